@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""One entry point for a fresh machine: `python3 dev.py app` or `python3 dev.py test`.
+
+Needs only Python 3.11+. Creates `.venv` beside this file and installs the package
+into it (again only when pyproject.toml changed), then runs the dashboard or the tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".installed"
+CHROMIUM = "/usr/bin/chromium"
+
+
+def ensure_venv() -> None:
+    """Create the venv and install the package with its test extras, idempotently."""
+    if sys.version_info < (3, 11):
+        sys.exit("roads-app needs Python 3.11 or newer")
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == want:
+        return
+    if not (BIN / "python").exists():
+        subprocess.check_call([sys.executable, "-m", "venv", str(VENV)])
+    pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.check_call([*pip, "-e", f"{ROOT}[dev]"])
+    STAMP.write_text(want)
+
+
+def ensure_chromium() -> None:
+    """Browser tests drive the system Chromium; install it from the OS packages if we can."""
+    if Path(CHROMIUM).exists() or os.environ.get("ROADS_APP_CHROMIUM"):
+        return
+    if shutil.which("apt-get") and os.geteuid() == 0:
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.check_call(["apt-get", "update", "-qq"], env=env)
+        subprocess.check_call(["apt-get", "install", "-y", "-qq", "chromium"], env=env)
+    else:
+        print("note: /usr/bin/chromium is missing; install it (apt-get install chromium) "
+              "or the browser tests will fail", file=sys.stderr)
+
+
+def main(argv: list[str]) -> int:
+    cmd, rest = (argv[0], argv[1:]) if argv else ("app", [])
+    ensure_venv()
+    if cmd == "app":
+        return subprocess.call([str(BIN / "roads-app"), *rest], cwd=ROOT)
+    if cmd == "test":
+        ensure_chromium()
+        return subprocess.call([str(BIN / "python"), "-m", "pytest", *rest], cwd=ROOT)
+    if cmd == "bench":
+        return subprocess.call([str(BIN / "python"), "bench/run.py", *rest], cwd=ROOT)
+    sys.exit(f"usage: python3 dev.py [app|test|bench] [args...]  (unknown command {cmd!r})")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,115 @@
+"""Cards: codes, ranks, suits and baccarat points.
+
+A card code is rank + suit: rank `A 2-9 T J Q K` (`10` accepted for `T`), suit
+`s h d c`, any case in, canonical out (`10h` -> `Th`, `as` -> `As`).
+
+Cards are also numbered 0..51 as ``rank_index * 4 + suit_index`` so that shoes and
+fast engines can work on small integers.
+
+>>> parse_card("10h")
+'Th'
+>>> points(["9s", "Kd", "5c"])
+4
+>>> is_pair(["7s", "7d"]), is_suited_pair(["7s", "7d"])
+(True, False)
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+
+from roads_app.errors import CardError
+
+RANKS: str = "A23456789TJQK"
+"""Rank letters in index order (A = 0 ... K = 12)."""
+
+SUITS: str = "shdc"
+"""Suit letters in index order (spades, hearts, diamonds, clubs)."""
+
+RANK_POINTS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0)
+"""Baccarat points per rank index: A = 1, 2-9 face value, T/J/Q/K = 0."""
+
+RANK_BURN_VALUE: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
+"""How many cards a face-up first card burns (T/J/Q/K = 10, seed 002)."""
+
+CARDS_PER_DECK = 52
+
+
+class Suit(enum.IntEnum):
+    """The four suits; only Perfect Pair (suited pair) cares."""
+
+    SPADES = 0
+    HEARTS = 1
+    DIAMONDS = 2
+    CLUBS = 3
+
+
+ALL_CARDS: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
+"""Every card code, indexed by card number (rank_index * 4 + suit_index)."""
+
+_CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(ALL_CARDS)}
+
+
+def parse_card(code: object) -> str:
+    """Canonical card code from any accepted spelling; CardError says what is wrong."""
+    if not isinstance(code, str):
+        raise CardError(f"card {code!r} is not a card code like 'As', 'Td' or '10h'")
+    text = code.strip()
+    if len(text) == 3 and text[:2] == "10":
+        text = "T" + text[2]
+    if len(text) != 2:
+        raise CardError(
+            f"card {code!r} is not a card code: use rank A 2-9 T J Q K (or 10) and suit s h d c"
+        )
+    rank, suit = text[0].upper(), text[1].lower()
+    if rank not in RANKS:
+        raise CardError(f"card {code!r} has no rank {text[0]!r}: ranks are A 2-9 T J Q K (or 10)")
+    if suit not in SUITS:
+        raise CardError(f"card {code!r} has no suit {text[1]!r}: suits are s h d c")
+    return rank + suit
+
+
+def parse_cards(codes: Iterable[object] | str) -> list[str]:
+    """Parse a list of codes, or one string of codes separated by spaces or commas."""
+    if isinstance(codes, str):
+        codes = codes.replace(",", " ").split()
+    return [parse_card(c) for c in codes]
+
+
+def card_index(code: str) -> int:
+    """Card number 0..51 of a card code."""
+    try:
+        return _CARD_INDEX[code]
+    except KeyError:
+        return _CARD_INDEX[parse_card(code)]
+
+
+def rank_index(code: str) -> int:
+    """Rank index 0..12 (A..K) of a card code."""
+    return card_index(code) // 4
+
+
+def point(code: str) -> int:
+    """Baccarat points of one card."""
+    return RANK_POINTS[rank_index(code)]
+
+
+def points(cards: Sequence[str]) -> int:
+    """A hand's total: the sum of its points modulo 10."""
+    return sum(point(c) for c in cards) % 10
+
+
+def is_natural(cards: Sequence[str]) -> bool:
+    """Two-card 8 or 9."""
+    return len(cards) >= 2 and points(cards[:2]) >= 8
+
+
+def is_pair(cards: Sequence[str]) -> bool:
+    """First two cards of equal rank (suits ignored)."""
+    return len(cards) >= 2 and rank_index(cards[0]) == rank_index(cards[1])
+
+
+def is_suited_pair(cards: Sequence[str]) -> bool:
+    """First two cards identical in rank and suit (a Perfect Pair)."""
+    return len(cards) >= 2 and card_index(cards[0]) == card_index(cards[1])

@@ -1,0 +1,159 @@
+"""The punto banco drawing rules (the "tableau"), with no options.
+
+Deal order: Player, Banker, Player, Banker; then Player's third card, then Banker's.
+A natural (two-card 8 or 9) on either hand: both stand. Player draws on 0-5.
+If Player stood, Banker draws on 0-5. If Player drew, Banker draws by its own total
+and the *point value* of Player's third card, per `BANKER_DRAWS_ON` below.
+
+Seed 002 says "Banker 6: if Player is 6 or 7 then no more card"; that is only right
+for the Player's two-card total. With a Player third card of 6 or 7 Banker on 6 draws.
+
+>>> banker_draws(6, player_third=7)
+True
+>>> banker_draws(3, player_third=8)
+False
+>>> play_hand(iter(["9s", "5d", "Kc", "2h"])).winner
+'P'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from roads_app import cards as C
+from roads_app.errors import DrawingRuleError
+
+BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
+    0: frozenset(range(10)),
+    1: frozenset(range(10)),
+    2: frozenset(range(10)),
+    3: frozenset(range(10)) - {8},
+    4: frozenset({2, 3, 4, 5, 6, 7}),
+    5: frozenset({4, 5, 6, 7}),
+    6: frozenset({6, 7}),
+    7: frozenset(),
+}
+"""Banker's two-card total -> Player third-card point values on which Banker draws."""
+
+
+def player_draws(player_total: int, banker_total: int) -> bool:
+    """Whether Player takes a third card, given both two-card totals."""
+    if player_total >= 8 or banker_total >= 8:
+        return False
+    return player_total <= 5
+
+
+def banker_draws(banker_total: int, player_third: int | None, player_total: int = 0) -> bool:
+    """Whether Banker takes a third card.
+
+    ``player_third`` is the point value of Player's third card, or None if Player stood
+    (then ``player_total`` is Player's two-card total, used only to spot a natural).
+    """
+    if banker_total >= 8 or (player_third is None and player_total >= 8):
+        return False
+    if player_third is None:
+        return banker_total <= 5
+    return player_third in BANKER_DRAWS_ON[banker_total]
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """One dealt round: the cards and everything bets settle on."""
+
+    player_cards: tuple[str, ...]
+    banker_cards: tuple[str, ...]
+
+    @property
+    def player_points(self) -> int:
+        return C.points(self.player_cards)
+
+    @property
+    def banker_points(self) -> int:
+        return C.points(self.banker_cards)
+
+    @property
+    def winner(self) -> str:
+        p, b = self.player_points, self.banker_points
+        return "B" if b > p else "P" if p > b else "T"
+
+    @property
+    def player_pair(self) -> bool:
+        return C.is_pair(self.player_cards)
+
+    @property
+    def banker_pair(self) -> bool:
+        return C.is_pair(self.banker_cards)
+
+    @property
+    def player_natural(self) -> bool:
+        return C.is_natural(self.player_cards)
+
+    @property
+    def banker_natural(self) -> bool:
+        return C.is_natural(self.banker_cards)
+
+
+def play_hand(deal: Iterator[str]) -> Hand:
+    """Play one round out of a card source, drawing exactly as the rules say."""
+    p = [next(deal)]
+    b = [next(deal)]
+    p.append(next(deal))
+    b.append(next(deal))
+    pt, bt = C.points(p), C.points(b)
+    third: int | None = None
+    if player_draws(pt, bt):
+        p.append(next(deal))
+        third = C.point(p[2])
+    if banker_draws(bt, third, pt):
+        b.append(next(deal))
+    return Hand(tuple(p), tuple(b))
+
+
+def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand:
+    """Validate a hand entered by cards; DrawingRuleError names the rule it breaks."""
+    p = C.parse_cards(player_cards)
+    b = C.parse_cards(banker_cards)
+    for side, hand in (("player", p), ("banker", b)):
+        if not 2 <= len(hand) <= 3:
+            raise DrawingRuleError(f"{side} has {len(hand)} cards: a hand has 2 or 3 cards")
+    pt, bt = C.points(p[:2]), C.points(b[:2])
+    natural = pt >= 8 or bt >= 8
+    if natural and (len(p) == 3 or len(b) == 3):
+        who = "player" if pt >= 8 else "banker"
+        total = pt if pt >= 8 else bt
+        raise DrawingRuleError(
+            f"{who} has a natural {total}: both hands stand on two cards, no third card"
+        )
+    must_p = player_draws(pt, bt)
+    if must_p and len(p) == 2:
+        raise DrawingRuleError(f"player has {pt} on two cards and must draw (player draws on 0-5)")
+    if not must_p and len(p) == 3:
+        raise DrawingRuleError(
+            f"player has {pt} on two cards and must stand (player stands on 6-7), "
+            f"but was given a third card {p[2]}"
+        )
+    third = C.point(p[2]) if len(p) == 3 else None
+    must_b = banker_draws(bt, third, pt)
+    if must_b != (len(b) == 3):
+        raise DrawingRuleError(_banker_rule_message(bt, third, p, must_b))
+    return Hand(tuple(p), tuple(b))
+
+
+def _banker_rule_message(bt: int, third: int | None, p: Sequence[str], must: bool) -> str:
+    act = "must draw" if must else "must stand"
+    if third is None:
+        rule = "when player stands, banker draws on 0-5 and stands on 6-7"
+        return f"banker has {bt} and player stood: banker {act} ({rule})"
+    draws_on = sorted(BANKER_DRAWS_ON[bt])
+    if bt <= 2:
+        rule = "banker draws on 0-2 whatever player's third card"
+    elif bt == 7:
+        rule = "banker stands on 7"
+    else:
+        rule = f"banker on {bt} draws only when player's third card is {_values(draws_on)}"
+    return f"banker has {bt} and player's third card is {p[2]} ({third}): banker {act} ({rule})"
+
+
+def _values(vals: list[int]) -> str:
+    return ", ".join(str(v) for v in vals[:-1]) + f" or {vals[-1]}" if len(vals) > 1 else str(vals[0])

@@ -1,0 +1,188 @@
+"""The simulated shoe: shuffle, burn, cut card, and dealing a whole shoe.
+
+The shuffle is defined so that any engine (this plain one, or the compiled
+Monte Carlo engine) deals the same shoes from the same seed on every machine:
+
+* one NumPy ``PCG64(seed)`` stream per run; shoe ``k`` of the run uses raw draws
+  ``k*(n-1) .. (k+1)*(n-1)-1`` (``n`` = cards in the shoe), reached with
+  ``PCG64.advance`` so shoes can be dealt in any order or in parallel;
+* the unshuffled shoe is ``card_number = position % 52`` (deck after deck);
+* Fisher-Yates from the top: for ``i = n-1 .. 1``, ``j = raw[n-1-i] % (i+1)``,
+  swap positions ``i`` and ``j``. (Modulo bias is below 2**-55: negligible.)
+
+Shoe procedure (seed 002, spec): the first card is turned face up and burns as many
+cards face down as its value (T/J/Q/K = 10). The cut card sits ``cut`` cards from the
+end; once it has come out (during a hand, or as the first card of one), exactly one
+more hand is played. Optionally one card is burnt between hands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from roads_app import cards as C
+from roads_app.drawing import Hand, banker_draws, player_draws
+from roads_app.errors import RoundError
+from roads_app.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
+
+POINTS_BY_CARD = np.array([C.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int8)
+"""Baccarat points of each card number 0..51."""
+
+BURN_BY_CARD = np.array([C.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int8)
+"""Cards burnt for each card number turned face up."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeOptions:
+    """How a table deals its shoe (rules files carry these as `[shoe]`)."""
+
+    decks: int = 8
+    cut: int = 14
+    burn: bool = True
+    burn_between_hands: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.decks, bool) or not isinstance(self.decks, int):
+            raise RoundError(f"decks must be a whole number from 1 to 8, not {self.decks!r}")
+        if not 1 <= self.decks <= 8:
+            raise RoundError(f"decks {self.decks} is out of range: a shoe has 1 to 8 decks")
+        if isinstance(self.cut, bool) or not isinstance(self.cut, int):
+            raise RoundError(f"cut must be a whole number of cards, not {self.cut!r}")
+        if not 0 <= self.cut <= self.cards // 2:
+            raise RoundError(
+                f"cut {self.cut} is out of range: 0 to {self.cards // 2} cards from the end "
+                f"of a {self.decks}-deck shoe"
+            )
+
+    @property
+    def cards(self) -> int:
+        return self.decks * C.CARDS_PER_DECK
+
+
+def check_seed(seed: object) -> int:
+    """Seeds are whole numbers >= 0 (NumPy's PCG64 takes any such number)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise RoundError(f"seed must be a whole number 0 or more, not {seed!r}")
+    return seed
+
+
+def shuffle_draws(seed: int, decks: int, first_shoe: int, n_shoes: int) -> np.ndarray:
+    """Raw uint64 draws for shoes ``first_shoe .. first_shoe+n_shoes-1``, one row a shoe."""
+    per = decks * C.CARDS_PER_DECK - 1
+    bg = np.random.PCG64(check_seed(seed))
+    if first_shoe:
+        bg.advance(first_shoe * per)
+    return bg.random_raw(n_shoes * per).reshape(n_shoes, per)
+
+
+def shuffled_shoe(seed: int, decks: int = 8, index: int = 0) -> np.ndarray:
+    """Card numbers (0..51) of shoe ``index`` of run ``seed``, top of the shoe first."""
+    n = decks * C.CARDS_PER_DECK
+    raw = shuffle_draws(seed, decks, index, 1)[0]
+    order = [i % 52 for i in range(n)]
+    mods = (raw % np.arange(n, 1, -1, dtype=np.uint64)).tolist()  # (i+1) for i = n-1..1
+    for step, j in enumerate(mods):
+        i = n - 1 - step
+        order[i], order[j] = order[j], order[i]
+    return np.array(order, dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class DealtShoe:
+    """A dealt shoe: its rounds and where every other card went."""
+
+    rounds: pl.DataFrame
+    meta: ShoeMeta
+    burn_card: str | None
+    burnt: tuple[str, ...]  # face down: the burn after the first card, and between hands
+    left: tuple[str, ...]  # behind the cut card, never dealt
+    order: tuple[str, ...] = field(repr=False)  # the whole shoe, top first
+
+
+def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dict]:
+    """Deal a shuffled shoe by the shoe procedure; the one sequential step of a shoe."""
+    codes = C.ALL_CARDS
+    pts = POINTS_BY_CARD
+    n = len(order)
+    cut_at = n - options.cut
+    cursor = 0
+    burn_card = None
+    burnt: list[int] = []
+    if options.burn:
+        first = int(order[0])
+        burn_card = codes[first]
+        k = int(BURN_BY_CARD[first])
+        burnt.extend(int(x) for x in order[1 : 1 + k])
+        cursor = 1 + k
+    hands: list[Hand] = []
+    last = False
+    while True:
+        if options.burn_between_hands and hands:
+            if cursor >= n:
+                break
+            burnt.append(int(order[cursor]))
+            cursor += 1
+        if cursor >= cut_at:
+            last = True  # the cut card has come out: this hand is the last
+        if n - cursor < 6:
+            break  # not enough cards left to be sure of finishing a hand
+        p0, b0, p1, b1 = (int(x) for x in order[cursor : cursor + 4])
+        cursor += 4
+        pc, bc = [p0, p1], [b0, b1]
+        pt, bt = (pts[p0] + pts[p1]) % 10, (pts[b0] + pts[b1]) % 10
+        third = None
+        if player_draws(pt, bt):
+            pc.append(int(order[cursor]))
+            cursor += 1
+            third = int(pts[pc[2]])
+        if banker_draws(bt, third, pt):
+            bc.append(int(order[cursor]))
+            cursor += 1
+        hands.append(Hand(tuple(codes[c] for c in pc), tuple(codes[c] for c in bc)))
+        if last:
+            break
+    extra = {
+        "burn_card": burn_card,
+        "burnt": tuple(codes[c] for c in burnt),
+        "left": tuple(codes[int(c)] for c in order[cursor:]),
+    }
+    return hands, extra
+
+
+def deal_shoe(seed: int, options: ShoeOptions | None = None, index: int = 0) -> DealtShoe:
+    """Deal shoe ``index`` of run ``seed`` to the end; same seed, same shoe, everywhere."""
+    options = options or ShoeOptions()
+    order = shuffled_shoe(seed, options.decks, index)
+    hands, extra = deal_hands(order, options)
+    meta = ShoeMeta(
+        name=f"simulated seed {seed} shoe {index + 1}",
+        source="simulated",
+        decks=options.decks,
+        seed=seed,
+        burn_card=extra["burn_card"],
+        cut=options.cut,
+        notes=f"shoe index {index}" if index else "",
+    )
+    return DealtShoe(
+        rounds=rounds_from_hands(hands),
+        meta=meta,
+        burn_card=extra["burn_card"],
+        burnt=extra["burnt"],
+        left=extra["left"],
+        order=tuple(C.ALL_CARDS[int(c)] for c in order),
+    )
+
+
+def deal_shoes(seed: int, n_shoes: int, options: ShoeOptions | None = None) -> pl.DataFrame:
+    """Rounds of shoes ``0 .. n_shoes-1`` of run ``seed``, with a 1-based ``shoe`` column."""
+    options = options or ShoeOptions()
+    if isinstance(n_shoes, bool) or not isinstance(n_shoes, int) or n_shoes < 1:
+        raise RoundError(f"number of shoes must be a whole number 1 or more, not {n_shoes!r}")
+    frames = []
+    for k in range(n_shoes):
+        r = deal_shoe(seed, options, k).rounds
+        frames.append(r.with_columns(pl.lit(k + 1, dtype=pl.Int32).alias("shoe")))
+    return pl.concat(frames).select(MULTI_SHOE_SCHEMA.names())
