@@ -156,4 +156,6 @@ def _banker_rule_message(bt: int, third: int | None, p: Sequence[str], must: boo
 
 
 def _values(vals: list[int]) -> str:
-    return ", ".join(str(v) for v in vals[:-1]) + f" or {vals[-1]}" if len(vals) > 1 else str(vals[0])
+    return (
+        ", ".join(str(v) for v in vals[:-1]) + f" or {vals[-1]}" if len(vals) > 1 else str(vals[0])
+    )

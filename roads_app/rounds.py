@@ -202,9 +202,7 @@ def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str
 # --- the entry operations -------------------------------------------------------------
 
 
-def check_composition(
-    rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[str] = ()
-) -> None:
+def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[str] = ()) -> None:
     """Refuse a shoe that holds more copies of a card than its decks do."""
     counts = Counter(C.parse_card(c) for c in also_seen)
     if "player_cards" in rounds.columns and rounds.height:
