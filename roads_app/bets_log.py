@@ -1,0 +1,309 @@
+"""The bet history of one shoe: placing, voiding, settling and keeping bets.
+
+A bet is placed on the *next* round (the one not dealt yet). It is settled by the
+round of that number once that round exists in the rounds frame, so settling is a pure
+function of (bets, rounds, position): replay can step back and forth and the bankroll
+follows. A round voided at the table (a card-reading failure, seed 001) refunds the bets
+on it and adds no round, so the bets that follow go on the same round number.
+
+Bets of a shoe are kept beside it as ``<data>/<shoe id>.bets.parquet`` (replay keeps its
+own ``<id>.replay-bets.parquet``), written atomically so a crash never leaves half a file.
+
+>>> log = place(empty_bets(), "player", 10, round_no=1)
+>>> log = void(log, round_no=1)
+>>> log.row(0, named=True)["voided"]
+True
+>>> pending(log, 1).height
+0
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import polars as pl
+
+from roads_app.errors import BetError, StorageError
+
+CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
+"""Chip sizes offered by the bet panel."""
+
+BETS_SCHEMA: pl.Schema = pl.Schema(
+    {
+        "id": pl.Int32,  # placing order, 1-based: the history reads in the order bets were made
+        "round": pl.Int32,  # the round the bet is on
+        "bet": pl.String,  # a bet id of the table (player, banker, tie, player_pair, ...)
+        "stake": pl.Float64,
+        "voided": pl.Boolean,  # the round was cancelled: stake returned, no round added
+    }
+)
+"""Columns of a shoe's bet history."""
+
+SETTLED_SCHEMA: pl.Schema = pl.Schema(
+    {**BETS_SCHEMA, "outcome": pl.String, "net": pl.Float64, "reason": pl.String}
+)
+"""The history with its results: outcome win/lose/push/refund/refused/pending, net won."""
+
+PENDING = "pending"
+REFUND = "refund"
+VOID_REASON = "round voided: stake returned"
+
+KINDS: tuple[str, ...] = ("bets", "replay-bets")
+"""Which history a file holds: bets made while entering a shoe, or while replaying it."""
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class TableLike(Protocol):
+    """What the log needs of a rules table (`roads_app.rules.Table`)."""
+
+    bets: Mapping[str, Any]
+
+    def can_place(self, bet_id: str, round_no: int, stake: float) -> str | None: ...
+
+
+def empty_bets() -> pl.DataFrame:
+    """A shoe with no bets yet."""
+    return BETS_SCHEMA.to_frame()
+
+
+def _stake(stake: object) -> float:
+    if isinstance(stake, bool) or not isinstance(stake, int | float):
+        raise BetError(f"stake {stake!r} is not a number")
+    value = float(stake)
+    if not math.isfinite(value) or value <= 0:
+        raise BetError(f"stake {stake!r} must be a positive amount")
+    return value
+
+
+def _round_no(round_no: object) -> int:
+    if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
+        raise BetError(f"round {round_no!r} is not a round number (1 or more)")
+    return round_no
+
+
+def can_place(
+    bets: pl.DataFrame,
+    bet_id: str,
+    stake: float,
+    round_no: int,
+    table: TableLike | None = None,
+) -> str | None:
+    """Why a bet cannot be placed on ``round_no`` (None when it can).
+
+    The table decides closing rounds and limits; a table limit applies to the total
+    staked on one bet for one round, so a second chip on the same bet counts too.
+    """
+    try:
+        value = _stake(stake)
+        _round_no(round_no)
+    except BetError as e:
+        return str(e)
+    if table is None:
+        return None
+    if bet_id not in table.bets:
+        return f"bet {bet_id!r} is not offered at this table"
+    already = pending(bets, round_no).filter(pl.col("bet") == bet_id)["stake"].sum()
+    return table.can_place(bet_id, round_no, float(already or 0.0) + value)
+
+
+def place(
+    bets: pl.DataFrame,
+    bet_id: str,
+    stake: float,
+    *,
+    round_no: int,
+    table: TableLike | None = None,
+) -> pl.DataFrame:
+    """Add a bet on ``round_no``; BetError (one line) when the table refuses it."""
+    reason = can_place(bets, bet_id, stake, round_no, table)
+    if reason:
+        raise BetError(f"cannot bet {bet_id} on round {round_no}: {reason}")
+    return place_many(bets, [(bet_id, float(stake))], round_no=round_no)
+
+
+def place_many(
+    bets: pl.DataFrame, items: Iterable[tuple[str, float]], *, round_no: int
+) -> pl.DataFrame:
+    """Add several bets at once (a 2-Way / 3-Way shortcut), numbered in order, unchecked."""
+    items = [(b, _stake(s)) for b, s in items]
+    start = int(bets["id"].max() or 0) + 1 if bets.height else 1
+    new = pl.DataFrame(
+        {
+            "id": list(range(start, start + len(items))),
+            "round": [_round_no(round_no)] * len(items),
+            "bet": [b for b, _ in items],
+            "stake": [s for _, s in items],
+            "voided": [False] * len(items),
+        },
+        schema=BETS_SCHEMA,
+    )
+    return pl.concat([bets.select(BETS_SCHEMA.names()), new])
+
+
+def place_shortcut(
+    bets: pl.DataFrame,
+    parts: Iterable[str],
+    stake: float,
+    *,
+    round_no: int,
+    table: TableLike | None = None,
+) -> pl.DataFrame:
+    """Place ``stake`` on each bet of a shortcut (2-Way = Banker + Player Pair ...), all or none."""
+    parts = list(parts)
+    if not parts:
+        raise BetError("the shortcut holds no bets")
+    log = bets
+    for bet_id in parts:
+        log = place(log, bet_id, stake, round_no=round_no, table=table)
+    return log
+
+
+def pending(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
+    """Bets waiting on round ``round_no`` (not voided)."""
+    return bets.filter((pl.col("round") == round_no) & ~pl.col("voided"))
+
+
+def can_void(bets: pl.DataFrame, round_no: int) -> bool:
+    """Whether round ``round_no`` has bets a void would refund."""
+    return pending(bets, round_no).height > 0
+
+
+def void(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
+    """Cancel round ``round_no`` at the table: its bets are refunded, kept in the history."""
+    if not can_void(bets, round_no):
+        raise BetError(f"round {round_no} has no bets to refund")
+    hit = (pl.col("round") == round_no) & ~pl.col("voided")
+    return bets.with_columns(voided=pl.when(hit).then(True).otherwise(pl.col("voided")))
+
+
+def can_clear(bets: pl.DataFrame, round_no: int) -> bool:
+    """Whether there are bets on the next round to take back before it is dealt."""
+    return can_void(bets, round_no)
+
+
+def clear(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
+    """Take back the bets on a round not dealt yet (changed one's mind, not a void)."""
+    if not can_clear(bets, round_no):
+        raise BetError(f"round {round_no} has no bets to take back")
+    return bets.filter(~((pl.col("round") == round_no) & ~pl.col("voided")))
+
+
+# --- settling ------------------------------------------------------------------------
+
+
+def settle_log(
+    bets: pl.DataFrame,
+    rounds: pl.DataFrame,
+    table: Any,
+    upto: int | None = None,
+) -> pl.DataFrame:
+    """Every bet with its result as of round ``upto`` (default: every round there is).
+
+    Bets on rounds not dealt yet are ``pending``; voided bets are a ``refund``; the rest
+    go through `roads_app.settlement.settle` with the table's payouts.
+    """
+    from roads_app.settlement import settle
+
+    n = rounds.height if upto is None else max(0, min(int(upto), rounds.height))
+    base = bets.select(BETS_SCHEMA.names())
+    due = base.filter(~pl.col("voided") & (pl.col("round") <= n))
+    parts: list[pl.DataFrame] = []
+    if due.height:
+        result = settle(rounds.head(n), due, table)
+        if "id" not in result.columns:  # settle may return only its own columns, in order
+            result = due.hstack(result.select("outcome", "net", "reason"))
+        parts.append(result.select(*BETS_SCHEMA.names(), "outcome", "net", "reason"))
+    refunded = base.filter(pl.col("voided")).with_columns(
+        outcome=pl.lit(REFUND), net=pl.lit(0.0), reason=pl.lit(VOID_REASON)
+    )
+    waiting = base.filter(~pl.col("voided") & (pl.col("round") > n)).with_columns(
+        outcome=pl.lit(PENDING), net=pl.lit(0.0), reason=pl.lit(None, dtype=pl.String)
+    )
+    parts += [refunded, waiting]
+    return pl.concat([p.cast(SETTLED_SCHEMA) for p in parts]).sort("id")  # type: ignore[arg-type]
+
+
+def bankroll(settled: pl.DataFrame, start: float, upto: int) -> pl.DataFrame:
+    """Bankroll after each round 0..upto (round 0 = before the first hand).
+
+    Pending bets do not move it; refunds and pushes net zero.
+    """
+    per_round = (
+        settled.filter(pl.col("outcome") != PENDING)
+        .group_by("round")
+        .agg(pl.col("net").sum())
+    )
+    return (
+        pl.DataFrame({"round": pl.int_range(0, upto + 1, eager=True, dtype=pl.Int32)})
+        .join(per_round, on="round", how="left")
+        .with_columns(bankroll=pl.col("net").fill_null(0.0).cum_sum() + float(start))
+        .select("round", "bankroll")
+    )
+
+
+def totals(settled: pl.DataFrame) -> dict[str, float]:
+    """Staked (settled bets, refunds excluded), won net, and pending stake: the panel's header."""
+    done = settled.filter(~pl.col("outcome").is_in([PENDING, REFUND]))
+    return {
+        "staked": float(done["stake"].sum() or 0.0),
+        "net": float(done["net"].sum() or 0.0),
+        "pending": float(settled.filter(pl.col("outcome") == PENDING)["stake"].sum() or 0.0),
+    }
+
+
+# --- keeping the history beside the shoe ---------------------------------------------
+
+
+def bets_path(shoe_id: str, data_dir: Path | str, kind: str = "bets") -> Path:
+    """Where a shoe's bet history lives; refuses ids that could leave the data folder."""
+    if not isinstance(shoe_id, str) or not _SAFE_ID.match(shoe_id):
+        raise StorageError(f"shoe id {shoe_id!r} is not a valid id (letters, digits, - and _)")
+    if kind not in KINDS:
+        raise StorageError(f"bet history kind {kind!r} is not one of {', '.join(KINDS)}")
+    return Path(data_dir) / f"{shoe_id}.{kind}.parquet"
+
+
+def save_bets(bets: pl.DataFrame, shoe_id: str, data_dir: Path | str, kind: str = "bets") -> Path:
+    """Write the history atomically (temporary file, then rename over the old one)."""
+    path = bets_path(shoe_id, data_dir, kind)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        bets.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA).write_parquet(tmp)  # type: ignore[arg-type]
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_bets(shoe_id: str, data_dir: Path | str, kind: str = "bets") -> pl.DataFrame:
+    """The saved history, or an empty one; StorageError (one line) for a damaged file."""
+    path = bets_path(shoe_id, data_dir, kind)
+    if not path.exists():
+        return empty_bets()
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as e:  # polars raises several types for a damaged file
+        raise StorageError(f"{path.name}: bet history is damaged ({type(e).__name__})") from e
+    missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns]
+    if missing:
+        raise StorageError(f"{path.name}: bet history lacks column(s) {', '.join(missing)}")
+    try:
+        return frame.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA)  # type: ignore[arg-type]
+    except Exception as e:
+        raise StorageError(f"{path.name}: bet history has a column of the wrong type") from e
+
+
+def delete_bets(shoe_id: str, data_dir: Path | str) -> None:
+    """Remove every bet history of a shoe (when the shoe itself is deleted)."""
+    for kind in KINDS:
+        bets_path(shoe_id, data_dir, kind).unlink(missing_ok=True)

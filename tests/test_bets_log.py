@@ -1,0 +1,183 @@
+"""The bet history: placing on the next round, voiding, settling, keeping it beside the shoe."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roads_app import bets_log as BL
+from roads_app.errors import BetError, StorageError
+
+
+@dataclass
+class FakeTable:
+    """A table that closes `tie` after round 3 and caps any one bet at 100."""
+
+    bets: dict = field(default_factory=lambda: {"player": 1, "banker": 1, "tie": 1})
+
+    def can_place(self, bet_id: str, round_no: int, stake: float) -> str | None:
+        if bet_id == "tie" and round_no > 3:
+            return "closed after round 3"
+        if stake > 100:
+            return "over the table maximum of 100"
+        return None
+
+
+def test_place_numbers_bets_in_order_on_the_given_round() -> None:
+    log = BL.place(BL.empty_bets(), "player", 5, round_no=1)
+    log = BL.place(log, "banker", 25, round_no=2)
+    assert log["id"].to_list() == [1, 2]
+    assert log["round"].to_list() == [1, 2]
+    assert log["stake"].to_list() == [5.0, 25.0]
+    assert log.schema == BL.BETS_SCHEMA
+
+
+@pytest.mark.parametrize("stake", [0, -5, float("nan"), float("inf"), "10", True])
+def test_bad_stake_is_a_one_line_bet_error(stake: object) -> None:
+    with pytest.raises(BetError) as e:
+        BL.place(BL.empty_bets(), "player", stake, round_no=1)  # type: ignore[arg-type]
+    assert "\n" not in str(e.value) and "stake" in str(e.value)
+
+
+def test_table_refuses_a_closed_bet_and_an_unknown_one() -> None:
+    t = FakeTable()
+    assert BL.can_place(BL.empty_bets(), "tie", 5, 3, t) is None
+    assert BL.can_place(BL.empty_bets(), "tie", 5, 4, t) == "closed after round 3"
+    assert "not offered" in (BL.can_place(BL.empty_bets(), "super6", 5, 1, t) or "")
+    with pytest.raises(BetError, match="round 4: closed after round 3"):
+        BL.place(BL.empty_bets(), "tie", 5, round_no=4, table=t)
+
+
+def test_limit_counts_chips_already_on_the_same_bet() -> None:
+    t = FakeTable()
+    log = BL.place(BL.empty_bets(), "player", 100, round_no=1, table=t)
+    assert BL.can_place(log, "player", 1, 1, t) == "over the table maximum of 100"
+    assert BL.can_place(log, "banker", 100, 1, t) is None
+    assert BL.can_place(log, "player", 100, 2, t) is None  # another round starts afresh
+
+
+def test_shortcut_is_all_or_nothing() -> None:
+    t = FakeTable()
+    log = BL.place_shortcut(BL.empty_bets(), ["banker", "player"], 5, round_no=2, table=t)
+    assert log["bet"].to_list() == ["banker", "player"]
+    with pytest.raises(BetError):
+        BL.place_shortcut(BL.empty_bets(), ["banker", "tie"], 5, round_no=9, table=t)
+
+
+def test_void_refunds_only_the_pending_round_and_keeps_history() -> None:
+    log = BL.place(BL.empty_bets(), "player", 5, round_no=1)
+    log = BL.place(log, "banker", 10, round_no=2)
+    log = BL.place(log, "tie", 1, round_no=2)
+    out = BL.void(log, 2)
+    assert out["voided"].to_list() == [False, True, True]
+    assert out.height == 3
+    assert not BL.can_void(out, 2)
+    with pytest.raises(BetError, match="no bets to refund"):
+        BL.void(out, 2)
+    # the next bets go on the same round number again, since no round was added
+    again = BL.place(out, "banker", 10, round_no=2)
+    assert BL.pending(again, 2)["id"].to_list() == [4]
+
+
+def test_clear_takes_back_pending_bets_but_not_voided_ones() -> None:
+    log = BL.void(BL.place(BL.empty_bets(), "player", 5, round_no=1), 1)
+    log = BL.place(log, "banker", 5, round_no=1)
+    out = BL.clear(log, 1)
+    assert out["id"].to_list() == [1]
+    assert not BL.can_clear(out, 1)
+
+
+def _settled(rows: list[tuple[int, str, float]]) -> pl.DataFrame:
+    """A settled history by hand: (round, outcome, net)."""
+    return pl.DataFrame(
+        {
+            "id": list(range(1, len(rows) + 1)),
+            "round": [r for r, _, _ in rows],
+            "bet": ["player"] * len(rows),
+            "stake": [10.0] * len(rows),
+            "voided": [o == "refund" for _, o, _ in rows],
+            "outcome": [o for _, o, _ in rows],
+            "net": [n for _, _, n in rows],
+            "reason": [None] * len(rows),
+        },
+        schema=BL.SETTLED_SCHEMA,
+    )
+
+
+def test_bankroll_steps_per_round_and_ignores_pending() -> None:
+    s = _settled([(1, "win", 10.0), (1, "lose", -5.0), (3, "lose", -10.0), (4, "pending", 0.0)])
+    b = BL.bankroll(s, 100, upto=4)
+    assert b["round"].to_list() == [0, 1, 2, 3, 4]
+    assert b["bankroll"].to_list() == [100.0, 105.0, 105.0, 95.0, 95.0]
+    t = BL.totals(s)
+    assert t == {"staked": 30.0, "net": -5.0, "pending": 10.0}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 60),
+            st.sampled_from(["win", "lose", "push", "refund", "pending"]),
+            st.floats(-500, 500, allow_nan=False).map(lambda x: round(x, 2)),
+        ),
+        max_size=30,
+    ),
+    st.integers(0, 1000),
+)
+def test_bankroll_ends_at_start_plus_every_settled_net(rows: list, start: int) -> None:
+    rows = [(r, o, 0.0 if o in ("pending", "refund", "push") else n) for r, o, n in rows]
+    b = BL.bankroll(_settled(rows), start, upto=60)
+    expected = start + sum(n for _, o, n in rows if o != "pending")
+    assert b["bankroll"][-1] == pytest.approx(expected)
+    assert b.height == 61
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["player", "banker", "tie"]), st.sampled_from(BL.CHIPS)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(1, 80),
+)
+def test_save_then_load_gives_back_the_same_history(
+    tmp_path_factory: pytest.TempPathFactory, items: list, round_no: int
+) -> None:
+    d = tmp_path_factory.mktemp("data")
+    log = BL.place_many(BL.empty_bets(), items, round_no=round_no)
+    if round_no % 2:
+        log = BL.void(log, round_no)
+    BL.save_bets(log, "abc123", d)
+    assert BL.load_bets("abc123", d).equals(log)
+    assert [p.name for p in d.iterdir()] == ["abc123.bets.parquet"]  # no temp file left
+
+
+def test_missing_history_is_empty_and_kinds_are_separate(tmp_path: Path) -> None:
+    BL.save_bets(BL.place(BL.empty_bets(), "tie", 1, round_no=1), "s1", tmp_path)
+    assert BL.load_bets("s1", tmp_path, kind="replay-bets").height == 0
+    assert BL.load_bets("s1", tmp_path).height == 1
+    BL.delete_bets("s1", tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_damaged_history_is_a_one_line_storage_error(tmp_path: Path) -> None:
+    (tmp_path / "s1.bets.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(StorageError, match="damaged") as e:
+        BL.load_bets("s1", tmp_path)
+    assert "\n" not in str(e.value)
+    pl.DataFrame({"x": [1]}).write_parquet(tmp_path / "s2.bets.parquet")
+    with pytest.raises(StorageError, match="lacks column"):
+        BL.load_bets("s2", tmp_path)
+
+
+@pytest.mark.parametrize("bad", ["../etc", "a/b", "", "x" * 65, "a b"])
+def test_ids_that_could_leave_the_data_folder_are_refused(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(StorageError, match="not a valid id"):
+        BL.save_bets(BL.empty_bets(), bad, tmp_path)
