@@ -120,15 +120,14 @@ def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dic
     hands: list[Hand] = []
     last = False
     while True:
-        if options.burn_between_hands and hands:
-            if cursor >= n:
-                break
+        between = options.burn_between_hands and bool(hands)
+        if n - cursor < 6 + between:
+            break  # not enough cards left to be sure of finishing a hand
+        if between:
             burnt.append(int(order[cursor]))
             cursor += 1
         if cursor >= cut_at:
             last = True  # the cut card has come out: this hand is the last
-        if n - cursor < 6:
-            break  # not enough cards left to be sure of finishing a hand
         p0, b0, p1, b1 = (int(x) for x in order[cursor : cursor + 4])
         cursor += 4
         pc, bc = [p0, p1], [b0, b1]

@@ -1,0 +1,104 @@
+"""Cards and the drawing rules, checked against an independent copy of the tableau."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from roads_app import cards as C
+from roads_app.drawing import banker_draws, check_hand, play_hand, player_draws
+from roads_app.errors import CardError, DrawingRuleError
+
+# The banker's tableau as printed on casino boards (seeds 000 and 003, spec):
+# rows = banker's two-card total 0..7, columns = player's third card value 0..9,
+# last column "-" = player stood. D = banker draws, S = banker stands.
+TABLEAU = """
+0 DDDDDDDDDD D
+1 DDDDDDDDDD D
+2 DDDDDDDDDD D
+3 DDDDDDDDSD D
+4 SSDDDDDDSS D
+5 SSSSDDDDSS D
+6 SSSSSSDDSS S
+7 SSSSSSSSSS S
+"""
+TABLE = {int(line[0]): (line.split()[1], line.split()[2]) for line in TABLEAU.strip().splitlines()}
+
+card_codes = st.sampled_from(C.ALL_CARDS)
+
+
+@pytest.mark.parametrize("bt", range(8))
+@pytest.mark.parametrize("third", [*range(10), None])
+def test_banker_rule_matches_printed_tableau(bt: int, third: int | None) -> None:
+    row, stood = TABLE[bt]
+    expected = (stood if third is None else row[third]) == "D"
+    assert banker_draws(bt, third, player_total=6 if third is None else 0) is expected
+
+
+def test_seed_002_banker_six_misreading_is_not_followed() -> None:
+    # Seed 002 reads "banker 6: if player is 6 or 7 then no more card"; with a player
+    # *third card* of 6 or 7 the standard rule has the banker draw.
+    assert banker_draws(6, 6) and banker_draws(6, 7)
+    assert not banker_draws(6, None, player_total=6)
+
+
+@pytest.mark.parametrize("pt", range(10))
+@pytest.mark.parametrize("bt", range(10))
+def test_player_rule(pt: int, bt: int) -> None:
+    assert player_draws(pt, bt) is (pt <= 5 and bt <= 7)
+
+
+@given(st.lists(card_codes, min_size=6, max_size=6))
+def test_played_hands_pass_the_check_and_follow_the_table(deal: list[str]) -> None:
+    hand = play_hand(iter(deal))
+    assert check_hand(hand.player_cards, hand.banker_cards) == hand
+    pt, bt = C.points(deal[0:4:2]), C.points(deal[1:4:2])
+    natural = pt >= 8 or bt >= 8
+    assert (len(hand.player_cards) == 3) is (not natural and pt <= 5)
+    if natural:
+        assert len(hand.banker_cards) == 2
+    else:
+        row, stood = TABLE[bt] if bt <= 7 else ("S" * 10, "S")
+        third = C.point(hand.player_cards[2]) if len(hand.player_cards) == 3 else None
+        expect = (stood if third is None else row[third]) == "D"
+        assert (len(hand.banker_cards) == 3) is expect
+
+
+@given(st.lists(card_codes, min_size=7, max_size=7))
+def test_a_card_too_many_or_too_few_is_refused(deal: list[str]) -> None:
+    hand = play_hand(iter(deal))
+    p, b = list(hand.player_cards), list(hand.banker_cards)
+    spare = deal[6]
+    wrong_banker = b[:2] if len(b) == 3 else [*b, spare]
+    with pytest.raises(DrawingRuleError, match="banker|natural"):
+        check_hand(p, wrong_banker)
+    wrong_player = p[:2] if len(p) == 3 else [*p, spare]
+    with pytest.raises(DrawingRuleError):
+        check_hand(wrong_player, b)
+
+
+def test_refusal_names_the_rule() -> None:
+    with pytest.raises(DrawingRuleError, match=r"banker has 7 .*stands on 7"):
+        check_hand(["2s", "3d", "4c"], ["7c", "Kh", "5s"])
+    with pytest.raises(DrawingRuleError, match="natural 9"):
+        check_hand(["9s", "Kd", "2c"], ["5c", "2h"])
+
+
+@given(card_codes)
+def test_card_codes_round_trip_in_any_case(code: str) -> None:
+    assert C.parse_card(code.lower()) == code
+    assert C.parse_card(code.upper()[0] + code[1].upper()) == code
+    assert C.ALL_CARDS[C.card_index(code)] == code
+
+
+@pytest.mark.parametrize("bad", ["", "Zs", "1s", "11h", "Ax", "A", "10", "As2", None, 7])
+def test_bad_card_codes_are_one_line_errors(bad: object) -> None:
+    with pytest.raises(CardError) as e:
+        C.parse_card(bad)
+    assert "\n" not in str(e.value) and repr(bad) in str(e.value)
+
+
+def test_ten_is_accepted_and_canonical() -> None:
+    assert C.parse_cards("10h 10S, kd") == ["Th", "Ts", "Kd"]
+    assert C.points(["Th", "9d"]) == 9 and C.points(["7s", "8h", "Ac"]) == 6

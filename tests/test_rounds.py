@@ -1,0 +1,93 @@
+"""The rounds frame and its entry operations."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from roads_app.errors import RoundError, ShoeCompositionError
+from roads_app.rounds import (
+    ROUNDS_SCHEMA,
+    add_cards,
+    add_points,
+    add_winner,
+    edit_round,
+    empty_rounds,
+    round_by_cards,
+    round_by_points,
+    rounds_from_winners,
+    undo,
+)
+
+
+def test_rounds_from_winners_accepts_spaces_and_lower_case() -> None:
+    r = rounds_from_winners("b p\tpT b")
+    assert r.schema == ROUNDS_SCHEMA
+    assert r["winner"].to_list() == ["B", "P", "P", "T", "B"]
+    assert r["round"].to_list() == [1, 2, 3, 4, 5]
+    assert r["player_points"].null_count() == 5 and r["player_cards"].null_count() == 5
+
+
+def test_rounds_from_winners_names_the_bad_result() -> None:
+    with pytest.raises(RoundError, match=r"result 3 is 'X'"):
+        rounds_from_winners("BPXB")
+
+
+def test_round_by_cards_derives_every_column() -> None:
+    r = add_cards(empty_rounds(), ["7s", "7d", "Kc"], ["Qh", "6c"])
+    row = r.row(0, named=True)
+    # player 7+7=4 draws K -> 4; banker 6 with player third card 0 stands: banker wins
+    assert row == {
+        "round": 1, "winner": "B", "player_points": 4, "banker_points": 6,
+        "player_pair": True, "banker_pair": False, "player_natural": False,
+        "banker_natural": False, "player_cards": ["7s", "7d", "Kc"], "banker_cards": ["Qh", "6c"],
+    }  # fmt: skip
+
+
+def test_points_must_agree_with_winner() -> None:
+    with pytest.raises(RoundError, match="disagrees"):
+        round_by_points(3, 5, winner="P")
+    with pytest.raises(RoundError, match="out of range"):
+        round_by_points(10, 5)
+    with pytest.raises(RoundError, match="natural is 8 or 9"):
+        round_by_points(5, 3, player_natural=True)
+    assert add_points(empty_rounds(), 6, 6)["winner"].to_list() == ["T"]
+
+
+def test_natural_flags_must_agree_with_winner() -> None:
+    with pytest.raises(RoundError, match="player wins"):
+        add_winner(empty_rounds(), "B", player_natural=True, banker_natural=False)
+
+
+def test_a_ninth_ace_of_spades_is_refused_and_the_shoe_is_unchanged() -> None:
+    r = empty_rounds()
+    # each round: player As As (pair, 2) draws 2c? use hands that follow the rules
+    for _ in range(4):
+        r = add_cards(r, ["As", "As", "Kd"], ["Kc", "Kh", "Qd"])  # P 2 draws K; B 0 draws Q
+    assert r.height == 4
+    before = r.clone()
+    with pytest.raises(ShoeCompositionError, match=r"9 × As .*only 8.*round 5"):
+        add_cards(r, ["As", "Kd", "Qh"], ["Kc", "Kh", "Qd"])
+    assert r.equals(before)
+    with pytest.raises(ShoeCompositionError, match="1-deck"):
+        add_cards(empty_rounds(), ["As", "As", "Kd"], ["Kc", "Kh", "Qd"], decks=1)
+
+
+def test_undo_and_edit() -> None:
+    r = rounds_from_winners("BPT")
+    assert undo(r)["winner"].to_list() == ["B", "P"]
+    with pytest.raises(RoundError, match="nothing to undo"):
+        undo(empty_rounds())
+    e = edit_round(r, 2, round_by_cards("9s Kd", "5c 2h"))
+    assert e["winner"].to_list() == ["B", "P", "T"] and e["player_points"][1] == 9
+    assert e["round"].to_list() == [1, 2, 3]
+    with pytest.raises(RoundError, match="round 9 does not exist"):
+        edit_round(r, 9, round_by_points(1, 2))
+
+
+@given(st.text(alphabet="BPTbpt ", max_size=60))
+def test_winner_string_round_trips(text: str) -> None:
+    r = rounds_from_winners(text)
+    assert "".join(r["winner"].cast(pl.String).to_list()) == text.replace(" ", "").upper()
