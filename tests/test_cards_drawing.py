@@ -71,7 +71,7 @@ def test_a_card_too_many_or_too_few_is_refused(deal: list[str]) -> None:
     p, b = list(hand.player_cards), list(hand.banker_cards)
     spare = deal[6]
     wrong_banker = b[:2] if len(b) == 3 else [*b, spare]
-    with pytest.raises(DrawingRuleError, match="banker|natural"):
+    with pytest.raises(DrawingRuleError, match=r"banker|natural"):
         check_hand(p, wrong_banker)
     wrong_player = p[:2] if len(p) == 3 else [*p, spare]
     with pytest.raises(DrawingRuleError):

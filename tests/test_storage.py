@@ -115,7 +115,7 @@ def test_truncated_saved_file_gives_error_and_other_files_survive(saved: tuple[P
 
 def test_foreign_parquet_is_refused(tmp_path: Path) -> None:
     pl.DataFrame({"price": [1.5, 2.5]}).write_parquet(tmp_path / "prices.parquet")
-    with pytest.raises(StorageError, match="prices.parquet: no 'winner' column"):
+    with pytest.raises(StorageError, match=r"prices\.parquet: no 'winner' column"):
         storage.load_shoe(tmp_path / "prices.parquet")
 
 
