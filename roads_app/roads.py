@@ -1,0 +1,477 @@
+"""The five baccarat roads, computed from a rounds frame, per ``spec/roads.md``.
+
+Every function takes a rounds frame (`ROUNDS_SCHEMA`, or `MULTI_SHOE_SCHEMA` with a
+``shoe`` column) and works on all shoes in one call: shoes are contiguous groups of
+rows, in play order within a shoe. When the input has ``shoe``, every output has it
+as its first column.
+
+How the work is split (so 10,000 shoes cost one pass, not 10,000):
+
+* streaks, tie counts and derived-road colours are NumPy index arithmetic over all
+  shoes at once. Derived colours need only the logical streak lengths ``L[i]``
+  (spec formula), never the drawn grid, so they vectorise per mark;
+* the only sequential step is laying marks out on the grid (dragon tails depend on
+  what is already drawn): one Numba kernel lays out every shoe in one call.
+
+>>> r = rounds_from_winners("BBPTPB")
+>>> big_road(r).select("col", "row", "winner", "ties").rows()
+[(0, 0, 'B', 0), (0, 1, 'B', 0), (1, 0, 'P', 1), (1, 1, 'P', 0), (2, 0, 'B', 0)]
+>>> ask_road(rounds_from_winners("BP"), "B")
+{'big_eye_boy': 'red', 'small_road': None, 'cockroach_pig': None}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from numba import njit
+
+from roads_app.errors import RoundError
+from roads_app.rounds import ROUNDS_SCHEMA, WINNER, WINNERS, rounds_from_winners  # noqa: F401
+
+DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
+"""Derived roads and how many columns back each one compares (k in the spec)."""
+
+ROAD_NAMES: tuple[str, ...] = ("bead_plate", "big_road", *DERIVED)
+
+COLOURS: tuple[str, str] = ("red", "blue")
+COLOUR = pl.Enum(list(COLOURS))
+"""Derived-road mark: red = the big road repeats itself, blue = it does not."""
+
+FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banker_natural")
+POINTS: tuple[str, ...] = ("player_points", "banker_points")
+
+_B, _P, _T = 0, 1, 2  # physical codes of the WINNER enum
+_RED, _BLUE, _NONE = 0, 1, -1
+_COLOUR_SERIES = pl.Series("colour", COLOURS, dtype=COLOUR)
+_SIDES = {"B": _B, "BANKER": _B, "P": _P, "PLAYER": _P}
+
+
+# --- input ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Shoes:
+    """The rounds in play order, as arrays, with the shoe boundaries."""
+
+    frame: pl.DataFrame  # [shoe], round, winner, flags, points; normalised dtypes
+    multi: bool
+    code: np.ndarray  # int8 winner code per round: 0 B, 1 P, 2 T
+    group: np.ndarray  # int64 0-based shoe group per round
+    start: np.ndarray  # int64 first row of each group
+
+
+def _check_rows(rows: int) -> int:
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise RoundError(f"road rows must be a whole number 1 or more, not {rows!r}")
+    return rows
+
+
+def _shoes(rounds: pl.DataFrame) -> _Shoes:
+    """Check and normalise a rounds frame; a bad one raises one `RoundError` line."""
+    if not isinstance(rounds, pl.DataFrame):
+        raise RoundError(f"roads need a rounds table, not {type(rounds).__name__}")
+    if "winner" not in rounds.columns:
+        raise RoundError("the rounds table has no 'winner' column")
+    multi = "shoe" in rounds.columns
+    winner = rounds["winner"]
+    if winner.dtype != WINNER:
+        text = winner.cast(pl.String, strict=False).str.strip_chars().str.to_uppercase()
+        bad = text.is_not_null() & ~text.is_in(list(WINNERS))
+        if bad.any():
+            i = int(bad.arg_true()[0])
+            raise RoundError(f"row {i + 1} has winner {winner[i]!r}: results are B, P or T")
+        winner = text.cast(WINNER)
+    if winner.null_count():
+        i = int(winner.is_null().arg_true()[0])
+        raise RoundError(f"row {i + 1} of the rounds table has no winner")
+    cols: list[pl.Series | pl.Expr] = []
+    if multi:
+        shoe = rounds["shoe"]
+        if shoe.null_count():
+            i = int(shoe.is_null().arg_true()[0])
+            raise RoundError(f"row {i + 1} of the rounds table has no shoe number")
+        try:
+            cols.append(shoe.cast(pl.Int32))
+        except pl.exceptions.PolarsError as e:
+            raise RoundError(f"shoe numbers must be whole numbers, not {shoe.dtype}") from e
+    if "round" in rounds.columns:
+        cols.append(rounds["round"].cast(pl.Int32, strict=False))
+    else:
+        rnd = pl.int_range(1, pl.len() + 1, dtype=pl.Int32)
+        cols.append((rnd.over("shoe") if multi else rnd).alias("round"))
+    cols.append(winner.alias("winner"))
+    for name in (*FLAGS, *POINTS):
+        dtype = ROUNDS_SCHEMA[name]
+        if name in rounds.columns:
+            cols.append(rounds[name].cast(dtype, strict=False))
+        else:
+            cols.append(pl.lit(None, dtype=dtype).alias(name))
+    frame = rounds.select(cols)
+    if multi and not frame["shoe"].is_sorted():
+        frame = frame.sort("shoe", maintain_order=True)
+    code = frame["winner"].to_physical().to_numpy().astype(np.int8)
+    n = frame.height
+    if multi and n:
+        shoe_no = frame["shoe"].to_numpy()
+        first = np.empty(n, dtype=np.bool_)
+        first[0] = True
+        np.not_equal(shoe_no[1:], shoe_no[:-1], out=first[1:])
+    else:
+        first = np.zeros(n, dtype=np.bool_)
+        first[:1] = True
+    group = np.cumsum(first) - 1
+    return _Shoes(frame, multi, code, group, np.flatnonzero(first))
+
+
+# --- the big road's logical structure -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Big:
+    """Big-road marks (one per B/P result, or the tie-only cell) and their streaks."""
+
+    rows: np.ndarray  # round row of each mark
+    bp: np.ndarray  # bool: a B/P mark (False only for a tie-only cell)
+    winner: np.ndarray  # int8 code of each mark
+    group: np.ndarray  # shoe group of each mark
+    first_mark: np.ndarray  # per group: index of its first mark
+    ties: np.ndarray  # int32 ties carried by each mark
+    streak: np.ndarray  # global streak id of each mark
+    n: np.ndarray  # streak number within its shoe (0-based)
+    m: np.ndarray  # position in its streak (1-based)
+    length: np.ndarray  # final length of each global streak
+    mark_before: np.ndarray  # per round row: marks strictly before it (global count)
+
+
+def _big(s: _Shoes) -> _Big:
+    code, group, start = s.code, s.group, s.start
+    is_bp = code != _T
+    bp_per_shoe = np.add.reduceat(is_bp.astype(np.int64), start)
+    is_mark = is_bp.copy()
+    is_mark[start[bp_per_shoe == 0]] = True  # a shoe of ties only: its first tie is the cell
+    rows = np.flatnonzero(is_mark)
+    upto = np.cumsum(is_mark)  # marks up to and including each round
+    first_mark = upto[start] - is_mark[start]  # every shoe has at least one mark
+    # ties belong to the latest mark of their shoe, leading ties to the shoe's first mark
+    owner = np.maximum(upto - 1, first_mark[group])
+    ties = np.bincount(owner[code == _T], minlength=rows.size).astype(np.int32)
+    winner = code[rows]
+    mgroup = group[rows]
+    new = np.empty(rows.size, dtype=np.bool_)
+    new[:1] = True
+    new[1:] = (winner[1:] != winner[:-1]) | (mgroup[1:] != mgroup[:-1])
+    streak = np.cumsum(new) - 1
+    streak_start = np.flatnonzero(new)
+    length = np.diff(np.append(streak_start, rows.size))
+    m = np.arange(rows.size) - streak_start[streak] + 1
+    n = streak - streak[first_mark][mgroup]
+    return _Big(
+        rows,
+        is_bp[rows],
+        winner,
+        mgroup,
+        first_mark,
+        ties,
+        streak,
+        n,
+        m,
+        length,
+        upto - is_mark,
+    )
+
+
+def _derived_colour(b: _Big, k: int) -> np.ndarray:
+    """Colour code of the mark each big-road mark adds to derived road ``k`` (-1: none)."""
+    s, n, m, L = b.streak, b.n, b.m, b.length
+    opens = m == 1
+    has = b.bp & np.where(opens, n - 1 - k >= 0, n - k >= 0)
+    red = np.where(
+        opens,
+        L[np.maximum(s - 1, 0)] == L[np.maximum(s - 1 - k, 0)],
+        m != L[np.maximum(s - k, 0)] + 1,
+    )
+    return np.where(has, np.where(red, _RED, _BLUE), _NONE).astype(np.int8)
+
+
+def _if_banker(b: _Big, last: np.ndarray, k: int) -> np.ndarray:
+    """Colour road ``k`` would add if the next result after mark ``last`` were Banker.
+
+    ``last`` is a mark index or -1 (no B/P result yet). Continuing a Banker streak of
+    ``l`` against ``p = L[n-k]`` is red when ``l != p``; opening one after a Player
+    streak of ``l`` is red when ``l == L[n-k]``. Player is always the opposite colour.
+    """
+    ok = last >= 0
+    i = np.where(ok, last, 0)
+    if b.rows.size == 0:
+        return np.full(last.size, _NONE, dtype=np.int8)
+    ok &= b.bp[i] & (b.n[i] - k >= 0)
+    p = b.length[np.maximum(b.streak[i] - k, 0)]
+    red = (b.m[i] == p) != (b.winner[i] == _B)
+    return np.where(ok, np.where(red, _RED, _BLUE), _NONE).astype(np.int8)
+
+
+# --- layout ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _layout(new_col: np.ndarray, shoe_start: np.ndarray, rows: int) -> tuple:
+    """Place marks on a grid of ``rows`` rows, every shoe in one pass (dragon tails).
+
+    A streak goes down until the last row or an occupied cell, then right along that
+    row for good; the next streak starts at row 0 of the first column right of the
+    previous start whose row 0 is free.
+    """
+    n = new_col.size
+    col = np.empty(n, dtype=np.int32)
+    row = np.empty(n, dtype=np.int32)
+    taken = np.zeros(n * rows, dtype=np.bool_)  # cell (c, r) of the shoe at base: (base+c)*rows+r
+    base = 0
+    start = -1
+    c = 0
+    r = 0
+    turned = False
+    for i in range(n):
+        if shoe_start[i]:
+            base = i
+            start = -1
+        if new_col[i] or shoe_start[i]:
+            c = start + 1
+            while taken[(base + c) * rows]:
+                c += 1
+            start = c
+            r = 0
+            turned = False
+        elif not turned and r + 1 < rows and not taken[(base + c) * rows + r + 1]:
+            r += 1
+        else:
+            turned = True
+            c += 1
+        taken[(base + c) * rows + r] = True
+        col[i] = c
+        row[i] = r
+    return col, row
+
+
+def _colour_series(code: np.ndarray, name: str) -> pl.Series:
+    """Colour codes (-1 = no mark) as a nullable colour Enum column."""
+    idx = pl.Series(name, code, dtype=pl.Int8)
+    return _COLOUR_SERIES.gather(pl.select(pl.when(idx >= 0).then(idx)).to_series()).alias(name)
+
+
+def _firsts(group: np.ndarray) -> np.ndarray:
+    out = np.empty(group.size, dtype=np.bool_)
+    out[:1] = True
+    np.not_equal(group[1:], group[:-1], out=out[1:])
+    return out
+
+
+# --- building the frames --------------------------------------------------------------
+
+
+def _with_cells(
+    s: _Shoes, idx: np.ndarray | None, col: np.ndarray, row: np.ndarray, rest: list[str]
+) -> pl.DataFrame:
+    picked = s.frame.select(([] if not s.multi else ["shoe"]) + rest)
+    if idx is not None:
+        picked = picked[idx]
+    cells = [pl.Series("col", col, dtype=pl.Int32), pl.Series("row", row, dtype=pl.Int32)]
+    at = 1 if s.multi else 0
+    cols = picked.get_columns()
+    return pl.DataFrame(cols[:at] + cells + cols[at:])
+
+
+def _bead_plate(s: _Shoes, rows: int) -> pl.DataFrame:
+    i = np.arange(s.code.size) - s.start[s.group]
+    return _with_cells(s, None, i // rows, i % rows, ["round", "winner", *FLAGS, *POINTS])
+
+
+def _big_road(s: _Shoes, b: _Big, rows: int) -> pl.DataFrame:
+    col, row = _layout(b.m == 1, _firsts(b.group), rows)
+    out = _with_cells(s, b.rows, col, row, ["round", "winner"])
+    return out.insert_column(out.width, pl.Series("ties", b.ties, dtype=pl.Int32)).hstack(
+        s.frame.select(FLAGS)[b.rows]
+    )
+
+
+def _derived_road(s: _Shoes, b: _Big, k: int, rows: int) -> pl.DataFrame:
+    colour = _derived_colour(b, k)
+    sel = np.flatnonzero(colour >= 0)
+    c = colour[sel]
+    g = b.group[sel]
+    shoe_first = _firsts(g)
+    new = shoe_first.copy()
+    new[1:] |= c[1:] != c[:-1]
+    col, row = _layout(new, shoe_first, rows)
+    out = _with_cells(s, b.rows[sel], col, row, ["round"])
+    return out.insert_column(out.width, _COLOUR_SERIES.gather(c))
+
+
+def _empty(s: _Shoes, rest: list[str], extra: dict[str, pl.DataType]) -> pl.DataFrame:
+    schema = {**({"shoe": pl.Int32} if s.multi else {}), "col": pl.Int32, "row": pl.Int32}
+    schema |= {c: s.frame.schema[c] for c in rest} | extra
+    return pl.DataFrame(schema=schema)
+
+
+_BEAD_REST = ["round", "winner", *FLAGS, *POINTS]
+
+
+def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
+    if s.code.size == 0:
+        big_schema = {"ties": pl.Int32} | {f: pl.Boolean for f in FLAGS}
+        return {
+            "bead_plate": _empty(s, _BEAD_REST, {}),
+            "big_road": _empty(s, ["round", "winner"], big_schema),
+            **{name: _empty(s, ["round"], {"colour": COLOUR}) for name in DERIVED},
+        }
+    b = _big(s)
+    return {
+        "bead_plate": _bead_plate(s, rows),
+        "big_road": _big_road(s, b, rows),
+        **{name: _derived_road(s, b, k, rows) for name, k in DERIVED.items()},
+    }
+
+
+# --- public API -----------------------------------------------------------------------
+
+
+def all_roads(rounds: pl.DataFrame, *, rows: int = 6) -> dict[str, pl.DataFrame]:
+    """All five roads at once (keys as in `ROAD_NAMES`), sharing the streak work.
+
+    The dashboard redraws every road after each click; this is the call to use.
+    """
+    return _all(_shoes(rounds), _check_rows(rows))
+
+
+def bead_plate(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
+    """Every round, ties included: round i of a shoe (0-based) at ``(i // rows, i % rows)``.
+
+    Columns: [shoe], col, row, round, winner, the four pair/natural flags, both points
+    (nulls where the round was entered by winner only).
+    """
+    s = _shoes(rounds)
+    rows = _check_rows(rows)
+    return _bead_plate(s, rows) if s.code.size else _all(s, rows)["bead_plate"]
+
+
+def big_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
+    """One cell per B/P result (ties counted on the latest one), with dragon tails.
+
+    Columns: [shoe], col, row, round (of the B/P result), winner, ties, and the pair and
+    natural flags of that round. A shoe of ties only has one tie-only cell at (0, 0)
+    with winner ``T``, carrying the round and flags of its first tie.
+    """
+    s = _shoes(rounds)
+    rows = _check_rows(rows)
+    return _big_road(s, _big(s), rows) if s.code.size else _all(s, rows)["big_road"]
+
+
+def _one_derived(rounds: pl.DataFrame, name: str, rows: int) -> pl.DataFrame:
+    s = _shoes(rounds)
+    rows = _check_rows(rows)
+    if not s.code.size:
+        return _all(s, rows)[name]
+    return _derived_road(s, _big(s), DERIVED[name], rows)
+
+
+def big_eye_boy(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
+    """Derived road k=1. Columns: [shoe], col, row, round (that made the mark), colour."""
+    return _one_derived(rounds, "big_eye_boy", rows)
+
+
+def small_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
+    """Derived road k=2. Columns: [shoe], col, row, round (that made the mark), colour."""
+    return _one_derived(rounds, "small_road", rows)
+
+
+def cockroach_pig(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
+    """Derived road k=3. Columns: [shoe], col, row, round (that made the mark), colour."""
+    return _one_derived(rounds, "cockroach_pig", rows)
+
+
+def _side(side: str) -> int:
+    code = _SIDES.get(str(side).strip().upper())
+    if code is None:
+        raise RoundError(f"ask road side {side!r} is not B (banker) or P (player)")
+    return code
+
+
+def _name(code: int) -> str | None:
+    return None if code < 0 else COLOURS[code]
+
+
+def ask_road(rounds: pl.DataFrame, side: str) -> dict[str, str | None]:
+    """The mark each derived road would add if the next result were ``side`` (B or P).
+
+    For one shoe; ``None`` where that road would add nothing yet. B and P always give
+    opposite colours, and either both give a mark or neither does.
+    """
+    code = _side(side)
+    s = _shoes(rounds)
+    if s.multi and s.start.size > 1:
+        raise RoundError(f"ask road is for one shoe; this table holds {s.start.size} shoes")
+    if not s.code.size:
+        return dict.fromkeys(DERIVED)
+    b = _big(s)
+    last = np.array([b.rows.size - 1])
+    out = {}
+    for name, k in DERIVED.items():
+        c = int(_if_banker(b, last, k)[0])
+        out[name] = _name(c if c < 0 or code == _B else 1 - c)
+    return out
+
+
+def ask_roads(rounds: pl.DataFrame) -> pl.DataFrame:
+    """`ask_road` for every shoe at once: per shoe, the next mark of each road for B and P.
+
+    Columns: [shoe], then ``<road>_B`` and ``<road>_P`` (colour, null where none).
+    """
+    s = _shoes(rounds)
+    if not s.code.size:
+        return _hypothetical_frame(s, None, np.empty(0, dtype=np.int64), None)
+    b = _big(s)
+    last = np.append(b.first_mark[1:], b.rows.size) - 1  # each shoe's last mark
+    keys = s.frame.select("shoe")[s.start] if s.multi else None
+    return _hypothetical_frame(s, b, last, keys)
+
+
+def derived_marks_before_each_round(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Per round, what each derived road would add if *that* round were B, and if it were P.
+
+    The state is every result before the round in its shoe (ties add nothing), so a
+    road-following strategy can read, with no look-ahead, "big eye boy says red on B".
+    Columns: [shoe], round, ``<road>_B``, ``<road>_P`` (colour Enum, null where the road
+    would add no mark yet). The two sides are opposite wherever they are not null.
+
+    >>> f = derived_marks_before_each_round(rounds_from_winners("BPB"))
+    >>> f["big_eye_boy_B"].to_list(), f["big_eye_boy_P"].to_list()
+    ([None, None, 'red'], [None, None, 'blue'])
+    """
+    s = _shoes(rounds)
+    keys = s.frame.select(["shoe", "round"] if s.multi else ["round"])
+    if not s.code.size:
+        return _hypothetical_frame(s, None, np.empty(0, dtype=np.int64), keys)
+    b = _big(s)
+    last = b.mark_before - 1
+    last = np.where(last >= b.first_mark[s.group], last, -1)
+    return _hypothetical_frame(s, b, last, keys)
+
+
+def _hypothetical_frame(
+    s: _Shoes, b: _Big | None, last: np.ndarray, keys: pl.DataFrame | None
+) -> pl.DataFrame:
+    cols: list[pl.Series] = [] if keys is None else keys.get_columns()
+    for side in ("B", "P"):
+        for name, k in DERIVED.items():
+            if b is None:
+                c = np.empty(0, dtype=np.int8)
+            else:
+                c = _if_banker(b, last, k)
+                if side == "P":
+                    c = np.where(c < 0, c, 1 - c)
+            cols.append(_colour_series(c, f"{name}_{side}"))
+    if keys is None and s.multi and b is None:
+        cols.insert(0, pl.Series("shoe", [], dtype=pl.Int32))
+    return pl.DataFrame(cols)
