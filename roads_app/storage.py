@@ -73,6 +73,7 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a saved shoe is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
