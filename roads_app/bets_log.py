@@ -20,9 +20,6 @@ True
 from __future__ import annotations
 
 import math
-import os
-import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,6 +27,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from roads_app.errors import BetError, StorageError
+from roads_app.storage import atomic_write, check_shoe_id
 
 CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
 """Chip sizes offered by the bet panel."""
@@ -56,9 +54,6 @@ VOID_REASON = "round voided: stake returned"
 
 KINDS: tuple[str, ...] = ("bets", "replay-bets")
 """Which history a file holds: bets made while entering a shoe, or while replaying it."""
-
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
 
 class TableLike(Protocol):
     """What the log needs of a rules table (`roads_app.rules.Table`)."""
@@ -263,8 +258,7 @@ def totals(settled: pl.DataFrame) -> dict[str, float]:
 
 def bets_path(shoe_id: str, data_dir: Path | str, kind: str = "bets") -> Path:
     """Where a shoe's bet history lives; refuses ids that could leave the data folder."""
-    if not isinstance(shoe_id, str) or not _SAFE_ID.match(shoe_id):
-        raise StorageError(f"shoe id {shoe_id!r} is not a valid id (letters, digits, - and _)")
+    check_shoe_id(shoe_id)
     if kind not in KINDS:
         raise StorageError(f"bet history kind {kind!r} is not one of {', '.join(KINDS)}")
     return Path(data_dir) / f"{shoe_id}.{kind}.parquet"
@@ -272,17 +266,8 @@ def bets_path(shoe_id: str, data_dir: Path | str, kind: str = "bets") -> Path:
 
 def save_bets(bets: pl.DataFrame, shoe_id: str, data_dir: Path | str, kind: str = "bets") -> Path:
     """Write the history atomically (temporary file, then rename over the old one)."""
-    path = bets_path(shoe_id, data_dir, kind)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        bets.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA).write_parquet(tmp)  # type: ignore[arg-type]
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    frame = bets.select(BETS_SCHEMA.names()).cast(dict(BETS_SCHEMA))
+    return atomic_write(bets_path(shoe_id, data_dir, kind), lambda fh: frame.write_parquet(fh))
 
 
 def load_bets(shoe_id: str, data_dir: Path | str, kind: str = "bets") -> pl.DataFrame:

@@ -179,5 +179,5 @@ def test_damaged_history_is_a_one_line_storage_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", ["../etc", "a/b", "", "x" * 65, "a b"])
 def test_ids_that_could_leave_the_data_folder_are_refused(tmp_path: Path, bad: str) -> None:
-    with pytest.raises(StorageError, match="not a valid id"):
+    with pytest.raises(StorageError, match="not a plain name"):
         BL.save_bets(BL.empty_bets(), bad, tmp_path)

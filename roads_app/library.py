@@ -1,0 +1,197 @@
+"""The library of saved shoes as a person uses it: import, export, simulate, the lobby.
+
+Thin steps over `roads_app.storage` that the CLI (`roads-app import/export`) and the
+dashboard's library page share, so both refuse the same files with the same one-line
+`StorageError` and nothing in the data folder changes when an import is refused.
+
+The board PNG is drawn by Plotly's own renderer (kaleido, driving the system Chromium):
+the exported picture is the board the dashboard shows, not a second drawing of it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from roads_app import storage
+from roads_app.errors import RoadsAppError, StorageError
+from roads_app.rounds import ShoeMeta
+
+EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
+"""What a shoe can be exported as: the three data formats and the board as a picture."""
+
+MIME: dict[str, str] = {
+    "csv": "text/csv",
+    "json": "application/json",
+    "parquet": "application/vnd.apache.parquet",
+    "png": "image/png",
+}
+
+LOBBY_SIZE = 8
+"""Shoes the lobby shows at most (the tables a multi-table player follows)."""
+
+BOARD_ORDER: tuple[str, ...] = (
+    "bead_plate",
+    "big_road",
+    "big_eye_boy",
+    "small_road",
+    "cockroach_pig",
+)
+
+
+def import_upload(
+    data: bytes, filename: str, data_dir: Path, name: str | None = None
+) -> ShoeMeta:
+    """Check an uploaded file and add it to the library; returns its metadata (fresh id).
+
+    The size limit is checked before any parsing; a refused file leaves ``data_dir`` as it was.
+    """
+    if len(data) > storage.MAX_IMPORT_BYTES:
+        raise StorageError(
+            f"{Path(filename).name}: {len(data) / 2**20:.1f} MB is over the "
+            f"{storage.MAX_IMPORT_BYTES // 2**20} MB limit"
+        )
+    rounds, meta = storage.import_bytes(data, filename, name=name)
+    storage.save_shoe(rounds, meta, data_dir)
+    return meta
+
+
+def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta:
+    """`roads-app import FILE`: the same checks as an upload, size first, without reading it all."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise StorageError(f"{path}: no such file") from None
+    except OSError as e:
+        raise StorageError(f"{path}: cannot be read ({e.strerror})") from None
+    if size > storage.MAX_IMPORT_BYTES:
+        raise StorageError(
+            f"{path.name}: {size / 2**20:.1f} MB is over the "
+            f"{storage.MAX_IMPORT_BYTES // 2**20} MB limit"
+        )
+    if path.is_dir():
+        raise StorageError(f"{path}: is a folder, not a shoe file")
+    return import_upload(path.read_bytes(), path.name, data_dir, name=name)
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in EXPORT_FORMATS:
+        raise StorageError(f"export format {fmt!r} is not one of {', '.join(EXPORT_FORMATS)}")
+    return fmt
+
+
+def export_name(meta: ShoeMeta, fmt: str) -> str:
+    """A file name a person recognises: the shoe's name made safe, then its id."""
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in meta.name.strip())
+    stem = "-".join(part for part in stem.split("-") if part)[:40]
+    return f"{stem + '_' if stem else ''}{meta.id}.{check_format(fmt)}"
+
+
+def export_shoe(
+    shoe_id: str, fmt: str, data_dir: Path, upto: int | None = None
+) -> tuple[bytes, str]:
+    """A saved shoe as file bytes and a file name; ``upto`` cuts it after that round."""
+    check_format(fmt)
+    rounds, meta = storage.load_shoe(storage.check_shoe_id(shoe_id), data_dir)
+    if upto is not None:
+        rounds = rounds.head(max(0, upto))
+    if fmt == "png":
+        return board_png(rounds, title=meta.name or meta.id), export_name(meta, fmt)
+    return storage.export_bytes(rounds, meta, fmt), export_name(meta, fmt)
+
+
+def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
+    """The five roads as one PNG, stacked as on the dashboard (bead plate, big road, ...).
+
+    Each Plotly figure is rendered by kaleido in one browser session, then stacked.
+    """
+    try:
+        import plotly.io as pio
+        from PIL import Image, ImageDraw
+
+        from roads_app.ui.board import board_figures
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise StorageError(f"PNG export needs {e.name}: pip install kaleido pillow") from None
+    figs = board_figures(rounds)
+    names = [n for n in BOARD_ORDER if n in figs] + [n for n in figs if n not in BOARD_ORDER]
+    with tempfile.TemporaryDirectory(prefix="roads-png-") as tmp:
+        paths = [Path(tmp) / f"{i}.png" for i in range(len(names))]
+        try:
+            pio.write_images([figs[n] for n in names], [str(p) for p in paths], format="png")
+        except Exception as e:  # kaleido or Chromium missing / failing
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            raise StorageError(f"cannot draw the board as PNG: {first}") from None
+        images = [Image.open(p).convert("RGB") for p in paths]
+        pad, head = 12, 28 if title else 0
+        width = max(im.width for im in images) + 2 * pad
+        height = sum(im.height for im in images) + pad * (len(images) + 1) + head
+        sheet = Image.new("RGB", (width, height), "white")
+        if title:
+            ImageDraw.Draw(sheet).text((pad, pad), title[:80], fill="black")
+        y = pad + head
+        for im in images:
+            sheet.paste(im, (pad, y))
+            y += im.height + pad
+        out = Path(tmp) / "board.png"
+        sheet.save(out, format="PNG")
+        return out.read_bytes()
+
+
+def simulate(
+    seed: int, data_dir: Path, table: Any | None = None, name: str | None = None
+) -> ShoeMeta:
+    """Deal a shoe from a seed with the table's shoe options and save it (source simulated)."""
+    from roads_app.shoe import ShoeOptions, deal_shoe
+
+    options = table.shoe if table is not None else ShoeOptions()
+    dealt = deal_shoe(seed, options)
+    meta = ShoeMeta.from_dict(
+        {
+            **dealt.meta.to_dict(),
+            "id": ShoeMeta().id,
+            "rules": table.name if table is not None else dealt.meta.rules,
+            "name": name or dealt.meta.name,
+        }
+    )
+    storage.save_shoe(dealt.rounds, meta, data_dir)
+    return meta
+
+
+def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
+    """The shoes being entered by hand, most recently changed first (readable ones only)."""
+    shoes = storage.list_shoes(data_dir)
+    return (
+        shoes.filter((pl.col("source") == "hand") & pl.col("error").is_null())
+        .sort("modified", descending=True)
+        .head(limit)
+    )
+
+
+def counts(rounds: pl.DataFrame) -> dict[str, int]:
+    """Banker / Player / Tie wins and pairs so far: the line under each lobby board.
+
+    >>> from roads_app.rounds import rounds_from_winners
+    >>> counts(rounds_from_winners("BBPT"))
+    {'B': 2, 'P': 1, 'T': 1, 'player_pair': 0, 'banker_pair': 0, 'rounds': 4}
+    """
+    row = rounds.select(
+        B=(pl.col("winner") == "B").sum(),
+        P=(pl.col("winner") == "P").sum(),
+        T=(pl.col("winner") == "T").sum(),
+        player_pair=pl.col("player_pair").fill_null(False).sum(),
+        banker_pair=pl.col("banker_pair").fill_null(False).sum(),
+        rounds=pl.len(),
+    ).row(0, named=True)
+    return {k: int(v or 0) for k, v in row.items()}
+
+
+def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | str:
+    """Load a shoe or say in one line why it cannot be (for pages that show, not raise)."""
+    try:
+        return storage.load_shoe(storage.check_shoe_id(shoe_id), data_dir)  # never a path
+    except RoadsAppError as e:
+        return str(e)

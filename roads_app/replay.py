@@ -1,0 +1,122 @@
+"""Replaying a shoe: the position, its URL form, and the card-by-card reveal of a hand.
+
+The position is the number of rounds shown (0 = nothing dealt yet, n = the board as it
+stood after round n). ``?shoe=<id>&round=<n>`` names a position so it can be shared;
+a round past the end is clamped to the end, a bad one is refused in one line.
+
+The reveal follows the "peek" order of seed 003's Premium tables: the four first cards
+are dealt face down Player, Banker, Player, Banker, then turned in that order, then the
+third cards are dealt (Player first, then Banker) and turned.
+
+>>> [s.caption for s in reveal_steps(["9s", "Kd"], ["5c", "2h"])]
+['dealt face down', 'Player card 1', 'Banker card 1', 'Player card 2', 'Banker card 2']
+>>> reveal_steps(["9s", "Kd"], ["5c", "2h"])[2].player
+('9s', '?')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from roads_app.errors import RoundError
+
+SPEEDS: dict[str, float] = {"0.5 / s": 0.5, "1 / s": 1.0, "2 / s": 2.0, "5 / s": 5.0}
+"""Replay speeds offered, in rounds a second (5 a second at most)."""
+
+MAX_SPEED = 5.0
+
+FACE_DOWN = "?"
+"""How a card dealt but not turned yet is shown (None = not dealt yet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RevealStep:
+    """What the table shows at one moment of a hand: a card code, FACE_DOWN, or None."""
+
+    player: tuple[str | None, ...]
+    banker: tuple[str | None, ...]
+    caption: str
+
+
+def reveal_steps(player_cards: Sequence[str], banker_cards: Sequence[str]) -> list[RevealStep]:
+    """Every moment of the peek reveal, the last one showing the whole hand."""
+    if len(player_cards) not in (2, 3) or len(banker_cards) not in (2, 3):
+        raise RoundError(
+            f"a hand has 2 or 3 cards a side, not {len(player_cards)} and {len(banker_cards)}"
+        )
+    p: list[str | None] = [FACE_DOWN, FACE_DOWN, None]
+    b: list[str | None] = [FACE_DOWN, FACE_DOWN, None]
+
+    def shot(caption: str) -> RevealStep:
+        return RevealStep(tuple(p[: len(player_cards)]), tuple(b[: len(banker_cards)]), caption)
+
+    steps = [
+        RevealStep(
+            (FACE_DOWN, FACE_DOWN) + (None,) * (len(player_cards) - 2),
+            (FACE_DOWN, FACE_DOWN) + (None,) * (len(banker_cards) - 2),
+            "dealt face down",
+        )
+    ]
+    for side, i in (("P", 0), ("B", 0), ("P", 1), ("B", 1)):
+        if side == "P":
+            p[i] = player_cards[i]
+        else:
+            b[i] = banker_cards[i]
+        steps.append(shot(f"{'Player' if side == 'P' else 'Banker'} card {i + 1}"))
+    if len(player_cards) == 3:
+        p[2] = player_cards[2]
+        steps.append(shot("Player third card"))
+    if len(banker_cards) == 3:
+        b[2] = banker_cards[2]
+        steps.append(shot("Banker third card"))
+    return steps
+
+
+def clamp(position: int, n_rounds: int) -> int:
+    """A position within 0..n_rounds."""
+    return max(0, min(int(position), n_rounds))
+
+
+def can_step(position: int, n_rounds: int, delta: int) -> bool:
+    """Whether previous (-1) / next (+1) leads anywhere."""
+    return 0 <= position + delta <= n_rounds
+
+
+def step(position: int, n_rounds: int, delta: int) -> int:
+    """The position after previous / next, kept inside the shoe."""
+    return clamp(position + delta, n_rounds)
+
+
+def parse_round(value: object, n_rounds: int) -> int:
+    """The ``round`` query parameter: a whole number; past the end means the end.
+
+    >>> parse_round("12", 80), parse_round("500", 80), parse_round(None, 80)
+    (12, 80, 80)
+    """
+    if value is None or value == "":
+        return n_rounds
+    text = str(value).strip()
+    if not text.isdigit():
+        raise RoundError(f"round {value!r} in the address is not a round number (0 or more)")
+    return clamp(int(text), n_rounds)
+
+
+def query_for(shoe_id: str, position: int) -> dict[str, str]:
+    """The query parameters that reopen this position (``?shoe=<id>&round=<n>``)."""
+    return {"shoe": shoe_id, "round": str(int(position))}
+
+
+def first(params: Mapping[str, object], key: str) -> str | None:
+    """One value of a query parameter, whether it came as a string or a list."""
+    v = params.get(key)
+    if isinstance(v, list | tuple):
+        v = v[0] if v else None
+    return None if v is None else str(v)
+
+
+def play_interval(speed: float) -> float:
+    """Seconds between two rounds at ``speed`` rounds a second (5 a second at most)."""
+    if not speed > 0:
+        raise RoundError(f"replay speed {speed!r} must be above 0 rounds a second")
+    return 1.0 / min(float(speed), MAX_SPEED)
