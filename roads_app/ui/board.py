@@ -1,0 +1,353 @@
+"""The roads drawn as Plotly figures, in the look players know from casino boards.
+
+Pure functions: road frames (or a rounds frame) in, ``go.Figure`` out; no Streamlit.
+Each mark type is one scatter trace per colour (never a shape per cell), the grid is
+the axes' own gridlines at ``dtick=1``, and the figure has a fixed pixel size so a
+cell stays square and marker sizes (which Plotly counts in pixels) fit their cells.
+Derived roads use half-size cells, as on the boards in casinos.
+
+Cell ``(col, row)`` is drawn centred at ``(col + 0.5, row + 0.5)`` with row 0 on top.
+Only the last ``cols_visible`` columns are in the x range, so the newest column is
+always in view while the data keeps every mark. ``layout.meta`` carries the road's
+name, the number of rounds and of marks, so a browser test can see the board change.
+
+>>> import polars as pl
+>>> road = pl.DataFrame({"col": [0, 0, 1], "row": [0, 1, 0], "round": [1, 2, 3],
+...                      "colour": ["red", "red", "blue"]})
+>>> fig = derived_road_figure(road, "small_road")
+>>> fig.layout.meta["marks"], [t.marker.color for t in fig.data]
+(3, ['#d32f2f', '#1565c0'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import plotly.graph_objects as go
+import polars as pl
+
+from roads_app.roads import all_roads
+
+ROWS = 6
+CELL_PX = 26
+"""Side of one big-road / bead-plate cell in pixels; derived roads use half of it."""
+MINI_CELL_PX = 10
+
+RED = "#d32f2f"
+BLUE = "#1565c0"
+GREEN = "#2e7d32"
+GOLD = "#f9a825"
+GRID = "#d9dde3"
+PAPER = "#ffffff"
+
+WINNER_COLOUR: dict[str, str] = {"B": RED, "P": BLUE, "T": GREEN}
+"""Banker red, Player blue, Tie green."""
+MARK_COLOUR: dict[str, str] = {"red": RED, "blue": BLUE}
+"""On derived roads red means 'the big road repeats itself', blue 'it does not'."""
+
+ROAD_NAMES: tuple[str, ...] = ("bead_plate", "big_road", "big_eye_boy", "small_road",
+                               "cockroach_pig")  # fmt: skip
+DERIVED: tuple[str, ...] = ("big_eye_boy", "small_road", "cockroach_pig")
+ROAD_TITLES: dict[str, str] = {
+    "bead_plate": "Bead plate",
+    "big_road": "Big road",
+    "big_eye_boy": "Big eye boy",
+    "small_road": "Small road",
+    "cockroach_pig": "Cockroach pig",
+}
+
+DERIVED_SYMBOL: dict[str, str] = {
+    "big_eye_boy": "circle-open",  # hollow rings
+    "small_road": "circle",  # filled dots
+    "cockroach_pig": "line-ne",  # slashes
+}
+MARK_GLYPH: dict[str, str] = {"big_eye_boy": "○", "small_road": "●", "cockroach_pig": "╱"}
+"""Text stand-ins for the derived marks (ask road, captions)."""
+
+BEAD_COLS = 12
+BIG_ROAD_COLS = 28
+DERIVED_COLS = 2 * BIG_ROAD_COLS // 3
+MINI_COLS = 24
+
+PLOT_CONFIG: dict[str, Any] = {"staticPlot": True, "displayModeBar": False}
+"""What pages pass to ``st.plotly_chart(config=...)``: a board is read, not zoomed."""
+
+Roads = Mapping[str, pl.DataFrame]
+
+
+# --- inputs ---------------------------------------------------------------------------
+
+
+def _road(src: Roads | pl.DataFrame, name: str, rows: int) -> pl.DataFrame:
+    """Accept the ``all_roads`` dict, that road's own frame, or a rounds frame."""
+    if isinstance(src, Mapping):
+        return src[name]
+    if "col" in src.columns:
+        return src
+    return all_roads(src, rows=rows)[name]
+
+
+def _rounds_in(road: pl.DataFrame) -> int:
+    return int(road["round"].max() or 0) if road.height else 0
+
+
+def visible_range(road: pl.DataFrame, cols_visible: int) -> tuple[float, float]:
+    """x range showing the last ``cols_visible`` columns, one spare column at the right.
+
+    >>> visible_range(pl.DataFrame({"col": [0, 40]}), 10)
+    (32.0, 42.0)
+    >>> visible_range(pl.DataFrame({"col": [0, 3]}), 10)
+    (0.0, 10.0)
+    """
+    last = int(road["col"].max()) if road.height else -1
+    first = max(0, last + 2 - cols_visible)
+    return float(first), float(first + cols_visible)
+
+
+# --- figure scaffolding -----------------------------------------------------------------
+
+
+def _layout(
+    road: pl.DataFrame, name: str, rows: int, cols_visible: int, cell_px: float, marks: int
+) -> dict[str, Any]:
+    x0, x1 = visible_range(road, cols_visible)
+    axis = {
+        "showgrid": True,
+        "gridcolor": GRID,
+        "gridwidth": 1,
+        "tick0": 0,
+        "dtick": 1,
+        "showticklabels": False,
+        "ticks": "",
+        "zeroline": False,
+        "showline": True,
+        "linecolor": GRID,
+        "mirror": True,
+        "fixedrange": True,
+    }
+    return {
+        "width": round(cols_visible * cell_px) + 2,
+        "height": round(rows * cell_px) + 2,
+        "margin": {"l": 1, "r": 1, "t": 1, "b": 1, "pad": 0},
+        "xaxis": {**axis, "range": [x0, x1]},
+        "yaxis": {**axis, "range": [rows, 0]},
+        "plot_bgcolor": PAPER,
+        "paper_bgcolor": PAPER,
+        "showlegend": False,
+        "hovermode": False,
+        "meta": {"road": name, "rounds": _rounds_in(road), "marks": marks},
+    }
+
+
+def _markers(
+    x: list[float],
+    y: list[float],
+    *,
+    symbol: str,
+    colour: str,
+    size: float,
+    line_width: float = 0,
+    text: list[str] | None = None,
+    text_colour: str = PAPER,
+    font_size: float = 11,
+    name: str = "",
+) -> dict[str, Any]:
+    """One scatter trace of identical marks (dict form: cheaper than nested objects)."""
+    trace: dict[str, Any] = {
+        "type": "scatter",
+        "name": name,
+        "x": x,
+        "y": y,
+        "mode": "markers+text" if text is not None else "markers",
+        "hoverinfo": "skip",
+        "cliponaxis": True,
+        "marker": {
+            "symbol": symbol,
+            "size": size,
+            "color": colour,
+            "line": {"width": line_width, "color": colour},
+        },
+    }
+    if text is not None:
+        trace.update(
+            text=text,
+            textposition="middle center",
+            textfont={"color": text_colour, "size": font_size, "family": "Arial Black, Arial"},
+        )
+    return trace
+
+
+def _centres(frame: pl.DataFrame, dx: float = 0.5, dy: float = 0.5) -> tuple[list, list]:
+    return (frame["col"] + dx).to_list(), (frame["row"] + dy).to_list()
+
+
+def _flag(frame: pl.DataFrame, column: str) -> pl.DataFrame:
+    return frame.filter(pl.col(column).fill_null(False)) if column in frame.columns else frame[:0]
+
+
+def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
+    """Banker pair red dot top-left, player pair blue dot bottom-right, natural gold star."""
+    dot = max(4.0, cell_px * 0.27)
+    out = []
+    for column, colour, dx, dy, symbol in (
+        ("banker_pair", RED, 0.16, 0.16, "circle"),
+        ("player_pair", BLUE, 0.84, 0.84, "circle"),
+    ):
+        hit = _flag(frame, column)
+        if hit.height:
+            x, y = _centres(hit, dx, dy)
+            t = _markers(x, y, symbol=symbol, colour=colour, size=dot, name=column)
+            t["marker"]["line"] = {"width": 1, "color": PAPER}
+            out.append(t)
+    if {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
+        nat = frame.filter(
+            ((pl.col("winner") == "P") & pl.col("player_natural").fill_null(False))
+            | ((pl.col("winner") == "B") & pl.col("banker_natural").fill_null(False))
+            | (
+                (pl.col("winner") == "T")
+                & (
+                    pl.col("player_natural").fill_null(False)
+                    | pl.col("banker_natural").fill_null(False)
+                )
+            )
+        )
+        if nat.height:
+            x, y = _centres(nat, 0.84, 0.16)
+            out.append(_markers(x, y, symbol="star", colour=GOLD, size=dot + 2, name="natural"))
+    return out
+
+
+# --- the five roads -----------------------------------------------------------------------
+
+
+def bead_plate_figure(
+    roads_or_rounds: Roads | pl.DataFrame,
+    rows: int = ROWS,
+    cols_visible: int = BEAD_COLS,
+    *,
+    cell_px: float = CELL_PX,
+    show_points: bool = True,
+) -> go.Figure:
+    """Filled beads, one per round in dealing order, with the letter or the winning points."""
+    road = _road(roads_or_rounds, "bead_plate", rows)
+    traces: list[dict[str, Any]] = []
+    for w in ("B", "P", "T"):
+        part = road.filter(pl.col("winner") == w)
+        if not part.height:
+            continue
+        label = pl.lit(w)
+        if show_points and "banker_points" in part.columns:
+            pts = pl.col("player_points") if w == "P" else pl.col("banker_points")
+            label = pl.coalesce(pts.cast(pl.String), label)
+        text = part.select(label.alias("t"))["t"].to_list()
+        x, y = _centres(part)
+        traces.append(
+            _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.86,
+                     text=text, font_size=cell_px * 0.42, name=w)
+        )
+    traces += _pair_and_natural_traces(road, cell_px)
+    return go.Figure(
+        data=traces, layout=_layout(road, "bead_plate", rows, cols_visible, cell_px, road.height)
+    )
+
+
+def big_road_figure(
+    roads_or_rounds: Roads | pl.DataFrame,
+    rows: int = ROWS,
+    cols_visible: int | None = None,
+    *,
+    mini: bool = False,
+    cell_px: float | None = None,
+) -> go.Figure:
+    """Hollow rings, green tie slashes with their count, pair dots, natural stars.
+
+    ``mini=True`` is the lobby's thumbnail: small cells, rings and tie slashes only.
+    """
+    road = _road(roads_or_rounds, "big_road", rows)
+    cell = cell_px or (MINI_CELL_PX if mini else CELL_PX)
+    cols = cols_visible or (MINI_COLS if mini else BIG_ROAD_COLS)
+    traces: list[dict[str, Any]] = []
+    for w in ("B", "P"):
+        part = road.filter(pl.col("winner") == w)
+        if part.height:
+            x, y = _centres(part)
+            traces.append(
+                _markers(x, y, symbol="circle-open", colour=WINNER_COLOUR[w], size=cell * 0.78,
+                         line_width=max(1.5, cell * 0.11), name=w)
+            )
+    tied = road.filter(pl.col("ties").fill_null(0) > 0) if "ties" in road.columns else road[:0]
+    if tied.height:
+        x, y = _centres(tied)
+        many = tied.select(
+            pl.when(pl.col("ties") > 1).then(pl.col("ties").cast(pl.String)).otherwise(pl.lit(""))
+        ).to_series()
+        traces.append(
+            _markers(x, y, symbol="line-ne", colour=GREEN, size=cell * 0.8,
+                     line_width=max(1.5, cell * 0.08), name="ties",
+                     text=None if mini else many.to_list(), text_colour="#1b1b1b",
+                     font_size=cell * 0.42)
+        )
+    if not mini:
+        traces += _pair_and_natural_traces(road, cell)
+    return go.Figure(data=traces, layout=_layout(road, "big_road", rows, cols, cell, road.height))
+
+
+def derived_road_figure(
+    road: Roads | pl.DataFrame,
+    kind: str,
+    rows: int = ROWS,
+    cols_visible: int = DERIVED_COLS,
+    *,
+    cell_px: float = CELL_PX / 2,
+) -> go.Figure:
+    """Big eye boy rings, small road dots or cockroach pig slashes, at half cell size."""
+    if kind not in DERIVED_SYMBOL:
+        raise ValueError(f"road {kind!r} is not one of {', '.join(DERIVED_SYMBOL)}")
+    frame = _road(road, kind, rows)
+    symbol = DERIVED_SYMBOL[kind]
+    solid = symbol == "circle"
+    traces = []
+    for colour in ("red", "blue"):
+        part = frame.filter(pl.col("colour") == colour)
+        if part.height:
+            x, y = _centres(part)
+            traces.append(
+                _markers(x, y, symbol=symbol, colour=MARK_COLOUR[colour],
+                         size=cell_px * (0.7 if solid else 0.8),
+                         line_width=0 if solid else max(1.2, cell_px * 0.14),
+                         name=colour)
+            )
+    return go.Figure(
+        data=traces, layout=_layout(frame, kind, rows, cols_visible, cell_px, frame.height)
+    )
+
+
+def board_figures(
+    rounds: pl.DataFrame,
+    rows: int = ROWS,
+    *,
+    bead_cols: int = BEAD_COLS,
+    big_road_cols: int = BIG_ROAD_COLS,
+    derived_cols: int = DERIVED_COLS,
+) -> dict[str, go.Figure]:
+    """All five roads of a shoe, computed once, keyed as in `ROAD_NAMES`."""
+    roads = all_roads(rounds, rows=rows)
+    figs = {
+        "bead_plate": bead_plate_figure(roads, rows, bead_cols),
+        "big_road": big_road_figure(roads, rows, big_road_cols),
+    }
+    for kind in DERIVED:
+        figs[kind] = derived_road_figure(roads, kind, rows, derived_cols)
+    return figs
+
+
+def ask_road_text(marks: Mapping[str, str | None]) -> str:
+    """Streamlit-markdown of the marks one hypothetical result would add (— for none).
+
+    >>> ask_road_text({"big_eye_boy": "red", "small_road": None, "cockroach_pig": "blue"})
+    ':red[○] — :blue[╱]'
+    """
+    return " ".join(
+        f":{marks[k]}[{MARK_GLYPH[k]}]" if marks.get(k) in MARK_COLOUR else "—" for k in DERIVED
+    )

@@ -1,0 +1,298 @@
+"""The scoreboard page: the board, statistics, ask road, and entering a shoe.
+
+Everything below the title is one ``st.fragment``, so a result entered by click or
+key reruns only the board and the controls, not the page. Every action goes through
+`session.apply`: the new rounds are computed by the pure `rounds` functions, saved
+atomically, and only then shown; a refused input leaves the shoe as it was and its
+message appears next to the input that caused it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from roads_app.errors import RoadsAppError, RoundError
+from roads_app.roads import ask_road
+from roads_app.rounds import (
+    ShoeMeta,
+    add_cards,
+    add_points,
+    add_winner,
+    can_undo,
+    edit_round,
+    round_by_cards,
+    round_by_points,
+    round_by_winner,
+    undo,
+)
+from roads_app.rules import list_tables, load_table
+from roads_app.ui import board, session
+
+FLAGS: tuple[tuple[str, str], ...] = (
+    ("banker_pair", "Banker pair"),
+    ("player_pair", "Player pair"),
+    ("player_natural", "Player natural"),
+    ("banker_natural", "Banker natural"),
+)
+WINNER_BUTTONS: tuple[tuple[str, str, str], ...] = (
+    ("B", "Banker", "B"),
+    ("P", "Player", "P"),
+    ("T", "Tie", "T"),
+)
+WINNER_WORD = {"B": "Banker", "P": "Player", "T": "Tie"}
+
+
+# --- actions (widget callbacks: they run before the fragment redraws) --------------------
+
+
+def _flags() -> dict[str, bool | None]:
+    """The toggles as round flags: on means yes, off means not recorded (null)."""
+    return {k: True if st.session_state.get(f"flag_{k}") else None for k, _ in FLAGS}
+
+
+def _reset_flags() -> None:
+    for k, _ in FLAGS:
+        st.session_state[f"flag_{k}"] = False
+
+
+def on_winner(winner: str) -> None:
+    flags = _flags()
+    if session.apply("result", lambda r, m: add_winner(r, winner, decks=m.decks, **flags)):
+        _reset_flags()
+
+
+def on_points() -> None:
+    pp, bp = st.session_state.get("points_player"), st.session_state.get("points_banker")
+    if pp is None or bp is None:
+        session.set_error("points", "enter both totals (0 to 9) before adding the round")
+        return
+    flags = _flags()
+    if session.apply(
+        "points", lambda r, m: add_points(r, int(pp), int(bp), decks=m.decks, **flags)
+    ):
+        _reset_flags()
+        st.session_state["points_player"] = st.session_state["points_banker"] = None
+
+
+def on_cards() -> None:
+    pc = st.session_state.get("cards_player", "")
+    bc = st.session_state.get("cards_banker", "")
+    if session.apply("cards", lambda r, m: add_cards(r, pc, bc, decks=m.decks)):
+        st.session_state["cards_player"] = st.session_state["cards_banker"] = ""
+
+
+def on_undo() -> None:
+    session.apply("result", lambda r, m: undo(r))
+
+
+def _edit_row() -> dict[str, Any]:
+    how = st.session_state.get("edit_how", "Result")
+    flags = {
+        "banker_pair": True if st.session_state.get("edit_banker_pair") else None,
+        "player_pair": True if st.session_state.get("edit_player_pair") else None,
+    }
+    if how == "Result":
+        return round_by_winner(st.session_state.get("edit_winner") or "", **flags)
+    if how == "Points":
+        pp, bp = st.session_state.get("edit_pp"), st.session_state.get("edit_bp")
+        if pp is None or bp is None:
+            raise RoundError("enter both totals (0 to 9) to replace the round by points")
+        return round_by_points(int(pp), int(bp), **flags)
+    return round_by_cards(
+        st.session_state.get("edit_pc", ""), st.session_state.get("edit_bc", "")
+    )
+
+
+def on_edit() -> None:
+    no = int(st.session_state.get("edit_round") or 0)
+    session.apply("edit", lambda r, m: edit_round(r, no, _edit_row(), decks=m.decks))
+
+
+def on_table_change() -> None:
+    """A new table suggests its own deck count."""
+    st.session_state["new_decks"] = load_table(st.session_state["new_table"]).shoe.decks
+
+
+def on_new_shoe() -> None:
+    rules = st.session_state.get("new_table") or session.DEFAULT_TABLE
+    decks = int(st.session_state.get("new_decks") or session.DEFAULT_DECKS)
+    try:
+        session.start_new_shoe(rules, decks)
+    except RoadsAppError as e:
+        session.set_error("new", str(e))
+
+
+# --- drawing ---------------------------------------------------------------------------------
+
+
+def _chart(fig: Any, key: str) -> None:
+    st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
+
+
+def render_board(rounds: pl.DataFrame) -> None:
+    """Bead plate on the left; big road over the three derived roads on the right."""
+    figs = board.board_figures(rounds)
+    with st.container(horizontal=True, gap="small"):
+        with st.container(width="content", gap=None):
+            st.caption(board.ROAD_TITLES["bead_plate"])
+            _chart(figs["bead_plate"], "fig_bead_plate")
+        with st.container(width="content", gap=None):
+            st.caption(board.ROAD_TITLES["big_road"])
+            _chart(figs["big_road"], "fig_big_road")
+    with st.container(horizontal=True, gap="small"):
+        for kind in board.DERIVED:
+            with st.container(width="content", gap=None):
+                st.caption(board.ROAD_TITLES[kind])
+                _chart(figs[kind], f"fig_{kind}")
+
+
+def render_ask_road(rounds: pl.DataFrame) -> None:
+    """What each derived road would add after a Banker or a Player result."""
+    st.markdown("**Ask road**")
+    for side, word in (("B", "Banker"), ("P", "Player")):
+        marks = ask_road(rounds, side)
+        st.markdown(f"{word} next? {board.ask_road_text(marks)}")
+
+
+def render_stats(rounds: pl.DataFrame) -> None:
+    """Counts and percentages of B/P/T, pairs, naturals, streaks."""
+    n = rounds.height
+    counts = rounds.group_by("winner").len()
+    by = dict(zip(counts["winner"].cast(pl.String).to_list(), counts["len"].to_list(), strict=True))
+    for w in ("B", "P", "T"):
+        k = by.get(w, 0)
+        pct = f"{100 * k / n:.1f}%" if n else "–"
+        st.markdown(f"{WINNER_WORD[w]}: **{k}** ({pct})")
+
+
+def _header(state: session.ShoeState) -> None:
+    meta: ShoeMeta = state.meta
+    title = meta.name or f"Shoe {meta.id}"
+    saved = "" if state.saved else " · new, saved on the first result"
+    st.markdown(
+        f"### {title}\n"
+        f"Table **{meta.rules}** · {meta.decks} decks{saved} · "
+        f"<span data-testid='round-count'>Round {state.round_count}</span>",
+        unsafe_allow_html=True,
+    )
+
+
+def _error(area: str) -> None:
+    message = session.errors().get(area)
+    if message:
+        st.error(message, icon=":material/error:")
+
+
+def render_quick_entry(state: session.ShoeState) -> None:
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        for w, label, key in WINNER_BUTTONS:
+            st.button(label, key=f"btn_{w}", shortcut=key, on_click=on_winner, args=(w,),
+                      type="primary" if w != "T" else "secondary")  # fmt: skip
+        st.button("Undo", key="btn_undo", shortcut="U", on_click=on_undo,
+                  disabled=not can_undo(state.rounds), icon=":material/undo:")  # fmt: skip
+    with st.container(horizontal=True, gap="medium"):
+        for k, label in FLAGS:
+            st.toggle(label, key=f"flag_{k}")
+    _error("result")
+
+
+def render_points_entry() -> None:
+    with st.form("points_form", border=False):
+        c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        c1.number_input("Player points", 0, 9, value=None, step=1, key="points_player")
+        c2.number_input("Banker points", 0, 9, value=None, step=1, key="points_banker")
+        c3.form_submit_button("Add by points", on_click=on_points)
+    st.caption("The pair and natural toggles above apply to this round too.")
+    _error("points")
+
+
+def render_cards_entry() -> None:
+    with st.form("cards_form", border=False):
+        c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        c1.text_input("Player cards", key="cards_player", placeholder="9s Kd")
+        c2.text_input("Banker cards", key="cards_banker", placeholder="5c 2h 3d")
+        c3.form_submit_button("Add by cards", on_click=on_cards)
+    st.caption("Ranks A 2-9 T J Q K, suits s h d c, in dealing order; drawing rules checked.")
+    _error("cards")
+
+
+def render_edit(state: session.ShoeState) -> None:
+    n = state.round_count
+    if not n:
+        st.caption("No rounds to edit yet.")
+        return
+    with st.form("edit_form", border=False):
+        c1, c2 = st.columns([1, 3])
+        no = c1.number_input("Round", 1, n, value=n, step=1, key="edit_round")
+        c2.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
+                             key="edit_how", required=True)  # fmt: skip
+        c1, c2, c3, c4 = st.columns(4)
+        c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
+                     format_func=WINNER_WORD.__getitem__)  # fmt: skip
+        c2.number_input("Player points", 0, 9, value=None, step=1, key="edit_pp")
+        c3.number_input("Banker points", 0, 9, value=None, step=1, key="edit_bp")
+        c4.checkbox("Banker pair", key="edit_banker_pair")
+        c4.checkbox("Player pair", key="edit_player_pair")
+        c1, c2 = st.columns(2)
+        c1.text_input("Player cards", key="edit_pc", placeholder="9s Kd")
+        c2.text_input("Banker cards", key="edit_bc", placeholder="5c 2h 3d")
+        st.form_submit_button("Replace round", on_click=on_edit)
+    if 1 <= no <= n:
+        row = state.rounds.row(int(no) - 1, named=True)
+        st.caption(f"Round {no} now: {_describe(row)}")
+    _error("edit")
+
+
+def _describe(row: dict[str, Any]) -> str:
+    text = WINNER_WORD[row["winner"]]
+    if row["player_points"] is not None:
+        text += f", player {row['player_points']} – banker {row['banker_points']}"
+    if row["player_cards"] is not None:
+        text += f" ({' '.join(row['player_cards'])} / {' '.join(row['banker_cards'])})"
+    return text
+
+
+def render_new_shoe(state: session.ShoeState) -> None:
+    tables = list_tables()
+    if "new_table" not in st.session_state:
+        st.session_state["new_table"] = (
+            state.meta.rules if state.meta.rules in tables else session.DEFAULT_TABLE
+        )
+        st.session_state["new_decks"] = state.meta.decks
+    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    c1.selectbox("Table (rules)", tables, key="new_table", on_change=on_table_change)
+    c2.number_input("Decks", 1, 8, step=1, key="new_decks")
+    c3.button("Start new shoe", key="btn_new", on_click=on_new_shoe)
+    _error("new")
+
+
+@st.fragment
+def shoe_fragment() -> None:
+    """The part of the page one result reruns."""
+    state = session.current()
+    _error("shoe")
+    _header(state)
+    main, side = st.columns([4, 1], gap="medium")
+    with main:
+        render_board(state.rounds)
+        render_quick_entry(state)
+        points, cards, edit, new = st.tabs(["By points", "By cards", "Edit a round", "New shoe"])
+        with points:
+            render_points_entry()
+        with cards:
+            render_cards_entry()
+        with edit:
+            render_edit(state)
+        with new:
+            render_new_shoe(state)
+    with side:
+        render_stats(state.rounds)
+        render_ask_road(state.rounds)
+
+
+def render_entry_page() -> None:
+    """The default page: ready to enter a new shoe, or the shoe named in the URL."""
+    shoe_fragment()

@@ -1,0 +1,80 @@
+"""Start the dashboard: `roads-app [--port N] [--data DIR] [--headless]`.
+
+Runs ``streamlit run app.py`` in a child process so Streamlit owns its own event
+loop and flags; the data folder travels as an absolute path in ``ROADS_APP_DATA``
+(read by `session.data_dir`). Nothing needs configuring: no e-mail prompt, no
+usage statistics, no file watcher (a player's machine is not a dev server).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from types import FrameType
+
+from roads_app.errors import RoadsAppError, StorageError
+
+APP_PATH = Path(__file__).resolve().with_name("app.py")
+DATA_ENV = "ROADS_APP_DATA"
+
+
+def streamlit_command(port: int, headless: bool) -> list[str]:
+    """The exact command line that serves the app (kept separate so it can be tested)."""
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP_PATH),
+        "--server.port", str(port),
+        "--server.headless", "true" if headless else "false",
+        "--server.showEmailPrompt", "false",
+        "--server.fileWatcherType", "none",
+        "--server.runOnSave", "false",
+        "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "minimal",
+    ]  # fmt: skip
+
+
+def check_port(port: int) -> None:
+    """Refuse a port out of range or already taken, in one line rather than a traceback."""
+    if not 1 <= port <= 65535:
+        raise RoadsAppError(f"port {port} is out of range: use 1 to 65535")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("", port))
+        except OSError:
+            raise RoadsAppError(
+                f"port {port} is already in use: stop the other server or pick --port N"
+            ) from None
+
+
+def prepare_data_dir(data_dir: Path) -> Path:
+    """Create the data folder if needed and return it absolute (the app may chdir)."""
+    path = Path(data_dir).expanduser().resolve()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StorageError(f"cannot create the data folder {path}: {e.strerror}") from None
+    if not os.access(path, os.W_OK):
+        raise StorageError(f"the data folder {path} is not writable")
+    return path
+
+
+def run_dashboard(port: int, data_dir: Path, headless: bool = False) -> int:
+    """Serve the dashboard until stopped; returns Streamlit's exit status."""
+    check_port(port)
+    env = {**os.environ, DATA_ENV: str(prepare_data_dir(data_dir))}
+    proc = subprocess.Popen(streamlit_command(port, headless), env=env)
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        proc.send_signal(signum)
+
+    previous = signal.signal(signal.SIGTERM, forward)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:  # Ctrl+C reaches the child too; let it shut down cleanly
+        return proc.wait()
+    finally:
+        signal.signal(signal.SIGTERM, previous)

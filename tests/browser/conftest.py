@@ -1,0 +1,190 @@
+"""Browser-test fixtures: the app started as the README starts it, and the system Chromium.
+
+* `AppServer` runs ``python3 dev.py app --port N --data DIR --headless`` from the repo
+  root in its own process group, waits on ``/_stcore/health`` and kills the group on
+  stop, so no Streamlit is ever left running. ``restart()`` keeps port and data folder.
+* ``app_server`` is one server per test module (tests share it but each page starts its
+  own shoe); ``fresh_server`` is one per test, for tests that stop or restart it.
+* ``page`` is a new browser context per test (own cookies, storage and Streamlit session).
+* Waiting is always on Streamlit's own state (``data-test-script-state`` on the app
+  root) or on the expected element, never on sleeps.
+
+Helpers the page tests use: `wait_idle`, `wait_rounds`, `board_meta`, `round_count`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("ROADS_APP_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1440, "height": 960}
+START_TIMEOUT_S = 90.0
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'  # noqa: E501
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class AppServer:
+    """The dashboard as a person starts it, on a free port and a private data folder."""
+
+    def __init__(self, data_dir: Path, log_path: Path, port: int | None = None) -> None:
+        self.data_dir = data_dir
+        self.log_path = log_path
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.started_in_s: float | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://localhost:{self.port}"
+
+    def start(self) -> AppServer:
+        cmd = ["python3", "dev.py", "app", "--port", str(self.port),
+               "--data", str(self.data_dir), "--headless"]  # fmt: skip
+        t0 = time.perf_counter()
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        self._wait_healthy()
+        self.started_in_s = time.perf_counter() - t0
+        return self
+
+    def _wait_healthy(self) -> None:
+        assert self.proc is not None
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            try:  # doubles as the pause between polls, and notices a server that died
+                code = self.proc.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                continue
+            raise RuntimeError(f"the app exited with {code}:\n{self.log_tail()}")
+        self.stop()
+        raise RuntimeError(f"the app did not become healthy in {START_TIMEOUT_S}s:\n"
+                           f"{self.log_tail()}")  # fmt: skip
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """Kill the whole process group (dev.py, roads-app, streamlit) and reap it."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=20)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def restart(self) -> AppServer:
+        self.stop()
+        return self.start()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install it (apt-get install chromium)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    root = tmp_path_factory.mktemp("app")
+    server = AppServer(root / "data", root / "server.log").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[AppServer]:
+    server = AppServer(tmp_path / "data", tmp_path / "server.log").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+# --- waiting on Streamlit ----------------------------------------------------------------
+
+
+def wait_idle(page: Page) -> None:
+    """Until the app is connected and no script run is going on."""
+    page.wait_for_selector(APP_IDLE, state="attached")
+
+
+def round_count(page: Page) -> int:
+    """The round counter in the scoreboard header ("Round 12")."""
+    text = page.locator('[data-testid="round-count"]').inner_text()
+    return int(text.split()[-1])
+
+
+def board_meta(page: Page) -> dict[str, dict]:
+    """``layout.meta`` of every road figure drawn in the page, by road name."""
+    metas = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".map(g => g.layout && g.layout.meta).filter(m => m && m.road)"
+    )
+    return {m["road"]: m for m in metas}
+
+
+WAIT_ROUNDS_JS = """(n) => {
+  const c = document.querySelector('[data-testid="round-count"]');
+  if (!c || c.textContent.trim() !== 'Round ' + n) return false;
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .map(g => g.layout && g.layout.meta).filter(m => m && m.road === 'bead_plate');
+  return g.length === 1 && g[0].rounds === n;
+}"""
+
+
+def wait_rounds(page: Page, n: int, timeout_ms: float = 30_000) -> None:
+    """Until the header says ``Round n`` and the drawn bead plate holds n beads."""
+    page.wait_for_function(WAIT_ROUNDS_JS, arg=n, timeout=timeout_ms, polling="raf")
