@@ -125,7 +125,10 @@ def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
         except Exception as e:  # kaleido or Chromium missing / failing
             first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
             raise StorageError(f"cannot draw the board as PNG: {first}") from None
-        images = [Image.open(p).convert("RGB") for p in paths]
+        images = []
+        for p in paths:
+            with Image.open(p) as im:
+                images.append(im.convert("RGB"))
         pad, head = 12, 28 if title else 0
         width = max(im.width for im in images) + 2 * pad
         height = sum(im.height for im in images) + pad * (len(images) + 1) + head
