@@ -1,0 +1,421 @@
+"""Bet settlement: a frame of bets against a frame of rounds, in one Polars query.
+
+`settle_features` turns rounds into what bets settle on (pairs from flags or cards,
+suited pairs and card counts from cards, banker-wins-with-6, tie total); `settle` joins
+the bets to those features and to the table's payouts and decides every bet with one
+``when/then`` chain per question (offered? within limits? open? voided? dealt? enough
+data? won?), so a million bets cost the same code path as one.
+
+Outcomes: ``win`` (net = stake x payout), ``lose`` (net = -stake), ``push`` (Player or
+Banker on a tie, net 0), ``refund`` (voided round, or a Natural bet on a natural tie,
+net 0), ``refused`` (never placed, net 0, with the reason).
+
+A round entered by winner only still settles what its winner decides: a Super 6 bet
+loses on a Player win without any totals, but is refused on a Banker win without the
+banker total.
+
+>>> from roads_app.rounds import rounds_from_winners
+>>> from roads_app.rules import load_table
+>>> bets = pl.DataFrame({"round": [1, 2, 3], "bet": ["banker", "banker", "tie"], "stake": 10.0})
+>>> out = settle(rounds_from_winners("BTP"), bets, load_table("classic"))
+>>> out["outcome"].to_list(), out["net"].to_list()
+(['win', 'push', 'lose'], [9.5, 0.0, -10.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import polars as pl
+
+from roads_app import cards as C
+from roads_app.errors import BetError
+from roads_app.rules import (
+    BET_IDS,
+    BET_LABELS,
+    SHORTCUT_LABELS,
+    SHORTCUTS,
+    Table,
+    limits_text,
+    not_offered_reason,
+)
+
+OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused")
+OUTCOME = pl.Enum(list(OUTCOMES))
+"""Outcome dtype of `settle`'s ``outcome`` column."""
+
+FEATURES_SCHEMA: pl.Schema = pl.Schema(
+    {
+        "round": pl.Int32,
+        "winner": pl.Enum(["B", "P", "T"]),
+        "player_points": pl.Int8,
+        "banker_points": pl.Int8,
+        "player_natural": pl.Boolean,  # flag, else from the first two cards
+        "banker_natural": pl.Boolean,
+        "player_pair": pl.Boolean,  # flag, else from the first two cards
+        "banker_pair": pl.Boolean,
+        "player_suited_pair": pl.Boolean,  # same rank and suit; cards only
+        "banker_suited_pair": pl.Boolean,
+        "cards": pl.Int8,  # cards dealt in the round (4 = Small, 5-6 = Big); cards only
+        "banker_six": pl.Boolean,  # banker wins with 6; False on a P/T round even without totals
+        "tie_total": pl.Int8,  # the total a tie was on; null if not a tie or not known
+    }
+)
+"""Per-round features bets settle on (plus a leading ``shoe`` for multi-shoe frames).
+
+Null means the round was entered without the data to know it.
+"""
+
+_CARD = pl.Enum(list(C.ALL_CARDS))
+"""Card codes as an Enum whose physical value is the card number."""
+
+
+def _rank_points(rank: pl.Expr) -> pl.Expr:
+    """Baccarat points of a rank index (A=0 .. K=12): A-9 count 1-9, T/J/Q/K 0."""
+    return pl.when(rank < 9).then(rank + 1).otherwise(0)
+
+
+# What a bet family needs from a round, in the words of a refusal.
+_NEEDS: dict[str, str] = {
+    "player_pair": "pair flags or cards",
+    "banker_pair": "pair flags or cards",
+    "any_pair": "pair flags or cards",
+    "perfect_pair": "cards",
+    "big": "cards",
+    "small": "cards",
+    "player_natural": "natural flags or cards",
+    "banker_natural": "natural flags or cards",
+    "super_6": "the banker total",
+    "banker": "the banker total",
+    **{f"super_tie_{k}": "the totals" for k in range(10)},
+}
+
+
+def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+    """The features of each round that bets settle on (`FEATURES_SCHEMA`), lazily.
+
+    Flags entered by hand win over nothing; cards, where present, fill what flags lack.
+
+    >>> from roads_app.rounds import add_cards, empty_rounds
+    >>> r = add_cards(empty_rounds(), ["7s", "7s", "2d"], ["5h", "Kc"])
+    >>> f = settle_features(r).collect().row(0, named=True)
+    >>> f["player_suited_pair"], f["cards"], f["banker_six"], f["winner"]
+    (True, 5, False, 'P')
+    """
+    lf = rounds.lazy()
+    keys = ["shoe"] if "shoe" in lf.collect_schema().names() else []
+
+    side_cols: dict[str, pl.Expr] = {}
+    for side in ("player", "banker"):
+        lst = pl.col(f"{side}_cards")
+        # Card numbers (rank_index*4 + suit_index) of the first two cards: integer work
+        # from here on instead of string slicing.
+        a, b = (
+            lst.list.get(i, null_on_oob=True).cast(_CARD, strict=False).to_physical()
+            for i in (0, 1)
+        )
+        ra, rb = a // 4, b // 4
+        two = (_rank_points(ra) + _rank_points(rb)) % 10
+        side_cols[f"{side}_natural"] = pl.coalesce(pl.col(f"{side}_natural"), two >= 8)
+        side_cols[f"{side}_pair"] = pl.coalesce(pl.col(f"{side}_pair"), ra == rb)
+        side_cols[f"{side}_suited_pair"] = a == b
+    w = pl.col("winner")
+    return lf.select(
+        *keys,
+        pl.col("round").cast(pl.Int32),
+        w.cast(FEATURES_SCHEMA["winner"]),
+        pl.col("player_points").cast(pl.Int8),
+        pl.col("banker_points").cast(pl.Int8),
+        **side_cols,
+        cards=(pl.col("player_cards").list.len() + pl.col("banker_cards").list.len()).cast(pl.Int8),
+        banker_six=pl.when(w == "B").then(pl.col("banker_points") == 6).otherwise(False),
+        tie_total=pl.when(w == "T").then(pl.col("player_points").cast(pl.Int8)),
+    )
+
+
+def _check_bets(bets: pl.DataFrame, multi: bool) -> None:
+    need = ["shoe", "round", "bet", "stake"] if multi else ["round", "bet", "stake"]
+    missing = [c for c in need if c not in bets.columns]
+    if missing:
+        extra = " (the rounds span many shoes, so bets need a shoe column)" if multi else ""
+        raise BetError(f"bets lack column {', '.join(map(repr, missing))}{extra}")
+    for c in need:
+        dt = bets.schema[c]
+        if c in ("shoe", "round") and not dt.is_integer():
+            raise BetError(f"bets column {c!r} must hold whole numbers, not {dt}")
+        if c == "stake" and not dt.is_numeric():
+            raise BetError(f"bets column 'stake' must hold numbers, not {dt}")
+        if c == "bet" and dt not in (pl.String, pl.Categorical) and not isinstance(dt, pl.Enum):
+            raise BetError(f"bets column 'bet' must hold bet names, not {dt}")
+        nulls = bets[c].null_count()
+        if nulls:
+            raise BetError(f"bets column {c!r} is empty on {nulls} row(s)")
+
+
+def _voided_frame(voided: Iterable[int] | Iterable[tuple[int, int]], multi: bool) -> pl.DataFrame:
+    items = list(voided)
+    if multi:
+        try:
+            shoes, rounds = zip(*items, strict=True) if items else ((), ())
+        except (TypeError, ValueError):
+            raise BetError("voided rounds of a many-shoe frame are (shoe, round) pairs") from None
+        return pl.DataFrame(
+            {"shoe": list(shoes), "__r": list(rounds), "__void": True},
+            schema={"shoe": pl.Int64, "__r": pl.Int64, "__void": pl.Boolean},
+        )
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in items):
+        raise BetError("voided rounds are round numbers (whole numbers)")
+    return pl.DataFrame(
+        {"__r": items, "__void": True}, schema={"__r": pl.Int64, "__void": pl.Boolean}
+    )
+
+
+def _params(table: Table) -> pl.DataFrame:
+    """One row per bet the table offers: payouts, closing round, label, what it needs."""
+    ids = list(table.bets)
+    return pl.DataFrame(
+        {
+            "bet": ids,
+            "__payout": [table.bets[b].payout for b in ids],
+            "__six": [table.bets[b].six_payout for b in ids],
+            "__closes": [table.bets[b].closes_after for b in ids],
+            "__label": [table.bets[b].label for b in ids],
+            "__k": [int(b[-1]) if b.startswith("super_tie_") else None for b in ids],
+        },
+        schema={
+            "bet": pl.String,
+            "__payout": pl.Float64,
+            "__six": pl.Float64,
+            "__closes": pl.Int64,
+            "__label": pl.String,
+            "__k": pl.Int8,
+        },
+    )
+
+
+def _num_text(x: pl.Expr) -> pl.Expr:
+    """``10`` rather than ``10.0`` for whole stakes in reasons."""
+    whole = x.is_finite() & (x == x.floor()) & (x.abs() < 1e15)
+    return (
+        pl.when(whole)
+        .then(x.cast(pl.Int64, strict=False).cast(pl.String))
+        .otherwise(x.cast(pl.String))
+    )
+
+
+def settle(
+    rounds: pl.DataFrame,
+    bets: pl.DataFrame,
+    table: Table,
+    voided: Iterable[int] | Iterable[tuple[int, int]] = (),
+) -> pl.DataFrame:
+    """Settle every bet: the bets' columns plus ``shortcut``, ``outcome``, ``net``, ``reason``.
+
+    ``rounds`` is a rounds frame (`ROUNDS_SCHEMA`), or a many-shoe one with ``shoe``, in
+    which case bets need ``shoe`` too and ``voided`` holds (shoe, round) pairs. ``bets``
+    has ``round``, ``bet`` (a bet id or one of the table's shortcuts) and ``stake``; any
+    other columns are kept. A shortcut becomes one row per bet it stands for, each with
+    the full stake and ``shortcut`` naming it (null on plain bets). A boolean ``voided``
+    column in ``bets``, where present, refunds those bets like ``voided`` rounds do.
+    Rows keep the bets' order.
+    """
+    multi = "shoe" in rounds.columns
+    _check_bets(bets, multi)
+    keys = ["shoe", "__r"] if multi else ["__r"]
+    has_void_col = "voided" in bets.columns and bets.schema["voided"] == pl.Boolean
+    lim = table.limits
+
+    sc_rows = [(s, u) for s, unders in table.shortcuts.items() for u in unders]
+    expand = pl.DataFrame(
+        {"__sc": [s for s, _ in sc_rows], "__under": [u for _, u in sc_rows]},
+        schema={"__sc": pl.String, "__under": pl.String},
+    )
+
+    feats = settle_features(rounds).rename({"round": "__r"})
+    if multi:
+        feats = feats.with_columns(pl.col("shoe").cast(pl.Int64))
+    feats = feats.with_columns(pl.col("__r").cast(pl.Int64), __dealt=pl.lit(True))
+
+    lf = (
+        bets.lazy()
+        .with_columns(pl.col("bet").cast(pl.String), pl.col("stake").cast(pl.Float64))
+        .join(expand.lazy(), left_on="bet", right_on="__sc", how="left", maintain_order="left")
+        .with_columns(
+            shortcut=pl.when(pl.col("__under").is_not_null()).then(pl.col("bet")),
+            bet=pl.coalesce("__under", "bet"),
+            __r=pl.col("round").cast(pl.Int64),
+            **({"shoe": pl.col("shoe").cast(pl.Int64)} if multi else {}),
+        )
+        .drop("__under")
+        .with_row_index("__i")  # the joins below may reorder rows; sorted back at the end
+        .join(_params(table).lazy(), on="bet", how="left")
+        .join(feats, on=keys, how="left")
+        .join(_voided_frame(voided, multi).lazy(), on=keys, how="left")
+    )
+
+    bet, stake, rnd = pl.col("bet"), pl.col("stake"), pl.col("__r")
+    w = pl.col("winner")
+    pn, bn = pl.col("player_natural"), pl.col("banker_natural")
+    pp, bp = pl.col("player_pair"), pl.col("banker_pair")
+    ppts, bpts = pl.col("player_points"), pl.col("banker_points")
+    six = pl.col("__six")
+    super_tie = bet.str.starts_with("super_tie_")
+
+    # Data the bet needs on this round and does not have (null-aware, per family).
+    lacking = (
+        pl.when(bet.is_in(["player_pair"]))
+        .then(pp.is_null())
+        .when(bet == "banker_pair")
+        .then(bp.is_null())
+        .when(bet == "any_pair")
+        .then((pp | bp).is_null())
+        .when(bet == "perfect_pair")
+        .then((pl.col("player_suited_pair") | pl.col("banker_suited_pair")).is_null())
+        .when(bet.is_in(["big", "small"]))
+        .then(pl.col("cards").is_null())
+        .when(bet == "player_natural")
+        .then((w != "B") & pn.is_null())
+        .when(bet == "banker_natural")
+        .then((w != "P") & bn.is_null())
+        .when(bet == "super_6")
+        .then((w == "B") & bpts.is_null())
+        .when(bet == "banker")
+        .then(six.is_not_null() & (w == "B") & bpts.is_null())
+        .when(super_tie)
+        .then((w == "T") & ppts.is_null())
+        .otherwise(False)
+    )
+    # Whether the bet wins, once the data is known (nulls only where `lacking` is true).
+    hit = (
+        pl.when(bet == "player")
+        .then(w == "P")
+        .when(bet == "banker")
+        .then(w == "B")
+        .when(bet == "tie")
+        .then(w == "T")
+        .when(bet == "player_pair")
+        .then(pp)
+        .when(bet == "banker_pair")
+        .then(bp)
+        .when(bet == "big")
+        .then(pl.col("cards") >= 5)
+        .when(bet == "small")
+        .then(pl.col("cards") == 4)
+        .when(bet == "any_pair")
+        .then(pp | bp)
+        .when(bet == "perfect_pair")
+        .then(pl.col("player_suited_pair") | pl.col("banker_suited_pair"))
+        .when(bet == "player_natural")
+        .then((w == "P") & pn)
+        .when(bet == "banker_natural")
+        .then((w == "B") & bn)
+        .when(bet == "super_6")
+        .then(pl.col("banker_six"))
+        .when(super_tie)
+        .then((w == "T") & (ppts == pl.col("__k")))
+        .otherwise(False)
+        .fill_null(False)
+    )
+    push = bet.is_in(["player", "banker"]) & (w == "T")
+    natural_tie = (w == "T") & (
+        ((bet == "player_natural") & pn.fill_null(False))
+        | ((bet == "banker_natural") & bn.fill_null(False))
+    )
+    payout = (
+        pl.when((bet == "banker") & six.is_not_null() & (bpts == 6))
+        .then(six)
+        .otherwise(pl.col("__payout"))
+    )
+
+    offered = pl.col("__payout").is_not_null()
+    bad_stake = stake.is_nan() | (stake < lim.min_bet) | (stake > lim.max_bet)
+    closed = pl.col("__closes").is_not_null() & (rnd > pl.col("__closes"))
+    void = pl.col("__void").fill_null(False)
+    if has_void_col:
+        void = void | pl.col("voided").fill_null(False)
+    dealt = pl.col("__dealt").fill_null(False)
+
+    refusals = {
+        name: not_offered_reason(table, name)
+        for name in (*BET_LABELS, *SHORTCUT_LABELS)
+        if name not in table.bets and name not in table.shortcuts
+    }
+    known_refusal = (
+        bet.replace_strict(refusals, default=None, return_dtype=pl.String)
+        if refusals
+        else pl.lit(None, dtype=pl.String)
+    )
+    unknown_reason = pl.format(
+        "unknown bet '{}' (known: {})", bet, pl.lit(", ".join(BET_IDS + tuple(SHORTCUTS)))
+    )
+    where = pl.format("shoe {} round {}", "shoe", rnd) if multi else pl.format("round {}", rnd)
+    needs = bet.replace_strict(_NEEDS, default="data", return_dtype=pl.String)
+
+    reason = (
+        pl.when(~offered)
+        .then(pl.coalesce(known_refusal, unknown_reason))
+        .when(stake.is_nan())
+        .then(pl.lit("stake NaN is not a number"))
+        .when(bad_stake)
+        .then(
+            pl.format(
+                "stake {} is outside the table limits ({})",
+                _num_text(stake),
+                pl.lit(limits_text(lim)),
+            )
+        )
+        .when(closed)
+        .then(
+            pl.format(
+                "{} closes after round {} of the shoe (this is round {})",
+                "__label",
+                "__closes",
+                rnd,
+            )
+        )
+        .when(void)
+        .then(pl.lit(None, dtype=pl.String))
+        .when(~dealt)
+        .then(pl.format("{} has not been dealt", where))
+        .when(lacking)
+        .then(pl.format("{} lacks {} to settle {}", where, needs, "__label"))
+    )
+    outcome = (
+        pl.when(~offered | bad_stake | closed)
+        .then(pl.lit("refused"))
+        .when(void)
+        .then(pl.lit("refund"))
+        .when(~dealt | lacking)
+        .then(pl.lit("refused"))
+        .when(push)
+        .then(pl.lit("push"))
+        .when(natural_tie)
+        .then(pl.lit("refund"))
+        .when(hit)
+        .then(pl.lit("win"))
+        .otherwise(pl.lit("lose"))
+        .cast(OUTCOME)
+    )
+    out_cols = [c for c in bets.columns if c != "shortcut"]
+    return (
+        lf.with_columns(outcome=outcome, reason=reason, __pay=payout)
+        .with_columns(
+            net=pl.when(pl.col("outcome") == "win")
+            .then(stake * pl.col("__pay"))
+            .when(pl.col("outcome") == "lose")
+            .then(-stake)
+            .otherwise(0.0)
+        )
+        .sort("__i")
+        .select(
+            *[
+                pl.col(c).cast(bets.schema[c]) if c in ("shoe", "round") else pl.col(c)
+                for c in out_cols
+            ],
+            pl.col("shortcut").cast(pl.String),
+            "outcome",
+            "net",
+            "reason",
+        )
+        .collect()
+    )
