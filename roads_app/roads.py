@@ -46,6 +46,7 @@ POINTS: tuple[str, ...] = ("player_points", "banker_points")
 _B, _P, _T = 0, 1, 2  # physical codes of the WINNER enum
 _RED, _BLUE, _NONE = 0, 1, -1
 _COLOUR_SERIES = pl.Series("colour", COLOURS, dtype=COLOUR)
+_BEAD_REST = ["round", "winner", *FLAGS, *POINTS]
 _SIDES = {"B": _B, "BANKER": _B, "P": _P, "PLAYER": _P}
 
 
@@ -131,69 +132,88 @@ def _shoes(rounds: pl.DataFrame) -> _Shoes:
 
 @dataclass(frozen=True, slots=True)
 class _Big:
-    """Big-road marks (one per B/P result, or the tie-only cell) and their streaks."""
+    """Big-road marks (one per B/P result, or the tie-only cell) and their streaks.
+
+    Mark arrays are in play order over all shoes; streak arrays are indexed by a
+    global streak id (streaks never span shoes).
+    """
 
     rows: np.ndarray  # round row of each mark
-    bp: np.ndarray  # bool: a B/P mark (False only for a tie-only cell)
-    winner: np.ndarray  # int8 code of each mark
+    winner: np.ndarray  # int8 code of each mark (T only for a tie-only cell)
     group: np.ndarray  # shoe group of each mark
     first_mark: np.ndarray  # per group: index of its first mark
     ties: np.ndarray  # int32 ties carried by each mark
     streak: np.ndarray  # global streak id of each mark
-    n: np.ndarray  # streak number within its shoe (0-based)
-    m: np.ndarray  # position in its streak (1-based)
-    length: np.ndarray  # final length of each global streak
+    m: np.ndarray  # position of each mark in its streak (1-based)
+    start: np.ndarray  # per streak: index of its first mark
+    length: np.ndarray  # per streak: final length
+    n: np.ndarray  # per streak: its number within its shoe (0-based)
     mark_before: np.ndarray  # per round row: marks strictly before it (global count)
 
 
 def _big(s: _Shoes) -> _Big:
     code, group, start = s.code, s.group, s.start
     is_bp = code != _T
-    bp_per_shoe = np.add.reduceat(is_bp.astype(np.int64), start)
+    bp_per_shoe = np.add.reduceat(is_bp, start, dtype=np.int32)
     is_mark = is_bp.copy()
     is_mark[start[bp_per_shoe == 0]] = True  # a shoe of ties only: its first tie is the cell
     rows = np.flatnonzero(is_mark)
-    upto = np.cumsum(is_mark)  # marks up to and including each round
+    upto = np.cumsum(is_mark, dtype=np.int64)  # marks up to and including each round
     first_mark = upto[start] - is_mark[start]  # every shoe has at least one mark
     # ties belong to the latest mark of their shoe, leading ties to the shoe's first mark
-    owner = np.maximum(upto - 1, first_mark[group])
-    ties = np.bincount(owner[code == _T], minlength=rows.size).astype(np.int32)
+    tie_rows = np.flatnonzero(~is_bp)
+    owner = np.maximum(upto[tie_rows] - 1, first_mark[group[tie_rows]])
+    ties = np.bincount(owner, minlength=rows.size).astype(np.int32)
     winner = code[rows]
-    mgroup = group[rows]
-    new = np.empty(rows.size, dtype=np.bool_)
-    new[:1] = True
-    new[1:] = (winner[1:] != winner[:-1]) | (mgroup[1:] != mgroup[:-1])
-    streak = np.cumsum(new) - 1
+    new = _firsts(winner)
+    new[first_mark] = True
+    streak = np.cumsum(new, dtype=np.int64) - 1
     streak_start = np.flatnonzero(new)
     length = np.diff(np.append(streak_start, rows.size))
-    m = np.arange(rows.size) - streak_start[streak] + 1
-    n = streak - streak[first_mark][mgroup]
+    m = np.arange(1, rows.size + 1) - np.repeat(streak_start, length)
+    first_streak = np.zeros(streak_start.size, dtype=np.int64)
+    first_streak[streak[first_mark]] = streak[first_mark]
+    n = np.arange(streak_start.size) - np.maximum.accumulate(first_streak)
     return _Big(
         rows,
-        is_bp[rows],
         winner,
-        mgroup,
+        group[rows],
         first_mark,
         ties,
         streak,
-        n,
         m,
+        streak_start,
         length,
+        n,
         upto - is_mark,
     )
 
 
-def _derived_colour(b: _Big, k: int) -> np.ndarray:
-    """Colour code of the mark each big-road mark adds to derived road ``k`` (-1: none)."""
-    s, n, m, L = b.streak, b.n, b.m, b.length
-    opens = m == 1
-    has = b.bp & np.where(opens, n - 1 - k >= 0, n - k >= 0)
-    red = np.where(
-        opens,
-        L[np.maximum(s - 1, 0)] == L[np.maximum(s - 1 - k, 0)],
-        m != L[np.maximum(s - k, 0)] + 1,
-    )
-    return np.where(has, np.where(red, _RED, _BLUE), _NONE).astype(np.int8)
+def _shift(a: np.ndarray, by: int) -> np.ndarray:
+    """``a[i - by]``, zero where ``i < by``."""
+    out = np.zeros_like(a)
+    if by < a.size:
+        out[by:] = a[: a.size - by]
+    return out
+
+
+def _derived_colour(b: _Big, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Marks of derived road ``k``: which big-road marks make one, and its colour code.
+
+    Spec formula, per streak ``s`` at shoe position ``n`` with final lengths ``L``: the
+    opening result is red iff ``L[s-1] == L[s-1-k]`` (needs ``n >= k+1``); a result at
+    position ``m > 1`` is red iff ``m != L[s-k] + 1`` (needs ``n >= k``). Both compare
+    only finished streaks, so final lengths are exact and the work is per streak plus
+    one `np.repeat`. A tie-only cell is streak 0 of its shoe: it makes no mark.
+    """
+    L, n, first = b.length, b.n, b.start
+    blue_at = np.repeat(_shift(L, k) + 1, L)  # the one continuing position that is blue
+    red = b.m != blue_at
+    red[first] = _shift(L, 1) == _shift(L, k + 1)
+    has = np.repeat(n >= k, L)
+    has[first] = n >= k + 1
+    sel = np.flatnonzero(has)
+    return sel, (~red[sel]).view(np.int8)
 
 
 def _if_banker(b: _Big, last: np.ndarray, k: int) -> np.ndarray:
@@ -203,12 +223,13 @@ def _if_banker(b: _Big, last: np.ndarray, k: int) -> np.ndarray:
     ``l`` against ``p = L[n-k]`` is red when ``l != p``; opening one after a Player
     streak of ``l`` is red when ``l == L[n-k]``. Player is always the opposite colour.
     """
-    ok = last >= 0
-    i = np.where(ok, last, 0)
     if b.rows.size == 0:
         return np.full(last.size, _NONE, dtype=np.int8)
-    ok &= b.bp[i] & (b.n[i] - k >= 0)
-    p = b.length[np.maximum(b.streak[i] - k, 0)]
+    ok = last >= 0
+    i = np.where(ok, last, 0)
+    s = b.streak[i]
+    ok &= (b.winner[i] != _T) & (b.n[s] >= k)
+    p = b.length[np.maximum(s - k, 0)]
     red = (b.m[i] == p) != (b.winner[i] == _B)
     return np.where(ok, np.where(red, _RED, _BLUE), _NONE).astype(np.int8)
 
@@ -272,50 +293,48 @@ def _firsts(group: np.ndarray) -> np.ndarray:
 
 
 def _with_cells(
-    s: _Shoes, idx: np.ndarray | None, col: np.ndarray, row: np.ndarray, rest: list[str]
+    s: _Shoes,
+    idx: np.ndarray | None,
+    col: np.ndarray,
+    row: np.ndarray,
+    rest: list[str],
+    extra: tuple[pl.Series, ...] = (),
 ) -> pl.DataFrame:
-    picked = s.frame.select(([] if not s.multi else ["shoe"]) + rest)
+    """[shoe], col, row, then ``rest`` gathered at round rows ``idx``, then ``extra``."""
+    picked = s.frame.select((["shoe"] if s.multi else []) + rest)
     if idx is not None:
         picked = picked[idx]
     cells = [pl.Series("col", col, dtype=pl.Int32), pl.Series("row", row, dtype=pl.Int32)]
     at = 1 if s.multi else 0
     cols = picked.get_columns()
-    return pl.DataFrame(cols[:at] + cells + cols[at:])
+    return pl.DataFrame([*cols[:at], *cells, *cols[at:], *extra])
 
 
 def _bead_plate(s: _Shoes, rows: int) -> pl.DataFrame:
-    i = np.arange(s.code.size) - s.start[s.group]
-    return _with_cells(s, None, i // rows, i % rows, ["round", "winner", *FLAGS, *POINTS])
+    i = (np.arange(s.code.size) - s.start[s.group]).astype(np.int32)
+    return _with_cells(s, None, i // rows, i % rows, _BEAD_REST)
 
 
 def _big_road(s: _Shoes, b: _Big, rows: int) -> pl.DataFrame:
     col, row = _layout(b.m == 1, _firsts(b.group), rows)
-    out = _with_cells(s, b.rows, col, row, ["round", "winner"])
-    return out.insert_column(out.width, pl.Series("ties", b.ties, dtype=pl.Int32)).hstack(
-        s.frame.select(FLAGS)[b.rows]
-    )
+    out = _with_cells(s, b.rows, col, row, ["round", "winner", *FLAGS])
+    return out.insert_column(out.width - len(FLAGS), pl.Series("ties", b.ties, dtype=pl.Int32))
 
 
 def _derived_road(s: _Shoes, b: _Big, k: int, rows: int) -> pl.DataFrame:
-    colour = _derived_colour(b, k)
-    sel = np.flatnonzero(colour >= 0)
-    c = colour[sel]
+    sel, c = _derived_colour(b, k)
     g = b.group[sel]
     shoe_first = _firsts(g)
     new = shoe_first.copy()
     new[1:] |= c[1:] != c[:-1]
     col, row = _layout(new, shoe_first, rows)
-    out = _with_cells(s, b.rows[sel], col, row, ["round"])
-    return out.insert_column(out.width, _COLOUR_SERIES.gather(c))
+    return _with_cells(s, b.rows[sel], col, row, ["round"], (_COLOUR_SERIES.gather(c),))
 
 
 def _empty(s: _Shoes, rest: list[str], extra: dict[str, pl.DataType]) -> pl.DataFrame:
     schema = {**({"shoe": pl.Int32} if s.multi else {}), "col": pl.Int32, "row": pl.Int32}
     schema |= {c: s.frame.schema[c] for c in rest} | extra
     return pl.DataFrame(schema=schema)
-
-
-_BEAD_REST = ["round", "winner", *FLAGS, *POINTS]
 
 
 def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:

@@ -1,0 +1,105 @@
+"""Speed of the roads: all five roads for one shoe, and for 10,000 shoes in one call.
+
+Run: ``.venv/bin/python bench/bench_roads.py [--shoes 10000] [--repeat 7]``
+
+Targets (issue 3): one 80-round shoe under 5 ms; 10,000 shoes (~810,000 rounds)
+under 0.25 s. The Numba kernel's first call (compile, or load from its on-disk
+cache) is timed separately, so it does not land in either figure.
+
+The many-shoe input is synthetic (winners drawn with the 8-deck B/P/T frequencies,
+random pair/natural flags, 78-84 rounds a shoe) because dealing 10,000 real shoes
+with the plain dealer takes far longer than the roads; the roads only read the
+winner column and carry the flags, so the shape of the work is the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import polars as pl
+
+T0 = time.perf_counter()
+from roads_app import roads  # noqa: E402
+from roads_app.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA  # noqa: E402
+from roads_app.shoe import deal_shoe  # noqa: E402
+
+IMPORT_S = time.perf_counter() - T0
+
+WINNER_P = np.array([0.458597, 0.446247, 0.095156])  # B, P, T (8 decks)
+
+
+def synthetic_shoes(n_shoes: int, seed: int = 7) -> pl.DataFrame:
+    """Many shoes of random results in `MULTI_SHOE_SCHEMA` (flags random, no cards)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(78, 85, n_shoes)
+    total = int(sizes.sum())
+    shoe = np.repeat(np.arange(1, n_shoes + 1, dtype=np.int32), sizes)
+    starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    rnd = (np.arange(total) - starts + 1).astype(np.int32)
+    winner = np.array(["B", "P", "T"])[rng.choice(3, total, p=WINNER_P)]
+    points = rng.integers(0, 10, (2, total)).astype(np.int8)
+    flags = rng.random((4, total)) < np.array([[0.075], [0.075], [0.17], [0.17]])
+    frame = pl.DataFrame(
+        {
+            "shoe": shoe,
+            "round": rnd,
+            "winner": pl.Series(winner, dtype=MULTI_SHOE_SCHEMA["winner"]),
+            "player_points": points[0],
+            "banker_points": points[1],
+            "player_pair": flags[0],
+            "banker_pair": flags[1],
+            "player_natural": flags[2],
+            "banker_natural": flags[3],
+            "player_cards": pl.Series([None] * total, dtype=pl.List(pl.String)),
+            "banker_cards": pl.Series([None] * total, dtype=pl.List(pl.String)),
+        }
+    )
+    return frame.select(MULTI_SHOE_SCHEMA.names()).cast(dict(MULTI_SHOE_SCHEMA))
+
+
+def timed(fn, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shoes", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args()
+
+    one = deal_shoe(2024).rounds
+    assert one.schema == ROUNDS_SCHEMA
+    t = time.perf_counter()
+    roads.all_roads(one)
+    first = time.perf_counter() - t
+    print(f"import roads_app.roads: {IMPORT_S * 1e3:.0f} ms")
+    print(f"first call (Numba compile or cache load + Polars warm-up): {first * 1e3:.0f} ms")
+
+    single = timed(lambda: roads.all_roads(one), max(args.repeat, 50))
+    print(
+        f"all five roads, one {one.height}-round shoe: median {statistics.median(single) * 1e3:.2f}"
+        f" ms, best {min(single) * 1e3:.2f} ms (target < 5 ms)"
+    )
+    ask = timed(lambda: roads.ask_road(one, "B"), 50)
+    print(f"ask_road, same shoe: median {statistics.median(ask) * 1e3:.2f} ms")
+
+    many = synthetic_shoes(args.shoes)
+    batch = timed(lambda: roads.all_roads(many), args.repeat)
+    print(
+        f"all five roads, {args.shoes} shoes ({many.height} rounds) in one call: median "
+        f"{statistics.median(batch):.3f} s, best {min(batch):.3f} s (target < 0.25 s)"
+    )
+    before = timed(lambda: roads.derived_marks_before_each_round(many), args.repeat)
+    print(f"derived_marks_before_each_round, same shoes: median {statistics.median(before):.3f} s")
+
+
+if __name__ == "__main__":
+    main()
