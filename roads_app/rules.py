@@ -361,9 +361,7 @@ def _get(
     v = d[key]
     ok = isinstance(v, kind) and not (kind is int and isinstance(v, bool))
     if not ok:
-        raise RulesError(
-            f"{where}: field '{prefix}{key}' must be {_KIND_NAMES[kind]}, not {_kind(v)} {v!r}"
-        )
+        raise RulesError(f"{where}: field '{prefix}{key}' must be {_KIND_NAMES[kind]}, not {v!r}")
     return v
 
 
