@@ -1,0 +1,619 @@
+"""Backtests: what a betting strategy really does over many shoes, measured honestly.
+
+Two engines give the same per-shoe rows (a test holds them to it):
+
+* the **fast** engine (`roads_app.engine`): Numba, all cores, simulated shoes only;
+* the **plain** engine: `shoe.deal_shoe` (or a saved shoe), `settlement.settle` for what
+  one unit on each bet nets, `roads.derived_marks_before_each_round` for the ask roads,
+  and the strategy objects' own Python methods stepped hand by hand. It is the
+  reference, and the only engine for saved shoes (which may lack cards).
+
+Statistics treat shoes as the independent units (each shoe is one session, see
+`roads_app.strategies`): EV per unit wagered is total net / total wagered, with a 95%
+confidence interval from the ratio estimator over shoes, set against the exact edge of
+the bets actually used (`roads_app.odds.bet_odds`, weighted by the amount wagered on
+each). Risk of ruin is the share of shoes that ended below the table minimum.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from roads_app import engine as E
+from roads_app.errors import StrategyError
+from roads_app.rules import Limits, Table
+from roads_app.shoe import check_seed, deal_shoe
+from roads_app.strategies import History, Resolved, Settings, Strategy, resolve, slots
+
+STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
+"""Why a shoe's betting ended, by `engine.STOP_*` code."""
+STOP = pl.Enum(list(STOPS))
+
+MAX_SHOES = 10_000_000
+"""Most shoes one backtest may run (about 810 million hands)."""
+
+PLAIN_SHOES_LIMIT = 5_000
+"""The plain engine is a reference at roughly 100 shoes a second; beyond this use fast."""
+
+Progress = Callable[[int, int], None]
+
+
+# --- running ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """Per-shoe rows and bankroll paths, before any statistics."""
+
+    per_shoe: pl.DataFrame  # shoe, hands, bets, stop, stop_hand, wagered, net, final, low, ...
+    paths: np.ndarray  # bankroll after each hand, one row per sampled shoe
+    slots: tuple[str, ...]
+    unsettled: int = 0  # bets a saved shoe lacked the data to settle (not placed)
+
+
+def _per_shoe(
+    shoe: Sequence[Any],
+    ints: np.ndarray,
+    floats: np.ndarray,
+    slot_w: np.ndarray,
+    slot_n: np.ndarray,
+    names: tuple[str, ...],
+    bankroll: float,
+) -> pl.DataFrame:
+    cols: dict[str, Any] = {
+        "shoe": shoe,
+        "hands": pl.Series(ints[:, 0], dtype=pl.Int32),
+        "bets": pl.Series(ints[:, 1], dtype=pl.Int32),
+        "stop": pl.Series(np.asarray(STOPS, dtype=object)[ints[:, 2]].tolist(), dtype=STOP)
+        if len(ints)
+        else pl.Series([], dtype=STOP),
+        "stop_hand": pl.Series(ints[:, 3], dtype=pl.Int32),
+        "wagered": floats[:, 0],
+        "net": floats[:, 1] - bankroll,
+        "final": floats[:, 1],
+        "low": floats[:, 2],
+    }
+    for i, b in enumerate(names):
+        cols[f"wagered_{b}"] = slot_w[:, i]
+        cols[f"net_{b}"] = slot_n[:, i]
+    return pl.DataFrame(cols)
+
+
+def run_fast(
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    *,
+    seed: int,
+    shoes: int,
+    n_paths: int = 200,
+    progress: Progress | None = None,
+    chunk: int = 16384,
+) -> Run:
+    """Shoes ``0 .. shoes-1`` of run ``seed`` through the compiled engine."""
+    _check_shoes(shoes)
+    plan = E.make_plan(strategy, resolved, table)
+    r = E.run_fast(plan, check_seed(seed), shoes, n_paths=n_paths, progress=progress, chunk=chunk)
+    ints = np.stack([r.hands, r.bets, r.stop, r.stop_hand], axis=1)
+    floats = np.stack([r.wagered, r.final, r.low], axis=1)
+    frame = _per_shoe(
+        pl.int_range(1, shoes + 1, dtype=pl.Int32, eager=True),
+        ints,
+        floats,
+        r.slot_wagered,
+        r.slot_net,
+        plan.slots,
+        resolved.bankroll,
+    )
+    return Run(frame, r.paths, plan.slots)
+
+
+def _check_shoes(shoes: object) -> int:
+    if isinstance(shoes, bool) or not isinstance(shoes, int) or not 1 <= shoes <= MAX_SHOES:
+        raise StrategyError(f"shoes must be a whole number from 1 to {MAX_SHOES:,}, not {shoes!r}")
+    return shoes
+
+
+def unit_nets(
+    rounds: pl.DataFrame, bets: Sequence[str], table: Table
+) -> tuple[np.ndarray, np.ndarray]:
+    """What one unit on each bet nets in each round, via `settlement.settle`.
+
+    Returns (net[round, bet], settled[round, bet]); ``settled`` is False where the round
+    lacks the data to decide the bet (a shoe entered by winner only). Limits and closing
+    rounds are left to the caller: here every bet is settled as if open.
+    """
+    from roads_app.settlement import settle
+
+    open_table = dataclasses.replace(
+        table,
+        limits=Limits(0.0, math.inf),
+        bets={b: dataclasses.replace(v, closes_after=None) for b, v in table.bets.items()},
+    )
+    n = rounds.height
+    frame = pl.DataFrame(
+        {
+            "round": np.repeat(rounds["round"].to_numpy(), len(bets)),
+            "bet": list(bets) * n,
+            "stake": 1.0,
+        },
+        schema={"round": pl.Int32, "bet": pl.String, "stake": pl.Float64},
+    )
+    out = settle(rounds, frame, open_table)
+    net = out["net"].to_numpy().reshape(n, len(bets))
+    settled = (out["outcome"] != "refused").to_numpy().reshape(n, len(bets))
+    return net, settled
+
+
+def play_shoe(
+    rounds: pl.DataFrame, strategy: Strategy, resolved: Resolved, table: Table
+) -> tuple[tuple[list[int], list[float], list[float], list[float]], list[float], int]:
+    """The plain engine on one shoe's rounds: ((ints, floats, slot wagered, slot net), path,
+    unsettled), stepping the strategy objects hand by hand exactly as the rules say."""
+    names = slots(strategy, resolved)
+    net_unit, settled = unit_nets(rounds, names, table)
+    col = {b: i for i, b in enumerate(names)}
+    ask_cols: dict[str, list[Any]] = {}
+    if strategy.selection.needs_road:
+        from roads_app.roads import derived_marks_before_each_round
+
+        marks = derived_marks_before_each_round(rounds)
+        ask_cols = {
+            road: marks[f"{road}_B"].cast(pl.String).to_list()
+            for road in ("big_eye_boy", "small_road", "cockroach_pig")
+        }
+    winners = rounds["winner"].cast(pl.String).to_list()
+    round_nos = rounds["round"].to_list()
+    sel, stk = strategy.selection, strategy.staking
+    r = resolved
+
+    bankroll = r.bankroll
+    low = bankroll
+    wagered = 0.0
+    stop = E.STOP_NONE
+    stop_hand = 0
+    n_bets = 0
+    level = 0
+    unsettled = 0
+    slot_w = [0.0] * len(names)
+    slot_n = [0.0] * len(names)
+    side: str | None = None
+    streak = 0
+    path: list[float] = []
+    for h, (w, rnd) in enumerate(zip(winners, round_nos, strict=True)):
+        if stop == E.STOP_NONE:
+            hist = History(side, streak, {k: v[h] for k, v in ask_cols.items()})
+            bet = sel.choose(hist)
+            stake = 0.0
+            if bet is not None:
+                stake = min(max(stk.units(level) * r.unit, r.min_bet), r.max_bet)
+                if stake > bankroll:
+                    stake = bankroll
+                if table.can_place(bet, rnd, stake) is not None:
+                    bet, stake = None, 0.0
+                elif not settled[h, col[bet]]:
+                    bet, stake = None, 0.0
+                    unsettled += 1
+            avail = bankroll - stake
+            if bet is not None:
+                u = float(net_unit[h, col[bet]])
+                net = u * stake
+                bankroll += net
+                wagered += stake
+                slot_w[col[bet]] += stake
+                slot_n[col[bet]] += net
+                n_bets += 1
+                level = stk.after(level, u)
+            for sb, ss in r.side_bets:
+                if table.can_place(sb, rnd, ss) is None and ss <= avail:
+                    if not settled[h, col[sb]]:
+                        unsettled += 1
+                        continue
+                    avail -= ss
+                    net = float(net_unit[h, col[sb]]) * ss
+                    bankroll += net
+                    wagered += ss
+                    slot_w[col[sb]] += ss
+                    slot_n[col[sb]] += net
+            low = min(low, bankroll)
+            if bankroll < r.min_bet:
+                stop = E.STOP_RUIN
+            elif bankroll <= r.stop_low:
+                stop = E.STOP_LOSS
+            elif bankroll >= r.stop_high:
+                stop = E.STOP_PROFIT
+            if stop != E.STOP_NONE:
+                stop_hand = rnd
+        if w != "T":
+            if w == side:
+                streak += 1
+            else:
+                side, streak = w, 1
+        path.append(bankroll)
+    ints = [len(winners), n_bets, stop, stop_hand]
+    return (ints, [wagered, bankroll, low], slot_w, slot_n), path, unsettled
+
+
+def _collect(
+    shoe_keys: Sequence[Any],
+    results: list[tuple[tuple[list[int], list[float], list[float], list[float]], list[float], int]],
+    names: tuple[str, ...],
+    bankroll: float,
+    width: int,
+    n_paths: int,
+) -> Run:
+    k = len(results)
+    ints = np.array([x[0][0] for x in results], dtype=np.int64).reshape(k, 4)
+    floats = np.array([x[0][1] for x in results], dtype=np.float64).reshape(k, 3)
+    sw = np.array([x[0][2] for x in results], dtype=np.float64).reshape(k, len(names))
+    sn = np.array([x[0][3] for x in results], dtype=np.float64).reshape(k, len(names))
+    n_paths = min(n_paths, k)
+    paths = np.zeros((n_paths, width))
+    for i in range(n_paths):
+        p = results[i][1][:width]
+        paths[i, : len(p)] = p
+        paths[i, len(p) :] = p[-1] if p else bankroll
+    frame = _per_shoe(shoe_keys, ints, floats, sw, sn, names, bankroll)
+    return Run(frame, paths, names, sum(x[2] for x in results))
+
+
+def run_plain(
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    *,
+    seed: int,
+    shoes: int,
+    n_paths: int = 200,
+    progress: Progress | None = None,
+) -> Run:
+    """Shoes ``0 .. shoes-1`` of run ``seed`` through the plain (reference) engine."""
+    _check_shoes(shoes)
+    check_seed(seed)
+    if shoes > PLAIN_SHOES_LIMIT:
+        raise StrategyError(
+            f"the plain engine is the slow reference: at most {PLAIN_SHOES_LIMIT:,} shoes "
+            f"(use the fast engine for {shoes:,})"
+        )
+    results = []
+    for k in range(shoes):
+        results.append(play_shoe(deal_shoe(seed, table.shoe, k).rounds, strategy, resolved, table))
+        if progress is not None and ((k + 1) % 50 == 0 or k + 1 == shoes):
+            progress(k + 1, shoes)
+    return _collect(
+        pl.Series("shoe", range(1, shoes + 1), dtype=pl.Int32),
+        results,
+        slots(strategy, resolved),
+        resolved.bankroll,
+        E.path_width(table.shoe),
+        n_paths,
+    )
+
+
+def run_saved(
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    data_dir: Path,
+    *,
+    ids: Sequence[str] | None = None,
+    n_paths: int = 200,
+    progress: Progress | None = None,
+) -> Run:
+    """The saved shoes in ``data_dir`` (or just ``ids``) through the plain engine.
+
+    Bets a shoe lacks the data for (cards, totals) are not placed and are counted in
+    ``unsettled``; unreadable files are skipped by `storage.list_shoes`' error column.
+    """
+    from roads_app import storage
+
+    if ids is None:
+        listing = storage.list_shoes(Path(data_dir))
+        ids = listing.filter(pl.col("error").is_null())["id"].to_list()
+    if not ids:
+        raise StrategyError(f"no saved shoes in {data_dir} to backtest")
+    results = []
+    for k, shoe_id in enumerate(ids):
+        rounds, _ = storage.load_shoe(shoe_id, Path(data_dir))
+        results.append(play_shoe(rounds, strategy, resolved, table))
+        if progress is not None:
+            progress(k + 1, len(ids))
+    return _collect(
+        pl.Series("shoe", list(ids), dtype=pl.String),
+        results,
+        slots(strategy, resolved),
+        resolved.bankroll,
+        E.path_width(table.shoe),
+        n_paths,
+    )
+
+
+# --- statistics --------------------------------------------------------------------------
+
+
+def exact_evs(table: Table) -> dict[str, float]:
+    """Exact EV per unit staked of every bet on the table, off the top of a full shoe."""
+    from roads_app.odds import bet_odds
+
+    odds = bet_odds(table)
+    return dict(zip(odds["bet"].to_list(), odds["ev"].to_list(), strict=True))
+
+
+def ratio_ci(
+    net: np.ndarray, wagered: np.ndarray, level: float = 0.95
+) -> tuple[float, float] | None:
+    """Confidence interval of sum(net) / sum(wagered), shoes as independent units.
+
+    The ratio estimator's delta-method standard error: residuals ``net - R * wagered``
+    per shoe, their standard deviation / sqrt(n) / mean wagered. None with < 2 shoes
+    or nothing wagered.
+
+    >>> lo, hi = ratio_ci(np.array([1.0, -1.0, 1.0, -1.0]), np.array([1.0, 1.0, 1.0, 1.0]))
+    >>> round(lo, 3), round(hi, 3)
+    (-1.131, 1.131)
+    """
+    n = len(net)
+    total = float(wagered.sum())
+    if n < 2 or total <= 0:
+        return None
+    r = float(net.sum()) / total
+    resid = net - r * wagered
+    se = math.sqrt(float((resid * resid).sum()) / (n - 1) / n) / (total / n)
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    return (r - z * se, r + z * se)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The numbers a player asks for, and a plain-words verdict from them."""
+
+    shoes: int
+    hands: int
+    bets: int
+    wagered: float
+    net: float
+    ev: float | None  # net per unit wagered
+    ci: tuple[float, float] | None  # 95%
+    exact_ev: float | None  # exact EV per unit of the bets used, weighted by wagered
+    by_bet: pl.DataFrame  # bet, wagered, net, ev, exact_ev
+    risk_of_ruin: float  # share of shoes that went broke
+    stops: dict[str, int]
+    mean_final: float
+    unsettled: int
+    verdict: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "shoes": self.shoes,
+            "hands": self.hands,
+            "bets": self.bets,
+            "wagered": self.wagered,
+            "net": self.net,
+            "ev": self.ev,
+            "ci": list(self.ci) if self.ci else None,
+            "exact_ev": self.exact_ev,
+            "house_edge": None if self.exact_ev is None else -self.exact_ev,
+            "risk_of_ruin": self.risk_of_ruin,
+            "stops": self.stops,
+            "mean_final_bankroll": self.mean_final,
+            "unsettled_bets": self.unsettled,
+            "by_bet": self.by_bet.to_dicts(),
+            "verdict": self.verdict,
+        }
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:+.3f}%"
+
+
+def verdict(
+    ev: float | None, ci: tuple[float, float] | None, exact: float | None, shoes: int
+) -> str:
+    """Say from the measured numbers whether the result differs from the edge beyond chance."""
+    if ev is None:
+        return "No bets were placed, so there is nothing to compare with the house edge."
+    if exact is None:
+        return f"Measured {_pct(ev)} per unit wagered; the exact edge of these bets is unknown."
+    if ci is None:
+        return (
+            f"Measured {_pct(ev)} per unit wagered against an exact {_pct(exact)}; one shoe "
+            "is too few to tell chance from a real difference."
+        )
+    lo, hi = ci
+    head = (
+        f"Measured {_pct(ev)} per unit wagered over {shoes:,} shoes (95% CI {_pct(lo)} to "
+        f"{_pct(hi)}); the exact figure for these bets is {_pct(exact)}."
+    )
+    if lo <= exact <= hi:
+        return (
+            f"{head} Within chance of the house edge: the staking pattern did not change "
+            "what each unit wagered returns."
+        )
+    side = "better" if ev > exact else "worse"
+    return (
+        f"{head} Differs beyond chance: {side} than the house edge by more than the 95% "
+        "interval allows (a 1-in-20 event by luck alone; more shoes would tell)."
+    )
+
+
+def summarize(run: Run, table: Table, bankroll: float) -> Summary:
+    """Totals, EV with its 95% CI, exact edge of the bets used, ruin and the verdict."""
+    f = run.per_shoe
+    wag = f["wagered"].to_numpy()
+    net = f["net"].to_numpy()
+    total_w = float(wag.sum())
+    total_n = float(net.sum())
+    ev = total_n / total_w if total_w > 0 else None
+    ci = ratio_ci(net, wag)
+    exact = exact_evs(table)
+    rows = []
+    weighted = 0.0
+    for b in run.slots:
+        w = float(f[f"wagered_{b}"].sum())
+        n = float(f[f"net_{b}"].sum())
+        x = exact.get(b)
+        rows.append(
+            {"bet": b, "wagered": w, "net": n, "ev": n / w if w > 0 else None, "exact_ev": x}
+        )
+        weighted += w * (x if x is not None else math.nan)
+    exact_ev = weighted / total_w if total_w > 0 and math.isfinite(weighted) else None
+    stops = {s: int(c) for s, c in zip(*_stop_counts(f), strict=True)}
+    shoes = f.height
+    return Summary(
+        shoes=shoes,
+        hands=int(f["hands"].sum()),
+        bets=int(f["bets"].sum()),
+        wagered=total_w,
+        net=total_n,
+        ev=ev,
+        ci=ci,
+        exact_ev=exact_ev,
+        by_bet=pl.DataFrame(
+            rows,
+            schema={
+                "bet": pl.String,
+                "wagered": pl.Float64,
+                "net": pl.Float64,
+                "ev": pl.Float64,
+                "exact_ev": pl.Float64,
+            },
+        ),
+        risk_of_ruin=stops["ruin"] / shoes if shoes else 0.0,
+        stops=stops,
+        mean_final=float(f["final"].mean()) if shoes else bankroll,
+        unsettled=run.unsettled,
+        verdict=verdict(ev, ci, exact_ev, shoes),
+    )
+
+
+def _stop_counts(f: pl.DataFrame) -> tuple[list[str], list[int]]:
+    counts = f["stop"].value_counts()
+    got = dict(
+        zip(counts["stop"].cast(pl.String).to_list(), counts["count"].to_list(), strict=True)
+    )
+    return list(STOPS), [got.get(s, 0) for s in STOPS]
+
+
+def bands(
+    paths: np.ndarray, hands: int | None = None, quantiles: Sequence[float] = (5, 25, 50, 75, 95)
+) -> pl.DataFrame:
+    """Bankroll percentile bands per hand over the sampled shoes (the fan chart's data)."""
+    if paths.size == 0:
+        return pl.DataFrame(
+            schema={"hand": pl.Int32, **{f"p{int(q)}": pl.Float64 for q in quantiles}}
+        )
+    width = paths.shape[1] if hands is None else min(hands, paths.shape[1])
+    qs = np.percentile(paths[:, :width], list(quantiles), axis=0)
+    return pl.DataFrame(
+        {"hand": pl.int_range(1, width + 1, dtype=pl.Int32, eager=True)}
+        | {f"p{int(q)}": qs[i] for i, q in enumerate(quantiles)}
+    )
+
+
+# --- one call for the CLI and the dashboard ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Backtest:
+    """A finished backtest: what was run, its rows, and the summary."""
+
+    strategy: Strategy
+    resolved: Resolved
+    table: Table
+    source: str  # "simulated seed 7, 1,000 shoes" or "saved shoes in data/"
+    engine: str
+    run: Run
+    summary: Summary
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.summary
+        return {
+            "strategy": self.strategy.label,
+            "rules": self.table.name,
+            "source": self.source,
+            "engine": self.engine,
+            "bankroll": self.resolved.bankroll,
+            "unit": self.resolved.unit,
+            **s.to_dict(),
+            "seconds": round(self.seconds, 3),
+            "hands_per_second": round(s.hands / self.seconds) if self.seconds > 0 else None,
+        }
+
+    def text(self) -> str:
+        """A short plain-text report for the terminal."""
+        s = self.summary
+        lines = [
+            f"{self.strategy.label} on {self.table.title}, {self.source} ({self.engine} engine)",
+            f"hands {s.hands:,}  bets {s.bets:,}  wagered {s.wagered:,.2f}  net {s.net:+,.2f}",
+        ]
+        if s.ev is not None:
+            ci = f"  95% CI [{_pct(s.ci[0])}, {_pct(s.ci[1])}]" if s.ci else ""
+            ex = f"  exact {_pct(s.exact_ev)}" if s.exact_ev is not None else ""
+            lines.append(f"EV per unit wagered {_pct(s.ev)}{ci}{ex}")
+        lines.append(
+            f"risk of ruin {s.risk_of_ruin:.2%}  mean final bankroll {s.mean_final:,.2f} "
+            f"(start {self.resolved.bankroll:,.2f})  stops: "
+            + ", ".join(f"{k} {v:,}" for k, v in s.stops.items() if v)
+        )
+        if s.unsettled:
+            lines.append(
+                f"{s.unsettled:,} bets were not placed: their shoes lack the cards or totals "
+                "to settle them (entered by winner only)"
+            )
+        lines.append(s.verdict)
+        if self.seconds > 0:
+            lines.append(f"{self.seconds:.2f} s, {s.hands / self.seconds:,.0f} hands/s")
+        return "\n".join(lines)
+
+
+def backtest(
+    strategy: Strategy,
+    settings: Settings,
+    table: Table,
+    *,
+    seed: int | None = None,
+    shoes: int | None = None,
+    data_dir: Path | None = None,
+    engine: str = "fast",
+    n_paths: int = 200,
+    progress: Progress | None = None,
+) -> Backtest:
+    """Run a strategy over N simulated shoes from ``seed``, or over the saved shoes of
+    ``data_dir``; settings are checked first (`StrategyError` / `BetError`)."""
+    resolved = resolve(settings, strategy, table)
+    start = time.perf_counter()
+    if data_dir is not None:
+        run = run_saved(strategy, resolved, table, data_dir, n_paths=n_paths, progress=progress)
+        source, engine = f"{run.per_shoe.height} saved shoes in {data_dir}", "plain"
+    else:
+        if seed is None or shoes is None:
+            raise StrategyError("a simulated backtest needs a seed and a number of shoes")
+        if engine not in ("fast", "plain"):
+            raise StrategyError(f"unknown engine {engine!r}: fast or plain")
+        go = run_fast if engine == "fast" else run_plain
+        run = go(
+            strategy, resolved, table, seed=seed, shoes=shoes, n_paths=n_paths, progress=progress
+        )
+        source = f"simulated seed {seed}, {shoes:,} shoes"
+    seconds = time.perf_counter() - start
+    return Backtest(
+        strategy,
+        resolved,
+        table,
+        source,
+        engine,
+        run,
+        summarize(run, table, resolved.bankroll),
+        seconds,
+    )

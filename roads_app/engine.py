@@ -1,0 +1,651 @@
+"""The compiled Monte Carlo engine: shuffle, deal, settle and stake whole shoes in Numba.
+
+It deals **exactly** the shoes `roads_app.shoe.deal_shoe(seed, options, k)` deals: the raw
+PCG64 draws come from `shoe.shuffle_draws` (NumPy, in chunks of shoes), and the kernel
+repeats the documented Fisher-Yates, burn and cut-card procedure card for card. One
+kernel serves every strategy: a strategy is encoded as small integer codes and
+parameters (`Plan`), so adding a strategy never means another kernel.
+
+Shoes are independent runs (each starts with the full bankroll, see
+`roads_app.strategies`), so the kernel runs them in parallel with ``prange`` and writes
+one row of results per shoe; the plain engine in `roads_app.backtest` steps the same
+strategy objects in Python and must give identical rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from roads_app import cards as C
+from roads_app.rules import BET_IDS, Table
+from roads_app.shoe import BURN_BY_CARD, POINTS_BY_CARD, ShoeOptions, check_seed, shuffle_draws
+from roads_app.strategies import (
+    SEL_AGAINST_STREAK,
+    SEL_FIXED,
+    SEL_FOLLOW_LAST,
+    STAKE_DALEMBERT,
+    STAKE_FIBONACCI,
+    STAKE_FLAT,
+    STAKE_MARTINGALE,
+    STAKE_PAROLI,
+    Fibonacci,
+    OneThreeTwoSix,
+    Resolved,
+    Strategy,
+    slots,
+)
+
+ENGINE_BETS: tuple[str, ...] = BET_IDS
+"""Bet ids in kernel index order: the rules' canonical order, which the kernel's
+constants below assume (checked at import)."""
+
+BET_INDEX: dict[str, int] = {b: i for i, b in enumerate(ENGINE_BETS)}
+N_BETS = len(ENGINE_BETS)
+(
+    PLAYER,
+    BANKER,
+    TIE,
+    PLAYER_PAIR,
+    BANKER_PAIR,
+    BIG,
+    SMALL,
+    ANY_PAIR,
+    PERFECT_PAIR,
+    PLAYER_NATURAL,
+    BANKER_NATURAL,
+    SUPER_6,
+    SUPER_TIE_0,
+) = range(13)
+assert ENGINE_BETS[:13] == (*ENGINE_BETS[:12], "super_tie_0") and ENGINE_BETS[BANKER] == "banker"
+assert ENGINE_BETS[SUPER_6] == "super_6" and ENGINE_BETS[PERFECT_PAIR] == "perfect_pair"
+assert ENGINE_BETS[12:] == tuple(f"super_tie_{t}" for t in range(10))
+
+# Winner codes, in `rounds.WINNERS` order.
+W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
+
+# Why a shoe stopped betting early.
+STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
+
+
+FIBONACCI: np.ndarray = np.array([Fibonacci().units(i) for i in range(Fibonacci.LEVELS)])
+"""Fibonacci units by level, as `strategies.Fibonacci` defines them."""
+
+SEQ_1326: np.ndarray = np.array(OneThreeTwoSix.SEQUENCE)
+"""Units of the 1-3-2-6 system by level."""
+
+_POINTS = POINTS_BY_CARD.astype(np.int64)
+_BURN = BURN_BY_CARD.astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A strategy, its settings and a table, as plain numbers and arrays for the kernel."""
+
+    sel_code: int
+    sel_param: int  # fixed: bet index; against streak: N; road: k (1, 2, 3)
+    stake_code: int
+    stake_param: int  # Paroli: wins before the reset
+    win_net: np.ndarray  # float64[N_BETS]: net per unit staked on a win
+    banker_six: float  # no-commission banker: net per unit on a winning 6 (NaN: none)
+    closes: np.ndarray  # int64[N_BETS]: last round each bet may be placed
+    side_bets: np.ndarray  # int64[S]
+    side_stakes: np.ndarray  # float64[S]
+    slots: tuple[str, ...]  # bets reported separately: main bet(s) first, then side bets
+    bankroll: float
+    unit: float
+    min_bet: float
+    max_bet: float
+    stop_low: float  # stop when the bankroll is at or below this (-inf: no stop-loss)
+    stop_high: float  # stop when the bankroll is at or above this (inf: no take-profit)
+    shoe: ShoeOptions
+
+    @property
+    def slot_of(self) -> np.ndarray:
+        out = np.full(N_BETS, -1, dtype=np.int64)
+        for i, b in enumerate(self.slots):
+            out[BET_INDEX[b]] = i
+        return out
+
+
+def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
+    """Encode a strategy, its checked settings and a table for the kernel."""
+    win_net = np.zeros(N_BETS)
+    closes = np.full(N_BETS, np.iinfo(np.int64).max, dtype=np.int64)
+    for b, bet in table.bets.items():
+        win_net[BET_INDEX[b]] = bet.payout
+        if bet.closes_after is not None:
+            closes[BET_INDEX[b]] = bet.closes_after
+    six = table.bets["banker"].six_payout if "banker" in table.bets else None
+    return Plan(
+        sel_code=strategy.selection.code,
+        sel_param=strategy.selection.param,
+        stake_code=strategy.staking.code,
+        stake_param=strategy.staking.param,
+        win_net=win_net,
+        banker_six=math.nan if six is None else float(six),
+        closes=closes,
+        side_bets=np.array([BET_INDEX[b] for b, _ in resolved.side_bets], dtype=np.int64),
+        side_stakes=np.array([s for _, s in resolved.side_bets], dtype=np.float64),
+        slots=slots(strategy, resolved),
+        bankroll=resolved.bankroll,
+        unit=resolved.unit,
+        min_bet=resolved.min_bet,
+        max_bet=resolved.max_bet,
+        stop_low=resolved.stop_low,
+        stop_high=resolved.stop_high,
+        shoe=table.shoe,
+    )
+
+
+@njit(cache=True, inline="always")
+def _unit_net(
+    bet: int,
+    w: int,
+    ppts: int,
+    bpts: int,
+    ppair: bool,
+    bpair: bool,
+    psuit: bool,
+    bsuit: bool,
+    pnat: bool,
+    bnat: bool,
+    ncards: int,
+    win_net: np.ndarray,
+    banker_six: float,
+) -> float:
+    """Net result of one unit staked on ``bet`` in a hand: win_net, 0 (push) or -1."""
+    if bet == PLAYER:
+        if w == W_PLAYER:
+            return win_net[bet]
+        return 0.0 if w == W_TIE else -1.0
+    if bet == BANKER:
+        if w == W_BANKER:
+            if bpts == 6 and not math.isnan(banker_six):
+                return banker_six
+            return win_net[bet]
+        return 0.0 if w == W_TIE else -1.0
+    if bet == TIE:
+        win = w == W_TIE
+    elif bet == PLAYER_PAIR:
+        win = ppair
+    elif bet == BANKER_PAIR:
+        win = bpair
+    elif bet == BIG:
+        win = ncards >= 5
+    elif bet == SMALL:
+        win = ncards == 4
+    elif bet == ANY_PAIR:
+        win = ppair or bpair
+    elif bet == PERFECT_PAIR:
+        win = psuit or bsuit
+    elif bet == PLAYER_NATURAL:
+        if pnat and w == W_TIE:
+            return 0.0
+        win = pnat and w == W_PLAYER
+    elif bet == BANKER_NATURAL:
+        if bnat and w == W_TIE:
+            return 0.0
+        win = bnat and w == W_BANKER
+    elif bet == SUPER_6:
+        win = w == W_BANKER and bpts == 6
+    else:
+        win = w == W_TIE and ppts == bet - SUPER_TIE_0
+    return win_net[bet] if win else -1.0
+
+
+@njit(cache=True, inline="always")
+def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
+    """Colour a next Banker result would add to derived road k: 1 red, 0 blue, -1 none.
+
+    The spec's formula (roads.md, "Derived roads") on the logical big-road columns.
+    """
+    if n_streaks == 0:
+        return -1
+    n = n_streaks - 1  # the current streak
+    if n - k < 0:
+        return -1
+    if side == W_BANKER:  # the streak goes on: m = L[n] + 1, compared with L[n-k]
+        m = lengths[n] + 1
+        p = lengths[n - k]
+        return 0 if m == p + 1 else 1
+    return 1 if lengths[n] == lengths[n - k] else 0  # a new streak
+
+
+@njit(cache=True, inline="always")
+def _units(code: int, level: int, fib: np.ndarray, seq: np.ndarray) -> float:
+    if code == STAKE_FLAT:
+        return 1.0
+    if code in (STAKE_MARTINGALE, STAKE_PAROLI):
+        return 2.0**level
+    if code == STAKE_DALEMBERT:
+        return 1.0 + level
+    if code == STAKE_FIBONACCI:
+        return fib[min(level, fib.shape[0] - 1)]
+    return seq[level]
+
+
+@njit(cache=True, inline="always")
+def _next_level(code: int, param: int, level: int, result: float) -> int:
+    """Progression level after a main-bet result (>0 win, <0 loss; a push keeps it)."""
+    if result == 0.0 or code == STAKE_FLAT:
+        return level
+    win = result > 0.0
+    if code == STAKE_MARTINGALE:
+        return 0 if win else level + 1
+    if code == STAKE_PAROLI:
+        if not win:
+            return 0
+        return 0 if level + 1 >= param else level + 1
+    if code == STAKE_DALEMBERT:
+        return max(level - 1, 0) if win else level + 1
+    if code == STAKE_FIBONACCI:
+        return max(level - 2, 0) if win else level + 1
+    return (level + 1) % 4 if win else 0  # 1-3-2-6
+
+
+@njit(cache=True, inline="always")
+def _shuffle(raw: np.ndarray, order: np.ndarray) -> None:
+    """Fisher-Yates from the top exactly as `shoe.shuffled_shoe` does it."""
+    n = order.shape[0]
+    for i in range(n):
+        order[i] = i % 52
+    for step in range(n - 1):
+        i = n - 1 - step
+        j = np.int64(raw[step] % np.uint64(i + 1))
+        t = order[i]
+        order[i] = order[j]
+        order[j] = t
+
+
+@njit(cache=True, inline="always")
+def _first_cursor(order: np.ndarray, burn: bool, burn_by: np.ndarray) -> int:
+    return 1 + burn_by[order[0]] if burn else 0
+
+
+@njit(cache=True, inline="always")
+def _deal(order: np.ndarray, cursor: int, pts: np.ndarray) -> tuple:
+    """One hand from ``cursor``: (new cursor, p0, p1, p2, b0, b1, b2); -1 = no third card."""
+    p0 = order[cursor]
+    b0 = order[cursor + 1]
+    p1 = order[cursor + 2]
+    b1 = order[cursor + 3]
+    cursor += 4
+    pt = (pts[p0] + pts[p1]) % 10
+    bt = (pts[b0] + pts[b1]) % 10
+    p2 = -1
+    b2 = -1
+    if pt < 8 and bt < 8:
+        if pt <= 5:
+            p2 = order[cursor]
+            cursor += 1
+            t = pts[p2]
+            if bt <= 2:
+                draw = True
+            elif bt == 3:
+                draw = t != 8
+            elif bt == 4:
+                draw = 2 <= t <= 7
+            elif bt == 5:
+                draw = 4 <= t <= 7
+            elif bt == 6:
+                draw = t == 6 or t == 7
+            else:
+                draw = False
+        else:
+            draw = bt <= 5
+        if draw:
+            b2 = order[cursor]
+            cursor += 1
+    return cursor, p0, p1, p2, b0, b1, b2
+
+
+@njit(cache=True)
+def deal_cards_kernel(
+    raw: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
+) -> np.ndarray:
+    """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
+    n = decks * 52
+    order = np.empty(n, dtype=np.int64)
+    _shuffle(raw, order)
+    pts, burn_by = _POINTS, _BURN
+    out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
+    cursor = _first_cursor(order, burn, burn_by)
+    cut_at = n - cut
+    h = 0
+    last = False
+    while True:
+        between = 1 if burn_between and h > 0 else 0
+        if n - cursor < 6 + between:
+            break  # not enough cards left to be sure of finishing a hand
+        cursor += between
+        if cursor >= cut_at:
+            last = True  # the cut card has come out: this hand is the last
+        cursor, p0, p1, p2, b0, b1, b2 = _deal(order, cursor, pts)
+        out[h, 0], out[h, 1], out[h, 2] = p0, p1, p2
+        out[h, 3], out[h, 4], out[h, 5] = b0, b1, b2
+        h += 1
+        if last:
+            break
+    return out[:h]
+
+
+@njit(cache=True, parallel=True)
+def _run_kernel(
+    raw: np.ndarray,
+    decks: int,
+    cut: int,
+    burn: bool,
+    burn_between: bool,
+    sel_code: int,
+    sel_param: int,
+    stake_code: int,
+    stake_param: int,
+    win_net: np.ndarray,
+    banker_six: float,
+    closes: np.ndarray,
+    side_bets: np.ndarray,
+    side_stakes: np.ndarray,
+    slot_of: np.ndarray,
+    bankroll0: float,
+    unit: float,
+    min_bet: float,
+    max_bet: float,
+    stop_low: float,
+    stop_high: float,
+    fib: np.ndarray,
+    seq: np.ndarray,
+    n_paths: int,
+    out_int: np.ndarray,  # [shoes, 4]: hands, bets, stop code, stop hand
+    out_float: np.ndarray,  # [shoes, 3]: wagered, final bankroll, min bankroll
+    out_slot: np.ndarray,  # [shoes, slots, 2]: wagered, net per slot
+    paths: np.ndarray,  # [n_paths, width]: bankroll after each hand
+) -> None:
+    n_shoes = raw.shape[0]
+    n = decks * 52
+    cut_at = n - cut
+    pts, burn_by = _POINTS, _BURN
+    n_side = side_bets.shape[0]
+    n_slots = out_slot.shape[1]
+    width = paths.shape[1]
+    for s in prange(n_shoes):
+        order = np.empty(n, dtype=np.int64)
+        _shuffle(raw[s], order)
+        lengths = np.zeros(n // 4 + 2, dtype=np.int64)
+        slot_w = np.zeros(n_slots)
+        slot_n = np.zeros(n_slots)
+        n_streaks = 0
+        side = -1
+        level = 0
+        bankroll = bankroll0
+        low = bankroll0
+        wagered = 0.0
+        stop = STOP_NONE
+        stop_hand = 0
+        bets = 0
+        cursor = _first_cursor(order, burn, burn_by)
+        h = 0
+        last = False
+        while True:
+            between = 1 if burn_between and h > 0 else 0
+            if n - cursor < 6 + between:
+                break
+            cursor += between
+            if cursor >= cut_at:
+                last = True
+            rnd = h + 1
+            # --- the bets for this hand, decided before any card is seen
+            bet = -1
+            stake = 0.0
+            avail = 0.0
+            if stop == STOP_NONE:
+                if sel_code == SEL_FIXED:
+                    bet = sel_param
+                elif sel_code == SEL_FOLLOW_LAST:
+                    if side >= 0:
+                        bet = BANKER if side == W_BANKER else PLAYER
+                elif sel_code == SEL_AGAINST_STREAK:
+                    if side >= 0 and lengths[n_streaks - 1] >= sel_param:
+                        bet = PLAYER if side == W_BANKER else BANKER
+                else:
+                    colour = _ask_banker(lengths, n_streaks, side, sel_param)
+                    if colour == 1:
+                        bet = BANKER
+                    elif colour == 0:
+                        bet = PLAYER
+                if bet >= 0 and rnd > closes[bet]:
+                    bet = -1
+                if bet >= 0:
+                    stake = _units(stake_code, level, fib, seq) * unit
+                    stake = min(max(stake, min_bet), max_bet)
+                    if stake > bankroll:
+                        stake = bankroll
+                avail = bankroll - stake
+            # --- deal
+            cursor, p0, p1, p2, b0, b1, b2 = _deal(order, cursor, pts)
+            ppts = (pts[p0] + pts[p1] + (pts[p2] if p2 >= 0 else 0)) % 10
+            bpts = (pts[b0] + pts[b1] + (pts[b2] if b2 >= 0 else 0)) % 10
+            w = W_BANKER if bpts > ppts else (W_PLAYER if ppts > bpts else W_TIE)
+            # --- settle
+            if stop == STOP_NONE:
+                ppair = (p0 >> 2) == (p1 >> 2)
+                bpair = (b0 >> 2) == (b1 >> 2)
+                psuit = p0 == p1
+                bsuit = b0 == b1
+                pnat = (pts[p0] + pts[p1]) % 10 >= 8
+                bnat = (pts[b0] + pts[b1]) % 10 >= 8
+                ncards = 4 + (p2 >= 0) + (b2 >= 0)
+                if bet >= 0:
+                    u = _unit_net(
+                        bet,
+                        w,
+                        ppts,
+                        bpts,
+                        ppair,
+                        bpair,
+                        psuit,
+                        bsuit,
+                        pnat,
+                        bnat,
+                        ncards,
+                        win_net,
+                        banker_six,
+                    )
+                    net = u * stake
+                    bankroll += net
+                    wagered += stake
+                    k = slot_of[bet]
+                    slot_w[k] += stake
+                    slot_n[k] += net
+                    bets += 1
+                    level = _next_level(stake_code, stake_param, level, u)
+                for i in range(n_side):
+                    sb = side_bets[i]
+                    ss = side_stakes[i]
+                    if rnd <= closes[sb] and ss <= avail:
+                        avail -= ss
+                        u = _unit_net(
+                            sb,
+                            w,
+                            ppts,
+                            bpts,
+                            ppair,
+                            bpair,
+                            psuit,
+                            bsuit,
+                            pnat,
+                            bnat,
+                            ncards,
+                            win_net,
+                            banker_six,
+                        )
+                        net = u * ss
+                        bankroll += net
+                        wagered += ss
+                        k = slot_of[sb]
+                        slot_w[k] += ss
+                        slot_n[k] += net
+                if bankroll < low:
+                    low = bankroll
+                if bankroll < min_bet:
+                    stop = STOP_RUIN
+                elif bankroll <= stop_low:
+                    stop = STOP_LOSS
+                elif bankroll >= stop_high:
+                    stop = STOP_PROFIT
+                if stop != STOP_NONE:
+                    stop_hand = rnd
+            # --- the road, for the next hand's choice
+            if w != W_TIE:
+                if w == side:
+                    lengths[n_streaks - 1] += 1
+                else:
+                    lengths[n_streaks] = 1
+                    n_streaks += 1
+                    side = w
+            if s < n_paths and h < width:
+                paths[s, h] = bankroll
+            h += 1
+            if last:
+                break
+        if s < n_paths:
+            for i in range(h, width):
+                paths[s, i] = bankroll
+        out_int[s, 0] = h
+        out_int[s, 1] = bets
+        out_int[s, 2] = stop
+        out_int[s, 3] = stop_hand
+        out_float[s, 0] = wagered
+        out_float[s, 1] = bankroll
+        out_float[s, 2] = low
+        for k in range(n_slots):
+            out_slot[s, k, 0] = slot_w[k]
+            out_slot[s, k, 1] = slot_n[k]
+
+
+def fast_deal(
+    seed: int, options: ShoeOptions, index: int = 0
+) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The hands the kernel deals for shoe ``index`` of run ``seed``, as card codes."""
+    raw = shuffle_draws(seed, options.decks, index, 1)[0]
+    rows = deal_cards_kernel(
+        raw, options.decks, options.cut, options.burn, options.burn_between_hands
+    )
+    codes = C.ALL_CARDS
+    return [
+        (
+            tuple(codes[c] for c in r[:3] if c >= 0),
+            tuple(codes[c] for c in r[3:] if c >= 0),
+        )
+        for r in rows.tolist()
+    ]
+
+
+@dataclass(frozen=True)
+class FastResult:
+    """Per-shoe results of the kernel, as NumPy columns (one entry a shoe)."""
+
+    hands: np.ndarray  # int64: hands dealt in the shoe
+    bets: np.ndarray  # int64: hands with a main bet
+    stop: np.ndarray  # int64: STOP_* code
+    stop_hand: np.ndarray  # int64: round after which betting stopped (0: never)
+    wagered: np.ndarray  # float64
+    final: np.ndarray  # float64: bankroll at the end of the shoe
+    low: np.ndarray  # float64: lowest bankroll after any hand
+    slot_wagered: np.ndarray  # float64[shoes, slots]
+    slot_net: np.ndarray  # float64[shoes, slots]
+    paths: np.ndarray  # float64[n_paths, width]: bankroll after each hand
+
+
+def path_width(options: ShoeOptions) -> int:
+    """Most hands a shoe can hold (4 cards a hand at least), the width of a bankroll path."""
+    return options.cards // 4 + 1
+
+
+def run_fast(
+    plan: Plan,
+    seed: int,
+    n_shoes: int,
+    *,
+    first_shoe: int = 0,
+    n_paths: int = 0,
+    chunk: int = 16384,
+    progress: Callable[[int, int], None] | None = None,
+) -> FastResult:
+    """Backtest ``plan`` over shoes ``first_shoe .. first_shoe+n_shoes-1`` of run ``seed``.
+
+    Raw draws are made in chunks (memory stays ~``chunk`` * 3.3 KB); ``progress(done,
+    total)`` is called after each chunk. Bankroll paths are kept for the first
+    ``n_paths`` shoes (for the fan chart).
+    """
+    check_seed(seed)
+    opts = plan.shoe
+    n_slots = len(plan.slots)
+    width = path_width(opts)
+    out_int = np.zeros((n_shoes, 4), dtype=np.int64)
+    out_float = np.zeros((n_shoes, 3))
+    out_slot = np.zeros((n_shoes, n_slots, 2))
+    n_paths = min(n_paths, n_shoes)
+    paths = np.zeros((n_paths, width))
+    slot_of = plan.slot_of
+    done = 0
+    while done < n_shoes:
+        c = min(chunk, n_shoes - done)
+        raw = shuffle_draws(seed, opts.decks, first_shoe + done, c)
+        sl = slice(done, done + c)
+        _run_kernel(
+            raw,
+            opts.decks,
+            opts.cut,
+            opts.burn,
+            opts.burn_between_hands,
+            plan.sel_code,
+            plan.sel_param,
+            plan.stake_code,
+            plan.stake_param,
+            plan.win_net,
+            plan.banker_six,
+            plan.closes,
+            plan.side_bets,
+            plan.side_stakes,
+            slot_of,
+            plan.bankroll,
+            plan.unit,
+            plan.min_bet,
+            plan.max_bet,
+            plan.stop_low,
+            plan.stop_high,
+            FIBONACCI,
+            SEQ_1326,
+            max(0, n_paths - done),
+            out_int[sl],
+            out_float[sl],
+            out_slot[sl],
+            paths[done:] if done < n_paths else paths[:0],
+        )
+        done += c
+        if progress is not None:
+            progress(done, n_shoes)
+    return FastResult(
+        hands=out_int[:, 0],
+        bets=out_int[:, 1],
+        stop=out_int[:, 2],
+        stop_hand=out_int[:, 3],
+        wagered=out_float[:, 0],
+        final=out_float[:, 1],
+        low=out_float[:, 2],
+        slot_wagered=out_slot[:, :, 0],
+        slot_net=out_slot[:, :, 1],
+        paths=paths,
+    )
+
+
+def set_threads(n: int | None) -> int:
+    """Use ``n`` threads for the kernel (None: all cores); returns the number in use."""
+    numba.set_num_threads(n or numba.config.NUMBA_NUM_THREADS)
+    return numba.get_num_threads()
