@@ -181,3 +181,50 @@ def test_damaged_history_is_a_one_line_storage_error(tmp_path: Path) -> None:
 def test_ids_that_could_leave_the_data_folder_are_refused(tmp_path: Path, bad: str) -> None:
     with pytest.raises(StorageError, match="not a plain name"):
         BL.save_bets(BL.empty_bets(), bad, tmp_path)
+
+
+# --- settling against the real tables (payouts from the spec) -------------------------
+
+
+def test_settle_log_uses_the_table_payouts_and_leaves_later_rounds_pending() -> None:
+    from roads_app.rounds import rounds_from_winners
+    from roads_app.rules import load_table
+
+    t = load_table("classic")
+    log = BL.place(BL.empty_bets(), "banker", 100, round_no=1, table=t)
+    log = BL.place(log, "player", 100, round_no=2, table=t)  # round 2 is a tie: push
+    log = BL.place(log, "tie", 10, round_no=2, table=t)  # tie pays 8:1
+    log = BL.place(log, "player", 50, round_no=3, table=t)  # voided below
+    log = BL.void(log, 3)
+    log = BL.place(log, "banker", 20, round_no=3, table=t)  # placed again after the void
+    rounds = rounds_from_winners("BTP")
+    s = BL.settle_log(log, rounds, t, upto=2)
+    assert s["outcome"].to_list() == ["win", "push", "win", "refund", "pending"]
+    assert s["net"].to_list() == [95.0, 0.0, 80.0, 0.0, 0.0]
+    full = BL.settle_log(log, rounds, t)
+    assert full["outcome"].to_list()[-1] == "lose"
+    assert BL.bankroll(full, 1000, 3)["bankroll"].to_list() == [1000, 1095, 1175, 1155]
+
+
+def test_no_commission_banker_pays_half_on_a_winning_six() -> None:
+    from roads_app.rounds import add_cards, empty_rounds
+    from roads_app.rules import load_table
+
+    t = load_table("winbox-no-commission")
+    # banker wins with 6 (three cards), then banker wins with 7
+    rounds = add_cards(empty_rounds(), "2s 3h 9c", "4d 2c")
+    rounds = add_cards(rounds, "Ks 6h", "7d Kc")
+    assert rounds["winner"].to_list() == ["B", "B"]
+    log = BL.place(BL.empty_bets(), "banker", 10, round_no=1, table=t)
+    log = BL.place(log, "banker", 10, round_no=2, table=t)
+    assert BL.settle_log(log, rounds, t)["net"].to_list() == [5.0, 10.0]
+
+
+def test_closed_side_bet_cannot_be_placed_after_its_closing_round() -> None:
+    from roads_app.rules import load_table
+
+    t = load_table("winbox")  # Big/Small close after round 20 (seed 001)
+    big = next(b for b in t.bets if b == "big")
+    assert BL.can_place(BL.empty_bets(), big, 5, 20, t) is None
+    reason = BL.can_place(BL.empty_bets(), big, 5, 21, t)
+    assert reason is not None and "round 20" in reason
