@@ -30,7 +30,7 @@ import polars as pl
 from roads_app.roads import all_roads
 
 ROWS = 6
-CELL_PX = 26
+CELL_PX = 24
 """Side of one big-road / bead-plate cell in pixels; derived roads use half of it."""
 MINI_CELL_PX = 10
 
@@ -66,8 +66,8 @@ MARK_GLYPH: dict[str, str] = {"big_eye_boy": "○", "small_road": "●", "cockro
 """Text stand-ins for the derived marks (ask road, captions)."""
 
 BEAD_COLS = 12
-BIG_ROAD_COLS = 28
-DERIVED_COLS = 2 * BIG_ROAD_COLS // 3
+BIG_ROAD_COLS = 26
+DERIVED_COLS = 16
 MINI_COLS = 24
 
 PLOT_CONFIG: dict[str, Any] = {"staticPlot": True, "displayModeBar": False}

@@ -38,9 +38,9 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("banker_natural", "Banker natural"),
 )
 WINNER_BUTTONS: tuple[tuple[str, str, str], ...] = (
-    ("B", "Banker", "B"),
-    ("P", "Player", "P"),
-    ("T", "Tie", "T"),
+    ("B", ":red[**Banker**]", "B"),
+    ("P", ":blue[**Player**]", "P"),
+    ("T", ":green[**Tie**]", "T"),
 )
 WINNER_WORD = {"B": "Banker", "P": "Player", "T": "Tie"}
 
@@ -142,11 +142,11 @@ def render_board(rounds: pl.DataFrame) -> None:
         with st.container(width="content", gap=None):
             st.caption(board.ROAD_TITLES["big_road"])
             _chart(figs["big_road"], "fig_big_road")
-    with st.container(horizontal=True, gap="small"):
-        for kind in board.DERIVED:
-            with st.container(width="content", gap=None):
-                st.caption(board.ROAD_TITLES[kind])
-                _chart(figs[kind], f"fig_{kind}")
+            with st.container(horizontal=True, gap="small"):
+                for kind in board.DERIVED:
+                    with st.container(width="content", gap=None):
+                        st.caption(board.ROAD_TITLES[kind])
+                        _chart(figs[kind], f"fig_{kind}")
 
 
 def render_ask_road(rounds: pl.DataFrame) -> None:
@@ -189,10 +189,9 @@ def _error(area: str) -> None:
 def render_quick_entry(state: session.ShoeState) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         for w, label, key in WINNER_BUTTONS:
-            st.button(label, key=f"btn_{w}", shortcut=key, on_click=on_winner, args=(w,),
-                      type="primary" if w != "T" else "secondary")  # fmt: skip
+            st.button(label, key=f"btn_{w}", shortcut=key, on_click=on_winner, args=(w,))
         st.button("Undo", key="btn_undo", shortcut="U", on_click=on_undo,
-                  disabled=not can_undo(state.rounds), icon=":material/undo:")  # fmt: skip
+                  disabled=not can_undo(state.rounds), icon=":material/undo:")
     with st.container(horizontal=True, gap="medium"):
         for k, label in FLAGS:
             st.toggle(label, key=f"flag_{k}")
@@ -228,10 +227,10 @@ def render_edit(state: session.ShoeState) -> None:
         c1, c2 = st.columns([1, 3])
         no = c1.number_input("Round", 1, n, value=n, step=1, key="edit_round")
         c2.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
-                             key="edit_how", required=True)  # fmt: skip
+                             key="edit_how", required=True)
         c1, c2, c3, c4 = st.columns(4)
         c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
-                     format_func=WINNER_WORD.__getitem__)  # fmt: skip
+                     format_func=WINNER_WORD.__getitem__)
         c2.number_input("Player points", 0, 9, value=None, step=1, key="edit_pp")
         c3.number_input("Banker points", 0, 9, value=None, step=1, key="edit_bp")
         c4.checkbox("Banker pair", key="edit_banker_pair")

@@ -199,7 +199,9 @@ def apply(area: str, change: Callable[[pl.DataFrame, ShoeMeta], pl.DataFrame]) -
     """
     clear_errors()
     folder = data_dir()
-    state = current()
+    # What this tab showed when the person acted, not a fresher copy: a shoe moved on
+    # by another tab must be refused and shown, never silently added to.
+    state = st.session_state.get(STATE_KEY) or current()
     try:
         new_rounds = change(state.rounds, state.meta)
         saved = save_checked(state, new_rounds, folder)
