@@ -356,6 +356,16 @@ def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
 # --- public API -----------------------------------------------------------------------
 
 
+def check_rounds(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Any rounds table, checked and normalised to what the roads and statistics read.
+
+    Keeps [shoe], round, winner (the WINNER enum; plain "b"/"P"/"t" strings accepted),
+    the pair/natural flags and the points (nulls where missing), shoes grouped in
+    ascending order, play order kept within a shoe. A bad table raises `RoundError`.
+    """
+    return _shoes(rounds).frame
+
+
 def all_roads(rounds: pl.DataFrame, *, rows: int = 6) -> dict[str, pl.DataFrame]:
     """All five roads at once (keys as in `ROAD_NAMES`), sharing the streak work.
 

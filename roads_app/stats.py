@@ -1,0 +1,174 @@
+"""Shoe statistics: result counts, pairs, naturals and streaks, for one shoe or many.
+
+Streaks follow the big road: ties neither break nor extend a streak. Pair and natural
+flags are null for rounds entered by winner only; nulls never count as a pair, and a
+count is *unknown* (null in frames, ``"unknown"`` in `shoe_stats`) when no round of
+the shoe recorded that flag. Every function takes `ROUNDS_SCHEMA` or
+`MULTI_SHOE_SCHEMA` (then grouped by ``shoe`` in one query, ``shoe`` first).
+
+>>> s = shoe_stats(rounds_from_winners("BBTPBBB"))
+>>> s["banker"], s["tie"], s["streak_side"], s["streak"], s["longest_banker"], s["banker_pairs"]
+(5, 1, 'B', 3, 3, 'unknown')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from roads_app.errors import RoundError
+from roads_app.roads import check_rounds
+from roads_app.rounds import WINNER, rounds_from_winners  # noqa: F401
+
+_SIDE = pl.Enum(["B", "P"])
+_FLAG_COUNTS = {
+    "banker_pairs": "banker_pair",
+    "player_pairs": "player_pair",
+    "banker_naturals": "banker_natural",
+    "player_naturals": "player_natural",
+}
+UNKNOWN = "unknown"
+"""What `shoe_stats` says for a count no round of the shoe recorded."""
+
+RUNNING_COLUMNS: tuple[str, ...] = (
+    "round",
+    "winner",
+    "banker",
+    "player",
+    "tie",
+    *_FLAG_COUNTS,
+    "streak_side",
+    "streak",
+)
+
+
+def _grouped(rounds: pl.DataFrame) -> tuple[pl.LazyFrame, bool]:
+    """The checked rounds with a ``shoe`` column (a dummy one for a single shoe)."""
+    frame = check_rounds(rounds)
+    multi = "shoe" in frame.columns
+    if not multi:
+        frame = frame.with_columns(shoe=pl.lit(1, dtype=pl.Int32))
+    return frame.lazy(), multi
+
+
+def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Cumulative counts and the current streak after each round, per shoe."""
+    w = pl.col("winner")
+    side = pl.when(w != "T").then(w.cast(pl.String)).cast(_SIDE)
+    return (
+        lf.with_columns(
+            banker=(w == "B").cum_sum().over("shoe").cast(pl.Int32),
+            player=(w == "P").cum_sum().over("shoe").cast(pl.Int32),
+            tie=(w == "T").cum_sum().over("shoe").cast(pl.Int32),
+            **{
+                name: pl.col(flag).fill_null(False).cum_sum().over("shoe").cast(pl.Int32)
+                for name, flag in _FLAG_COUNTS.items()
+            },
+            streak_side=side.forward_fill().over("shoe"),
+        )
+        .with_columns(_run=pl.col("streak_side").rle_id().over("shoe"))
+        .with_columns(
+            streak=(w != "T").cum_sum().over("shoe", "_run").cast(pl.Int32),
+        )
+    )
+
+
+def running_counts(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Per round: cumulative B/P/T, pair and natural counts, and the streak so far.
+
+    Columns: [shoe], round, winner, banker, player, tie, banker_pairs, player_pairs,
+    banker_naturals, player_naturals (unknown flags count as no pair), streak_side
+    (``B``/``P``, null before the first B/P result) and streak (its length; a tie
+    keeps it).
+    """
+    lf, multi = _grouped(rounds)
+    return _running(lf).select((["shoe"] if multi else []) + list(RUNNING_COLUMNS)).collect()
+
+
+def shoe_stats_many(rounds: pl.DataFrame) -> pl.DataFrame:
+    """One row of statistics per shoe, all shoes in one grouped query.
+
+    Columns: [shoe], rounds, banker, player, tie, banker_pct, player_pct, tie_pct (of all
+    rounds), banker_pairs, player_pairs, banker_naturals, player_naturals (null when no
+    round recorded the flag), streak_side, streak (the current streak), longest_banker,
+    longest_player.
+    """
+    lf, multi = _grouped(rounds)
+    w = pl.col("winner")
+    n = pl.len().cast(pl.Int32)
+    out = (
+        _running(lf)
+        .group_by("shoe", maintain_order=True)
+        .agg(
+            rounds=n,
+            banker=(w == "B").sum().cast(pl.Int32),
+            player=(w == "P").sum().cast(pl.Int32),
+            tie=(w == "T").sum().cast(pl.Int32),
+            **{
+                name: pl.when(pl.col(flag).is_not_null().any())
+                .then(pl.col(flag).sum())
+                .cast(pl.Int32)
+                for name, flag in _FLAG_COUNTS.items()
+            },
+            streak_side=pl.col("streak_side").last(),
+            streak=pl.col("streak").last(),
+            longest_banker=pl.col("streak").filter(pl.col("streak_side") == "B").max(),
+            longest_player=pl.col("streak").filter(pl.col("streak_side") == "P").max(),
+        )
+        .with_columns(
+            pl.col("longest_banker", "longest_player").fill_null(0).cast(pl.Int32),
+            **{
+                f"{side}_pct": pl.col(side) * 100.0 / pl.col("rounds")
+                for side in ("banker", "player", "tie")
+            },
+        )
+        .select(
+            *(["shoe"] if multi else []),
+            "rounds",
+            "banker",
+            "player",
+            "tie",
+            "banker_pct",
+            "player_pct",
+            "tie_pct",
+            *_FLAG_COUNTS,
+            "streak_side",
+            "streak",
+            "longest_banker",
+            "longest_player",
+        )
+    )
+    return out.collect()
+
+
+def shoe_stats(rounds: pl.DataFrame) -> dict[str, Any]:
+    """Statistics of one shoe as a dict (keys as the columns of `shoe_stats_many`).
+
+    Percentages are None for a shoe with no rounds; flag counts no round recorded are
+    ``"unknown"``; ``streak_side`` is ``"B"``/``"P"`` or None before the first B/P result.
+    """
+    checked = check_rounds(rounds)
+    if "shoe" in checked.columns:
+        shoes = checked["shoe"].n_unique()
+        if shoes > 1:
+            raise RoundError(f"shoe statistics are for one shoe; this table holds {shoes}")
+        checked = checked.drop("shoe")
+    frame = shoe_stats_many(checked)
+    if frame.height == 0:
+        return {
+            "rounds": 0,
+            "banker": 0,
+            "player": 0,
+            "tie": 0,
+            "banker_pct": None,
+            "player_pct": None,
+            "tie_pct": None,
+            **dict.fromkeys(_FLAG_COUNTS, UNKNOWN),
+            "streak_side": None,
+            "streak": 0,
+            "longest_banker": 0,
+            "longest_player": 0,
+        }
+    row = frame.row(0, named=True)
+    return {k: UNKNOWN if k in _FLAG_COUNTS and v is None else v for k, v in row.items()}
