@@ -436,8 +436,8 @@ def verdict(
     )
     if lo <= exact <= hi:
         return (
-            f"{head} Within chance of the house edge: the staking pattern did not change "
-            "what each unit wagered returns."
+            f"{head} Within chance of the house edge: over these shoes the strategy returned "
+            "what the edge of its bets predicts, no better and no worse."
         )
     side = "better" if ev > exact else "worse"
     return (
@@ -617,3 +617,36 @@ def backtest(
         summarize(run, table, resolved.bankroll),
         seconds,
     )
+
+
+# --- progress and threads for the CLI -----------------------------------------------------
+
+PROGRESS_FROM = 20_000
+"""Simulated runs of this many shoes or more show a progress bar on the command line."""
+
+
+def progress_bar(stream: Any, width: int = 30) -> Progress:
+    """A text progress bar drawn with carriage returns on ``stream`` (stderr); no dependency."""
+    start = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        filled = int(width * done / total) if total else width
+        secs = time.perf_counter() - start
+        stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} shoes {secs:.1f} s"
+        )
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def check_threads(n: object) -> int:
+    """A thread count from 1 to the machine's cores, else `StrategyError`."""
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= most:
+        raise StrategyError(f"--threads must be a whole number from 1 to {most}, not {n!r}")
+    return n
