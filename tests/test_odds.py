@@ -264,7 +264,6 @@ def test_bad_compositions_are_one_line_errors() -> None:
 # --- Monte Carlo over simulated shoes ---------------------------------------------------
 
 
-@pytest.mark.slow
 def test_monte_carlo_agrees_with_exact_odds() -> None:
     """Frequencies over every hand of 1,500 simulated shoes are within 4 standard errors.
 
@@ -303,3 +302,60 @@ def test_monte_carlo_agrees_with_exact_odds() -> None:
         net = ind @ coef - 1.0
         exact_ev = -edge(bet, payout, six) / 100
         assert abs(net.mean() - exact_ev) < 4 * net.std() / math.sqrt(n), (bet, net.mean())
+
+
+# --- the real tables and the CLI ---------------------------------------------------------
+
+SPEC_EDGES = {  # (table, bet) -> house edge in % to the digits the spec shows
+    ("classic", "banker"): (1.0579, 4),
+    ("classic", "player"): (1.2351, 4),
+    ("classic", "tie"): (14.3596, 4),
+    ("entwinetech", "player_pair"): (10.3614, 4),
+    ("asian-live", "big"): (4.346, 3),
+    ("winbox", "big"): (6.830, 3),
+    ("asian-live", "small"): (5.283, 3),
+    ("winbox", "any_pair"): (13.710, 3),
+    ("winbox", "perfect_pair"): (13.03, 2),
+    ("winbox", "player_natural"): (16.918, 3),
+    ("winbox", "banker_natural"): (16.918, 3),
+    ("winbox-no-commission", "super_6"): (29.977, 3),
+    ("winbox-no-commission", "banker"): (1.4581, 4),
+}
+
+
+@pytest.mark.parametrize(("table", "bet"), sorted(SPEC_EDGES))
+def test_tables_reproduce_the_spec_edges(table: str, bet: str) -> None:
+    from roads_app.odds import bet_odds
+    from roads_app.rules import load_table
+
+    frame = bet_odds(load_table(table))
+    value, digits = SPEC_EDGES[(table, bet)]
+    got = frame.filter(frame["bet"] == bet)["house_edge"].item()
+    assert round(100 * got, digits) == value
+
+
+def test_cli_odds_json_has_every_bet_of_the_table(capsys) -> None:
+    import json
+
+    from roads_app.cli import main
+    from roads_app.rules import load_table
+
+    assert main(["odds", "--rules", "winbox-no-commission", "--json"]) == 0
+    got = {g["bet"]: g for g in json.loads(capsys.readouterr().out)}
+    assert set(got) == set(load_table("winbox-no-commission").bets)
+    assert round(got["banker"]["probability"], 9) == 0.458597423
+    assert round(100 * got["banker"]["house_edge"], 4) == 1.4581
+    assert got["super_6"]["name"] == load_table("winbox-no-commission").bets["super_6"].label
+    assert main(["odds", "--rules", "classic", "--decks", "1", "--json"]) == 0
+    one_deck = {g["bet"]: g for g in json.loads(capsys.readouterr().out)}
+    assert round(100 * one_deck["banker"]["house_edge"], 4) == 1.0117  # Wizard of Odds, 1 deck
+
+
+def test_cli_odds_unknown_table_is_one_line(capsys) -> None:
+    from roads_app.cli import main
+
+    assert main(["odds", "--rules", "no-such-table"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "no-such-table" in err and err.count("\n") == 1
+    assert main(["odds", "--decks", "9"]) == 2
+    assert "1 to 8" in capsys.readouterr().err

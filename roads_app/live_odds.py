@@ -1,0 +1,391 @@
+"""Live odds: the next hand's exact odds from the cards not yet seen, and the study.
+
+The cards already out change the odds of the next hand. What counts as *seen*: every
+card of every round entered with cards, and the face-up first card where the shoe
+records it (`ShoeMeta.burn_card`). The face-down burnt cards, and the cards behind the
+cut card, were never seen: from the table they are indistinguishable from the cards
+still to come, so the next hand is a uniform draw from all the *unseen* cards. That is
+also why the study below can check itself: over many hands the result of betting
+matches the sum of the exact EVs at the moments of betting.
+
+A round entered without cards (by winner or points only) cannot be accounted for;
+`remaining_counts` says which round and `live_odds` refuses with a one-line error.
+
+>>> from roads_app.rounds import ShoeMeta, empty_rounds, add_cards
+>>> r = add_cards(empty_rounds(), "9s Kd", "5c 2h")
+>>> rem = remaining_counts(r, ShoeMeta(decks=1))
+>>> rem.ok, rem.cards_left, rem.by_rank["9"]
+(True, 48, 3)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from roads_app import cards as C
+from roads_app.errors import RoundError, ShoeCompositionError
+from roads_app.odds import (
+    EVENTS,
+    MIN_CARDS,
+    TableLike,
+    counts_by_rank,
+    full_shoe_counts,
+    odds_frame,
+    odds_many,
+    outcomes,
+    table_matrices,
+)
+from roads_app.rounds import ShoeMeta
+
+POSITIVE_EV = 1e-12
+"""EV above this counts as positive (guards against rounding noise at exactly zero)."""
+
+_CARD_NUMBER: dict[str, int] = {code: i for i, code in enumerate(C.ALL_CARDS)}
+
+
+@dataclass(frozen=True)
+class Remaining:
+    """The unseen cards before a hand, or why they cannot be known."""
+
+    counts: np.ndarray | None  # 52 counts, None when a round has no cards
+    hand: int  # the hand these are the odds for (1-based)
+    reason: str | None = None  # why there are no odds (missing cards, shoe finished)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the next hand can be priced."""
+        return self.reason is None
+
+    @property
+    def cards_left(self) -> int:
+        return 0 if self.counts is None else int(self.counts.sum())
+
+    @property
+    def by_rank(self) -> dict[str, int]:
+        """Unseen cards per rank letter A..K (empty when unknown)."""
+        return {} if self.counts is None else counts_by_rank(self.counts)
+
+
+def _check_after(rounds: pl.DataFrame, after: int | None) -> int:
+    if after is None:
+        return rounds.height
+    if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= rounds.height:
+        raise RoundError(
+            f"after round {after!r} is out of range: the shoe has {rounds.height} rounds "
+            f"(use 0 for the first hand)"
+        )
+    return after
+
+
+def round_card_counts(rounds: pl.DataFrame) -> np.ndarray:
+    """One row of 52 counts per round: the cards that round showed (zeros if none)."""
+    out = np.zeros((rounds.height, 52), dtype=np.int64)
+    if not rounds.height:
+        return out
+    cards = (
+        rounds.select(
+            pl.int_range(pl.len(), dtype=pl.Int64).alias("row"),
+            pl.concat_list(
+                pl.col("player_cards").fill_null([]), pl.col("banker_cards").fill_null([])
+            ).alias("card"),
+        )
+        .explode("card")
+        .drop_nulls("card")
+        .with_columns(pl.col("card").replace_strict(_CARD_NUMBER, return_dtype=pl.Int64))
+    )
+    np.add.at(out, (cards["row"].to_numpy(), cards["card"].to_numpy()), 1)
+    return out
+
+
+def _missing_cards(rounds: pl.DataFrame) -> int | None:
+    """Round number of the first round without both hands' cards, if any."""
+    missing = rounds.filter(pl.col("player_cards").is_null() | pl.col("banker_cards").is_null())
+    return int(missing["round"][0]) if missing.height else None
+
+
+def _burn_counts(meta: ShoeMeta) -> np.ndarray:
+    out = np.zeros(52, dtype=np.int64)
+    if meta.burn_card is not None:
+        out[C.card_index(meta.burn_card)] += 1
+    return out
+
+
+def _check_seen(full: np.ndarray, seen: np.ndarray, decks: int) -> None:
+    over = np.flatnonzero(seen > full)
+    if over.size:
+        i = int(over[np.argmax(seen[over])])
+        raise ShoeCompositionError(
+            f"{int(seen[i])} × {C.ALL_CARDS[i]} seen but a {decks}-deck shoe holds only {decks}"
+        )
+
+
+def remaining_counts(rounds: pl.DataFrame, meta: ShoeMeta, after: int | None = None) -> Remaining:
+    """The unseen cards before the hand after round ``after`` (default: the last round).
+
+    Burnt cards count as unseen; the face-up first card counts as seen when recorded.
+    """
+    n = _check_after(rounds, after)
+    head = rounds.head(n)
+    missing = _missing_cards(head)
+    if missing is not None:
+        return Remaining(
+            None,
+            n + 1,
+            f"round {missing} was entered without cards: enter cards to see live odds",
+        )
+    full = full_shoe_counts(meta.decks)
+    seen = round_card_counts(head).sum(axis=0) + _burn_counts(meta)
+    _check_seen(full, seen, meta.decks)
+    left = full - seen
+    if left.sum() < MIN_CARDS:
+        return Remaining(left, n + 1, f"only {int(left.sum())} cards left: the shoe is finished")
+    return Remaining(left, n + 1)
+
+
+def _open_mask(table: TableLike, hands: np.ndarray) -> np.ndarray:
+    """hand × bet: whether the bet still takes stakes on that hand (closing rounds)."""
+    bets = list(table.bets.values())
+    close = np.array(
+        [math.inf if b.closes_after is None else float(b.closes_after) for b in bets]
+    )
+    return hands[:, None] <= close[None, :]
+
+
+def live_odds(
+    rounds: pl.DataFrame, meta: ShoeMeta, table: TableLike, after: int | None = None
+) -> pl.DataFrame:
+    """Every bet of ``table`` priced for the hand after round ``after``, from unseen cards.
+
+    Columns as `odds.bet_odds` plus ``hand``, ``positive`` (EV above zero) and ``open``
+    (the table still takes the bet on that hand). RoundError when cards are missing.
+    """
+    rem = remaining_counts(rounds, meta, after)
+    if not rem.ok:
+        raise RoundError(rem.reason)
+    frame = odds_frame(table, outcomes(rem.counts))
+    is_open = _open_mask(table, np.array([rem.hand]))[0]
+    return frame.with_columns(
+        pl.lit(rem.hand, dtype=pl.Int32).alias("hand"),
+        (pl.col("ev") > POSITIVE_EV).alias("positive"),
+        pl.Series("open", is_open, dtype=pl.Boolean),
+    )
+
+
+def hand_compositions(rounds: pl.DataFrame, meta: ShoeMeta, next_hand: bool = True) -> np.ndarray:
+    """Unseen counts before every hand: row h-1 is before hand h (plus the next one)."""
+    missing = _missing_cards(rounds)
+    if missing is not None:
+        raise RoundError(f"round {missing} was entered without cards: enter cards to see odds")
+    full = full_shoe_counts(meta.decks)
+    per_round = round_card_counts(rounds)
+    before = np.vstack([np.zeros((1, 52), dtype=np.int64), np.cumsum(per_round, axis=0)])
+    before += _burn_counts(meta)
+    _check_seen(full, before[-1], meta.decks)
+    out = full - before
+    return out if next_hand else out[:-1]
+
+
+def ev_through_shoe(
+    rounds: pl.DataFrame, meta: ShoeMeta, table: TableLike, next_hand: bool = True
+) -> pl.DataFrame:
+    """Each bet's probability and EV before every hand of the shoe (long format).
+
+    Columns: hand, bet, label, probability, ev, positive, open. ``next_hand`` adds the
+    hand after the last round (what a player would bet on now), when cards allow.
+    """
+    comps = hand_compositions(rounds, meta, next_hand)
+    comps = comps[comps.sum(axis=1) >= MIN_CARDS]
+    bets, win, _push, coef = table_matrices(table)
+    probs = odds_many(comps) if len(comps) else np.zeros((0, len(EVENTS)))
+    ev = probs @ coef.T - 1.0
+    hands = np.arange(1, len(comps) + 1)
+    is_open = _open_mask(table, hands)
+    nb = len(bets)
+    return pl.DataFrame(
+        {
+            "hand": np.repeat(hands, nb).astype(np.int32),
+            "bet": [b.id for b in bets] * len(comps),
+            "label": [b.label for b in bets] * len(comps),
+            "probability": (probs @ win.T).ravel(),
+            "ev": ev.ravel(),
+            "positive": (ev > POSITIVE_EV).ravel(),
+            "open": is_open.ravel(),
+        }
+    )
+
+
+# --- what each dealt hand did ---------------------------------------------------------
+
+
+def hand_events(rounds: pl.DataFrame) -> np.ndarray:
+    """round × event 0/1 matrix (EVENTS order) of what each round with cards showed."""
+    pc, bc = pl.col("player_cards"), pl.col("banker_cards")
+    w = pl.col("winner").cast(pl.String)
+    pw, bw, tie = w == "P", w == "B", w == "T"
+    cards = pc.list.len() + bc.list.len()
+    pnat, bnat = pl.col("player_natural"), pl.col("banker_natural")
+    pp, bp = pl.col("player_pair"), pl.col("banker_pair")
+    ps = pc.list.get(0, null_on_oob=True) == pc.list.get(1, null_on_oob=True)
+    bs = bc.list.get(0, null_on_oob=True) == bc.list.get(1, null_on_oob=True)
+    exprs = {
+        "player_win": pw,
+        "banker_win": bw,
+        "tie": tie,
+        "banker_win_6": bw & (pl.col("banker_points") == 6),
+        **{f"tie_{t}": tie & (pl.col("player_points") == t) for t in range(10)},
+        "cards_4": cards == 4,
+        "cards_5": cards == 5,
+        "cards_6": cards == 6,
+        "player_natural_win": pnat & pw,
+        "banker_natural_win": bnat & bw,
+        "natural_tie": pnat & bnat & tie,
+        "player_pair": pp,
+        "banker_pair": bp,
+        "any_pair": pp | bp,
+        "perfect_pair": ps | bs,
+        "player_suited_pair": ps,
+        "banker_suited_pair": bs,
+    }
+    frame = rounds.select(**{e: exprs[e].fill_null(False) for e in EVENTS})
+    return frame.to_numpy().astype(np.float64)
+
+
+# --- the study over many simulated shoes ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """How often each bet turned positive, and what betting only then won, per shoe."""
+
+    seed: int
+    n_shoes: int
+    table: str
+    hands: int  # hands dealt over all shoes
+    closing: bool  # whether bets respected the table's closing rounds
+    summary: pl.DataFrame  # one row per bet, see `odds_study`
+    per_shoe: pl.DataFrame  # shoe, bet, bets, net, expected
+
+    def records(self) -> list[dict]:
+        return self.summary.to_dicts()
+
+
+def _study_chunk(
+    seed: int, shoes: range, options: object, coef: np.ndarray, open_by_hand: Callable
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """EV, net, positive and open matrices (hand × bet) and shoe ids for some shoes."""
+    from roads_app.shoe import deal_shoe
+
+    frames, comps, shoe_ids = [], [], []
+    for k in shoes:
+        dealt = deal_shoe(seed, options, k)
+        comps.append(hand_compositions(dealt.rounds, dealt.meta, next_hand=False))
+        frames.append(dealt.rounds)
+        shoe_ids.append(np.full(dealt.rounds.height, k, dtype=np.int64))
+    rounds = pl.concat(frames)
+    probs = odds_many(np.vstack(comps))
+    ev = probs @ coef.T - 1.0
+    net = hand_events(rounds) @ coef.T - 1.0
+    is_open = open_by_hand(rounds["round"].to_numpy())
+    return ev, net, is_open, np.concatenate(shoe_ids), rounds.height
+
+
+def odds_study(
+    seed: int,
+    n_shoes: int,
+    table: TableLike,
+    options: object = None,
+    progress: Callable[[int, int], None] | None = None,
+    chunk: int = 50,
+    closing: bool = True,
+) -> StudyResult:
+    """Deal ``n_shoes`` simulated shoes from ``seed`` and price every hand of each.
+
+    Per bet: ``positive_share`` (of all hands, whatever the closing rounds),
+    ``bets_per_shoe`` (hands positive while the bet is open; every positive hand when
+    ``closing`` is False), ``net_per_shoe`` with a 95% confidence interval (one unit on each
+    of those hands), and ``ev_per_shoe`` (the sum of their exact EVs, which the net should
+    agree with). Same seed, same result.
+    """
+    from roads_app.shoe import ShoeOptions, check_seed
+
+    check_seed(seed)
+    if isinstance(n_shoes, bool) or not isinstance(n_shoes, int) or n_shoes < 1:
+        raise RoundError(f"number of shoes must be a whole number 1 or more, not {n_shoes!r}")
+    if options is None:
+        options = getattr(table, "shoe", None) or ShoeOptions()
+    bets, _win, _push, coef = table_matrices(table)
+    nb = len(bets)
+
+    def open_by_hand(hands: np.ndarray) -> np.ndarray:
+        if not closing:
+            return np.ones((len(hands), nb), dtype=np.bool_)
+        return _open_mask(table, hands.astype(np.float64))
+
+    positive_hands = np.zeros(nb)
+    hands = 0
+    shoe_bets = np.zeros((n_shoes, nb))
+    shoe_net = np.zeros((n_shoes, nb))
+    shoe_ev = np.zeros((n_shoes, nb))
+    for start in range(0, n_shoes, chunk):
+        shoes = range(start, min(start + chunk, n_shoes))
+        ev, net, is_open, shoe_id, n = _study_chunk(seed, shoes, options, coef, open_by_hand)
+        positive = ev > POSITIVE_EV
+        positive_hands += positive.sum(axis=0)
+        hands += n
+        take = positive & is_open
+        for arr, val in ((shoe_bets, take), (shoe_net, net * take), (shoe_ev, ev * take)):
+            np.add.at(arr, shoe_id, val)
+        if progress is not None:
+            progress(shoes.stop, n_shoes)
+
+    mean = shoe_net.mean(axis=0)
+    sd = shoe_net.std(axis=0, ddof=1) if n_shoes > 1 else np.zeros(nb)
+    half = 1.96 * sd / math.sqrt(n_shoes)
+    summary = pl.DataFrame(
+        {
+            "bet": [b.id for b in bets],
+            "label": [b.label for b in bets],
+            "payout": [float(b.payout) for b in bets],
+            "positive_share": positive_hands / max(hands, 1),
+            "bets_per_shoe": shoe_bets.mean(axis=0),
+            "net_per_shoe": mean,
+            "net_ci_low": mean - half,
+            "net_ci_high": mean + half,
+            "ev_per_shoe": shoe_ev.mean(axis=0),
+        }
+    )
+    per_shoe = pl.DataFrame(
+        {
+            "shoe": np.repeat(np.arange(1, n_shoes + 1), nb).astype(np.int32),
+            "bet": [b.id for b in bets] * n_shoes,
+            "bets": shoe_bets.ravel().astype(np.int32),
+            "net": shoe_net.ravel(),
+            "expected": shoe_ev.ravel(),
+        }
+    )
+    name = getattr(table, "name", "")
+    return StudyResult(seed, n_shoes, name, hands, closing, summary, per_shoe)
+
+
+def format_study(result: StudyResult) -> str:
+    """A plain-text summary of a study for the terminal."""
+    lines = [
+        f"{result.n_shoes} shoes from seed {result.seed}, table {result.table}, "
+        f"{result.hands} hands"
+        + ("" if result.closing else ", closing rounds ignored"),
+        f"{'bet':<16} {'pays':>7} {'positive %':>10} {'bets/shoe':>9} "
+        f"{'net/shoe (95% CI)':>28} {'EV/shoe':>9}",
+    ]
+    for r in result.summary.iter_rows(named=True):
+        ci = f"{r['net_per_shoe']:+.4f} ({r['net_ci_low']:+.3f}, {r['net_ci_high']:+.3f})"
+        lines.append(
+            f"{r['label']:<16} {r['payout']:>5.4g}:1 {100 * r['positive_share']:>10.3f} "
+            f"{r['bets_per_shoe']:>9.3f} {ci:>28} {r['ev_per_shoe']:>+9.4f}"
+        )
+    return "\n".join(lines)
+
