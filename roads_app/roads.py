@@ -216,22 +216,30 @@ def _derived_colour(b: _Big, k: int) -> tuple[np.ndarray, np.ndarray]:
     return sel, (~red[sel]).view(np.int8)
 
 
-def _if_banker(b: _Big, last: np.ndarray, k: int) -> np.ndarray:
-    """Colour road ``k`` would add if the next result after mark ``last`` were Banker.
+def _if_banker(b: _Big, last: np.ndarray) -> dict[int, np.ndarray]:
+    """Per derived road k: the colour it would add if the next result after mark ``last``
+    were Banker (-1: none).
 
     ``last`` is a mark index or -1 (no B/P result yet). Continuing a Banker streak of
     ``l`` against ``p = L[n-k]`` is red when ``l != p``; opening one after a Player
     streak of ``l`` is red when ``l == L[n-k]``. Player is always the opposite colour.
     """
     if b.rows.size == 0:
-        return np.full(last.size, _NONE, dtype=np.int8)
+        return {k: np.full(last.size, _NONE, dtype=np.int8) for k in DERIVED.values()}
     ok = last >= 0
     i = np.where(ok, last, 0)
     s = b.streak[i]
-    ok &= (b.winner[i] != _T) & (b.n[s] >= k)
-    p = b.length[np.maximum(s - k, 0)]
-    red = (b.m[i] == p) != (b.winner[i] == _B)
-    return np.where(ok, np.where(red, _RED, _BLUE), _NONE).astype(np.int8)
+    ok &= b.winner[i] != _T
+    n = b.n[s]
+    m = b.m[i]
+    after_banker = b.winner[i] == _B
+    out = {}
+    for k in DERIVED.values():
+        red = (m == b.length[np.maximum(s - k, 0)]) != after_banker
+        code = (~red).view(np.int8)
+        code[~(ok & (n >= k))] = _NONE
+        out[k] = code
+    return out
 
 
 # --- layout ---------------------------------------------------------------------------
@@ -444,10 +452,10 @@ def ask_road(rounds: pl.DataFrame, side: str) -> dict[str, str | None]:
     if not s.code.size:
         return dict.fromkeys(DERIVED)
     b = _big(s)
-    last = np.array([b.rows.size - 1])
+    banker = _if_banker(b, np.array([b.rows.size - 1]))
     out = {}
     for name, k in DERIVED.items():
-        c = int(_if_banker(b, last, k)[0])
+        c = int(banker[k][0])
         out[name] = _name(c if c < 0 or code == _B else 1 - c)
     return out
 
@@ -492,14 +500,12 @@ def _hypothetical_frame(
     s: _Shoes, b: _Big | None, last: np.ndarray, keys: pl.DataFrame | None
 ) -> pl.DataFrame:
     cols: list[pl.Series] = [] if keys is None else keys.get_columns()
+    banker = _if_banker(b, last) if b is not None else None
     for side in ("B", "P"):
         for name, k in DERIVED.items():
-            if b is None:
-                c = np.empty(0, dtype=np.int8)
-            else:
-                c = _if_banker(b, last, k)
-                if side == "P":
-                    c = np.where(c < 0, c, 1 - c)
+            c = np.empty(0, dtype=np.int8) if banker is None else banker[k]
+            if side == "P":
+                c = np.where(c < 0, c, 1 - c).astype(np.int8)
             cols.append(_colour_series(c, f"{name}_{side}"))
     if keys is None and s.multi and b is None:
         cols.insert(0, pl.Series("shoe", [], dtype=pl.Int32))
