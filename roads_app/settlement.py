@@ -72,7 +72,7 @@ _CARD = pl.Enum(list(C.ALL_CARDS))
 
 def _rank_points(rank: pl.Expr) -> pl.Expr:
     """Baccarat points of a rank index (A=0 .. K=12): A-9 count 1-9, T/J/Q/K 0."""
-    return pl.when(rank < 9).then(rank + 1).otherwise(0)
+    return pl.when(rank < 9).then(rank + 1).when(rank >= 9).then(0)  # null stays null
 
 
 # What a bet family needs from a round, in the words of a refusal.
