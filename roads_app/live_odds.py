@@ -274,24 +274,96 @@ class StudyResult:
         return self.summary.to_dicts()
 
 
-def _study_chunk(
-    seed: int, shoes: range, options: object, coef: np.ndarray, open_by_hand: Callable
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """EV, net, positive and open matrices (hand × bet) and shoe ids for some shoes."""
-    from roads_app.shoe import deal_shoe
+@dataclass(frozen=True)
+class StudyPart:
+    """Per-shoe totals for a run of consecutive shoes (the study in pieces, for progress)."""
 
+    first_shoe: int  # 0-based index of the first shoe
+    hands: int
+    positive_hands: np.ndarray  # per bet: hands with a positive EV
+    bets: np.ndarray  # shoe × bet: hands bet on
+    net: np.ndarray  # shoe × bet: units won betting one unit on each
+    expected: np.ndarray  # shoe × bet: sum of the exact EVs of those bets
+
+
+def study_shoes(
+    seed: int, shoes: range, table: TableLike, options: object = None, closing: bool = True
+) -> StudyPart:
+    """Deal shoes ``shoes`` of run ``seed`` and price every hand (see `odds_study`)."""
+    from roads_app.shoe import ShoeOptions, check_seed, deal_shoe
+
+    check_seed(seed)
+    if options is None:
+        options = getattr(table, "shoe", None) or ShoeOptions()
+    bets, _win, _push, coef = table_matrices(table)
+    nb = len(bets)
     frames, comps, shoe_ids = [], [], []
     for k in shoes:
         dealt = deal_shoe(seed, options, k)
         comps.append(hand_compositions(dealt.rounds, dealt.meta, next_hand=False))
         frames.append(dealt.rounds)
-        shoe_ids.append(np.full(dealt.rounds.height, k, dtype=np.int64))
+        shoe_ids.append(np.full(dealt.rounds.height, k - shoes.start, dtype=np.int64))
     rounds = pl.concat(frames)
-    probs = odds_many(np.vstack(comps))
-    ev = probs @ coef.T - 1.0
+    ev = odds_many(np.vstack(comps)) @ coef.T - 1.0
     net = hand_events(rounds) @ coef.T - 1.0
-    is_open = open_by_hand(rounds["round"].to_numpy())
-    return ev, net, is_open, np.concatenate(shoe_ids), rounds.height
+    positive = ev > POSITIVE_EV
+    hand_no = rounds["round"].to_numpy().astype(np.float64)
+    take = positive & _open_mask(table, hand_no) if closing else positive
+    shoe_id = np.concatenate(shoe_ids)
+    out = np.zeros((3, len(shoes), nb))
+    for arr, val in zip(out, (take, net * take, ev * take), strict=True):
+        np.add.at(arr, shoe_id, val)
+    return StudyPart(shoes.start, rounds.height, positive.sum(axis=0), *out)
+
+
+def summarize_study(
+    parts: list[StudyPart], seed: int, table: TableLike, closing: bool = True
+) -> StudyResult:
+    """Join study parts (in shoe order) into the per-bet summary and per-shoe frame."""
+    bets = list(table.bets.values())
+    nb = len(bets)
+    parts = sorted(parts, key=lambda p: p.first_shoe)
+    hands = sum(p.hands for p in parts)
+    positive_hands = sum((p.positive_hands for p in parts), np.zeros(nb))
+    shoe_bets, shoe_net, shoe_ev = (
+        np.vstack([getattr(p, f) for p in parts]) for f in ("bets", "net", "expected")
+    )
+    n_shoes = len(shoe_net)
+    mean = shoe_net.mean(axis=0)
+    sd = shoe_net.std(axis=0, ddof=1) if n_shoes > 1 else np.zeros(nb)
+    half = 1.96 * sd / math.sqrt(n_shoes)
+    summary = pl.DataFrame(
+        {
+            "bet": [b.id for b in bets],
+            "label": [b.label for b in bets],
+            "payout": [float(b.payout) for b in bets],
+            "positive_share": positive_hands / max(hands, 1),
+            "bets_per_shoe": shoe_bets.mean(axis=0),
+            "net_per_shoe": mean,
+            "net_ci_low": mean - half,
+            "net_ci_high": mean + half,
+            "ev_per_shoe": shoe_ev.mean(axis=0),
+        }
+    )
+    first = parts[0].first_shoe if parts else 0
+    per_shoe = pl.DataFrame(
+        {
+            "shoe": np.repeat(np.arange(first + 1, first + n_shoes + 1), nb).astype(np.int32),
+            "bet": [b.id for b in bets] * n_shoes,
+            "bets": shoe_bets.ravel().astype(np.int32),
+            "net": shoe_net.ravel(),
+            "expected": shoe_ev.ravel(),
+        }
+    )
+    name = getattr(table, "name", "")
+    return StudyResult(seed, n_shoes, name, hands, closing, summary, per_shoe)
+
+
+def check_study_size(n_shoes: object) -> int:
+    """Shoes in a study: a whole number 1 or more."""
+    if isinstance(n_shoes, bool) or not isinstance(n_shoes, int) or n_shoes < 1:
+        raise RoundError(f"number of shoes must be a whole number 1 or more, not {n_shoes!r}")
+    return n_shoes
 
 
 def odds_study(
@@ -309,67 +381,16 @@ def odds_study(
     ``bets_per_shoe`` (hands positive while the bet is open; every positive hand when
     ``closing`` is False), ``net_per_shoe`` with a 95% confidence interval (one unit on each
     of those hands), and ``ev_per_shoe`` (the sum of their exact EVs, which the net should
-    agree with). Same seed, same result.
+    agree with). Same seed, same result, whatever the chunk size.
     """
-    from roads_app.shoe import ShoeOptions, check_seed
-
-    check_seed(seed)
-    if isinstance(n_shoes, bool) or not isinstance(n_shoes, int) or n_shoes < 1:
-        raise RoundError(f"number of shoes must be a whole number 1 or more, not {n_shoes!r}")
-    if options is None:
-        options = getattr(table, "shoe", None) or ShoeOptions()
-    bets, _win, _push, coef = table_matrices(table)
-    nb = len(bets)
-
-    def open_by_hand(hands: np.ndarray) -> np.ndarray:
-        if not closing:
-            return np.ones((len(hands), nb), dtype=np.bool_)
-        return _open_mask(table, hands.astype(np.float64))
-
-    positive_hands = np.zeros(nb)
-    hands = 0
-    shoe_bets = np.zeros((n_shoes, nb))
-    shoe_net = np.zeros((n_shoes, nb))
-    shoe_ev = np.zeros((n_shoes, nb))
+    check_study_size(n_shoes)
+    parts = []
     for start in range(0, n_shoes, chunk):
         shoes = range(start, min(start + chunk, n_shoes))
-        ev, net, is_open, shoe_id, n = _study_chunk(seed, shoes, options, coef, open_by_hand)
-        positive = ev > POSITIVE_EV
-        positive_hands += positive.sum(axis=0)
-        hands += n
-        take = positive & is_open
-        for arr, val in ((shoe_bets, take), (shoe_net, net * take), (shoe_ev, ev * take)):
-            np.add.at(arr, shoe_id, val)
+        parts.append(study_shoes(seed, shoes, table, options, closing))
         if progress is not None:
             progress(shoes.stop, n_shoes)
-
-    mean = shoe_net.mean(axis=0)
-    sd = shoe_net.std(axis=0, ddof=1) if n_shoes > 1 else np.zeros(nb)
-    half = 1.96 * sd / math.sqrt(n_shoes)
-    summary = pl.DataFrame(
-        {
-            "bet": [b.id for b in bets],
-            "label": [b.label for b in bets],
-            "payout": [float(b.payout) for b in bets],
-            "positive_share": positive_hands / max(hands, 1),
-            "bets_per_shoe": shoe_bets.mean(axis=0),
-            "net_per_shoe": mean,
-            "net_ci_low": mean - half,
-            "net_ci_high": mean + half,
-            "ev_per_shoe": shoe_ev.mean(axis=0),
-        }
-    )
-    per_shoe = pl.DataFrame(
-        {
-            "shoe": np.repeat(np.arange(1, n_shoes + 1), nb).astype(np.int32),
-            "bet": [b.id for b in bets] * n_shoes,
-            "bets": shoe_bets.ravel().astype(np.int32),
-            "net": shoe_net.ravel(),
-            "expected": shoe_ev.ravel(),
-        }
-    )
-    name = getattr(table, "name", "")
-    return StudyResult(seed, n_shoes, name, hands, closing, summary, per_shoe)
+    return summarize_study(parts, seed, table, closing)
 
 
 def format_study(result: StudyResult) -> str:

@@ -1,0 +1,366 @@
+"""Streamlit widgets for live odds: the next hand's bets from the unseen cards, the EV
+chart through a shoe, and the study page over many simulated shoes.
+
+The work is in `roads_app.live_odds`; this file only caches and draws. Every widget
+is keyed on its inputs (the table, the unseen counts, the cards of the shoe) through
+``st.cache_data``, so re-drawing after a hand costs a dictionary look-up unless a card
+changed. A shoe entered without cards shows a one-line note instead of odds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+import plotly.graph_objects as go
+import polars as pl
+import streamlit as st
+
+from roads_app import live_odds as L
+from roads_app.errors import RoadsAppError
+from roads_app.rounds import ShoeMeta
+from roads_app.rules import Table, list_tables, load_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pandas.io.formats.style import Styler
+
+POSITIVE_BG = "background-color: rgba(46, 160, 67, 0.25)"
+CLOSED_FG = "color: #999999"
+STUDY_CHUNK = 25
+"""Shoes per progress step on the study page."""
+
+_MAIN_BETS = ("player", "banker", "tie")
+
+
+# --- cached computations (keyed on plain, hashable inputs) -----------------------------
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _priced(table_name: str, counts: tuple[int, ...], hand: int) -> pl.DataFrame:
+    """The live-odds frame for one composition before hand ``hand``."""
+    from roads_app.odds import odds_frame, outcomes
+
+    table = load_table(table_name)
+    frame = odds_frame(table, outcomes(np.array(counts, dtype=np.int64)))
+    is_open = L._open_mask(table, np.array([hand], dtype=np.float64))[0]
+    return frame.with_columns(
+        (pl.col("ev") > L.POSITIVE_EV).alias("positive"),
+        pl.Series("open", is_open, dtype=pl.Boolean),
+    )
+
+
+def _shoe_key(rounds: pl.DataFrame, meta: ShoeMeta) -> str:
+    """The cards of a shoe and what else decides its compositions, as one string."""
+    cards = rounds.select("player_cards", "banker_cards").rows()
+    return json.dumps([meta.decks, meta.burn_card, cards])
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _chart_frame(table_name: str, key: str) -> pl.DataFrame:
+    decks, burn, cards = json.loads(key)
+    rounds = pl.DataFrame(
+        {
+            "round": list(range(1, len(cards) + 1)),
+            "player_cards": [c[0] for c in cards],
+            "banker_cards": [c[1] for c in cards],
+        },
+        schema={
+            "round": pl.Int32,
+            "player_cards": pl.List(pl.String),
+            "banker_cards": pl.List(pl.String),
+        },
+    )
+    meta = ShoeMeta(decks=decks, burn_card=burn)
+    return L.ev_through_shoe(rounds, meta, load_table(table_name))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _study_part(table_name: str, seed: int, start: int, stop: int, closing: bool) -> L.StudyPart:
+    return L.study_shoes(seed, range(start, stop), load_table(table_name), closing=closing)
+
+
+# --- the live odds panel -----------------------------------------------------------------
+
+
+def _styled(frame: pl.DataFrame) -> Styler:
+    shown = frame.select(
+        pl.col("label").alias("Bet"),
+        (pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String)).alias("Pays"),
+        (100 * pl.col("probability")).alias("P(win) %"),
+        (100 * pl.col("ev")).alias("EV %"),
+        pl.when(~pl.col("open"))
+        .then(pl.lit("closed"))
+        .when(pl.col("positive"))
+        .then(pl.lit("positive"))
+        .otherwise(pl.lit(""))
+        .alias("Now"),
+    ).to_pandas()
+
+    def colour(row: pd.Series) -> list[str]:
+        if row["Now"] == "positive":
+            return [POSITIVE_BG] * len(row)
+        if row["Now"] == "closed":
+            return [CLOSED_FG] * len(row)
+        return [""] * len(row)
+
+    return shown.style.apply(colour, axis=1).format({"P(win) %": "{:.4f}", "EV %": "{:+.3f}"})
+
+
+def _rank_chart(by_rank: dict[str, int], decks: int) -> go.Figure:
+    ranks = list(by_rank)
+    left = list(by_rank.values())
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=ranks,
+                y=left,
+                name="unseen",
+                marker_color="#4c78a8",
+                hovertemplate="%{x}: %{y} left<extra></extra>",
+            ),
+            go.Scatter(
+                x=ranks,
+                y=[4 * decks] * len(ranks),
+                mode="lines",
+                name="full shoe",
+                line={"color": "#999999", "dash": "dot"},
+                hoverinfo="skip",
+            ),
+        ]
+    )
+    fig.update_layout(
+        height=180,
+        margin={"l": 30, "r": 10, "t": 10, "b": 25},
+        showlegend=False,
+        bargap=0.15,
+        yaxis={"rangemode": "tozero"},
+    )
+    return fig
+
+
+def render_live_odds(
+    rounds: pl.DataFrame,
+    meta: ShoeMeta,
+    table: Table,
+    after: int | None = None,
+    key: str = "live_odds",
+) -> None:
+    """The next hand's exact odds from the unseen cards: bets (positive ones highlighted)
+    and the cards remaining by rank; a one-line note when rounds lack cards."""
+    try:
+        rem = L.remaining_counts(rounds, meta, after)
+    except RoadsAppError as e:
+        st.warning(str(e))
+        return
+    if not rem.ok:
+        st.caption(f"Live odds: {rem.reason}.")
+        return
+    frame = _priced(table.name, tuple(int(x) for x in rem.counts), rem.hand)
+    positive = frame.filter(pl.col("positive") & pl.col("open"))
+    head = f"Hand {rem.hand}: {rem.cards_left} cards unseen"
+    if positive.height:
+        head += " — positive now: " + ", ".join(positive["label"].to_list())
+    st.markdown(f"**{head}**")
+    st.dataframe(_styled(frame), hide_index=True, width="stretch", key=f"{key}.table")
+    st.caption("Cards unseen by rank (dotted: a full shoe)")
+    st.plotly_chart(
+        _rank_chart(rem.by_rank, meta.decks),
+        theme=None,
+        key=f"{key}.ranks",
+        config={"displayModeBar": False},
+    )
+
+
+# --- the EV chart through a shoe -----------------------------------------------------------
+
+
+def ev_figure(chart: pl.DataFrame, bets: list[str], upto: int | None = None) -> go.Figure:
+    """Lines of each bet's EV (%) per hand, a marker wherever it was positive."""
+    fig = go.Figure()
+    for bet in bets:
+        one = chart.filter(pl.col("bet") == bet).sort("hand")
+        if not one.height:
+            continue
+        label = one["label"][0]
+        fig.add_trace(
+            go.Scatter(
+                x=one["hand"].to_list(),
+                y=(100 * one["ev"]).to_list(),
+                mode="lines",
+                name=label,
+                legendgroup=bet,
+                hovertemplate=f"{label}<br>hand %{{x}}: EV %{{y:+.3f}}%<extra></extra>",
+            )
+        )
+        pos = one.filter(pl.col("positive"))
+        if pos.height:
+            fig.add_trace(
+                go.Scatter(
+                    x=pos["hand"].to_list(),
+                    y=(100 * pos["ev"]).to_list(),
+                    mode="markers",
+                    name=f"{label} positive",
+                    legendgroup=bet,
+                    showlegend=False,
+                    marker={"size": 8, "symbol": "circle", "line": {"width": 1, "color": "black"}},
+                    hovertemplate=f"{label} positive<br>hand %{{x}}: EV %{{y:+.3f}}%"
+                    "<extra></extra>",
+                )
+            )
+    fig.add_hline(y=0, line={"color": "black", "width": 1})
+    if upto is not None:
+        fig.add_vline(x=upto, line={"color": "#999999", "dash": "dot"})
+    fig.update_layout(
+        height=320,
+        margin={"l": 40, "r": 10, "t": 10, "b": 40},
+        xaxis_title="hand",
+        yaxis_title="EV per unit (%)",
+        legend={"orientation": "h"},
+    )
+    return fig
+
+
+def render_ev_chart(
+    rounds: pl.DataFrame,
+    meta: ShoeMeta,
+    table: Table,
+    upto: int | None = None,
+    key: str = "ev_chart",
+) -> None:
+    """Each bet's EV through the shoe, markers where it was positive (replay, simulated)."""
+    try:
+        chart = _chart_frame(table.name, _shoe_key(rounds, meta))
+    except RoadsAppError as e:
+        st.caption(f"EV chart: {e}.")
+        return
+    ever = chart.filter(pl.col("positive")).get_column("bet").unique(maintain_order=True).to_list()
+    options = list(table.bets)
+    default = [b for b in options if b in ever or b in _MAIN_BETS][:8]
+    chosen = st.multiselect(
+        "Bets on the chart",
+        options,
+        default=default,
+        key=f"{key}.bets",
+        format_func=lambda b: table.bets[b].label,
+    )
+    st.plotly_chart(
+        ev_figure(chart, chosen, upto),
+        theme=None,
+        key=f"{key}.fig",
+        config={"displayModeBar": False},
+    )
+    n_pos = chart.filter(pl.col("positive") & pl.col("open")).height
+    st.caption(f"{n_pos} bet-hands with a positive EV while the bet was open.")
+
+
+# --- the study page -------------------------------------------------------------------------
+
+
+def run_study(
+    table_name: str,
+    seed: int,
+    n_shoes: int,
+    closing: bool,
+    progress: Callable[[int, int], None] | None = None,
+) -> L.StudyResult:
+    """The study in cached pieces of `STUDY_CHUNK` shoes (same result as `odds_study`)."""
+    L.check_study_size(n_shoes)
+    parts = []
+    for start in range(0, n_shoes, STUDY_CHUNK):
+        stop = min(start + STUDY_CHUNK, n_shoes)
+        parts.append(_study_part(table_name, seed, start, stop, closing))
+        if progress is not None:
+            progress(stop, n_shoes)
+    return L.summarize_study(parts, seed, load_table(table_name), closing)
+
+
+def _study_table(result: L.StudyResult) -> pl.DataFrame:
+    return result.summary.select(
+        pl.col("label").alias("Bet"),
+        pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String).alias("Pays"),
+        (100 * pl.col("positive_share")).round(3).alias("Positive hands %"),
+        pl.col("bets_per_shoe").round(3).alias("Bets per shoe"),
+        pl.col("net_per_shoe").round(4).alias("Net per shoe"),
+        pl.format("{} to {}", pl.col("net_ci_low").round(3), pl.col("net_ci_high").round(3)).alias(
+            "95% CI"
+        ),
+        pl.col("ev_per_shoe").round(4).alias("Exact EV per shoe"),
+    )
+
+
+def render_study_page() -> None:
+    """Page body: how often each bet turns positive over many simulated shoes, and what
+    betting one unit only then would have won per shoe."""
+    st.header("Live odds study")
+    st.caption(
+        "Deals simulated shoes from a seed, prices every hand from the cards seen so far "
+        "and bets one unit on each bet only when its exact EV is positive."
+    )
+    tables = list_tables()
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 2])
+    name = c1.selectbox(
+        "Table",
+        tables,
+        index=tables.index("winbox") if "winbox" in tables else 0,
+        key="study.table",
+    )
+    seed = int(c2.number_input("Seed", min_value=0, value=1, step=1, key="study.seed"))
+    shoes = int(
+        c3.number_input(
+            "Shoes", min_value=1, max_value=20000, value=200, step=100, key="study.shoes"
+        )
+    )
+    closing = c4.checkbox(
+        "Respect closing rounds",
+        value=True,
+        key="study.closing",
+        help="Off: bet every positive hand even after the table closes a bet",
+    )
+    inputs = (name, seed, shoes, closing)
+    if st.button("Run study", type="primary", key="study.run"):
+        bar = st.progress(0.0, text="dealing and pricing shoes…")
+        try:
+            result = run_study(
+                name,
+                seed,
+                shoes,
+                closing,
+                progress=lambda done, total: bar.progress(
+                    done / total, text=f"{done:,} of {total:,} shoes"
+                ),
+            )
+        except RoadsAppError as e:
+            bar.empty()
+            st.error(str(e))
+            return
+        bar.empty()
+        st.session_state["study.result"] = (inputs, result)
+    stored = st.session_state.get("study.result")
+    if not stored:
+        st.info("Choose a table, a seed and a number of shoes, then run the study.")
+        return
+    shown_inputs, result = stored
+    if shown_inputs != inputs:
+        st.caption("Results below are for the previous settings; run again for these.")
+    st.markdown(
+        f"**{result.n_shoes:,} shoes, seed {result.seed}, table {result.table}: "
+        f"{result.hands:,} hands**" + ("" if result.closing else " (closing rounds ignored)")
+    )
+    st.dataframe(_study_table(result), hide_index=True, width="stretch", key="study.table_out")
+    per_shoe = result.per_shoe.filter(pl.col("bets") > 0)
+    if per_shoe.height:
+        fig = go.Figure()
+        for bet in per_shoe["bet"].unique(maintain_order=True).to_list():
+            one = per_shoe.filter(pl.col("bet") == bet)
+            label = result.summary.filter(pl.col("bet") == bet)["label"][0]
+            fig.add_trace(go.Box(y=one["net"].to_list(), name=label, boxmean=True))
+        fig.update_layout(
+            height=320,
+            margin={"l": 40, "r": 10, "t": 30, "b": 40},
+            title="Net per shoe where the bet was placed",
+            showlegend=False,
+        )
+        st.plotly_chart(fig, theme=None, key="study.box")
