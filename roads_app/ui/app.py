@@ -10,6 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from roads_app.ui.entry_page import render_entry_page
+from roads_app.ui.library_page import render_library_page
+from roads_app.ui.lobby_page import render_lobby_page
+from roads_app.ui.replay_page import render_replay_page
 
 
 def pages() -> dict[str, list[st.Page]]:
@@ -20,6 +23,12 @@ def pages() -> dict[str, list[st.Page]]:
                     url_path="scoreboard", default=True),
         ],
         "Shoes": [  # part 2: library, replay, lobby
+            st.Page(render_lobby_page, title="Lobby", icon=":material/grid_view:",
+                    url_path="lobby"),
+            st.Page(render_library_page, title="Library", icon=":material/folder_open:",
+                    url_path="library"),
+            st.Page(render_replay_page, title="Replay", icon=":material/replay:",
+                    url_path="replay"),
         ],
         "Study": [  # backtest and exact odds
         ],

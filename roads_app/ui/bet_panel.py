@@ -156,10 +156,12 @@ def render_bet_panel(
     settled = BL.settle_log(bets, rounds, table, upto=pos)
     curve = BL.bankroll(settled, start, pos)
     tot = BL.totals(settled)
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Bankroll", f"{curve['bankroll'][-1]:,.2f}")
-    c2.metric("Net", f"{tot['net']:+,.2f}")
-    c3.metric("On the table", f"{tot['pending']:,.0f}")
+    st.markdown(
+        f"Bankroll <b data-testid='bankroll'>{curve['bankroll'][-1]:,.2f}</b> · "
+        f"net <b data-testid='bet-net'>{tot['net']:+,.2f}</b> · "
+        f"on the table <b data-testid='bet-pending'>{tot['pending']:,.0f}</b>",
+        unsafe_allow_html=True,
+    )
 
     st.segmented_control(
         "Chip", BL.CHIPS, default=BL.CHIPS[2], key=f"{key}_chip", required=True,
@@ -240,3 +242,23 @@ def render_history(settled: pl.DataFrame) -> None:
         "round", "bet", "stake", "outcome", "net", "reason"
     )
     st.dataframe(view, hide_index=True, height=min(36 * (view.height + 1), 300))
+
+
+def render_entry_bets(state: object) -> None:
+    """The panel on the scoreboard: bets on the next round entered; voids allowed.
+
+    A shoe not saved yet is saved (empty) before its first bet, so the bets have a
+    shoe to sit beside and the URL names it.
+    """
+    from roads_app.ui import session
+
+    def ensure_saved() -> bool:
+        return session.current().saved or session.apply("bets", lambda r, m: r)
+
+    s: session.ShoeState = state  # type: ignore[assignment]
+    render_bet_panel(
+        shoe_id=s.meta.id, rounds=s.rounds, meta=s.meta, data_dir=session.data_dir(),
+        ensure_saved=ensure_saved, key="bets",
+    )  # fmt: skip
+    if session.errors().get("bets"):
+        st.error(session.errors()["bets"], icon=":material/error:")

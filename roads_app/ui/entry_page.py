@@ -30,6 +30,7 @@ from roads_app.rounds import (
 )
 from roads_app.rules import list_tables, load_table
 from roads_app.ui import board, session
+from roads_app.ui.bet_panel import render_entry_bets
 
 FLAGS: tuple[tuple[str, str], ...] = (
     ("banker_pair", "Banker pair"),
@@ -287,6 +288,7 @@ def shoe_fragment() -> None:
             render_edit(state)
         with new:
             render_new_shoe(state)
+        render_entry_bets(state)
     with side:
         render_stats(state.rounds)
         render_ask_road(state.rounds)

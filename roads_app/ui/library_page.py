@@ -1,0 +1,201 @@
+"""The library page: every saved shoe, to open, replay, rename, export or delete; imports.
+
+Each shoe is one row with its name, date, rounds, source and table. Delete asks first.
+An import is checked whole (`library.import_upload`: size first, then every round)
+before anything is written, so a refused file shows its one-line message next to the
+uploader and leaves the data folder as it was. Exports are built only when their
+download button is clicked (the board PNG takes a browser render).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+import streamlit as st
+
+from roads_app import bets_log, library, storage
+from roads_app.errors import RoadsAppError
+from roads_app.ui import session
+
+MESSAGE = "library.message"  # (kind, text) shown once above the list
+IMPORT_ERROR = "library.import_error"
+CONFIRM = "library.confirm_delete"
+UPLOAD = "library.upload"
+UPLOAD_MB = storage.MAX_IMPORT_BYTES // 2**20
+SOURCE_ICON = {
+    "hand": ":material/edit:",
+    "simulated": ":material/casino:",
+    "imported": ":material/upload_file:",
+}
+
+
+# --- moving between pages ------------------------------------------------------------------
+
+
+def _page_funcs() -> dict[str, Callable[[], None]]:
+    from roads_app.ui.entry_page import render_entry_page
+    from roads_app.ui.lobby_page import render_lobby_page
+    from roads_app.ui.replay_page import render_replay_page
+
+    return {
+        "scoreboard": render_entry_page,
+        "library": render_library_page,
+        "replay": render_replay_page,
+        "lobby": render_lobby_page,
+    }
+
+
+def page(url_path: str) -> st.Page:
+    """The navigation page at ``url_path`` (Streamlit matches pages by their url_path)."""
+    return st.Page(_page_funcs()[url_path], url_path=url_path)
+
+
+def switch_to(url_path: str, params: dict[str, str] | None = None) -> None:
+    """Go to another page with query parameters (e.g. the scoreboard on ``?shoe=``)."""
+    st.switch_page(page(url_path), query_params=params or {})
+
+
+# --- actions -------------------------------------------------------------------------------
+
+
+def _say(kind: str, text: str) -> None:
+    st.session_state[MESSAGE] = (kind, text)
+
+
+def on_import() -> None:
+    st.session_state[IMPORT_ERROR] = None
+    upload = st.session_state.get(UPLOAD)
+    if upload is None:
+        st.session_state[IMPORT_ERROR] = "choose a .csv, .json or .parquet file first"
+        return
+    name = (st.session_state.get("library.import_name") or "").strip() or None
+    try:
+        meta = library.import_upload(upload.getvalue(), upload.name, session.data_dir(), name)
+    except RoadsAppError as e:
+        st.session_state[IMPORT_ERROR] = str(e)
+        return
+    _say("success", f"added {meta.name!r} ({meta.id}) to the library")
+
+
+def on_rename(shoe_id: str) -> None:
+    name = st.session_state.get(f"lib_name_{shoe_id}") or ""
+    try:
+        meta = storage.rename_shoe(shoe_id, name, session.data_dir())
+    except RoadsAppError as e:
+        _say("error", str(e))
+        return
+    _say("success", f"renamed to {meta.name!r}")
+
+
+def on_delete(shoe_id: str, name: str) -> None:
+    folder = session.data_dir()
+    st.session_state[CONFIRM] = None
+    try:
+        storage.delete_shoe(shoe_id, folder)
+        bets_log.delete_bets(shoe_id, folder)
+    except (RoadsAppError, OSError) as e:
+        _say("error", str(e))
+        return
+    _say("success", f"deleted {name!r}")
+
+
+def _exporter(shoe_id: str, fmt: str, folder: Path) -> Callable[[], bytes]:
+    """Built on click, in Streamlit's download thread (no Streamlit calls in here)."""
+    return lambda: library.export_shoe(shoe_id, fmt, folder)[0]
+
+
+# --- drawing -------------------------------------------------------------------------------
+
+
+def _when(created: str | None) -> str:
+    if not created:
+        return "–"
+    try:
+        return datetime.fromisoformat(created).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return created
+
+
+def render_row(row: dict, folder: Path) -> None:
+    """One shoe: what it is, and what can be done with it."""
+    sid = row["id"]
+    with st.container(border=True, key=f"shoe-{sid}"):
+        if row["error"]:
+            st.markdown(f"**{sid}** · cannot be read")
+            st.caption(row["error"])
+        else:
+            icon = SOURCE_ICON.get(row["source"], "")
+            st.markdown(
+                f"**{row['name']}** &nbsp; {icon} {row['source']} · table **{row['rules']}** · "
+                f"{row['decks']} decks · **{row['rounds']}** rounds · {_when(row['created'])}"
+            )
+        with st.container(horizontal=True, gap="small"):
+            if not row["error"]:
+                if st.button("Open", key=f"lib_open_{sid}", icon=":material/edit_note:",
+                             help="continue this shoe on the scoreboard"):  # fmt: skip
+                    switch_to("scoreboard", {"shoe": sid})
+                if st.button("Replay", key=f"lib_replay_{sid}", icon=":material/replay:"):
+                    switch_to("replay", {"shoe": sid, "round": "0"})
+                with st.popover("Rename", icon=":material/edit:"):
+                    st.text_input("Name", value=row["name"], key=f"lib_name_{sid}",
+                                  max_chars=100)  # fmt: skip
+                    st.button("Save name", key=f"lib_rename_{sid}", on_click=on_rename,
+                              args=(sid,))  # fmt: skip
+                with st.popover("Export", icon=":material/download:"):
+                    for fmt in library.EXPORT_FORMATS:
+                        label = "Board as PNG" if fmt == "png" else fmt.upper()
+                        st.download_button(
+                            label, data=_exporter(sid, fmt, folder),
+                            file_name=f"{sid}.{fmt}", mime=library.MIME[fmt],
+                            key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
+                        )  # fmt: skip
+            if st.session_state.get(CONFIRM) == sid:
+                st.warning(f"Delete {row['name']!r} and its bets for good?")
+                st.button("Yes, delete", key=f"lib_del_yes_{sid}", type="primary",
+                          on_click=on_delete, args=(sid, row["name"]))  # fmt: skip
+                st.button("Cancel", key=f"lib_del_no_{sid}",
+                          on_click=lambda: st.session_state.update({CONFIRM: None}))  # fmt: skip
+            else:
+                st.button("Delete", key=f"lib_del_{sid}", icon=":material/delete:",
+                          on_click=lambda s=sid: st.session_state.update({CONFIRM: s}))  # fmt: skip
+
+
+def render_import() -> None:
+    """Upload a shoe file; its message (if refused) appears right under the uploader."""
+    st.markdown("**Import a shoe**")
+    st.file_uploader(
+        f"CSV, JSON or Parquet, at most {UPLOAD_MB} MB", type=["csv", "json", "parquet"],
+        key=UPLOAD, max_upload_size=UPLOAD_MB,
+    )  # fmt: skip
+    st.text_input("Name (optional)", key="library.import_name", max_chars=100)
+    st.button("Add to library", key="lib_import", icon=":material/upload:", on_click=on_import)
+    message = st.session_state.get(IMPORT_ERROR)
+    if message:
+        st.error(message, icon=":material/error:")
+
+
+def render_library_page() -> None:
+    """``/library``: the saved shoes, newest change first."""
+    from roads_app.ui.replay_page import render_simulate
+
+    folder = session.data_dir()
+    st.title("Library")
+    left, right = st.columns(2, gap="large")
+    with left:
+        render_import()
+    with right:
+        render_simulate(folder, key="lib_sim")
+    shown = st.session_state.pop(MESSAGE, None)
+    if shown:
+        kind, text = shown
+        (st.success if kind == "success" else st.error)(text)
+    shoes = storage.list_shoes(folder)
+    st.markdown(f"**{shoes.height} saved shoe{'s' if shoes.height != 1 else ''}**")
+    query = st.text_input("Filter by name", key="library.filter", placeholder="name contains…")
+    if query:
+        shoes = shoes.filter(pl.col("name").str.contains(query, literal=True, strict=False))
+    for row in shoes.iter_rows(named=True):
+        render_row(row, folder)

@@ -1,0 +1,340 @@
+"""The replay page: step through a saved or simulated shoe, round by round.
+
+``/replay?shoe=<id>&round=<n>`` shows the board as it stood after round n; the address
+follows every step, so a position can be shared or bookmarked.
+
+The board, statistics, hand reveal and bet panel are one ``st.fragment``: previous /
+next / the slider rerun only it. Play reruns it every ``1/speed`` seconds
+(``run_every``), and the position is computed from the clock (rounds since play began
+x speed), so a slow draw skips ahead instead of falling behind. Play, pause and the
+speed change the fragment's timer, so they rerun the page.
+
+The hand reveal is drawn once per round and animated by the browser (CSS delays): the
+four first cards face down Player, Banker, Player, Banker, turned in that order, then
+the third cards, all within one round's time at the chosen speed.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+import polars as pl
+import streamlit as st
+
+from roads_app import library, storage
+from roads_app import replay as R
+from roads_app.errors import RoadsAppError
+from roads_app.rounds import ShoeMeta
+from roads_app.rules import list_tables, load_table
+from roads_app.ui import session
+from roads_app.ui.bet_panel import render_bet_panel
+
+POS = "replay.pos"  # rounds shown
+SHOE = "replay.shoe"  # the shoe the position belongs to
+PLAYING = "replay.playing"
+ANCHOR = "replay.anchor"  # (monotonic time, position) when play began or was moved
+SPEED = "replay.speed"
+REVEAL = "replay.reveal"
+SLIDER = "replay.slider"
+ERROR = "replay.error"
+SUIT_GLYPH = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+RED_SUITS = "hd"
+
+
+# --- position (session state + URL) -------------------------------------------------
+
+
+def _set_pos(pos: int, n: int, shoe_id: str) -> int:
+    pos = R.clamp(pos, n)
+    st.session_state[POS] = pos
+    st.session_state[SLIDER] = pos
+    if st.session_state.get(PLAYING):
+        st.session_state[ANCHOR] = (time.monotonic(), pos)
+    want = R.query_for(shoe_id, pos)
+    if {k: st.query_params.get(k) for k in want} != want:
+        st.query_params.update(want)
+    return pos
+
+
+def _speed() -> float:
+    return R.SPEEDS.get(st.session_state.get(SPEED) or "", 2.0)
+
+
+def _on_step(delta: int, n: int, shoe_id: str) -> None:
+    _set_pos(st.session_state.get(POS, 0) + delta, n, shoe_id)
+
+
+def _on_slider(n: int, shoe_id: str) -> None:
+    _set_pos(int(st.session_state[SLIDER]), n, shoe_id)
+
+
+def _init_position(shoe_id: str, n: int) -> None:
+    """Take the position from the URL on arrival (or when the URL names another one)."""
+    raw = R.first(st.query_params.to_dict(), "round")
+    same_shoe = st.session_state.get(SHOE) == shoe_id
+    if same_shoe and raw is not None and raw == str(st.session_state.get(POS)):
+        return
+    if same_shoe and raw is None:
+        _set_pos(st.session_state.get(POS, n), n, shoe_id)
+        return
+    try:
+        pos = R.parse_round(raw, n)
+    except RoadsAppError as e:
+        st.session_state[ERROR] = str(e)
+        pos = n
+    st.session_state[SHOE] = shoe_id
+    st.session_state[PLAYING] = False
+    _set_pos(pos, n, shoe_id)
+
+
+# --- the hand reveal -------------------------------------------------------------------
+
+
+def _card_html(code: str | None, delay_s: float, dealt_s: float) -> str:
+    if code is None:
+        return ""
+    rank = "10" if code[0] == "T" else code[0]
+    colour = "#c62828" if code[1] in RED_SUITS else "#1b1b1b"
+    face = f"<span style='color:{colour}'>{rank}{SUIT_GLYPH[code[1]]}</span>"
+    return (
+        f"<div class='rv-card' data-card='{html.escape(code)}' "
+        f"style='animation-delay:{dealt_s:.3f}s'>"
+        f"<div class='rv-back' style='animation-delay:{delay_s:.3f}s'></div>"
+        f"<div class='rv-face' style='animation-delay:{delay_s:.3f}s'>{face}</div></div>"
+    )
+
+
+REVEAL_CSS = """
+<style>
+.rv-hand{display:flex;gap:28px;align-items:flex-start;font-family:sans-serif}
+.rv-side{display:flex;flex-direction:column;gap:4px}
+.rv-cards{display:flex;gap:6px;min-height:64px}
+.rv-card{position:relative;width:44px;height:62px;opacity:0;animation:rv-deal .12s forwards}
+.rv-back,.rv-face{position:absolute;inset:0;border-radius:6px;border:1px solid #90a4ae;
+  display:flex;align-items:center;justify-content:center;font-size:20px;font-weight:600}
+.rv-back{background:repeating-linear-gradient(45deg,#1565c0 0 6px,#1e88e5 6px 12px);
+  animation:rv-hide .1s forwards}
+.rv-face{background:#fff;opacity:0;animation:rv-show .1s forwards}
+@keyframes rv-deal{to{opacity:1}}
+@keyframes rv-hide{to{opacity:0}}
+@keyframes rv-show{to{opacity:1}}
+</style>
+"""
+
+
+def reveal_html(row: dict, seconds: float) -> str:
+    """One hand as the peek reveal shows it, spread over ``seconds``.
+
+    Each card carries ``data-card`` and its turn order (``data-turn``) so a test can
+    check the order without timing the animation.
+    """
+    pc, bc = row["player_cards"], row["banker_cards"]
+    steps = R.reveal_steps(pc, bc)
+    per = seconds / len(steps)
+    # when each card is dealt and turned: step index of its first and its face-up showing
+    turned: dict[tuple[str, int], int] = {}
+    for k, s in enumerate(steps):
+        for side, shown in (("P", s.player), ("B", s.banker)):
+            for i, code in enumerate(shown):
+                if code not in (None, R.FACE_DOWN) and (side, i) not in turned:
+                    turned[(side, i)] = k
+    order = sorted(turned, key=turned.__getitem__)
+
+    def side_html(side: str, cards: list[str], title: str, pts: object) -> str:
+        parts = []
+        for i, code in enumerate(cards):
+            k = turned[(side, i)]
+            dealt = 0.0 if i < 2 else k * per
+            card = _card_html(code, k * per, dealt)
+            turn = order.index((side, i)) + 1
+            parts.append(card.replace("class='rv-card'", f"class='rv-card' data-turn='{turn}'"))
+        return (
+            f"<div class='rv-side' data-side='{side}'><b>{title}</b>"
+            f"<div class='rv-cards'>{''.join(parts)}</div>"
+            f"<small>{pts if pts is not None else ''}</small></div>"
+        )
+
+    body = side_html("P", pc, "Player", row["player_points"]) + side_html(
+        "B", bc, "Banker", row["banker_points"]
+    )
+    return (
+        f"{REVEAL_CSS}<div class='rv-hand' data-testid='reveal' data-round='{row['round']}'>"
+        f"{body}</div>"
+    )
+
+
+# --- the page ------------------------------------------------------------------------------
+
+
+def _header(meta: ShoeMeta, n: int) -> None:
+    st.markdown(
+        f"### {html.escape(meta.name or meta.id)}\n"
+        f"{meta.source} · table **{meta.rules}** · {meta.decks} decks · {n} rounds"
+    )
+
+
+def _position_line(pos: int, n: int) -> None:
+    st.markdown(
+        f"<span data-testid='round-count'>Round {pos}</span> of {n}", unsafe_allow_html=True
+    )
+
+
+def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> None:
+    """The fragment: where the shoe is, and everything that follows the position."""
+    from roads_app.ui.entry_page import render_board, render_stats
+
+    n = rounds.height
+    pos = st.session_state.get(POS, n)
+    if st.session_state.get(PLAYING):
+        t0, p0 = st.session_state.get(ANCHOR) or (time.monotonic(), pos)
+        due = p0 + int((time.monotonic() - t0) * _speed() + 1e-6)
+        if due != pos:
+            pos = _set_pos(due, n, shoe_id)
+            st.session_state[ANCHOR] = (t0, p0)  # keep the clock of this play
+        if pos >= n:
+            st.session_state[PLAYING] = False
+            st.rerun(scope="app")  # removes the timer
+    shown = rounds.head(pos)
+    _position_line(pos, n)
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.button("Previous", key="rp_prev", icon=":material/skip_previous:", shortcut="Left",
+                  disabled=not R.can_step(pos, n, -1), on_click=_on_step,
+                  args=(-1, n, shoe_id))  # fmt: skip
+        st.button("Next", key="rp_next", icon=":material/skip_next:", shortcut="Right",
+                  disabled=not R.can_step(pos, n, 1), on_click=_on_step,
+                  args=(1, n, shoe_id))  # fmt: skip
+    if SLIDER not in st.session_state:
+        st.session_state[SLIDER] = pos
+    st.slider("Round", 0, max(n, 1), key=SLIDER, on_change=_on_slider, args=(n, shoe_id),
+              disabled=n == 0)  # fmt: skip
+    main, side = st.columns([4, 1.6], gap="medium")
+    with main:
+        render_board(shown)
+        if st.session_state.get(REVEAL, True) and pos:
+            row = shown.row(pos - 1, named=True)
+            if row["player_cards"] is not None:
+                st.caption(f"Round {pos} as it was dealt")
+                st.html(reveal_html(row, 0.9 / _speed()))
+        render_ev(shown, meta)
+    with side:
+        render_stats(shown)
+        render_bet_panel(
+            shoe_id=shoe_id, rounds=rounds, meta=meta, data_dir=folder, position=pos,
+            kind="replay-bets", allow_void=False, key="rbets",
+        )  # fmt: skip
+
+
+def render_ev(shown: pl.DataFrame, meta: ShoeMeta) -> None:
+    """The teammate's EV-through-the-shoe chart, when it is there and the shoe has cards."""
+    try:
+        from roads_app.ui.live_odds import render_ev_chart  # type: ignore[import-not-found]
+    except ImportError:
+        return
+    try:
+        render_ev_chart(shown, meta)
+    except RoadsAppError as e:
+        st.caption(str(e))
+    except TypeError:
+        return
+
+
+def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
+    """Play / pause and speed: they change the fragment's timer, so they rerun the page."""
+    playing = bool(st.session_state.get(PLAYING))
+    c1, c2, c3 = st.columns([1, 1.4, 2], vertical_alignment="bottom")
+    pos = st.session_state.get(POS, 0)
+    if playing:
+        if c1.button("Pause", key="rp_pause", icon=":material/pause:", shortcut="K"):
+            st.session_state[PLAYING] = False
+            st.rerun()
+    elif c1.button("Play", key="rp_play", icon=":material/play_arrow:", shortcut="K",
+                   disabled=n == 0):  # fmt: skip
+        start = 0 if pos >= n else pos
+        _set_pos(start, n, shoe_id)
+        st.session_state[PLAYING] = True
+        st.session_state[ANCHOR] = (time.monotonic(), start)
+        st.rerun()
+    if SPEED not in st.session_state:
+        st.session_state[SPEED] = "2 / s"
+    c2.selectbox("Speed (rounds a second)", list(R.SPEEDS), key=SPEED,
+                 on_change=lambda: st.session_state.update({ANCHOR: (
+                     time.monotonic(), st.session_state.get(POS, 0))}))  # fmt: skip
+    c3.toggle("Reveal each hand card by card", key=REVEAL, value=True, disabled=not has_cards)
+
+
+def render_picker(folder: Path) -> None:
+    """No shoe named: choose one from the library, or deal a new one from a seed."""
+    shoes = storage.list_shoes(folder).filter(pl.col("error").is_null())
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Replay a saved shoe**")
+        if shoes.height:
+            labels = {
+                r["id"]: f"{r['name']} · {r['rounds']} rounds · {r['source']}"
+                for r in shoes.iter_rows(named=True)
+            }
+            choice = st.selectbox("Shoe", list(labels), format_func=labels.__getitem__,
+                                  key="rp_choice")  # fmt: skip
+            if st.button("Replay", key="rp_open", icon=":material/replay:") and choice:
+                open_replay(choice, 0)
+        else:
+            st.caption("The library is empty: import a shoe or simulate one.")
+    with right:
+        render_simulate(folder, key="rp_sim")
+
+
+def render_simulate(folder: Path, key: str) -> None:
+    """Deal a new shoe from a seed with a table's shoe rules, save it, open it in replay."""
+    st.markdown("**Simulate a shoe**")
+    tables = list_tables()
+    with st.form(f"{key}_form", border=False):
+        c1, c2 = st.columns(2)
+        seed = c1.number_input("Seed", min_value=0, value=1, step=1, key=f"{key}_seed")
+        first = tables.index("classic") if "classic" in tables else 0
+        table = c2.selectbox("Table", tables, key=f"{key}_table", index=first)
+        submitted = st.form_submit_button("Deal and replay", icon=":material/playing_cards:")
+    if submitted:
+        try:
+            meta = library.simulate(int(seed), folder, load_table(table))
+        except RoadsAppError as e:
+            st.error(str(e), icon=":material/error:")
+            return
+        open_replay(meta.id, 0)
+
+
+def open_replay(shoe_id: str, position: int) -> None:
+    """Show a shoe in replay at a position (this page, or from another one)."""
+    from roads_app.ui.library_page import switch_to
+
+    st.session_state.pop(SHOE, None)
+    switch_to("replay", {"shoe": shoe_id, "round": str(position)})
+
+
+def render_replay_page() -> None:
+    """``/replay``: the picker, or the shoe the URL names at its position."""
+    folder = session.data_dir()
+    shoe_id = R.first(st.query_params.to_dict(), "shoe")
+    if not shoe_id:
+        st.title("Replay")
+        render_picker(folder)
+        return
+    loaded = library.safe_load(shoe_id, folder)
+    if isinstance(loaded, str):
+        st.title("Replay")
+        st.error(f"cannot replay shoe {shoe_id!r}: {loaded}", icon=":material/error:")
+        render_picker(folder)
+        return
+    rounds, meta = loaded
+    n = rounds.height
+    _init_position(shoe_id, n)
+    _header(meta, n)
+    message = st.session_state.pop(ERROR, None)
+    if message:
+        st.warning(message, icon=":material/warning:")
+    _controls(n, shoe_id, rounds["player_cards"].is_not_null().any())
+    interval = R.play_interval(_speed()) if st.session_state.get(PLAYING) else None
+    st.fragment(_body, run_every=interval)(shoe_id, rounds, meta, folder)
+    with st.expander("Another shoe"):
+        render_picker(folder)
