@@ -29,6 +29,7 @@ from roads_app.strategies import (
     SEL_AGAINST_STREAK,
     SEL_FIXED,
     SEL_FOLLOW_LAST,
+    SEL_ROAD,
     STAKE_DALEMBERT,
     STAKE_FIBONACCI,
     STAKE_FLAT,
@@ -215,6 +216,35 @@ def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
         p = lengths[n - k]
         return 0 if m == p + 1 else 1
     return 1 if lengths[n] == lengths[n - k] else 0  # a new streak
+
+
+@njit(cache=True, inline="always")
+def _road_step(lengths: np.ndarray, n_streaks: int, side: int, w: int) -> tuple[int, int]:
+    """Add a result to the logical big road (streak lengths); ties add nothing."""
+    if w != W_TIE:
+        if w == side:
+            lengths[n_streaks - 1] += 1
+        else:
+            lengths[n_streaks] = 1
+            n_streaks += 1
+            side = w
+    return n_streaks, side
+
+
+@njit(cache=True)
+def ask_banker_before(winners: np.ndarray, k: int) -> np.ndarray:
+    """Per round, the colour derived road ``k`` would add if that round were Banker
+    (1 red, 0 blue, -1 none), from the rounds before it: the kernel's road logic, for tests.
+    """
+    n = winners.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    lengths = np.zeros(n + 1, dtype=np.int64)
+    n_streaks = 0
+    side = -1
+    for h in range(n):
+        out[h] = _ask_banker(lengths, n_streaks, side, k)
+        n_streaks, side = _road_step(lengths, n_streaks, side, winners[h])
+    return out
 
 
 @njit(cache=True, inline="always")
@@ -412,7 +442,7 @@ def _run_kernel(
                 elif sel_code == SEL_AGAINST_STREAK:
                     if side >= 0 and lengths[n_streaks - 1] >= sel_param:
                         bet = PLAYER if side == W_BANKER else BANKER
-                else:
+                elif sel_code == SEL_ROAD:
                     colour = _ask_banker(lengths, n_streaks, side, sel_param)
                     if colour == 1:
                         bet = BANKER
@@ -501,13 +531,7 @@ def _run_kernel(
                 if stop != STOP_NONE:
                     stop_hand = rnd
             # --- the road, for the next hand's choice
-            if w != W_TIE:
-                if w == side:
-                    lengths[n_streaks - 1] += 1
-                else:
-                    lengths[n_streaks] = 1
-                    n_streaks += 1
-                    side = w
+            n_streaks, side = _road_step(lengths, n_streaks, side, w)
             if s < n_paths and h < width:
                 paths[s, h] = bankroll
             h += 1

@@ -1,0 +1,174 @@
+"""The compiled engine deals the plain engine's shoes and steps strategies the same way."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from roads_app import backtest as B
+from roads_app import engine as E
+from roads_app import strategies as S
+from roads_app.roads import ask_road
+from roads_app.rounds import rounds_from_winners
+from roads_app.rules import BET_IDS, load_table
+from roads_app.shoe import ShoeOptions, deal_shoe
+
+WINNER_CODE = {"B": E.W_BANKER, "P": E.W_PLAYER, "T": E.W_TIE}
+
+
+@st.composite
+def shoe_options(draw: st.DrawFn) -> ShoeOptions:
+    decks = draw(st.integers(1, 8))
+    return ShoeOptions(
+        decks=decks,
+        cut=draw(st.integers(0, decks * 26)),
+        burn=draw(st.booleans()),
+        burn_between_hands=draw(st.booleans()),
+    )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**64), index=st.integers(0, 10**6), options=shoe_options())
+def test_fast_deal_is_the_plain_deal_card_for_card(seed: int, index: int, options: ShoeOptions):
+    plain = deal_shoe(seed, options, index).rounds
+    fast = E.fast_deal(seed, options, index)
+    assert [tuple(c) for c in plain["player_cards"].to_list()] == [p for p, _ in fast]
+    assert [tuple(c) for c in plain["banker_cards"].to_list()] == [b for _, b in fast]
+
+
+def test_kernel_bet_order_and_codes_are_the_rules_and_strategies():
+    assert E.ENGINE_BETS == BET_IDS
+    assert (
+        S.FixedBet.code,
+        S.FollowLast.code,
+        S.AgainstStreak.code,
+        S.FollowRoad.code,
+    ) == (E.SEL_FIXED, E.SEL_FOLLOW_LAST, E.SEL_AGAINST_STREAK, E.SEL_ROAD)
+    # The kernel's unit tables are the Python stakings' units, level by level.
+    assert E.FIBONACCI[:10].tolist() == [1, 1, 2, 3, 5, 8, 13, 21, 34, 55]
+    assert E.SEQ_1326.tolist() == [1, 3, 2, 6]
+
+
+SPEC_DERIVED = {  # roads.md worked example, R red / B blue
+    1: "RBBBBRRBBBBBRRBRR",
+    2: "BBRRBRBRRBRBRBRR",
+    3: "RBRRBBBBBRBBRR",
+}
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_kernel_road_logic_reproduces_the_spec_example(k: int):
+    text = "PBPPBPPPPBPPBPTBPPPP"
+    w = np.array([WINNER_CODE[c] for c in text])
+    ask = E.ask_banker_before(w, k)
+    # The mark a real result adds: the ask for B as it is on B, the opposite on P.
+    marks = "".join(
+        ("R" if a == 1 else "B") if x == E.W_BANKER else ("B" if a == 1 else "R")
+        for a, x in zip(ask, w, strict=True)
+        if x != E.W_TIE and a >= 0
+    )
+    assert marks == SPEC_DERIVED[k]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet="BPPBBT", min_size=0, max_size=60))
+def test_kernel_ask_road_agrees_with_roads_ask_road(text: str):
+    nxt = np.array([WINNER_CODE[c] for c in text + "B"], dtype=np.int64)
+    expect = ask_road(rounds_from_winners(text), "B")
+    for road, k in S.ROADS.items():
+        got = int(E.ask_banker_before(nxt, k)[-1])
+        assert {1: "red", 0: "blue", -1: None}[got] == expect[road], road
+
+
+CASES = [
+    ("classic", "flat", {"bet": "banker"}, S.Settings()),
+    ("classic", "flat", {"bet": "tie"}, S.Settings(bankroll=200)),
+    (
+        "winbox",
+        "martingale",
+        {"bet": "player"},
+        S.Settings(bankroll=500, side_bets=(("player_pair", 1), ("big", 2))),
+    ),
+    (
+        "winbox-no-commission",
+        "paroli",
+        {"bet": "banker", "wins": 4},
+        S.Settings(stop_loss=100, take_profit=50),
+    ),
+    ("winbox-no-commission", "flat", {"bet": "super_6"}, S.Settings(bankroll=300)),
+    ("classic", "dalembert", {}, S.Settings(bankroll=150, max_bet=60)),
+    ("winbox", "fibonacci", {"bet": "big"}, S.Settings(bankroll=400)),
+    ("classic", "1-3-2-6", {}, S.Settings(take_profit=80)),
+    ("classic", "follow-last", {}, S.Settings()),
+    ("asian-live", "against-streak", {"after": 2}, S.Settings(side_bets=(("small", 1),))),
+    ("classic", "follow-road", {"road": "big_eye_boy"}, S.Settings()),
+    ("classic", "follow-road", {"road": "small_road", "progression": "martingale"}, S.Settings()),
+    (
+        "winbox",
+        "follow-road",
+        {"road": "cockroach_pig"},
+        S.Settings(side_bets=(("super_tie_6", 1),)),
+    ),
+]
+
+
+@pytest.mark.parametrize(("rules", "name", "kw", "money"), CASES)
+def test_fast_and_plain_engines_give_identical_shoes(rules, name, kw, money):
+    strategy = S.make_strategy(name, **kw)
+    table = load_table(rules)
+    resolved = S.resolve(money, strategy, table)
+    fast = B.run_fast(strategy, resolved, table, seed=2026, shoes=25, n_paths=25)
+    plain = B.run_plain(strategy, resolved, table, seed=2026, shoes=25, n_paths=25)
+    assert_frame_equal(fast.per_shoe, plain.per_shoe, check_exact=True)
+    np.testing.assert_array_equal(fast.paths, plain.paths)
+    assert fast.per_shoe["bets"].sum() > 0  # the case really bet
+
+
+def _flat_banker():
+    strategy = S.make_strategy("martingale", bet="banker")
+    table = load_table("classic")
+    return strategy, S.resolve(S.Settings(bankroll=300), strategy, table), table
+
+
+def test_same_seed_same_results_whatever_the_chunks_and_threads():
+    strategy, resolved, table = _flat_banker()
+    a = B.run_fast(strategy, resolved, table, seed=99, shoes=300, n_paths=300)
+    b = B.run_fast(strategy, resolved, table, seed=99, shoes=300, n_paths=300, chunk=7)
+    before = E.set_threads(None)
+    try:
+        E.set_threads(1)
+        c = B.run_fast(strategy, resolved, table, seed=99, shoes=300, n_paths=300, chunk=64)
+    finally:
+        E.set_threads(before)
+    for other in (b, c):
+        assert_frame_equal(a.per_shoe, other.per_shoe, check_exact=True)
+        np.testing.assert_array_equal(a.paths, other.paths)
+    d = B.run_fast(strategy, resolved, table, seed=100, shoes=300)
+    assert not a.per_shoe["net"].equals(d.per_shoe["net"])
+
+
+def test_shoe_k_of_a_run_is_dealt_wherever_the_run_starts():
+    plan = E.make_plan(*_flat_banker())
+    whole = E.run_fast(plan, 5, 40)
+    tail = E.run_fast(plan, 5, 15, first_shoe=25)
+    np.testing.assert_array_equal(whole.final[25:], tail.final)
+    np.testing.assert_array_equal(whole.hands[25:], tail.hands)
+
+
+def test_hands_per_shoe_are_the_plain_shoes_lengths():
+    opts = ShoeOptions(decks=6, cut=16, burn_between_hands=True)
+    plan = dataclasses.replace(E.make_plan(*_flat_banker()), shoe=opts)
+    r = E.run_fast(plan, 3, 12)
+    assert r.hands.tolist() == [deal_shoe(3, opts, k).rounds.height for k in range(12)]
+
+
+def test_per_shoe_frame_has_one_row_per_shoe_numbered_from_one():
+    strategy, resolved, table = _flat_banker()
+    f = B.run_fast(strategy, resolved, table, seed=1, shoes=10).per_shoe
+    assert f["shoe"].to_list() == list(range(1, 11))
+    assert f.schema["stop"] == B.STOP
