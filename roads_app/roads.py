@@ -170,7 +170,9 @@ def _big(s: _Shoes) -> _Big:
     streak = np.cumsum(new, dtype=np.int64) - 1
     streak_start = np.flatnonzero(new)
     length = np.diff(np.append(streak_start, rows.size))
-    m = np.arange(1, rows.size + 1) - np.repeat(streak_start, length)
+    m = np.arange(1, rows.size + 1, dtype=np.int32) - np.repeat(
+        streak_start.astype(np.int32), length
+    )
     first_streak = np.zeros(streak_start.size, dtype=np.int64)
     first_streak[streak[first_mark]] = streak[first_mark]
     n = np.arange(streak_start.size) - np.maximum.accumulate(first_streak)
@@ -204,12 +206,14 @@ def _derived_colour(b: _Big, k: int) -> tuple[np.ndarray, np.ndarray]:
     opening result is red iff ``L[s-1] == L[s-1-k]`` (needs ``n >= k+1``); a result at
     position ``m > 1`` is red iff ``m != L[s-k] + 1`` (needs ``n >= k``). Both compare
     only finished streaks, so final lengths are exact and the work is per streak plus
-    one `np.repeat`. A tie-only cell is streak 0 of its shoe: it makes no mark.
+    a fill. A tie-only cell is streak 0 of its shoe: it makes no mark.
     """
     L, n, first = b.length, b.n, b.start
-    blue_at = np.repeat(_shift(L, k) + 1, L)  # the one continuing position that is blue
-    red = b.m != blue_at
+    red = np.ones(b.m.size, dtype=np.bool_)
     red[first] = _shift(L, 1) == _shift(L, k + 1)
+    p = _shift(L, k)  # continuing results are red except at position p + 1
+    blue = np.flatnonzero(p < L)
+    red[first[blue] + p[blue]] = False
     has = np.repeat(n >= k, L)
     has[first] = n >= k + 1
     sel = np.flatnonzero(has)
