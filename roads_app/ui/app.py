@@ -11,6 +11,7 @@ import streamlit as st
 
 from roads_app.ui.entry_page import render_entry_page
 from roads_app.ui.library_page import render_library_page
+from roads_app.ui.live_odds import render_study_page
 from roads_app.ui.lobby_page import render_lobby_page
 from roads_app.ui.replay_page import render_replay_page
 
@@ -31,6 +32,8 @@ def pages() -> dict[str, list[st.Page]]:
                     url_path="replay"),
         ],
         "Study": [  # backtest and exact odds
+            st.Page(render_study_page, title="Live odds study", icon=":material/query_stats:",
+                    url_path="odds-study"),
         ],
     }
 
