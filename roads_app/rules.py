@@ -42,6 +42,7 @@ to the bet's usual name, ``cut``/``burn``/``burn_between_hands`` to `ShoeOptions
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import tomllib
 from collections.abc import Mapping
@@ -142,6 +143,33 @@ class Table:
     shortcuts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # Read-only views, also when built by hand or by dataclasses.replace(bets={...}).
+        object.__setattr__(self, "bets", MappingProxyType(dict(self.bets)))
+        object.__setattr__(
+            self, "shortcuts", MappingProxyType({k: tuple(v) for k, v in self.shortcuts.items()})
+        )
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.source, self.shoe, self.limits, tuple(self.bets.items())))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Mapping proxies do not pickle; worker processes and caches need tables that do.
+        return (
+            Table,
+            (
+                self.name,
+                self.title,
+                self.source,
+                self.shoe,
+                self.limits,
+                dict(self.bets),
+                dict(self.shortcuts),
+                self.notes,
+            ),
+        )
+
     def offers(self, bet_id: str) -> bool:
         """True when the table takes this bet (a shortcut counts if the table has it)."""
         return bet_id in self.bets or bet_id in self.shortcuts
@@ -160,7 +188,7 @@ class Table:
             return None
         if bet_id not in self.bets:
             return not_offered_reason(self, bet_id)
-        if not isinstance(stake, int | float) or isinstance(stake, bool) or math.isnan(stake):
+        if not isinstance(stake, numbers.Real) or isinstance(stake, bool) or math.isnan(stake):
             return f"stake {stake!r} is not a number"
         if not self.limits.min_bet <= stake <= self.limits.max_bet:
             return f"stake {stake:g} is outside the table limits ({limits_text(self.limits)})"
@@ -231,7 +259,7 @@ def _resolve(name_or_path: str | Path) -> Path:
 def _display(path: Path) -> str:
     """``rules/classic.toml`` for our own files, the path as given otherwise."""
     try:
-        return str(Path("rules") / path.resolve().relative_to(RULES_DIR.resolve()))
+        return str(Path(RULES_DIR.name) / path.resolve().relative_to(RULES_DIR.resolve()))
     except ValueError:
         return str(path)
 
@@ -311,8 +339,8 @@ def _table(data: dict[str, Any], stem: str, where: str) -> Table:
         source=source,
         shoe=shoe,
         limits=Limits(lo, hi),
-        bets=MappingProxyType(bets),
-        shortcuts=MappingProxyType(shortcuts),
+        bets=bets,
+        shortcuts=shortcuts,
         notes=tuple(notes),
     )
 

@@ -231,10 +231,14 @@ def settle(
         schema={"__sc": pl.String, "__under": pl.String},
     )
 
-    feats = settle_features(rounds).rename({"round": "__r"})
+    # Feature columns get a "__" prefix so a bets column of the same name cannot shadow them.
+    feats = settle_features(rounds)
+    feats = feats.rename({c: f"__{c}" for c in FEATURES_SCHEMA.names() if c != "round"})
+    feats = feats.rename({"round": "__r"}).with_columns(
+        pl.col("__r").cast(pl.Int64), __dealt=pl.lit(True)
+    )
     if multi:
         feats = feats.with_columns(pl.col("shoe").cast(pl.Int64))
-    feats = feats.with_columns(pl.col("__r").cast(pl.Int64), __dealt=pl.lit(True))
 
     lf = (
         bets.lazy()
@@ -254,10 +258,12 @@ def settle(
     )
 
     bet, stake, rnd = pl.col("bet"), pl.col("stake"), pl.col("__r")
-    w = pl.col("winner")
-    pn, bn = pl.col("player_natural"), pl.col("banker_natural")
-    pp, bp = pl.col("player_pair"), pl.col("banker_pair")
-    ppts, bpts = pl.col("player_points"), pl.col("banker_points")
+    w = pl.col("__winner")
+    pn, bn = pl.col("__player_natural"), pl.col("__banker_natural")
+    pp, bp = pl.col("__player_pair"), pl.col("__banker_pair")
+    ppts, bpts = pl.col("__player_points"), pl.col("__banker_points")
+    psp, bsp = pl.col("__player_suited_pair"), pl.col("__banker_suited_pair")
+    cards = pl.col("__cards")
     six = pl.col("__six")
     super_tie = bet.str.starts_with("super_tie_")
 
@@ -270,9 +276,9 @@ def settle(
         .when(bet == "any_pair")
         .then((pp | bp).is_null())
         .when(bet == "perfect_pair")
-        .then((pl.col("player_suited_pair") | pl.col("banker_suited_pair")).is_null())
+        .then((psp | bsp).is_null())
         .when(bet.is_in(["big", "small"]))
-        .then(pl.col("cards").is_null())
+        .then(cards.is_null())
         .when(bet == "player_natural")
         .then((w != "B") & pn.is_null())
         .when(bet == "banker_natural")
@@ -298,19 +304,19 @@ def settle(
         .when(bet == "banker_pair")
         .then(bp)
         .when(bet == "big")
-        .then(pl.col("cards") >= 5)
+        .then(cards >= 5)
         .when(bet == "small")
-        .then(pl.col("cards") == 4)
+        .then(cards == 4)
         .when(bet == "any_pair")
         .then(pp | bp)
         .when(bet == "perfect_pair")
-        .then(pl.col("player_suited_pair") | pl.col("banker_suited_pair"))
+        .then(psp | bsp)
         .when(bet == "player_natural")
         .then((w == "P") & pn)
         .when(bet == "banker_natural")
         .then((w == "B") & bn)
         .when(bet == "super_6")
-        .then(pl.col("banker_six"))
+        .then(pl.col("__banker_six"))
         .when(super_tie)
         .then((w == "T") & (ppts == pl.col("__k")))
         .otherwise(False)
@@ -396,7 +402,7 @@ def settle(
         .otherwise(pl.lit("lose"))
         .cast(OUTCOME)
     )
-    out_cols = [c for c in bets.columns if c != "shortcut"]
+    out_cols = [c for c in bets.columns if c not in ("shortcut", "outcome", "net", "reason")]
     return (
         lf.with_columns(outcome=outcome, reason=reason, __pay=payout)
         .with_columns(

@@ -302,3 +302,20 @@ def test_any_valid_file_loads_back_as_written(
         assert t.can_place(bid, closes or 1, limits[0]) is None
         if closes is not None:
             assert "closes after" in (t.can_place(bid, closes + 1, limits[0]) or "")
+
+
+def test_tables_pickle_hash_and_replace() -> None:
+    """Worker processes and caches need tables that pickle; replace() keeps them read-only."""
+    import dataclasses
+    import pickle
+
+    t = load_table("entwinetech")
+    back = pickle.loads(pickle.dumps(t))
+    assert back == t and hash(back) == hash(t)
+    assert back.shortcuts["three_way"] == ("banker_pair", "player_pair", "tie")
+    changed = dataclasses.replace(
+        t, bets={**t.bets, "tie": dataclasses.replace(t.bets["tie"], payout=9)}
+    )
+    assert changed != t and changed.bets["tie"].payout == 9
+    with pytest.raises(TypeError):
+        changed.bets["tie"] = t.bets["tie"]  # type: ignore[index]

@@ -412,3 +412,21 @@ def test_settled_frequencies_match_the_spec_reference_figures() -> None:
         rate = (open_["outcome"] == "win").mean()
         se = (p * (1 - p) / open_.height) ** 0.5
         assert abs(rate - p) < 4.5 * se, (bet, rate, p, open_.height, n)
+
+
+def test_bets_columns_named_like_features_do_not_change_the_result() -> None:
+    bets = bets_frame([(1, "player"), (3, "banker")]).with_columns(
+        winner=pl.lit("T"), cards=pl.lit(9), outcome=pl.lit("x"), note=pl.lit("kept")
+    )
+    out = settle(ROUNDS, bets, NC)
+    assert out.select("outcome", "net", "winner", "cards", "note").rows() == [
+        ("win", 10.0, "T", 9, "kept"),
+        ("win", 5.0, "T", 9, "kept"),
+    ]
+
+
+def test_no_bets_and_no_rounds() -> None:
+    none = bets_frame([])
+    assert settle(ROUNDS, none, NC).height == 0
+    out = settle(empty_rounds(), bets_frame([(1, "tie")]), NC)
+    assert out.row(0, named=True)["reason"] == "round 1 has not been dealt"
