@@ -291,3 +291,69 @@ def test_cli_odds_study(capsys) -> None:
     assert {b["bet"] for b in got["bets"]} == set(load_table("asian-live").bets)
     assert main(["odds-study", "--shoes", "0", "--seed", "5"]) == 2
     assert "1 or more" in capsys.readouterr().err
+
+
+# --- the Streamlit widgets (headless, streamlit.testing) ----------------------------------
+
+RANK_RICH_SCRIPT = """
+import random
+from roads_app import cards as C
+from roads_app.rounds import ShoeMeta, rounds_from_hands, rounds_from_winners
+from roads_app.rules import load_table
+from roads_app.drawing import play_hand
+from roads_app.ui.live_odds import render_ev_chart, render_live_odds
+
+sevens = [c for c in C.ALL_CARDS if c[0] == "7"]
+rest = [c for c in C.ALL_CARDS if c[0] != "7"]
+random.Random(5).shuffle(rest)
+order, hands = rest + sevens, []
+while len(order) > 12:
+    h = play_hand(iter(order))
+    used = len(h.player_cards) + len(h.banker_cards)
+    if len(order) - used < 6:
+        break
+    hands.append(h)
+    order = order[used:]
+table = load_table("winbox")
+render_live_odds(rounds_from_hands(hands), ShoeMeta(decks=1), table)
+render_live_odds(rounds_from_winners("BPT"), ShoeMeta(), table, key="no_cards")
+render_ev_chart(rounds_from_hands(hands), ShoeMeta(decks=1), table)
+"""
+
+
+def test_live_odds_widget_highlights_positive_bets_and_notes_missing_cards() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(RANK_RICH_SCRIPT, default_timeout=60).run()
+    assert not at.exception
+    head = at.markdown[0].value
+    assert "positive now:" in head and "Player Pair" in head
+    shown = at.dataframe[0].value
+    now = dict(zip(shown["Bet"], shown["Now"], strict=True))
+    assert now["Player Pair"] == "positive" and now["Player"] == ""
+    notes = [c.value for c in at.caption]
+    assert any("round 1 was entered without cards" in n for n in notes)
+    assert len(at.dataframe) == 1  # the shoe without cards shows no odds table
+    assert (
+        "player_pair" in at.multiselect[0].value
+    )  # the chart starts on the bets that went positive
+
+
+def test_study_page_shows_the_study_of_its_inputs() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    script = "from roads_app.ui.live_odds import render_study_page\nrender_study_page()\n"
+    at = AppTest.from_string(script, default_timeout=120).run()
+    at.selectbox(key="study.table").set_value("asian-live")
+    at.number_input(key="study.seed").set_value(3)
+    at.number_input(key="study.shoes").set_value(30)
+    at.checkbox(key="study.closing").set_value(False)
+    at.button(key="study.run").click().run()
+    assert not at.exception
+    shown = at.dataframe[0].value
+    want = odds_study(3, 30, load_table("asian-live"), closing=False).summary
+    assert shown["Bet"].tolist() == want["label"].to_list()
+    assert np.allclose(
+        shown["Positive hands %"].to_numpy(), (100 * want["positive_share"]).round(3).to_numpy()
+    )
+    assert np.allclose(shown["Net per shoe"].to_numpy(), want["net_per_shoe"].round(4).to_numpy())
