@@ -46,7 +46,7 @@ def main() -> None:
     )
 
     t = time.perf_counter()
-    feats = settle_features(rounds).collect()
+    feats = settle_features(rounds)
     tf = time.perf_counter() - t
     print(f"settle_features: {feats.height:,} rounds in {tf:.3f} s")
 

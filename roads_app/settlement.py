@@ -25,6 +25,7 @@ banker total.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import overload
 
 import polars as pl
 
@@ -91,14 +92,22 @@ _NEEDS: dict[str, str] = {
 }
 
 
-def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-    """The features of each round that bets settle on (`FEATURES_SCHEMA`), lazily.
+@overload
+def settle_features(rounds: pl.DataFrame) -> pl.DataFrame: ...
+@overload
+def settle_features(rounds: pl.LazyFrame) -> pl.LazyFrame: ...
 
-    Flags entered by hand win over nothing; cards, where present, fill what flags lack.
+
+def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
+    """The features of each round that bets settle on (`FEATURES_SCHEMA`).
+
+    Eager in, eager out; a LazyFrame gives a LazyFrame (`settle` joins it lazily).
+
+    Flags as entered come first; cards, where present, fill the flags a round lacks.
 
     >>> from roads_app.rounds import add_cards, empty_rounds
     >>> r = add_cards(empty_rounds(), ["7s", "7s", "2d"], ["5h", "Kc"])
-    >>> f = settle_features(r).collect().row(0, named=True)
+    >>> f = settle_features(r).row(0, named=True)
     >>> f["player_suited_pair"], f["cards"], f["banker_six"], f["winner"]
     (True, 5, False, 'P')
     """
@@ -120,7 +129,7 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         side_cols[f"{side}_pair"] = pl.coalesce(pl.col(f"{side}_pair"), ra == rb)
         side_cols[f"{side}_suited_pair"] = a == b
     w = pl.col("winner")
-    return lf.select(
+    out = lf.select(
         *keys,
         pl.col("round").cast(pl.Int32),
         w.cast(FEATURES_SCHEMA["winner"]),
@@ -131,6 +140,7 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         banker_six=pl.when(w == "B").then(pl.col("banker_points") == 6).otherwise(False),
         tie_total=pl.when(w == "T").then(pl.col("player_points").cast(pl.Int8)),
     )
+    return out.collect() if isinstance(rounds, pl.DataFrame) else out
 
 
 def _check_bets(bets: pl.DataFrame, multi: bool) -> None:
@@ -232,7 +242,7 @@ def settle(
     )
 
     # Feature columns get a "__" prefix so a bets column of the same name cannot shadow them.
-    feats = settle_features(rounds)
+    feats = settle_features(rounds.lazy())
     feats = feats.rename({c: f"__{c}" for c in FEATURES_SCHEMA.names() if c != "round"})
     feats = feats.rename({"round": "__r"}).with_columns(
         pl.col("__r").cast(pl.Int64), __dealt=pl.lit(True)

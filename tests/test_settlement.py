@@ -232,7 +232,7 @@ def test_bad_bets_frames_raise_bet_errors() -> None:
 
 
 def test_features_from_hand_rounds() -> None:
-    f = settle_features(ROUNDS).collect()
+    f = settle_features(ROUNDS)
     assert f["cards"].to_list()[:7] == [4, 4, 5, 5, 4, 6, 6]
     assert f["cards"].null_count() == 5
     assert f["banker_six"].to_list() == [
@@ -271,7 +271,7 @@ def test_features_agree_with_the_cards_module_and_rebuild_missing_flags(seed: in
         for c in ("player_pair", "banker_pair", "player_natural", "banker_natural")
     )
     for frame in (rounds, wiped):
-        got = settle_features(frame).collect().select(cols).rows()
+        got = settle_features(frame).select(cols).rows()
         assert got == expected
 
 
