@@ -1,0 +1,277 @@
+"""Backtests: honest EV against the exact edge, money rules, saved shoes, bad settings, CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roads_app import backtest as B
+from roads_app import strategies as S
+from roads_app.cli import main
+from roads_app.errors import BetError, RoadsAppError, StrategyError
+from roads_app.rounds import ShoeMeta, rounds_from_winners
+from roads_app.rules import load_table
+from roads_app.shoe import deal_shoe
+from roads_app.storage import save_shoe
+
+# House edges from the spec (rules.md, "Reference figures", 8 decks off the top).
+SPEC_EDGE = {
+    "banker": 0.010579,
+    "player": 0.012351,
+    "tie": 0.143596,
+    "player_pair": 0.103614,
+}
+RICH = S.Settings(bankroll=1e12, unit=10.0)  # never ruined: every hand is bet
+
+
+def _flat(bet: str, rules: str = "winbox", shoes: int = 20_000, seed: int = 7) -> B.Backtest:
+    return B.backtest(
+        S.make_strategy("flat", bet=bet), RICH, load_table(rules), seed=seed, shoes=shoes
+    )
+
+
+def test_flat_banker_measured_ev_agrees_with_the_exact_edge_within_its_95pct_ci():
+    result = _flat("banker")
+    s = result.summary
+    lo, hi = s.ci
+    assert lo <= -SPEC_EDGE["banker"] <= hi
+    assert s.exact_ev == pytest.approx(-SPEC_EDGE["banker"], abs=5e-6)
+    assert hi - lo < 0.004  # 20,000 shoes pin it to a few tenths of a percent
+    assert "Within chance of the house edge" in s.verdict
+    assert s.hands == s.bets  # a flat bet plays every hand
+
+
+@pytest.mark.parametrize("bet", ["player", "tie", "player_pair"])
+def test_other_flat_bets_agree_with_their_exact_edges(bet: str):
+    result = _flat(bet, shoes=40_000, seed=8)
+    s, f = result.summary, result.run.per_shoe
+    lo, hi = B.ratio_ci(f["net"].to_numpy(), f["wagered"].to_numpy(), level=0.999)
+    assert lo <= -SPEC_EDGE[bet] <= hi
+    assert s.exact_ev == pytest.approx(-SPEC_EDGE[bet], abs=5e-6)
+
+
+def test_ratio_ci_with_equal_stakes_is_the_t_free_mean_interval():
+    rng = np.random.default_rng(3)
+    net = rng.normal(-0.01, 1.0, 500)
+    wag = np.ones(500)
+    lo, hi = B.ratio_ci(net, wag)
+    half = 1.959964 * statistics.stdev(net.tolist()) / math.sqrt(500)
+    assert (lo, hi) == pytest.approx((net.mean() - half, net.mean() + half), rel=1e-5)
+
+
+def test_verdict_says_beyond_chance_only_when_the_edge_is_outside_the_interval():
+    assert "Within chance" in B.verdict(-0.01, (-0.02, 0.0), -0.0106, 100)
+    v = B.verdict(0.05, (0.01, 0.09), -0.0106, 100)
+    assert "Differs beyond chance" in v and "better" in v
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.sampled_from(["martingale", "paroli", "dalembert", "fibonacci", "1-3-2-6"]),
+    bet=st.sampled_from(["banker", "player"]),
+    unit=st.sampled_from([1.0, 5.0, 10.0, 25.0]),
+    max_bet=st.sampled_from([40.0, 100.0, 500.0]),
+    bankroll=st.sampled_from([30.0, 200.0, 1000.0]),
+    seed=st.integers(0, 2**32),
+)
+def test_progressions_never_stake_beyond_the_maximum_or_the_bankroll(
+    name, bet, unit, max_bet, bankroll, seed
+):
+    strategy = S.make_strategy(name, bet=bet)
+    table = load_table("classic")
+    money = S.Settings(bankroll=bankroll, unit=unit, max_bet=max_bet)
+    if unit > max_bet or bankroll < table.limits.min_bet:
+        return
+    resolved = S.resolve(money, strategy, table)
+    run = B.run_fast(strategy, resolved, table, seed=seed, shoes=20, n_paths=20)
+    before = np.concatenate([np.full((20, 1), bankroll), run.paths[:, :-1]], axis=1)
+    step = np.abs(np.diff(np.concatenate([np.full((20, 1), bankroll), run.paths], axis=1)))
+    # Player and Banker pay at most 1:1, so a hand moves the bankroll by at most the stake.
+    assert (step <= np.minimum(max_bet, before) + 1e-9).all()
+    assert (run.per_shoe["low"] >= 0).all()
+    f = run.per_shoe
+    ruined = f.filter(pl.col("stop") == "ruin")
+    assert (ruined["final"] < resolved.min_bet).all()
+    assert (f.filter(pl.col("stop") != "ruin")["low"] >= resolved.min_bet).all()
+
+
+def test_martingale_is_capped_at_the_table_maximum():
+    # Double from 10 after losses: 10, 20, 40, 80 -> capped at 50 from the fourth loss on.
+    strategy = S.make_strategy("martingale", bet="player")
+    table = load_table("classic")
+    resolved = S.resolve(S.Settings(bankroll=1e6, unit=10, max_bet=50), strategy, table)
+    run = B.run_fast(strategy, resolved, table, seed=4, shoes=200, n_paths=200)
+    step = np.abs(np.diff(run.paths, axis=1))
+    assert step.max() == 50.0
+    assert set(np.unique(step).tolist()) <= {0.0, 10.0, 20.0, 40.0, 50.0}
+
+
+def test_stop_loss_and_take_profit_end_a_shoe_at_the_first_crossing():
+    strategy = S.make_strategy("flat", bet="banker")
+    table = load_table("classic")
+    money = S.Settings(bankroll=1000, unit=10, stop_loss=60, take_profit=40)
+    resolved = S.resolve(money, strategy, table)
+    run = B.run_fast(strategy, resolved, table, seed=12, shoes=300, n_paths=300)
+    f = run.per_shoe
+    assert {"stop-loss", "take-profit"} <= set(f["stop"].cast(pl.String).to_list())
+    for i, row in enumerate(f.iter_rows(named=True)):
+        path = run.paths[i, : row["hands"]]
+        if row["stop"] == "played out":
+            assert ((path > 940) & (path < 1040)).all()
+            continue
+        h = row["stop_hand"] - 1
+        assert ((path[:h] > 940) & (path[:h] < 1040)).all()  # inside until the stop
+        assert path[h] <= 940 if row["stop"] == "stop-loss" else path[h] >= 1040
+        assert (path[h:] == path[h]).all()  # no more bets after it
+        assert row["bets"] == row["stop_hand"]
+
+
+def test_side_bets_respect_their_closing_round():
+    # Winbox Big closes after round 20: a flat Big side bet is placed on rounds 1-20 only.
+    strategy = S.make_strategy("flat", bet="banker")
+    table = load_table("winbox")
+    resolved = S.resolve(S.Settings(bankroll=1e9, side_bets=(("big", 1),)), strategy, table)
+    f = B.run_fast(strategy, resolved, table, seed=3, shoes=50).per_shoe
+    assert (f["wagered_big"] == 20 * 10.0).all()
+    assert (f["wagered_banker"] == f["hands"] * 10.0).all()
+
+
+def test_pattern_strategies_sit_out_until_the_road_allows_a_bet():
+    table = load_table("classic")
+    rounds = deal_shoe(21, table.shoe, 0).rounds
+    winners = rounds["winner"].cast(pl.String).to_list()
+    first_bp = next(i for i, w in enumerate(winners) if w != "T")
+    for name, kw in [("follow-last", {}), ("against-streak", {"after": 2})]:
+        strategy = S.make_strategy(name, **kw)
+        resolved = S.resolve(S.Settings(bankroll=1e9), strategy, table)
+        (ints, *_), path, _ = B.play_shoe(rounds, strategy, resolved, table)
+        assert path[first_bp] == 1e9  # no bet before the first result decides a side
+        # follow-last bets every hand after the first B/P result
+        if name == "follow-last":
+            assert ints[1] == len(winners) - first_bp - 1
+
+
+def test_json_reports_hands_wagered_net_ev_and_ci(capsys):
+    code = main(["backtest", "--strategy", "flat", "--bet", "banker", "--shoes", "30",
+                 "--seed", "5", "--rules", "classic", "--json"])  # fmt: skip
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    table = load_table("classic")
+    assert out["hands"] == sum(deal_shoe(5, table.shoe, k).rounds.height for k in range(30))
+    assert out["wagered"] == out["hands"] * 10.0
+    lo, hi = out["ci"]
+    assert out["ev"] == pytest.approx(out["net"] / out["wagered"])
+    assert lo < out["ev"] < hi
+
+
+def test_long_runs_draw_a_progress_bar_on_stderr(capsys):
+    code = main(["backtest", "--strategy", "flat", "--shoes", str(B.PROGRESS_FROM), "--json"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "shoes" in captured.err and "#" in captured.err
+    json.loads(captured.out)  # stdout stays clean JSON
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--strategy", "nope"], "unknown strategy 'nope'"),
+        (["--strategy", "flat", "--unit", "-5"], "unit must be more than 0"),
+        (["--strategy", "flat", "--min-bet", "50", "--max-bet", "20"], "minimum 50 is above"),
+        (["--strategy", "flat", "--bet", "bigg"], "unknown bet 'bigg'"),
+        (["--strategy", "flat", "--bet", "big"], "does not offer Big"),
+        (["--strategy", "flat", "--unit", "20000"], "outside the table limits"),
+        (["--strategy", "flat", "--bankroll", "0.5"], "below the table minimum"),
+        (["--strategy", "flat", "--stop-loss", "0"], "stop-loss must be more than 0"),
+        (["--strategy", "flat", "--side", "tie:abc"], "not a number"),
+        (["--strategy", "flat", "--side", "super_6"], "does not offer Super 6"),
+        (["--strategy", "against-streak", "--after", "0"], "--after must be"),
+        (["--strategy", "follow-road", "--road", "bead_plate"], "unknown road"),
+        (["--strategy", "follow-last", "--bet", "tie"], "drop --bet"),
+        (["--strategy", "paroli", "--wins", "0"], "--wins must be"),
+        (["--strategy", "follow-last", "--progression", "labouchere"], "unknown progression"),
+        (["--strategy", "flat", "--threads", "99"], "--threads must be"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(capsys, args, fragment):
+    assert main(["backtest", *args, "--shoes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    assert fragment in err
+
+
+def test_bad_settings_raise_the_strategy_and_bet_errors():
+    table = load_table("classic")
+    flat = S.make_strategy("flat")
+    with pytest.raises(StrategyError):
+        S.resolve(S.Settings(unit=float("nan")), flat, table)
+    with pytest.raises(StrategyError):
+        S.resolve(S.Settings(min_bet=0.5), flat, table)  # below the table's own minimum
+    with pytest.raises(BetError):
+        S.make_strategy("flat", bet="no_such_bet")
+    with pytest.raises(BetError):
+        S.parse_side_bet(":2")
+    with pytest.raises(StrategyError):
+        B.backtest(flat, S.Settings(), table, seed=1, shoes=0)
+    with pytest.raises(RoadsAppError):
+        B.backtest(flat, S.Settings(), table, seed=-1, shoes=3)
+
+
+def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
+    table = load_table("winbox")
+    dealt = deal_shoe(8, table.shoe, 0).rounds
+    save_shoe(dealt, ShoeMeta(id="dealt", source="simulated"), tmp_path)
+    save_shoe(rounds_from_winners("BPPTBBPB"), ShoeMeta(id="winners", source="hand"), tmp_path)
+    strategy = S.make_strategy("flat", bet="banker")
+    money = S.Settings(bankroll=1e6, side_bets=(("player_pair", 1),))
+    result = B.backtest(strategy, money, table, data_dir=tmp_path)
+    f = result.run.per_shoe.sort("shoe")
+    assert f["shoe"].to_list() == ["dealt", "winners"]
+    # Banker needs only the winner; the pair side bet needs cards or flags.
+    assert f["wagered_banker"].to_list() == [dealt.height * 10.0, 8 * 10.0]
+    assert f["wagered_player_pair"].to_list() == [min(45, dealt.height) * 10.0, 0.0]
+    assert result.summary.unsettled == 8
+    assert "lack the cards" in result.text()
+    # The saved dealt shoe gives the same row as the simulated shoe it came from.
+    sim = B.run_fast(strategy, S.resolve(money, strategy, table), table, seed=8, shoes=1)
+    row = f.filter(pl.col("shoe") == "dealt").drop("shoe")
+    assert row.rows() == sim.per_shoe.drop("shoe").rows()
+
+
+def test_saved_backtest_with_no_shoes_says_so(tmp_path: Path):
+    with pytest.raises(StrategyError, match="no saved shoes"):
+        B.backtest(S.make_strategy("flat"), S.Settings(), load_table("classic"), data_dir=tmp_path)
+
+
+def test_bands_are_ordered_percentiles_of_the_paths():
+    strategy = S.make_strategy("dalembert")
+    table = load_table("classic")
+    resolved = S.resolve(S.Settings(bankroll=300), strategy, table)
+    run = B.run_fast(strategy, resolved, table, seed=2, shoes=400, n_paths=400)
+    b = B.bands(run.paths)
+    assert b.columns == ["hand", "p5", "p25", "p50", "p75", "p95"]
+    ordered = b.select(
+        (pl.col("p5") <= pl.col("p25")) & (pl.col("p25") <= pl.col("p50"))
+        & (pl.col("p50") <= pl.col("p75")) & (pl.col("p75") <= pl.col("p95"))
+    ).to_series()  # fmt: skip
+    assert ordered.all()
+    assert b.height == run.paths.shape[1]
+    assert b["p5"].min() >= 0 and b["p95"].max() > 300  # some shoes win, none go below 0
+
+
+def test_risk_of_ruin_is_the_share_of_ruined_shoes():
+    strategy = S.make_strategy("martingale", bet="banker")
+    table = load_table("classic")
+    resolved = S.resolve(S.Settings(bankroll=70, unit=10), strategy, table)
+    bt = B.backtest(strategy, S.Settings(bankroll=70, unit=10), table, seed=6, shoes=2000)
+    f = bt.run.per_shoe
+    assert 0 < bt.summary.risk_of_ruin < 1
+    assert bt.summary.risk_of_ruin == (f["final"] < resolved.min_bet).mean()
