@@ -429,3 +429,31 @@ def _kind(v: object) -> str:
         list: "a list",
         dict: "a table",
     }.get(type(v), type(v).__name__)
+
+
+def describe(table: Table) -> str:
+    """A table as text for the terminal: shoe, limits, every bet, shortcuts and notes.
+
+    >>> print(describe(load_table("classic")).splitlines()[0])
+    classic: Classic (source 000_1150d3b8e18c4300.txt)
+    """
+    s = table.shoe
+    lines = [
+        f"{table.name}: {table.title} (source {table.source})",
+        f"shoe: {s.decks} decks, cut {s.cut} from the end, burn {'on' if s.burn else 'off'}, "
+        f"burn between hands {'on' if s.burn_between_hands else 'off'}",
+        f"limits: {limits_text(table.limits)} per bet",
+        "bets:",
+    ]
+    for bet in table.bets.values():
+        extra = ""
+        if bet.six_payout is not None:
+            extra += f", {bet.six_payout:g}:1 on a winning 6"
+        if bet.closes_after is not None:
+            extra += f", closes after round {bet.closes_after}"
+        lines.append(f"  {bet.id:<16}{bet.label:<16}{bet.payout:g}:1{extra}")
+    for name, unders in table.shortcuts.items():
+        label = SHORTCUT_LABELS.get(name, name)
+        lines.append(f"shortcut {name} ({label}): one stake on each of {', '.join(unders)}")
+    lines += ["notes:", *(f"  - {n}" for n in table.notes)]
+    return "\n".join(lines)

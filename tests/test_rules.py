@@ -319,3 +319,20 @@ def test_tables_pickle_hash_and_replace() -> None:
     assert changed != t and changed.bets["tie"].payout == 9
     with pytest.raises(TypeError):
         changed.bets["tie"] = t.bets["tie"]  # type: ignore[index]
+
+
+def test_rules_command_lists_shows_and_checks(tmp_path: Path, capsys) -> None:
+    from roads_app.cli import main
+
+    assert main(["rules"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in listed] == rules.list_tables()
+    assert main(["rules", "winbox-no-commission"]) == 0
+    shown = capsys.readouterr().out
+    assert "  banker          Banker          1:1, 0.5:1 on a winning 6\n" in shown
+    assert "  super_tie_1     Super Tie 1     80:1, closes after round 25\n" in shown
+    bad = tmp_path / "mine.toml"
+    bad.write_text(GOOD.replace("payout = 0.95", "payout = -1"))
+    assert main(["rules", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {bad}: bet 'banker': payout -1 is negative\n"
