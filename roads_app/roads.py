@@ -9,10 +9,13 @@ How the work is split (so 10,000 shoes cost one pass, not 10,000):
 
 * streaks, tie counts and derived-road colours are NumPy index arithmetic over all
   shoes at once. Derived colours need only the logical streak lengths ``L[i]``
-  (spec formula), never the drawn grid, so they vectorise per mark;
+  (spec formula), never the drawn grid, so they are set per streak: the opening
+  result compares two earlier lengths, and a continuing streak is red except at
+  the one position ``L[n-k] + 1``;
 * the only sequential step is laying marks out on the grid (dragon tails depend on
   what is already drawn): one Numba kernel lays out every shoe in one call.
 
+>>> from roads_app.rounds import rounds_from_winners
 >>> r = rounds_from_winners("BBPTPB")
 >>> big_road(r).select("col", "row", "winner", "ties").rows()
 [(0, 0, 'B', 0), (0, 1, 'B', 0), (1, 0, 'P', 1), (1, 1, 'P', 0), (2, 0, 'B', 0)]
@@ -29,7 +32,7 @@ import polars as pl
 from numba import njit
 
 from roads_app.errors import RoundError
-from roads_app.rounds import ROUNDS_SCHEMA, WINNER, WINNERS, rounds_from_winners  # noqa: F401
+from roads_app.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
 
 DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 """Derived roads and how many columns back each one compares (k in the spec)."""
@@ -64,9 +67,13 @@ class _Shoes:
     start: np.ndarray  # int64 first row of each group
 
 
+MAX_ROWS = 50
+"""Tallest grid a display may ask for (the layout keeps a rows-high grid per mark)."""
+
+
 def _check_rows(rows: int) -> int:
-    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
-        raise RoundError(f"road rows must be a whole number 1 or more, not {rows!r}")
+    if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_ROWS:
+        raise RoundError(f"road rows must be a whole number from 1 to {MAX_ROWS}, not {rows!r}")
     return rows
 
 
@@ -115,11 +122,8 @@ def _shoes(rounds: pl.DataFrame) -> _Shoes:
         frame = frame.sort("shoe", maintain_order=True)
     code = frame["winner"].to_physical().to_numpy().astype(np.int8)
     n = frame.height
-    if multi and n:
-        shoe_no = frame["shoe"].to_numpy()
-        first = np.empty(n, dtype=np.bool_)
-        first[0] = True
-        np.not_equal(shoe_no[1:], shoe_no[:-1], out=first[1:])
+    if multi:
+        first = _firsts(frame["shoe"].to_numpy())
     else:
         first = np.zeros(n, dtype=np.bool_)
         first[:1] = True
@@ -486,6 +490,7 @@ def derived_marks_before_each_round(rounds: pl.DataFrame) -> pl.DataFrame:
     Columns: [shoe], round, ``<road>_B``, ``<road>_P`` (colour Enum, null where the road
     would add no mark yet). The two sides are opposite wherever they are not null.
 
+    >>> from roads_app.rounds import rounds_from_winners
     >>> f = derived_marks_before_each_round(rounds_from_winners("BPB"))
     >>> f["big_eye_boy_B"].to_list(), f["big_eye_boy_P"].to_list()
     ([None, None, 'red'], [None, None, 'blue'])

@@ -484,8 +484,9 @@ def test_bad_tables_raise_one_line(frame: pl.DataFrame, message: str) -> None:
 
 
 def test_bad_settings_raise_one_line() -> None:
-    with pytest.raises(RoundError, match="rows"):
-        R.big_road(rw("BP"), rows=0)
+    for rows in (0, -6, 51, 6.0, True):
+        with pytest.raises(RoundError, match="rows"):
+            R.big_road(rw("BP"), rows=rows)  # type: ignore[arg-type]
     with pytest.raises(RoundError, match="side 'X'"):
         R.ask_road(rw("BP"), "X")
     with pytest.raises(RoundError, match="one shoe"):
