@@ -217,7 +217,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             if row["player_cards"] is not None:
                 st.caption(f"Round {pos} as it was dealt")
                 st.html(reveal_html(row, 0.9 / _speed()))
-        render_ev(shown, meta)
+        render_ev(rounds, meta, pos)
     with side:
         render_stats(shown)
         render_bet_panel(
@@ -226,18 +226,15 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
         )  # fmt: skip
 
 
-def render_ev(shown: pl.DataFrame, meta: ShoeMeta) -> None:
-    """The teammate's EV-through-the-shoe chart, when it is there and the shoe has cards."""
-    try:
-        from roads_app.ui.live_odds import render_ev_chart  # type: ignore[import-not-found]
-    except ImportError:
+def render_ev(rounds: pl.DataFrame, meta: ShoeMeta, pos: int) -> None:
+    """Each bet's exact EV through the shoe up to the replay position (shoes with cards)."""
+    from roads_app.ui.bet_panel import table_for
+    from roads_app.ui.live_odds import render_ev_chart
+
+    if not rounds.height or rounds["player_cards"].null_count():
         return
-    try:
-        render_ev_chart(shown, meta)
-    except RoadsAppError as e:
-        st.caption(str(e))
-    except TypeError:
-        return
+    with st.expander("EV of each bet through the shoe", expanded=False):
+        render_ev_chart(rounds, meta, table_for(meta)[0], upto=pos, key="replay_ev")
 
 
 def _controls(n: int, shoe_id: str, has_cards: bool) -> None:

@@ -1,0 +1,299 @@
+"""AppTest flows of the dashboard's part 2: library, replay, lobby and the bet panel.
+
+The app runs in-process with the same navigation as ``app.py`` (pages matched by their
+url_path), on a private data folder. Expected figures come from the shoes themselves
+(a dealt shoe's winners) and the spec's payouts, never from what the page printed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from roads_app import bets_log, library, storage
+from roads_app.rounds import ShoeMeta, rounds_from_winners
+from roads_app.rules import load_table
+from roads_app.shoe import deal_shoe
+
+TIMEOUT = 60
+
+
+def _harness(start: str = "library") -> None:
+    """The app's navigation with another page first (AppTest cannot open a URL path)."""
+    import streamlit as st
+
+    from roads_app.ui.library_page import _page_funcs
+
+    funcs = _page_funcs()
+    order = [start, *[k for k in funcs if k != start]]
+    st.navigation([st.Page(funcs[k], url_path=k, default=k == start) for k in order]).run()
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    monkeypatch.setenv("ROADS_APP_DATA", str(folder))
+    yield folder
+
+
+def app(start: str, **query: str) -> AppTest:
+    at = AppTest.from_function(_harness, kwargs={"start": start}, default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def text(at: AppTest) -> str:
+    """Everything the page says in markdown, captions, alerts."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [e.value for e in (*at.error, *at.warning, *at.success, *at.info)]
+    return "\n".join(str(p) for p in parts)
+
+
+def position(at: AppTest) -> int:
+    m = re.search(r"data-testid='round-count'>Round (\d+)<", text(at))
+    assert m, text(at)
+    return int(m.group(1))
+
+
+def bankroll(at: AppTest) -> float:
+    m = re.search(r"data-testid='bankroll'>([\d,.\-]+)<", text(at))
+    assert m, text(at)
+    return float(m.group(1).replace(",", ""))
+
+
+def qp(at: AppTest, key: str) -> str:
+    """One query parameter of the page's URL."""
+    value = at.query_params[key]
+    return value[0] if isinstance(value, list) else value
+
+
+def no_exceptions(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def saved(folder: Path, winners: str = "", seed: int | None = None, **meta: object) -> ShoeMeta:
+    if seed is not None:
+        dealt = deal_shoe(seed)
+        m = ShoeMeta.from_dict({**dealt.meta.to_dict(), **meta})
+        storage.save_shoe(dealt.rounds, m, folder)
+        return m
+    m = ShoeMeta(**meta)  # type: ignore[arg-type]
+    storage.save_shoe(rounds_from_winners(winners), m, folder)
+    return m
+
+
+# --- library -------------------------------------------------------------------------
+
+
+def test_library_lists_every_shoe_with_its_name_rounds_and_source(data: Path) -> None:
+    a = saved(data, "BPBPT", name="Table 3", source="hand")
+    b = saved(data, seed=4, name="dealt four")
+    at = app("library")
+    no_exceptions(at)
+    page = text(at)
+    assert "2 saved shoes" in page
+    assert re.search(r"Table 3.*hand.*\*\*5\*\* rounds", page)
+    n = deal_shoe(4).rounds.height
+    assert re.search(rf"dealt four.*simulated.*\*\*{n}\*\* rounds", page)
+    assert at.button(key=f"lib_open_{a.id}") and at.button(key=f"lib_replay_{b.id}")
+
+
+def test_delete_asks_first_then_removes_the_shoe_and_its_bets(data: Path) -> None:
+    m = saved(data, "BPP", name="doomed", source="hand")
+    bets_log.save_bets(bets_log.place(bets_log.empty_bets(), "player", 5, round_no=4), m.id, data)
+    keep = saved(data, "B", name="keeper", source="hand")
+    at = app("library")
+    at.button(key=f"lib_del_{m.id}").click().run()
+    assert "for good?" in text(at)
+    assert storage.shoe_path(m.id, data).exists()  # nothing deleted on the first click
+    at.button(key=f"lib_del_no_{m.id}").click().run()
+    assert "for good?" not in text(at)
+    at.button(key=f"lib_del_{m.id}").click().run()
+    at.button(key=f"lib_del_yes_{m.id}").click().run()
+    no_exceptions(at)
+    assert not storage.shoe_path(m.id, data).exists()
+    assert not bets_log.bets_path(m.id, data).exists()
+    assert storage.list_shoes(data)["id"].to_list() == [keep.id]
+    assert "deleted 'doomed'" in text(at)
+
+
+def test_rename_changes_the_name_and_keeps_the_rounds(data: Path) -> None:
+    m = saved(data, "BPTB", name="old", source="hand")
+    at = app("library")
+    at.text_input(key=f"lib_name_{m.id}").input("Macau table 9")
+    at.button(key=f"lib_rename_{m.id}").click().run()
+    no_exceptions(at)
+    rounds, meta = storage.load_shoe(m.id, data)
+    assert meta.name == "Macau table 9"
+    assert rounds["winner"].cast(pl.String).str.join("").item() == "BPTB"
+    at.text_input(key=f"lib_name_{m.id}").input("   ")
+    at.button(key=f"lib_rename_{m.id}").click().run()
+    assert "1 to 100 characters" in text(at)
+    assert storage.load_shoe(m.id, data)[1].name == "Macau table 9"
+
+
+def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) -> None:
+    at = app("library")
+    at.file_uploader(key="library.upload").set_value(("good.csv", b"winner\nB\nP\nT\n", "text/csv"))
+    at.text_input(key="library.import_name").input("from a file")
+    at.button(key="lib_import").click().run()
+    no_exceptions(at)
+    shoes = storage.list_shoes(data)
+    assert shoes.select("name", "rounds", "source").rows() == [("from a file", 3, "imported")]
+    before = sorted(p.name for p in data.iterdir())
+
+    bad = b"winner,player_points,banker_points\nB,3,7\nP,9,2\nB,8,1\n"
+    at.file_uploader(key="library.upload").set_value(("bad.csv", bad, "text/csv"))
+    at.button(key="lib_import").click().run()
+    errors = [e.value for e in at.error]
+    assert errors == ["bad.csv: row 3: winner B disagrees with points player 8, banker 1"]
+    assert sorted(p.name for p in data.iterdir()) == before
+
+
+def test_simulate_deals_the_seed_and_opens_it_in_replay_at_round_0(data: Path) -> None:
+    at = app("library")
+    at.number_input(key="lib_sim_seed").set_value(77)
+    at.button(key="FormSubmitter:lib_sim_form-Deal and replay").click().run()
+    no_exceptions(at)
+    shoes = storage.list_shoes(data)
+    assert shoes["source"].to_list() == ["simulated"]
+    rounds, meta = storage.load_shoe(shoes["id"][0], data)
+    assert rounds.equals(deal_shoe(77).rounds) and meta.seed == 77
+    assert position(at) == 0
+    assert qp(at, "shoe") == meta.id and qp(at, "round") == "0"
+
+
+# --- replay ----------------------------------------------------------------------------
+
+
+def test_url_opens_the_board_as_it_stood_after_round_n(data: Path) -> None:
+    m = saved(data, seed=9, name="nine")
+    at = app("replay", shoe=m.id, round="17")
+    no_exceptions(at)
+    assert position(at) == 17
+    w = deal_shoe(9).rounds.head(17)["winner"].value_counts()
+    banker = int(w.filter(pl.col("winner") == "B")["count"].sum())
+    assert f"Banker: **{banker}**" in text(at)
+
+
+def test_previous_next_and_slider_move_the_position_and_the_url(data: Path) -> None:
+    m = saved(data, seed=2)
+    n = deal_shoe(2).rounds.height
+    at = app("replay", shoe=m.id, round="5")
+    at.button(key="rp_next").click().run()
+    assert position(at) == 6 and qp(at, "round") == "6"
+    at.button(key="rp_prev").click().run()
+    at.button(key="rp_prev").click().run()
+    assert position(at) == 4 and qp(at, "round") == "4"
+    at.slider(key="replay.slider").set_value(n).run()
+    assert position(at) == n
+    assert at.button(key="rp_next").disabled
+
+
+@pytest.mark.parametrize(
+    ("round_param", "expect", "warned"), [("9999", "end", False), ("abc", "end", True)]
+)
+def test_out_of_range_or_bad_round_in_the_url(
+    data: Path, round_param: str, expect: str, warned: bool
+) -> None:
+    m = saved(data, seed=3)
+    at = app("replay", shoe=m.id, round=round_param)
+    no_exceptions(at)
+    assert position(at) == deal_shoe(3).rounds.height
+    assert bool(at.warning) is warned
+    if warned:
+        assert "'abc' in the address is not a round number" in at.warning[0].value
+
+
+def test_unknown_or_path_like_shoe_in_the_url_is_refused(data: Path) -> None:
+    for bad in ("doesnotexist", "../../etc/passwd.parquet"):
+        at = app("replay", shoe=bad, round="3")
+        no_exceptions(at)
+        assert at.error and "cannot replay shoe" in at.error[0].value
+
+
+def test_replay_reveal_shows_the_hand_in_peek_order(data: Path) -> None:
+    m = saved(data, seed=5)
+    row = deal_shoe(5).rounds.row(11, named=True)  # round 12
+    at = app("replay", shoe=m.id, round="12")
+    html = "\n".join(h.proto.body for h in at.html)
+    cards = re.findall(r"data-turn='(\d)' data-card='(\w\w)'", html)
+    order = [c for _, c in sorted(cards)]
+    p, b = row["player_cards"], row["banker_cards"]
+    expected = [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
+    assert order == expected
+
+
+def test_replay_bets_settle_as_the_position_moves(data: Path) -> None:
+    m = saved(data, seed=8)
+    winner = deal_shoe(8).rounds["winner"].cast(pl.String).to_list()[10]  # round 11
+    at = app("replay", shoe=m.id, round="10")
+    assert bankroll(at) == 1000.0
+    at.button(key="rbets_bet_banker").click().run()  # chip 25 on round 11
+    assert bankroll(at) == 1000.0
+    at.button(key="rp_next").click().run()
+    expected = {"B": 1000 + 25 * 0.95, "P": 1000 - 25, "T": 1000.0}[winner]
+    assert bankroll(at) == pytest.approx(expected)
+    at.button(key="rp_prev").click().run()  # back before round 11: pending again
+    assert bankroll(at) == 1000.0
+    assert bets_log.load_bets(m.id, data, "replay-bets").height == 1
+    assert bets_log.load_bets(m.id, data, "bets").height == 0  # live bets untouched
+
+
+# --- the bet panel on the scoreboard --------------------------------------------------
+
+
+def test_scoreboard_bets_settle_on_the_round_entered_and_a_void_refunds(data: Path) -> None:
+    at = app("scoreboard")
+    at.button_group(key="bets_chip").set_value(100).run()
+    at.button(key="bets_bet_player").click().run()
+    no_exceptions(at)
+    shoe_id = qp(at, "shoe")  # the shoe was saved for its first bet
+    at.button(key="btn_P").click().run()
+    assert bankroll(at) == 1100.0
+    at.button(key="bets_bet_banker").click().run()
+    at.button(key="bets_bet_tie").click().run()
+    at.button(key="bets_void").click().run()  # the dealer could not read the cards
+    assert bankroll(at) == 1100.0
+    rounds, _ = storage.load_shoe(shoe_id, data)
+    assert rounds.height == 1  # the void left no round
+    at.button(key="bets_bet_banker").click().run()
+    at.button(key="btn_B").click().run()
+    assert bankroll(at) == pytest.approx(1100 + 95)
+    table = load_table("classic")
+    log = bets_log.settle_log(bets_log.load_bets(shoe_id, data), rounds_from_winners("PB"), table)
+    assert log["outcome"].to_list() == ["win", "refund", "refund", "win"]
+
+
+def test_closed_bet_shows_disabled_with_its_reason(data: Path) -> None:
+    m = saved(data, "B" * 21, name="late", source="hand", rules="winbox")
+    at = app("scoreboard", shoe=m.id)
+    no_exceptions(at)
+    big = at.button(key="bets_bet_big")
+    assert big.disabled and "closes after round 20" in big.help
+    assert not at.button(key="bets_bet_banker").disabled
+
+
+# --- lobby -----------------------------------------------------------------------------
+
+
+def test_lobby_shows_hand_shoes_with_counts_and_opens_one(data: Path) -> None:
+    shoes = [saved(data, w, name=f"T{i}", source="hand") for i, w in enumerate(["BBP", "PT", "B"])]
+    saved(data, seed=1)  # simulated: not a table in progress
+    at = app("lobby")
+    no_exceptions(at)
+    page = text(at)
+    assert "3 shoes in progress" in page
+    assert ":red[**B 2**] · :blue[**P 1**] · :green[**T 0**]" in page
+    at.button(key=f"lobby_open_{shoes[1].id}").click().run()
+    no_exceptions(at)
+    assert qp(at, "shoe") == shoes[1].id
+    assert "data-testid='round-count'>Round 2<" in text(at)
+    assert library.counts(storage.load_shoe(shoes[1].id, data)[0])["T"] == 1
