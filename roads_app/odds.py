@@ -22,6 +22,7 @@ so one matrix product prices a whole table, or thousands of compositions at once
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
@@ -247,6 +248,11 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
     out[_PERFECT] = 2.0 * one - both
 
 
+_PARALLEL_LOCK = threading.Lock()
+"""Numba's fallback threading layer (workqueue) aborts on concurrent parallel launches;
+the dashboard serves each session from its own thread, so batches take turns."""
+
+
 @njit(cache=True, parallel=True)
 def _outcomes_many(counts: np.ndarray) -> np.ndarray:
     rows = counts.shape[0]
@@ -279,7 +285,8 @@ def odds_many(counts_2d: Any) -> np.ndarray:
         raise ShoeCompositionError(
             f"composition {int(short[0])} has fewer than {MIN_CARDS} cards: it has no odds"
         )
-    return _outcomes_many(arr)
+    with _PARALLEL_LOCK:
+        return _outcomes_many(arr)
 
 
 def outcome_probabilities(counts: Any) -> dict[str, float]:

@@ -7,6 +7,7 @@ import json
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -178,15 +179,8 @@ def test_hand_events_settle_like_the_settlement_module() -> None:
     placed = pl.DataFrame(
         {"round": np.repeat(rounds["round"].to_numpy(), len(bets)), "bet": bets * rounds.height}
     ).with_columns(stake=pl.lit(1.0))
-    open_table = type(table)(
-        **{
-            **{f: getattr(table, f) for f in ("name", "title", "source", "shoe", "limits")},
-            "bets": {
-                k: type(b)(b.id, b.label, b.payout, None, b.six_payout)
-                for k, b in table.bets.items()
-            },
-        }
-    )
+    never_closing = {k: replace(b, closes_after=None) for k, b in table.bets.items()}
+    open_table = replace(table, bets=never_closing)
     settled = settle(rounds, placed, open_table)
     assert (settled["outcome"] != "refused").all()
     ind = hand_events(rounds)
