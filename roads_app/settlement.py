@@ -30,7 +30,8 @@ from typing import overload
 import polars as pl
 
 from roads_app import cards as C
-from roads_app.errors import BetError
+from roads_app.errors import BetError, RoundError
+from roads_app.rounds import ROUNDS_SCHEMA
 from roads_app.rules import (
     BET_IDS,
     BET_LABELS,
@@ -143,6 +144,18 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
     return out.collect() if isinstance(rounds, pl.DataFrame) else out
 
 
+def _check_rounds(rounds: pl.DataFrame, multi: bool) -> None:
+    """A frame missing columns or repeating a round would settle bets wrongly: refuse it."""
+    missing = [c for c in ROUNDS_SCHEMA.names() if c not in rounds.columns]
+    if missing:
+        raise RoundError(f"rounds lack column {', '.join(map(repr, missing))}")
+    keys = ["shoe", "round"] if multi else ["round"]
+    dup = rounds.select(keys).filter(pl.struct(keys).is_duplicated())
+    if dup.height:
+        where = " ".join(f"{k} {v}" for k, v in dup.row(0, named=True).items())
+        raise RoundError(f"rounds hold {where} more than once")
+
+
 def _check_bets(bets: pl.DataFrame, multi: bool) -> None:
     need = ["shoe", "round", "bet", "stake"] if multi else ["round", "bet", "stake"]
     missing = [c for c in need if c not in bets.columns]
@@ -172,12 +185,12 @@ def _voided_frame(voided: Iterable[int] | Iterable[tuple[int, int]], multi: bool
         return pl.DataFrame(
             {"shoe": list(shoes), "__r": list(rounds), "__void": True},
             schema={"shoe": pl.Int64, "__r": pl.Int64, "__void": pl.Boolean},
-        )
+        ).unique()
     if any(isinstance(v, bool) or not isinstance(v, int) for v in items):
         raise BetError("voided rounds are round numbers (whole numbers)")
     return pl.DataFrame(
         {"__r": items, "__void": True}, schema={"__r": pl.Int64, "__void": pl.Boolean}
-    )
+    ).unique()
 
 
 def _params(table: Table) -> pl.DataFrame:
@@ -230,6 +243,7 @@ def settle(
     Rows keep the bets' order.
     """
     multi = "shoe" in rounds.columns
+    _check_rounds(rounds, multi)
     _check_bets(bets, multi)
     keys = ["shoe", "__r"] if multi else ["__r"]
     has_void_col = "voided" in bets.columns and bets.schema["voided"] == pl.Boolean

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roads_app import cards as C
-from roads_app.errors import BetError
+from roads_app.errors import BetError, RoundError
 from roads_app.rounds import add_cards, add_points, add_winner, empty_rounds
 from roads_app.rules import BET_IDS, load_table
 from roads_app.settlement import OUTCOMES, settle, settle_features
@@ -430,3 +430,19 @@ def test_no_bets_and_no_rounds() -> None:
     assert settle(ROUNDS, none, NC).height == 0
     out = settle(empty_rounds(), bets_frame([(1, "tie")]), NC)
     assert out.row(0, named=True)["reason"] == "round 1 has not been dealt"
+
+
+def test_bad_rounds_frames_raise_round_errors() -> None:
+    with pytest.raises(RoundError, match="rounds lack column 'banker_cards'"):
+        settle(ROUNDS.drop("banker_cards"), bets_frame([(1, "player")]), NC)
+    twice = pl.concat([ROUNDS.head(2), ROUNDS.head(1)])
+    with pytest.raises(RoundError, match="rounds hold round 1 more than once"):
+        settle(twice, bets_frame([(1, "player")]), NC)
+    many = deal_shoes(3, 2)
+    with pytest.raises(RoundError, match="rounds hold shoe 2 round 1 more than once"):
+        settle(pl.concat([many, many.filter(pl.col("shoe") == 2).head(1)]), bets_frame([]), NC)
+
+
+def test_a_round_voided_twice_refunds_once() -> None:
+    out = settle(ROUNDS, bets_frame([(3, "banker")]), NC, voided=[3, 3])
+    assert outcomes(out) == [(3, "banker", "refund", 0.0)]
