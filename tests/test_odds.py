@@ -359,3 +359,25 @@ def test_cli_odds_unknown_table_is_one_line(capsys) -> None:
     assert err.startswith("error:") and "no-such-table" in err and err.count("\n") == 1
     assert main(["odds", "--decks", "9"]) == 2
     assert "1 to 8" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "favoured", "hurt"),
+    [
+        ("89", "small", "big"),  # naturals end hands on four cards
+        ("A23", "big", "small"),  # low totals draw
+        ("TJ", "tie", None),  # zero-point cards make equal totals common
+    ],
+)
+def test_compositions_known_to_favour_a_bet_show_it_positive(
+    extra: str, favoured: str, hurt: str | None
+) -> None:
+    payouts = {"small": 1.5, "big": 0.54, "tie": 8.0}
+    counts = full_shoe_counts(1)
+    for rank in extra:
+        i = C.RANKS.index(rank) * 4
+        counts[i : i + 4] += 12 // len(extra)  # a deck plus 12 extra cards of those ranks
+    assert edge(favoured, payouts[favoured], counts=counts) < 0  # negative edge: positive EV
+    assert edge(favoured, payouts[favoured], counts=full_shoe_counts(1)) > 0
+    if hurt is not None:
+        assert edge(hurt, payouts[hurt], counts=counts) > edge(hurt, payouts[hurt])
