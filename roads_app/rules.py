@@ -4,8 +4,9 @@ Payouts, closing rounds, limits and shoe options live in files rather than code 
 user can add a table by adding a file, and every number can be traced to its seed page
 (each file names its ``source`` and says in ``notes`` what the seed got wrong).
 
-A file looks like this (all keys shown; ``name`` defaults to the file name, ``label``
-to the bet's usual name, ``cut``/``burn``/``burn_between_hands`` to `ShoeOptions`)::
+A file looks like this (all keys shown; ``name``, if given, must match the file name;
+``label`` defaults to the bet's usual name, ``cut``/``burn``/``burn_between_hands`` to
+`ShoeOptions`)::
 
     name = "mytable"
     title = "My table"
@@ -188,8 +189,10 @@ class Table:
             return None
         if bet_id not in self.bets:
             return not_offered_reason(self, bet_id)
-        if not isinstance(stake, numbers.Real) or isinstance(stake, bool) or math.isnan(stake):
+        if not isinstance(stake, numbers.Real) or isinstance(stake, bool):
             return f"stake {stake!r} is not a number"
+        if math.isnan(stake):
+            return "stake NaN is not a number"
         if not self.limits.min_bet <= stake <= self.limits.max_bet:
             return f"stake {stake:g} is outside the table limits ({limits_text(self.limits)})"
         bet = self.bets[bet_id]

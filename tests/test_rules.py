@@ -116,7 +116,7 @@ def test_can_place_gives_each_reason() -> None:
     assert wb.can_place("super_6", 1, 10.0) == "the Winbox table does not offer Super 6"
     assert wb.can_place("two_way", 1, 10.0) == "the Winbox table does not offer 2-Way"
     assert wb.can_place("bankr", 1, 10.0).startswith("unknown bet 'bankr' (known: player,")
-    assert wb.can_place("tie", 1, float("nan")) == "stake nan is not a number"
+    assert wb.can_place("tie", 1, float("nan")) == "stake NaN is not a number"
     et = load_table("entwinetech")
     assert et.offers("three_way") and not et.offers("big")
     assert et.can_place("three_way", 70, 1.0) is None
