@@ -328,9 +328,7 @@ def test_live_odds_widget_highlights_positive_bets_and_notes_missing_cards() -> 
     notes = [c.value for c in at.caption]
     assert any("round 1 was entered without cards" in n for n in notes)
     assert len(at.dataframe) == 1  # the shoe without cards shows no odds table
-    assert (
-        "player_pair" in at.multiselect[0].value
-    )  # the chart starts on the bets that went positive
+    assert "player_pair" in at.multiselect[0].value  # drawn by default
 
 
 def test_study_page_shows_the_study_of_its_inputs() -> None:
@@ -351,3 +349,17 @@ def test_study_page_shows_the_study_of_its_inputs() -> None:
         shown["Positive hands %"].to_numpy(), (100 * want["positive_share"]).round(3).to_numpy()
     )
     assert np.allclose(shown["Net per shoe"].to_numpy(), want["net_per_shoe"].round(4).to_numpy())
+
+
+def test_replay_chart_stops_at_the_next_hand() -> None:
+    from roads_app.ui.live_odds import ev_figure
+
+    dealt = deal_shoe(8)
+    chart = ev_through_shoe(dealt.rounds, dealt.meta, WINBOX)
+    last = int(chart["hand"].max())
+    fig = ev_figure(chart, ["player", "small", "super_tie_7"], upto=10, last_hand=last)
+    xs = [x for tr in fig.data for x in tr.x]
+    assert max(xs) == 11 and min(xs) == 1
+    assert tuple(fig.layout.xaxis.range) == (0.5, last + 0.5)
+    full = ev_figure(chart, ["player"])
+    assert max(full.data[0].x) == last

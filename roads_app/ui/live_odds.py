@@ -32,7 +32,9 @@ CLOSED_FG = "color: #999999"
 STUDY_CHUNK = 25
 """Shoes per progress step on the study page."""
 
-_MAIN_BETS = ("player", "banker", "tie")
+CHART_DEFAULT_BETS = ("player", "banker", "tie", "player_pair", "small", "perfect_pair")
+"""Drawn unless the user picks others: the main bets and the side bets that turn positive
+most often (the study); a default from the shoe itself would hint at cards to come."""
 
 
 # --- cached computations (keyed on plain, hashable inputs) -----------------------------
@@ -177,8 +179,16 @@ def render_live_odds(
 # --- the EV chart through a shoe -----------------------------------------------------------
 
 
-def ev_figure(chart: pl.DataFrame, bets: list[str], upto: int | None = None) -> go.Figure:
-    """Lines of each bet's EV (%) per hand, a marker wherever it was positive."""
+def ev_figure(
+    chart: pl.DataFrame, bets: list[str], upto: int | None = None, last_hand: int | None = None
+) -> go.Figure:
+    """Lines of each bet's EV (%) per hand, a marker wherever it was positive.
+
+    With ``upto`` (a replay position) only hands up to the next one are drawn, so the
+    chart never shows what later cards will do; ``last_hand`` keeps the axis still.
+    """
+    if upto is not None:
+        chart = chart.filter(pl.col("hand") <= upto + 1)
     fig = go.Figure()
     for bet in bets:
         one = chart.filter(pl.col("bet") == bet).sort("hand")
@@ -212,7 +222,9 @@ def ev_figure(chart: pl.DataFrame, bets: list[str], upto: int | None = None) -> 
             )
     fig.add_hline(y=0, line={"color": "black", "width": 1})
     if upto is not None:
-        fig.add_vline(x=upto, line={"color": "#999999", "dash": "dot"})
+        fig.add_vline(x=upto + 1, line={"color": "#999999", "dash": "dot"})
+    if last_hand is not None:
+        fig.update_xaxes(range=[0.5, last_hand + 0.5])
     fig.update_layout(
         height=320,
         margin={"l": 40, "r": 10, "t": 10, "b": 40},
@@ -230,15 +242,17 @@ def render_ev_chart(
     upto: int | None = None,
     key: str = "ev_chart",
 ) -> None:
-    """Each bet's EV through the shoe, markers where it was positive (replay, simulated)."""
+    """Each bet's EV through the shoe, markers where it was positive (replay, simulated).
+
+    ``upto``: the replay position (rounds shown); the chart stops at the next hand.
+    """
     try:
         chart = _chart_frame(table.name, _shoe_key(rounds, meta))
     except RoadsAppError as e:
         st.caption(f"EV chart: {e}.")
         return
-    ever = chart.filter(pl.col("positive")).get_column("bet").unique(maintain_order=True).to_list()
     options = list(table.bets)
-    default = [b for b in options if b in ever or b in _MAIN_BETS][:8]
+    default = [b for b in options if b in CHART_DEFAULT_BETS]
     chosen = st.multiselect(
         "Bets on the chart",
         options,
@@ -247,13 +261,14 @@ def render_ev_chart(
         format_func=lambda b: table.bets[b].label,
     )
     st.plotly_chart(
-        ev_figure(chart, chosen, upto),
+        ev_figure(chart, chosen, upto, last_hand=int(chart["hand"].max() or 1)),
         theme=None,
         key=f"{key}.fig",
         config={"displayModeBar": False},
     )
-    n_pos = chart.filter(pl.col("positive") & pl.col("open")).height
-    st.caption(f"{n_pos} bet-hands with a positive EV while the bet was open.")
+    seen = chart if upto is None else chart.filter(pl.col("hand") <= upto + 1)
+    n_pos = seen.filter(pl.col("positive") & pl.col("open")).height
+    st.caption(f"{n_pos} bet-hands with a positive EV while the bet was open so far.")
 
 
 # --- the study page -------------------------------------------------------------------------
