@@ -346,7 +346,7 @@ def test_any_pair_and_perfect_pair_follow_the_pair_bets(seed: int) -> None:
         st.tuples(
             st.integers(-2, 90),
             st.sampled_from([*BET_IDS, "two_way", "nope"]),
-            st.sampled_from([0.0, 0.5, 1.0, 10.0, 5000.0, 5001.0]),
+            st.sampled_from([0.0, 0.5, 1.0, 10.0, 5000.0, 5001.0, float("nan")]),
         ),
         min_size=1,
         max_size=30,
@@ -446,3 +446,33 @@ def test_bad_rounds_frames_raise_round_errors() -> None:
 def test_a_round_voided_twice_refunds_once() -> None:
     out = settle(ROUNDS, bets_frame([(3, "banker")]), NC, voided=[3, 3])
     assert outcomes(out) == [(3, "banker", "refund", 0.0)]
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=seeds, keep=st.sampled_from(["winner", "points", "flags"]))
+def test_less_data_never_changes_a_decided_bet(seed: int, keep: str) -> None:
+    """A bet settled on a round entered with less data settles as it does with the cards,
+    or is refused for what the round lacks; it is never decided differently."""
+    full = deal_shoe(seed).rounds
+    wipe = ["player_cards", "banker_cards"]
+    if keep != "flags":
+        wipe += ["player_pair", "banker_pair", "player_natural", "banker_natural"]
+    if keep == "winner":
+        wipe += ["player_points", "banker_points"]
+    less = full.with_columns(pl.lit(None, dtype=full.schema[c]).alias(c) for c in wipe)
+    n = min(full.height, 20)  # every bet of the table is open up to round 20
+    bets = pl.DataFrame(
+        {"round": [r for r in range(1, n + 1) for _ in NC.bets], "bet": list(NC.bets) * n}
+    ).with_columns(stake=pl.lit(10.0))
+    a, b = settle(full, bets, NC), settle(less, bets, NC)
+    assert (a["outcome"] != "refused").all()
+    decided = b["outcome"] != "refused"
+    assert (
+        a.filter(decided)
+        .select("outcome", "net")
+        .equals(b.filter(decided).select("outcome", "net"))
+    )
+    lacking = b.filter(~decided)["reason"].to_list()
+    assert all(" lacks " in r for r in lacking)
+    if keep == "winner":  # player, banker-on-P/T, tie and most Super Tie bets need no more
+        assert decided.sum() > 0 and len(lacking) > 0
