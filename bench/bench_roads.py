@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 
 T0 = time.perf_counter()
-from roads_app import roads  # noqa: E402
+from roads_app import roads, stats  # noqa: E402
 from roads_app.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA  # noqa: E402
 from roads_app.shoe import deal_shoe  # noqa: E402
 
@@ -116,6 +116,8 @@ def main() -> None:
     )
     ask = timed(lambda: roads.ask_road(one, "B"), 50)
     print(f"ask_road, same shoe: median {statistics.median(ask) * 1e3:.2f} ms")
+    st1 = timed(lambda: stats.shoe_stats(one), 50)
+    print(f"shoe_stats, same shoe: median {statistics.median(st1) * 1e3:.2f} ms")
 
     many = synthetic_shoes(args.shoes)
     batch = timed(lambda: roads.all_roads(many), args.repeat)
@@ -125,6 +127,10 @@ def main() -> None:
     )
     before = timed(lambda: roads.derived_marks_before_each_round(many), args.repeat)
     print(f"derived_marks_before_each_round, same shoes: median {statistics.median(before):.3f} s")
+    many_stats = timed(lambda: stats.shoe_stats_many(many), args.repeat)
+    print(f"shoe_stats_many, same shoes: median {statistics.median(many_stats):.3f} s")
+    running = timed(lambda: stats.running_counts(many), args.repeat)
+    print(f"running_counts, same shoes: median {statistics.median(running):.3f} s")
 
 
 if __name__ == "__main__":

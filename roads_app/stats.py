@@ -52,24 +52,42 @@ def _grouped(rounds: pl.DataFrame) -> tuple[pl.LazyFrame, bool]:
     return frame.lazy(), multi
 
 
+def _cum_within(flag: pl.Expr, restart: pl.Expr) -> pl.Expr:
+    """Running count of ``flag`` that starts again at each ``restart`` row.
+
+    One global cumulative sum minus its value where the segment began: no window
+    per shoe or per streak, so 10,000 shoes cost one pass.
+    """
+    total = flag.cast(pl.Int32).cum_sum()
+    return total - pl.when(restart).then(total - flag.cast(pl.Int32)).forward_fill()
+
+
 def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
     """Cumulative counts and the current streak after each round, per shoe."""
     w = pl.col("winner")
-    side = pl.when(w != "T").then(w.cast(pl.String)).cast(_SIDE)
+    new_shoe = pl.col("shoe").diff().fill_null(1) != 0
+    bp = w != "T"
+    side = pl.when(bp).then(w.cast(pl.String)).cast(_SIDE).forward_fill()
     return (
         lf.with_columns(
-            banker=(w == "B").cum_sum().over("shoe").cast(pl.Int32),
-            player=(w == "P").cum_sum().over("shoe").cast(pl.Int32),
-            tie=(w == "T").cum_sum().over("shoe").cast(pl.Int32),
+            _new_shoe=new_shoe,
+            _side=side,
+        )
+        .with_columns(
+            banker=_cum_within(w == "B", pl.col("_new_shoe")),
+            player=_cum_within(w == "P", pl.col("_new_shoe")),
+            tie=_cum_within(w == "T", pl.col("_new_shoe")),
             **{
-                name: pl.col(flag).fill_null(False).cum_sum().over("shoe").cast(pl.Int32)
+                name: _cum_within(pl.col(flag).fill_null(False), pl.col("_new_shoe"))
                 for name, flag in _FLAG_COUNTS.items()
             },
-            streak_side=side.forward_fill().over("shoe"),
+            # a streak restarts at a new shoe or when a B/P result changes side
+            _new_run=pl.col("_new_shoe") | (bp & (pl.col("_side") != pl.col("_side").shift())),
         )
-        .with_columns(_run=pl.col("streak_side").rle_id().over("shoe"))
         .with_columns(
-            streak=(w != "T").cum_sum().over("shoe", "_run").cast(pl.Int32),
+            # before the shoe's first B/P result the filled side is the previous shoe's
+            streak_side=pl.when(pl.col("banker") + pl.col("player") > 0).then(pl.col("_side")),
+            streak=_cum_within(bp, pl.col("_new_run")),
         )
     )
 
