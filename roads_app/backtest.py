@@ -588,6 +588,7 @@ def backtest(
     engine: str = "fast",
     n_paths: int = 200,
     progress: Progress | None = None,
+    chunk: int = 16384,
 ) -> Backtest:
     """Run a strategy over N simulated shoes from ``seed``, or over the saved shoes of
     ``data_dir``; settings are checked first (`StrategyError` / `BetError`)."""
@@ -601,10 +602,27 @@ def backtest(
             raise StrategyError("a simulated backtest needs a seed and a number of shoes")
         if engine not in ("fast", "plain"):
             raise StrategyError(f"unknown engine {engine!r}: fast or plain")
-        go = run_fast if engine == "fast" else run_plain
-        run = go(
-            strategy, resolved, table, seed=seed, shoes=shoes, n_paths=n_paths, progress=progress
-        )
+        if engine == "fast":
+            run = run_fast(
+                strategy,
+                resolved,
+                table,
+                seed=seed,
+                shoes=shoes,
+                n_paths=n_paths,
+                progress=progress,
+                chunk=chunk,
+            )
+        else:
+            run = run_plain(
+                strategy,
+                resolved,
+                table,
+                seed=seed,
+                shoes=shoes,
+                n_paths=n_paths,
+                progress=progress,
+            )
         source = f"simulated seed {seed}, {shoes:,} shoes"
     seconds = time.perf_counter() - start
     return Backtest(
