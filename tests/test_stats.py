@@ -107,20 +107,23 @@ def test_running_counts_are_the_stats_of_each_prefix(text: str) -> None:
 @settings(max_examples=50, deadline=None)
 @given(texts=st.lists(shoe_texts.filter(bool), min_size=1, max_size=5))
 def test_many_shoes_grouped_equal_one_at_a_time(texts: list[str]) -> None:
+    numbers = [2 * (len(texts) - i) for i in range(len(texts))]  # descending, with gaps
     many = pl.concat(
-        [rw(t).with_columns(shoe=pl.lit(i + 1, dtype=pl.Int32)) for i, t in enumerate(texts)]
+        [
+            rw(t).with_columns(shoe=pl.lit(n, dtype=pl.Int32))
+            for t, n in zip(texts, numbers, strict=True)
+        ]
     ).select(MULTI_SHOE_SCHEMA.names())
     table = shoe_stats_many(many)
-    assert table["shoe"].to_list() == list(range(1, len(texts) + 1))
-    for i, text in enumerate(texts):
-        row = table.row(i, named=True)
+    assert table["shoe"].to_list() == sorted(numbers)
+    run = running_counts(many)
+    assert run.columns[0] == "shoe" and run.height == many.height
+    for text, n in zip(texts, numbers, strict=True):
+        row = table.filter(pl.col("shoe") == n).row(0, named=True)
         one = shoe_stats(rw(text))
         assert {k: row[k] for k in _recount(text)} == _recount(text)
         assert row["banker_pairs"] is None and one["banker_pairs"] == "unknown"
-    run = running_counts(many)
-    assert run.columns[0] == "shoe" and run.height == many.height
-    for i, text in enumerate(texts):
-        mine = run.filter(pl.col("shoe") == i + 1).drop("shoe")
+        mine = run.filter(pl.col("shoe") == n).drop("shoe")
         assert mine.equals(running_counts(rw(text)))
 
 
