@@ -422,17 +422,26 @@ def odds_frame(table: TableLike, probs: np.ndarray) -> pl.DataFrame:
 
 
 def odds_records(frame: pl.DataFrame) -> list[dict[str, Any]]:
-    """The JSON shape of a bet-odds frame: bet, name, probability, house_edge, ev."""
+    """The JSON shape of a bet-odds frame: bet, name, probability, house_edge, ev.
+
+    Live odds add ``hand``, ``positive`` and ``open`` (see `roads_app.live_odds`).
+    """
     cols = ["bet", pl.col("label").alias("name"), "payout", "probability", "push"]
-    return frame.select(*cols, "house_edge", "ev").to_dicts()
+    extra = [c for c in ("hand", "positive", "open") if c in frame.columns]
+    return frame.select(*cols, "house_edge", "ev", *extra).to_dicts()
 
 
 def format_odds(frame: pl.DataFrame) -> str:
-    """A plain-text table of bet odds for the terminal."""
+    """A plain-text table of bet odds for the terminal (live odds: a note per bet)."""
     lines = [f"{'bet':<16} {'pays':>7} {'P(win)':>11} {'P(push)':>10} {'EV':>10} {'edge %':>9}"]
     for r in frame.iter_rows(named=True):
+        note = ""
+        if r.get("open") is False:
+            note = "  closed"
+        elif r.get("positive"):
+            note = "  POSITIVE"
         lines.append(
             f"{r['label']:<16} {r['payout']:>5.4g}:1 {r['probability']:>11.9f} "
-            f"{r['push']:>10.7f} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}"
+            f"{r['push']:>10.7f} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}{note}"
         )
     return "\n".join(lines)
