@@ -152,7 +152,8 @@ class _Big:
     start: np.ndarray  # per streak: index of its first mark
     length: np.ndarray  # per streak: final length
     n: np.ndarray  # per streak: its number within its shoe (0-based)
-    mark_before: np.ndarray  # per round row: marks strictly before it (global count)
+    upto: np.ndarray  # per round row: marks up to and including it (global count)
+    is_mark: np.ndarray  # per round row: it made a big-road mark
 
 
 def _big(s: _Shoes) -> _Big:
@@ -174,9 +175,9 @@ def _big(s: _Shoes) -> _Big:
     streak = np.cumsum(new, dtype=np.int64) - 1
     streak_start = np.flatnonzero(new)
     length = np.diff(np.append(streak_start, rows.size))
-    m = np.arange(1, rows.size + 1, dtype=np.int32) - np.repeat(
-        streak_start.astype(np.int32), length
-    )
+    step = np.ones(rows.size, dtype=np.int32)  # position in streak: +1, reset at a start
+    step[streak_start[1:]] = 1 - length[:-1]
+    m = np.cumsum(step, dtype=np.int32)
     first_streak = np.zeros(streak_start.size, dtype=np.int64)
     first_streak[streak[first_mark]] = streak[first_mark]
     n = np.arange(streak_start.size) - np.maximum.accumulate(first_streak)
@@ -191,7 +192,8 @@ def _big(s: _Shoes) -> _Big:
         streak_start,
         length,
         n,
-        upto - is_mark,
+        upto,
+        is_mark,
     )
 
 
@@ -500,7 +502,7 @@ def derived_marks_before_each_round(rounds: pl.DataFrame) -> pl.DataFrame:
     if not s.code.size:
         return _hypothetical_frame(s, None, np.empty(0, dtype=np.int64), keys)
     b = _big(s)
-    last = b.mark_before - 1
+    last = b.upto - b.is_mark - 1  # the latest mark strictly before each round
     last = np.where(last >= b.first_mark[s.group], last, -1)
     return _hypothetical_frame(s, b, last, keys)
 
