@@ -1,8 +1,10 @@
 """The compiled Monte Carlo engine: shuffle, deal, settle and stake whole shoes in Numba.
 
-It deals **exactly** the shoes `roads_app.shoe.deal_shoe(seed, options, k)` deals: the raw
-PCG64 draws come from `shoe.shuffle_draws` (NumPy, in chunks of shoes), and the kernel
-repeats the documented Fisher-Yates, burn and cut-card procedure card for card. One
+It deals **exactly** the shoes `roads_app.shoe.deal_shoe(seed, options, k)` deals: the
+kernel runs NumPy's PCG64 itself (128-bit LCG in two 64-bit halves, XSL-RR output), each
+shoe starting at raw draw ``k*(n-1)`` of the seed's stream, and repeats the documented
+Fisher-Yates, burn and cut-card procedure card for card. Generating the draws inside the
+parallel loop keeps every core busy and no draws go through memory. One
 kernel serves every strategy: a strategy is encoded as small integer codes and
 parameters (`Plan`), so adding a strategy never means another kernel.
 
@@ -24,7 +26,7 @@ from numba import njit, prange
 
 from roads_app import cards as C
 from roads_app.rules import BET_IDS, Table
-from roads_app.shoe import BURN_BY_CARD, POINTS_BY_CARD, ShoeOptions, check_seed, shuffle_draws
+from roads_app.shoe import BURN_BY_CARD, POINTS_BY_CARD, ShoeOptions, check_seed
 from roads_app.strategies import (
     SEL_AGAINST_STREAK,
     SEL_FIXED,
@@ -279,15 +281,115 @@ def _next_level(code: int, param: int, level: int, result: float) -> int:
     return (level + 1) % 4 if win else 0  # 1-3-2-6
 
 
+# --- NumPy's PCG64, for the kernel ------------------------------------------------------
+
+PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+"""PCG's default 128-bit LCG multiplier, as NumPy's PCG64 uses it."""
+_MASK64 = (1 << 64) - 1
+_U32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+_S58 = np.uint64(58)
+_MUL_HI = np.uint64(PCG_MULTIPLIER >> 64)
+_MUL_LO = np.uint64(PCG_MULTIPLIER & _MASK64)
+
+
 @njit(cache=True, inline="always")
-def _shuffle(raw: np.ndarray, order: np.ndarray) -> None:
-    """Fisher-Yates from the top exactly as `shoe.shuffled_shoe` does it."""
+def _mulhi(a: np.uint64, b: np.uint64) -> np.uint64:
+    """High 64 bits of the 128-bit product of two uint64."""
+    a0 = a & _U32
+    a1 = a >> _S32
+    b0 = b & _U32
+    b1 = b >> _S32
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    mid = (p00 >> _S32) + (p01 & _U32) + (p10 & _U32)
+    return a1 * b1 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
+
+
+@njit(cache=True, inline="always")
+def _lcg(
+    hi: np.uint64, lo: np.uint64, mhi: np.uint64, mlo: np.uint64, ihi: np.uint64, ilo: np.uint64
+) -> tuple:
+    """(hi, lo) of state * m + i modulo 2**128."""
+    phi = _mulhi(lo, mlo) + hi * mlo + lo * mhi
+    plo = lo * mlo
+    rlo = plo + ilo
+    carry = np.uint64(1) if rlo < plo else np.uint64(0)
+    return phi + ihi + carry, rlo
+
+
+@njit(cache=True, inline="always")
+def _xsl_rr(hi: np.uint64, lo: np.uint64) -> np.uint64:
+    """PCG64's output function: xor the halves, rotate right by the top 6 bits."""
+    x = hi ^ lo
+    r = hi >> _S58
+    return (x >> r) | (x << ((np.uint64(64) - r) & np.uint64(63)))
+
+
+def _jump(steps: int, inc: int) -> tuple[int, int]:
+    """(A, C) with state after ``steps`` draws = A * state + C (mod 2**128)."""
+    a, c = 1, 0
+    for _ in range(steps):
+        a = (a * PCG_MULTIPLIER) & ((1 << 128) - 1)
+        c = (c * PCG_MULTIPLIER + inc) & ((1 << 128) - 1)
+    return a, c
+
+
+def _halves(x: int) -> tuple[np.uint64, np.uint64]:
+    return np.uint64(x >> 64), np.uint64(x & _MASK64)
+
+
+def pcg_start(seed: int, draws_before: int) -> tuple[int, int]:
+    """(state, increment) of run ``seed``'s PCG64 after ``draws_before`` raw draws."""
+    bg = np.random.PCG64(check_seed(seed))
+    if draws_before:
+        bg.advance(draws_before)
+    st = bg.state["state"]
+    return int(st["state"]), int(st["inc"])
+
+
+@njit(cache=True)
+def pcg_raw(hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, n: int) -> np.ndarray:
+    """``n`` raw draws from a PCG64 state, as ``PCG64.random_raw`` makes them (for tests)."""
+    out = np.empty(n, dtype=np.uint64)
+    for k in range(n):
+        hi, lo = _lcg(hi, lo, _MUL_HI, _MUL_LO, ihi, ilo)
+        out[k] = _xsl_rr(hi, lo)
+    return out
+
+
+@njit(cache=True)
+def _shoe_states(
+    hi: np.uint64,
+    lo: np.uint64,
+    ahi: np.uint64,
+    alo: np.uint64,
+    chi: np.uint64,
+    clo: np.uint64,
+    n: int,
+) -> np.ndarray:
+    """Start states of ``n`` consecutive shoes: one jump of (n-1) draws per shoe."""
+    out = np.empty((n, 2), dtype=np.uint64)
+    for s in range(n):
+        out[s, 0] = hi
+        out[s, 1] = lo
+        hi, lo = _lcg(hi, lo, ahi, alo, chi, clo)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _shuffle(
+    hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, order: np.ndarray
+) -> None:
+    """Fisher-Yates from the top exactly as `shoe.shuffled_shoe` does it, drawing as it goes."""
     n = order.shape[0]
     for i in range(n):
         order[i] = i % 52
     for step in range(n - 1):
+        hi, lo = _lcg(hi, lo, _MUL_HI, _MUL_LO, ihi, ilo)
         i = n - 1 - step
-        j = np.int64(raw[step] % np.uint64(i + 1))
+        j = np.int64(_xsl_rr(hi, lo) % np.uint64(i + 1))
         t = order[i]
         order[i] = order[j]
         order[j] = t
@@ -337,12 +439,12 @@ def _deal(order: np.ndarray, cursor: int, pts: np.ndarray) -> tuple:
 
 @njit(cache=True)
 def deal_cards_kernel(
-    raw: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
+    start: np.ndarray, inc: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
 ) -> np.ndarray:
     """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
     n = decks * 52
     order = np.empty(n, dtype=np.int64)
-    _shuffle(raw, order)
+    _shuffle(start[0], start[1], inc[0], inc[1], order)
     pts, burn_by = _POINTS, _BURN
     out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
     cursor = _first_cursor(order, burn, burn_by)
@@ -367,7 +469,8 @@ def deal_cards_kernel(
 
 @njit(cache=True, parallel=True)
 def _run_kernel(
-    raw: np.ndarray,
+    starts: np.ndarray,  # [shoes, 2] uint64: each shoe's PCG64 state (hi, lo)
+    inc: np.ndarray,  # [2] uint64: the stream's increment (hi, lo)
     decks: int,
     cut: int,
     burn: bool,
@@ -396,7 +499,9 @@ def _run_kernel(
     out_slot: np.ndarray,  # [shoes, slots, 2]: wagered, net per slot
     paths: np.ndarray,  # [n_paths, width]: bankroll after each hand
 ) -> None:
-    n_shoes = raw.shape[0]
+    n_shoes = starts.shape[0]
+    ihi = inc[0]
+    ilo = inc[1]
     n = decks * 52
     cut_at = n - cut
     pts, burn_by = _POINTS, _BURN
@@ -405,7 +510,7 @@ def _run_kernel(
     width = paths.shape[1]
     for s in prange(n_shoes):
         order = np.empty(n, dtype=np.int64)
-        _shuffle(raw[s], order)
+        _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
         lengths = np.zeros(n // 4 + 2, dtype=np.int64)
         slot_w = np.zeros(n_slots)
         slot_n = np.zeros(n_slots)
@@ -556,9 +661,14 @@ def fast_deal(
     seed: int, options: ShoeOptions, index: int = 0
 ) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """The hands the kernel deals for shoe ``index`` of run ``seed``, as card codes."""
-    raw = shuffle_draws(seed, options.decks, index, 1)[0]
+    state, inc = pcg_start(seed, index * (options.cards - 1))
     rows = deal_cards_kernel(
-        raw, options.decks, options.cut, options.burn, options.burn_between_hands
+        np.array(_halves(state)),
+        np.array(_halves(inc)),
+        options.decks,
+        options.cut,
+        options.burn,
+        options.burn_between_hands,
     )
     codes = C.ALL_CARDS
     return [
@@ -603,12 +713,15 @@ def run_fast(
 ) -> FastResult:
     """Backtest ``plan`` over shoes ``first_shoe .. first_shoe+n_shoes-1`` of run ``seed``.
 
-    Raw draws are made in chunks (memory stays ~``chunk`` * 3.3 KB); ``progress(done,
-    total)`` is called after each chunk. Bankroll paths are kept for the first
-    ``n_paths`` shoes (for the fan chart).
+    Shoes go to the kernel in chunks so that ``progress(done, total)`` can be called
+    after each one. Bankroll paths are kept for the first ``n_paths`` shoes (for the fan
+    chart).
     """
-    check_seed(seed)
     opts = plan.shoe
+    per = opts.cards - 1  # raw draws per shoe
+    state, inc = pcg_start(seed, first_shoe * per)
+    inc_halves = np.array(_halves(inc))
+    jump_a, jump_c = (_halves(x) for x in _jump(per, inc))
     n_slots = len(plan.slots)
     width = path_width(opts)
     out_int = np.zeros((n_shoes, 4), dtype=np.int64)
@@ -620,10 +733,11 @@ def run_fast(
     done = 0
     while done < n_shoes:
         c = min(chunk, n_shoes - done)
-        raw = shuffle_draws(seed, opts.decks, first_shoe + done, c)
+        starts = _shoe_states(*_halves(state), *jump_a, *jump_c, c + 1)
         sl = slice(done, done + c)
         _run_kernel(
-            raw,
+            starts[:c],
+            inc_halves,
             opts.decks,
             opts.cut,
             opts.burn,
@@ -652,6 +766,7 @@ def run_fast(
             out_slot[sl],
             paths[done:] if done < n_paths else paths[:0],
         )
+        state = (int(starts[c, 0]) << 64) | int(starts[c, 1])
         done += c
         if progress is not None:
             progress(done, n_shoes)

@@ -172,3 +172,13 @@ def test_per_shoe_frame_has_one_row_per_shoe_numbered_from_one():
     f = B.run_fast(strategy, resolved, table, seed=1, shoes=10).per_shoe
     assert f["shoe"].to_list() == list(range(1, 11))
     assert f.schema["stop"] == B.STOP
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**128), skip=st.integers(0, 10**12), n=st.integers(1, 500))
+def test_kernel_pcg64_is_numpys_pcg64(seed: int, skip: int, n: int):
+    state, inc = E.pcg_start(seed, skip)
+    ref = np.random.PCG64(seed)
+    ref.advance(skip)
+    got = E.pcg_raw(*E._halves(state), *E._halves(inc), n)
+    np.testing.assert_array_equal(got, ref.random_raw(n))
