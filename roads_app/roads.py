@@ -1,9 +1,10 @@
 """The five baccarat roads, computed from a rounds frame, per ``spec/roads.md``.
 
 Every function takes a rounds frame (`ROUNDS_SCHEMA`, or `MULTI_SHOE_SCHEMA` with a
-``shoe`` column) and works on all shoes in one call: shoes are contiguous groups of
-rows, in play order within a shoe. When the input has ``shoe``, every output has it
-as its first column.
+``shoe`` column) and works on all shoes in one call. Rows are in play order within a
+shoe; a table whose shoe numbers are not ascending is grouped first (stably), so
+outputs come shoe by shoe, ascending. When the input has ``shoe``, every output has
+it as its first column.
 
 How the work is split (so 10,000 shoes cost one pass, not 10,000):
 
@@ -72,9 +73,10 @@ MAX_ROWS = 50
 
 
 def _check_rows(rows: int) -> int:
-    if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_ROWS:
+    ok = isinstance(rows, int | np.integer) and not isinstance(rows, bool)
+    if not ok or not 1 <= rows <= MAX_ROWS:
         raise RoundError(f"road rows must be a whole number from 1 to {MAX_ROWS}, not {rows!r}")
-    return rows
+    return int(rows)
 
 
 def _shoes(rounds: pl.DataFrame) -> _Shoes:

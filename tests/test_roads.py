@@ -9,6 +9,7 @@ code (and no vectorisation trick such as "final lengths") with `roads_app.roads`
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -302,7 +303,7 @@ def test_rows_other_than_six() -> None:
     # 3 rows: B (0,0) (0,1) (0,2) tail (1,2); P (1,0) (1,1), (1,2) taken -> (2,1) (3,1).
     big = R.big_road(rw("BBBBPPPP"), rows=3)
     assert cells(big) == [(0, 0), (0, 1), (0, 2), (1, 2), (1, 0), (1, 1), (2, 1), (3, 1)]
-    bead = R.bead_plate(rw("BPTBP"), rows=2)
+    bead = R.bead_plate(rw("BPTBP"), rows=np.int64(2))
     assert cells(bead) == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
     # one row: every streak runs right along row 0, the next starts past its tail
     assert cells(R.big_road(rw("BBPB"), rows=1)) == [(0, 0), (1, 0), (2, 0), (3, 0)]
