@@ -107,37 +107,56 @@ def visible_range(road: pl.DataFrame, cols_visible: int) -> tuple[float, float]:
 
 # --- figure scaffolding -----------------------------------------------------------------
 
+_AXIS: dict[str, Any] = {
+    "showgrid": True,
+    "gridcolor": GRID,
+    "gridwidth": 1,
+    "tick0": 0,
+    "dtick": 1,
+    "showticklabels": False,
+    "ticks": "",
+    "zeroline": False,
+    "showline": True,
+    "linecolor": GRID,
+    "mirror": True,
+    "fixedrange": True,
+}
 
-def _layout(
-    road: pl.DataFrame, name: str, rows: int, cols_visible: int, cell_px: float, marks: int
-) -> dict[str, Any]:
+
+def _axes(road: pl.DataFrame, rows: int, cols_visible: int) -> tuple[dict, dict]:
+    """x and y axis of one road: gridlines on cell borders, newest column in view."""
     x0, x1 = visible_range(road, cols_visible)
-    axis = {
-        "showgrid": True,
-        "gridcolor": GRID,
-        "gridwidth": 1,
-        "tick0": 0,
-        "dtick": 1,
-        "showticklabels": False,
-        "ticks": "",
-        "zeroline": False,
-        "showline": True,
-        "linecolor": GRID,
-        "mirror": True,
-        "fixedrange": True,
-    }
-    return {
-        "width": round(cols_visible * cell_px) + 2,
-        "height": round(rows * cell_px) + 2,
-        "margin": {"l": 1, "r": 1, "t": 1, "b": 1, "pad": 0},
-        "xaxis": {**axis, "range": [x0, x1]},
-        "yaxis": {**axis, "range": [rows, 0]},
-        "plot_bgcolor": PAPER,
-        "paper_bgcolor": PAPER,
-        "showlegend": False,
-        "hovermode": False,
-        "meta": {"road": name, "rounds": _rounds_in(road), "marks": marks},
-    }
+    return {**_AXIS, "range": [x0, x1]}, {**_AXIS, "range": [rows, 0]}
+
+
+def _meta(road: pl.DataFrame, name: str) -> dict[str, Any]:
+    return {"road": name, "rounds": _rounds_in(road), "marks": road.height}
+
+
+def _figure(
+    traces: list[dict[str, Any]],
+    road: pl.DataFrame,
+    name: str,
+    rows: int,
+    cols_visible: int,
+    cell_px: float,
+) -> go.Figure:
+    xaxis, yaxis = _axes(road, rows, cols_visible)
+    return go.Figure(
+        data=traces,
+        layout={
+            "width": round(cols_visible * cell_px) + 2,
+            "height": round(rows * cell_px) + 2,
+            "margin": {"l": 1, "r": 1, "t": 1, "b": 1, "pad": 0},
+            "xaxis": xaxis,
+            "yaxis": yaxis,
+            "plot_bgcolor": PAPER,
+            "paper_bgcolor": PAPER,
+            "showlegend": False,
+            "hovermode": False,
+            "meta": _meta(road, name),
+        },
+    )
 
 
 def _markers(
@@ -221,16 +240,7 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
 # --- the five roads -----------------------------------------------------------------------
 
 
-def bead_plate_figure(
-    roads_or_rounds: Roads | pl.DataFrame,
-    rows: int = ROWS,
-    cols_visible: int = BEAD_COLS,
-    *,
-    cell_px: float = CELL_PX,
-    show_points: bool = True,
-) -> go.Figure:
-    """Filled beads, one per round in dealing order, with the letter or the winning points."""
-    road = _road(roads_or_rounds, "bead_plate", rows)
+def _bead_traces(road: pl.DataFrame, cell_px: float, show_points: bool) -> list[dict]:
     traces: list[dict[str, Any]] = []
     for w in ("B", "P", "T"):
         part = road.filter(pl.col("winner") == w)
@@ -246,27 +256,24 @@ def bead_plate_figure(
             _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.86,
                      text=text, font_size=cell_px * 0.42, name=w)
         )
-    traces += _pair_and_natural_traces(road, cell_px)
-    return go.Figure(
-        data=traces, layout=_layout(road, "bead_plate", rows, cols_visible, cell_px, road.height)
-    )
+    return traces + _pair_and_natural_traces(road, cell_px)
 
 
-def big_road_figure(
+def bead_plate_figure(
     roads_or_rounds: Roads | pl.DataFrame,
     rows: int = ROWS,
-    cols_visible: int | None = None,
+    cols_visible: int = BEAD_COLS,
     *,
-    mini: bool = False,
-    cell_px: float | None = None,
+    cell_px: float = CELL_PX,
+    show_points: bool = True,
 ) -> go.Figure:
-    """Hollow rings, green tie slashes with their count, pair dots, natural stars.
+    """Filled beads, one per round in dealing order, with the letter or the winning points."""
+    road = _road(roads_or_rounds, "bead_plate", rows)
+    traces = _bead_traces(road, cell_px, show_points)
+    return _figure(traces, road, "bead_plate", rows, cols_visible, cell_px)
 
-    ``mini=True`` is the lobby's thumbnail: small cells, rings and tie slashes only.
-    """
-    road = _road(roads_or_rounds, "big_road", rows)
-    cell = cell_px or (MINI_CELL_PX if mini else CELL_PX)
-    cols = cols_visible or (MINI_COLS if mini else BIG_ROAD_COLS)
+
+def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[str, Any]]:
     traces: list[dict[str, Any]] = []
     for w in ("B", "P"):
         part = road.filter(pl.col("winner") == w)
@@ -290,7 +297,42 @@ def big_road_figure(
         )
     if not mini:
         traces += _pair_and_natural_traces(road, cell)
-    return go.Figure(data=traces, layout=_layout(road, "big_road", rows, cols, cell, road.height))
+    return traces
+
+
+def big_road_figure(
+    roads_or_rounds: Roads | pl.DataFrame,
+    rows: int = ROWS,
+    cols_visible: int | None = None,
+    *,
+    mini: bool = False,
+    cell_px: float | None = None,
+) -> go.Figure:
+    """Hollow rings, green tie slashes with their count, pair dots, natural stars.
+
+    ``mini=True`` is the lobby's thumbnail: small cells, rings and tie slashes only.
+    """
+    road = _road(roads_or_rounds, "big_road", rows)
+    cell = cell_px or (MINI_CELL_PX if mini else CELL_PX)
+    cols = cols_visible or (MINI_COLS if mini else BIG_ROAD_COLS)
+    return _figure(_big_road_traces(road, cell, mini), road, "big_road", rows, cols, cell)
+
+
+def _derived_traces(frame: pl.DataFrame, kind: str, cell_px: float) -> list[dict[str, Any]]:
+    symbol = DERIVED_SYMBOL[kind]
+    solid = symbol == "circle"
+    traces = []
+    for colour in ("red", "blue"):
+        part = frame.filter(pl.col("colour") == colour)
+        if part.height:
+            x, y = _centres(part)
+            traces.append(
+                _markers(x, y, symbol=symbol, colour=MARK_COLOUR[colour],
+                         size=cell_px * (0.7 if solid else 0.8),
+                         line_width=0 if solid else max(1.2, cell_px * 0.14),
+                         name=colour)
+            )
+    return traces
 
 
 def derived_road_figure(
@@ -305,22 +347,7 @@ def derived_road_figure(
     if kind not in DERIVED_SYMBOL:
         raise ValueError(f"road {kind!r} is not one of {', '.join(DERIVED_SYMBOL)}")
     frame = _road(road, kind, rows)
-    symbol = DERIVED_SYMBOL[kind]
-    solid = symbol == "circle"
-    traces = []
-    for colour in ("red", "blue"):
-        part = frame.filter(pl.col("colour") == colour)
-        if part.height:
-            x, y = _centres(part)
-            traces.append(
-                _markers(x, y, symbol=symbol, colour=MARK_COLOUR[colour],
-                         size=cell_px * (0.7 if solid else 0.8),
-                         line_width=0 if solid else max(1.2, cell_px * 0.14),
-                         name=colour)
-            )
-    return go.Figure(
-        data=traces, layout=_layout(frame, kind, rows, cols_visible, cell_px, frame.height)
-    )
+    return _figure(_derived_traces(frame, kind, cell_px), frame, kind, rows, cols_visible, cell_px)
 
 
 def board_figures(
@@ -340,6 +367,86 @@ def board_figures(
     for kind in DERIVED:
         figs[kind] = derived_road_figure(roads, kind, rows, derived_cols)
     return figs
+
+
+BOARD_TITLE_PX = 18
+BOARD_GAP_PX = 14
+
+
+def board_figure(
+    rounds_or_roads: Roads | pl.DataFrame,
+    rows: int = ROWS,
+    *,
+    cell_px: float = CELL_PX,
+    bead_cols: int = BEAD_COLS,
+    big_road_cols: int = BIG_ROAD_COLS,
+    derived_cols: int = DERIVED_COLS,
+) -> go.Figure:
+    """The whole scoreboard as one figure, laid out as on casino boards.
+
+    Bead plate on the left; big road on the right with the three derived roads side by
+    side under it at half cell size. One figure (five pairs of axes) rather than five
+    keeps the browser's redraw after each result to one Plotly update. ``layout.meta``
+    has ``{"road": "board", "rounds": n, "roads": {name: {"rounds", "marks"}}}``.
+    """
+    roads = (
+        rounds_or_roads if isinstance(rounds_or_roads, Mapping)
+        else all_roads(rounds_or_roads, rows=rows)
+    )
+    half = cell_px / 2
+    title, gap = BOARD_TITLE_PX, BOARD_GAP_PX
+    bead_w, big_w = bead_cols * cell_px, big_road_cols * cell_px
+    derived_w = derived_cols * half
+    derived_gap = max(gap, (big_w - 3 * derived_w) / 2)
+    width = bead_w + gap + max(big_w, 3 * derived_w + 2 * derived_gap)
+    top_h, derived_h = rows * cell_px, rows * half
+    height = title + top_h + title + derived_h
+    # (name, left px, top px, width px, height px, cols visible, traces)
+    boxes: list[tuple[str, float, float, float, float, int, list[dict[str, Any]]]] = [
+        ("bead_plate", 0, title, bead_w, top_h, bead_cols,
+         _bead_traces(roads["bead_plate"], cell_px, True)),
+        ("big_road", bead_w + gap, title, big_w, top_h, big_road_cols,
+         _big_road_traces(roads["big_road"], cell_px, False)),
+    ]
+    for i, kind in enumerate(DERIVED):
+        left = bead_w + gap + i * (derived_w + derived_gap)
+        boxes.append((kind, left, 2 * title + top_h, derived_w, derived_h, derived_cols,
+                      _derived_traces(roads[kind], kind, half)))
+    layout: dict[str, Any] = {
+        "width": round(width) + 2,
+        "height": round(height) + 2,
+        "margin": {"l": 1, "r": 1, "t": 1, "b": 1, "pad": 0},
+        "plot_bgcolor": PAPER,
+        "paper_bgcolor": PAPER,
+        "showlegend": False,
+        "hovermode": False,
+        "annotations": [],
+    }
+    data: list[dict[str, Any]] = []
+    metas = {}
+    for i, (name, left, top, w, h, cols, traces) in enumerate(boxes, start=1):
+        suffix = "" if i == 1 else str(i)
+        xaxis, yaxis = _axes(roads[name], rows, cols)
+        xaxis["domain"] = [left / width, (left + w) / width]
+        yaxis["domain"] = [1 - (top + h) / height, 1 - top / height]
+        xaxis["anchor"], yaxis["anchor"] = f"y{suffix}", f"x{suffix}"
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = xaxis, yaxis
+        for t in traces:
+            t["xaxis"], t["yaxis"] = f"x{suffix}", f"y{suffix}"
+        data += traces
+        layout["annotations"].append({
+            "text": ROAD_TITLES[name], "x": left / width, "y": 1 - (top - 2) / height,
+            "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
+            "showarrow": False, "font": {"size": 12, "color": "#6b7280"},
+        })
+        metas[name] = _meta(roads[name], name)
+        metas[name].pop("road")
+    layout["meta"] = {
+        "road": "board",
+        "rounds": metas["bead_plate"]["rounds"],
+        "roads": metas,
+    }
+    return go.Figure(data=data, layout=layout)
 
 
 def ask_road_text(marks: Mapping[str, str | None]) -> str:

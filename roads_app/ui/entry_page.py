@@ -134,20 +134,8 @@ def _chart(fig: Any, key: str) -> None:
 
 
 def render_board(rounds: pl.DataFrame) -> None:
-    """Bead plate on the left; big road over the three derived roads on the right."""
-    figs = board.board_figures(rounds)
-    with st.container(horizontal=True, gap="small"):
-        with st.container(width="content", gap=None):
-            st.caption(board.ROAD_TITLES["bead_plate"])
-            _chart(figs["bead_plate"], "fig_bead_plate")
-        with st.container(width="content", gap=None):
-            st.caption(board.ROAD_TITLES["big_road"])
-            _chart(figs["big_road"], "fig_big_road")
-            with st.container(horizontal=True, gap="small"):
-                for kind in board.DERIVED:
-                    with st.container(width="content", gap=None):
-                        st.caption(board.ROAD_TITLES[kind])
-                        _chart(figs[kind], f"fig_{kind}")
+    """The five roads as one figure: one Plotly update in the browser per result."""
+    _chart(board.board_figure(rounds), "board")
 
 
 def render_ask_road(rounds: pl.DataFrame) -> None:

@@ -14,7 +14,9 @@ Helpers the page tests use: `wait_idle`, `wait_rounds`, `board_meta`, `round_cou
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -101,22 +103,62 @@ class AppServer:
             return ""
 
     def stop(self) -> None:
-        """Kill the whole process group (dev.py, roads-app, streamlit) and reap it."""
+        """Kill the whole process group (dev.py, roads-app, streamlit) and wait for all of it.
+
+        dev.py exits at once on SIGTERM while Streamlit is still shutting down and holds
+        the port, so waiting for our direct child is not enough: wait for every process
+        of the group (a pidfd per process, no polling).
+        """
         if self.proc is None:
             return
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=20)
-        except ProcessLookupError:
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
+        pgid = self.proc.pid
+        members = _group_members(pgid)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGTERM)
+        if not _wait_exit(members, timeout=20):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+            _wait_exit(members, timeout=10)
+        self.proc.wait(timeout=10)
         self.proc = None
 
     def restart(self) -> AppServer:
         self.stop()
         return self.start()
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Pids whose process group is ``pgid`` (Linux /proc)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def _wait_exit(pids: list[int], timeout: float) -> bool:
+    """Block until every pid has exited (each pidfd becomes readable), or time out."""
+    fds = []
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            fds.append(os.pidfd_open(pid))
+    try:
+        deadline = time.monotonic() + timeout
+        waiting = list(fds)
+        while waiting:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select(waiting, [], [], left)
+            waiting = [fd for fd in waiting if fd not in ready]
+        return True
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 @pytest.fixture(scope="session")
@@ -168,23 +210,34 @@ def round_count(page: Page) -> int:
 
 
 def board_meta(page: Page) -> dict[str, dict]:
-    """``layout.meta`` of every road figure drawn in the page, by road name."""
+    """``layout.meta`` of every road drawn in the page, by road name.
+
+    A combined board figure (`board.board_figure`) is expanded into its roads, so
+    callers see ``{"big_road": {"rounds": n, "marks": m}, ...}`` either way.
+    """
     metas = page.evaluate(
         "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
         ".map(g => g.layout && g.layout.meta).filter(m => m && m.road)"
     )
-    return {m["road"]: m for m in metas}
+    out: dict[str, dict] = {}
+    for m in metas:
+        if m["road"] == "board":
+            out.update(m["roads"])
+        else:
+            out[m["road"]] = {k: v for k, v in m.items() if k != "road"}
+    return out
 
 
 WAIT_ROUNDS_JS = """(n) => {
   const c = document.querySelector('[data-testid="round-count"]');
   if (!c || c.textContent.trim() !== 'Round ' + n) return false;
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
-    .map(g => g.layout && g.layout.meta).filter(m => m && m.road === 'bead_plate');
-  return g.length === 1 && g[0].rounds === n;
+  const m = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .map(g => g.layout && g.layout.meta).filter(m => m && m.road);
+  const bead = m.filter(x => x.road === 'bead_plate' || x.road === 'board');
+  return bead.length === 1 && bead[0].rounds === n;
 }"""
 
 
 def wait_rounds(page: Page, n: int, timeout_ms: float = 30_000) -> None:
-    """Until the header says ``Round n`` and the drawn bead plate holds n beads."""
+    """Until the header says ``Round n`` and the drawn board holds n rounds."""
     page.wait_for_function(WAIT_ROUNDS_JS, arg=n, timeout=timeout_ms, polling="raf")

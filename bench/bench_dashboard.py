@@ -1,0 +1,95 @@
+"""Dashboard speed in the system Chromium: first page load and key press to redrawn board.
+
+Starts the app as the README does (``python3 dev.py app --headless`` on a free port and
+a temporary data folder), saves a dealt shoe of ``--rounds`` rounds, then:
+
+* first load: a cold browser context opens the shoe's URL, timed until the board shows it;
+* key press to board: ``--presses`` times, press ``b`` and wait until the round counter
+  and the drawn bead plate both show the new round, then ``u`` (undo) the same way, so
+  every press is timed on a shoe of ``--rounds`` or ``--rounds + 1`` rounds.
+
+Run: ``.venv/bin/python bench/bench_dashboard.py [--rounds 80] [--presses 10]``.
+Figures depend on the machine and its load; they are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from conftest import (  # noqa: E402  (the browser-test fixtures, reused as plain helpers)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    VIEWPORT,
+    AppServer,
+    wait_idle,
+    wait_rounds,
+)
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from roads_app import storage  # noqa: E402
+from roads_app.shoe import deal_shoe  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=80)
+    ap.add_argument("--presses", type=int, default=10, help="b + undo pairs")
+    ap.add_argument("--seed", type=int, default=2024)
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        server = AppServer(Path(tmp) / "data", Path(tmp) / "server.log")
+        dealt = deal_shoe(args.seed)
+        n = min(args.rounds, dealt.rounds.height)
+        storage.save_shoe(dealt.rounds.head(n), dealt.meta, server.data_dir)
+        server.start()
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(
+                    executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+                )
+                page = browser.new_context(viewport=VIEWPORT).new_page()
+                t0 = time.perf_counter()
+                page.goto(f"{server.url}/?shoe={dealt.meta.id}")
+                wait_rounds(page, n)
+                first = time.perf_counter() - t0
+                wait_idle(page)
+                t0 = time.perf_counter()
+                page.reload()
+                wait_rounds(page, n)
+                warm = time.perf_counter() - t0
+                wait_idle(page)
+
+                lat = []
+                for _ in range(args.presses):
+                    for key, want in (("b", n + 1), ("u", n)):
+                        t0 = time.perf_counter()
+                        page.keyboard.press(key)
+                        wait_rounds(page, want)
+                        lat.append((time.perf_counter() - t0) * 1000)
+                        wait_idle(page)
+                browser.close()
+        finally:
+            server.stop()
+
+    print(f"server start (dev.py app to healthy): {server.started_in_s:.2f} s")
+    print(f"first page load, cold browser, {n}-round shoe: {first:.2f} s")
+    print(f"page reload, warm browser cache: {warm:.2f} s")
+    print(
+        f"key press to redrawn board, {n}/{n + 1} rounds, {len(lat)} presses: "
+        f"median {statistics.median(lat):.0f} ms, min {min(lat):.0f} ms, "
+        f"max {max(lat):.0f} ms"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""The scoreboard in the system Chromium, against the app started as the README starts it.
+
+Each test waits on what Streamlit draws (the round counter and the ``layout.meta`` of
+the drawn Plotly roads) or on its run state, never on sleeps. Timings (first page
+load, key press to updated board) are printed and written to
+``.benchmarks/dashboard.json``; they are measured, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import REPO, AppServer, board_meta, round_count, wait_idle, wait_rounds
+from playwright.sync_api import Page
+
+from roads_app import storage
+from roads_app.shoe import ShoeOptions, deal_shoe
+
+pytestmark = pytest.mark.browser
+
+TIMINGS = REPO / ".benchmarks" / "dashboard.json"
+SCREENSHOT = REPO / "docs" / "dashboard.png"
+
+
+def record(name: str, value: object) -> None:
+    """Keep a measured figure for the report (not an assertion)."""
+    TIMINGS.parent.mkdir(exist_ok=True)
+    figures = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+    figures[name] = value
+    TIMINGS.write_text(json.dumps(figures, indent=2))
+    print(f"\n{name}: {value}")
+
+
+def open_board(page: Page, url: str, rounds: int = 0) -> float:
+    """Load the page and wait until the board shows ``rounds`` rounds; returns seconds."""
+    t0 = time.perf_counter()
+    page.goto(url)
+    wait_rounds(page, rounds)
+    return time.perf_counter() - t0
+
+
+def shoe_of(page: Page) -> str:
+    return page.url.split("shoe=")[1].split("&")[0]
+
+
+def winners_on_disk(server: AppServer, shoe: str) -> str:
+    rounds, _ = storage.load_shoe(shoe, server.data_dir)
+    return "".join(rounds["winner"].cast(pl.String).to_list())
+
+
+def error_box(page: Page, text: str):
+    return page.locator('[data-testid="stAlert"]').filter(has_text=text)
+
+
+def test_results_by_click_and_by_key_change_the_roads(app_server: AppServer, page: Page):
+    record("first_page_load_s", round(open_board(page, app_server.url), 3))
+    assert board_meta(page)["big_road"]["marks"] == 0
+
+    page.locator(".st-key-btn_B button").click()
+    wait_rounds(page, 1)
+    assert board_meta(page)["big_road"]["marks"] == 1
+
+    page.keyboard.press("p")
+    wait_rounds(page, 2)
+    page.keyboard.press("t")
+    wait_rounds(page, 3)
+    page.keyboard.press("p")
+    wait_rounds(page, 4)
+    meta = board_meta(page)
+    assert (meta["bead_plate"]["marks"], meta["big_road"]["marks"]) == (4, 3)  # tie: no cell
+    page.keyboard.press("b")
+    wait_rounds(page, 5)
+    assert board_meta(page)["big_eye_boy"]["marks"] == 2  # BPP gives one mark, BPPB two
+    wait_idle(page)
+    assert winners_on_disk(app_server, shoe_of(page)) == "BPTPB"
+
+
+def test_entry_by_cards_and_a_forbidden_sequence(app_server: AppServer, page: Page):
+    open_board(page, app_server.url)
+    page.get_by_role("tab", name="By cards").click()
+    player = page.get_by_label("Player cards")
+    banker = page.get_by_label("Banker cards")
+    player.fill("9s Kd")
+    banker.fill("5c 2h 3d")  # the banker may not draw against a natural
+    page.get_by_role("button", name="Add by cards").click()
+    error_box(page, "natural").wait_for()
+    wait_idle(page)
+    assert round_count(page) == 0
+    assert player.input_value() == "9s Kd"
+
+    banker.fill("5c 2h")
+    page.get_by_role("button", name="Add by cards").click()
+    wait_rounds(page, 1)
+    assert error_box(page, "natural").count() == 0
+    rounds, _ = storage.load_shoe(shoe_of(page), app_server.data_dir)
+    assert rounds.row(0, named=True)["banker_cards"] == ["5c", "2h"]
+
+
+def test_undo_then_reload_finds_the_shoe_intact(app_server: AppServer, page: Page):
+    open_board(page, app_server.url)
+    for i, key in enumerate("bbpp", start=1):
+        page.keyboard.press(key)
+        wait_rounds(page, i)
+    page.locator(".st-key-btn_undo button").click()
+    wait_rounds(page, 3)
+    before = board_meta(page)
+    shoe = shoe_of(page)
+
+    page.reload()
+    wait_rounds(page, 3)
+    assert shoe_of(page) == shoe
+    assert board_meta(page) == before
+    assert winners_on_disk(app_server, shoe) == "BBP"
+
+
+def test_a_server_restart_finds_the_shoe_intact(fresh_server: AppServer, page: Page):
+    open_board(page, fresh_server.url)
+    for i, key in enumerate("pbtb", start=1):
+        page.keyboard.press(key)
+        wait_rounds(page, i)
+    url, before = page.url, board_meta(page)
+
+    fresh_server.restart()
+    open_board(page, url, rounds=4)
+    assert board_meta(page) == before
+    page.keyboard.press("b")  # and the shoe goes on where it was
+    wait_rounds(page, 5)
+    wait_idle(page)
+    assert winners_on_disk(fresh_server, shoe_of(page)) == "PBTBB"
+
+
+def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
+    app_server: AppServer, page: Page
+):
+    # A dealt shoe (cards, pairs, naturals) cut to 72 rounds; 16 key presses take it
+    # past 80 rounds, each timed from the key press to the redrawn board.
+    dealt = deal_shoe(2024, ShoeOptions(decks=8), 0)
+    start = 72
+    storage.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
+    url = f"{app_server.url}/?shoe={dealt.meta.id}"
+    record("first_page_load_80_round_shoe_s", round(open_board(page, url, start), 3))
+
+    latencies = []
+    for i, key in enumerate("bpbbptbpbbppbpbb", start=start + 1):
+        t0 = time.perf_counter()
+        page.keyboard.press(key)
+        wait_rounds(page, i)
+        latencies.append(round((time.perf_counter() - t0) * 1000, 1))
+    record("key_to_board_ms_72_to_88_rounds", latencies)
+    record("key_to_board_ms_median", statistics.median(latencies))
+    record("key_to_board_ms_max", max(latencies))
+    wait_idle(page)
+    assert round_count(page) == start + 16
+    assert board_meta(page)["bead_plate"]["marks"] == start + 16
+
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+    assert Path(SCREENSHOT).stat().st_size > 10_000
