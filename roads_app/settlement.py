@@ -24,6 +24,7 @@ banker total.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 from typing import overload
 
@@ -193,8 +194,9 @@ def _voided_frame(voided: Iterable[int] | Iterable[tuple[int, int]], multi: bool
             {"shoe": list(shoes), "__r": list(rounds), "__void": True},
             schema={"shoe": pl.Int64, "__r": pl.Int64, "__void": pl.Boolean},
         ).unique()
-    if any(isinstance(v, bool) or not isinstance(v, int) for v in items):
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in items):
         raise BetError("voided rounds are round numbers (whole numbers)")
+    items = [int(v) for v in items]
     return pl.DataFrame(
         {"__r": items, "__void": True}, schema={"__r": pl.Int64, "__void": pl.Boolean}
     ).unique()
