@@ -363,3 +363,14 @@ def test_replay_chart_stops_at_the_next_hand() -> None:
     assert tuple(fig.layout.xaxis.range) == (0.5, last + 0.5)
     full = ev_figure(chart, ["player"])
     assert max(full.data[0].x) == last
+
+
+def test_rank_chart_shows_all_thirteen_ranks() -> None:
+    from roads_app.ui.live_odds import rank_figure
+
+    dealt = deal_shoe(8)
+    rem = remaining_counts(dealt.rounds, dealt.meta, after=20)
+    fig = rank_figure(rem.by_rank, 8)
+    assert list(fig.data[0].x) == list(C.RANKS)
+    assert list(fig.data[0].y) == [rem.by_rank[r] for r in C.RANKS]
+    assert fig.layout.xaxis.type == "category"  # "2".."9" must not become a number axis

@@ -84,6 +84,11 @@ def _study_part(table_name: str, seed: int, start: int, stop: int, closing: bool
     return L.study_shoes(seed, range(start, stop), load_table(table_name), closing=closing)
 
 
+def _table_height(rows: int) -> int:
+    """Pixels for a dataframe showing every row without a scroll bar."""
+    return 35 * (rows + 1) + 3
+
+
 # --- the live odds panel -----------------------------------------------------------------
 
 
@@ -111,7 +116,7 @@ def _styled(frame: pl.DataFrame) -> Styler:
     return shown.style.apply(colour, axis=1).format({"P(win) %": "{:.4f}", "EV %": "{:+.3f}"})
 
 
-def _rank_chart(by_rank: dict[str, int], decks: int) -> go.Figure:
+def rank_figure(by_rank: dict[str, int], decks: int) -> go.Figure:
     ranks = list(by_rank)
     left = list(by_rank.values())
     fig = go.Figure(
@@ -139,6 +144,7 @@ def _rank_chart(by_rank: dict[str, int], decks: int) -> go.Figure:
         showlegend=False,
         bargap=0.15,
         yaxis={"rangemode": "tozero"},
+        xaxis={"type": "category"},  # else plotly reads "2".."9" as numbers and drops A, T-K
     )
     return fig
 
@@ -166,10 +172,16 @@ def render_live_odds(
     if positive.height:
         head += " — positive now: " + ", ".join(positive["label"].to_list())
     st.markdown(f"**{head}**")
-    st.dataframe(_styled(frame), hide_index=True, width="stretch", key=f"{key}.table")
+    st.dataframe(
+        _styled(frame),
+        hide_index=True,
+        width="stretch",
+        key=f"{key}.table",
+        height=_table_height(frame.height),
+    )
     st.caption("Cards unseen by rank (dotted: a full shoe)")
     st.plotly_chart(
-        _rank_chart(rem.by_rank, meta.decks),
+        rank_figure(rem.by_rank, meta.decks),
         theme=None,
         key=f"{key}.ranks",
         config={"displayModeBar": False},
@@ -226,11 +238,11 @@ def ev_figure(
     if last_hand is not None:
         fig.update_xaxes(range=[0.5, last_hand + 0.5])
     fig.update_layout(
-        height=320,
-        margin={"l": 40, "r": 10, "t": 10, "b": 40},
+        height=340,
+        margin={"l": 40, "r": 10, "t": 40, "b": 40},
         xaxis_title="hand",
         yaxis_title="EV per unit (%)",
-        legend={"orientation": "h"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
     return fig
 
@@ -364,7 +376,21 @@ def render_study_page() -> None:
         f"**{result.n_shoes:,} shoes, seed {result.seed}, table {result.table}: "
         f"{result.hands:,} hands**" + ("" if result.closing else " (closing rounds ignored)")
     )
-    st.dataframe(_study_table(result), hide_index=True, width="stretch", key="study.table_out")
+    if (
+        result.closing
+        and (result.summary["bets_per_shoe"] < result.summary["positive_share"]).any()
+    ):
+        st.caption(
+            "Most positive hands come late in the shoe, after tables close side bets "
+            "(see the table's closing rounds); untick *Respect closing rounds* to bet them all."
+        )
+    st.dataframe(
+        _study_table(result),
+        hide_index=True,
+        width="stretch",
+        key="study.table_out",
+        height=_table_height(result.summary.height),
+    )
     per_shoe = result.per_shoe.filter(pl.col("bets") > 0)
     if per_shoe.height:
         fig = go.Figure()
