@@ -41,6 +41,7 @@ from roads_app.odds import (
     table_matrices,
 )
 from roads_app.rounds import ShoeMeta
+from roads_app.shoe import ShoeOptions, check_seed, deal_shoe
 
 POSITIVE_EV = 1e-12
 """EV above this counts as positive (guards against rounding noise at exactly zero)."""
@@ -150,9 +151,7 @@ def remaining_counts(rounds: pl.DataFrame, meta: ShoeMeta, after: int | None = N
 def _open_mask(table: TableLike, hands: np.ndarray) -> np.ndarray:
     """hand × bet: whether the bet still takes stakes on that hand (closing rounds)."""
     bets = list(table.bets.values())
-    close = np.array(
-        [math.inf if b.closes_after is None else float(b.closes_after) for b in bets]
-    )
+    close = np.array([math.inf if b.closes_after is None else float(b.closes_after) for b in bets])
     return hands[:, None] <= close[None, :]
 
 
@@ -287,11 +286,13 @@ class StudyPart:
 
 
 def study_shoes(
-    seed: int, shoes: range, table: TableLike, options: object = None, closing: bool = True
+    seed: int,
+    shoes: range,
+    table: TableLike,
+    options: ShoeOptions | None = None,
+    closing: bool = True,
 ) -> StudyPart:
     """Deal shoes ``shoes`` of run ``seed`` and price every hand (see `odds_study`)."""
-    from roads_app.shoe import ShoeOptions, check_seed, deal_shoe
-
     check_seed(seed)
     if options is None:
         options = getattr(table, "shoe", None) or ShoeOptions()
@@ -370,7 +371,7 @@ def odds_study(
     seed: int,
     n_shoes: int,
     table: TableLike,
-    options: object = None,
+    options: ShoeOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
     chunk: int = 50,
     closing: bool = True,
@@ -397,8 +398,7 @@ def format_study(result: StudyResult) -> str:
     """A plain-text summary of a study for the terminal."""
     lines = [
         f"{result.n_shoes} shoes from seed {result.seed}, table {result.table}, "
-        f"{result.hands} hands"
-        + ("" if result.closing else ", closing rounds ignored"),
+        f"{result.hands} hands" + ("" if result.closing else ", closing rounds ignored"),
         f"{'bet':<16} {'pays':>7} {'positive %':>10} {'bets/shoe':>9} "
         f"{'net/shoe (95% CI)':>28} {'EV/shoe':>9}",
     ]
@@ -409,4 +409,3 @@ def format_study(result: StudyResult) -> str:
             f"{r['bets_per_shoe']:>9.3f} {ci:>28} {r['ev_per_shoe']:>+9.4f}"
         )
     return "\n".join(lines)
-

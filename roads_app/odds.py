@@ -298,20 +298,27 @@ def outcome_probabilities(counts: Any) -> dict[str, float]:
 
 
 class BetLike(Protocol):
-    """What pricing needs from `roads_app.rules.Bet`."""
+    """What pricing needs from `roads_app.rules.Bet` (read-only, as in a frozen dataclass)."""
 
-    id: str
-    label: str
-    payout: float
-    six_payout: float | None
-    closes_after: int | None
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def payout(self) -> float: ...
+    @property
+    def six_payout(self) -> float | None: ...
+    @property
+    def closes_after(self) -> int | None: ...
 
 
 class TableLike(Protocol):
     """What pricing needs from `roads_app.rules.Table`."""
 
-    name: str
-    bets: Mapping[str, BetLike]
+    @property
+    def name(self) -> str: ...
+    @property
+    def bets(self) -> Mapping[str, BetLike]: ...
 
 
 _WIN_EVENTS: dict[str, tuple[int, ...]] = {
