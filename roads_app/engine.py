@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from roads_app import cards as C
 from roads_app.rules import BET_IDS, Table
@@ -293,18 +295,17 @@ _MUL_HI = np.uint64(PCG_MULTIPLIER >> 64)
 _MUL_LO = np.uint64(PCG_MULTIPLIER & _MASK64)
 
 
-@njit(cache=True, inline="always")
-def _mulhi(a: np.uint64, b: np.uint64) -> np.uint64:
-    """High 64 bits of the 128-bit product of two uint64."""
-    a0 = a & _U32
-    a1 = a >> _S32
-    b0 = b & _U32
-    b1 = b >> _S32
-    p00 = a0 * b0
-    p01 = a0 * b1
-    p10 = a1 * b0
-    mid = (p00 >> _S32) + (p01 & _U32) + (p10 & _U32)
-    return a1 * b1 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
+@intrinsic
+def _mulhi(typingctx, a, b):  # type: ignore[no-untyped-def]
+    """High 64 bits of the 128-bit product of two uint64: one machine multiply (LLVM i128)."""
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i128 = ir.IntType(128)
+        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
+
+    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -443,7 +444,7 @@ def deal_cards_kernel(
 ) -> np.ndarray:
     """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
     n = decks * 52
-    order = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int8)
     _shuffle(start[0], start[1], inc[0], inc[1], order)
     pts, burn_by = _POINTS, _BURN
     out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
@@ -509,7 +510,7 @@ def _run_kernel(
     n_slots = out_slot.shape[1]
     width = paths.shape[1]
     for s in prange(n_shoes):
-        order = np.empty(n, dtype=np.int64)
+        order = np.empty(n, dtype=np.int8)
         _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
         lengths = np.zeros(n // 4 + 2, dtype=np.int64)
         slot_w = np.zeros(n_slots)
