@@ -43,10 +43,12 @@ def main() -> None:
     table = load_table("winbox")
     full = full_shoe_counts(8)
     dealt = deal_shoe(11)
-    late = hand_compositions(dealt.rounds, dealt.meta)[-1]
+    comps = hand_compositions(dealt.rounds, dealt.meta)
+    mid, end = comps[40], comps[-1]
 
     per_call("outcomes(full 8-deck shoe)", 2000, lambda: outcomes(full))
-    per_call("outcomes(late-shoe composition)", 2000, lambda: outcomes(late))
+    per_call("outcomes(after round 40)", 2000, lambda: outcomes(mid))
+    per_call(f"outcomes(end of shoe, {int(end.sum())} cards)", 2000, lambda: outcomes(end))
     per_call("bet_odds(winbox, full shoe) -> frame", 500, lambda: bet_odds(table, full))
     per_call(
         "live_odds(winbox, after round 60)",
