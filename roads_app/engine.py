@@ -67,9 +67,22 @@ N_BETS = len(ENGINE_BETS)
     SUPER_6,
     SUPER_TIE_0,
 ) = range(13)
-assert ENGINE_BETS[:13] == (*ENGINE_BETS[:12], "super_tie_0") and ENGINE_BETS[BANKER] == "banker"
-assert ENGINE_BETS[SUPER_6] == "super_6" and ENGINE_BETS[PERFECT_PAIR] == "perfect_pair"
-assert ENGINE_BETS[12:] == tuple(f"super_tie_{t}" for t in range(10))
+_KERNEL_ORDER = [
+    "player",
+    "banker",
+    "tie",
+    "player_pair",
+    "banker_pair",
+    "big",
+    "small",
+    "any_pair",
+    "perfect_pair",
+    "player_natural",
+    "banker_natural",
+    "super_6",
+] + [f"super_tie_{t}" for t in range(10)]
+if tuple(_KERNEL_ORDER) != ENGINE_BETS:  # the constants above index the rules' bet ids
+    raise RuntimeError("roads_app.rules.BET_IDS changed order: update the engine's bet codes")
 
 # Winner codes, in `rounds.WINNERS` order.
 W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
