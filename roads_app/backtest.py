@@ -360,7 +360,7 @@ def ratio_ci(
 
     >>> lo, hi = ratio_ci(np.array([1.0, -1.0, 1.0, -1.0]), np.array([1.0, 1.0, 1.0, 1.0]))
     >>> round(lo, 3), round(hi, 3)
-    (-1.131, 1.131)
+    (-1.132, 1.132)
     """
     n = len(net)
     total = float(wagered.sum())
