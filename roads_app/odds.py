@@ -94,7 +94,7 @@ def counts_from_cards(codes: Iterable[str]) -> np.ndarray:
 
 def remove_cards(counts: np.ndarray, codes: Iterable[str], decks: int | None = None) -> np.ndarray:
     """``counts`` less the cards ``codes``; ShoeCompositionError if a card is not there."""
-    out = check_counts(counts) - counts_from_cards(codes)
+    out = check_counts(counts, min_cards=0) - counts_from_cards(codes)
     if (out < 0).any():
         i = int(np.argmin(out))
         held = int(counts[i])
@@ -105,20 +105,23 @@ def remove_cards(counts: np.ndarray, codes: Iterable[str], decks: int | None = N
     return out
 
 
-def check_counts(counts: Any) -> np.ndarray:
+def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
     """A composition as 52 non-negative int64 counts with enough cards for a hand."""
     arr = np.asarray(counts)
     if arr.shape != (52,):
         raise ShoeCompositionError(
             f"a shoe composition is 52 counts (one per card), not shape {arr.shape}"
         )
-    if not np.issubdtype(arr.dtype, np.integer) and not np.all(np.mod(arr, 1) == 0):
+    whole = np.issubdtype(arr.dtype, np.integer) or (
+        np.issubdtype(arr.dtype, np.floating) and bool(np.all(np.mod(arr, 1) == 0))
+    )
+    if not whole:
         raise ShoeCompositionError("a shoe composition holds whole numbers of cards")
     arr = arr.astype(np.int64)
     if (arr < 0).any():
         i = int(np.argmin(arr))
         raise ShoeCompositionError(f"{C.ALL_CARDS[i]} has a negative count {int(arr[i])}")
-    if arr.sum() < MIN_CARDS:
+    if arr.sum() < min_cards:
         raise ShoeCompositionError(
             f"only {int(arr.sum())} cards left: a hand may need {MIN_CARDS}, so it has no odds"
         )

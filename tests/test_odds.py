@@ -255,6 +255,11 @@ def test_bad_compositions_are_one_line_errors() -> None:
         outcomes(counts_from_cards("As Kd 5c 3h 9s"))
     with pytest.raises(ShoeCompositionError, match="As"):
         remove_cards(full_shoe_counts(1), ["As", "As"])
+    with pytest.raises(ShoeCompositionError, match="whole numbers"):
+        check_counts(np.full(52, 1.5))
+    with pytest.raises(ShoeCompositionError, match="whole numbers"):
+        check_counts(np.array(["x"] * 52))
+    assert remove_cards(counts_from_cards("As Kd"), ["Kd"]).sum() == 1  # below a hand: fine
     with pytest.raises(ShoeCompositionError, match="1 to 8"):
         full_shoe_counts(9)
     with pytest.raises(BetError, match="dragon"):
