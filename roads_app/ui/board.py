@@ -30,7 +30,7 @@ import polars as pl
 from roads_app.roads import all_roads
 
 ROWS = 6
-CELL_PX = 24
+CELL_PX = 22
 """Side of one big-road / bead-plate cell in pixels; derived roads use half of it."""
 MINI_CELL_PX = 10
 
@@ -65,9 +65,9 @@ DERIVED_SYMBOL: dict[str, str] = {
 MARK_GLYPH: dict[str, str] = {"big_eye_boy": "○", "small_road": "●", "cockroach_pig": "╱"}
 """Text stand-ins for the derived marks (ask road, captions)."""
 
-BEAD_COLS = 12
-BIG_ROAD_COLS = 26
-DERIVED_COLS = 16
+BEAD_COLS = 10
+BIG_ROAD_COLS = 22
+DERIVED_COLS = 14
 MINI_COLS = 24
 
 PLOT_CONFIG: dict[str, Any] = {"staticPlot": True, "displayModeBar": False}
@@ -103,6 +103,16 @@ def visible_range(road: pl.DataFrame, cols_visible: int) -> tuple[float, float]:
     last = int(road["col"].max()) if road.height else -1
     first = max(0, last + 2 - cols_visible)
     return float(first), float(first + cols_visible)
+
+
+def in_view(road: pl.DataFrame, cols_visible: int) -> pl.DataFrame:
+    """Only the marks in the visible columns: the browser draws nothing it cannot show.
+
+    >>> in_view(pl.DataFrame({"col": [0, 1, 40, 41]}), 10)["col"].to_list()
+    [40, 41]
+    """
+    first, _ = visible_range(road, cols_visible)
+    return road.filter(pl.col("col") >= first) if first > 0 else road
 
 
 # --- figure scaffolding -----------------------------------------------------------------
@@ -269,7 +279,7 @@ def bead_plate_figure(
 ) -> go.Figure:
     """Filled beads, one per round in dealing order, with the letter or the winning points."""
     road = _road(roads_or_rounds, "bead_plate", rows)
-    traces = _bead_traces(road, cell_px, show_points)
+    traces = _bead_traces(in_view(road, cols_visible), cell_px, show_points)
     return _figure(traces, road, "bead_plate", rows, cols_visible, cell_px)
 
 
@@ -315,7 +325,8 @@ def big_road_figure(
     road = _road(roads_or_rounds, "big_road", rows)
     cell = cell_px or (MINI_CELL_PX if mini else CELL_PX)
     cols = cols_visible or (MINI_COLS if mini else BIG_ROAD_COLS)
-    return _figure(_big_road_traces(road, cell, mini), road, "big_road", rows, cols, cell)
+    traces = _big_road_traces(in_view(road, cols), cell, mini)
+    return _figure(traces, road, "big_road", rows, cols, cell)
 
 
 def _derived_traces(frame: pl.DataFrame, kind: str, cell_px: float) -> list[dict[str, Any]]:
@@ -347,7 +358,8 @@ def derived_road_figure(
     if kind not in DERIVED_SYMBOL:
         raise ValueError(f"road {kind!r} is not one of {', '.join(DERIVED_SYMBOL)}")
     frame = _road(road, kind, rows)
-    return _figure(_derived_traces(frame, kind, cell_px), frame, kind, rows, cols_visible, cell_px)
+    traces = _derived_traces(in_view(frame, cols_visible), kind, cell_px)
+    return _figure(traces, frame, kind, rows, cols_visible, cell_px)
 
 
 def board_figures(
@@ -404,14 +416,14 @@ def board_figure(
     # (name, left px, top px, width px, height px, cols visible, traces)
     boxes: list[tuple[str, float, float, float, float, int, list[dict[str, Any]]]] = [
         ("bead_plate", 0, title, bead_w, top_h, bead_cols,
-         _bead_traces(roads["bead_plate"], cell_px, True)),
+         _bead_traces(in_view(roads["bead_plate"], bead_cols), cell_px, True)),
         ("big_road", bead_w + gap, title, big_w, top_h, big_road_cols,
-         _big_road_traces(roads["big_road"], cell_px, False)),
+         _big_road_traces(in_view(roads["big_road"], big_road_cols), cell_px, False)),
     ]
     for i, kind in enumerate(DERIVED):
         left = bead_w + gap + i * (derived_w + derived_gap)
         boxes.append((kind, left, 2 * title + top_h, derived_w, derived_h, derived_cols,
-                      _derived_traces(roads[kind], kind, half)))
+                      _derived_traces(in_view(roads[kind], derived_cols), kind, half)))
     layout: dict[str, Any] = {
         "width": round(width) + 2,
         "height": round(height) + 2,

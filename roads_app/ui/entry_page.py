@@ -29,8 +29,10 @@ from roads_app.rounds import (
     undo,
 )
 from roads_app.rules import list_tables, load_table
+from roads_app.stats import shoe_stats
 from roads_app.ui import board, session
 from roads_app.ui.bet_panel import render_entry_bets
+from roads_app.ui.live_odds import render_live_odds
 
 FLAGS: tuple[tuple[str, str], ...] = (
     ("banker_pair", "Banker pair"),
@@ -146,15 +148,38 @@ def render_ask_road(rounds: pl.DataFrame) -> None:
         st.markdown(f"{word} next? {board.ask_road_text(marks)}")
 
 
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}%"
+
+
 def render_stats(rounds: pl.DataFrame) -> None:
-    """Counts and percentages of B/P/T, pairs, naturals, streaks."""
-    n = rounds.height
-    counts = rounds.group_by("winner").len()
-    by = dict(zip(counts["winner"].cast(pl.String).to_list(), counts["len"].to_list(), strict=True))
-    for w in ("B", "P", "T"):
-        k = by.get(w, 0)
-        pct = f"{100 * k / n:.1f}%" if n else "–"
-        st.markdown(f"{WINNER_WORD[w]}: **{k}** ({pct})")
+    """Counts and percentages of B/P/T, pairs, naturals, the streak and the longest ones."""
+    s = shoe_stats(rounds)
+    streak = (
+        f"{WINNER_WORD[s['streak_side']]} × {s['streak']}" if s["streak_side"] else "–"
+    )
+    st.markdown(
+        f"**Statistics** · {s['rounds']} rounds\n\n"
+        "| | Count | Share |\n|:--|--:|--:|\n"
+        f"| :red[Banker] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
+        f"| :blue[Player] | {s['player']} | {_pct(s['player_pct'])} |\n"
+        f"| :green[Tie] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
+        f"Pairs: banker **{s['banker_pairs']}** · player **{s['player_pairs']}**  \n"
+        f"Naturals: banker **{s['banker_naturals']}** · player **{s['player_naturals']}**  \n"
+        f"Streak: **{streak}**  \n"
+        f"Longest: banker **{s['longest_banker']}** · player **{s['longest_player']}**"
+    )
+
+
+def render_odds(state: session.ShoeState) -> None:
+    """The next hand's exact odds from the unseen cards (a note when cards are missing)."""
+    st.markdown("**Live odds**")
+    try:
+        table = load_table(state.meta.rules)
+    except RoadsAppError as e:
+        st.warning(f"no odds: {e}")
+        return
+    render_live_odds(state.rounds, state.meta, table)
 
 
 def _header(state: session.ShoeState) -> None:
@@ -263,7 +288,7 @@ def shoe_fragment() -> None:
     state = session.current()
     _error("shoe")
     _header(state)
-    main, side = st.columns([4, 1], gap="medium")
+    main, side = st.columns([3.4, 1], gap="medium")
     with main:
         render_board(state.rounds)
         render_quick_entry(state)
@@ -280,6 +305,7 @@ def shoe_fragment() -> None:
     with side:
         render_stats(state.rounds)
         render_ask_road(state.rounds)
+        render_odds(state)
 
 
 def render_entry_page() -> None:

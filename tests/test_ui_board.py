@@ -1,0 +1,182 @@
+"""The Plotly board (pure: frames in, figures out) and the tab's save guard.
+
+The figures are checked against the road frames and the spec's conventions (colours,
+where pair dots sit, what a tie-only cell shows, square cells, newest column in view),
+never against a stored copy of a figure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from roads_app import storage
+from roads_app.roads import all_roads
+from roads_app.rounds import add_cards, rounds_from_winners
+from roads_app.ui import board
+from roads_app.ui.session import StaleShoeError, load_state, new_state, save_checked
+
+shoes = hs.text(alphabet="BPT", min_size=0, max_size=120)
+
+
+def points_of(fig, name: str, axis: str | None = None) -> list[tuple[float, float]]:
+    out = []
+    for t in fig.data:
+        if t.name == name and (axis is None or (t.xaxis or "x") == axis):
+            out += list(zip(t.x, t.y, strict=True))
+    return out
+
+
+def trace(fig, name: str, axis: str = "x"):
+    found = [t for t in fig.data if t.name == name and (t.xaxis or "x") == axis]
+    assert len(found) == 1, (name, axis, [(t.name, t.xaxis) for t in fig.data])
+    return found[0]
+
+
+AXIS_OF = {"bead_plate": "x", "big_road": "x2", "big_eye_boy": "x3", "small_road": "x4",
+           "cockroach_pig": "x5"}  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(shoes)
+def test_every_mark_in_view_is_drawn_once_in_its_cell(text: str):
+    rounds = rounds_from_winners(text)
+    roads = all_roads(rounds)
+    fig = board.board_figure(roads)
+    meta = fig.layout.meta
+    assert meta["rounds"] == len(text)
+    cols = {"bead_plate": board.BEAD_COLS, "big_road": board.BIG_ROAD_COLS,
+            **dict.fromkeys(board.DERIVED, board.DERIVED_COLS)}  # fmt: skip
+    for name, road in roads.items():
+        assert meta["roads"][name]["marks"] == road.height
+        shown = board.in_view(road, cols[name])
+        axis = AXIS_OF[name]
+        ring_names = {"bead_plate": ("B", "P", "T"), "big_road": ("B", "P")}.get(
+            name, ("red", "blue")
+        )
+        drawn = sorted(p for n in ring_names for p in points_of(fig, n, axis))
+        want = sorted(zip((shown["col"] + 0.5).to_list(), (shown["row"] + 0.5).to_list(),
+                          strict=True))  # fmt: skip
+        if name == "big_road":  # a tie-only first cell has no ring, only its slash
+            want = sorted(
+                zip((shown.filter(pl.col("winner") != "T")["col"] + 0.5).to_list(),
+                    (shown.filter(pl.col("winner") != "T")["row"] + 0.5).to_list(), strict=True)
+            )  # fmt: skip
+        assert drawn == want, name
+        # the newest column is inside the x range
+        xr = fig.layout[f"xaxis{axis[1:]}"].range
+        if road.height:
+            assert xr[0] <= int(road["col"].max()) < xr[1] - 0.5
+
+
+@settings(max_examples=30, deadline=None)
+@given(shoes)
+def test_cells_are_square_on_every_road(text: str):
+    fig = board.board_figure(rounds_from_winners(text))
+    lay = fig.layout
+    w = lay.width - lay.margin.l - lay.margin.r
+    h = lay.height - lay.margin.t - lay.margin.b
+    sizes = {}
+    for i in range(1, 6):
+        sfx = "" if i == 1 else str(i)
+        xa, ya = lay[f"xaxis{sfx}"], lay[f"yaxis{sfx}"]
+        px_x = (xa.domain[1] - xa.domain[0]) * w / (xa.range[1] - xa.range[0])
+        px_y = (ya.domain[1] - ya.domain[0]) * h / abs(ya.range[1] - ya.range[0])
+        assert px_x == pytest.approx(px_y, rel=0.02)
+        sizes[i] = px_x
+    # derived roads at half the cell size of the big road, as on casino boards
+    for i in (3, 4, 5):
+        assert sizes[i] == pytest.approx(sizes[2] / 2, rel=0.02)
+    assert sizes[1] == pytest.approx(sizes[2], rel=0.02)
+
+
+def test_colours_banker_red_player_blue_tie_green_and_derived_by_meaning():
+    fig = board.board_figure(rounds_from_winners("PBPPBPPPPBPPBPTBPPPP"))
+    assert trace(fig, "B", "x").marker.color == board.RED
+    assert trace(fig, "P", "x").marker.color == board.BLUE
+    assert trace(fig, "T", "x").marker.color == board.GREEN
+    assert trace(fig, "B", "x2").marker.symbol == "circle-open"
+    assert trace(fig, "ties", "x2").marker.color == board.GREEN
+    for axis, kind in (("x3", "big_eye_boy"), ("x4", "small_road"), ("x5", "cockroach_pig")):
+        assert trace(fig, "red", axis).marker.color == board.RED
+        assert trace(fig, "blue", axis).marker.color == board.BLUE
+        assert trace(fig, "red", axis).marker.symbol == board.DERIVED_SYMBOL[kind]
+    # spec example: big eye boy RBBBBRRBBBBBRRBRR -> 7 red, 10 blue
+    assert (len(trace(fig, "red", "x3").x), len(trace(fig, "blue", "x3").x)) == (7, 10)
+
+
+def test_tie_only_first_cell_shows_a_slash_with_its_count_and_no_ring():
+    fig = board.big_road_figure(rounds_from_winners("TT"))
+    assert [t.name for t in fig.data] == ["ties"]
+    assert list(fig.data[0].text) == ["2"]
+    assert (fig.data[0].x[0], fig.data[0].y[0]) == (0.5, 0.5)
+    fig = board.big_road_figure(rounds_from_winners("TTB"))
+    assert list(trace(fig, "ties").text) == ["2"] and len(trace(fig, "B").x) == 1
+    fig = board.big_road_figure(rounds_from_winners("BT"))
+    assert list(trace(fig, "ties").text) == [""]  # one tie: a slash without a number
+
+
+def test_pair_dots_in_their_corners_and_natural_marked():
+    # 4h 4d (player pair, 8 natural) against Ks Kc (banker pair, 0): player wins.
+    rounds = add_cards(rounds_from_winners("B"), ["4h", "4d"], ["Ks", "Kc"])
+    fig = board.bead_plate_figure(rounds)
+    bp, pp = trace(fig, "banker_pair"), trace(fig, "player_pair")
+    assert (bp.marker.color, pp.marker.color) == (board.RED, board.BLUE)
+    assert (bp.x[0], bp.y[0]) == pytest.approx((0.16, 1.16))  # round 2 is row 1: top-left
+    assert (pp.x[0], pp.y[0]) == pytest.approx((0.84, 1.84))  # bottom-right
+    assert len(trace(fig, "natural").x) == 1
+    # the bead shows the winning points when they are known, else the letter
+    assert list(trace(fig, "B").text) == ["B"] and list(trace(fig, "P").text) == ["8"]
+
+
+def test_a_long_shoe_keeps_the_newest_column_in_view_and_draws_only_what_shows():
+    text = "BP" * 60  # 120 one-cell columns on the big road
+    fig = board.big_road_figure(rounds_from_winners(text))
+    x0, x1 = fig.layout.xaxis.range
+    # the last column (119) and one spare column to its right fill the view's right end
+    assert (x0, x1) == (121 - board.BIG_ROAD_COLS, 121.0)
+    assert min(trace(fig, "B").x + trace(fig, "P").x) >= x0
+    assert fig.layout.meta["marks"] == 120  # the data keeps every cell
+
+
+def test_mini_big_road_is_small_and_plain():
+    fig = board.big_road_figure(rounds_from_winners("BBPTP"), mini=True)
+    assert fig.layout.height < board.ROWS * board.CELL_PX
+    assert {t.name for t in fig.data} == {"B", "P", "ties"}
+    assert trace(fig, "ties").text is None
+
+
+def test_unknown_derived_road_is_refused():
+    with pytest.raises(ValueError, match="not one of"):
+        board.derived_road_figure(rounds_from_winners("BPB"), "dragon_tail")
+
+
+def test_ask_road_text_shows_each_mark_or_a_dash():
+    assert board.ask_road_text({}) == "— — —"
+    text = board.ask_road_text({"big_eye_boy": "blue", "small_road": "red", "cockroach_pig": None})
+    assert text == ":blue[○] :red[●] —"
+
+
+# --- the tab's save guard ----------------------------------------------------------------
+
+
+def test_save_checked_refuses_a_stale_copy_and_keeps_the_newer_file(tmp_path: Path):
+    state = save_checked(new_state(), rounds_from_winners("B"), tmp_path)
+    other = load_state(state.meta.id, tmp_path)
+    save_checked(other, rounds_from_winners("BP"), tmp_path)
+    with pytest.raises(StaleShoeError, match="another tab"):
+        save_checked(state, rounds_from_winners("BB"), tmp_path)
+    rounds, _ = storage.load_shoe(state.meta.id, tmp_path)
+    assert rounds.height == 2 and rounds["winner"].cast(pl.String).to_list() == ["B", "P"]
+
+
+def test_save_checked_will_not_bring_back_a_deleted_shoe(tmp_path: Path):
+    state = save_checked(new_state(), rounds_from_winners("B"), tmp_path)
+    storage.delete_shoe(state.meta.id, tmp_path)
+    with pytest.raises(StaleShoeError, match="deleted"):
+        save_checked(state, rounds_from_winners("BP"), tmp_path)
+    assert not list(tmp_path.glob("*.parquet"))
