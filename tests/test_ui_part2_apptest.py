@@ -141,8 +141,8 @@ def test_rename_changes_the_name_and_keeps_the_rounds(data: Path) -> None:
 
 def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) -> None:
     at = app("library")
-    at.file_uploader(key="library.upload").set_value(("good.csv", b"winner\nB\nP\nT\n", "text/csv"))
-    at.text_input(key="library.import_name").input("from a file")
+    at.file_uploader(key="library_upload").set_value(("good.csv", b"winner\nB\nP\nT\n", "text/csv"))
+    at.text_input(key="library_import_name").input("from a file")
     at.button(key="lib_import").click().run()
     no_exceptions(at)
     shoes = storage.list_shoes(data)
@@ -150,7 +150,7 @@ def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) ->
     before = sorted(p.name for p in data.iterdir())
 
     bad = b"winner,player_points,banker_points\nB,3,7\nP,9,2\nB,8,1\n"
-    at.file_uploader(key="library.upload").set_value(("bad.csv", bad, "text/csv"))
+    at.file_uploader(key="library_upload").set_value(("bad.csv", bad, "text/csv"))
     at.button(key="lib_import").click().run()
     errors = [e.value for e in at.error]
     assert errors == ["bad.csv: row 3: winner B disagrees with points player 8, banker 1"]
@@ -192,7 +192,7 @@ def test_previous_next_and_slider_move_the_position_and_the_url(data: Path) -> N
     at.button(key="rp_prev").click().run()
     at.button(key="rp_prev").click().run()
     assert position(at) == 4 and qp(at, "round") == "4"
-    at.slider(key="replay.slider").set_value(n).run()
+    at.slider(key="replay_slider").set_value(n).run()
     assert position(at) == n
     assert at.button(key="rp_next").disabled
 

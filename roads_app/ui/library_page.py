@@ -23,7 +23,7 @@ from roads_app.ui import session
 MESSAGE = "library.message"  # (kind, text) shown once above the list
 IMPORT_ERROR = "library.import_error"
 CONFIRM = "library.confirm_delete"
-UPLOAD = "library.upload"
+UPLOAD = "library_upload"
 UPLOAD_MB = storage.MAX_IMPORT_BYTES // 2**20
 SOURCE_ICON = {
     "hand": ":material/edit:",
@@ -71,7 +71,7 @@ def on_import() -> None:
     if upload is None:
         st.session_state[IMPORT_ERROR] = "choose a .csv, .json or .parquet file first"
         return
-    name = (st.session_state.get("library.import_name") or "").strip() or None
+    name = (st.session_state.get("library_import_name") or "").strip() or None
     try:
         meta = library.import_upload(upload.getvalue(), upload.name, session.data_dir(), name)
     except RoadsAppError as e:
@@ -170,7 +170,10 @@ def render_import() -> None:
         f"CSV, JSON or Parquet, at most {UPLOAD_MB} MB", type=["csv", "json", "parquet"],
         key=UPLOAD, max_upload_size=UPLOAD_MB,
     )  # fmt: skip
-    st.text_input("Name (optional)", key="library.import_name", max_chars=100)
+    chosen = st.session_state.get(UPLOAD)
+    if chosen is not None:
+        st.caption(f"Ready to add: {chosen.name} ({chosen.size:,} bytes)")
+    st.text_input("Name (optional)", key="library_import_name", max_chars=100)
     st.button("Add to library", key="lib_import", icon=":material/upload:", on_click=on_import)
     message = st.session_state.get(IMPORT_ERROR)
     if message:
@@ -194,7 +197,7 @@ def render_library_page() -> None:
         (st.success if kind == "success" else st.error)(text)
     shoes = storage.list_shoes(folder)
     st.markdown(f"**{shoes.height} saved shoe{'s' if shoes.height != 1 else ''}**")
-    query = st.text_input("Filter by name", key="library.filter", placeholder="name contains…")
+    query = st.text_input("Filter by name", key="library_filter", placeholder="name contains…")
     if query:
         shoes = shoes.filter(pl.col("name").str.contains(query, literal=True, strict=False))
     for row in shoes.iter_rows(named=True):

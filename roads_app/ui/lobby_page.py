@@ -21,7 +21,7 @@ from roads_app.rounds import ShoeMeta
 from roads_app.ui import board, session
 
 COLUMNS = 4
-FOLLOW = "lobby.follow"
+FOLLOW = "lobby_follow"
 REFRESH_S = 5.0
 
 

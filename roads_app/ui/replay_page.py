@@ -35,9 +35,9 @@ POS = "replay.pos"  # rounds shown
 SHOE = "replay.shoe"  # the shoe the position belongs to
 PLAYING = "replay.playing"
 ANCHOR = "replay.anchor"  # (monotonic time, position) when play began or was moved
-SPEED = "replay.speed"
-REVEAL = "replay.reveal"
-SLIDER = "replay.slider"
+SPEED = "replay_speed"
+REVEAL = "replay_reveal"
+SLIDER = "replay_slider"
 ERROR = "replay.error"
 SUIT_GLYPH = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 RED_SUITS = "hd"
@@ -71,16 +71,16 @@ def _on_slider(n: int, shoe_id: str) -> None:
 
 
 def _init_position(shoe_id: str, n: int) -> None:
-    """Take the position from the URL on arrival (or when the URL names another one)."""
-    raw = R.first(st.query_params.to_dict(), "round")
-    same_shoe = st.session_state.get(SHOE) == shoe_id
-    if same_shoe and raw is not None and raw == str(st.session_state.get(POS)):
-        return
-    if same_shoe and raw is None:
-        _set_pos(st.session_state.get(POS, n), n, shoe_id)
+    """Take the position from the URL when the tab arrives on this shoe.
+
+    Later in the same session the URL only echoes what the page wrote (a browser can
+    send back an older copy on a rerun), so the session's position stands.
+    """
+    if st.session_state.get(SHOE) == shoe_id and POS in st.session_state:
+        _set_pos(st.session_state[POS], n, shoe_id)
         return
     try:
-        pos = R.parse_round(raw, n)
+        pos = R.parse_round(R.first(st.query_params.to_dict(), "round"), n)
     except RoadsAppError as e:
         st.session_state[ERROR] = str(e)
         pos = n
@@ -205,10 +205,14 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
         st.button("Next", key="rp_next", icon=":material/skip_next:", shortcut="Right",
                   disabled=not R.can_step(pos, n, 1), on_click=_on_step,
                   args=(1, n, shoe_id))  # fmt: skip
-    if SLIDER not in st.session_state:
+    if st.session_state.get(PLAYING):
+        # No slider while playing: the browser reports a slider's value late (debounced,
+        # and again on the next page rerun), which would drag the replay back.
+        st.progress(pos / max(n, 1), text="Playing: pause to drag the position")
+    else:
         st.session_state[SLIDER] = pos
-    st.slider("Round", 0, max(n, 1), key=SLIDER, on_change=_on_slider, args=(n, shoe_id),
-              disabled=n == 0)  # fmt: skip
+        st.slider("Round", 0, max(n, 1), key=SLIDER, on_change=_on_slider,
+                  args=(n, shoe_id), disabled=n == 0)  # fmt: skip
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
         render_board(shown)
@@ -232,6 +236,9 @@ def render_ev(rounds: pl.DataFrame, meta: ShoeMeta, pos: int) -> None:
     from roads_app.ui.live_odds import render_ev_chart
 
     if not rounds.height or rounds["player_cards"].null_count():
+        return
+    if st.session_state.get(PLAYING):  # the heaviest chart: drawn when the replay stops
+        st.caption("EV chart: shown when paused.")
         return
     with st.expander("EV of each bet through the shoe", expanded=False):
         render_ev_chart(rounds, meta, table_for(meta)[0], upto=pos, key="replay_ev")

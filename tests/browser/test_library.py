@@ -1,0 +1,266 @@
+"""Library, replay, lobby and bets in the system Chromium, against the app as a person starts it.
+
+Waits are on what Streamlit draws (the round counter, the bead plate's ``layout.meta``,
+the bankroll figure) or on its run state, never on sleeps. Speeds (replay rounds a
+second, lobby load time) are printed and kept in ``.benchmarks/dashboard.json``;
+measured, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import REPO, AppServer, board_meta, round_count, wait_idle, wait_rounds
+from playwright.sync_api import Page, expect
+
+from roads_app import storage
+from roads_app.rounds import ShoeMeta, rounds_from_winners
+from roads_app.shoe import deal_shoe
+
+pytestmark = pytest.mark.browser
+
+TIMINGS = REPO / ".benchmarks" / "dashboard.json"
+
+
+def record(name: str, value: object) -> None:
+    """Keep a measured figure for the report (not an assertion)."""
+    TIMINGS.parent.mkdir(exist_ok=True)
+    figures = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+    figures[name] = value
+    TIMINGS.write_text(json.dumps(figures, indent=2))
+    print(f"\n{name}: {value}")
+
+
+def key(name: str) -> str:
+    """The CSS selector of the element Streamlit made for widget/container ``key``."""
+    return f".st-key-{name}"
+
+
+WAIT_BANKROLL_JS = """(v) => {
+  const b = document.querySelector('[data-testid="bankroll"]');
+  return b && Math.abs(parseFloat(b.textContent.replace(/,/g, '')) - v) < 1e-6;
+}"""
+
+
+def button(page: Page, name: str):
+    """The visible button of widget ``name`` (a button with help has a hidden twin)."""
+    return page.locator(f"{key(name)} button").locator("visible=true").first
+
+
+def bankroll(page: Page) -> float:
+    return float(page.locator('[data-testid="bankroll"]').inner_text().replace(",", ""))
+
+
+def wait_bankroll(page: Page, value: float) -> None:
+    page.wait_for_function(WAIT_BANKROLL_JS, arg=value, polling="raf")
+
+
+def upload(page: Page, path: Path) -> None:
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    expect(page.get_by_text(f"Ready to add: {path.name}")).to_be_visible()  # on the server
+
+
+def shoe_param(page: Page) -> str:
+    return page.url.split("shoe=")[1].split("&")[0]
+
+
+# --- library: import, bad file, replay of the import --------------------------------------
+
+
+def test_import_a_file_then_replay_it_step_by_step(
+    app_server: AppServer, page: Page, tmp_path: Path
+) -> None:
+    dealt = deal_shoe(21)
+    f = tmp_path / "evening.json"
+    meta = ShoeMeta.from_dict({**dealt.meta.to_dict(), "name": "evening"})
+    f.write_bytes(storage.export_bytes(dealt.rounds, meta, "json"))
+
+    page.goto(f"{app_server.url}/library")
+    wait_idle(page)
+    upload(page, f)
+    page.locator(key("library_import_name") + " input").fill("Imported evening")
+    button(page, "lib_import").click()
+    expect(page.get_by_text("added 'Imported evening'")).to_be_visible()
+    new = storage.list_shoes(app_server.data_dir).filter(pl.col("name") == "Imported evening")
+    assert new.height == 1
+    sid = new["id"][0]
+
+    button(page, f"lib_replay_{sid}").click()
+    wait_rounds(page, 0)
+    assert "/replay?" in page.url and f"shoe={sid}" in page.url and "round=0" in page.url
+    button(page, "rp_next").click()
+    wait_rounds(page, 1)
+    page.keyboard.press("ArrowRight")
+    wait_rounds(page, 2)
+    button(page, "rp_prev").click()
+    wait_rounds(page, 1)
+    page.wait_for_url("**round=1*")
+    # the hand of round 1 is on the table, turned in peek order
+    row = dealt.rounds.row(0, named=True)
+    turned = page.locator('[data-testid="reveal"] [data-turn]')
+    expect(turned).to_have_count(len(row["player_cards"]) + len(row["banker_cards"]))
+    order = sorted(
+        (int(t.get_attribute("data-turn") or 0), t.get_attribute("data-card"))
+        for t in turned.all()
+    )
+    p, b = row["player_cards"], row["banker_cards"]
+    assert [c for _, c in order] == [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
+
+
+def test_a_bad_file_shows_its_message_by_the_uploader(
+    app_server: AppServer, page: Page, tmp_path: Path
+) -> None:
+    before = sorted(p.name for p in app_server.data_dir.iterdir())
+    f = tmp_path / "broken.csv"
+    f.write_text("winner,player_cards,banker_cards\nP,9s Kd,5c 2h 3d\n")
+    page.goto(f"{app_server.url}/library")
+    wait_idle(page)
+    upload(page, f)
+    button(page, "lib_import").click()
+    box = page.locator('[data-testid="stAlert"]').filter(has_text="broken.csv: row 1")
+    expect(box).to_be_visible()
+    message = box.locator('[data-testid="stMarkdownContainer"]').inner_text().strip()
+    assert message == (
+        "broken.csv: row 1: player has a natural 9: both hands stand on two cards, no third card"
+    )
+    assert sorted(p.name for p in app_server.data_dir.iterdir()) == before
+
+
+# --- replay: the URL, play at 5 rounds a second ------------------------------------------
+
+
+def test_url_opens_a_saved_shoe_at_a_replay_position(app_server: AppServer, page: Page) -> None:
+    dealt = deal_shoe(33)
+    storage.save_shoe(dealt.rounds, dealt.meta, app_server.data_dir)
+    page.goto(f"{app_server.url}/replay?shoe={dealt.meta.id}&round=12")
+    wait_rounds(page, 12)
+    meta = board_meta(page)
+    assert meta["bead_plate"]["marks"] == 12
+    ties = dealt.rounds.head(12)["winner"].cast(pl.String).str.count_matches("T").sum()
+    assert meta["big_road"]["rounds"] in (12, 12 - ties)  # ties sit on the cell before
+
+
+def test_play_at_five_rounds_a_second_reaches_the_end(app_server: AppServer, page: Page) -> None:
+    dealt = deal_shoe(44)
+    storage.save_shoe(dealt.rounds, dealt.meta, app_server.data_dir)
+    n = dealt.rounds.height
+    start = n - 30
+    page.goto(f"{app_server.url}/replay?shoe={dealt.meta.id}&round={start}")
+    wait_rounds(page, start)
+    page.locator(key("replay_speed")).click()
+    page.get_by_role("option", name="5 / s", exact=True).click()
+    wait_idle(page)
+    seen: list[tuple[float, int]] = []
+    button(page, "rp_play").click()
+    t0 = time.perf_counter()
+    deadline = t0 + 60
+    while time.perf_counter() < deadline:
+        try:
+            r = round_count(page)
+        except Exception:  # the counter is being redrawn
+            continue
+        if not seen or seen[-1][1] != r:
+            seen.append((time.perf_counter() - t0, r))
+        if r >= n:
+            break
+        page.wait_for_timeout(20)
+    wait_rounds(page, n)
+    elapsed = seen[-1][0]
+    moved = n - start
+    rate = moved / elapsed if elapsed else float("inf")
+    distinct = len({r for _, r in seen})
+    record("replay_play_5_per_s", {
+        "rounds": moved, "seconds": round(elapsed, 2), "rounds_per_s": round(rate, 2),
+        "positions_drawn": distinct,
+    })  # fmt: skip
+    assert seen[-1][1] == n
+    expect(button(page, "rp_play")).to_be_visible()  # play stopped at the end
+
+
+# --- bets on the scoreboard: bankroll moves, a void refunds ------------------------------
+
+
+def test_bets_move_the_bankroll_and_a_void_refunds(app_server: AppServer, page: Page) -> None:
+    page.goto(app_server.url)
+    wait_rounds(page, 0)
+    page.locator(key("bets_chip") + " button").filter(has_text="100").click()
+    wait_idle(page)
+    button(page, "bets_bet_player").click()
+    expect(page.locator('[data-testid="bet-pending"]')).to_have_text("100")
+    button(page, "btn_P").click()
+    wait_rounds(page, 1)
+    wait_bankroll(page, 1100.0)
+    fig = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".map(g => g.layout && g.layout.meta).filter(m => m && 'bankroll' in m)[0]"
+    )
+    assert fig["bankroll"] == 1100.0
+
+    button(page, "bets_bet_banker").click()
+    expect(page.locator('[data-testid="bet-pending"]')).to_have_text("100")
+    button(page, "bets_void").click()
+    expect(page.locator('[data-testid="bet-pending"]')).to_have_text("0")
+    wait_idle(page)
+    assert bankroll(page) == 1100.0 and round_count(page) == 1
+    rounds, _ = storage.load_shoe(shoe_param(page), app_server.data_dir)
+    assert rounds.height == 1  # the void left no round on the roads
+
+    button(page, "bets_bet_banker").click()
+    expect(page.locator('[data-testid="bet-pending"]')).to_have_text("100")
+    page.keyboard.press("b")
+    wait_rounds(page, 2)
+    wait_bankroll(page, 1195.0)
+    page.reload()  # bets are kept beside the shoe
+    wait_rounds(page, 2)
+    assert bankroll(page) == 1195.0
+
+
+# --- lobby: eight shoes, open one --------------------------------------------------------
+
+
+def test_lobby_of_eight_shoes_loads_and_opens_one(app_server: AppServer, page: Page) -> None:
+    ids = []
+    for i in range(8):
+        dealt = deal_shoe(100 + i)
+        k = 20 + 5 * i
+        m = ShoeMeta(name=f"Table {i + 1}", source="hand")
+        p = storage.save_shoe(dealt.rounds.head(k), m, app_server.data_dir)
+        os.utime(p, (2_000_000_000 + i, 2_000_000_000 + i))  # newest = Table 8
+        ids.append((m.id, k))
+    storage.save_shoe(rounds_from_winners("BPB"), ShoeMeta(name="old", source="hand"),
+                      app_server.data_dir)  # fmt: skip
+    os.utime(storage.shoe_path(storage.list_shoes(app_server.data_dir)
+                               .filter(pl.col("name") == "old")["id"][0], app_server.data_dir),
+             (1_000_000_000, 1_000_000_000))  # fmt: skip
+
+    eight_boards = (
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".filter(g => g.layout && g.layout.meta && g.layout.meta.road === 'big_road')"
+        ".length === 8"
+    )
+    t0 = time.perf_counter()
+    page.goto(f"{app_server.url}/lobby")  # a new tab: Streamlit's own start-up included
+    page.wait_for_function(eight_boards, polling="raf")
+    cold = time.perf_counter() - t0
+    nav = page.locator('[data-testid="stSidebarNavLink"]')
+    nav.filter(has_text="Library").click()
+    page.wait_for_url("**/library")
+    wait_idle(page)
+    t0 = time.perf_counter()
+    nav.filter(has_text="Lobby").click()  # the app already open in the tab
+    page.wait_for_function(eight_boards, polling="raf")
+    warm = time.perf_counter() - t0
+    record("lobby_8_shoes_load_s", {"new_tab": round(cold, 3), "from_another_page": round(warm, 3)})
+    for sid, _ in ids:
+        expect(page.locator(key(f"lobby-{sid}"))).to_be_visible()
+    assert page.get_by_text("old", exact=True).count() == 0  # the ninth, oldest, is left out
+
+    sid, k = ids[2]
+    button(page, f"lobby_open_{sid}").click()
+    wait_rounds(page, k)
+    assert shoe_param(page) == sid
