@@ -74,9 +74,7 @@ def _per_shoe(
         "shoe": shoe,
         "hands": pl.Series(ints[:, 0], dtype=pl.Int32),
         "bets": pl.Series(ints[:, 1], dtype=pl.Int32),
-        "stop": pl.Series(np.asarray(STOPS, dtype=object)[ints[:, 2]].tolist(), dtype=STOP)
-        if len(ints)
-        else pl.Series([], dtype=STOP),
+        "stop": pl.Series(STOPS, dtype=STOP).gather(ints[:, 2]),
         "stop_hand": pl.Series(ints[:, 3], dtype=pl.Int32),
         "wagered": floats[:, 0],
         "net": floats[:, 1] - bankroll,
