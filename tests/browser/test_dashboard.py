@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -144,6 +143,12 @@ def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
     storage.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
     url = f"{app_server.url}/?shoe={dealt.meta.id}"
     record("first_page_load_80_round_shoe_s", round(open_board(page, url, start), 3))
+    wait_idle(page)
+    # The README's picture: a shoe entered with cards, so live odds show beside the board.
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
 
     latencies = []
     for i, key in enumerate("bpbbptbpbbppbpbb", start=start + 1):
@@ -157,7 +162,3 @@ def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
     wait_idle(page)
     assert round_count(page) == start + 16
     assert board_meta(page)["bead_plate"]["marks"] == start + 16
-
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT))
-    assert Path(SCREENSHOT).stat().st_size > 10_000
