@@ -275,3 +275,31 @@ def test_risk_of_ruin_is_the_share_of_ruined_shoes():
     f = bt.run.per_shoe
     assert 0 < bt.summary.risk_of_ruin < 1
     assert bt.summary.risk_of_ruin == (f["final"] < resolved.min_bet).mean()
+
+
+def _page() -> None:
+    from roads_app.ui.backtest_page import render_backtest_page
+
+    render_backtest_page()
+
+
+def test_dashboard_page_runs_a_backtest_and_shows_bad_settings_as_one_line(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("ROADS_APP_DATA", str(tmp_path))
+    at = AppTest.from_function(_page, default_timeout=120)
+    at.run()
+    assert not at.exception
+    at.number_input(key="bt_shoes").set_value(500)
+    at.button(key="bt_run").click().run()
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    table = load_table("classic")
+    assert (
+        metrics["Hands"]
+        == f"{sum(deal_shoe(1, table.shoe, k).rounds.height for k in range(500)):,}"
+    )
+    assert any("house edge" in i.value for i in [*at.info, *at.warning])
+    at.number_input(key="bt_unit").set_value(0.0)
+    at.button(key="bt_run").click().run()
+    assert [e.value for e in at.error] == ["unit must be more than 0, not 0"]

@@ -60,7 +60,9 @@ def _money_inputs(table: Table) -> S.Settings:
     lim = table.limits
     c1, c2, c3, c4 = st.columns(4)
     bankroll = c1.number_input("Bankroll per shoe", min_value=0.0, value=1000.0, step=100.0)
-    unit = c2.number_input("Base unit", min_value=0.0, value=max(10.0, lim.min_bet), step=1.0)
+    unit = c2.number_input(
+        "Base unit", min_value=0.0, value=max(10.0, lim.min_bet), step=1.0, key="bt_unit"
+    )
     min_bet = c3.number_input("Table minimum", min_value=0.0, value=float(lim.min_bet))
     max_bet = c4.number_input("Table maximum", min_value=0.0, value=float(lim.max_bet))
     c1, c2, c3 = st.columns([1, 1, 2])
@@ -223,15 +225,18 @@ def render_backtest_page() -> None:
             strategy = _strategy_inputs(table)
         with right:
             source = st.radio("Shoes", _SOURCES, horizontal=True, key="bt_source")
-            shoes = int(st.number_input("Number of shoes", 1, MAX_UI_SHOES, 10_000, step=1000,
-                                        disabled=source != _SOURCES[0]))  # fmt: skip
-            seed = int(st.number_input("Seed", 0, 2**53 - 1, 1, disabled=source != _SOURCES[0]))
+            simulated = source == _SOURCES[0]
+            shoes = st.number_input(
+                "Number of shoes", 1, MAX_UI_SHOES, 10_000, step=1000, disabled=not simulated,
+                key="bt_shoes",
+            )  # fmt: skip
+            seed = st.number_input("Seed", 0, 2**53 - 1, 1, disabled=not simulated, key="bt_seed")
         money = _money_inputs(table)
     except RoadsAppError as e:
         st.error(str(e))
         return
     if st.button("Run backtest", type="primary", key="bt_run"):
-        _run(strategy, money, table, source, shoes, seed)
+        _run(strategy, money, table, source, int(shoes), int(seed))
     result = st.session_state.get(RESULT_KEY)
     if result is not None:
         _show(result)
