@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from roads_app.ui.backtest_page import render_backtest_page
 from roads_app.ui.entry_page import render_entry_page
 from roads_app.ui.library_page import render_library_page
 from roads_app.ui.live_odds import render_study_page
@@ -32,6 +33,8 @@ def pages() -> dict[str, list[st.Page]]:
                     url_path="replay"),
         ],
         "Study": [  # backtest and exact odds
+            st.Page(render_backtest_page, title="Backtest", icon=":material/monitoring:",
+                    url_path="backtest"),
             st.Page(render_study_page, title="Live odds study", icon=":material/query_stats:",
                     url_path="odds-study"),
         ],
