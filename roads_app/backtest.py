@@ -94,7 +94,7 @@ def run_fast(
     *,
     seed: int,
     shoes: int,
-    n_paths: int = 200,
+    n_paths: int = 1000,
     progress: Progress | None = None,
     chunk: int = 16384,
 ) -> Run:
@@ -272,7 +272,7 @@ def run_plain(
     *,
     seed: int,
     shoes: int,
-    n_paths: int = 200,
+    n_paths: int = 1000,
     progress: Progress | None = None,
 ) -> Run:
     """Shoes ``0 .. shoes-1`` of run ``seed`` through the plain (reference) engine."""
@@ -305,7 +305,7 @@ def run_saved(
     data_dir: Path,
     *,
     ids: Sequence[str] | None = None,
-    n_paths: int = 200,
+    n_paths: int = 1000,
     progress: Progress | None = None,
 ) -> Run:
     """The saved shoes in ``data_dir`` (or just ``ids``) through the plain engine.
@@ -584,7 +584,7 @@ def backtest(
     shoes: int | None = None,
     data_dir: Path | None = None,
     engine: str = "fast",
-    n_paths: int = 200,
+    n_paths: int = 1000,
     progress: Progress | None = None,
     chunk: int = 16384,
 ) -> Backtest:
