@@ -4,13 +4,13 @@ Thin steps over `roads_app.storage` that the CLI (`roads-app import/export`) and
 dashboard's library page share, so both refuse the same files with the same one-line
 `StorageError` and nothing in the data folder changes when an import is refused.
 
-The board PNG is drawn by Plotly's own renderer (kaleido, driving the system Chromium):
-the exported picture is the board the dashboard shows, not a second drawing of it.
+The board PNG is the dashboard's own board figure rendered by Plotly's renderer
+(kaleido, driving the system Chromium), not a second drawing of it.
 """
 
 from __future__ import annotations
 
-import tempfile
+import io
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +33,6 @@ MIME: dict[str, str] = {
 LOBBY_SIZE = 8
 """Shoes the lobby shows at most (the tables a multi-table player follows)."""
 
-BOARD_ORDER: tuple[str, ...] = (
-    "bead_plate",
-    "big_road",
-    "big_eye_boy",
-    "small_road",
-    "cockroach_pig",
-)
 
 
 def import_upload(
@@ -105,43 +98,33 @@ def export_shoe(
 
 
 def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
-    """The five roads as one PNG, stacked as on the dashboard (bead plate, big road, ...).
+    """The scoreboard as a PNG: the dashboard's own board figure, rendered by kaleido.
 
-    Each Plotly figure is rendered by kaleido in one browser session, then stacked.
+    The shoe's name, when given, is written above the board.
     """
     try:
         import plotly.io as pio
         from PIL import Image, ImageDraw
 
-        from roads_app.ui.board import board_figures
+        from roads_app.ui.board import board_figure
     except ImportError as e:  # pragma: no cover - depends on the install
         raise StorageError(f"PNG export needs {e.name}: pip install kaleido pillow") from None
-    figs = board_figures(rounds)
-    names = [n for n in BOARD_ORDER if n in figs] + [n for n in figs if n not in BOARD_ORDER]
-    with tempfile.TemporaryDirectory(prefix="roads-png-") as tmp:
-        paths = [Path(tmp) / f"{i}.png" for i in range(len(names))]
-        try:
-            pio.write_images([figs[n] for n in names], [str(p) for p in paths], format="png")
-        except Exception as e:  # kaleido or Chromium missing / failing
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-            raise StorageError(f"cannot draw the board as PNG: {first}") from None
-        images = []
-        for p in paths:
-            with Image.open(p) as im:
-                images.append(im.convert("RGB"))
-        pad, head = 12, 28 if title else 0
-        width = max(im.width for im in images) + 2 * pad
-        height = sum(im.height for im in images) + pad * (len(images) + 1) + head
-        sheet = Image.new("RGB", (width, height), "white")
-        if title:
-            ImageDraw.Draw(sheet).text((pad, pad), title[:80], fill="black")
-        y = pad + head
-        for im in images:
-            sheet.paste(im, (pad, y))
-            y += im.height + pad
-        out = Path(tmp) / "board.png"
-        sheet.save(out, format="PNG")
-        return out.read_bytes()
+    try:
+        png = pio.to_image(board_figure(rounds), format="png")
+    except Exception as e:  # kaleido or Chromium missing / failing
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise StorageError(f"cannot draw the board as PNG: {first}") from None
+    if not title:
+        return png
+    with Image.open(io.BytesIO(png)) as im:
+        board = im.convert("RGB")
+    pad, head = 10, 26
+    sheet = Image.new("RGB", (board.width + 2 * pad, board.height + head + 2 * pad), "white")
+    ImageDraw.Draw(sheet).text((pad, pad), title[:80], fill="black")
+    sheet.paste(board, (pad, pad + head))
+    out = io.BytesIO()
+    sheet.save(out, format="PNG")
+    return out.getvalue()
 
 
 def simulate(

@@ -141,7 +141,7 @@ def test_export_upto_cuts_the_shoe_after_that_round(tmp_path: Path) -> None:
     assert back.equals(dealt.rounds.head(9))
 
 
-def test_board_png_is_a_picture_of_the_five_roads(tmp_path: Path) -> None:
+def test_board_png_is_a_picture_of_the_board(tmp_path: Path) -> None:
     from PIL import Image
 
     dealt = deal_shoe(5)
@@ -155,7 +155,7 @@ def test_board_png_is_a_picture_of_the_five_roads(tmp_path: Path) -> None:
     png = library.board_png(dealt.rounds.head(0), title=dealt.meta.name)
     with Image.open(io.BytesIO(png)) as im:
         empty = np.asarray(im.convert("RGB"), dtype=np.int32)
-    assert full.shape == empty.shape  # the same five panels, stacked
+    assert full.shape == empty.shape  # the same board, fixed size
 
     def coloured(px: np.ndarray) -> int:
         """Strongly red or blue pixels: the marks (the grid and paper are grey and white)."""

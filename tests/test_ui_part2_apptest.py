@@ -74,6 +74,21 @@ def qp(at: AppTest, key: str) -> str:
     return value[0] if isinstance(value, list) else value
 
 
+def road_metas(at: AppTest) -> dict[str, dict]:
+    """``layout.meta`` of every road drawn (the board's own contract, as in the browser)."""
+    import json
+
+    out: dict[str, dict] = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        m = spec.get("layout", {}).get("meta")
+        if isinstance(m, dict) and m.get("road") == "board":  # the five roads in one figure
+            out.update(m["roads"])
+        elif isinstance(m, dict) and "road" in m:
+            out[m["road"]] = m
+    return out
+
+
 def no_exceptions(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
@@ -178,9 +193,9 @@ def test_url_opens_the_board_as_it_stood_after_round_n(data: Path) -> None:
     at = app("replay", shoe=m.id, round="17")
     no_exceptions(at)
     assert position(at) == 17
-    w = deal_shoe(9).rounds.head(17)["winner"].value_counts()
-    banker = int(w.filter(pl.col("winner") == "B")["count"].sum())
-    assert f"Banker: **{banker}**" in text(at)
+    metas = road_metas(at)
+    assert metas["bead_plate"]["rounds"] == 17
+    assert metas["bead_plate"]["marks"] == 17  # the board as it stood after round 17
 
 
 def test_previous_next_and_slider_move_the_position_and_the_url(data: Path) -> None:
@@ -278,6 +293,7 @@ def test_closed_bet_shows_disabled_with_its_reason(data: Path) -> None:
     no_exceptions(at)
     big = at.button(key="bets_bet_big")
     assert big.disabled and "closes after round 20" in big.help
+    assert re.search(r"Closed for round 22: .*Big.*Small", text(at))
     assert not at.button(key="bets_bet_banker").disabled
 
 
@@ -297,3 +313,16 @@ def test_lobby_shows_hand_shoes_with_counts_and_opens_one(data: Path) -> None:
     assert qp(at, "shoe") == shoes[1].id
     assert "data-testid='round-count'>Round 2<" in text(at)
     assert library.counts(storage.load_shoe(shoes[1].id, data)[0])["T"] == 1
+
+
+def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:
+    m = saved(data, "B" * 45, name="pairs", source="hand", rules="entwinetech")
+    at = app("scoreboard", shoe=m.id)
+    no_exceptions(at)
+    at.button_group(key="bets_chip").set_value(5).run()
+    at.button(key="bets_short_two_way").click().run()
+    no_exceptions(at)
+    pending = bets_log.pending(bets_log.load_bets(m.id, data), 46)
+    assert sorted(pending["bet"].to_list()) == ["banker_pair", "player_pair"]
+    assert pending["stake"].to_list() == [5.0, 5.0]
+    assert "on the table <b data-testid='bet-pending'>10<" in text(at)

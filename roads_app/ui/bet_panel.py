@@ -197,6 +197,12 @@ def render_bet_panel(
                 on_click=_change,
                 args=(key, *args, _shortcut(parts, stake, next_round, table), ensure_saved),
             )  # fmt: skip
+    closed = [
+        b.label for b in table.bets.values()
+        if b.closes_after is not None and next_round > b.closes_after
+    ]
+    if closed:
+        st.caption(f"Closed for round {next_round}: {', '.join(closed)}.")
     st.caption(f"Buttons: payout · house {edge_note}.")
     with st.container(horizontal=True, gap="small"):
         st.button(
