@@ -182,3 +182,40 @@ def test_kernel_pcg64_is_numpys_pcg64(seed: int, skip: int, n: int):
     ref.advance(skip)
     got = E.pcg_raw(*E._halves(state), *E._halves(inc), n)
     np.testing.assert_array_equal(got, ref.random_raw(n))
+
+
+@st.composite
+def backtest_setups(draw: st.DrawFn) -> tuple[S.Strategy, S.Resolved, object]:
+    table = load_table(draw(st.sampled_from(["classic", "winbox", "winbox-no-commission"])))
+    name = draw(st.sampled_from(S.STRATEGY_NAMES))
+    if name in S.STAKINGS:
+        strategy = S.make_strategy(name, bet=draw(st.sampled_from(sorted(table.bets))))
+    else:
+        strategy = S.make_strategy(
+            name,
+            after=draw(st.integers(1, 4)),
+            road=draw(st.sampled_from(list(S.ROADS))),
+            progression=draw(st.sampled_from(list(S.STAKINGS))),
+        )
+    unit = draw(st.sampled_from([1.0, 2.5, 10.0]))
+    money = S.Settings(
+        bankroll=draw(st.sampled_from([15.0, 100.0, 1000.0])),
+        unit=unit,
+        max_bet=draw(st.sampled_from([None, 40.0, 300.0])),
+        stop_loss=draw(st.sampled_from([None, 30.0, 500.0])),
+        take_profit=draw(st.sampled_from([None, 25.0, 400.0])),
+        side_bets=tuple(
+            (b, 1.0) for b in draw(st.lists(st.sampled_from(sorted(table.bets)), max_size=2))
+        ),
+    )
+    return strategy, S.resolve(money, strategy, table), table
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(setup=backtest_setups(), seed=st.integers(0, 2**40))
+def test_fast_and_plain_engines_agree_on_random_strategies_and_settings(setup, seed):
+    strategy, resolved, table = setup
+    fast = B.run_fast(strategy, resolved, table, seed=seed, shoes=4, n_paths=4)
+    plain = B.run_plain(strategy, resolved, table, seed=seed, shoes=4, n_paths=4)
+    assert_frame_equal(fast.per_shoe, plain.per_shoe, check_exact=True)
+    np.testing.assert_array_equal(fast.paths, plain.paths)
