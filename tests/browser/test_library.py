@@ -264,3 +264,29 @@ def test_lobby_of_eight_shoes_loads_and_opens_one(app_server: AppServer, page: P
     button(page, f"lobby_open_{sid}").click()
     wait_rounds(page, k)
     assert shoe_param(page) == sid
+
+
+# --- export: downloads from the library ----------------------------------------------------
+
+
+def test_export_downloads_the_shoe_and_its_board(
+    app_server: AppServer, page: Page, tmp_path: Path
+) -> None:
+    dealt = deal_shoe(55)
+    meta = ShoeMeta.from_dict({**dealt.meta.to_dict(), "name": "to export"})
+    storage.save_shoe(dealt.rounds, meta, app_server.data_dir)
+    page.goto(f"{app_server.url}/library")
+    wait_idle(page)
+    row = page.locator(key(f"shoe-{meta.id}"))
+    for fmt in ("csv", "png"):
+        row.get_by_role("button", name="Export").click()
+        with page.expect_download(timeout=60_000) as info:
+            button(page, f"lib_dl_{fmt}_{meta.id}").click()
+        got = tmp_path / f"x.{fmt}"
+        info.value.save_as(got)
+        if fmt == "csv":
+            back, _ = storage.import_bytes(got.read_bytes(), "x.csv")
+            assert back.equals(dealt.rounds)
+        else:
+            assert got.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        page.keyboard.press("Escape")
