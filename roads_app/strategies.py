@@ -83,6 +83,11 @@ class Selection:
     def param(self) -> int:
         return 0
 
+    @property
+    def detail(self) -> str:
+        """Its settings in words, for labels."""
+        return ""
+
     def bets(self) -> tuple[str, ...]:
         """Every bet this selection can make (the per-bet report slots)."""
         return ("banker", "player")
@@ -101,6 +106,10 @@ class FixedBet(Selection):
     @property
     def param(self) -> int:
         return BET_IDS.index(self.bet)
+
+    @property
+    def detail(self) -> str:
+        return f" on {self.bet}"
 
     def bets(self) -> tuple[str, ...]:
         return (self.bet,)
@@ -139,6 +148,10 @@ class AgainstStreak(Selection):
     def param(self) -> int:
         return self.after
 
+    @property
+    def detail(self) -> str:
+        return f" after {self.after}"
+
     def choose(self, history: History) -> str | None:
         if history.side and history.streak >= self.after:
             return _OTHER_BET[history.side]
@@ -168,6 +181,10 @@ class FollowRoad(Selection):
     def param(self) -> int:
         return ROADS[self.road]
 
+    @property
+    def detail(self) -> str:
+        return f" ({self.road.replace('_', ' ')})"
+
     def choose(self, history: History) -> str | None:
         colour = history.ask.get(self.road)
         if colour is None:
@@ -187,6 +204,7 @@ class Staking:
     """
 
     code: ClassVar[int]
+    name: ClassVar[str]
 
     @property
     def param(self) -> int:
@@ -203,6 +221,7 @@ class Staking:
 class Flat(Staking):
     """One unit every hand."""
 
+    name: ClassVar[str] = "flat"
     code: ClassVar[int] = STAKE_FLAT
 
     def units(self, level: int) -> float:
@@ -216,6 +235,7 @@ class Flat(Staking):
 class Martingale(Staking):
     """Double after a loss, back to one unit after a win (capped by the table maximum)."""
 
+    name: ClassVar[str] = "martingale"
     code: ClassVar[int] = STAKE_MARTINGALE
 
     def units(self, level: int) -> float:
@@ -232,6 +252,7 @@ class Paroli(Staking):
     """Reverse Martingale: double after a win, back to one unit after ``wins`` wins or a loss."""
 
     wins: int = 3
+    name: ClassVar[str] = "paroli"
     code: ClassVar[int] = STAKE_PAROLI
 
     def __post_init__(self) -> None:
@@ -261,6 +282,7 @@ class Paroli(Staking):
 class DAlembert(Staking):
     """One unit more after a loss, one less after a win (never below one unit)."""
 
+    name: ClassVar[str] = "dalembert"
     code: ClassVar[int] = STAKE_DALEMBERT
 
     def units(self, level: int) -> float:
@@ -277,6 +299,7 @@ class Fibonacci(Staking):
     """Units walk the Fibonacci sequence 1, 1, 2, 3, 5...: one step on after a loss,
     two steps back after a win."""
 
+    name: ClassVar[str] = "fibonacci"
     code: ClassVar[int] = STAKE_FIBONACCI
     LEVELS: ClassVar[int] = 120
 
@@ -296,6 +319,7 @@ class Fibonacci(Staking):
 class OneThreeTwoSix(Staking):
     """1-3-2-6: 1, 3, 2, then 6 units on consecutive wins; a loss or the fourth win resets."""
 
+    name: ClassVar[str] = "1-3-2-6"
     code: ClassVar[int] = STAKE_1326
     SEQUENCE: ClassVar[tuple[float, ...]] = (1.0, 3.0, 2.0, 6.0)
 
@@ -309,14 +333,7 @@ class OneThreeTwoSix(Staking):
 
 
 STAKINGS: Mapping[str, type[Staking]] = MappingProxyType(
-    {
-        "flat": Flat,
-        "martingale": Martingale,
-        "paroli": Paroli,
-        "dalembert": DAlembert,
-        "fibonacci": Fibonacci,
-        "1-3-2-6": OneThreeTwoSix,
-    }
+    {cls.name: cls for cls in (Flat, Martingale, Paroli, DAlembert, Fibonacci, OneThreeTwoSix)}
 )
 """Stakings by name; as strategies they bet ``--bet`` every hand."""
 
@@ -351,18 +368,11 @@ class Strategy:
 
     @property
     def label(self) -> str:
-        sel = self.selection
-        extra = {
-            FixedBet: lambda s: f" on {s.bet}",
-            AgainstStreak: lambda s: f" after {s.after}",
-            FollowRoad: lambda s: f" ({s.road.replace('_', ' ')})",
-        }.get(type(sel), lambda s: "")(sel)
-        stake = (
-            ""
-            if self.name in STAKINGS or isinstance(self.staking, Flat)
-            else (f", {type(self.staking).__name__} staking")
-        )
-        return f"{self.name}{extra}{stake}"
+        """``martingale on banker``, ``follow-road (small road), fibonacci staking``."""
+        staking = "" if self.name in STAKINGS or isinstance(self.staking, Flat) else (
+            f", {self.staking.name} staking"
+        )  # fmt: skip
+        return f"{self.name}{self.selection.detail}{staking}"
 
 
 def make_strategy(
