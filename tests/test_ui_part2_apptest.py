@@ -326,3 +326,13 @@ def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:
     assert sorted(pending["bet"].to_list()) == ["banker_pair", "player_pair"]
     assert pending["stake"].to_list() == [5.0, 5.0]
     assert "on the table <b data-testid='bet-pending'>10<" in text(at)
+
+
+def test_replay_of_a_shoe_entered_by_result_only_has_no_reveal(data: Path) -> None:
+    m = saved(data, "BPPBTBBP", name="by result", source="hand")
+    at = app("replay", shoe=m.id, round="5")
+    no_exceptions(at)
+    assert position(at) == 5
+    assert road_metas(at)["bead_plate"]["marks"] == 5
+    assert not any("data-testid='reveal'" in h.proto.body for h in at.html)
+    assert at.toggle(key="replay_reveal").disabled
