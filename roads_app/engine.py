@@ -17,6 +17,7 @@ strategy objects in Python and must give identical rows.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -710,6 +711,11 @@ class FastResult:
     paths: np.ndarray  # float64[n_paths, width]: bankroll after each hand
 
 
+_KERNEL_LOCK = threading.Lock()
+"""One parallel kernel at a time: Numba's fallback threading layer (workqueue) aborts on
+concurrent launches, and the dashboard serves several sessions from threads."""
+
+
 def path_width(options: ShoeOptions) -> int:
     """Most hands a shoe can hold (4 cards a hand at least), the width of a bankroll path."""
     return options.cards // 4 + 1
@@ -749,37 +755,38 @@ def run_fast(
         c = min(chunk, n_shoes - done)
         starts = _shoe_states(*_halves(state), *jump_a, *jump_c, c + 1)
         sl = slice(done, done + c)
-        _run_kernel(
-            starts[:c],
-            inc_halves,
-            opts.decks,
-            opts.cut,
-            opts.burn,
-            opts.burn_between_hands,
-            plan.sel_code,
-            plan.sel_param,
-            plan.stake_code,
-            plan.stake_param,
-            plan.win_net,
-            plan.banker_six,
-            plan.closes,
-            plan.side_bets,
-            plan.side_stakes,
-            slot_of,
-            plan.bankroll,
-            plan.unit,
-            plan.min_bet,
-            plan.max_bet,
-            plan.stop_low,
-            plan.stop_high,
-            FIBONACCI,
-            SEQ_1326,
-            max(0, n_paths - done),
-            out_int[sl],
-            out_float[sl],
-            out_slot[sl],
-            paths[done:] if done < n_paths else paths[:0],
-        )
+        with _KERNEL_LOCK:
+            _run_kernel(
+                starts[:c],
+                inc_halves,
+                opts.decks,
+                opts.cut,
+                opts.burn,
+                opts.burn_between_hands,
+                plan.sel_code,
+                plan.sel_param,
+                plan.stake_code,
+                plan.stake_param,
+                plan.win_net,
+                plan.banker_six,
+                plan.closes,
+                plan.side_bets,
+                plan.side_stakes,
+                slot_of,
+                plan.bankroll,
+                plan.unit,
+                plan.min_bet,
+                plan.max_bet,
+                plan.stop_low,
+                plan.stop_high,
+                FIBONACCI,
+                SEQ_1326,
+                max(0, n_paths - done),
+                out_int[sl],
+                out_float[sl],
+                out_slot[sl],
+                paths[done:] if done < n_paths else paths[:0],
+            )
         state = (int(starts[c, 0]) << 64) | int(starts[c, 1])
         done += c
         if progress is not None:
