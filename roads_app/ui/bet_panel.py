@@ -223,8 +223,11 @@ def render_bet_panel(
     if message:
         st.error(message, icon=":material/error:")
 
-    st.plotly_chart(bankroll_figure(curve), key=f"{key}_bankroll", config={"displayModeBar": False})
-    render_history(settled)
+    if settled.height:  # no chart to redraw on every result for a player not betting
+        st.plotly_chart(
+            bankroll_figure(curve), key=f"{key}_bankroll", config={"displayModeBar": False}
+        )
+    render_history(settled, table)
 
 
 def _placer(
@@ -239,13 +242,19 @@ def _shortcut(
     return lambda b: BL.place_shortcut(b, parts, stake, round_no=round_no, table=table)
 
 
-def render_history(settled: pl.DataFrame) -> None:
-    """Every bet, newest first, with its result."""
+def render_history(settled: pl.DataFrame, table: Table) -> None:
+    """Every bet, newest first, with its result (bets by the table's own labels)."""
     if not settled.height:
         st.caption("No bets yet: pick a chip, then a bet for the next round.")
         return
+    labels = {k: b.label for k, b in table.bets.items()}
     view = settled.sort("id", descending=True).select(
-        "round", "bet", "stake", "outcome", "net", "reason"
+        pl.col("round").alias("Round"),
+        pl.col("bet").replace_strict(labels, default=pl.col("bet")).alias("Bet"),
+        pl.col("stake").alias("Stake"),
+        pl.col("outcome").alias("Outcome"),
+        pl.col("net").alias("Net"),
+        pl.col("reason").fill_null("").alias("Note"),
     )
     st.dataframe(view, hide_index=True, height=min(36 * (view.height + 1), 300))
 
