@@ -162,7 +162,7 @@ def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _unit_net(
     bet: int,
     w: int,
