@@ -7,6 +7,7 @@ no traceback. Each subcommand is a small function; domain work lives in the core
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -98,5 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(e))
     except KeyboardInterrupt:
         return _fail("interrupted")
+    except BrokenPipeError:
+        # output piped into `head` and closed early: not an error the user made
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (OSError, ValueError) as e:
         return _fail(f"{type(e).__name__}: {e}")
