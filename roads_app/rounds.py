@@ -363,12 +363,19 @@ def derive_from_cards(rounds: pl.DataFrame) -> pl.DataFrame:
 
     out = rounds.with_columns(**hand("player_cards"), **hand("banker_cards"))
     has = pl.col("player_cards").is_not_null()
-    w = (
+    return out.with_columns(
+        winner=pl.when(has).then(winner_from_points()).otherwise(pl.col("winner"))
+    )
+
+
+def winner_from_points() -> pl.Expr:
+    """The winner the two totals decide (null where a total is unknown)."""
+    return (
         pl.when(pl.col("banker_points") > pl.col("player_points"))
         .then(pl.lit("B"))
         .when(pl.col("player_points") > pl.col("banker_points"))
         .then(pl.lit("P"))
-        .otherwise(pl.lit("T"))
+        .when(pl.col("player_points") == pl.col("banker_points"))
+        .then(pl.lit("T"))
         .cast(WINNER)
     )
-    return out.with_columns(winner=pl.when(has).then(w).otherwise(pl.col("winner")))

@@ -35,6 +35,7 @@ from roads_app.rounds import (
     ShoeMeta,
     check_composition,
     derive_from_cards,
+    winner_from_points,
 )
 
 DATA_DIR = Path("data")
@@ -295,14 +296,7 @@ def _check_agrees(given: pl.DataFrame, derived: pl.DataFrame) -> None:
     pts = derived.filter(
         pl.col("player_points").is_not_null() & pl.col("banker_points").is_not_null()
     )
-    w = (
-        pl.when(pl.col("banker_points") > pl.col("player_points"))
-        .then(pl.lit("B"))
-        .when(pl.col("player_points") > pl.col("banker_points"))
-        .then(pl.lit("P"))
-        .otherwise(pl.lit("T"))
-    )
-    bad = pts.with_columns(expect=w).filter(pl.col("winner").cast(pl.String) != pl.col("expect"))
+    bad = pts.with_columns(expect=winner_from_points()).filter(pl.col("winner") != pl.col("expect"))
     if bad.height:
         r = bad.row(0, named=True)
         raise StorageError(
