@@ -241,3 +241,38 @@ WAIT_ROUNDS_JS = """(n) => {
 def wait_rounds(page: Page, n: int, timeout_ms: float = 30_000) -> None:
     """Until the header says ``Round n`` and the drawn board holds n rounds."""
     page.wait_for_function(WAIT_ROUNDS_JS, arg=n, timeout=timeout_ms, polling="raf")
+
+
+PROBE_JS = """() => {
+  if (window.__roadsProbe) return;
+  const p = window.__roadsProbe = {down: null, seen: null, from: null};
+  const rounds = () => {
+    const m = Array.from(document.querySelectorAll('.js-plotly-plot'))
+      .map(g => g.layout && g.layout.meta)
+      .find(m => m && (m.road === 'board' || m.road === 'bead_plate'));
+    return m ? m.rounds : null;
+  };
+  document.addEventListener('keydown', () => {
+    p.down = performance.now(); p.seen = null; p.from = rounds();
+  }, true);
+  const tick = () => {
+    if (p.down !== null && p.seen === null && rounds() !== p.from) p.seen = performance.now();
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def install_latency_probe(page: Page) -> None:
+    """Time, inside the page, from a keydown to the first frame whose board has changed.
+
+    This is the latency a person sees; the Python-side clock around a press and a wait
+    adds the test driver's own round trips on top.
+    """
+    page.evaluate(PROBE_JS)
+
+
+def probe_latency_ms(page: Page) -> float:
+    """Milliseconds from the last keydown to the board's change (call after `wait_rounds`)."""
+    ms = page.evaluate("() => window.__roadsProbe.seen - window.__roadsProbe.down")
+    return round(float(ms), 1)
