@@ -1,0 +1,59 @@
+"""`roads-app` (the dashboard launcher): the command it runs and the one-line refusals."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from roads_app.cli import main
+from roads_app.errors import RoadsAppError, StorageError
+from roads_app.ui import launch
+
+
+def test_the_command_serves_app_py_with_nothing_to_configure():
+    cmd = launch.streamlit_command(8600, headless=True)
+    assert Path(cmd[cmd.index("run") + 1]) == launch.APP_PATH and launch.APP_PATH.exists()
+    flags = dict(zip(cmd[cmd.index("run") + 2 :: 2], cmd[cmd.index("run") + 3 :: 2], strict=True))
+    assert flags["--server.port"] == "8600"
+    assert flags["--server.headless"] == "true"
+    assert flags["--server.showEmailPrompt"] == "false"  # no first-run question
+    assert flags["--browser.gatherUsageStats"] == "false"
+    windowed = launch.streamlit_command(8501, headless=False)
+    assert windowed[windowed.index("--server.headless") + 1] == "false"
+
+
+@pytest.fixture
+def busy_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        s.listen(1)
+        yield s.getsockname()[1]
+
+
+def test_a_port_in_use_is_refused_in_one_line(busy_port: int, tmp_path: Path, capsys):
+    with pytest.raises(RoadsAppError, match="already in use"):
+        launch.check_port(busy_port)
+    code = main(["--port", str(busy_port), "--data", str(tmp_path / "d"), "--headless"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: ") and err.count("\n") == 1 and str(busy_port) in err
+
+
+def test_a_port_out_of_range_is_refused(capsys):
+    assert main(["--port", "70000", "--headless"]) == 2
+    assert "out of range" in capsys.readouterr().err
+
+
+def test_the_data_folder_is_created_and_made_absolute(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = launch.prepare_data_dir(Path("some/where"))
+    assert path.is_absolute() and path.is_dir() and path == tmp_path / "some" / "where"
+
+
+def test_a_data_folder_that_is_a_file_is_refused(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StorageError, match="cannot create the data folder"):
+        launch.prepare_data_dir(blocker / "data")
