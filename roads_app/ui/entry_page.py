@@ -115,8 +115,12 @@ def on_edit() -> None:
 
 
 def on_table_change() -> None:
-    """A new table suggests its own deck count."""
-    st.session_state["new_decks"] = load_table(st.session_state["new_table"]).shoe.decks
+    """A new table suggests its own deck count (a broken rules file says why instead)."""
+    session.clear_errors()
+    try:
+        st.session_state["new_decks"] = load_table(st.session_state["new_table"]).shoe.decks
+    except RoadsAppError as e:
+        session.set_error("new", str(e))
 
 
 def on_new_shoe() -> None:
@@ -233,14 +237,18 @@ def render_cards_entry() -> None:
 
 
 def render_edit(state: session.ShoeState) -> None:
+    """Pick a round (its content shows at once), then enter its replacement."""
     n = state.round_count
     if not n:
         st.caption("No rounds to edit yet.")
         return
+    if not 1 <= st.session_state.get("edit_round", 0) <= n:
+        st.session_state["edit_round"] = n  # first time, or the shoe got shorter
+    c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
+    no = int(c1.number_input("Round", 1, n, step=1, key="edit_round"))
+    c2.caption(f"Round {no} now: {_describe(state.rounds.row(no - 1, named=True))}")
     with st.form("edit_form", border=False):
-        c1, c2 = st.columns([1, 3])
-        no = c1.number_input("Round", 1, n, value=n, step=1, key="edit_round")
-        c2.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
+        st.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
                              key="edit_how", required=True)
         c1, c2, c3, c4 = st.columns(4)
         c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
@@ -253,9 +261,6 @@ def render_edit(state: session.ShoeState) -> None:
         c1.text_input("Player cards", key="edit_pc", placeholder="9s Kd")
         c2.text_input("Banker cards", key="edit_bc", placeholder="5c 2h 3d")
         st.form_submit_button("Replace round", on_click=on_edit)
-    if 1 <= no <= n:
-        row = state.rounds.row(int(no) - 1, named=True)
-        st.caption(f"Round {no} now: {_describe(row)}")
     _error("edit")
 
 
