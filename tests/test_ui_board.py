@@ -7,6 +7,7 @@ never against a stored copy of a figure.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -180,3 +181,32 @@ def test_save_checked_will_not_bring_back_a_deleted_shoe(tmp_path: Path):
     with pytest.raises(StaleShoeError, match="deleted"):
         save_checked(state, rounds_from_winners("BP"), tmp_path)
     assert not list(tmp_path.glob("*.parquet"))
+
+
+def _race(state, winners: str, start: threading.Barrier, folder: Path, outcome: list) -> None:
+    start.wait()
+    try:
+        save_checked(state, rounds_from_winners(winners), folder)
+        outcome.append(winners)
+    except StaleShoeError:
+        outcome.append("refused")
+
+
+def test_two_tabs_saving_the_same_shoe_at_once_never_both_win(tmp_path: Path):
+    """Tabs are threads of one server: exactly one of two racing saves may land."""
+    for _ in range(20):
+        base = save_checked(new_state(), rounds_from_winners("B"), tmp_path)
+        tabs = [load_state(base.meta.id, tmp_path) for _ in range(2)]
+        start = threading.Barrier(2)
+        outcome: list[str] = []
+        threads = [
+            threading.Thread(target=_race, args=(tab, w, start, tmp_path, outcome))
+            for tab, w in zip(tabs, ("BP", "BT"), strict=True)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcome)[1] == "refused", outcome
+        on_disk, _ = storage.load_shoe(base.meta.id, tmp_path)
+        assert "".join(on_disk["winner"].cast(pl.String).to_list()) in outcome

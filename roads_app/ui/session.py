@@ -18,6 +18,7 @@ and is tested directly; the rest reads and writes ``st.session_state``/``st.quer
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -54,12 +55,17 @@ def data_dir() -> Path:
     return path
 
 
-def _fingerprint(path: Path) -> tuple[int, int] | None:
+_SAVE_LOCK = threading.Lock()
+"""One check-then-write at a time: tabs are threads of one server process."""
+
+
+def _fingerprint(path: Path) -> tuple[int, int, int] | None:
+    """Identity of the file's current version: every atomic save is a new inode."""
     try:
         st_ = path.stat()
     except FileNotFoundError:
         return None
-    return st_.st_mtime_ns, st_.st_size
+    return st_.st_ino, st_.st_mtime_ns, st_.st_size
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,13 @@ class ShoeState:
     """One tab's copy of one shoe: what it shows and what it last read from disk.
 
     ``saved`` is False for a new shoe that has no file yet; ``stamp`` is the file's
-    (mtime, size) when it was last read or written, to notice writes by other tabs.
+    (inode, mtime, size) when it was last read or written, to notice other tabs' writes.
     """
 
     rounds: pl.DataFrame
     meta: ShoeMeta
     saved: bool = False
-    stamp: tuple[int, int] | None = None
+    stamp: tuple[int, int, int] | None = None
 
     @property
     def round_count(self) -> int:
@@ -109,27 +115,33 @@ def save_checked(
     given, the metadata is taken from the file (so a rename made in the library is
     kept, not overwritten by this tab's older copy).
     """
-    given = meta
+    with _SAVE_LOCK:
+        on_file = _check_unchanged(state, folder)
+        meta = meta or on_file
+        storage.save_shoe(rounds, meta, folder)
+        stamp = _fingerprint(storage.shoe_path(meta.id, folder))
+    return ShoeState(rounds, meta, saved=True, stamp=stamp)
+
+
+def _check_unchanged(state: ShoeState, folder: Path) -> ShoeMeta:
+    """Refuse if the file is not what ``state`` last saw; return the file's metadata."""
     meta = state.meta
     path = storage.shoe_path(meta.id, folder)
-    if state.saved:
-        if not path.exists():
+    if not state.saved:
+        if path.exists():
+            raise StaleShoeError(f"shoe id {meta.id} is already taken: start a new shoe")
+        return meta
+    if not path.exists():
+        raise StaleShoeError(f"shoe {meta.id} was deleted elsewhere: start a new shoe to go on")
+    if _fingerprint(path) != state.stamp:
+        on_disk, meta = storage.load_shoe(meta.id, folder)
+        if not on_disk.equals(state.rounds):
             raise StaleShoeError(
-                f"shoe {meta.id} was deleted elsewhere: start a new shoe to go on"
+                f"shoe {meta.id} was changed in another tab or window "
+                f"({on_disk.height} rounds saved there, {state.rounds.height} here): "
+                "it has been reloaded, enter your result again"
             )
-        if _fingerprint(path) != state.stamp:
-            on_disk, meta = storage.load_shoe(meta.id, folder)
-            if not on_disk.equals(state.rounds):
-                raise StaleShoeError(
-                    f"shoe {meta.id} was changed in another tab or window "
-                    f"({on_disk.height} rounds saved there, {state.rounds.height} here): "
-                    "it has been reloaded, enter your result again"
-                )
-    elif path.exists():
-        raise StaleShoeError(f"shoe id {meta.id} is already taken: start a new shoe")
-    meta = given or meta
-    storage.save_shoe(rounds, meta, folder)
-    return ShoeState(rounds, meta, saved=True, stamp=_fingerprint(path))
+    return meta
 
 
 # --- the tab's state (Streamlit) ----------------------------------------------------------
