@@ -44,13 +44,18 @@ def preload() -> None:
     already loaded for the first visitor (about 0.8 s off the first page load). The
     pages themselves are left to Streamlit: their ``st.cache_data`` needs its runtime.
     """
+    import pandas  # noqa: F401  (Streamlit styles the live-odds table with it)
     import streamlit.elements.plotly_chart  # noqa: F401  (the slowest Streamlit import)
 
-    from roads_app import live_odds, stats  # noqa: F401
-    from roads_app.rounds import rounds_from_winners
+    from roads_app import live_odds, stats
+    from roads_app.rounds import ShoeMeta, empty_rounds, rounds_from_winners
+    from roads_app.rules import load_table
     from roads_app.ui import board
 
-    board.board_figure(rounds_from_winners("BPPBTB"))
+    warm = rounds_from_winners("BPPBTB")
+    board.board_figure(warm)
+    stats.shoe_stats(warm)
+    live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table("classic"))
 
 
 def check_port(port: int) -> None:
