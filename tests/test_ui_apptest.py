@@ -7,6 +7,7 @@ must leave the file as it was, and a second "tab" must find the shoe again.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -320,3 +321,23 @@ def test_opening_a_shoe_saved_elsewhere_shows_it(data: Path):
     at = open_app(meta.id)
     assert shown_round(at) == 6
     assert "imported" in header(at)
+
+
+def board_meta(at: AppTest) -> dict:
+    metas = [json.loads(c.proto.spec)["layout"].get("meta") for c in at.get("plotly_chart")]
+    boards = [m for m in metas if m and m.get("road") == "board"]
+    assert len(boards) == 1
+    return boards[0]
+
+
+def test_the_ask_road_ghosts_on_the_board_on_demand_and_changes_nothing(data: Path):
+    at = open_app()
+    for key in ("btn_B", "btn_P", "btn_P"):
+        click(at, key)
+    shoe = url_shoe(at)
+    assert board_meta(at)["ask"] is None
+    at.segmented_control(key="ask_road").set_value("B").run()
+    meta = board_meta(at)
+    assert meta["ask"] == "B" and meta["rounds"] == 3
+    assert winners_on_disk(data, shoe) == "BPP"
+    assert any(m.value.startswith("Banker next?") for m in at.markdown)

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from roads_app import storage
-from roads_app.roads import all_roads
+from roads_app.roads import all_roads, ask_road
 from roads_app.rounds import add_cards, rounds_from_winners
 from roads_app.ui import board
 from roads_app.ui.session import StaleShoeError, load_state, new_state, save_checked
@@ -210,3 +210,28 @@ def test_two_tabs_saving_the_same_shoe_at_once_never_both_win(tmp_path: Path):
         assert sorted(outcome)[1] == "refused", outcome
         on_disk, _ = storage.load_shoe(base.meta.id, tmp_path)
         assert "".join(on_disk["winner"].cast(pl.String).to_list()) in outcome
+
+
+@settings(max_examples=50, deadline=None)
+@given(shoes, hs.sampled_from("BP"))
+def test_ghosted_ask_road_agrees_with_ask_road_and_stays_in_view(text: str, side: str):
+    rounds = rounds_from_winners(text)
+    fig = board.board_figure(rounds, ask=side)
+    assert fig.layout.meta["ask"] == side
+    want = ask_road(rounds, side)
+    for kind, axis in (("big_eye_boy", "x3"), ("small_road", "x4"), ("cockroach_pig", "x5")):
+        ghosts = [t for t in fig.data if t.name.startswith("ask ") and t.xaxis == axis]
+        if want[kind] is None:
+            assert ghosts == []
+        else:
+            assert [(t.name, len(t.x)) for t in ghosts] == [(f"ask {want[kind]}", 1)]
+            x0, x1 = fig.layout[f"xaxis{axis[1:]}"].range
+            assert x0 < ghosts[0].x[0] < x1
+            assert ghosts[0].opacity < 1
+    # the big road always gains its cell (a B/P result), in the result's colour (a
+    # leading tie-only cell it takes over keeps its tie slash)
+    big = [t for t in fig.data if t.name.startswith("ask ") and t.xaxis == "x2"
+           and t.name != "ask ties"]  # fmt: skip
+    assert [(t.name, t.marker.color) for t in big] == [(f"ask {side}", board.WINNER_COLOUR[side])]
+    # and nothing of the real roads changed
+    assert fig.layout.meta["roads"] == board.board_figure(rounds).layout.meta["roads"]

@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 import polars as pl
 
 from roads_app.roads import all_roads
+from roads_app.rounds import add_winner
 
 ROWS = 6
 CELL_PX = 22
@@ -393,18 +394,25 @@ def board_figure(
     bead_cols: int = BEAD_COLS,
     big_road_cols: int = BIG_ROAD_COLS,
     derived_cols: int = DERIVED_COLS,
+    ask: str | None = None,
 ) -> go.Figure:
     """The whole scoreboard as one figure, laid out as on casino boards.
 
     Bead plate on the left; big road on the right with the three derived roads side by
     side under it at half cell size. One figure (five pairs of axes) rather than five
     keeps the browser's redraw after each result to one Plotly update. ``layout.meta``
-    has ``{"road": "board", "rounds": n, "roads": {name: {"rounds", "marks"}}}``.
+    has ``{"road": "board", "rounds": n, "ask": ask, "roads": {name: {"rounds", "marks"}}}``.
+
+    ``ask="B"`` or ``"P"`` (needs the rounds frame) adds the ask road on the board: the
+    marks that result would add, ghosted (faint), in every road where it adds one.
     """
-    roads = (
-        rounds_or_roads if isinstance(rounds_or_roads, Mapping)
-        else all_roads(rounds_or_roads, rows=rows)
-    )
+    if isinstance(rounds_or_roads, Mapping):
+        if ask is not None:
+            raise ValueError("the ask road needs the rounds frame, not the roads")
+        roads, ghosts = rounds_or_roads, {}
+    else:
+        roads = all_roads(rounds_or_roads, rows=rows)
+        ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
     half = cell_px / 2
     title, gap = BOARD_TITLE_PX, BOARD_GAP_PX
     bead_w, big_w = bead_cols * cell_px, big_road_cols * cell_px
@@ -438,6 +446,8 @@ def board_figure(
     metas = {}
     for i, (name, left, top, w, h, cols, traces) in enumerate(boxes, start=1):
         suffix = "" if i == 1 else str(i)
+        if name in ghosts:
+            traces = traces + _ghost_traces(name, ghosts[name], cell_px, half)
         xaxis, yaxis = _axes(roads[name], rows, cols)
         xaxis["domain"] = [left / width, (left + w) / width]
         yaxis["domain"] = [1 - (top + h) / height, 1 - top / height]
@@ -456,9 +466,40 @@ def board_figure(
     layout["meta"] = {
         "road": "board",
         "rounds": metas["bead_plate"]["rounds"],
+        "ask": ask,
         "roads": metas,
     }
     return go.Figure(data=data, layout=layout)
+
+
+GHOST_OPACITY = 0.35
+
+
+def _ask_marks(rounds: pl.DataFrame, ask: str, rows: int) -> dict[str, pl.DataFrame]:
+    """Per road, the cells one more ``ask`` result would add (only roads that gain one)."""
+    nxt = add_winner(rounds, ask)
+    new_round = nxt.height
+    out = {}
+    for name, road in all_roads(nxt, rows=rows).items():
+        cells = road.filter(pl.col("round") == new_round)
+        if cells.height:
+            out[name] = cells
+    return out
+
+
+def _ghost_traces(
+    name: str, cells: pl.DataFrame, cell_px: float, half: float
+) -> list[dict[str, Any]]:
+    if name == "bead_plate":
+        traces = _bead_traces(cells, cell_px, show_points=False)
+    elif name == "big_road":
+        traces = _big_road_traces(cells, cell_px, mini=True)
+    else:
+        traces = _derived_traces(cells, name, half)
+    for t in traces:
+        t["name"] = f"ask {t['name']}"
+        t["opacity"] = GHOST_OPACITY
+    return traces
 
 
 def ask_road_text(marks: Mapping[str, str | None]) -> str:

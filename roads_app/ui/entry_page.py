@@ -139,17 +139,27 @@ def _chart(fig: Any, key: str) -> None:
     st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
 
 
-def render_board(rounds: pl.DataFrame) -> None:
-    """The five roads as one figure: one Plotly update in the browser per result."""
-    _chart(board.board_figure(rounds), "board")
+def render_board(rounds: pl.DataFrame, ask: str | None = None) -> None:
+    """The five roads as one figure: one Plotly update in the browser per result.
+
+    ``ask`` ("B"/"P") ghosts on the board the marks that result would add.
+    """
+    _chart(board.board_figure(rounds, ask=ask), "board")
 
 
 def render_ask_road(rounds: pl.DataFrame) -> None:
-    """What each derived road would add after a Banker or a Player result."""
+    """What each derived road would add after a Banker or a Player result.
+
+    Always as text; picking one also ghosts its marks on the board (next rerun draws it).
+    """
     st.markdown("**Ask road**")
     for side, word in (("B", "Banker"), ("P", "Player")):
         marks = ask_road(rounds, side)
         st.markdown(f"{word} next? {board.ask_road_text(marks)}")
+    st.segmented_control(
+        "Show on the board", ["B", "P"], key="ask_road",
+        format_func=lambda w: f"{WINNER_WORD[w]} next?",
+    )
 
 
 def _pct(value: float | None) -> str:
@@ -295,7 +305,7 @@ def shoe_fragment() -> None:
     _header(state)
     main, side = st.columns([3.4, 1], gap="medium")
     with main:
-        render_board(state.rounds)
+        render_board(state.rounds, ask=st.session_state.get("ask_road"))
         render_quick_entry(state)
         points, cards, edit, new = st.tabs(["By points", "By cards", "Edit a round", "New shoe"])
         with points:
