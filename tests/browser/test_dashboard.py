@@ -191,3 +191,24 @@ def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
     wait_idle(page)
     assert round_count(page) == start + 16
     assert board_meta(page)["bead_plate"]["marks"] == start + 16
+
+
+def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
+    app_server: AppServer, page: Page, browser
+):
+    open_board(page, app_server.url)
+    for i, key in enumerate("bp", start=1):
+        page.keyboard.press(key)
+        wait_rounds(page, i)
+    other = browser.new_context(viewport=page.viewport_size).new_page()
+    try:
+        open_board(other, page.url, rounds=2)
+        other.keyboard.press("t")
+        wait_rounds(other, 3)
+
+        page.keyboard.press("b")  # this tab still shows BP
+        error_box(page, "another tab").wait_for()
+        wait_rounds(page, 3)  # refused, and it now shows the newer shoe
+        assert winners_on_disk(app_server, shoe_of(page)) == "BPT"
+    finally:
+        other.context.close()
