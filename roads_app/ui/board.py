@@ -9,7 +9,8 @@ Derived roads use half-size cells, as on the boards in casinos.
 Cell ``(col, row)`` is drawn centred at ``(col + 0.5, row + 0.5)`` with row 0 on top.
 Only the last ``cols_visible`` columns are in the x range, so the newest column is
 always in view while the data keeps every mark. ``layout.meta`` carries the road's
-name, the number of rounds and of marks, so a browser test can see the board change.
+name, the last round it shows a mark for (``rounds``; on the bead plate, the shoe's
+round count) and its number of marks, so a browser test can see the board change.
 
 >>> import polars as pl
 >>> road = pl.DataFrame({"col": [0, 0, 1], "row": [0, 1, 0], "round": [1, 2, 3],
