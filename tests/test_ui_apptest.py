@@ -341,3 +341,22 @@ def test_the_ask_road_ghosts_on_the_board_on_demand_and_changes_nothing(data: Pa
     assert meta["ask"] == "B" and meta["rounds"] == 3
     assert winners_on_disk(data, shoe) == "BPP"
     assert any(m.value.startswith("Banker next?") for m in at.markdown)
+
+
+def test_a_failed_save_is_a_message_and_the_shoe_stays_as_it_was(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+):
+    at = click(open_app(), "btn_B")
+    shoe = url_shoe(at)
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(storage, "save_shoe", disk_full)
+    click(at, "btn_P")
+    assert any("No space left" in e and "nothing was changed" in e for e in errors(at))
+    assert shown_round(at) == 1
+    monkeypatch.undo()
+    monkeypatch.setenv(session.DATA_ENV, str(data))
+    click(at, "btn_P")
+    assert winners_on_disk(data, shoe) == "BP"

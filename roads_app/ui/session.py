@@ -118,7 +118,15 @@ def save_checked(
     with _SAVE_LOCK:
         on_file = _check_unchanged(state, folder)
         meta = meta or on_file
-        storage.save_shoe(rounds, meta, folder)
+        try:
+            storage.save_shoe(rounds, meta, folder)
+        except StorageError:
+            raise
+        except OSError as e:  # disk full, folder gone: the old file is still whole
+            raise StorageError(
+                f"could not save shoe {meta.id} in {folder}: {e.strerror or e}; "
+                "nothing was changed"
+            ) from None
         stamp = _fingerprint(storage.shoe_path(meta.id, folder))
     return ShoeState(rounds, meta, saved=True, stamp=stamp)
 
