@@ -55,7 +55,10 @@ def preload() -> None:
     warm = rounds_from_winners("BPPBTB")
     board.board_figure(warm)
     stats.shoe_stats(warm)
-    live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table("classic"))
+    try:  # only a warm-up: a broken rules file is for the pages to report, not to stop us
+        live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table("classic"))
+    except RoadsAppError as e:
+        print(f"note: odds not warmed up: {e}", file=sys.stderr)
 
 
 def check_port(port: int) -> None:
