@@ -135,10 +135,20 @@ _AXIS: dict[str, Any] = {
 }
 
 
-def _axes(road: pl.DataFrame, rows: int, cols_visible: int) -> tuple[dict, dict]:
-    """x and y axis of one road: gridlines on cell borders, newest column in view."""
+def _axes(
+    road: pl.DataFrame, rows: int, cols_visible: int, x_id: str = "x"
+) -> tuple[dict, dict]:
+    """x and y axis of one road: gridlines on cell borders, newest column in view.
+
+    The y scale is tied to the x scale, so where the page is narrower than the figure
+    (Streamlit then narrows it, keeping its height) the cells shrink but stay square,
+    packed to the top-left of their box, instead of being squeezed sideways.
+    """
     x0, x1 = visible_range(road, cols_visible)
-    return {**_AXIS, "range": [x0, x1]}, {**_AXIS, "range": [rows, 0]}
+    xaxis = {**_AXIS, "range": [x0, x1], "constrain": "domain", "constraintoward": "left"}
+    yaxis = {**_AXIS, "range": [rows, 0], "scaleanchor": x_id, "scaleratio": 1,
+             "constrain": "domain", "constraintoward": "top"}  # fmt: skip
+    return xaxis, yaxis
 
 
 def _meta(road: pl.DataFrame, name: str) -> dict[str, Any]:
@@ -449,7 +459,7 @@ def board_figure(
         suffix = "" if i == 1 else str(i)
         if name in ghosts:
             traces = traces + _ghost_traces(name, ghosts[name], cell_px, half)
-        xaxis, yaxis = _axes(roads[name], rows, cols)
+        xaxis, yaxis = _axes(roads[name], rows, cols, f"x{suffix}")
         xaxis["domain"] = [left / width, (left + w) / width]
         yaxis["domain"] = [1 - (top + h) / height, 1 - top / height]
         xaxis["anchor"], yaxis["anchor"] = f"y{suffix}", f"x{suffix}"

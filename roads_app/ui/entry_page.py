@@ -157,8 +157,7 @@ def render_ask_road(rounds: pl.DataFrame) -> None:
         marks = ask_road(rounds, side)
         st.markdown(f"{word} next? {board.ask_road_text(marks)}")
     st.segmented_control(
-        "Show on the board", ["B", "P"], key="ask_road",
-        format_func=lambda w: f"{WINNER_WORD[w]} next?",
+        "Ghost it on the board", ["B", "P"], key="ask_road", format_func=WINNER_WORD.__getitem__
     )
 
 
