@@ -212,3 +212,35 @@ def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
         assert winners_on_disk(app_server, shoe_of(page)) == "BPT"
     finally:
         other.context.close()
+
+
+CELL_SIZES_JS = """() => {
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
+  const fl = g._fullLayout, out = [];
+  for (const n of ['', '2', '3', '4', '5']) {
+    const xa = fl['xaxis' + n], ya = fl['yaxis' + n];
+    if (!xa || !ya) { out.push(null); continue; }
+    out.push([Math.abs(xa._length / (xa.range[1] - xa.range[0])),
+              Math.abs(ya._length / (ya.range[1] - ya.range[0]))]);
+  }
+  return out;
+}"""
+
+
+def test_cells_stay_square_in_a_narrow_window(app_server: AppServer, browser):
+    """Streamlit narrows a figure wider than its column; the cells must not be squeezed."""
+    for width in (1024, 1440):
+        context = browser.new_context(viewport={"width": width, "height": 800})
+        try:
+            page = context.new_page()
+            open_board(page, app_server.url)
+            for i, key in enumerate("bpbbpbppbp", start=1):  # a mark on every road
+                page.keyboard.press(key)
+                wait_rounds(page, i)
+            sizes = page.evaluate(CELL_SIZES_JS)
+            assert len(sizes) == 5 and None not in sizes, sizes
+            for px_x, px_y in sizes:
+                assert px_x == pytest.approx(px_y, rel=0.03), (width, sizes)
+        finally:
+            context.close()
