@@ -19,6 +19,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,10 @@ FORMAT_VERSION = "1"
 FORMATS: tuple[str, ...] = ("parquet", "csv", "json")
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+WRITE_LOCK = threading.RLock()
+"""Held by every read-modify-write of a saved shoe (rename here, checked saves in the
+dashboard): the dashboard's tabs are threads of one server process."""
 
 
 # --- names and atomic writes ---------------------------------------------------------
@@ -203,9 +208,10 @@ def rename_shoe(shoe_id: str, name: str, data_dir: Path = DATA_DIR) -> ShoeMeta:
     name = name.strip()
     if not name or len(name) > 100 or any(ch in name for ch in "\n\r\t"):
         raise StorageError("a shoe name is 1 to 100 characters on one line")
-    rounds, meta = load_shoe(shoe_id, data_dir)
-    new = ShoeMeta.from_dict({**meta.to_dict(), "name": name})
-    save_shoe(rounds, new, data_dir)
+    with WRITE_LOCK:  # read-modify-write: no result saved by a tab may slip in between
+        rounds, meta = load_shoe(shoe_id, data_dir)
+        new = ShoeMeta.from_dict({**meta.to_dict(), "name": name})
+        save_shoe(rounds, new, data_dir)
     return new
 
 

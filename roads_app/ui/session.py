@@ -18,7 +18,6 @@ and is tested directly; the rest reads and writes ``st.session_state``/``st.quer
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -55,8 +54,8 @@ def data_dir() -> Path:
     return path
 
 
-_SAVE_LOCK = threading.Lock()
-"""One check-then-write at a time: tabs are threads of one server process."""
+_SAVE_LOCK = storage.WRITE_LOCK
+"""One check-then-write at a time, shared with the library's rename (tabs are threads)."""
 
 
 def _fingerprint(path: Path) -> tuple[int, int, int] | None:

@@ -1,0 +1,39 @@
+"""A rename in the library and a result saved by a tab, at the same moment: both land."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from roads_app import storage
+from roads_app.rounds import add_winner
+from roads_app.shoe import deal_shoe
+from roads_app.ui import session
+
+
+def test_rename_racing_a_save_never_drops_the_round(tmp_path: Path) -> None:
+    dealt = deal_shoe(4)
+    storage.save_shoe(dealt.rounds.head(30), dealt.meta, tmp_path)
+    lost = []
+    for i in range(40):
+        state = session.load_state(dealt.meta.id, tmp_path)
+        more = add_winner(state.rounds, "B")
+        gate = threading.Barrier(2)
+
+        def rename(name: str = f"renamed {i}", gate: threading.Barrier = gate) -> None:
+            gate.wait()
+            storage.rename_shoe(dealt.meta.id, name, tmp_path)
+
+        def save(state=state, more=more, gate: threading.Barrier = gate) -> None:
+            gate.wait()
+            session.save_checked(state, more, tmp_path)
+
+        threads = [threading.Thread(target=rename), threading.Thread(target=save)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        rounds, meta = storage.load_shoe(dealt.meta.id, tmp_path)
+        if rounds.height != more.height or meta.name != f"renamed {i}":
+            lost.append((i, rounds.height, more.height, meta.name))
+    assert not lost
