@@ -15,6 +15,7 @@ Helpers the page tests use: `wait_idle`, `wait_rounds`, `board_meta`, `round_cou
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import select
 import signal
@@ -276,3 +277,16 @@ def probe_latency_ms(page: Page) -> float:
     """Milliseconds from the last keydown to the board's change (call after `wait_rounds`)."""
     ms = page.evaluate("() => window.__roadsProbe.seen - window.__roadsProbe.down")
     return round(float(ms), 1)
+
+
+TIMINGS = REPO / ".benchmarks" / "dashboard.json"
+"""Figures the browser tests measure (git-ignored; read by bench/ and the closing notes)."""
+
+
+def record(name: str, value: object) -> None:
+    """Keep a measured figure for the report (not an assertion)."""
+    TIMINGS.parent.mkdir(exist_ok=True)
+    figures = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+    figures[name] = value
+    TIMINGS.write_text(json.dumps(figures, indent=2))
+    print(f"\n{name}: {value}")

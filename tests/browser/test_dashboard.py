@@ -9,7 +9,6 @@ they are measured, never asserted.
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 
@@ -21,6 +20,7 @@ from conftest import (
     board_meta,
     install_latency_probe,
     probe_latency_ms,
+    record,
     round_count,
     wait_idle,
     wait_rounds,
@@ -32,17 +32,7 @@ from roads_app.shoe import ShoeOptions, deal_shoe
 
 pytestmark = pytest.mark.browser
 
-TIMINGS = REPO / ".benchmarks" / "dashboard.json"
 SCREENSHOT = REPO / "docs" / "dashboard.png"
-
-
-def record(name: str, value: object) -> None:
-    """Keep a measured figure for the report (not an assertion)."""
-    TIMINGS.parent.mkdir(exist_ok=True)
-    figures = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
-    figures[name] = value
-    TIMINGS.write_text(json.dumps(figures, indent=2))
-    print(f"\n{name}: {value}")
 
 
 def open_board(page: Page, url: str, rounds: int = 0) -> float:
@@ -111,7 +101,9 @@ def test_entry_by_cards_and_a_forbidden_sequence(app_server: AppServer, page: Pa
     rounds, _ = storage.load_shoe(shoe_of(page), app_server.data_dir)
     row = rounds.row(0, named=True)
     assert (row["winner"], row["player_cards"], row["banker_cards"]) == (
-        "P", ["Ts", "9d"], ["Tc", "5d"]
+        "P",
+        ["Ts", "9d"],
+        ["Tc", "5d"],
     )
 
 

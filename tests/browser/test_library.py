@@ -8,14 +8,13 @@ measured, never asserted.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import REPO, AppServer, board_meta, round_count, wait_idle, wait_rounds
+from conftest import AppServer, board_meta, record, round_count, wait_idle, wait_rounds
 from playwright.sync_api import Page, expect
 
 from roads_app import storage
@@ -23,17 +22,6 @@ from roads_app.rounds import ShoeMeta, rounds_from_winners
 from roads_app.shoe import deal_shoe
 
 pytestmark = pytest.mark.browser
-
-TIMINGS = REPO / ".benchmarks" / "dashboard.json"
-
-
-def record(name: str, value: object) -> None:
-    """Keep a measured figure for the report (not an assertion)."""
-    TIMINGS.parent.mkdir(exist_ok=True)
-    figures = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
-    figures[name] = value
-    TIMINGS.write_text(json.dumps(figures, indent=2))
-    print(f"\n{name}: {value}")
 
 
 def key(name: str) -> str:
@@ -105,8 +93,7 @@ def test_import_a_file_then_replay_it_step_by_step(
     turned = page.locator('[data-testid="reveal"] [data-turn]')
     expect(turned).to_have_count(len(row["player_cards"]) + len(row["banker_cards"]))
     order = sorted(
-        (int(t.get_attribute("data-turn") or 0), t.get_attribute("data-card"))
-        for t in turned.all()
+        (int(t.get_attribute("data-turn") or 0), t.get_attribute("data-card")) for t in turned.all()
     )
     p, b = row["player_cards"], row["banker_cards"]
     assert [c for _, c in order] == [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
