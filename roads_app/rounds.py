@@ -225,7 +225,7 @@ def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[
         first = _first_round_exceeding(rounds, code, decks)
         where = f" (the extra one in round {first})" if first else ""
         raise ShoeCompositionError(
-            f"{n} × {code} seen but a {decks}-deck shoe holds only {decks}{where}"
+            f"{n} × {code} seen but the {decks}-deck shoe holds only {decks}{where}"
         )
 
 

@@ -54,7 +54,7 @@ class ShoeOptions:
         if not 0 <= self.cut <= self.cards // 2:
             raise RoundError(
                 f"cut {self.cut} is out of range: 0 to {self.cards // 2} cards from the end "
-                f"of a {self.decks}-deck shoe"
+                f"of the {self.decks}-deck shoe"
             )
 
     @property
