@@ -121,7 +121,7 @@ def _check_seen(full: np.ndarray, seen: np.ndarray, decks: int) -> None:
     if over.size:
         i = int(over[np.argmax(seen[over])])
         raise ShoeCompositionError(
-            f"{int(seen[i])} × {C.ALL_CARDS[i]} seen but a {decks}-deck shoe holds only {decks}"
+            f"{int(seen[i])} × {C.ALL_CARDS[i]} seen but the {decks}-deck shoe holds only {decks}"
         )
 
 
