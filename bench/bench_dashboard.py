@@ -37,8 +37,8 @@ from conftest import (  # noqa: E402  (the browser-test fixtures, reused as plai
 )
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from roads_app import storage  # noqa: E402
-from roads_app.shoe import deal_shoe  # noqa: E402
+from roads_app.game.shoe import deal_shoe  # noqa: E402
+from roads_app.store import files as storage  # noqa: E402
 
 
 def main() -> int:

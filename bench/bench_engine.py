@@ -28,10 +28,10 @@ import time
 
 import numba
 
-from roads_app import backtest as B
-from roads_app import engine as E
-from roads_app import strategies as S
-from roads_app.rules import load_table
+from roads_app.bets.tables import load_table
+from roads_app.sim import backtest as B
+from roads_app.sim import kernel as E
+from roads_app.sim import strategies as S
 
 TABLE = load_table("classic")
 
@@ -59,7 +59,7 @@ def timed(label: str, p: E.Plan, shoes: int, threads: int) -> float:
 def cold_compile() -> None:
     code = (
         "import time; t=time.perf_counter(); import sys; sys.path.insert(0, '.');"
-        "from bench.bench_engine import plan; from roads_app import engine as E;"
+        "from bench.bench_engine import plan; from roads_app.sim import kernel as E;"
         "E.run_fast(plan('flat', bet='banker'), 1, 10);"
         "print(f'{time.perf_counter()-t:.1f}')"
     )

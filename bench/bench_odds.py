@@ -18,10 +18,10 @@ import time
 import numba
 import numpy as np
 
-from roads_app.live_odds import hand_compositions, live_odds, odds_study
-from roads_app.odds import bet_odds, full_shoe_counts, odds_many, outcomes
-from roads_app.rules import load_table
-from roads_app.shoe import deal_shoe
+from roads_app.bets.live_odds import hand_compositions, live_odds, odds_study
+from roads_app.bets.odds import bet_odds, full_shoe_counts, odds_many, outcomes
+from roads_app.bets.tables import load_table
+from roads_app.game.shoe import deal_shoe
 
 
 def per_call(label: str, n: int, fn) -> None:

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from roads_app import bets_log, storage
-from roads_app.rounds import ShoeMeta
-from roads_app.shoe import deal_shoe
+from roads_app.bets import ledger as bets_log
+from roads_app.game.rounds import ShoeMeta
+from roads_app.game.shoe import deal_shoe
+from roads_app.store import files as storage
 
 STEPS = 30
 

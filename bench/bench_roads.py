@@ -27,9 +27,10 @@ import numpy as np
 import polars as pl
 
 T0 = time.perf_counter()
-from roads_app import roads, stats  # noqa: E402
-from roads_app.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA  # noqa: E402
-from roads_app.shoe import deal_shoe  # noqa: E402
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA  # noqa: E402
+from roads_app.game.shoe import deal_shoe  # noqa: E402
+from roads_app.roads import grids as roads  # noqa: E402
+from roads_app.roads import stats  # noqa: E402
 
 IMPORT_S = time.perf_counter() - T0
 
@@ -67,8 +68,8 @@ def synthetic_shoes(n_shoes: int, seed: int = 7) -> pl.DataFrame:
 
 COLD = """
 import time
-from roads_app.rounds import rounds_from_winners
-from roads_app import roads
+from roads_app.game.rounds import rounds_from_winners
+from roads_app.roads import grids as roads
 t = time.perf_counter()
 roads.all_roads(rounds_from_winners("BPPBT" * 16))
 print(time.perf_counter() - t)
@@ -105,7 +106,7 @@ def main() -> None:
     t = time.perf_counter()
     roads.all_roads(one)
     first = time.perf_counter() - t
-    print(f"import roads_app.roads: {IMPORT_S * 1e3:.0f} ms")
+    print(f"import roads_app.roads.grids: {IMPORT_S * 1e3:.0f} ms")
     print(f"first call in this process (Numba cache load + warm-up): {first * 1e3:.0f} ms")
     print(f"cold Numba compile (fresh process, empty cache): {cold_compile_s() * 1e3:.0f} ms")
 

@@ -13,9 +13,9 @@ import time
 import numpy as np
 import polars as pl
 
-from roads_app.rules import load_table
-from roads_app.settlement import settle, settle_features
-from roads_app.shoe import ShoeOptions, deal_shoes
+from roads_app.bets.settlement import settle, settle_features
+from roads_app.bets.tables import load_table
+from roads_app.game.shoe import ShoeOptions, deal_shoes
 
 N_SHOES = 10_000
 DEALT = 500

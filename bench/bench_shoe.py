@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from roads_app.shoe import ShoeOptions, deal_hands, deal_shoe, shuffled_shoe
+from roads_app.game.shoe import ShoeOptions, deal_hands, deal_shoe, shuffled_shoe
 
 
 def rate(label: str, n: int, fn) -> None:

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import backtest as B
-from roads_app import strategies as S
+from roads_app.bets.tables import load_table
 from roads_app.cli import main
 from roads_app.errors import BetError, RoadsAppError, StrategyError
-from roads_app.rounds import ShoeMeta, rounds_from_winners
-from roads_app.rules import load_table
-from roads_app.shoe import deal_shoe
-from roads_app.storage import save_shoe
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.game.shoe import deal_shoe
+from roads_app.sim import backtest as B
+from roads_app.sim import strategies as S
+from roads_app.store.files import save_shoe
 
 # House edges from the spec (rules.md, "Reference figures", 8 decks off the top).
 SPEC_EDGE = {

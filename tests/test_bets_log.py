@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import bets_log as BL
+from roads_app.bets import ledger as BL
 from roads_app.errors import BetError, StorageError
 
 
@@ -187,8 +187,8 @@ def test_ids_that_could_leave_the_data_folder_are_refused(tmp_path: Path, bad: s
 
 
 def test_settle_log_uses_the_table_payouts_and_leaves_later_rounds_pending() -> None:
-    from roads_app.rounds import rounds_from_winners
-    from roads_app.rules import load_table
+    from roads_app.bets.tables import load_table
+    from roads_app.game.rounds import rounds_from_winners
 
     t = load_table("classic")
     log = BL.place(BL.empty_bets(), "banker", 100, round_no=1, table=t)
@@ -207,8 +207,8 @@ def test_settle_log_uses_the_table_payouts_and_leaves_later_rounds_pending() -> 
 
 
 def test_no_commission_banker_pays_half_on_a_winning_six() -> None:
-    from roads_app.rounds import add_cards, empty_rounds
-    from roads_app.rules import load_table
+    from roads_app.bets.tables import load_table
+    from roads_app.game.rounds import add_cards, empty_rounds
 
     t = load_table("winbox-no-commission")
     # banker wins with 6 (three cards), then banker wins with 7
@@ -221,7 +221,7 @@ def test_no_commission_banker_pays_half_on_a_winning_six() -> None:
 
 
 def test_closed_side_bet_cannot_be_placed_after_its_closing_round() -> None:
-    from roads_app.rules import load_table
+    from roads_app.bets.tables import load_table
 
     t = load_table("winbox")  # Big/Small close after round 20 (seed 001)
     big = next(b for b in t.bets if b == "big")

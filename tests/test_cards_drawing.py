@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roads_app import cards as C
-from roads_app.drawing import banker_draws, check_hand, play_hand, player_draws
 from roads_app.errors import CardError, DrawingRuleError
+from roads_app.game import cards as C
+from roads_app.game.drawing import banker_draws, check_hand, play_hand, player_draws
 
 # The banker's tableau as printed on casino boards (seeds 000 and 003, spec):
 # rows = banker's two-card total 0..7, columns = player's third card value 0..9,

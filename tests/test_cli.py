@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from roads_app.rounds import MULTI_SHOE_SCHEMA
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from roads_app import backtest as B
-from roads_app import engine as E
-from roads_app import strategies as S
-from roads_app.roads import ask_road
-from roads_app.rounds import rounds_from_winners
-from roads_app.rules import BET_IDS, load_table
-from roads_app.shoe import ShoeOptions, deal_shoe
+from roads_app.bets.tables import BET_IDS, load_table
+from roads_app.game.rounds import rounds_from_winners
+from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.roads.grids import ask_road
+from roads_app.sim import backtest as B
+from roads_app.sim import kernel as E
+from roads_app.sim import strategies as S
 
 WINNER_CODE = {"B": E.W_BANKER, "P": E.W_PLAYER, "T": E.W_TIE}
 

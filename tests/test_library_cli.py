@@ -10,10 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from roads_app import library, storage
 from roads_app.cli import main
-from roads_app.rounds import ShoeMeta, rounds_from_winners
-from roads_app.shoe import ShoeOptions, deal_shoe
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.store import files as storage
+from roads_app.store import library
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:

@@ -16,11 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import cards as C
-from roads_app.cli import main
-from roads_app.drawing import Hand, play_hand
-from roads_app.errors import RoundError, ShoeCompositionError
-from roads_app.live_odds import (
+from roads_app.bets.live_odds import (
     ev_through_shoe,
     hand_compositions,
     hand_events,
@@ -28,10 +24,14 @@ from roads_app.live_odds import (
     odds_study,
     remaining_counts,
 )
-from roads_app.odds import bet_odds, bet_vectors, counts_from_cards, full_shoe_counts
-from roads_app.rounds import ShoeMeta, add_cards, add_winner, empty_rounds, rounds_from_hands
-from roads_app.rules import load_table
-from roads_app.shoe import deal_shoe
+from roads_app.bets.odds import bet_odds, bet_vectors, counts_from_cards, full_shoe_counts
+from roads_app.bets.tables import load_table
+from roads_app.cli import main
+from roads_app.errors import RoundError, ShoeCompositionError
+from roads_app.game import cards as C
+from roads_app.game.drawing import Hand, play_hand
+from roads_app.game.rounds import ShoeMeta, add_cards, add_winner, empty_rounds, rounds_from_hands
+from roads_app.game.shoe import deal_shoe
 
 WINBOX = load_table("winbox")
 
@@ -170,7 +170,7 @@ def test_ev_through_shoe_agrees_with_live_odds_hand_by_hand() -> None:
 
 
 def test_hand_events_settle_like_the_settlement_module() -> None:
-    from roads_app.settlement import settle
+    from roads_app.bets.settlement import settle
 
     table = load_table("winbox-no-commission")
     rounds = pl.concat([deal_shoe(21, None, k).rounds for k in range(3)])
@@ -261,7 +261,7 @@ def test_hand_compositions_are_the_full_shoe_less_the_cards_seen() -> None:
 
 
 def test_cli_odds_for_a_saved_shoe(tmp_path, capsys) -> None:
-    from roads_app.storage import save_shoe
+    from roads_app.store.files import save_shoe
 
     dealt = deal_shoe(31)
     path = save_shoe(dealt.rounds, dealt.meta, tmp_path)
@@ -291,10 +291,10 @@ def test_cli_odds_study(capsys) -> None:
 
 RANK_RICH_SCRIPT = """
 import random
-from roads_app import cards as C
-from roads_app.rounds import ShoeMeta, rounds_from_hands, rounds_from_winners
-from roads_app.rules import load_table
-from roads_app.drawing import play_hand
+from roads_app.game import cards as C
+from roads_app.game.rounds import ShoeMeta, rounds_from_hands, rounds_from_winners
+from roads_app.bets.tables import load_table
+from roads_app.game.drawing import play_hand
 from roads_app.ui.live_odds import render_ev_chart, render_live_odds
 
 sevens = [c for c in C.ALL_CARDS if c[0] == "7"]

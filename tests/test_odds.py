@@ -12,10 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import cards as C
-from roads_app.drawing import Hand, play_hand
-from roads_app.errors import BetError, ShoeCompositionError
-from roads_app.odds import (
+from roads_app.bets.odds import (
     EVENTS,
     N_EVENTS,
     bet_vectors,
@@ -27,6 +24,9 @@ from roads_app.odds import (
     outcomes,
     remove_cards,
 )
+from roads_app.errors import BetError, ShoeCompositionError
+from roads_app.game import cards as C
+from roads_app.game.drawing import Hand, play_hand
 
 FULL8 = outcome_probabilities(full_shoe_counts(8))
 
@@ -275,7 +275,7 @@ def test_monte_carlo_agrees_with_exact_odds() -> None:
     Hands deep in a shoe are not quite off the top (the cut-card effect), but that bias
     is far below the standard error of ~120,000 hands.
     """
-    from roads_app.shoe import ShoeOptions, deal_shoe
+    from roads_app.game.shoe import ShoeOptions, deal_shoe
 
     seen: list[list[float]] = []
     for k in range(1500):
@@ -330,8 +330,8 @@ SPEC_EDGES = {  # (table, bet) -> house edge in % to the digits the spec shows
 
 @pytest.mark.parametrize(("table", "bet"), sorted(SPEC_EDGES))
 def test_tables_reproduce_the_spec_edges(table: str, bet: str) -> None:
-    from roads_app.odds import bet_odds
-    from roads_app.rules import load_table
+    from roads_app.bets.odds import bet_odds
+    from roads_app.bets.tables import load_table
 
     frame = bet_odds(load_table(table))
     value, digits = SPEC_EDGES[(table, bet)]
@@ -342,8 +342,8 @@ def test_tables_reproduce_the_spec_edges(table: str, bet: str) -> None:
 def test_cli_odds_json_has_every_bet_of_the_table(capsys) -> None:
     import json
 
+    from roads_app.bets.tables import load_table
     from roads_app.cli import main
-    from roads_app.rules import load_table
 
     assert main(["odds", "--rules", "winbox-no-commission", "--json"]) == 0
     got = {g["bet"]: g for g in json.loads(capsys.readouterr().out)}

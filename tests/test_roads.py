@@ -4,7 +4,7 @@ hand-checked shoe, and properties over random shoes heavy on ties and long strea
 The property tests also compare with `_reference`, a slow, literal reading of the
 spec written here: it keeps the grid as a set of cells and recomputes the derived
 roads result by result from the streak lengths *as they stand*, so it shares no
-code (and no vectorisation trick such as "final lengths") with `roads_app.roads`.
+code (and no vectorisation trick such as "final lengths") with `roads_app.roads.grids`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import roads as R
 from roads_app.errors import RoadsAppError, RoundError
-from roads_app.rounds import (
+from roads_app.game.rounds import (
     MULTI_SHOE_SCHEMA,
     ROUNDS_SCHEMA,
     WINNER,
@@ -27,6 +26,7 @@ from roads_app.rounds import (
     empty_rounds,
     rounds_from_winners,
 )
+from roads_app.roads import grids as R
 
 DERIVED = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 

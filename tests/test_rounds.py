@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roads_app.errors import RoundError, ShoeCompositionError
-from roads_app.rounds import (
+from roads_app.game.rounds import (
     ROUNDS_SCHEMA,
     add_cards,
     add_points,

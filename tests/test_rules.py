@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import rules
+from roads_app.bets import tables as rules
+from roads_app.bets.tables import BET_IDS, SHORTCUTS, load_table
 from roads_app.errors import RoadsAppError, RulesError
-from roads_app.rules import BET_IDS, SHORTCUTS, load_table
 
 # Payouts as printed in the spec's table-variant table (rules.md), written out by hand.
 SPEC_PAYOUTS: dict[str, dict[str, float]] = {
@@ -136,7 +136,7 @@ def test_a_user_adds_a_table_by_adding_a_file(tmp_path: Path, monkeypatch) -> No
 
 def test_rules_dir_follows_the_environment(tmp_path: Path) -> None:
     (tmp_path / "mine.toml").write_text(GOOD)
-    code = "from roads_app import rules; print(rules.list_tables(), rules.RULES_DIR)"
+    code = "from roads_app.bets import tables as rules; print(rules.list_tables(), rules.RULES_DIR)"
     env = {**os.environ, "ROADS_APP_RULES": str(tmp_path)}
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from roads_app import storage
-from roads_app.samples import sample_shoes
+from roads_app.store import files as storage
+from roads_app.store.samples import sample_shoes
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

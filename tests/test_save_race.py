@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from roads_app import storage
-from roads_app.rounds import add_winner
-from roads_app.shoe import deal_shoe
+from roads_app.game.rounds import add_winner
+from roads_app.game.shoe import deal_shoe
+from roads_app.store import files as storage
 from roads_app.ui import session
 
 

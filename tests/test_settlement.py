@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import cards as C
+from roads_app.bets.settlement import OUTCOMES, settle, settle_features
+from roads_app.bets.tables import BET_IDS, load_table
 from roads_app.errors import BetError, RoundError
-from roads_app.rounds import add_cards, add_points, add_winner, empty_rounds
-from roads_app.rules import BET_IDS, load_table
-from roads_app.settlement import OUTCOMES, settle, settle_features
-from roads_app.shoe import deal_shoe, deal_shoes
+from roads_app.game import cards as C
+from roads_app.game.rounds import add_cards, add_points, add_winner, empty_rounds
+from roads_app.game.shoe import deal_shoe, deal_shoes
 
 NC = load_table("winbox-no-commission")
 WB = load_table("winbox")

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app import cards as C
-from roads_app.drawing import check_hand
 from roads_app.errors import RoundError
-from roads_app.shoe import ShoeOptions, deal_hands, deal_shoe, deal_shoes, shuffled_shoe
+from roads_app.game import cards as C
+from roads_app.game.drawing import check_hand
+from roads_app.game.shoe import ShoeOptions, deal_hands, deal_shoe, deal_shoes, shuffled_shoe
 
 seeds = st.integers(min_value=0, max_value=2**63)
 options = st.builds(

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roads_app.errors import RoundError
-from roads_app.rounds import MULTI_SHOE_SCHEMA, add_cards, add_winner, empty_rounds
-from roads_app.rounds import rounds_from_winners as rw
-from roads_app.shoe import deal_shoe
-from roads_app.stats import running_counts, shoe_stats, shoe_stats_many
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA, add_cards, add_winner, empty_rounds
+from roads_app.game.rounds import rounds_from_winners as rw
+from roads_app.game.shoe import deal_shoe
+from roads_app.roads.stats import running_counts, shoe_stats, shoe_stats_many
 
 runs = st.lists(st.tuples(st.sampled_from("BPT"), st.integers(1, 10)), max_size=20)
 shoe_texts = st.one_of(

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from roads_app import storage
-from roads_app.rounds import ShoeMeta, rounds_from_winners
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.store import files as storage
 from roads_app.ui import session
 
 APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")

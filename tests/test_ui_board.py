@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from roads_app import storage
-from roads_app.roads import all_roads, ask_road
-from roads_app.rounds import add_cards, rounds_from_winners
-from roads_app.ui import board
+from roads_app.game.rounds import add_cards, rounds_from_winners
+from roads_app.render import board
+from roads_app.roads.grids import all_roads, ask_road
+from roads_app.store import files as storage
 from roads_app.ui.session import StaleShoeError, load_state, new_state, save_checked
 
 shoes = hs.text(alphabet="BPT", min_size=0, max_size=120)

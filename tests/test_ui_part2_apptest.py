@@ -15,10 +15,12 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from roads_app import bets_log, library, storage
-from roads_app.rounds import ShoeMeta, rounds_from_winners
-from roads_app.rules import load_table
-from roads_app.shoe import deal_shoe
+from roads_app.bets import ledger as bets_log
+from roads_app.bets.tables import load_table
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.game.shoe import deal_shoe
+from roads_app.store import files as storage
+from roads_app.store import library
 
 TIMEOUT = 60
 

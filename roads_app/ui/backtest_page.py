@@ -2,7 +2,7 @@
 shoes, and see EV against the house edge, the bankroll fan chart and the spread of
 per-shoe results.
 
-The work is in `roads_app.backtest`; this module only collects inputs, shows progress
+The work is in `roads_app.sim.backtest`; this module only collects inputs, shows progress
 and draws. The last result stays in ``st.session_state`` so widgets that only change
 the view do not re-run the backtest.
 """
@@ -13,10 +13,10 @@ import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
-from roads_app import backtest as B
-from roads_app import strategies as S
+from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
-from roads_app.rules import BET_LABELS, Table, list_tables, load_table
+from roads_app.sim import backtest as B
+from roads_app.sim import strategies as S
 
 RESULT_KEY = "backtest_result"
 MAX_UI_SHOES = 2_000_000

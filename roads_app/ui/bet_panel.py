@@ -1,6 +1,6 @@
 """The bet simulator panel: stake chips on the next round, see them settle, void a round.
 
-Bets live in `roads_app.bets_log` files beside the shoe, read at every draw and written
+Bets live in `roads_app.bets.ledger` files beside the shoe, read at every draw and written
 atomically at every change, so a refresh keeps them. Results are not stored: they are
 `bets_log.settle_log` of the bets against the rounds shown, so on the replay page the
 bankroll follows the replay position back and forth.
@@ -19,10 +19,10 @@ import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
-from roads_app import bets_log as BL
+from roads_app.bets import ledger as BL
+from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
-from roads_app.rounds import ShoeMeta
-from roads_app.rules import SHORTCUT_LABELS, Table, list_tables, load_table
+from roads_app.game.rounds import ShoeMeta
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
@@ -43,7 +43,7 @@ def _edges(table_name: str, counts: tuple[int, ...] | None) -> dict[str, float]:
     """House edge of every bet, from a card composition (None: a full shoe)."""
     import numpy as np
 
-    from roads_app.odds import bet_odds
+    from roads_app.bets.odds import bet_odds
 
     table = load_table(table_name)
     frame = bet_odds(table, None if counts is None else np.array(counts, dtype=np.int64))
@@ -53,7 +53,7 @@ def _edges(table_name: str, counts: tuple[int, ...] | None) -> dict[str, float]:
 def house_edges(table: Table, rounds: pl.DataFrame, meta: ShoeMeta) -> tuple[dict, str]:
     """Edges for the next hand and what they are computed from (shown under the buttons)."""
     try:
-        from roads_app.live_odds import remaining_counts
+        from roads_app.bets.live_odds import remaining_counts
 
         rem = remaining_counts(rounds, meta)
         if rem.ok and rem.counts is not None and rounds.height:

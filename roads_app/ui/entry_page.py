@@ -14,9 +14,9 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, RoundError
-from roads_app.roads import ask_road
-from roads_app.rounds import (
+from roads_app.game.rounds import (
     ShoeMeta,
     add_cards,
     add_points,
@@ -28,9 +28,10 @@ from roads_app.rounds import (
     round_by_winner,
     undo,
 )
-from roads_app.rules import list_tables, load_table
-from roads_app.stats import shoe_stats
-from roads_app.ui import board, session
+from roads_app.render import board
+from roads_app.roads.grids import ask_road
+from roads_app.roads.stats import shoe_stats
+from roads_app.ui import session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.live_odds import render_live_odds
 

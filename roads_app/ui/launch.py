@@ -47,10 +47,11 @@ def preload() -> None:
     import pandas  # noqa: F401  (Streamlit styles the live-odds table with it)
     import streamlit.elements.plotly_chart  # noqa: F401  (the slowest Streamlit import)
 
-    from roads_app import live_odds, stats
-    from roads_app.rounds import ShoeMeta, empty_rounds, rounds_from_winners
-    from roads_app.rules import load_table
-    from roads_app.ui import board
+    from roads_app.bets import live_odds
+    from roads_app.bets.tables import load_table
+    from roads_app.game.rounds import ShoeMeta, empty_rounds, rounds_from_winners
+    from roads_app.render import board
+    from roads_app.roads import stats
 
     warm = rounds_from_winners("BPPBTB")
     board.board_figure(warm)

@@ -16,8 +16,10 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app import bets_log, library, storage
+from roads_app.bets import ledger as bets_log
 from roads_app.errors import RoadsAppError
+from roads_app.store import files as storage
+from roads_app.store import library
 from roads_app.ui import session
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list

@@ -1,7 +1,7 @@
 """Streamlit widgets for live odds: the next hand's bets from the unseen cards, the EV
 chart through a shoe, and the study page over many simulated shoes.
 
-The work is in `roads_app.live_odds`; this file only caches and draws. Every widget
+The work is in `roads_app.bets.live_odds`; this file only caches and draws. Every widget
 is keyed on its inputs (the table, the unseen counts, the cards of the shoe) through
 ``st.cache_data``, so re-drawing after a hand costs a dictionary look-up unless a card
 changed. A shoe entered without cards shows a one-line note instead of odds.
@@ -18,10 +18,10 @@ import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
-from roads_app import live_odds as L
+from roads_app.bets import live_odds as L
+from roads_app.bets.tables import Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
-from roads_app.rounds import ShoeMeta
-from roads_app.rules import Table, list_tables, load_table
+from roads_app.game.rounds import ShoeMeta
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,7 +43,7 @@ most often (the study); a default from the shoe itself would hint at cards to co
 @st.cache_data(max_entries=512, show_spinner=False)
 def _priced(table_name: str, counts: tuple[int, ...], hand: int) -> pl.DataFrame:
     """The live-odds frame for one composition before hand ``hand``."""
-    from roads_app.odds import odds_frame, outcomes
+    from roads_app.bets.odds import odds_frame, outcomes
 
     table = load_table(table_name)
     frame = odds_frame(table, outcomes(np.array(counts, dtype=np.int64)))

@@ -15,10 +15,11 @@ import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
-from roads_app import library
 from roads_app.errors import RoadsAppError
-from roads_app.rounds import ShoeMeta
-from roads_app.ui import board, session
+from roads_app.game.rounds import ShoeMeta
+from roads_app.render import board
+from roads_app.store import library
+from roads_app.ui import session
 
 COLUMNS = 4
 FOLLOW = "lobby_follow"

@@ -23,11 +23,12 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app import library, storage
-from roads_app import replay as R
+from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError
-from roads_app.rounds import ShoeMeta
-from roads_app.rules import list_tables, load_table
+from roads_app.game.rounds import ShoeMeta
+from roads_app.roads import replay as R
+from roads_app.store import files as storage
+from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
 

@@ -25,16 +25,16 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app import storage
 from roads_app.errors import RoadsAppError, StorageError
-from roads_app.rounds import ShoeMeta, empty_rounds
+from roads_app.game.rounds import ShoeMeta, empty_rounds
+from roads_app.store import files as storage
 
 DATA_ENV = "ROADS_APP_DATA"
 """Absolute data folder, set by `launch.run_dashboard`; ``./data`` when absent."""
 DEFAULT_TABLE = "classic"
 DEFAULT_DECKS = 8
 
-STATE_KEY = "roads_app.shoe"
+STATE_KEY = "roads_app.game.shoe"
 ERRORS_KEY = "roads_app.errors"
 NEW_SHOE_KEY = "roads_app.new_shoe"  # (rules, decks) of the shoe to create on first entry
 URL_PARAM = "shoe"

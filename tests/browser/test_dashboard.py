@@ -27,8 +27,8 @@ from conftest import (
 )
 from playwright.sync_api import Page
 
-from roads_app import storage
-from roads_app.shoe import ShoeOptions, deal_shoe
+from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.store import files as storage
 
 pytestmark = pytest.mark.browser
 

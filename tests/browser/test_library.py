@@ -17,9 +17,9 @@ import pytest
 from conftest import AppServer, board_meta, record, round_count, wait_idle, wait_rounds
 from playwright.sync_api import Page, expect
 
-from roads_app import storage
-from roads_app.rounds import ShoeMeta, rounds_from_winners
-from roads_app.shoe import deal_shoe
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.game.shoe import deal_shoe
+from roads_app.store import files as storage
 
 pytestmark = pytest.mark.browser
 

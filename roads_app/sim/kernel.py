@@ -1,6 +1,6 @@
 """The compiled Monte Carlo engine: shuffle, deal, settle and stake whole shoes in Numba.
 
-It deals **exactly** the shoes `roads_app.shoe.deal_shoe(seed, options, k)` deals: the
+It deals **exactly** the shoes `roads_app.game.shoe.deal_shoe(seed, options, k)` deals: the
 kernel runs NumPy's PCG64 itself (128-bit LCG in two 64-bit halves, XSL-RR output), each
 shoe starting at raw draw ``k*(n-1)`` of the seed's stream, and repeats the documented
 Fisher-Yates, burn and cut-card procedure card for card. Generating the draws inside the
@@ -9,8 +9,8 @@ kernel serves every strategy: a strategy is encoded as small integer codes and
 parameters (`Plan`), so adding a strategy never means another kernel.
 
 Shoes are independent runs (each starts with the full bankroll, see
-`roads_app.strategies`), so the kernel runs them in parallel with ``prange`` and writes
-one row of results per shoe; the plain engine in `roads_app.backtest` steps the same
+`roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange`` and writes
+one row of results per shoe; the plain engine in `roads_app.sim.backtest` steps the same
 strategy objects in Python and must give identical rows.
 """
 
@@ -27,10 +27,10 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from roads_app import cards as C
-from roads_app.rules import BET_IDS, Table
-from roads_app.shoe import BURN_BY_CARD, POINTS_BY_CARD, ShoeOptions, check_seed
-from roads_app.strategies import (
+from roads_app.bets.tables import BET_IDS, Table
+from roads_app.game import cards as C
+from roads_app.game.shoe import BURN_BY_CARD, POINTS_BY_CARD, ShoeOptions, check_seed
+from roads_app.sim.strategies import (
     SEL_AGAINST_STREAK,
     SEL_FIXED,
     SEL_FOLLOW_LAST,
@@ -83,7 +83,7 @@ _KERNEL_ORDER = [
     "super_6",
 ] + [f"super_tie_{t}" for t in range(10)]
 if tuple(_KERNEL_ORDER) != ENGINE_BETS:  # the constants above index the rules' bet ids
-    raise RuntimeError("roads_app.rules.BET_IDS changed order: update the engine's bet codes")
+    raise RuntimeError("roads_app.bets.tables.BET_IDS changed order: update the engine's bet codes")
 
 # Winner codes, in `rounds.WINNERS` order.
 W_BANKER, W_PLAYER, W_TIE = 0, 1, 2

@@ -30,9 +30,9 @@ import numpy as np
 import polars as pl
 from numba import njit, prange
 
-from roads_app import cards as C
-from roads_app.drawing import BANKER_DRAWS_ON
 from roads_app.errors import BetError, ShoeCompositionError
+from roads_app.game import cards as C
+from roads_app.game.drawing import BANKER_DRAWS_ON
 
 EVENTS: tuple[str, ...] = (
     "player_win",
@@ -301,7 +301,7 @@ def outcome_probabilities(counts: Any) -> dict[str, float]:
 
 
 class BetLike(Protocol):
-    """What pricing needs from `roads_app.rules.Bet` (read-only, as in a frozen dataclass)."""
+    """What pricing needs from `roads_app.bets.tables.Bet` (read-only, as in a frozen dataclass)."""
 
     @property
     def id(self) -> str: ...
@@ -316,7 +316,7 @@ class BetLike(Protocol):
 
 
 class TableLike(Protocol):
-    """What pricing needs from `roads_app.rules.Table`."""
+    """What pricing needs from `roads_app.bets.tables.Table`."""
 
     @property
     def name(self) -> str: ...
@@ -434,7 +434,7 @@ def odds_frame(table: TableLike, probs: np.ndarray) -> pl.DataFrame:
 def odds_records(frame: pl.DataFrame) -> list[dict[str, Any]]:
     """The JSON shape of a bet-odds frame: bet, name, probability, house_edge, ev.
 
-    Live odds add ``hand``, ``positive`` and ``open`` (see `roads_app.live_odds`).
+    Live odds add ``hand``, ``positive`` and ``open`` (see `roads_app.bets.live_odds`).
     """
     cols = ["bet", pl.col("label").alias("name"), "payout", "probability", "push"]
     extra = [c for c in ("hand", "positive", "open") if c in frame.columns]

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from roads_app import cards as C
 from roads_app.errors import DrawingRuleError
+from roads_app.game import cards as C
 
 BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
     0: frozenset(range(10)),

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from roads_app import cards as C
-from roads_app.drawing import Hand, banker_draws, player_draws
 from roads_app.errors import RoundError
-from roads_app.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
+from roads_app.game import cards as C
+from roads_app.game.drawing import Hand, banker_draws, player_draws
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
 
 POINTS_BY_CARD = np.array([C.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int8)
 """Baccarat points of each card number 0..51."""

@@ -2,16 +2,16 @@
 
 Two engines give the same per-shoe rows (a test holds them to it):
 
-* the **fast** engine (`roads_app.engine`): Numba, all cores, simulated shoes only;
+* the **fast** engine (`roads_app.sim.kernel`): Numba, all cores, simulated shoes only;
 * the **plain** engine: `shoe.deal_shoe` (or a saved shoe), `settlement.settle` for what
   one unit on each bet nets, `roads.derived_marks_before_each_round` for the ask roads,
   and the strategy objects' own Python methods stepped hand by hand. It is the
   reference, and the only engine for saved shoes (which may lack cards).
 
 Statistics treat shoes as the independent units (each shoe is one session, see
-`roads_app.strategies`): EV per unit wagered is total net / total wagered, with a 95%
+`roads_app.sim.strategies`): EV per unit wagered is total net / total wagered, with a 95%
 confidence interval from the ratio estimator over shoes, set against the exact edge of
-the bets actually used (`roads_app.odds.bet_odds`, weighted by the amount wagered on
+the bets actually used (`roads_app.bets.odds.bet_odds`, weighted by the amount wagered on
 each). Risk of ruin is the share of shoes that ended below the table minimum.
 """
 
@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from roads_app import engine as E
+from roads_app.bets.tables import Limits, Table
 from roads_app.errors import StrategyError
-from roads_app.rules import Limits, Table
-from roads_app.shoe import check_seed, deal_shoe
-from roads_app.strategies import History, Resolved, Settings, Strategy, resolve, slots
+from roads_app.game.shoe import check_seed, deal_shoe
+from roads_app.sim import kernel as E
+from roads_app.sim.strategies import History, Resolved, Settings, Strategy, resolve, slots
 
 STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
 """Why a shoe's betting ended, by `engine.STOP_*` code."""
@@ -131,7 +131,7 @@ def unit_nets(
     lacks the data to decide the bet (a shoe entered by winner only). Limits and closing
     rounds are left to the caller: here every bet is settled as if open.
     """
-    from roads_app.settlement import settle
+    from roads_app.bets.settlement import settle
 
     open_table = dataclasses.replace(
         table,
@@ -163,7 +163,7 @@ def play_shoe(
     col = {b: i for i, b in enumerate(names)}
     ask_cols: dict[str, list[Any]] = {}
     if strategy.selection.needs_road:
-        from roads_app.roads import derived_marks_before_each_round
+        from roads_app.roads.grids import derived_marks_before_each_round
 
         marks = derived_marks_before_each_round(rounds)
         ask_cols = {
@@ -313,7 +313,7 @@ def run_saved(
     Bets a shoe lacks the data for (cards, totals) are not placed and are counted in
     ``unsettled``; unreadable files are skipped by `storage.list_shoes`' error column.
     """
-    from roads_app import storage
+    from roads_app.store import files as storage
 
     if ids is None:
         listing = storage.list_shoes(Path(data_dir))
@@ -341,7 +341,7 @@ def run_saved(
 
 def exact_evs(table: Table) -> dict[str, float]:
     """Exact EV per unit staked of every bet on the table, off the top of a full shoe."""
-    from roads_app.odds import bet_odds
+    from roads_app.bets.odds import bet_odds
 
     odds = bet_odds(table)
     return dict(zip(odds["bet"].to_list(), odds["ev"].to_list(), strict=True))

@@ -53,10 +53,10 @@ from types import MappingProxyType
 from typing import Any
 
 from roads_app.errors import RoadsAppError, RulesError
-from roads_app.shoe import ShoeOptions
+from roads_app.game.shoe import ShoeOptions
 
 RULES_DIR: Path = Path(
-    os.environ.get("ROADS_APP_RULES") or Path(__file__).resolve().parent.parent / "rules"
+    os.environ.get("ROADS_APP_RULES") or Path(__file__).resolve().parents[2] / "rules"
 )
 """Where `load_table("name")` looks for ``name.toml`` (env ``ROADS_APP_RULES`` overrides)."""
 

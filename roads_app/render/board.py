@@ -28,8 +28,8 @@ from typing import Any
 import plotly.graph_objects as go
 import polars as pl
 
-from roads_app.roads import all_roads
-from roads_app.rounds import add_winner
+from roads_app.game.rounds import add_winner
+from roads_app.roads.grids import all_roads
 
 ROWS = 6
 CELL_PX = 22

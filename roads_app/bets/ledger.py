@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from roads_app.errors import BetError, StorageError
-from roads_app.storage import atomic_write, check_shoe_id
+from roads_app.store.files import atomic_write, check_shoe_id
 
 CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
 """Chip sizes offered by the bet panel."""
@@ -56,7 +56,7 @@ KINDS: tuple[str, ...] = ("bets", "replay-bets")
 """Which history a file holds: bets made while entering a shoe, or while replaying it."""
 
 class TableLike(Protocol):
-    """What the log needs of a rules table (`roads_app.rules.Table`)."""
+    """What the log needs of a rules table (`roads_app.bets.tables.Table`)."""
 
     bets: Mapping[str, Any]
 
@@ -202,9 +202,9 @@ def settle_log(
     """Every bet with its result as of round ``upto`` (default: every round there is).
 
     Bets on rounds not dealt yet are ``pending``; voided bets are a ``refund``; the rest
-    go through `roads_app.settlement.settle` with the table's payouts.
+    go through `roads_app.bets.settlement.settle` with the table's payouts.
     """
-    from roads_app.settlement import settle
+    from roads_app.bets.settlement import settle
 
     n = rounds.height if upto is None else max(0, min(int(upto), rounds.height))
     base = bets.select(BETS_SCHEMA.names())

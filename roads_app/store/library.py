@@ -1,6 +1,6 @@
 """The library of saved shoes as a person uses it: import, export, simulate, the lobby.
 
-Thin steps over `roads_app.storage` that the CLI (`roads-app import/export`) and the
+Thin steps over `roads_app.store.files` that the CLI (`roads-app import/export`) and the
 dashboard's library page share, so both refuse the same files with the same one-line
 `StorageError` and nothing in the data folder changes when an import is refused.
 
@@ -16,9 +16,9 @@ from typing import Any
 
 import polars as pl
 
-from roads_app import storage
 from roads_app.errors import RoadsAppError, StorageError
-from roads_app.rounds import ShoeMeta
+from roads_app.game.rounds import ShoeMeta
+from roads_app.store import files as storage
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
 """What a shoe can be exported as: the three data formats and the board as a picture."""
@@ -106,7 +106,7 @@ def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
         import plotly.io as pio
         from PIL import Image, ImageDraw
 
-        from roads_app.ui.board import board_figure
+        from roads_app.render.board import board_figure
     except ImportError as e:  # pragma: no cover - depends on the install
         raise StorageError(f"PNG export needs {e.name}: pip install kaleido pillow") from None
     try:
@@ -131,7 +131,7 @@ def simulate(
     seed: int, data_dir: Path, table: Any | None = None, name: str | None = None
 ) -> ShoeMeta:
     """Deal a shoe from a seed with the table's shoe options and save it (source simulated)."""
-    from roads_app.shoe import ShoeOptions, deal_shoe
+    from roads_app.game.shoe import ShoeOptions, deal_shoe
 
     options = table.shoe if table is not None else ShoeOptions()
     dealt = deal_shoe(seed, options)
@@ -160,7 +160,7 @@ def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
 def counts(rounds: pl.DataFrame) -> dict[str, int]:
     """Banker / Player / Tie wins and pairs so far: the line under each lobby board.
 
-    >>> from roads_app.rounds import rounds_from_winners
+    >>> from roads_app.game.rounds import rounds_from_winners
     >>> counts(rounds_from_winners("BBPT"))
     {'B': 2, 'P': 1, 'T': 1, 'player_pair': 0, 'banker_pair': 0, 'rounds': 4}
     """

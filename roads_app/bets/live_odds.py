@@ -11,7 +11,7 @@ matches the sum of the exact EVs at the moments of betting.
 A round entered without cards (by winner or points only) cannot be accounted for;
 `remaining_counts` says which round and `live_odds` refuses with a one-line error.
 
->>> from roads_app.rounds import ShoeMeta, empty_rounds, add_cards
+>>> from roads_app.game.rounds import ShoeMeta, empty_rounds, add_cards
 >>> r = add_cards(empty_rounds(), "9s Kd", "5c 2h")
 >>> rem = remaining_counts(r, ShoeMeta(decks=1))
 >>> rem.ok, rem.cards_left, rem.by_rank["9"]
@@ -27,9 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from roads_app import cards as C
-from roads_app.errors import RoundError, ShoeCompositionError
-from roads_app.odds import (
+from roads_app.bets.odds import (
     EVENTS,
     MIN_CARDS,
     TableLike,
@@ -40,8 +38,10 @@ from roads_app.odds import (
     outcomes,
     table_matrices,
 )
-from roads_app.rounds import ShoeMeta
-from roads_app.shoe import ShoeOptions, check_seed, deal_shoe
+from roads_app.errors import RoundError, ShoeCompositionError
+from roads_app.game import cards as C
+from roads_app.game.rounds import ShoeMeta
+from roads_app.game.shoe import ShoeOptions, check_seed, deal_shoe
 
 POSITIVE_EV = 1e-12
 """EV above this counts as positive (guards against rounding noise at exactly zero)."""

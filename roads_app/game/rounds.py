@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 import polars as pl
 
-from roads_app import cards as C
-from roads_app.drawing import Hand, check_hand
 from roads_app.errors import RoundError, ShoeCompositionError
+from roads_app.game import cards as C
+from roads_app.game.drawing import Hand, check_hand
 
 WINNERS: tuple[str, str, str] = ("B", "P", "T")
 WINNER = pl.Enum(list(WINNERS))

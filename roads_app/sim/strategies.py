@@ -4,10 +4,10 @@ A `Strategy` is a `Selection` (the same bet every hand, follow the last winner, 
 against a streak, follow a derived road) plus a `Staking` (flat or a progression). Each
 part is one frozen dataclass carrying
 
-* a kernel code and one integer parameter, so `roads_app.engine` runs every strategy
+* a kernel code and one integer parameter, so `roads_app.sim.kernel` runs every strategy
   with one compiled kernel, and
 * plain Python methods (`Selection.choose`, `Staking.units` / `Staking.after`) that
-  the plain engine in `roads_app.backtest` steps hand by hand.
+  the plain engine in `roads_app.sim.backtest` steps hand by hand.
 
 Adding a progression is one `Staking` class plus its entry in `STAKINGS` (and a branch
 in the kernel's ``_units`` / ``_next_level``); adding a named strategy is one entry.
@@ -41,10 +41,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar
 
+from roads_app.bets.tables import BET_IDS, Table, not_offered_reason
 from roads_app.errors import BetError, StrategyError
-from roads_app.rules import BET_IDS, Table, not_offered_reason
 
-# Kernel codes: must match roads_app.engine (a test checks them).
+# Kernel codes: must match roads_app.sim.kernel (a test checks them).
 SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD = 0, 1, 2, 3
 STAKE_FLAT, STAKE_MARTINGALE, STAKE_PAROLI, STAKE_DALEMBERT, STAKE_FIBONACCI, STAKE_1326 = range(6)
 

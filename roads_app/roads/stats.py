@@ -6,7 +6,7 @@ count is *unknown* (null in frames, ``"unknown"`` in `shoe_stats`) when no round
 the shoe recorded that flag. Every function takes `ROUNDS_SCHEMA` or
 `MULTI_SHOE_SCHEMA` (then grouped by ``shoe`` in one query, ``shoe`` first).
 
->>> from roads_app.rounds import rounds_from_winners
+>>> from roads_app.game.rounds import rounds_from_winners
 >>> s = shoe_stats(rounds_from_winners("BBTPBBB"))
 >>> s["banker"], s["tie"], s["streak_side"], s["streak"], s["longest_banker"], s["banker_pairs"]
 (5, 1, 'B', 3, 3, 'unknown')
@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from roads_app.errors import RoundError
-from roads_app.roads import check_rounds
+from roads_app.roads.grids import check_rounds
 
 _SIDE = pl.Enum(["B", "P"])
 _FLAG_COUNTS = {

@@ -16,7 +16,7 @@ How the work is split (so 10,000 shoes cost one pass, not 10,000):
 * the only sequential step is laying marks out on the grid (dragon tails depend on
   what is already drawn): one Numba kernel lays out every shoe in one call.
 
->>> from roads_app.rounds import rounds_from_winners
+>>> from roads_app.game.rounds import rounds_from_winners
 >>> r = rounds_from_winners("BBPTPB")
 >>> big_road(r).select("col", "row", "winner", "ties").rows()
 [(0, 0, 'B', 0), (0, 1, 'B', 0), (1, 0, 'P', 1), (1, 1, 'P', 0), (2, 0, 'B', 0)]
@@ -33,7 +33,7 @@ import polars as pl
 from numba import njit
 
 from roads_app.errors import RoundError
-from roads_app.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
+from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
 
 DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 """Derived roads and how many columns back each one compares (k in the spec)."""
@@ -494,7 +494,7 @@ def derived_marks_before_each_round(rounds: pl.DataFrame) -> pl.DataFrame:
     Columns: [shoe], round, ``<road>_B``, ``<road>_P`` (colour Enum, null where the road
     would add no mark yet). The two sides are opposite wherever they are not null.
 
-    >>> from roads_app.rounds import rounds_from_winners
+    >>> from roads_app.game.rounds import rounds_from_winners
     >>> f = derived_marks_before_each_round(rounds_from_winners("BPB"))
     >>> f["big_eye_boy_B"].to_list(), f["big_eye_boy_P"].to_list()
     ([None, None, 'red'], [None, None, 'blue'])

@@ -26,10 +26,10 @@ from typing import Any
 
 import polars as pl
 
-from roads_app import cards as C
-from roads_app.drawing import check_hand
 from roads_app.errors import RoadsAppError, StorageError
-from roads_app.rounds import (
+from roads_app.game import cards as C
+from roads_app.game.drawing import check_hand
+from roads_app.game.rounds import (
     MULTI_SHOE_SCHEMA,
     ROUNDS_SCHEMA,
     WINNERS,

@@ -14,8 +14,8 @@ A round entered by winner only still settles what its winner decides: a Super 6 
 loses on a Player win without any totals, but is refused on a Banker win without the
 banker total.
 
->>> from roads_app.rounds import rounds_from_winners
->>> from roads_app.rules import load_table
+>>> from roads_app.game.rounds import rounds_from_winners
+>>> from roads_app.bets.tables import load_table
 >>> bets = pl.DataFrame({"round": [1, 2, 3], "bet": ["banker", "banker", "tie"], "stake": 10.0})
 >>> out = settle(rounds_from_winners("BTP"), bets, load_table("classic"))
 >>> out["outcome"].to_list(), out["net"].to_list()
@@ -30,10 +30,7 @@ from typing import overload
 
 import polars as pl
 
-from roads_app import cards as C
-from roads_app.errors import BetError, RoundError
-from roads_app.rounds import ROUNDS_SCHEMA
-from roads_app.rules import (
+from roads_app.bets.tables import (
     BET_IDS,
     BET_LABELS,
     SHORTCUT_LABELS,
@@ -42,6 +39,9 @@ from roads_app.rules import (
     limits_text,
     not_offered_reason,
 )
+from roads_app.errors import BetError, RoundError
+from roads_app.game import cards as C
+from roads_app.game.rounds import ROUNDS_SCHEMA
 
 OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused")
 OUTCOME = pl.Enum(list(OUTCOMES))
@@ -107,7 +107,7 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
 
     Flags as entered come first; cards, where present, fill the flags a round lacks.
 
-    >>> from roads_app.rounds import add_cards, empty_rounds
+    >>> from roads_app.game.rounds import add_cards, empty_rounds
     >>> r = add_cards(empty_rounds(), ["7s", "7s", "2d"], ["5h", "Kc"])
     >>> f = settle_features(r).row(0, named=True)
     >>> f["player_suited_pair"], f["cards"], f["banker_six"], f["winner"]

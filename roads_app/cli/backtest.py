@@ -1,0 +1,92 @@
+"""The backtest command: a strategy over many shoes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _cmd_backtest(args: argparse.Namespace) -> int:
+    import json
+
+    from roads_app.bets.tables import load_table
+    from roads_app.sim import backtest as bt
+    from roads_app.sim.kernel import set_threads
+    from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
+
+    table = load_table(args.rules)
+    strategy = make_strategy(
+        args.strategy,
+        bet=args.bet,
+        after=args.after,
+        road=args.road,
+        wins=args.wins,
+        progression=args.progression,
+    )
+    settings = Settings(
+        bankroll=args.bankroll,
+        unit=args.unit,
+        min_bet=args.min_bet,
+        max_bet=args.max_bet,
+        stop_loss=args.stop_loss,
+        take_profit=args.take_profit,
+        side_bets=tuple(parse_side_bet(s) for s in args.side),
+    )
+    if args.threads is not None:
+        set_threads(bt.check_threads(args.threads))
+    saved = Path(getattr(args, "data", "data")) if args.saved else None
+    if saved is None and args.shoes is None:
+        raise bt.StrategyError("--shoes N is needed (or --saved to use the saved shoes)")
+    progress = None
+    if not args.no_progress and (saved is not None or args.shoes >= bt.PROGRESS_FROM):
+        progress = bt.progress_bar(sys.stderr)
+    result = bt.backtest(
+        strategy,
+        settings,
+        table,
+        seed=args.seed,
+        shoes=args.shoes,
+        data_dir=saved,
+        engine=args.engine,
+        progress=progress,
+    )
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
+    return 0
+
+
+def register_backtest(sub: argparse._SubParsersAction) -> None:
+    from roads_app.sim.strategies import ROADS, STAKINGS, STRATEGY_NAMES
+
+    s = sub.add_parser("backtest", help="a betting strategy over many shoes: EV, CI, ruin")
+    s.add_argument("--strategy", required=True, help=f"one of {', '.join(STRATEGY_NAMES)}")
+    s.add_argument("--bet", default=None, help="bet of flat/progression strategies (banker)")
+    s.add_argument("--shoes", type=int, default=None, help="simulated shoes to deal")
+    s.add_argument("--seed", type=int, default=1, help="seed of the shoes (1; reproducible)")
+    s.add_argument("--rules", default="classic", help="table name (classic)")
+    s.add_argument("--saved", action="store_true", help="use the saved shoes in --data instead")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--bankroll", type=float, default=1000.0, help="per shoe (1000)")
+    s.add_argument("--unit", type=float, default=10.0, help="base stake (10)")
+    s.add_argument("--min-bet", type=float, default=None, help="table minimum (the table's)")
+    s.add_argument("--max-bet", type=float, default=None, help="table maximum (the table's)")
+    s.add_argument("--stop-loss", type=float, default=None, help="stop a shoe after losing this")
+    s.add_argument("--take-profit", type=float, default=None, help="stop a shoe after winning this")
+    s.add_argument(
+        "--side", action="append", default=[], help="flat side bet BET[:UNITS], repeatable"
+    )
+    s.add_argument("--after", type=int, default=3, help="against-streak: streak length (3)")
+    s.add_argument("--road", default="big_eye_boy", help=f"follow-road: {', '.join(ROADS)}")
+    s.add_argument("--wins", type=int, default=3, help="paroli: wins before the reset (3)")
+    s.add_argument(
+        "--progression", default="flat", help=f"pattern strategies' staking: {', '.join(STAKINGS)}"
+    )
+    s.add_argument("--engine", default="fast", choices=("fast", "plain"), help="fast (Numba)")
+    s.add_argument("--threads", type=int, default=None, help="threads for the fast engine (all)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    s.add_argument("--json", action="store_true", help="JSON: hands, wagered, net, ev, ci, ...")
+    s.set_defaults(func=_cmd_backtest)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    register_backtest(sub)

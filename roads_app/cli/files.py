@@ -1,0 +1,89 @@
+"""Commands on shoe files: simulate, show, import, export."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from roads_app.game.shoe import ShoeOptions, deal_shoes
+    from roads_app.store import files as storage
+
+    opts = ShoeOptions(decks=args.decks, cut=args.cut, burn_between_hands=args.burn_between)
+    frame = deal_shoes(args.seed, args.shoes, opts)
+    out = storage.write_frame(frame, Path(args.out))
+    print(f"wrote {frame['shoe'].n_unique()} shoes, {frame.height} rounds to {out}")
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from roads_app.store import files as storage
+
+    print(storage.summary(storage.read_any(Path(args.file))))
+    return 0
+
+
+def register_simulate(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("simulate", help="deal N shoes from a seed into one file")
+    s.add_argument("--shoes", type=int, required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--decks", type=int, default=8)
+    s.add_argument("--cut", type=int, default=14, help="cards behind the cut card (14)")
+    s.add_argument("--burn-between", action="store_true", help="burn one card between hands")
+    s.add_argument("--out", required=True, help="output file (.parquet, .csv or .json)")
+    s.set_defaults(func=_cmd_simulate)
+
+
+def register_show(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("show", help="print a summary of a shoe file")
+    s.add_argument("file")
+    s.set_defaults(func=_cmd_show)
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from roads_app.store import library
+
+    meta = library.import_file(Path(args.file), Path(args.data), name=args.name)
+    print(meta.id)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from roads_app.store import library
+    from roads_app.store.files import atomic_write_bytes
+
+    data, filename = library.export_shoe(args.id, args.format, Path(args.data))
+    if args.out == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return 0
+    out = Path(args.out) if args.out else Path(filename)
+    atomic_write_bytes(out, data)
+    print(out)
+    return 0
+
+
+def register_import(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("import", help="add a CSV / JSON / Parquet shoe to the library")
+    s.add_argument("file", help="the shoe file (.csv, .json or .parquet, at most 2 MB)")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--name", default=None, help="name shown in the library (file name)")
+    s.set_defaults(func=_cmd_import)
+
+
+def register_export(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("export", help="write a saved shoe as CSV / JSON / Parquet or its board")
+    s.add_argument("id", help="the shoe's id (as `roads-app import` printed it)")
+    s.add_argument("--format", required=True, choices=("csv", "json", "parquet", "png"))
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--out", default=None, help="output file ('-' for stdout); <name>_<id>.<fmt>")
+    s.set_defaults(func=_cmd_export)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    register_simulate(sub)
+    register_show(sub)
+    register_import(sub)
+    register_export(sub)

@@ -1,0 +1,27 @@
+"""The rules command: list the tables, or check and show one."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    from roads_app.bets import tables as rules
+
+    if args.table is None:
+        for name in rules.list_tables():
+            t = rules.load_table(name)
+            print(f"{name:<22}{t.title:<24}{len(t.bets):>3} bets  {t.source}")
+        return 0
+    print(rules.describe(rules.load_table(args.table)))
+    return 0
+
+
+def register_rules(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("rules", help="list the table rules files, or check and show one")
+    s.add_argument("table", nargs="?", default=None, help="a table name or a .toml file")
+    s.set_defaults(func=_cmd_rules)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    register_rules(sub)

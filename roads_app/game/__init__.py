@@ -1,0 +1,1 @@
+"""The game itself: cards, the drawing rules, the shoe, the rounds frame."""

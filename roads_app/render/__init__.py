@@ -1,0 +1,1 @@
+"""Pure Plotly figures of the roads; no Streamlit here."""

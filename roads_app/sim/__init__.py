@@ -1,0 +1,1 @@
+"""Simulation: the compiled engine, strategies and backtests."""

@@ -1,0 +1,1 @@
+"""Where shoes are kept: saved shoes, import and export files, the samples."""
