@@ -1,0 +1,133 @@
+"""The example feeder: deal a simulated shoe into the API hand by hand, as an electronic
+shoe would, so a person can watch a display fill.
+
+Each hand is one ``POST /shoes/{id}/rounds`` by cards with an ``Idempotency-Key`` made
+from the shoe, the seed and the hand number. On a dropped connection, a timeout or a
+5xx the same request is sent again with the same key, so the hand is entered once
+whatever happened to the answer; restarting the feeder with the same seed skips the
+hands already in. A 4xx is the server refusing the hand: the feeder stops and says why.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import httpx
+
+from roads_app.errors import RoadsAppError
+from roads_app.game.shoe import ShoeOptions, deal_shoe
+
+RETRY_DELAYS_S: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+"""Waits before each retry of one hand; after the last one the feeder gives up."""
+
+
+class FeedError(RoadsAppError):
+    """The server refused a hand or could not be reached after every retry."""
+
+
+@dataclass(frozen=True)
+class Fed:
+    """What became of one hand."""
+
+    hand: int
+    status: int
+    replayed: bool
+    attempts: int
+    version: int | None
+
+
+def hands(seed: int, decks: int) -> Iterator[tuple[list[str], list[str]]]:
+    """The hands of simulated shoe ``seed`` (the same shoe `roads-app simulate` deals)."""
+    dealt = deal_shoe(seed, ShoeOptions(decks=decks))
+    yield from zip(
+        dealt.rounds["player_cards"].to_list(), dealt.rounds["banker_cards"].to_list(), strict=True
+    )
+
+
+def idempotency_key(shoe_id: str, seed: int, hand: int) -> str:
+    """Stable per hand, so a retry or a restart with the same seed never doubles a hand."""
+    return f"feed-{shoe_id}-s{seed}-h{hand}"
+
+
+def post_hand(
+    client: httpx.Client,
+    shoe_id: str,
+    body: dict,
+    key: str,
+    *,
+    delays: tuple[float, ...] = RETRY_DELAYS_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[httpx.Response, int]:
+    """POST one round, retrying with the same key on network errors and 5xx."""
+    attempts = 0
+    last = ""
+    for delay in (*delays, None):
+        attempts += 1
+        try:
+            r = client.post(f"/shoes/{shoe_id}/rounds", json=body, headers={"Idempotency-Key": key})
+        except httpx.TransportError as e:
+            last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        else:
+            if r.status_code < 500 and r.status_code != 429:
+                return r, attempts
+            last = f"HTTP {r.status_code}"
+        if delay is None:
+            break
+        sleep(delay)
+    raise FeedError(f"hand could not be delivered after {attempts} attempts ({last})")
+
+
+def feed(
+    api: str,
+    shoe_id: str,
+    seed: int,
+    every: float,
+    token: str | None,
+    *,
+    limit: int | None = None,
+    on_hand: Callable[[Fed], None] | None = None,
+    timeout: float = 10.0,
+) -> list[Fed]:
+    """Feed simulated shoe ``seed`` into shoe ``shoe_id``, one hand every ``every`` seconds."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    out: list[Fed] = []
+    with httpx.Client(base_url=api.rstrip("/"), headers=headers, timeout=timeout) as client:
+        decks = _decks(client, shoe_id)
+        start = time.monotonic()
+        for i, (pc, bc) in enumerate(hands(seed, decks), start=1):
+            if limit is not None and i > limit:
+                break
+            r, attempts = post_hand(
+                client, shoe_id, {"player_cards": pc, "banker_cards": bc},
+                idempotency_key(shoe_id, seed, i),
+            )  # fmt: skip
+            if r.status_code >= 400:
+                raise FeedError(f"hand {i} refused (HTTP {r.status_code}): {_reason(r)}")
+            fed = Fed(i, r.status_code, r.headers.get("Idempotent-Replayed") == "true",
+                      attempts, r.json().get("version"))  # fmt: skip
+            out.append(fed)
+            if on_hand is not None:
+                on_hand(fed)
+            wait = start + i * every - time.monotonic()  # a steady beat, not drifting
+            if wait > 0:
+                time.sleep(wait)
+    return out
+
+
+def _decks(client: httpx.Client, shoe_id: str) -> int:
+    try:
+        r = client.get(f"/shoes/{shoe_id}")
+    except httpx.TransportError as e:
+        raise FeedError(f"cannot reach the API at {client.base_url}: {e}") from None
+    if r.status_code != 200:
+        raise FeedError(f"shoe {shoe_id}: HTTP {r.status_code}: {_reason(r)}")
+    return int(r.json()["decks"])
+
+
+def _reason(r: httpx.Response) -> str:
+    try:
+        return str(r.json().get("detail"))
+    except ValueError:
+        return r.text[:200]

@@ -1,0 +1,143 @@
+"""Request and response bodies of the API (pydantic v2; FastAPI documents them).
+
+The models check shape and types only. What a round may be (drawing rules, card
+counts, a winner that agrees with the points) is decided by `roads_app.game.rounds`,
+the same entry operations the dashboard calls, so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Winner = Literal["B", "P", "T", "b", "p", "t", "banker", "player", "tie"]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ShoeCreate(_Body):
+    """A new shoe at a table; ``decks`` defaults to the table's shoe."""
+
+    name: str = Field("", max_length=200, description="shown in the library and lobby")
+    table: str = Field("classic", max_length=64, description="rules table, see GET /tables")
+    decks: int | None = Field(None, ge=1, le=8, description="decks in the shoe (table's if omitted)")
+
+
+class RoundIn(_Body):
+    """One round, entered one of three ways (the fields given say which).
+
+    * by cards: ``player_cards`` and ``banker_cards`` (codes like ``"As"``, ``"Td"``);
+      checked against the drawing rules and the shoe's decks; everything else follows;
+    * by points: ``player_points`` and ``banker_points`` (0-9), optional flags;
+    * by winner: ``winner`` (``B``/``P``/``T``) with optional pair/natural flags.
+    """
+
+    winner: Winner | None = None
+    player_points: int | None = None
+    banker_points: int | None = None
+    player_cards: list[str] | None = Field(None, max_length=3)
+    banker_cards: list[str] | None = Field(None, max_length=3)
+    player_pair: bool | None = None
+    banker_pair: bool | None = None
+    player_natural: bool | None = None
+    banker_natural: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> RoundIn:
+        by_cards = self.player_cards is not None or self.banker_cards is not None
+        by_points = self.player_points is not None or self.banker_points is not None
+        if by_cards:
+            if self.player_cards is None or self.banker_cards is None:
+                raise ValueError("a round by cards needs both player_cards and banker_cards")
+            extra = [k for k in ("winner", "player_points", "banker_points", *FLAGS)
+                     if getattr(self, k) is not None]  # fmt: skip
+            if extra:
+                raise ValueError(
+                    f"a round by cards takes nothing else: {', '.join(extra)} follow from the cards"
+                )
+        elif by_points:
+            if self.player_points is None or self.banker_points is None:
+                raise ValueError("a round by points needs both player_points and banker_points")
+        elif self.winner is None:
+            raise ValueError("give winner, or player_points and banker_points, or the cards")
+        return self
+
+    @property
+    def mode(self) -> Literal["cards", "points", "winner"]:
+        if self.player_cards is not None:
+            return "cards"
+        return "points" if self.player_points is not None else "winner"
+
+    def flags(self) -> dict[str, bool | None]:
+        return {k: getattr(self, k) for k in FLAGS}
+
+
+FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banker_natural")
+
+
+class RoundOut(BaseModel):
+    """A round as stored: the rounds-frame columns (nulls where it was entered without)."""
+
+    round: int
+    winner: Literal["B", "P", "T"]
+    player_points: int | None = None
+    banker_points: int | None = None
+    player_pair: bool | None = None
+    banker_pair: bool | None = None
+    player_natural: bool | None = None
+    banker_natural: bool | None = None
+    player_cards: list[str] | None = None
+    banker_cards: list[str] | None = None
+
+
+class ShoeSummary(BaseModel):
+    """A shoe in a list: who it is and how far it has got."""
+
+    id: str
+    name: str
+    table: str
+    decks: int
+    source: str
+    created: str
+    round_count: int
+    version: int
+
+
+class ShoeOut(ShoeSummary):
+    """A whole shoe: its rounds, statistics and the five roads as grid cells."""
+
+    rounds: list[RoundOut]
+    stats: dict[str, Any]
+    roads: dict[str, list[dict[str, Any]]]
+
+
+class AppendOut(BaseModel):
+    """What an append made: the shoe's new version and the round as stored."""
+
+    shoe: str
+    version: int
+    round: RoundOut
+
+
+class ChangeOut(BaseModel):
+    """What an undo or a void made."""
+
+    shoe: str
+    version: int
+    rounds: int
+
+
+class TableOut(BaseModel):
+    name: str
+    title: str
+    decks: int
+    source: str
+
+
+class Problem(BaseModel):
+    """Every refusal: a one-line reason."""
+
+    detail: str

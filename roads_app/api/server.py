@@ -1,0 +1,40 @@
+"""Serve the API with uvicorn: `roads-app api`, or next to the dashboard.
+
+Alone it runs in this process; the dashboard starts it as a child process
+(`api_command`) beside Streamlit, so one command runs both and stopping the dashboard
+stops the API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_API_PORT = 8502
+"""Where the API listens unless told (the dashboard's 8501 plus one)."""
+
+
+def serve(data_dir: Path, port: int = DEFAULT_API_PORT, host: str = "127.0.0.1") -> None:
+    """Serve until stopped (Ctrl+C or SIGTERM end it cleanly)."""
+    import uvicorn
+
+    from roads_app.api.app import create_app
+
+    app = create_app(data_dir, host=host)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+def api_command(data_dir: Path, port: int, host: str = "127.0.0.1") -> list[str]:
+    """The child process the dashboard starts (kept separate so it can be tested)."""
+    return [sys.executable, "-m", "roads_app.api.server",
+            "--data", str(data_dir), "--port", str(port), "--host", host]  # fmt: skip
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(prog="roads_app.api.server")
+    p.add_argument("--data", required=True)
+    p.add_argument("--port", type=int, default=DEFAULT_API_PORT)
+    p.add_argument("--host", default="127.0.0.1")
+    a = p.parse_args()
+    serve(Path(a.data), a.port, a.host)

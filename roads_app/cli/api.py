@@ -1,0 +1,90 @@
+"""The live-feed commands: serve the API, print a token, feed a simulated shoe."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_API_PORT = 8502  # same as roads_app.api.server.DEFAULT_API_PORT (kept import-free)
+TOKEN_ENV = "ROADS_APP_TOKEN"
+
+
+def _cmd_api(args: argparse.Namespace) -> int:
+    from roads_app.api.server import serve
+    from roads_app.ui.launch import check_port, prepare_data_dir
+
+    check_port(args.port)
+    data = prepare_data_dir(Path(args.data))
+    print(f"roads-app API on http://{args.host}:{args.port} (docs at /docs), data {data}",
+          file=sys.stderr)  # fmt: skip
+    serve(data, args.port, args.host)
+    return 0
+
+
+def _cmd_token(args: argparse.Namespace) -> int:
+    from roads_app.store import tokens
+
+    role = "viewer" if args.viewer else "operator"
+    data = Path(args.data)
+    if args.revoke_all:
+        n = tokens.revoke_all(data, role)
+        print(f"revoked {n} {role} token{'s' if n != 1 else ''}", file=sys.stderr)
+        return 0
+    print(tokens.issue(data, role, again=args.new))
+    print(f"{role} token: only its hash is kept, so keep it now", file=sys.stderr)
+    return 0
+
+
+def _cmd_feed(args: argparse.Namespace) -> int:
+    from roads_app.api.feeder import Fed, feed
+    from roads_app.game.shoe import check_seed
+
+    check_seed(args.seed)
+    token = args.token or os.environ.get(TOKEN_ENV)
+
+    def say(f: Fed) -> None:
+        again = " (already in: retried answer)" if f.replayed else ""
+        retries = f" after {f.attempts} attempts" if f.attempts > 1 else ""
+        print(f"hand {f.hand}: version {f.version}{again}{retries}", file=sys.stderr)
+
+    fed = feed(args.api, args.shoe, args.seed, args.every, token, limit=args.hands, on_hand=say)
+    print(f"fed {len(fed)} hands into shoe {args.shoe}")
+    return 0
+
+
+def _every(text: str) -> float:
+    v = float(text)
+    if not 0 <= v <= 3600:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: 0 to 3600 seconds")
+    return v
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("api", help="serve the live-feed HTTP API (docs at /docs)")
+    s.add_argument("--port", type=int, default=DEFAULT_API_PORT, help=f"({DEFAULT_API_PORT})")
+    s.add_argument("--host", default="127.0.0.1",
+                   help="listen address (127.0.0.1); any other address needs tokens to read")  # fmt: skip
+    s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
+    s.set_defaults(func=_cmd_api)
+
+    s = sub.add_parser("token", help="print the API token (created on first use)")
+    s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
+    s.add_argument("--viewer", action="store_true", help="a read-only token instead")
+    s.add_argument("--new", action="store_true",
+                   help="issue another token when one exists (the old ones stay valid)")  # fmt: skip
+    s.add_argument("--revoke-all", action="store_true", help="invalidate every token of the role")
+    s.set_defaults(func=_cmd_token)
+
+    s = sub.add_parser("feed", help="deal a simulated shoe into the API hand by hand")
+    s.add_argument("--shoe", required=True, help="id of the shoe to feed")
+    s.add_argument("--simulate", action="store_true", required=True,
+                   help="deal the hands from a simulated shoe (the only source today)")  # fmt: skip
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--every", type=_every, default=0.5, help="seconds between hands (0.5)")
+    s.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    s.add_argument("--api", default=f"http://127.0.0.1:{DEFAULT_API_PORT}",
+                   help=f"the API's address (http://127.0.0.1:{DEFAULT_API_PORT})")  # fmt: skip
+    s.add_argument("--token", default=None, help=f"operator token (or ${TOKEN_ENV})")
+    s.set_defaults(func=_cmd_feed)
