@@ -56,7 +56,9 @@ if SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
 KINDS: tuple[str, ...] = ("bets", "replay-bets")
 """Which bet history: bets made while entering a shoe, or while replaying it."""
 
-ROUND_ACTIONS = ("created", "imported", "entered", "undone", "redone", "edited", "replaced")
+ROUND_ACTIONS = (
+    "created", "imported", "entered", "undone", "redone", "edited", "replaced", "voided",
+)  # fmt: skip
 """History actions that change a shoe's rounds: only these make another tab stale."""
 
 BETS_SCHEMA: pl.Schema = pl.Schema(
@@ -162,6 +164,25 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """,
     ),
+    (
+        "the live feed: API tokens (hashes only) and requests answered once",
+        """
+        CREATE TABLE api_tokens (
+            hash    TEXT PRIMARY KEY,   -- sha256 of the token (the token itself is never kept)
+            role    TEXT NOT NULL CHECK (role IN ('operator', 'viewer')),
+            created TEXT NOT NULL
+        );
+        CREATE TABLE api_requests (
+            key         TEXT PRIMARY KEY,      -- the client's Idempotency-Key
+            fingerprint TEXT NOT NULL,         -- what was asked, so a reused key is noticed
+            shoe        TEXT,
+            status      INTEGER NOT NULL,      -- the answer given, given again on a retry
+            body        TEXT NOT NULL,
+            at          TEXT NOT NULL
+        );
+        CREATE INDEX api_requests_at ON api_requests (at);
+        """,
+    ),
 )
 """Forward migrations, applied in order; their number is their place here (1-based)."""
 
@@ -185,6 +206,10 @@ _META_COLS = ("id", "name", "created", "source", "decks", "seed", "rules", "note
 
 class StaleShoeError(StorageError):
     """The shoe changed since the caller read it (another tab, server or the CLI wrote it)."""
+
+
+class RequestKeyReused(StorageError):
+    """An API Idempotency-Key sent again with a different request."""
 
 
 @dataclass(frozen=True)
@@ -605,18 +630,24 @@ class Store:
     def undo(self, shoe_id: str, expected: int | None, count: int = 1) -> int:
         """Take back the last ``count`` rounds; each is kept in the history for `redo`."""
         with self.write() as c:
-            version, n = self._checked(c, shoe_id, expected)
-            if count > n:
-                raise StorageError(f"nothing to undo: shoe {shoe_id} has {n} rounds")
-            gone = frame_of(c.execute(
-                f"SELECT {', '.join(_ROUND_COLS)} FROM rounds WHERE shoe = ? AND round > ? "
-                "ORDER BY round DESC", (shoe_id, n - count)).fetchall())  # fmt: skip
-            c.execute("DELETE FROM rounds WHERE shoe = ? AND round > ?", (shoe_id, n - count))
-            for i in range(gone.height):
-                no = n - i
-                version = self._bump(c, shoe_id, version, no - 1)
-                self._log(c, shoe_id, "undone", version, no - 1, no, _row_json(gone, i))
-            return version
+            return self.undo_in(c, shoe_id, expected, count)
+
+    def undo_in(
+        self, c: sqlite3.Connection, shoe_id: str, expected: int | None, count: int = 1
+    ) -> int:
+        """`undo` inside a transaction the caller holds (`write`)."""
+        version, n = self._checked(c, shoe_id, expected)
+        if count > n:
+            raise StorageError(f"nothing to undo: shoe {shoe_id} has {n} rounds")
+        gone = frame_of(c.execute(
+            f"SELECT {', '.join(_ROUND_COLS)} FROM rounds WHERE shoe = ? AND round > ? "
+            "ORDER BY round DESC", (shoe_id, n - count)).fetchall())  # fmt: skip
+        c.execute("DELETE FROM rounds WHERE shoe = ? AND round > ?", (shoe_id, n - count))
+        for i in range(gone.height):
+            no = n - i
+            version = self._bump(c, shoe_id, version, no - 1)
+            self._log(c, shoe_id, "undone", version, no - 1, no, _row_json(gone, i))
+        return version
 
     def redoable(self, shoe_id: str) -> pl.DataFrame:
         """The rounds an undo took back that can be brought back, next one first."""
@@ -797,15 +828,19 @@ class Store:
     def load(self, shoe_id: str) -> Saved:
         """A shoe's rounds (one query, straight into the rounds frame), metadata and version."""
         with self.read() as c:
-            row = c.execute(
-                f"SELECT {', '.join(_META_COLS)}, version, deleted FROM shoes WHERE id = ?",
-                (shoe_id,),
-            ).fetchone()
-            if row is None:
-                raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
-            if row[-1] is not None:
-                raise StorageError(f"{shoe_id}: this shoe is in the trash (restore it to open it)")
-            rounds = frame_of(c.execute(_SQL_ROUNDS, (shoe_id,)).fetchall())
+            return self.load_in(c, shoe_id)
+
+    def load_in(self, c: sqlite3.Connection, shoe_id: str) -> Saved:
+        """`load` inside a transaction the caller holds (`read` or `write`)."""
+        row = c.execute(
+            f"SELECT {', '.join(_META_COLS)}, version, deleted FROM shoes WHERE id = ?",
+            (shoe_id,),
+        ).fetchone()
+        if row is None:
+            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
+        if row[-1] is not None:
+            raise StorageError(f"{shoe_id}: this shoe is in the trash (restore it to open it)")
+        rounds = frame_of(c.execute(_SQL_ROUNDS, (shoe_id,)).fetchall())
         return Saved(rounds, _meta_of(row[: len(_META_COLS)]), int(row[-2]))
 
     def version(self, shoe_id: str) -> int | None:
@@ -891,6 +926,108 @@ class Store:
     def integrity(self) -> str:
         """``PRAGMA integrity_check``'s answer (``ok`` when the file is sound)."""
         return str(self.con.execute("PRAGMA integrity_check").fetchone()[0])
+
+    # --- the live feed (issue 18): appends inside a caller's transaction, voids,
+    # requests answered once, API tokens
+
+    def create_in(self, c: sqlite3.Connection, meta: ShoeMeta) -> int:
+        """`create_shoe` (no rounds yet) inside a transaction the caller holds (`write`)."""
+        return self._insert_shoe(c, meta, empty_rounds(), "created")
+
+    def append_in(
+        self, c: sqlite3.Connection, shoe_id: str, new: pl.DataFrame, expected: int | None
+    ) -> int:
+        """`append_rounds` inside a transaction the caller holds (`write`)."""
+        version, n = self._checked(c, shoe_id, expected)
+        return self._append(c, shoe_id, new, version, n, "entered")
+
+    def void_round(self, shoe_id: str, round_no: int, expected: int | None) -> int:
+        """Void a round (a misdeal): it leaves the shoe, later rounds move up one, and the
+        history keeps its content (action ``voided``)."""
+        with self.write() as c:
+            return self.void_in(c, shoe_id, round_no, expected)
+
+    def void_in(
+        self, c: sqlite3.Connection, shoe_id: str, round_no: int, expected: int | None
+    ) -> int:
+        """`void_round` inside a transaction the caller holds (`write`)."""
+        version, n = self._checked(c, shoe_id, expected)
+        if not 1 <= round_no <= n:
+            raise StorageError(f"round {round_no} does not exist: the shoe has {n} rounds")
+        gone = frame_of(c.execute(
+            f"SELECT {', '.join(_ROUND_COLS)} FROM rounds WHERE shoe = ? AND round = ?",
+            (shoe_id, round_no)).fetchall())  # fmt: skip
+        c.execute("DELETE FROM rounds WHERE shoe = ? AND round = ?", (shoe_id, round_no))
+        # two steps so that no moment holds two rows with one (shoe, round) key
+        c.execute("UPDATE rounds SET round = round + 1000000 WHERE shoe = ? AND round > ?",
+                  (shoe_id, round_no))  # fmt: skip
+        c.execute("UPDATE rounds SET round = round - 1000001 WHERE shoe = ? AND round > 1000000",
+                  (shoe_id,))  # fmt: skip
+        version = self._bump(c, shoe_id, version, n - 1)
+        self._log(c, shoe_id, "voided", version, n - 1, round_no, _row_json(gone, 0))
+        return version
+
+    def once(
+        self,
+        key: str | None,
+        fingerprint: str,
+        shoe_id: str | None,
+        do: Callable[[sqlite3.Connection], tuple[int, dict[str, Any]]],
+    ) -> tuple[int, dict[str, Any], bool]:
+        """Run ``do`` (a change, given the open write transaction) once per ``key``.
+
+        The answer is stored in the same transaction as the change, so a request retried
+        with the same key gets the first answer again (third item True) and changes
+        nothing, whether the first one's answer was lost or not. A refused request
+        (``do`` raises) stores nothing. A key reused for a different request is refused.
+        """
+        with self.write() as c:
+            if key is not None:
+                row = c.execute(
+                    "SELECT fingerprint, status, body FROM api_requests WHERE key = ?", (key,)
+                ).fetchone()
+                if row is not None:
+                    if row[0] != fingerprint:
+                        raise RequestKeyReused(
+                            f"Idempotency-Key {key!r} was already used for a different request"
+                        )
+                    return int(row[1]), json.loads(row[2]), True
+            status, body = do(c)
+            if key is not None:
+                c.execute(
+                    "INSERT INTO api_requests (key, fingerprint, shoe, status, body, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, fingerprint, shoe_id, status, json.dumps(body), now()),
+                )
+            return status, body, False
+
+    def forget_requests(self, before: str) -> int:
+        """Drop remembered answers older than ``before`` (an ISO time); how many."""
+        with self.write() as c:
+            return c.execute("DELETE FROM api_requests WHERE at < ?", (before,)).rowcount
+
+    def add_token(self, token_hash: str, role: str) -> None:
+        with self.write() as c:
+            c.execute("INSERT INTO api_tokens (hash, role, created) VALUES (?, ?, ?)",
+                      (token_hash, role, now()))  # fmt: skip
+
+    def token_role(self, token_hash: str) -> str | None:
+        """The role of a token (by its hash), or None if no such token."""
+        try:
+            row = self.con.execute(
+                "SELECT role FROM api_tokens WHERE hash = ?", (token_hash,)
+            ).fetchone()
+        except sqlite3.Error as e:
+            raise translate(e, self.path, "read") from None
+        return None if row is None else str(row[0])
+
+    def count_tokens(self, role: str) -> int:
+        return int(self.con.execute(
+            "SELECT count(*) FROM api_tokens WHERE role = ?", (role,)).fetchone()[0])  # fmt: skip
+
+    def revoke_tokens(self, role: str) -> int:
+        with self.write() as c:
+            return c.execute("DELETE FROM api_tokens WHERE role = ?", (role,)).rowcount
 
 
 def _check_kind(kind: str) -> None:

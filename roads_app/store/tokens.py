@@ -1,0 +1,60 @@
+"""API tokens: who may write (operator) and who may read an exposed server (viewer).
+
+A token is 32 random bytes (URL-safe text with a readable prefix). The database keeps
+only its SHA-256, so a copy of ``roads.db`` gives nobody a token; a plain hash is
+enough because the token is random, not a password a person chose. Since the token
+itself is never kept, it is printed once, when it is made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from pathlib import Path
+
+from roads_app.errors import RoadsAppError
+from roads_app.store import db
+
+ROLES: tuple[str, str] = ("operator", "viewer")
+_PREFIX = {"operator": "ra_op_", "viewer": "ra_vw_"}
+
+
+def hash_token(token: str) -> str:
+    """What the database keeps of a token.
+
+    >>> len(hash_token("ra_op_x")), hash_token("a") == hash_token("a")
+    (64, True)
+    """
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise RoadsAppError(f"token role {role!r} is not one of {', '.join(ROLES)}")
+    return role
+
+
+def issue(data_dir: Path, role: str = "operator", *, again: bool = False) -> str:
+    """A new token of ``role``; refused when one exists unless ``again`` (it cannot be
+    shown twice: only its hash is kept)."""
+    store = db.open_store(data_dir)
+    if store.count_tokens(_check_role(role)) and not again:
+        article, flag = ("an", "") if role == "operator" else ("a", " --viewer")
+        raise RoadsAppError(
+            f"{article} {role} token already exists and only its hash is kept, so it cannot "
+            f"be printed again: `roads-app token{flag} --new` issues another, "
+            "--revoke-all invalidates the old ones"
+        )
+    token = _PREFIX[role] + secrets.token_urlsafe(32)
+    store.add_token(hash_token(token), role)
+    return token
+
+
+def role_of(data_dir: Path, token: str) -> str | None:
+    """``operator``, ``viewer`` or None for a token nobody issued (or one revoked)."""
+    return db.open_store(data_dir).token_role(hash_token(token))
+
+
+def revoke_all(data_dir: Path, role: str) -> int:
+    """Invalidate every token of a role; how many there were."""
+    return db.open_store(data_dir).revoke_tokens(_check_role(role))
