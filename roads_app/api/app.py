@@ -42,7 +42,15 @@ from roads_app.errors import RoadsAppError
 
 OPERATOR, VIEWER = "operator", "viewer"
 KEY_HEADER = "Idempotency-Key"
+REFUSALS: dict[int | str, dict[str, Any]] = {404: {"model": Problem}, 422: {"model": Problem}}
 REPLAYED_HEADER = "Idempotent-Replayed"
+
+
+Key = Annotated[
+    str | None,
+    Header(alias=KEY_HEADER, max_length=200,
+           description="a retried request with the same key is answered, not done again"),
+]  # fmt: skip
 
 
 class Unauthorized(Exception):
@@ -134,11 +142,6 @@ def create_app(data_dir: Path, host: str = "127.0.0.1") -> FastAPI:
 
     Write = Depends(operator)
     Read = Depends(reader)
-    Key = Annotated[
-        str | None,
-        Header(alias=KEY_HEADER, max_length=200,
-               description="a retried request with the same key is answered, not done again"),
-    ]  # fmt: skip
 
     # --- refusals as one line --------------------------------------------------------------
 
@@ -172,6 +175,11 @@ def create_app(data_dir: Path, host: str = "127.0.0.1") -> FastAPI:
     async def run(fn: Any, *args: Any) -> Any:
         return await anyio.to_thread.run_sync(fn, *args)
 
+    async def existing(shoe_id: str) -> None:
+        """A 404 before a stream starts (once it has, the status line is sent)."""
+        if await run(feed.version, shoe_id) is None:
+            raise NotFound(f"no shoe {shoe_id!r} (it never existed or is in the trash)")
+
     # --- routes ---------------------------------------------------------------------------------
 
     @app.get("/health", include_in_schema=False)
@@ -201,7 +209,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1") -> FastAPI:
         return await run(feed.shoe, shoe_id)
 
     @app.post("/shoes/{shoe_id}/rounds", status_code=201, response_model=AppendOut,
-              dependencies=[Write], responses={404: {"model": Problem}, 422: {"model": Problem}})  # fmt: skip
+              dependencies=[Write], responses=REFUSALS)
     async def append(shoe_id: str, body: RoundIn, key: Key = None) -> Any:
         """Append a round by winner (+ flags), by points or by cards.
 
@@ -212,26 +220,25 @@ def create_app(data_dir: Path, host: str = "127.0.0.1") -> FastAPI:
         return answer(await run(feed.append, shoe_id, body, key), shoe_id)
 
     @app.post("/shoes/{shoe_id}/undo", response_model=ChangeOut, dependencies=[Write],
-              responses={404: {"model": Problem}, 422: {"model": Problem}})  # fmt: skip
+              responses=REFUSALS)
     async def undo(shoe_id: str, key: Key = None) -> Any:
         """Take back the last round."""
         return answer(await run(feed.undo, shoe_id, key), shoe_id)
 
     @app.post("/shoes/{shoe_id}/rounds/{round_no}/void", response_model=ChangeOut,
-              dependencies=[Write], responses={404: {"model": Problem}, 422: {"model": Problem}})  # fmt: skip
+              dependencies=[Write], responses=REFUSALS)
     async def void(shoe_id: str, round_no: int, key: Key = None) -> Any:
         """Void a round (a misdeal): it leaves the roads; the history keeps it."""
         return answer(await run(feed.void, shoe_id, round_no, key), shoe_id)
 
-    @app.get("/shoes/{shoe_id}/events", response_class=EventSourceResponse, dependencies=[Read],
+    @app.get("/shoes/{shoe_id}/events", response_class=EventSourceResponse,
+             dependencies=[Read, Depends(existing)],
              responses={404: {"model": Problem}})  # fmt: skip
     async def events(shoe_id: str) -> AsyncIterator[ServerSentEvent]:
         """Server-Sent Events of one shoe: ``snapshot``, then ``append`` / ``reset`` / ``gone``.
 
         Every event's data is ``{"version": V, "rounds": [...]}`` and its id is the version.
         """
-        if await run(feed.version, shoe_id) is None:
-            raise NotFound(f"no shoe {shoe_id!r}")
         async for change in hub.follow(shoe_id):
             yield ServerSentEvent(
                 event=change.kind, data=change.data(),

@@ -23,7 +23,7 @@ class ShoeCreate(_Body):
 
     name: str = Field("", max_length=200, description="shown in the library and lobby")
     table: str = Field("classic", max_length=64, description="rules table, see GET /tables")
-    decks: int | None = Field(None, ge=1, le=8, description="decks in the shoe (table's if omitted)")
+    decks: int | None = Field(None, ge=1, le=8, description="decks (the table's if omitted)")
 
 
 class RoundIn(_Body):

@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("api", help="serve the live-feed HTTP API (docs at /docs)")
     s.add_argument("--port", type=int, default=DEFAULT_API_PORT, help=f"({DEFAULT_API_PORT})")
     s.add_argument("--host", default="127.0.0.1",
-                   help="listen address (127.0.0.1); any other address needs tokens to read")  # fmt: skip
+                   help="listen address (127.0.0.1); other addresses need tokens to read")
     s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
     s.set_defaults(func=_cmd_api)
 
@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
     s.add_argument("--viewer", action="store_true", help="a read-only token instead")
     s.add_argument("--new", action="store_true",
-                   help="issue another token when one exists (the old ones stay valid)")  # fmt: skip
+                   help="issue another token when one exists (old ones stay valid)")
     s.add_argument("--revoke-all", action="store_true", help="invalidate every token of the role")
     s.set_defaults(func=_cmd_token)
 

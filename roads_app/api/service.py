@@ -1,0 +1,238 @@
+"""What the API does, without HTTP: every call is one store transaction.
+
+Appends are decided by `roads_app.game.rounds` (the dashboard's own entry operations:
+drawing rules, the shoe's card counts, winner against points) on the rounds read
+inside the same write transaction, so two feeders on one shoe are applied one after
+the other and neither is checked against stale rounds. With an ``Idempotency-Key``
+the answer is stored in that same transaction (`Store.once`): a retry is answered
+from it and never enters the hand twice, even if the first answer was lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from roads_app.api.models import RoundIn, ShoeCreate
+from roads_app.bets.tables import list_tables, load_table
+from roads_app.errors import RoadsAppError, StorageError
+from roads_app.game import rounds as R
+from roads_app.roads.grids import all_roads
+from roads_app.roads.stats import shoe_stats
+from roads_app.store import db, tokens
+
+log = logging.getLogger(__name__)
+
+KEEP_ANSWERS = timedelta(days=7)
+"""How long a request's answer is kept for retries (older keys are forgotten at start)."""
+
+
+class NotFound(RoadsAppError):
+    """No such shoe (404)."""
+
+
+class Refused(RoadsAppError):
+    """A refusal with its own HTTP status (409 stale, 503 busy)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A write's answer: status and body, and whether it is a stored answer given again."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+def fingerprint(*parts: Any) -> str:
+    """What a request asked, so a key sent again with another request is noticed."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """Rounds as JSON-ready dicts (the rounds-frame columns)."""
+    return frame.select(R.ROUNDS_SCHEMA.names()).to_dicts()
+
+
+class Feed:
+    """The API's operations over the store of one data folder."""
+
+    def __init__(self, data_dir: Path, *, samples: bool = False) -> None:
+        self.data_dir = Path(data_dir)
+        self.store = db.open_store(self.data_dir, samples=samples)
+        try:
+            self.store.forget_requests((datetime.now(UTC) - KEEP_ANSWERS).isoformat())
+        except StorageError as e:  # busy at start: keep the old answers a little longer
+            log.warning("old request keys not forgotten: %s", e)
+
+    # --- who may call ---------------------------------------------------------------
+
+    def token_role(self, token: str) -> str | None:
+        return tokens.role_of(self.data_dir, token)
+
+    # --- reads --------------------------------------------------------------------------
+
+    def tables(self) -> list[dict[str, Any]]:
+        out = []
+        for name in list_tables():
+            try:
+                t = load_table(name)
+            except RoadsAppError as e:  # a broken rules file is not offered, and said once
+                log.warning("table not offered: %s", e)
+                continue
+            out.append({"name": name, "title": t.title, "decks": t.shoe.decks,
+                        "source": t.source})  # fmt: skip
+        return out
+
+    def shoes(self) -> list[dict[str, Any]]:
+        return [_summary(r) for r in self.store.list_shoes().iter_rows(named=True)]
+
+    def shoe(self, shoe_id: str) -> dict[str, Any]:
+        saved = self._load(shoe_id)
+        rounds = saved.rounds
+        roads = {name: grid.to_dicts() for name, grid in all_roads(rounds).items()}
+        return {
+            **_summary_of(saved.meta, rounds.height, saved.version),
+            "rounds": rows(rounds),
+            "stats": shoe_stats(rounds),
+            "roads": roads,
+        }
+
+    def version(self, shoe_id: str) -> int | None:
+        return self.store.version(shoe_id)
+
+    def snapshot(self, shoe_id: str) -> tuple[int, list[dict[str, Any]]] | None:
+        """(version, rounds) read together, or None when the shoe is gone."""
+        if self.store.version(shoe_id) is None:
+            return None
+        try:
+            saved = self.store.load(shoe_id)
+        except StorageError:
+            return None
+        return saved.version, rows(saved.rounds)
+
+    # --- writes ------------------------------------------------------------------------------
+
+    def create(self, body: ShoeCreate, key: str | None) -> Reply:
+        table = load_table(_table_name(body.table))
+        meta = R.ShoeMeta(
+            name=body.name.strip(), source="hand", rules=body.table,
+            decks=body.decks if body.decks is not None else table.shoe.decks,
+        )  # fmt: skip
+
+        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+            version = self.store.create_in(c, meta)
+            return 201, _summary_of(meta, 0, version)
+
+        fp = fingerprint("create", body.model_dump())
+        return self._once(key, fp, None, do)
+
+    def append(self, shoe_id: str, body: RoundIn, key: str | None) -> Reply:
+        self._exists(shoe_id)
+
+        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+            saved = self.store.load_in(c, shoe_id)
+            new = _entered(saved.rounds, body, saved.meta.decks)
+            row = new.tail(1)
+            version = self.store.append_in(c, shoe_id, row, None)  # we hold the write lock
+            return 201, {"shoe": shoe_id, "version": version, "round": rows(row)[0]}
+
+        fp = fingerprint("append", shoe_id, body.model_dump(exclude_none=True))
+        return self._once(key, fp, shoe_id, do)
+
+    def undo(self, shoe_id: str, key: str | None) -> Reply:
+        self._exists(shoe_id)
+
+        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+            if not self.store.load_in(c, shoe_id).rounds.height:
+                raise R.RoundError("nothing to undo: the shoe has no rounds")
+            version = self.store.undo_in(c, shoe_id, None)
+            return 200, self._change(c, shoe_id, version)
+
+        return self._once(key, fingerprint("undo", shoe_id), shoe_id, do)
+
+    def void(self, shoe_id: str, round_no: int, key: str | None) -> Reply:
+        self._exists(shoe_id)
+
+        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+            version = self.store.void_in(c, shoe_id, round_no, None)
+            return 200, self._change(c, shoe_id, version)
+
+        return self._once(key, fingerprint("void", shoe_id, round_no), shoe_id, do)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _change(self, c: sqlite3.Connection, shoe_id: str, version: int) -> dict[str, Any]:
+        return {"shoe": shoe_id, "version": version,
+                "rounds": self.store.load_in(c, shoe_id).rounds.height}  # fmt: skip
+
+    def _exists(self, shoe_id: str) -> None:
+        if self.store.version(shoe_id) is None:
+            raise NotFound(f"no shoe {shoe_id!r} (it never existed or is in the trash)")
+
+    def _load(self, shoe_id: str) -> db.Saved:
+        self._exists(shoe_id)
+        try:
+            return self.store.load(shoe_id)
+        except StorageError as e:
+            raise _status(e) from None
+
+    def _once(self, key: str | None, fp: str, shoe_id: str | None, do: Any) -> Reply:
+        try:
+            status, body, replayed = self.store.once(key, fp, shoe_id, do)
+        except db.RequestKeyReused as e:
+            raise Refused(422, str(e)) from None
+        except StorageError as e:
+            raise _status(e) from None
+        return Reply(status, body, replayed)
+
+
+def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
+    """The rounds with the entered one added, by the dashboard's own entry operations."""
+    if body.mode == "cards":
+        return R.add_cards(rounds, body.player_cards or [], body.banker_cards or [], decks=decks)
+    if body.mode == "points":
+        return R.add_points(rounds, body.player_points, body.banker_points,  # type: ignore[arg-type]
+                            winner=body.winner, decks=decks, **body.flags())  # fmt: skip
+    return R.add_winner(rounds, body.winner, decks=decks, **body.flags())  # type: ignore[arg-type]
+
+
+def _status(e: StorageError) -> RoadsAppError:
+    """Store refusals a client should handle apart: stale (409), busy (503, retry)."""
+    if isinstance(e, db.StaleShoeError):
+        return Refused(409, str(e))
+    if "is busy" in str(e):
+        return Refused(503, str(e))
+    return e
+
+
+def _table_name(name: str) -> str:
+    """Tables by name only (a path would read any file on the server)."""
+    if name not in list_tables():
+        raise R.RoundError(f"unknown table {name!r} (tables: {', '.join(list_tables())})")
+    return name
+
+
+def _summary_of(meta: R.ShoeMeta, rounds: int, version: int) -> dict[str, Any]:
+    return {"id": meta.id, "name": meta.name, "table": meta.rules, "decks": meta.decks,
+            "source": meta.source, "created": meta.created, "round_count": rounds,
+            "version": version}  # fmt: skip
+
+
+def _summary(r: dict[str, Any]) -> dict[str, Any]:
+    return {"id": r["id"], "name": r["name"], "table": r["rules"], "decks": r["decks"],
+            "source": r["source"], "created": r["created"], "round_count": r["rounds"],
+            "version": r["version"]}  # fmt: skip
