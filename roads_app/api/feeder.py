@@ -19,8 +19,11 @@ import httpx
 from roads_app.errors import RoadsAppError
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 
-RETRY_DELAYS_S: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
-"""Waits before each retry of one hand; after the last one the feeder gives up."""
+RETRY_DELAYS_S: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0)
+"""Waits before the first retries of one hand; later retries wait the last of these."""
+
+PATIENCE_S = 60.0
+"""How long one hand is retried (a server restarting, a network blip) before giving up."""
 
 
 class FeedError(RoadsAppError):
@@ -57,13 +60,13 @@ def post_hand(
     body: dict,
     key: str,
     *,
-    delays: tuple[float, ...] = RETRY_DELAYS_S,
+    patience: float = PATIENCE_S,
     sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[httpx.Response, int]:
-    """POST one round, retrying with the same key on network errors and 5xx."""
+    """POST one round, retrying with the same key on network errors, 5xx and 429."""
+    give_up = time.monotonic() + patience
     attempts = 0
-    last = ""
-    for delay in (*delays, None):
+    while True:
         attempts += 1
         try:
             r = client.post(f"/shoes/{shoe_id}/rounds", json=body, headers={"Idempotency-Key": key})
@@ -72,11 +75,13 @@ def post_hand(
         else:
             if r.status_code < 500 and r.status_code != 429:
                 return r, attempts
-            last = f"HTTP {r.status_code}"
-        if delay is None:
-            break
+            last = f"HTTP {r.status_code}: {_reason(r)}"
+        delay = RETRY_DELAYS_S[min(attempts, len(RETRY_DELAYS_S)) - 1]
+        if time.monotonic() + delay > give_up:
+            raise FeedError(
+                f"hand not delivered after {attempts} attempts in {patience:g} s ({last})"
+            )
         sleep(delay)
-    raise FeedError(f"hand could not be delivered after {attempts} attempts ({last})")
 
 
 def feed(
@@ -89,6 +94,7 @@ def feed(
     limit: int | None = None,
     on_hand: Callable[[Fed], None] | None = None,
     timeout: float = 10.0,
+    patience: float = PATIENCE_S,
 ) -> list[Fed]:
     """Feed simulated shoe ``seed`` into shoe ``shoe_id``, one hand every ``every`` seconds."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -101,7 +107,7 @@ def feed(
                 break
             r, attempts = post_hand(
                 client, shoe_id, {"player_cards": pc, "banker_cards": bc},
-                idempotency_key(shoe_id, seed, i),
+                idempotency_key(shoe_id, seed, i), patience=patience,
             )  # fmt: skip
             if r.status_code >= 400:
                 raise FeedError(f"hand {i} refused (HTTP {r.status_code}): {_reason(r)}")
