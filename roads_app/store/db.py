@@ -42,7 +42,10 @@ from typing import Any
 
 import polars as pl
 
+from roads_app.bets.ledger import BETS_SCHEMA, KINDS
 from roads_app.errors import RoadsAppError, StorageError
+
+__all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, empty_rounds
 
 log = logging.getLogger(__name__)
@@ -53,22 +56,9 @@ BUSY_TIMEOUT_S = 5.0
 SYNCHRONOUS = os.environ.get("ROADS_APP_SYNC", "NORMAL").upper()
 if SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
     SYNCHRONOUS = "NORMAL"
-KINDS: tuple[str, ...] = ("bets", "replay-bets")
-"""Which bet history: bets made while entering a shoe, or while replaying it."""
 
 ROUND_ACTIONS = ("created", "imported", "entered", "undone", "redone", "edited", "replaced")
 """History actions that change a shoe's rounds: only these make another tab stale."""
-
-BETS_SCHEMA: pl.Schema = pl.Schema(
-    {
-        "id": pl.Int32,
-        "round": pl.Int32,
-        "bet": pl.String,
-        "stake": pl.Float64,
-        "voided": pl.Boolean,
-    }
-)
-"""Columns of a shoe's bet history (the ledger's frame; the ledger re-exports it)."""
 
 LIST_SCHEMA: pl.Schema = pl.Schema(
     {
@@ -792,6 +782,15 @@ class Store:
     def _meta(c: sqlite3.Connection, shoe_id: str) -> ShoeMeta:
         row = c.execute(f"SELECT {', '.join(_META_COLS)} FROM shoes WHERE id = ?",
                         (shoe_id,)).fetchone()  # fmt: skip
+        return _meta_of(row)
+
+    def meta(self, shoe_id: str) -> ShoeMeta:
+        """A shoe's metadata alone (one indexed lookup)."""
+        row = self.con.execute(
+            f"SELECT {', '.join(_META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
+        ).fetchone()
+        if row is None:
+            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
         return _meta_of(row)
 
     def load(self, shoe_id: str) -> Saved:
