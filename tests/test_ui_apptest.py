@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import files as storage
 from roads_app.ui import session
+from tests import storehelp as sh
 
 APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
 
@@ -69,7 +70,7 @@ def url_shoe(at: AppTest) -> str:
 
 
 def winners_on_disk(data: Path, shoe: str) -> str:
-    rounds, _ = storage.load_shoe(shoe, data)
+    rounds, _ = sh.load_shoe(shoe, data)
     return "".join(rounds["winner"].cast(pl.String).to_list())
 
 
@@ -112,7 +113,7 @@ def test_pair_and_natural_toggles_go_with_the_result_then_reset(data: Path):
     at.toggle(key="flag_banker_pair").set_value(True)
     at.toggle(key="flag_player_natural").set_value(True)
     click(at, "btn_P")
-    rounds, _ = storage.load_shoe(url_shoe(at), data)
+    rounds, _ = sh.load_shoe(url_shoe(at), data)
     row = rounds.row(0, named=True)
     assert (row["winner"], row["banker_pair"], row["player_natural"]) == ("P", True, True)
     assert row["player_pair"] is None  # not toggled: not recorded, rather than claimed false
@@ -145,7 +146,7 @@ def test_entry_by_points_decides_the_winner(data: Path):
     at.number_input(key="points_player").set_value(4)
     at.number_input(key="points_banker").set_value(4)
     submit(at, "points_form", "Add by points")
-    rounds, _ = storage.load_shoe(url_shoe(at), data)
+    rounds, _ = sh.load_shoe(url_shoe(at), data)
     assert rounds.select("winner", "player_points", "banker_points").rows() == [
         ("B", 6, 7),
         ("T", 4, 4),
@@ -175,7 +176,7 @@ def test_entry_by_cards_checks_the_drawing_rules_and_keeps_the_input(data: Path)
     at.text_input(key="cards_banker").input("5c 2h")
     submit(at, "cards_form", "Add by cards")
     assert errors(at) == []
-    rounds, _ = storage.load_shoe(shoe, data)
+    rounds, _ = sh.load_shoe(shoe, data)
     last = rounds.row(-1, named=True)
     assert (last["winner"], last["player_points"], last["banker_points"]) == ("P", 9, 7)
     assert last["player_cards"] == ["9s", "Kd"] and last["player_natural"] is True
@@ -197,12 +198,12 @@ def test_a_ninth_ace_of_spades_in_a_one_deck_shoe_is_refused(data: Path):
     at.number_input(key="new_decks").set_value(1)
     click(at, "btn_new")
     shoe = url_shoe(at)
-    assert storage.load_shoe(shoe, data)[1].decks == 1
+    assert sh.load_shoe(shoe, data)[1].decks == 1
     at.text_input(key="cards_player").input("As 8d")
     at.text_input(key="cards_banker").input("As 7c")
     submit(at, "cards_form", "Add by cards")
     assert any("As" in e and "1-deck" in e for e in errors(at))
-    assert storage.load_shoe(shoe, data)[0].height == 0
+    assert sh.load_shoe(shoe, data)[0].height == 0
 
 
 def test_edit_a_past_round(data: Path):
@@ -216,7 +217,7 @@ def test_edit_a_past_round(data: Path):
     at.text_input(key="edit_bc").input("Kc Qd 2h")
     submit(at, "edit_form", "Replace round")
     assert errors(at) == []
-    rounds, _ = storage.load_shoe(shoe, data)
+    rounds, _ = sh.load_shoe(shoe, data)
     assert "".join(rounds["winner"].cast(pl.String).to_list()) == "BPP"
     assert rounds.row(1, named=True)["banker_cards"] == ["Kc", "Qd", "2h"]
 
@@ -280,7 +281,7 @@ def test_a_rename_elsewhere_is_kept_when_the_tab_saves(data: Path):
     shoe = url_shoe(at)
     storage.rename_shoe(shoe, "Friday table 3", data)
     click(at, "btn_P")
-    rounds, meta = storage.load_shoe(shoe, data)
+    rounds, meta = sh.load_shoe(shoe, data)
     assert meta.name == "Friday table 3" and rounds.height == 2
 
 
@@ -310,14 +311,14 @@ def test_new_shoe_with_a_table_and_its_deck_count(data: Path):
     click(at, "btn_new")
     second = url_shoe(at)
     assert second != first and shown_round(at) == 0
-    _, meta = storage.load_shoe(second, data)
+    _, meta = sh.load_shoe(second, data)
     assert (meta.rules, meta.decks, meta.source) == ("asian-live", 6, "hand")
     assert winners_on_disk(data, first) == "B"
 
 
 def test_opening_a_shoe_saved_elsewhere_shows_it(data: Path):
     meta = ShoeMeta(name="imported", source="imported")
-    storage.save_shoe(rounds_from_winners("BBPPPT"), meta, data)
+    sh.save_shoe(rounds_from_winners("BBPPPT"), meta, data)
     at = open_app(meta.id)
     assert shown_round(at) == 6
     assert "imported" in header(at)

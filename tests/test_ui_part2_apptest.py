@@ -21,6 +21,7 @@ from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.store import files as storage
 from roads_app.store import library
+from tests import storehelp as sh
 
 TIMEOUT = 60
 
@@ -99,10 +100,10 @@ def saved(folder: Path, winners: str = "", seed: int | None = None, **meta: obje
     if seed is not None:
         dealt = deal_shoe(seed)
         m = ShoeMeta.from_dict({**dealt.meta.to_dict(), **meta})
-        storage.save_shoe(dealt.rounds, m, folder)
+        sh.save_shoe(dealt.rounds, m, folder)
         return m
     m = ShoeMeta(**meta)  # type: ignore[arg-type]
-    storage.save_shoe(rounds_from_winners(winners), m, folder)
+    sh.save_shoe(rounds_from_winners(winners), m, folder)
     return m
 
 
@@ -137,7 +138,7 @@ def test_delete_asks_first_then_removes_the_shoe_and_its_bets(data: Path) -> Non
     no_exceptions(at)
     assert not storage.shoe_path(m.id, data).exists()
     assert not bets_log.bets_path(m.id, data).exists()
-    assert storage.list_shoes(data)["id"].to_list() == [keep.id]
+    assert sh.list_shoes(data)["id"].to_list() == [keep.id]
     assert "deleted 'doomed'" in text(at)
 
 
@@ -147,13 +148,13 @@ def test_rename_changes_the_name_and_keeps_the_rounds(data: Path) -> None:
     at.text_input(key=f"lib_name_{m.id}").input("Macau table 9")
     at.button(key=f"lib_rename_{m.id}").click().run()
     no_exceptions(at)
-    rounds, meta = storage.load_shoe(m.id, data)
+    rounds, meta = sh.load_shoe(m.id, data)
     assert meta.name == "Macau table 9"
     assert rounds["winner"].cast(pl.String).str.join("").item() == "BPTB"
     at.text_input(key=f"lib_name_{m.id}").input("   ")
     at.button(key=f"lib_rename_{m.id}").click().run()
     assert "1 to 100 characters" in text(at)
-    assert storage.load_shoe(m.id, data)[1].name == "Macau table 9"
+    assert sh.load_shoe(m.id, data)[1].name == "Macau table 9"
 
 
 def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) -> None:
@@ -162,7 +163,7 @@ def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) ->
     at.text_input(key="library_import_name").input("from a file")
     at.button(key="lib_import").click().run()
     no_exceptions(at)
-    shoes = storage.list_shoes(data)
+    shoes = sh.list_shoes(data)
     assert shoes.select("name", "rounds", "source").rows() == [("from a file", 3, "imported")]
     before = sorted(p.name for p in data.iterdir())
 
@@ -179,9 +180,9 @@ def test_simulate_deals_the_seed_and_opens_it_in_replay_at_round_0(data: Path) -
     at.number_input(key="lib_sim_seed").set_value(77)
     at.button(key="FormSubmitter:lib_sim_form-Deal and replay").click().run()
     no_exceptions(at)
-    shoes = storage.list_shoes(data)
+    shoes = sh.list_shoes(data)
     assert shoes["source"].to_list() == ["simulated"]
-    rounds, meta = storage.load_shoe(shoes["id"][0], data)
+    rounds, meta = sh.load_shoe(shoes["id"][0], data)
     assert rounds.equals(deal_shoe(77).rounds) and meta.seed == 77
     assert position(at) == 0
     assert qp(at, "shoe") == meta.id and qp(at, "round") == "0"
@@ -279,7 +280,7 @@ def test_scoreboard_bets_settle_on_the_round_entered_and_a_void_refunds(data: Pa
     at.button(key="bets_bet_tie").click().run()
     at.button(key="bets_void").click().run()  # the dealer could not read the cards
     assert bankroll(at) == 1100.0
-    rounds, _ = storage.load_shoe(shoe_id, data)
+    rounds, _ = sh.load_shoe(shoe_id, data)
     assert rounds.height == 1  # the void left no round
     at.button(key="bets_bet_banker").click().run()
     at.button(key="btn_B").click().run()
@@ -314,7 +315,7 @@ def test_lobby_shows_hand_shoes_with_counts_and_opens_one(data: Path) -> None:
     no_exceptions(at)
     assert qp(at, "shoe") == shoes[1].id
     assert "data-testid='round-count'>Round 2<" in text(at)
-    assert library.counts(storage.load_shoe(shoes[1].id, data)[0])["T"] == 1
+    assert library.counts(sh.load_shoe(shoes[1].id, data)[0])["T"] == 1
 
 
 def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:

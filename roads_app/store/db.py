@@ -47,6 +47,7 @@ from roads_app.errors import RoadsAppError, StorageError
 
 __all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, empty_rounds
+from roads_app.store.files import check_shoe_id
 
 log = logging.getLogger(__name__)
 
@@ -475,6 +476,7 @@ class Store:
         detail: str | None = None,
         updated: str | None = None,
     ) -> int:
+        check_shoe_id(meta.id)
         row = c.execute("SELECT deleted FROM shoes WHERE id = ?", (meta.id,)).fetchone()
         if row is not None:
             where = "in the trash" if row[0] else "in the library"
