@@ -1,6 +1,6 @@
 """The scoreboard page's main flows through Streamlit's AppTest (no browser).
 
-Every check reads the saved file back with `storage.load_shoe` (the truth), not only
+Every check reads the shoe back from the store (the truth), not only
 what the page shows: a result must be on disk after each change, a refused input
 must leave the file as it was, and a second "tab" must find the shoe again.
 """
@@ -8,6 +8,7 @@ must leave the file as it was, and a second "tab" must find the shoe again.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import polars as pl
@@ -15,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
-from roads_app.store import files as storage
+from roads_app.store import db
 from roads_app.ui import session
 from tests import storehelp as sh
 
@@ -51,8 +52,8 @@ def errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error]
 
 
-def saved(data: Path) -> list[Path]:
-    return sorted(data.glob("*.parquet")) if data.exists() else []
+def saved(data: Path) -> list[str]:
+    return db.open_store(data).list_shoes()["id"].to_list()
 
 
 def click(at: AppTest, key: str) -> AppTest:
@@ -89,7 +90,7 @@ def test_opens_ready_for_a_new_shoe_and_saves_nothing_until_the_first_result(dat
 def test_first_result_creates_the_shoe_and_puts_its_id_in_the_url(data: Path):
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
-    assert [p.stem for p in saved(data)] == [shoe]
+    assert saved(data) == [shoe]
     assert winners_on_disk(data, shoe) == "B"
     assert shown_round(at) == 1
 
@@ -279,7 +280,7 @@ def test_a_stale_tab_on_the_same_shoe_is_refused_then_reloaded(data: Path):
 def test_a_rename_elsewhere_is_kept_when_the_tab_saves(data: Path):
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
-    storage.rename_shoe(shoe, "Friday table 3", data)
+    db.open_store(data).rename(shoe, "Friday table 3")
     click(at, "btn_P")
     rounds, meta = sh.load_shoe(shoe, data)
     assert meta.name == "Friday table 3" and rounds.height == 2
@@ -294,12 +295,13 @@ def test_an_unknown_or_bad_shoe_id_in_the_url_says_so_and_starts_fresh(data: Pat
     assert saved(data) == []
 
 
-def test_a_corrupt_saved_file_is_reported_and_left_alone(data: Path):
+def test_a_corrupt_database_is_reported_and_left_alone(data: Path):
     data.mkdir(parents=True)
-    (data / "broken.parquet").write_bytes(b"PAR1 not really")
+    junk = b"SQLite format 3\x00" + b"not really" * 500
+    (data / "roads.db").write_bytes(junk)
     at = open_app("broken")
-    assert any("broken" in e for e in errors(at))
-    assert (data / "broken.parquet").read_bytes() == b"PAR1 not really"
+    assert any("roads.db" in e and "left as it is" in e for e in errors(at)), errors(at)
+    assert (data / "roads.db").read_bytes() == junk
 
 
 def test_new_shoe_with_a_table_and_its_deck_count(data: Path):
@@ -350,12 +352,12 @@ def test_a_failed_save_is_a_message_and_the_shoe_stays_as_it_was(
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
 
-    def disk_full(*args, **kwargs):
-        raise OSError(28, "No space left on device")
+    def disk_full(*args, **kwargs):  # what sqlite3 raises mid-transaction on a full disk
+        raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(storage, "save_shoe", disk_full)
+    monkeypatch.setattr(db, "rows_of", disk_full)
     click(at, "btn_P")
-    assert any("No space left" in e and "nothing was changed" in e for e in errors(at))
+    assert any("disk is full" in e and "nothing was changed" in e for e in errors(at))
     assert shown_round(at) == 1
     monkeypatch.undo()
     monkeypatch.setenv(session.DATA_ENV, str(data))

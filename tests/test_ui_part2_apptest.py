@@ -17,10 +17,10 @@ from streamlit.testing.v1 import AppTest
 
 from roads_app.bets import ledger as bets_log
 from roads_app.bets.tables import load_table
+from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
-from roads_app.store import files as storage
-from roads_app.store import library
+from roads_app.store import db, library
 from tests import storehelp as sh
 
 TIMEOUT = 60
@@ -123,23 +123,38 @@ def test_library_lists_every_shoe_with_its_name_rounds_and_source(data: Path) ->
     assert at.button(key=f"lib_open_{a.id}") and at.button(key=f"lib_replay_{b.id}")
 
 
-def test_delete_asks_first_then_removes_the_shoe_and_its_bets(data: Path) -> None:
+def test_delete_asks_first_then_moves_the_shoe_and_its_bets_to_the_trash(data: Path) -> None:
     m = saved(data, "BPP", name="doomed", source="hand")
-    bets_log.save_bets(bets_log.place(bets_log.empty_bets(), "player", 5, round_no=4), m.id, data)
+    store = db.open_store(data)
+    store.change_bets(m.id, "bets", lambda b: bets_log.place(b, "player", 5, round_no=4))
     keep = saved(data, "B", name="keeper", source="hand")
     at = app("library")
     at.button(key=f"lib_del_{m.id}").click().run()
-    assert "for good?" in text(at)
-    assert storage.shoe_path(m.id, data).exists()  # nothing deleted on the first click
+    assert "to the trash?" in text(at)
+    assert store.version(m.id) is not None  # nothing deleted on the first click
     at.button(key=f"lib_del_no_{m.id}").click().run()
-    assert "for good?" not in text(at)
+    assert "to the trash?" not in text(at)
     at.button(key=f"lib_del_{m.id}").click().run()
     at.button(key=f"lib_del_yes_{m.id}").click().run()
     no_exceptions(at)
-    assert not storage.shoe_path(m.id, data).exists()
-    assert not bets_log.bets_path(m.id, data).exists()
     assert sh.list_shoes(data)["id"].to_list() == [keep.id]
-    assert "deleted 'doomed'" in text(at)
+    assert store.list_shoes(trash=True)["id"].to_list() == [m.id]
+    assert "moved 'doomed' to the trash" in text(at)
+    # restored from the trash as it was, bets and all
+    at.button(key=f"lib_restore_{m.id}").click().run()
+    no_exceptions(at)
+    assert sorted(sh.list_shoes(data)["id"].to_list()) == sorted([keep.id, m.id])
+    assert store.load_bets(m.id).height == 1 and sh.load_shoe(m.id, data)[0].height == 3
+    # deleted again and the trash emptied: gone for good, the other shoe kept
+    at.button(key=f"lib_del_{m.id}").click().run()
+    at.button(key=f"lib_del_yes_{m.id}").click().run()
+    at.button(key="lib_empty_trash").click().run()
+    no_exceptions(at)
+    assert store.list_shoes(trash=True).height == 0
+    assert sh.list_shoes(data)["id"].to_list() == [keep.id]
+    assert store.load_bets(m.id).height == 0
+    with pytest.raises(RoadsAppError, match="for good"):
+        store.restore(m.id)
 
 
 def test_rename_changes_the_name_and_keeps_the_rounds(data: Path) -> None:
@@ -261,8 +276,8 @@ def test_replay_bets_settle_as_the_position_moves(data: Path) -> None:
     assert bankroll(at) == pytest.approx(expected)
     at.button(key="rp_prev").click().run()  # back before round 11: pending again
     assert bankroll(at) == 1000.0
-    assert bets_log.load_bets(m.id, data, "replay-bets").height == 1
-    assert bets_log.load_bets(m.id, data, "bets").height == 0  # live bets untouched
+    assert db.open_store(data).load_bets(m.id, "replay-bets").height == 1
+    assert db.open_store(data).load_bets(m.id, "bets").height == 0  # live bets untouched
 
 
 # --- the bet panel on the scoreboard --------------------------------------------------
@@ -286,7 +301,8 @@ def test_scoreboard_bets_settle_on_the_round_entered_and_a_void_refunds(data: Pa
     at.button(key="btn_B").click().run()
     assert bankroll(at) == pytest.approx(1100 + 95)
     table = load_table("classic")
-    log = bets_log.settle_log(bets_log.load_bets(shoe_id, data), rounds_from_winners("PB"), table)
+    bets = db.open_store(data).load_bets(shoe_id)
+    log = bets_log.settle_log(bets, rounds_from_winners("PB"), table)
     assert log["outcome"].to_list() == ["win", "refund", "refund", "win"]
 
 
@@ -325,7 +341,7 @@ def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:
     at.button_group(key="bets_chip").set_value(5).run()
     at.button(key="bets_short_two_way").click().run()
     no_exceptions(at)
-    pending = bets_log.pending(bets_log.load_bets(m.id, data), 46)
+    pending = bets_log.pending(db.open_store(data).load_bets(m.id), 46)
     assert sorted(pending["bet"].to_list()) == ["banker_pair", "player_pair"]
     assert pending["stake"].to_list() == [5.0, 5.0]
     assert "on the table <b data-testid='bet-pending'>10<" in text(at)
