@@ -737,16 +737,17 @@ class Store:
             self._log(c, shoe_id, "renamed", version, n, None, json.dumps([old.name, name]))
             return ShoeMeta.from_dict({**old.to_dict(), "name": name})
 
-    def delete(self, shoe_id: str) -> None:
-        """Move a shoe (with its bets) to the trash; `restore` brings it back."""
+    def delete(self, shoe_id: str) -> int:
+        """Move a shoe (with its bets) to the trash; `restore` brings it back. New version."""
         with self.write() as c:
             version, n = self._current(c, shoe_id)
             version = self._bump(c, shoe_id, version, n)
             c.execute("UPDATE shoes SET deleted = ? WHERE id = ?", (now(), shoe_id))
             self._log(c, shoe_id, "deleted", version, n)
+            return version
 
-    def restore(self, shoe_id: str) -> None:
-        """Bring a shoe back from the trash, as it was."""
+    def restore(self, shoe_id: str) -> int:
+        """Bring a shoe back from the trash, as it was. New version."""
         with self.write() as c:
             row = c.execute(
                 "SELECT version, rounds, deleted FROM shoes WHERE id = ?", (shoe_id,)
@@ -761,6 +762,7 @@ class Store:
             version = self._bump(c, shoe_id, int(row[0]), int(row[1]))
             c.execute("UPDATE shoes SET deleted = NULL WHERE id = ?", (shoe_id,))
             self._log(c, shoe_id, "restored", version, int(row[1]))
+            return version
 
     def empty_trash(self, ids: list[str] | None = None) -> int:
         """Remove shoes in the trash (all, or ``ids``) for good; how many. Final."""
