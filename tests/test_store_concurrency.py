@@ -159,8 +159,13 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -
                 _, v, n = line.split()
                 last_ack[s] = (int(v), int(n))
             os.kill(p.pid, signal.SIGKILL)
-            # acknowledgements already printed before the kill count too
-            rest = p.communicate(timeout=60)[0]
+            # acknowledgements printed before the kill count too (read through the same
+            # buffered reader: communicate() would skip what readline() buffered)
+            rest = p.stdout.read()  # type: ignore[union-attr]
+            p.wait(timeout=60)
+            p.stdin.close()  # type: ignore[union-attr]
+            p.stdout.close()  # type: ignore[union-attr]
+            p.stderr.close()  # type: ignore[union-attr]
             for line in rest.splitlines():
                 if line.startswith("ack"):
                     _, v, n = line.split()
