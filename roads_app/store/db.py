@@ -42,8 +42,12 @@ from typing import Any
 
 import polars as pl
 
+from roads_app.bets.ledger import BETS_SCHEMA, KINDS
 from roads_app.errors import RoadsAppError, StorageError
+
+__all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, empty_rounds
+from roads_app.store.files import check_shoe_id
 
 log = logging.getLogger(__name__)
 
@@ -53,24 +57,11 @@ BUSY_TIMEOUT_S = 5.0
 SYNCHRONOUS = os.environ.get("ROADS_APP_SYNC", "NORMAL").upper()
 if SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
     SYNCHRONOUS = "NORMAL"
-KINDS: tuple[str, ...] = ("bets", "replay-bets")
-"""Which bet history: bets made while entering a shoe, or while replaying it."""
 
 ROUND_ACTIONS = (
     "created", "imported", "entered", "undone", "redone", "edited", "replaced", "voided",
 )  # fmt: skip
 """History actions that change a shoe's rounds: only these make another tab stale."""
-
-BETS_SCHEMA: pl.Schema = pl.Schema(
-    {
-        "id": pl.Int32,
-        "round": pl.Int32,
-        "bet": pl.String,
-        "stake": pl.Float64,
-        "voided": pl.Boolean,
-    }
-)
-"""Columns of a shoe's bet history (the ledger's frame; the ledger re-exports it)."""
 
 LIST_SCHEMA: pl.Schema = pl.Schema(
     {
@@ -510,6 +501,7 @@ class Store:
         detail: str | None = None,
         updated: str | None = None,
     ) -> int:
+        check_shoe_id(meta.id)
         row = c.execute("SELECT deleted FROM shoes WHERE id = ?", (meta.id,)).fetchone()
         if row is not None:
             where = "in the trash" if row[0] else "in the library"
@@ -776,16 +768,17 @@ class Store:
             self._log(c, shoe_id, "renamed", version, n, None, json.dumps([old.name, name]))
             return ShoeMeta.from_dict({**old.to_dict(), "name": name})
 
-    def delete(self, shoe_id: str) -> None:
-        """Move a shoe (with its bets) to the trash; `restore` brings it back."""
+    def delete(self, shoe_id: str) -> int:
+        """Move a shoe (with its bets) to the trash; `restore` brings it back. New version."""
         with self.write() as c:
             version, n = self._current(c, shoe_id)
             version = self._bump(c, shoe_id, version, n)
             c.execute("UPDATE shoes SET deleted = ? WHERE id = ?", (now(), shoe_id))
             self._log(c, shoe_id, "deleted", version, n)
+            return version
 
-    def restore(self, shoe_id: str) -> None:
-        """Bring a shoe back from the trash, as it was."""
+    def restore(self, shoe_id: str) -> int:
+        """Bring a shoe back from the trash, as it was. New version."""
         with self.write() as c:
             row = c.execute(
                 "SELECT version, rounds, deleted FROM shoes WHERE id = ?", (shoe_id,)
@@ -800,6 +793,7 @@ class Store:
             version = self._bump(c, shoe_id, int(row[0]), int(row[1]))
             c.execute("UPDATE shoes SET deleted = NULL WHERE id = ?", (shoe_id,))
             self._log(c, shoe_id, "restored", version, int(row[1]))
+            return version
 
     def empty_trash(self, ids: list[str] | None = None) -> int:
         """Remove shoes in the trash (all, or ``ids``) for good; how many. Final."""
@@ -823,6 +817,15 @@ class Store:
     def _meta(c: sqlite3.Connection, shoe_id: str) -> ShoeMeta:
         row = c.execute(f"SELECT {', '.join(_META_COLS)} FROM shoes WHERE id = ?",
                         (shoe_id,)).fetchone()  # fmt: skip
+        return _meta_of(row)
+
+    def meta(self, shoe_id: str) -> ShoeMeta:
+        """A shoe's metadata alone (one indexed lookup)."""
+        row = self.con.execute(
+            f"SELECT {', '.join(_META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
+        ).fetchone()
+        if row is None:
+            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
         return _meta_of(row)
 
     def load(self, shoe_id: str) -> Saved:

@@ -1,4 +1,8 @@
-"""Saved shoes: one Parquet file per shoe in a data folder, plus CSV / JSON import-export.
+"""Shoe files: CSV / JSON / Parquet import and export, and the bulk multi-shoe files.
+
+The library itself is the database (`roads_app.store.db`); files are for moving shoes
+in and out, for the multi-shoe files `simulate` writes, and for reading the one-file-
+per-shoe Parquet folders of earlier versions once, when the database is created.
 
 Rules of the house:
 * writes are atomic (temporary file in the same folder, fsync, rename), so a crash
@@ -8,7 +12,7 @@ Rules of the house:
 * every file read is checked (schema, card codes, drawing rules, deck counts) and any
   problem is a `StorageError` naming the file and, where it can, the row.
 
-Shoe metadata (`ShoeMeta`) travels inside the Parquet file's key-value metadata.
+Shoe metadata (`ShoeMeta`) travels inside a Parquet file's key-value metadata.
 """
 
 from __future__ import annotations
@@ -115,7 +119,7 @@ def read_shoe_file(path: Path) -> tuple[pl.DataFrame, ShoeMeta] | None:
 
 def read_bets_file(path: Path) -> pl.DataFrame:
     """A ``<id>.bets.parquet`` file of the old file store, checked against the bets columns."""
-    from roads_app.store.db import BETS_SCHEMA
+    from roads_app.bets.ledger import BETS_SCHEMA
 
     path = Path(path)
     frame, _ = _read_parquet(path, path.name)
