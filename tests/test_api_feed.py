@@ -56,7 +56,8 @@ def test_four_feeders_on_four_shoes_and_two_on_one(server: ApiServer):
     with server.client(token) as op:
         shoes = [op.post("/shoes", json={"name": f"table {s}"}).json()["id"] for s in seeds]
         with SseFollower(server.url, shoes[0]) as follower:
-            procs = [feeder(server, shoe, seed, token) for shoe, seed in zip(shoes, seeds, strict=True)]
+            pairs = zip(shoes, seeds, strict=True)
+            procs = [feeder(server, shoe, seed, token) for shoe, seed in pairs]
             procs.append(feeder(server, shoes[0], seeds[0], token))  # a second feeder on shoe 1
             logs = [finish(p) for p in procs]
             for shoe, seed in zip(shoes, seeds, strict=True):
