@@ -15,19 +15,27 @@ DEFAULT_API_PORT = 8502
 """Where the API listens unless told (the dashboard's 8501 plus one)."""
 
 
-def serve(data_dir: Path, port: int = DEFAULT_API_PORT, host: str = "127.0.0.1") -> None:
+def serve(
+    data_dir: Path, port: int = DEFAULT_API_PORT, host: str = "127.0.0.1", samples: bool = False
+) -> None:
     """Serve until stopped (Ctrl+C or SIGTERM end it cleanly)."""
     import uvicorn
 
     from roads_app.api.app import create_app
 
-    app = create_app(data_dir, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    app = create_app(data_dir, host=host, samples=samples)
+    # Event streams never end by themselves: give them a second to close on shutdown.
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
+                timeout_graceful_shutdown=1)  # fmt: skip
 
 
 def api_command(data_dir: Path, port: int, host: str = "127.0.0.1") -> list[str]:
-    """The child process the dashboard starts (kept separate so it can be tested)."""
-    return [sys.executable, "-m", "roads_app.api.server",
+    """The child process the dashboard starts (kept separate so it can be tested).
+
+    ``--samples``: like the dashboard, a brand-new database gets the sample shoes,
+    whichever of the two opens it first.
+    """
+    return [sys.executable, "-m", "roads_app.api.server", "--samples",
             "--data", str(data_dir), "--port", str(port), "--host", host]  # fmt: skip
 
 
@@ -36,5 +44,6 @@ if __name__ == "__main__":
     p.add_argument("--data", required=True)
     p.add_argument("--port", type=int, default=DEFAULT_API_PORT)
     p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--samples", action="store_true")
     a = p.parse_args()
-    serve(Path(a.data), a.port, a.host)
+    serve(Path(a.data), a.port, a.host, a.samples)

@@ -35,6 +35,10 @@ KEEP_ANSWERS = timedelta(days=7)
 """How long a request's answer is kept for retries (older keys are forgotten at start)."""
 
 
+KEEP_SHOES = 64
+"""Shoes whose rounds are kept in memory between appends (the tables being fed)."""
+
+
 class NotFound(RoadsAppError):
     """No such shoe (404)."""
 
@@ -73,6 +77,7 @@ class Feed:
     def __init__(self, data_dir: Path, *, samples: bool = False) -> None:
         self.data_dir = Path(data_dir)
         self.store = db.open_store(self.data_dir, samples=samples)
+        self._kept: dict[str, db.Saved] = {}  # shoe id -> as this process last wrote it
         try:
             self.store.forget_requests((datetime.now(UTC) - KEEP_ANSWERS).isoformat())
         except StorageError as e:  # busy at start: keep the old answers a little longer
@@ -144,10 +149,11 @@ class Feed:
         self._exists(shoe_id)
 
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
-            saved = self.store.load_in(c, shoe_id)
+            saved = self._saved(c, shoe_id)
             new = _entered(saved.rounds, body, saved.meta.decks)
             row = new.tail(1)
             version = self.store.append_in(c, shoe_id, row, None)  # we hold the write lock
+            self._keep(db.Saved(new, saved.meta, version))
             return 201, {"shoe": shoe_id, "version": version, "round": rows(row)[0]}
 
         fp = fingerprint("append", shoe_id, body.model_dump(exclude_none=True))
@@ -174,6 +180,26 @@ class Feed:
         return self._once(key, fingerprint("void", shoe_id, round_no), shoe_id, do)
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _saved(self, c: sqlite3.Connection, shoe_id: str) -> db.Saved:
+        """The shoe as it is inside the caller's write transaction.
+
+        The rounds this process last wrote are reused while the shoe's version is still
+        the one they made (a feeder appending hand after hand reads nothing back);
+        any other writer bumps the version and the shoe is read again.
+        """
+        kept = self._kept.get(shoe_id)
+        if kept is not None and kept.version == self.store.version(shoe_id):
+            return kept
+        saved = self.store.load_in(c, shoe_id)
+        self._keep(saved)
+        return saved
+
+    def _keep(self, saved: db.Saved) -> None:
+        if len(self._kept) >= KEEP_SHOES and saved.meta.id not in self._kept:
+            self._kept.pop(next(iter(self._kept)))  # the least recently kept
+        self._kept.pop(saved.meta.id, None)
+        self._kept[saved.meta.id] = saved
 
     def _change(self, c: sqlite3.Connection, shoe_id: str, version: int) -> dict[str, Any]:
         return {"shoe": shoe_id, "version": version,

@@ -38,12 +38,16 @@ def _fail(message: str) -> int:
 def _cmd_dashboard(args: argparse.Namespace) -> int:
     from roads_app.ui.launch import run_dashboard
 
-    return run_dashboard(port=args.port, data_dir=Path(args.data), headless=args.headless)
+    with api.api_beside(Path(args.data), args.api_port):
+        return run_dashboard(port=args.port, data_dir=Path(args.data), headless=args.headless)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="roads-app", description="Baccarat roads scoreboard and bet simulator.")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="dashboard port (8501)")
+    p.add_argument("--api-port", type=int, default=None,
+                   help=f"port of the live-feed API started beside the dashboard "
+                   f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)")  # fmt: skip
     p.add_argument("--data", default=str(DEFAULT_DATA), help="folder of saved shoes (data/)")
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
     p.set_defaults(func=_cmd_dashboard)

@@ -3,12 +3,54 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 DEFAULT_API_PORT = 8502  # same as roads_app.api.server.DEFAULT_API_PORT (kept import-free)
 TOKEN_ENV = "ROADS_APP_TOKEN"
+
+
+@contextlib.contextmanager
+def api_beside(data_dir: Path, port: int | None, host: str = "127.0.0.1") -> Iterator[None]:
+    """The API in a child process for as long as the dashboard runs.
+
+    ``port`` None is the default port, skipped with a note when it is taken (the
+    dashboard matters more than its API, and a second dashboard must still start);
+    a port the person asked for must be free; 0 starts no API.
+    """
+    if port == 0:
+        yield
+        return
+    from roads_app.api.server import api_command
+    from roads_app.errors import RoadsAppError
+    from roads_app.ui.launch import check_port, prepare_data_dir
+
+    try:
+        check_port(port or DEFAULT_API_PORT)
+    except RoadsAppError:
+        if port is not None:
+            raise
+        print(f"note: the API is not started: port {DEFAULT_API_PORT} is taken "
+              "(--api-port N picks another)", file=sys.stderr)  # fmt: skip
+        yield
+        return
+    port = port or DEFAULT_API_PORT
+    cmd = api_command(prepare_data_dir(data_dir), port, host)
+    proc = subprocess.Popen(cmd)
+    print(f"roads-app API on http://{host}:{port} (docs at /docs)", file=sys.stderr)
+    try:
+        yield
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def _cmd_api(args: argparse.Namespace) -> int:

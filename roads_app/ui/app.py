@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from roads_app.ui import access
 from roads_app.ui.backtest_page import render_backtest_page
 from roads_app.ui.entry_page import render_entry_page
 from roads_app.ui.library_page import render_library_page
@@ -41,9 +42,24 @@ def pages() -> dict[str, list[st.Page]]:
     }
 
 
+VIEWER_PAGES = frozenset({"", "display", "lobby", "backtest", "odds-study"})
+"""Pages that change no saved shoe: all a viewer sees when the dashboard is exposed
+(``""`` is the default page, the scoreboard, which then shows no entry controls)."""
+
+
+def allowed(url_path: str) -> bool:
+    """Every page on this machine or for an operator; read-only pages for a viewer; the
+    scoreboard alone (asking for a token) for anyone else."""
+    if access.may_enter():
+        return True
+    return url_path in VIEWER_PAGES if access.may_view() else url_path == ""
+
+
 def main() -> None:
     st.set_page_config(page_title="Roads", page_icon=":material/casino:", layout="wide")
-    sections = {name: items for name, items in pages().items() if items}
+    access.sidebar()
+    sections = {name: [p for p in items if allowed(p.url_path)] for name, items in pages().items()}
+    sections = {name: items for name, items in sections.items() if items}
     st.navigation(sections, position="sidebar").run()
 
 

@@ -31,7 +31,7 @@ from roads_app.game.rounds import (
 from roads_app.render import board
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import session
+from roads_app.ui import access, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.live_odds import render_live_odds
 
@@ -330,6 +330,19 @@ def shoe_fragment() -> None:
         render_odds(state)
 
 
+def render_viewer() -> None:
+    """The board without the controls, for a viewer of an exposed dashboard."""
+    access.viewer_notice()
+    if access.may_view():
+        state = session.current()
+        _header(state)
+        render_board(state.rounds)
+        render_stats(state.rounds)
+
+
 def render_entry_page() -> None:
     """The default page: ready to enter a new shoe, or the shoe named in the URL."""
+    if not access.may_enter():
+        render_viewer()
+        return
     shoe_fragment()

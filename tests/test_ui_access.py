@@ -1,0 +1,74 @@
+"""An exposed dashboard (`--host`): no token sees nothing, a viewer sees the board
+without the controls, an operator enters results. Through Streamlit's AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.store import db, tokens
+from roads_app.ui import access, session
+
+APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "data"
+    monkeypatch.setenv(session.DATA_ENV, str(folder))
+    monkeypatch.setenv(access.HOST_ENV, "0.0.0.0")
+    return folder
+
+
+def open_app(shoe: str, token: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params[session.URL_PARAM] = shoe
+    if token is not None:
+        at.query_params[access.TOKEN_PARAM] = token
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def entry_buttons(at: AppTest) -> list[str]:
+    return [b.key for b in at.button if b.key in ("btn_B", "btn_P", "btn_T", "btn_undo")]
+
+
+def shoe_with(data: Path, winners: str) -> str:
+    meta = ShoeMeta(name="exposed")
+    db.open_store(data).create_shoe(meta, rounds_from_winners(winners))
+    return meta.id
+
+
+def test_no_token_sees_no_board_and_no_controls(data: Path):
+    shoe = shoe_with(data, "BPB")
+    for token in (None, "ra_op_made-up"):
+        at = open_app(shoe, token)
+        assert entry_buttons(at) == []
+        assert any("token" in i.value for i in at.info)
+        assert not at.get("plotly_chart")
+
+
+def test_a_viewer_sees_the_board_but_cannot_enter(data: Path):
+    shoe = shoe_with(data, "BPB")
+    at = open_app(shoe, tokens.issue(data, "viewer"))
+    assert entry_buttons(at) == []
+    assert at.get("plotly_chart")
+    assert "token" not in at.query_params  # taken out of the address bar
+
+
+def test_an_operator_enters_results(data: Path):
+    shoe = shoe_with(data, "BPB")
+    at = open_app(shoe, tokens.issue(data, "operator"))
+    assert set(entry_buttons(at)) == {"btn_B", "btn_P", "btn_T", "btn_undo"}
+    at.button(key="btn_T").click().run()
+    assert db.open_store(data).load(shoe).rounds["winner"].to_list() == list("BPBT")
+
+
+def test_on_this_machine_only_nobody_needs_a_token(data: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(access.HOST_ENV, "127.0.0.1")
+    shoe = shoe_with(data, "B")
+    assert set(entry_buttons(open_app(shoe))) == {"btn_B", "btn_P", "btn_T", "btn_undo"}
