@@ -55,10 +55,13 @@ def free_port() -> int:
 class AppServer:
     """The dashboard as a person starts it, on a free port and a private data folder."""
 
-    def __init__(self, data_dir: Path, log_path: Path, port: int | None = None) -> None:
+    def __init__(
+        self, data_dir: Path, log_path: Path, port: int | None = None, api_port: int = 0
+    ) -> None:
         self.data_dir = data_dir
         self.log_path = log_path
         self.port = port or free_port()
+        self.api_port = api_port  # 0: no API beside the dashboard (tests that feed it pick one)
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_in_s: float | None = None
 
@@ -67,8 +70,8 @@ class AppServer:
         return f"http://localhost:{self.port}"
 
     def start(self) -> AppServer:
-        cmd = ["python3", "dev.py", "app", "--port", str(self.port),
-               "--data", str(self.data_dir), "--headless"]  # fmt: skip
+        cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir),
+               "--headless", "--api-port", str(self.api_port)]  # fmt: skip
         t0 = time.perf_counter()
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
