@@ -9,7 +9,8 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -48,6 +49,13 @@ def new_shoe(op: httpx.Client, **body: object) -> str:
     r = op.post("/shoes", json={"name": "test", **body})
     assert r.status_code == 201, r.text
     return str(r.json()["id"])
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = 30) -> None:
+    """Poll a condition over HTTP (each poll is a real request, no sleeping)."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "condition not met"
 
 
 def state(op: httpx.Client, shoe_id: str) -> tuple[int, list[dict]]:
@@ -305,7 +313,8 @@ def test_a_retry_after_the_answer_was_lost(server: ApiServer, op: httpx.Client, 
     ).encode() + body
     with socket.create_connection(("127.0.0.1", server.port)) as s:
         s.sendall(request)
-        s.shutdown(socket.SHUT_WR)  # hang up without reading a byte of the answer
+        wait_until(lambda: len(state(op, shoe)[1]) == 1)  # the server has entered it...
+    # ...and the connection is gone without a byte of the answer read
     retry = op.post(f"/shoes/{shoe}/rounds", json={"winner": "B"},
                     headers={"Idempotency-Key": "lost-1"})  # fmt: skip
     assert retry.status_code == 201
