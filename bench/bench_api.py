@@ -4,7 +4,8 @@ Run: .venv/bin/python bench/bench_api.py [--appends N] [--rate R] [--seconds S]
 Starts `roads-app api` (a real uvicorn process) on a free port with a fresh data folder,
 then measures with time.perf_counter, after 50 warm-up appends:
   * append latency, one client one request at a time (N appends by cards, each with an
-    Idempotency-Key, simulated shoes one after another): p50, p99, max;
+    Idempotency-Key, simulated shoes one after another): p50, p99, max, and the server
+    process's CPU time per append (/proc), which a busy machine does not inflate;
   * sustained appends at R per second for S seconds, open loop: request i is due at
     t0 + i/R and its latency counts from when it was due (so a server falling behind
     shows as latency, not as a slower sender), 4 connections; achieved rate, p50, p99;
@@ -64,6 +65,13 @@ class Hands:
             return self.shoe, {"player_cards": pc, "banker_cards": bc}, f"b{self.seed}-{self.n}"
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used: what an append costs the server,
+    whatever else the machine is doing (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -112,8 +120,12 @@ def main() -> None:
             append(clients[0], hands)
         print(f"server pid {server.pid}, {os.cpu_count()} cores, data {tmp}")
 
+        cpu0 = cpu_s(server.pid)
         line("append, one client (sequential)", [append(clients[0], hands)
                                                   for _ in range(a.appends)])  # fmt: skip
+        per = (cpu_s(server.pid) - cpu0) / a.appends * 1e3
+        print(f"{'  server CPU per append':<44} {per:7.2f} ms  (-> at most {1000 / per:,.0f} "
+              "appends/s on one free core)")  # fmt: skip
 
         n = int(a.rate * a.seconds)
         due0 = time.perf_counter() + 0.05
