@@ -68,3 +68,9 @@ def test_feed_and_api_refusals_are_one_line(argv: list[str], says: str, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and says in err, err
+
+
+def test_the_dashboard_tells_its_pages_where_it_listens():
+    from roads_app.ui import access
+
+    assert cli_api.HOST_ENV == access.HOST_ENV

@@ -12,6 +12,7 @@ from pathlib import Path
 
 DEFAULT_API_PORT = 8502  # same as roads_app.api.server.DEFAULT_API_PORT (kept import-free)
 TOKEN_ENV = "ROADS_APP_TOKEN"
+HOST_ENV = "ROADS_APP_HOST"  # = roads_app.ui.access.HOST_ENV: where the dashboard listens
 
 
 @contextlib.contextmanager
