@@ -36,8 +36,9 @@ def _fail(message: str) -> int:
 
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    from roads_app.ui.launch import run_dashboard
+    from roads_app.ui.launch import check_port, run_dashboard
 
+    check_port(args.port)  # before the API starts beside it
     host = getattr(args, "host", "127.0.0.1")
     os.environ[api.HOST_ENV] = host  # the pages' token rule (ui.access) reads it
     with api.api_beside(Path(args.data), args.api_port, host):
