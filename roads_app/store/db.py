@@ -433,18 +433,23 @@ class Store:
             if loaded is None:
                 continue  # a multi-shoe simulation file: stays a file
             shoes.append((path, *loaded))
+        # The file named after its id is the shoe; a copy of it under another name (a
+        # backup a person made) holds the same id inside and comes in as a shoe of its own.
+        shoes.sort(key=lambda t: (t[0].stem != t[2].id, t[0].name))
         seen: set[str] = set()
         for path, rounds, meta in shoes:
-            if meta.id in seen:  # a copied file keeps the id inside it: identity is that id
-                log.warning(
-                    "not imported: %s holds shoe id %s already imported", path.name, meta.id
+            bets_from = path
+            if meta.id in seen:
+                copy = ShoeMeta()
+                meta = ShoeMeta.from_dict(
+                    {**meta.to_dict(), "id": copy.id, "name": f"{meta.name} ({path.name})"[:100]}
                 )
-                continue
+                log.warning("%s holds an id already imported: imported as %s", path.name, meta.id)
             seen.add(meta.id)
             when = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
             self._insert_shoe(c, meta, rounds, "imported", f"from {path.name}", updated=when)
             for kind in KINDS:
-                side = path.with_name(f"{path.stem}.{kind}.parquet")
+                side = bets_from.with_name(f"{bets_from.stem}.{kind}.parquet")
                 if side.exists():
                     try:
                         bets = files.read_bets_file(side)
