@@ -151,10 +151,10 @@ class Feed:
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
             saved = self._saved(c, shoe_id)
             new = _entered(saved.rounds, body, saved.meta.decks)
-            row = new.tail(1)
-            version = self.store.append_in(c, shoe_id, row, None)  # we hold the write lock
+            version = self.store.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
             self._keep(db.Saved(new, saved.meta, version))
-            return 201, {"shoe": shoe_id, "version": version, "round": rows(row)[0]}
+            return 201, {"shoe": shoe_id, "version": version,
+                         "round": new.row(new.height - 1, named=True)}  # fmt: skip
 
         fp = fingerprint("append", shoe_id, body.model_dump(exclude_none=True))
         return self._once(key, fp, shoe_id, do)
@@ -163,10 +163,11 @@ class Feed:
         self._exists(shoe_id)
 
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
-            if not self.store.load_in(c, shoe_id).rounds.height:
+            n = self._saved(c, shoe_id).rounds.height
+            if not n:
                 raise R.RoundError("nothing to undo: the shoe has no rounds")
             version = self.store.undo_in(c, shoe_id, None)
-            return 200, self._change(c, shoe_id, version)
+            return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
         return self._once(key, fingerprint("undo", shoe_id), shoe_id, do)
 
@@ -174,8 +175,9 @@ class Feed:
         self._exists(shoe_id)
 
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+            n = self._saved(c, shoe_id).rounds.height
             version = self.store.void_in(c, shoe_id, round_no, None)
-            return 200, self._change(c, shoe_id, version)
+            return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
         return self._once(key, fingerprint("void", shoe_id, round_no), shoe_id, do)
 
@@ -200,10 +202,6 @@ class Feed:
             self._kept.pop(next(iter(self._kept)))  # the least recently kept
         self._kept.pop(saved.meta.id, None)
         self._kept[saved.meta.id] = saved
-
-    def _change(self, c: sqlite3.Connection, shoe_id: str, version: int) -> dict[str, Any]:
-        return {"shoe": shoe_id, "version": version,
-                "rounds": self.store.load_in(c, shoe_id).rounds.height}  # fmt: skip
 
     def _exists(self, shoe_id: str) -> None:
         if self.store.version(shoe_id) is None:
