@@ -127,10 +127,12 @@ def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path
     t = threading.Thread(target=read)
     t.start()
     one = rounds_from_winners("P")
-    for _ in range(300):
-        store.append_rounds("s", one, store.version("s"))
-    done.set()
-    t.join()
+    try:
+        for _ in range(300):
+            store.append_rounds("s", one, store.version("s"))
+    finally:
+        done.set()
+        t.join()
     assert failures == [] and reads[0] > 0
     assert store.load("s").rounds.height == 300
 
