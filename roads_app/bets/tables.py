@@ -356,30 +356,46 @@ _TYPE_WORDS = {
 
 def _first_error(err: ValidationError, data: dict[str, Any]) -> str:
     """The first schema error as one line: which field, and what is wrong with it."""
-    for e in err.errors():
+    # An unknown field first: a misspelt key also shows up as a missing one.
+    errors = sorted(err.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    for e in errors:
         loc = [str(x) for x in e["loc"]]
         # A union (a payout is a number or a table of numbers) reports each member; keep
         # only the member of the kind actually written.
-        tags = [x for x in loc if "[" in x or "-" in x]
-        path = [x for x in loc if x not in tags]
-        value = _lookup(data, path)
-        if tags and tags[0].startswith("dict[") != isinstance(value, dict):
-            continue
-        return _message(e, path, value)
-    e = err.errors()[0]
+        tags = [i for i, x in enumerate(loc) if "[" in x or "-" in x]
+        path = [x for i, x in enumerate(loc) if i not in tags]
+        if tags:
+            written = _lookup(data, loc[: tags[0]])
+            if loc[tags[0]].startswith("dict[") != isinstance(written, dict):
+                continue
+        return _message(e, path, _lookup(data, path))
+    e = errors[0]
     return _message(e, [str(x) for x in e["loc"]], e.get("input"))
 
 
 def _lookup(data: Any, path: list[str]) -> Any:
     for key in path:
-        if not isinstance(data, dict) or key not in data:
+        if isinstance(data, list) and key.isdigit() and int(key) < len(data):
+            data = data[int(key)]
+        elif isinstance(data, dict) and key in data:
+            data = data[key]
+        else:
             return None
-        data = data[key]
     return data
 
 
+_RANGE_WORDS = (
+    ("input should be greater than or equal to", "must be at least"),
+    ("input should be less than or equal to", "must be at most"),
+    ("input should be greater than", "must be more than"),
+    ("input should be less than", "must be less than"),
+    ("string should have at least", "must have at least"),
+    ("string should have at most", "must have at most"),
+)
+
+
 def _message(e: Any, path: list[str], value: Any) -> str:
-    field_name = ".".join(path)
+    field_name = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path).lstrip(".")
     kind = e["type"]
     if kind == "missing":
         return f"missing field '{field_name}'"
@@ -391,7 +407,10 @@ def _message(e: Any, path: list[str], value: Any) -> str:
     if kind in _TYPE_WORDS:
         return f"field '{field_name}' must be {_TYPE_WORDS[kind]}, not {value!r}"
     shown = f"{value:g}" if isinstance(value, float) else repr(value)
-    return f"field '{field_name}' = {shown} is out of range: {e['msg'].lower()}"
+    why = e["msg"].lower()
+    for pydantic_words, ours in _RANGE_WORDS:
+        why = why.replace(pydantic_words, ours)
+    return f"field '{field_name}' = {shown} is out of range: {why}"
 
 
 def _table(model: _TableFile, stem: str, where: str) -> Table:
