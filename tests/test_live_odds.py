@@ -186,7 +186,7 @@ def test_hand_events_settle_like_the_settlement_module() -> None:
     ind = hand_events(rounds)
     for i, bet in enumerate(bets):
         b = table.bets[bet]
-        _, _, coef = bet_vectors(bet, float(b.payout), b.six_payout)
+        _, _, coef = bet_vectors(bet, b.payouts)
         mine = ind @ coef - 1.0
         theirs = settled.filter(pl.col("bet") == bet).sort("round")["net"].to_numpy()
         assert np.allclose(mine, theirs, atol=1e-12), (i, bet)

@@ -48,6 +48,7 @@ from roads_app.bets.spec import (
     resolve_payouts,
     unit_returns,
 )
+from roads_app.bets.tables import SHORTCUT_LABELS
 from roads_app.errors import BetError, ShoeCompositionError
 from roads_app.game import cards as C
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
@@ -394,6 +395,7 @@ BET_ODDS_SCHEMA = pl.Schema(
         "push": pl.Float64,  # of the stake coming back
         "ev": pl.Float64,  # per unit staked
         "house_edge": pl.Float64,  # -ev, as a fraction
+        "flag": pl.String,  # why the figure deserves a second look, else null
     }
 )
 
@@ -409,19 +411,52 @@ def bet_odds(table: TableLike, counts: Any = None) -> pl.DataFrame:
     return odds_frame(table, outcomes(counts))
 
 
+FLAG_EDGE = 0.5
+"""A bet whose house edge is above this keeps more than half of every stake: no real
+table prices a bet like that on purpose, so odds tables flag it (Winbox's Super Tie 1 at
+80:1 is about 67%, against 20-27% for its neighbours: probably a misprint of 180)."""
+
+
 def odds_frame(table: TableLike, probs: np.ndarray) -> pl.DataFrame:
-    """Price ``table``'s bets from one probability vector (see `outcomes`)."""
+    """Price ``table``'s bets and shortcuts from one probability vector (see `outcomes`).
+
+    A shortcut (2-Way, 3-Way) stakes the amount on each bet it stands for; its ``ev`` and
+    ``house_edge`` are per unit of the total staked (the mean of its bets'), and its
+    ``probability`` and ``push`` are null: its bets settle on different cells.
+    ``flag`` says why a figure deserves a second look (see `FLAG_EDGE`), else null.
+    """
     bets, win, push, coef = table_matrices(table)
     ev = coef @ probs - 1.0
+    ids = [b.id for b in bets]
+    labels = [b.label for b in bets]
+    payouts = [float(b.payout) for b in bets]
+    prob, back = list(win @ probs), list(push @ probs)
+    evs = list(ev)
+    for name, unders in getattr(table, "shortcuts", {}).items():
+        rows = [ids.index(u) for u in unders]
+        ids.append(name)
+        labels.append(SHORTCUT_LABELS.get(name, name))
+        payouts.append(max(payouts[i] for i in rows))
+        prob.append(None)
+        back.append(None)
+        evs.append(float(np.mean([ev[i] for i in rows])))
+    edges = [-e for e in evs]
+    flags = [
+        f"house edge {100 * h:.1f}% is over {100 * FLAG_EDGE:.0f}%: check the payout"
+        if h > FLAG_EDGE
+        else None
+        for h in edges
+    ]
     return pl.DataFrame(
         {
-            "bet": [b.id for b in bets],
-            "label": [b.label for b in bets],
-            "payout": [float(b.payout) for b in bets],
-            "probability": win @ probs,
-            "push": push @ probs,
-            "ev": ev,
-            "house_edge": -ev,
+            "bet": ids,
+            "label": labels,
+            "payout": payouts,
+            "probability": prob,
+            "push": back,
+            "ev": evs,
+            "house_edge": edges,
+            "flag": flags,
         },
         schema=BET_ODDS_SCHEMA,
     )
@@ -433,7 +468,7 @@ def odds_records(frame: pl.DataFrame) -> list[dict[str, Any]]:
     Live odds add ``hand``, ``positive`` and ``open`` (see `roads_app.bets.live_odds`).
     """
     cols = ["bet", pl.col("label").alias("name"), "payout", "probability", "push"]
-    extra = [c for c in ("hand", "positive", "open") if c in frame.columns]
+    extra = [c for c in ("flag", "hand", "positive", "open") if c in frame.columns]
     return frame.select(*cols, "house_edge", "ev", *extra).to_dicts()
 
 
@@ -446,8 +481,12 @@ def format_odds(frame: pl.DataFrame) -> str:
             note = "  closed"
         elif r.get("positive"):
             note = "  POSITIVE"
+        if r.get("flag"):
+            note += f"  CHECK: {r['flag']}"
+        p = "-" if r["probability"] is None else f"{r['probability']:.9f}"
+        back = "-" if r["push"] is None else f"{r['push']:.7f}"
         lines.append(
-            f"{r['label']:<16} {r['payout']:>5.4g}:1 {r['probability']:>11.9f} "
-            f"{r['push']:>10.7f} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}{note}"
+            f"{r['label']:<16} {r['payout']:>5.4g}:1 {p:>11} "
+            f"{back:>10} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}{note}"
         )
     return "\n".join(lines)
