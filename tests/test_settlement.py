@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from roads_app.bets.settlement import OUTCOMES, settle, settle_features
 from roads_app.bets.tables import BET_IDS, load_table
 from roads_app.errors import BetError, RoundError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import add_cards, add_points, add_winner, empty_rounds
 from roads_app.game.shoe import deal_shoe, deal_shoes
 
@@ -259,8 +259,11 @@ def test_features_agree_with_the_cards_module_and_rebuild_missing_flags(seed: in
     rounds = deal_shoe(seed).rounds
     expected = [
         (
-            C.is_pair(p), C.is_pair(b), C.is_suited_pair(p), C.is_suited_pair(b),
-            C.is_natural(p), C.is_natural(b), len(p) + len(b),
+            playing_cards.is_pair(p),
+            playing_cards.is_pair(b),
+            playing_cards.is_suited_pair(p),
+            playing_cards.is_suited_pair(b),
+            playing_cards.is_natural(p), playing_cards.is_natural(b), len(p) + len(b),
         )
         for p, b in zip(rounds["player_cards"], rounds["banker_cards"], strict=True)
     ]  # fmt: skip

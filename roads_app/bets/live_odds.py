@@ -41,15 +41,15 @@ from roads_app.bets.odds import (
 )
 from roads_app.bets.spec import N_PLAY
 from roads_app.errors import RoundError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, check_seed, deal_shoe
 
 POSITIVE_EV = 1e-12
 """EV above this counts as positive (guards against rounding noise at exactly zero)."""
 
-_CARD_NUMBER: dict[str, int] = {code: i for i, code in enumerate(C.ALL_CARDS)}
-_CARD = pl.Enum(list(C.ALL_CARDS))
+_CARD_NUMBER: dict[str, int] = {code: i for i, code in enumerate(playing_cards.ALL_CARDS)}
+_CARD = pl.Enum(list(playing_cards.ALL_CARDS))
 """Card codes as an Enum whose physical value is the card number."""
 
 
@@ -116,7 +116,7 @@ def _missing_cards(rounds: pl.DataFrame) -> int | None:
 def _burn_counts(meta: ShoeMeta) -> np.ndarray:
     out = np.zeros(52, dtype=np.int64)
     if meta.burn_card is not None:
-        out[C.card_index(meta.burn_card)] += 1
+        out[playing_cards.card_index(meta.burn_card)] += 1
     return out
 
 
@@ -125,7 +125,8 @@ def _check_seen(full: np.ndarray, seen: np.ndarray, decks: int) -> None:
     if over.size:
         i = int(over[np.argmax(seen[over])])
         raise ShoeCompositionError(
-            f"{int(seen[i])} × {C.ALL_CARDS[i]} seen but the {decks}-deck shoe holds only {decks}"
+            f"{int(seen[i])} × {playing_cards.ALL_CARDS[i]} seen but the {decks}-deck shoe "
+            f"holds only {decks}"
         )
 
 

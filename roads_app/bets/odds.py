@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -48,14 +48,15 @@ from roads_app.bets.spec import (
     resolve_payouts,
     unit_returns,
 )
-from roads_app.bets.tables import SHORTCUT_LABELS
+from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
 from roads_app.errors import BetError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
 
 _PLAYER_DRAWS = PLAYER_DRAWS
 _BANKER_AFTER = BANKER_DRAWS_AFTER
 _BANKER_STOOD = BANKER_DRAWS_STOOD
+
 
 def _play_name(c: PlayCell) -> str:
     return f"play_p{c.player_points}b{c.banker_points}_{c.player_cards}{c.banker_cards}"
@@ -75,7 +76,7 @@ _PAIR0 = N_PLAY
 MIN_CARDS = 6
 """A hand can take six cards: fewer left and the next hand's odds are not defined."""
 
-_POINT_OF_CARD = np.array([C.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
+_POINT_OF_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
 
 
 # --- compositions --------------------------------------------------------------------
@@ -90,7 +91,7 @@ def full_shoe_counts(decks: int = 8) -> np.ndarray:
 
 def counts_from_cards(codes: Iterable[str]) -> np.ndarray:
     """The 52 card counts of a list of card codes (any accepted spelling)."""
-    idx = [C.card_index(c) for c in C.parse_cards(codes)]
+    idx = [playing_cards.card_index(c) for c in playing_cards.parse_cards(codes)]
     return np.bincount(np.asarray(idx, dtype=np.int64), minlength=52).astype(np.int64)
 
 
@@ -102,7 +103,8 @@ def remove_cards(counts: np.ndarray, codes: Iterable[str], decks: int | None = N
         held = int(counts[i])
         where = f" ({decks}-deck shoe)" if decks else ""
         raise ShoeCompositionError(
-            f"{held - int(out[i])} × {C.ALL_CARDS[i]} seen but only {held} were left{where}"
+            f"{held - int(out[i])} × {playing_cards.ALL_CARDS[i]} seen "
+            f"but only {held} were left{where}"
         )
     return out
 
@@ -122,7 +124,9 @@ def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
     arr = arr.astype(np.int64)
     if (arr < 0).any():
         i = int(np.argmin(arr))
-        raise ShoeCompositionError(f"{C.ALL_CARDS[i]} has a negative count {int(arr[i])}")
+        raise ShoeCompositionError(
+            f"{playing_cards.ALL_CARDS[i]} has a negative count {int(arr[i])}"
+        )
     if arr.sum() < min_cards:
         raise ShoeCompositionError(
             f"only {int(arr.sum())} cards left: a hand may need {MIN_CARDS}, so it has no odds"
@@ -133,7 +137,7 @@ def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
 def counts_by_rank(counts: np.ndarray) -> dict[str, int]:
     """Cards left per rank letter (A..K), for display."""
     by_rank = np.asarray(counts).reshape(13, 4).sum(axis=1)
-    return {r: int(n) for r, n in zip(C.RANKS, by_rank, strict=True)}
+    return {r: int(n) for r, n in zip(playing_cards.RANKS, by_rank, strict=True)}
 
 
 # --- the kernel ----------------------------------------------------------------------
@@ -310,30 +314,6 @@ def outcome_probabilities(counts: Any) -> dict[str, float]:
 
 
 # --- bets ----------------------------------------------------------------------------
-
-
-class BetLike(Protocol):
-    """What pricing needs from `roads_app.bets.tables.Bet` (read-only, as in a frozen dataclass)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def payout(self) -> float: ...
-    @property
-    def payouts(self) -> Mapping[str, float]: ...
-    @property
-    def closes_after(self) -> int | None: ...
-
-
-class TableLike(Protocol):
-    """What pricing needs from `roads_app.bets.tables.Table`."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def bets(self) -> Mapping[str, BetLike]: ...
 
 
 PRICED_BETS: tuple[str, ...] = KIND_NAMES
