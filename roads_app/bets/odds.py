@@ -25,6 +25,7 @@ table, or thousands of compositions at once.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -42,7 +43,6 @@ from roads_app.bets.spec import (
     PLAY_CELLS,
     PUSH,
     REFUND,
-    BetKind,
     PlayCell,
     cell_results,
     resolve_payouts,
@@ -52,6 +52,7 @@ from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
 from roads_app.errors import BetError, ShoeCompositionError
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
+from roads_app.game.shoe import POINTS_BY_CARD
 
 _PLAYER_DRAWS = PLAYER_DRAWS
 _BANKER_AFTER = BANKER_DRAWS_AFTER
@@ -76,7 +77,7 @@ _PAIR0 = N_PLAY
 MIN_CARDS = 6
 """A hand can take six cards: fewer left and the next hand's odds are not defined."""
 
-_POINT_OF_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
+_POINT_OF_CARD = POINTS_BY_CARD.astype(np.int64)
 
 
 # --- compositions --------------------------------------------------------------------
@@ -320,8 +321,10 @@ PRICED_BETS: tuple[str, ...] = KIND_NAMES
 """Every bet id this module can price: every kind of `roads_app.bets.spec`."""
 
 
-def _kind_vectors(kind: BetKind) -> tuple[np.ndarray, np.ndarray, int]:
+@functools.cache
+def _kind_vectors(name: str) -> tuple[np.ndarray, np.ndarray, int]:
     """(win, push-or-refund indicator, offset in EVENTS) of a kind over its cells."""
+    kind = KINDS[name]
     results = cell_results(kind)
     win = np.array([r not in (LOSE, PUSH, REFUND) for r in results], dtype=np.float64)
     back = np.array([r in (PUSH, REFUND) for r in results], dtype=np.float64)
@@ -345,7 +348,7 @@ def bet_vectors(
         full = resolve_payouts(kind, given)
     except KeyError as e:
         raise BetError(f"bet {bet_id!r} lacks payout {e.args[0]!r}") from None
-    win_k, back_k, at = _kind_vectors(kind)
+    win_k, back_k, at = _kind_vectors(kind.kind)
     ret = unit_returns(kind, full) + 1.0
     win, push, coef = np.zeros(N_EVENTS), np.zeros(N_EVENTS), np.zeros(N_EVENTS)
     n = len(win_k)
@@ -356,7 +359,27 @@ def bet_vectors(
 
 
 def table_matrices(table: TableLike) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
-    """The table's bets and their win, push and ev-coefficient matrices (bet × event)."""
+    """The table's bets and their win, push and ev-coefficient matrices (bet × event).
+
+    Built once per table (tables are frozen and hashable); the arrays are read-only.
+    """
+    try:
+        return _matrices_cached(table)
+    except TypeError:  # a table-like object that does not hash
+        return _matrices(table)
+
+
+@functools.lru_cache(maxsize=64)
+def _matrices_cached(
+    table: TableLike,
+) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
+    out = _matrices(table)
+    for arr in out[1:]:
+        arr.setflags(write=False)
+    return out
+
+
+def _matrices(table: TableLike) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
     bets = list(table.bets.values())
     vecs = [bet_vectors(b.id, b.payouts) for b in bets]
     if not vecs:
