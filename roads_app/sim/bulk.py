@@ -185,7 +185,9 @@ def _card_lists(cards: np.ndarray, lo: int, hi: int) -> pl.Series:
     from Arrow buffers (offsets, inline string views): no Python object per card."""
     offsets, views = _list_views(cards, lo, hi, _CODE_BYTES)
     codes = pa.Array.from_buffers(pa.string_view(), len(views), [None, pa.py_buffer(views)])
-    return pl.Series(pa.LargeListArray.from_arrays(pa.array(offsets), codes))
+    # Buffers, not pa.array(numpy): that one imports pandas (a second off every command).
+    starts = pa.Array.from_buffers(pa.int64(), len(offsets), [None, pa.py_buffer(offsets)])
+    return pl.from_arrow(pa.LargeListArray.from_arrays(starts, codes))  # type: ignore[return-value]
 
 
 def rounds_frame(batch: DealtBatch) -> pl.DataFrame:
