@@ -335,9 +335,8 @@ def _check_agrees(given: pl.DataFrame, derived: pl.DataFrame) -> None:
 
 
 def _cards_to_text(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.with_columns(
-        pl.col("player_cards").list.join(" "), pl.col("banker_cards").list.join(" ")
-    )
+    """CSV has no lists: card lists become space-separated codes."""
+    return frame.with_columns(pl.col(pl.List(pl.String)).list.join(" "))
 
 
 def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
@@ -532,7 +531,7 @@ class _TextSink:
         if self.fmt == "csv":
             _cards_to_text(frame).write_csv(self.fh, include_header=self.first)
         elif frame.height:
-            rows = frame.with_columns(pl.col("winner").cast(pl.String)).write_json()
+            rows = frame.with_columns(pl.col(pl.Enum).cast(pl.String)).write_json()
             self.fh.write((b"[" if self.first else b",") + rows[1:-1].encode())
         else:
             return
