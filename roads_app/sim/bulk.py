@@ -40,7 +40,7 @@ from roads_app.sim.kernel import (
 )
 
 BATCH_SHOES = 8192
-"""Shoes per batch: about 660,000 rounds, some 100 MB as a frame (8 decks)."""
+"""Shoes per batch: about 660,000 rounds, some 25 MB as a frame (8 decks)."""
 
 _CODE_BYTES = np.frombuffer("".join(C.ALL_CARDS).encode("ascii"), dtype=np.uint8).reshape(52, 2)
 """The two ASCII bytes of each card code, by card number."""
