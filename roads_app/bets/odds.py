@@ -167,6 +167,13 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
 
     grid = np.zeros((10, 10, 3))  # [player total, banker total, cards dealt - 4]
     nat = np.zeros((10, 10))  # two-card totals of hands ending on a natural
+    # Banker's third card is drawn from the counts less the cards already out (four, or
+    # five with Player's third): its spread over totals is the full counts' spread, kept
+    # as one weight per (player total, banker two-card total, cards) and spread at the
+    # end, less one card of each value already out. Exact, and the innermost loop of
+    # ten becomes five updates.
+    spread = np.zeros((10, 10, 3))
+    less = np.zeros((10, 10, 3, 10))  # ... and the weight less at each card value out
     inv4 = 1.0 / (total * (total - 1) * (total - 2) * (total - 3))
     inv5 = 1.0 / (total - 4)
     inv6 = 1.0 / (total - 5)
@@ -201,23 +208,36 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
                             w5 = w4 * c[p3] * inv5
                             pf = (pt + p3) % 10
                             if _BANKER_DRAWS[bt, p3]:
-                                c[p3] -= 1
-                                for b3 in range(10):
-                                    if c[b3] > 0:
-                                        grid[pf, (bt + b3) % 10, 2] += w5 * c[b3] * inv6
-                                c[p3] += 1
+                                w6 = w5 * inv6
+                                spread[pf, bt, 2] += w6
+                                less[pf, bt, 2, i] += w6
+                                less[pf, bt, 2, j] += w6
+                                less[pf, bt, 2, k] += w6
+                                less[pf, bt, 2, m] += w6
+                                less[pf, bt, 2, p3] += w6
                             else:
                                 grid[pf, bt, 1] += w5
                     elif bt <= 5:
-                        for b3 in range(10):
-                            if c[b3] > 0:
-                                grid[pt, (bt + b3) % 10, 1] += w4 * c[b3] * inv5
+                        w5 = w4 * inv5
+                        spread[pt, bt, 1] += w5
+                        less[pt, bt, 1, i] += w5
+                        less[pt, bt, 1, j] += w5
+                        less[pt, bt, 1, k] += w5
+                        less[pt, bt, 1, m] += w5
                     else:
                         grid[pt, bt, 0] += w4
                     c[k] += 1
                     c[m] += 1
             c[i] += 1
             c[j] += 1
+
+    for p in range(10):
+        for bt in range(10):
+            for n in (1, 2):
+                w = spread[p, bt, n]
+                if w != 0.0:
+                    for b3 in range(10):
+                        grid[p, (bt + b3) % 10, n] += w * c[b3] - less[p, bt, n, b3]
 
     for p in range(10):
         for b in range(10):
