@@ -3,8 +3,9 @@ study (`roads_app.sim.study`), the same shoes in one run.
 
 Run: .venv/bin/python bench/bench_odds_study.py [--study-shoes 1000] [--ref REV]
 
-The reference is `git show REV:roads_app/bets/live_odds.py` (REV: main) loaded as its
-own module, so it is the code as landed, dealing with `deal_shoe` one shoe at a time.
+The reference is `git show REV:roads_app/bets/live_odds.py` and REV's `bets/odds.py`
+(REV: main) loaded as their own modules, so it is the code as landed (its exact-odds
+kernel too), dealing with `deal_shoe` one shoe at a time.
 Both are warmed up (Numba compile or cache load) on 2 shoes first, then timed on N
 shoes of seed 1, table classic, with time.perf_counter (wall) and time.process_time
 (CPU of all threads). The two summaries are checked equal (target: the compiled study
@@ -28,18 +29,27 @@ from roads_app.sim import study
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def reference(rev: str) -> types.ModuleType:
+def _load(rev: str, path: str, name: str, swap: tuple[str, str] | None = None) -> types.ModuleType:
     src = subprocess.run(
-        ["git", "show", f"{rev}:roads_app/bets/live_odds.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
+        ["git", "show", f"{rev}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
-    mod = types.ModuleType("live_odds_reference")
-    sys.modules[mod.__name__] = mod  # dataclasses look their module up
-    exec(compile(src, f"{rev}:roads_app/bets/live_odds.py", "exec"), mod.__dict__)
+    if swap is not None:
+        src = src.replace(*swap)
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod  # dataclasses look their module up
+    exec(compile(src, f"{rev}:{path}", "exec"), mod.__dict__)
     return mod
+
+
+def reference(rev: str) -> types.ModuleType:
+    """REV's live_odds over REV's exact-odds kernel (not this tree's)."""
+    _load(rev, "roads_app/bets/odds.py", "odds_reference")
+    return _load(
+        rev,
+        "roads_app/bets/live_odds.py",
+        "live_odds_reference",
+        ("from roads_app.bets.odds import", "from odds_reference import"),
+    )
 
 
 def timed(label: str, fn):  # type: ignore[no-untyped-def]
