@@ -35,6 +35,7 @@ def _load(rev: str, path: str, name: str, swap: tuple[str, str] | None = None) -
     ).stdout
     if swap is not None:
         src = src.replace(*swap)
+    src = src.replace("cache=True", "cache=False")  # no file to cache by: compiled at warm-up
     mod = types.ModuleType(name)
     sys.modules[name] = mod  # dataclasses look their module up
     exec(compile(src, f"{rev}:{path}", "exec"), mod.__dict__)
