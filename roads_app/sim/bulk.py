@@ -26,6 +26,8 @@ from roads_app.errors import RoundError
 from roads_app.game import cards as C
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNER, WINNERS, ShoeMeta
 from roads_app.game.shoe import POINTS_BY_CARD, ShoeOptions, check_seed, simulated_meta
+from roads_app.sim import kernel
+from roads_app.sim.cache import depends_on
 from roads_app.sim.kernel import (
     _KERNEL_LOCK,
     W_BANKER,
@@ -38,6 +40,8 @@ from roads_app.sim.kernel import (
     _shuffle,
     pcg_start,
 )
+
+depends_on(__file__, kernel)  # the kernels below inline the dealing primitives
 
 BATCH_SHOES = 8192
 """Shoes per batch: about 660,000 rounds, some 25 MB as a frame (8 decks)."""

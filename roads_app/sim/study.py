@@ -20,9 +20,13 @@ import polars as pl
 from numba import njit, prange
 
 from roads_app.bets import live_odds as L
+from roads_app.bets import odds
 from roads_app.bets.odds import _PARALLEL_LOCK, N_EVENTS, TableLike, _outcomes_into
 from roads_app.game.shoe import ShoeOptions, check_seed
 from roads_app.sim import bulk
+from roads_app.sim.cache import depends_on
+
+depends_on(__file__, odds)  # the kernel below calls the exact-odds kernel
 
 STUDY_BATCH = 512
 """Shoes per range: about 41,000 hands, 9 MB of probabilities (8 decks)."""
