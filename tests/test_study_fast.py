@@ -106,3 +106,13 @@ def test_cli_streams_hand_odds_and_prints_the_plain_summary(tmp_path: Path) -> N
     assert dict(taken.with_columns(pl.col("bet").cast(pl.String)).iter_rows()) == dict(
         want.iter_rows()
     )
+
+
+def test_cached_kernels_are_keyed_by_the_kernels_they_call() -> None:
+    """Numba alone would keep the study kernel's old machine code after bets/odds.py
+    changed (and bulk's after sim/kernel.py changed)."""
+    from roads_app.sim import bulk
+
+    for fn, dep in ((S._hand_probabilities, "bets/odds.py"), (bulk._deal_batch, "sim/kernel.py")):
+        _, deps = fn._cache._impl.locator.get_source_stamp()
+        assert [p.replace("\\", "/").endswith(dep) for p, _, _ in deps] == [True]
