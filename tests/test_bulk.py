@@ -142,3 +142,12 @@ def test_a_bad_output_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="must end in"):
         storage.write_batches(bulk.batches(1, 2), tmp_path / "x.txt")
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_show_scans_a_simulation_file_to_the_in_memory_summary(tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"sims.{fmt}"
+    storage.write_batches(bulk.batches(6, 12, batch=5), out)
+    text = storage.show_summary(out)
+    assert text == storage.summary(deal_shoes(6, 12))
+    assert text.startswith("12 shoe(s), ")

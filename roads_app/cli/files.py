@@ -34,7 +34,7 @@ PROGRESS_FROM = 50_000
 def _cmd_show(args: argparse.Namespace) -> int:
     from roads_app.store import files as storage
 
-    print(storage.summary(storage.read_any(Path(args.file))))
+    print(storage.show_summary(Path(args.file)))
     return 0
 
 

@@ -597,20 +597,52 @@ def read_any(path: Path) -> pl.DataFrame:
     return import_bytes(path.read_bytes(), path.name)[0]
 
 
-def summary(frame: pl.DataFrame) -> str:
-    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe."""
-    n = frame.height
-    shoes = frame["shoe"].n_unique() if "shoe" in frame.columns else 1
-    counts = dict(frame.group_by("winner").len().iter_rows())
-    parts = [
-        f"{w} {counts.get(w, 0)} ({counts.get(w, 0) / n:.2%})" if n else f"{w} 0" for w in WINNERS
-    ]
-    with_cards = frame["player_cards"].is_not_null().sum()
-    return (
-        f"{shoes} shoe(s), {n} rounds ({n / shoes:.1f} per shoe); "
-        + ", ".join(parts)
-        + f"; {with_cards} rounds with cards"
+def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
+    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe.
+
+    A lazy frame is summed by Polars' streaming engine, never held whole.
+    """
+    lf = frame.lazy()
+    multi = "shoe" in lf.collect_schema().names()
+    row = (
+        lf.select(
+            n=pl.len(),
+            shoes=pl.col("shoe").n_unique() if multi else pl.lit(1),
+            with_cards=pl.col("player_cards").is_not_null().sum(),
+            **{w: (pl.col("winner").cast(pl.String) == w).sum() for w in WINNERS},
+        )
+        .collect(engine="streaming")
+        .row(0, named=True)
     )
+    n, shoes = row["n"], row["shoes"]
+    parts = [f"{w} {row[w]} ({row[w] / n:.2%})" if n else f"{w} 0" for w in WINNERS]
+    return (
+        f"{shoes} shoe(s), {n} rounds ({n / max(shoes, 1):.1f} per shoe); "
+        + ", ".join(parts)
+        + f"; {row['with_cards']} rounds with cards"
+    )
+
+
+def show_summary(path: Path) -> str:
+    """`summary` of a file; a multi-shoe Parquet or CSV file (any size) is scanned, not
+    loaded (a multi-shoe JSON file is still refused as one shoe: JSON has no scanner)."""
+    path = Path(path)
+    if path.suffix.lower() == ".parquet" and path.exists():
+        try:
+            names = pl.read_parquet_schema(path)
+        except Exception:
+            names = {}  # damaged: read_any says how, in one line
+        if "shoe" in names:
+            missing = set(MULTI_SHOE_SCHEMA.names()) - set(names)
+            if missing:
+                raise StorageError(f"{path.name}: missing column(s) {', '.join(sorted(missing))}")
+            return summary(pl.scan_parquet(path))
+    if path.suffix.lower() == ".csv" and path.exists():
+        with open(path, "rb") as fh:
+            header = fh.readline().decode("utf-8-sig", errors="replace").strip().split(",")
+        if "shoe" in header:  # a `simulate` CSV: scanned as text, never loaded whole
+            return summary(pl.scan_csv(path, infer_schema=False))
+    return summary(read_any(path))
 
 
 def _first_line(e: BaseException) -> str:
