@@ -20,7 +20,6 @@ money amounts lie far inside 1e-100 .. 1e100).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
