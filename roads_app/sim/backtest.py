@@ -42,7 +42,13 @@ STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
 STOP = pl.Enum(list(STOPS))
 
 MAX_SHOES = 10_000_000
-"""Most shoes one backtest may run (about 810 million hands)."""
+"""Most shoes one backtest may run on this machine (about 810 million hands)."""
+
+MAX_CLUSTER_SHOES = 10**12
+"""Most shoes one backtest may run on a cluster (only per-shard totals come back)."""
+
+SHARD_SHOES = 50_000
+"""Shoes per Ray task by default: a second or so of work, so a 1M-shoe run is 20 tasks."""
 
 PLAIN_SHOES_LIMIT = 5_000
 """The plain engine is a reference at roughly 100 shoes a second; beyond this use fast."""
@@ -215,8 +221,9 @@ def run_shard(
     )  # fmt: skip
     ints = np.stack([r.hands, r.bets, r.stop, r.stop_hand], axis=1)
     floats = np.stack([r.wagered, r.final, r.low], axis=1)
+    numbers = pl.Int32 if first + shoes < 2**31 else pl.Int64  # a cluster run may go beyond
     frame = _per_shoe(
-        pl.int_range(first + 1, first + shoes + 1, dtype=pl.Int32, eager=True),
+        pl.int_range(first + 1, first + shoes + 1, dtype=numbers, eager=True),
         ints,
         floats,
         r.slot_wagered,
@@ -243,10 +250,60 @@ def join_shards(parts: Sequence[Run], n_paths: int, width: int) -> Run:
     return Run(per_shoe, paths, parts[0].slots, totals)
 
 
-def _check_shoes(shoes: object) -> int:
-    if isinstance(shoes, bool) or not isinstance(shoes, int) or not 1 <= shoes <= MAX_SHOES:
-        raise StrategyError(f"shoes must be a whole number from 1 to {MAX_SHOES:,}, not {shoes!r}")
+def _check_shoes(shoes: object, most: int = MAX_SHOES) -> int:
+    if isinstance(shoes, bool) or not isinstance(shoes, int) or not 1 <= shoes <= most:
+        raise StrategyError(f"shoes must be a whole number from 1 to {most:,}, not {shoes!r}")
     return shoes
+
+
+def _cluster_shard(
+    first: int,
+    count: int,
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    seed: int,
+    n_paths: int,
+    rows: bool,
+) -> Run:
+    """One Ray task's work: `run_shard`, rows kept only when asked for."""
+    return run_shard(
+        strategy, resolved, table, seed=seed, first=first, shoes=count, n_paths=n_paths,
+        rows=rows, chunk=65536,
+    )  # fmt: skip
+
+
+def run_cluster(
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    *,
+    seed: int,
+    shoes: int,
+    address: str,
+    shard_shoes: int = SHARD_SHOES,
+    n_paths: int = 1000,
+    rows: bool = False,
+    progress: Progress | None = None,
+) -> Run:
+    """Shoes ``0 .. shoes-1`` of run ``seed``, one Ray task per shard of ``shard_shoes``.
+
+    Identical totals (and, with ``rows``, rows and paths) to `run_fast` with the same
+    seed and shoes, whatever the shard size or the number of workers (see `Totals`).
+    """
+    from roads_app.sim import cluster
+
+    _check_shoes(shoes, MAX_SHOES if rows else MAX_CLUSTER_SHOES)
+    check_seed(seed)
+    parts = cluster.shards(shoes, shard_shoes)
+    cluster.connect(address)
+    runs = cluster.map_shards(
+        _cluster_shard,
+        parts,
+        (strategy, resolved, table, seed, n_paths, rows),
+        progress=progress,
+    )
+    return join_shards(runs, n_paths, E.path_width(table.shoe))
 
 
 def unit_nets(
@@ -718,12 +775,42 @@ def backtest(
     n_paths: int = 1000,
     progress: Progress | None = None,
     chunk: int = 16384,
+    cluster: str | None = None,
+    shard_shoes: int = SHARD_SHOES,
+    rows: bool = True,
 ) -> Backtest:
     """Run a strategy over N simulated shoes from ``seed``, or over the saved shoes of
-    ``data_dir``; settings are checked first (`StrategyError` / `BetError`)."""
+    ``data_dir``; settings are checked first (`StrategyError` / `BetError`).
+
+    With ``cluster`` (``"auto"`` or a Ray head's ``HOST:PORT``) the fast engine runs as
+    Ray tasks of ``shard_shoes`` shoes; the summary is the single-machine one to the last
+    bit. ``rows=False`` keeps no per-shoe rows there (what a billion-shoe run needs).
+    ``progress(0, total)`` is called before any work, so a caller can say what the wait
+    is for (`kernel.needs_compile`).
+    """
     resolved = resolve(settings, strategy, table)
     start = time.perf_counter()
-    if data_dir is not None:
+    if cluster is not None:
+        if data_dir is not None or engine != "fast":
+            raise StrategyError("--cluster runs simulated shoes on the fast engine only")
+        if seed is None or shoes is None:
+            raise StrategyError("a simulated backtest needs a seed and a number of shoes")
+        if progress is not None:
+            progress(0, shoes)
+        run = run_cluster(
+            strategy,
+            resolved,
+            table,
+            seed=seed,
+            shoes=shoes,
+            address=cluster,
+            shard_shoes=shard_shoes,
+            n_paths=n_paths,
+            rows=rows,
+            progress=progress,
+        )
+        source = f"simulated seed {seed}, {shoes:,} shoes"
+    elif data_dir is not None:
         run = run_saved(strategy, resolved, table, data_dir, n_paths=n_paths, progress=progress)
         source, engine = f"{run.per_shoe.height} saved shoes in {data_dir}", "plain"
     else:
@@ -731,6 +818,8 @@ def backtest(
             raise StrategyError("a simulated backtest needs a seed and a number of shoes")
         if engine not in ("fast", "plain"):
             raise StrategyError(f"unknown engine {engine!r}: fast or plain")
+        if progress is not None:
+            progress(0, shoes)
         if engine == "fast":
             run = run_fast(
                 strategy,
@@ -772,21 +861,52 @@ PROGRESS_FROM = 20_000
 """Simulated runs of this many shoes or more show a progress bar on the command line."""
 
 
-def progress_bar(stream: Any, width: int = 30) -> Progress:
-    """A text progress bar drawn with carriage returns on ``stream`` (stderr); no dependency."""
-    start = time.perf_counter()
+COMPILING = "compiling the engine, first run only"
+"""What a progress bar says while the first run on an install compiles the engine."""
 
-    def show(done: int, total: int) -> None:
-        filled = int(width * done / total) if total else width
-        secs = time.perf_counter() - start
-        stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} shoes {secs:.1f} s"
-        )
+
+class ProgressBar:
+    """A tqdm bar over shoes on ``stream`` (stderr) that says when it is compiling first.
+
+    Call it as a `Progress`; ``progress(0, total)`` opens the bar. Until the first shoes
+    are done it reads `COMPILING` on a new install (`kernel.needs_compile`), else
+    ``starting_text``.
+    """
+
+    def __init__(self, stream: Any, label: str = "backtest", starting_text: str = "starting"):
+        self.stream = stream
+        self.label = label
+        self.waiting = COMPILING if E.needs_compile() else starting_text
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(
+                total=total,
+                file=self.stream,
+                unit=" shoes",
+                unit_scale=True,
+                desc=self.waiting,
+                dynamic_ncols=True,
+                mininterval=0.2,
+            )
+        if done > self.bar.n:
+            if self.bar.n == 0:
+                self.bar.set_description_str(self.label, refresh=False)
+            self.bar.update(done - self.bar.n)
         if done >= total:
-            stream.write("\n")
-        stream.flush()
+            self.close()
 
-    return show
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def progress_bar(stream: Any, label: str = "backtest", starting_text: str = "starting") -> Progress:
+    """A `ProgressBar` on ``stream``."""
+    return ProgressBar(stream, label, starting_text)
 
 
 def check_threads(n: object) -> int:
