@@ -38,6 +38,10 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     saved = Path(getattr(args, "data", "data")) if args.saved else None
     if saved is None and args.shoes is None:
         raise bt.StrategyError("--shoes N is needed (or --saved to use the saved shoes)")
+    if args.cluster is not None:
+        from roads_app.sim import cluster
+
+        cluster.check(args.cluster)  # one line now, not after a progress bar
     progress = None
     big = saved is not None or args.cluster is not None or args.shoes >= bt.PROGRESS_FROM
     if not args.no_progress and big:

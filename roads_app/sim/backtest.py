@@ -285,11 +285,13 @@ def run_cluster(
     n_paths: int = 1000,
     rows: bool = False,
     progress: Progress | None = None,
+    task_cpus: int = 1,
 ) -> Run:
     """Shoes ``0 .. shoes-1`` of run ``seed``, one Ray task per shard of ``shard_shoes``.
 
     Identical totals (and, with ``rows``, rows and paths) to `run_fast` with the same
     seed and shoes, whatever the shard size or the number of workers (see `Totals`).
+    Each task reserves ``task_cpus`` CPUs and runs the engine on that many threads.
     """
     from roads_app.sim import cluster
 
@@ -302,6 +304,7 @@ def run_cluster(
         parts,
         (strategy, resolved, table, seed, n_paths, rows),
         progress=progress,
+        threads=task_cpus,
     )
     return join_shards(runs, n_paths, E.path_width(table.shoe))
 

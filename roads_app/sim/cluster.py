@@ -74,11 +74,32 @@ def _check_reachable(address: str) -> None:
         raise ClusterError(f"cannot reach the Ray cluster at {address}: {reason}") from None
 
 
+def check(address: str) -> None:
+    """Fail fast, before any progress bar: Ray missing, a bad or unreachable address."""
+    _ray()
+    if address != "auto":
+        _check_reachable(address)
+
+
+_joined: list[str] = []  # the address this process joined through `connect`, if it did
+
+
 def connect(address: str) -> None:
-    """Join (or for ``auto`` possibly start) a Ray instance for this process, once."""
+    """Join (or for ``auto`` possibly start) a Ray instance for this process.
+
+    Ray allows one per process: the same address again is a no-op, another one (the
+    dashboard's setting changed) leaves the first; ``auto`` accepts whatever this process
+    is already connected to (a test's or a notebook's own ``ray.init``).
+    """
     ray = _ray()
+    if address != "auto":
+        _check_reachable(address)
     if ray.is_initialized():
-        return
+        if address == "auto" or _joined[-1:] == [address]:
+            return
+        ray.shutdown()
+    _joined.clear()
+    _joined.append(address)
     quiet = {"log_to_driver": False, "logging_level": "ERROR", "configure_logging": True}
     if address == "auto":
         try:
@@ -86,7 +107,6 @@ def connect(address: str) -> None:
         except ConnectionError:  # no instance running here: start one for this run
             ray.init(include_dashboard=False, **quiet)
         return
-    _check_reachable(address)
     try:
         ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:

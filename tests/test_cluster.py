@@ -1,0 +1,146 @@
+"""The cluster path on a real local Ray (2 CPUs): the same JSON as one machine, to the bit.
+
+Marked ``cluster`` (they start Ray, ~15 s); `python3 dev.py test` installs the
+``roads-app[cluster]`` extra, so they run in CI. ``-m "not cluster"`` leaves them out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from polars.testing import assert_frame_equal
+
+from roads_app.bets.tables import load_table
+from roads_app.cli import main
+from roads_app.sim import backtest as B
+from roads_app.sim import strategies as S
+
+ray = pytest.importorskip("ray", reason="the cluster tests need roads-app[cluster] (Ray)")
+
+TIMING = ("seconds", "hands_per_second")
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A real Ray instance of 2 CPUs for this module; this process is its driver."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+def _json(result: B.Backtest) -> str:
+    """The --json document without its timing fields, as the CLI prints it."""
+    d = result.to_dict()
+    for k in TIMING:
+        d.pop(k)
+    return json.dumps(d, indent=2)
+
+
+CASES = {
+    "flat": (S.make_strategy("flat", bet="banker"), S.Settings(side_bets=(("tie", 1.0),))),
+    "martingale": (S.make_strategy("martingale", bet="player"), S.Settings(max_bet=500)),
+    "follow-road": (
+        S.make_strategy("follow-road", road="small_road", progression="fibonacci"),
+        S.Settings(stop_loss=300, take_profit=200),
+    ),
+}
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("name", list(CASES))
+def test_cluster_json_is_the_single_machine_json_whatever_the_shards(local_ray, name: str):
+    strategy, money = CASES[name]
+    table = load_table("classic")
+    one = B.backtest(strategy, money, table, seed=77, shoes=2_000)
+    want = _json(one)
+    for shard, cpus in ((2_000, 1), (333, 1), (150, 2)):  # 1 shard; 7 on 2 workers; 1 at a time
+        resolved = S.resolve(money, strategy, table)
+        run = B.run_cluster(
+            strategy, resolved, table, seed=77, shoes=2_000, address="auto",
+            shard_shoes=shard, rows=True, task_cpus=cpus,
+        )  # fmt: skip
+        got = B.Backtest(strategy, resolved, table, one.source, "fast", run,
+                         B.summarize(run, table, resolved.bankroll), 1.0)  # fmt: skip
+        assert _json(got) == want, (shard, cpus)
+        assert_frame_equal(run.per_shoe, one.run.per_shoe, check_exact=True)
+        assert np.array_equal(run.paths, one.run.paths)
+    assert one.summary.bets > 0 and one.summary.ci is not None  # the case really bet
+
+
+@pytest.mark.cluster
+def test_cli_cluster_auto_prints_the_same_json(local_ray, capsys):
+    args = ["backtest", "--strategy", "paroli", "--bet", "banker", "--shoes", "1500", "--json"]
+    assert main([*args, "--no-progress"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert main([*args, "--cluster", "auto", "--shard-shoes", "400"]) == 0
+    out = capsys.readouterr()
+    spread = json.loads(out.out)
+    for k in TIMING:
+        alone.pop(k), spread.pop(k)
+    assert json.dumps(spread) == json.dumps(alone)
+    assert "backtest: 100%" in out.err  # one bar over all shards on stderr
+
+
+def _running_task_pids() -> list[int]:
+    """Ray worker processes busy with a shard (Ray titles them ``ray::_task``)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if cmd.startswith(b"ray::_task"):
+                pids.append(int(d.name))
+    return pids
+
+
+@pytest.mark.cluster
+def test_a_worker_killed_mid_shard_is_retried_and_the_result_is_identical(local_ray):
+    strategy, money = CASES["martingale"]
+    table = load_table("classic")
+    want = _json(B.backtest(strategy, money, table, seed=5, shoes=60_000))
+    done: list[int] = []
+    out: dict[str, B.Backtest] = {}
+
+    def run() -> None:
+        out["r"] = B.backtest(
+            strategy, money, table, seed=5, shoes=60_000, cluster="auto", shard_shoes=6_000,
+            progress=lambda d, t: done.append(d),
+        )  # fmt: skip
+
+    driver = threading.Thread(target=run)
+    driver.start()
+    killed = None
+    while killed is None and driver.is_alive():  # wait for a shard to be under way
+        pids = _running_task_pids()
+        if pids and len(done) >= 2:  # workers warm, at least one shard finished
+            killed = pids[0]
+            os.kill(killed, signal.SIGKILL)
+    driver.join()
+    assert killed is not None, "no shard was running to kill"
+    assert not Path(f"/proc/{killed}").exists() or b"ray::_task" not in Path(
+        f"/proc/{killed}/cmdline"
+    ).read_bytes()
+    assert _json(out["r"]) == want
+    assert done[-1] == 60_000
+
+
+def test_an_unreachable_cluster_is_a_one_line_error(capsys):
+    code = main(["backtest", "--strategy", "flat", "--shoes", "10", "--cluster", "127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: cannot reach the Ray cluster at 127.0.0.1:9")
+    assert err.count("\n") == 1
+
+
+def test_a_malformed_cluster_address_is_a_one_line_error(capsys):
+    code = main(["backtest", "--strategy", "flat", "--shoes", "10", "--cluster", "headnode"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not HOST:PORT" in err and err.count("\n") == 1
