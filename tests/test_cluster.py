@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -152,3 +154,26 @@ def test_a_malformed_cluster_address_is_a_one_line_error(capsys):
     code = main(["backtest", "--strategy", "flat", "--shoes", "10", "--cluster", "headnode"])
     err = capsys.readouterr().err
     assert code == 2 and "not HOST:PORT" in err and err.count("\n") == 1
+
+
+def test_without_cluster_nothing_imports_ray():
+    code = (
+        "import sys; from roads_app.cli import main; "
+        "assert main(['backtest', '--strategy', 'flat', '--shoes', '20', '--json']) == 0; "
+        "assert main(['odds-study', '--shoes', '2', '--seed', '1', '--no-progress']) == 0; "
+        "assert 'ray' not in sys.modules, 'ray was imported'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.cluster
+def test_odds_study_on_the_cluster_is_the_single_machine_study(local_ray, capsys):
+    args = ["odds-study", "--shoes", "24", "--seed", "9", "--rules", "winbox", "--json"]
+    assert main([*args, "--no-progress"]) == 0
+    alone = capsys.readouterr().out
+    assert main([*args, "--cluster", "auto", "--shard-shoes", "5"]) == 0
+    out = capsys.readouterr()
+    assert out.out == alone
+    assert "odds study: 100%" in out.err
+    assert json.loads(alone)["hands"] > 24 * 60  # the study really dealt the shoes

@@ -91,7 +91,7 @@ def add_cluster_options(s: argparse.ArgumentParser, shard: int, what: str) -> No
 
 
 def register_backtest(sub: argparse._SubParsersAction) -> None:
-    from roads_app.sim import backtest as bt
+    from roads_app.sim.cluster import SHARD_SHOES
     from roads_app.sim.strategies import ROADS, STAKINGS, STRATEGY_NAMES
 
     s = sub.add_parser("backtest", help="a betting strategy over many shoes: EV, CI, ruin")
@@ -121,7 +121,7 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--threads", type=int, default=None, help="threads for the fast engine (all)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.add_argument("--json", action="store_true", help="JSON: hands, wagered, net, ev, ci, ...")
-    add_cluster_options(s, bt.SHARD_SHOES, "the shoes")
+    add_cluster_options(s, SHARD_SHOES, "the shoes")
     s.set_defaults(func=_cmd_backtest)
 
 

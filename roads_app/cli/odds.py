@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -49,9 +50,31 @@ def _cmd_odds_study(args: argparse.Namespace) -> int:
 
     from roads_app.bets import live_odds
     from roads_app.bets.tables import load_table
+    from roads_app.sim.backtest import progress_bar
 
     table = load_table(args.rules)
-    result = live_odds.odds_study(args.seed, args.shoes, table, closing=not args.ignore_closing)
+    closing = not args.ignore_closing
+    if args.cluster is not None:
+        from roads_app.sim import cluster
+
+        cluster.check(args.cluster)  # one line now, not after a progress bar
+    progress = None if args.no_progress else progress_bar(sys.stderr, "odds study", engine=False)
+    try:
+        if args.cluster is None:
+            live_odds.check_study_size(args.shoes)
+            if progress is not None:
+                progress(0, args.shoes)
+            result = live_odds.odds_study(
+                args.seed, args.shoes, table, closing=closing, progress=progress
+            )
+        else:
+            result = cluster.odds_study(
+                args.seed, args.shoes, table, address=args.cluster,
+                shard_shoes=args.shard_shoes, closing=closing, progress=progress,
+            )  # fmt: skip
+    finally:
+        if progress is not None:
+            progress.close()  # type: ignore[attr-defined]
     if args.json:
         out = {
             "seed": result.seed,
@@ -79,6 +102,9 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
 
 
 def register_odds_study(sub: argparse._SubParsersAction) -> None:
+    from roads_app.cli.backtest import add_cluster_options
+    from roads_app.sim.cluster import STUDY_SHARD_SHOES
+
     s = sub.add_parser("odds-study", help="how often each bet turns positive over many shoes")
     s.add_argument("--shoes", type=int, required=True, help="simulated shoes to deal")
     s.add_argument("--seed", type=int, required=True, help="seed of the shoes (reproducible)")
@@ -87,6 +113,8 @@ def register_odds_study(sub: argparse._SubParsersAction) -> None:
         "--ignore-closing", action="store_true", help="bet positive hands past closing rounds"
     )
     s.add_argument("--json", action="store_true", help="JSON summary per bet")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_cluster_options(s, STUDY_SHARD_SHOES, "the shoes")
     s.set_defaults(func=_cmd_odds_study)
 
 

@@ -33,6 +33,7 @@ import polars as pl
 from roads_app.bets.tables import Limits, Table
 from roads_app.errors import StrategyError
 from roads_app.game.shoe import check_seed, deal_shoe
+from roads_app.sim import cluster
 from roads_app.sim import kernel as E
 from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
 from roads_app.sim.strategies import History, Resolved, Settings, Strategy, resolve, slots
@@ -47,8 +48,7 @@ MAX_SHOES = 10_000_000
 MAX_CLUSTER_SHOES = 10**12
 """Most shoes one backtest may run on a cluster (only per-shard totals come back)."""
 
-SHARD_SHOES = 50_000
-"""Shoes per Ray task by default: a second or so of work, so a 1M-shoe run is 20 tasks."""
+SHARD_SHOES = cluster.SHARD_SHOES
 
 PLAIN_SHOES_LIMIT = 5_000
 """The plain engine is a reference at roughly 100 shoes a second; beyond this use fast."""
@@ -293,8 +293,6 @@ def run_cluster(
     seed and shoes, whatever the shard size or the number of workers (see `Totals`).
     Each task reserves ``task_cpus`` CPUs and runs the engine on that many threads.
     """
-    from roads_app.sim import cluster
-
     _check_shoes(shoes, MAX_SHOES if rows else MAX_CLUSTER_SHOES)
     check_seed(seed)
     parts = cluster.shards(shoes, shard_shoes)
@@ -876,10 +874,16 @@ class ProgressBar:
     ``starting_text``.
     """
 
-    def __init__(self, stream: Any, label: str = "backtest", starting_text: str = "starting"):
+    def __init__(
+        self,
+        stream: Any,
+        label: str = "backtest",
+        starting_text: str = "starting",
+        engine: bool = True,
+    ):
         self.stream = stream
         self.label = label
-        self.waiting = COMPILING if E.needs_compile() else starting_text
+        self.waiting = COMPILING if engine and E.needs_compile() else starting_text
         self.bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:
@@ -907,9 +911,11 @@ class ProgressBar:
             self.bar.close()
 
 
-def progress_bar(stream: Any, label: str = "backtest", starting_text: str = "starting") -> Progress:
-    """A `ProgressBar` on ``stream``."""
-    return ProgressBar(stream, label, starting_text)
+def progress_bar(
+    stream: Any, label: str = "backtest", starting_text: str = "starting", engine: bool = True
+) -> Progress:
+    """A `ProgressBar` on ``stream`` (``engine``: the run uses the compiled engine)."""
+    return ProgressBar(stream, label, starting_text, engine)
 
 
 def check_threads(n: object) -> int:

@@ -172,3 +172,49 @@ def map_shards(
             ray.cancel(ref, force=True)
         raise
     return out
+
+
+# --- applications -------------------------------------------------------------------------
+# The backtest's shard function is `roads_app.sim.backtest._cluster_shard`; the odds
+# study's is here (the study lives in `bets`, which must not import `sim`).
+
+SHARD_SHOES = 50_000
+"""Shoes per Ray task in a backtest by default: a second or so of work, 20 tasks for 1M."""
+
+STUDY_SHARD_SHOES = 200
+"""Shoes per Ray task in the odds study by default (about a second or two each)."""
+
+
+def _study_shard(first: int, count: int, seed: int, table: Any, closing: bool) -> Any:
+    from roads_app.bets.live_odds import study_shoes
+
+    return study_shoes(seed, range(first, first + count), table, None, closing)
+
+
+def odds_study(
+    seed: int,
+    n_shoes: int,
+    table: Any,
+    *,
+    address: str,
+    shard_shoes: int = STUDY_SHARD_SHOES,
+    closing: bool = True,
+    progress: Progress | None = None,
+) -> Any:
+    """`live_odds.odds_study` with one Ray task per shard of shoes.
+
+    Each task returns the shard's per-shoe part (`live_odds.StudyPart`); the parts are
+    joined in shoe order by the same `summarize_study` the single-machine study uses, so
+    the result is identical to it.
+    """
+    from roads_app.bets.live_odds import check_study_size, summarize_study
+    from roads_app.game.shoe import check_seed
+
+    check_study_size(n_shoes)
+    check_seed(seed)
+    parts = shards(n_shoes, shard_shoes)
+    connect(address)
+    if progress is not None:
+        progress(0, n_shoes)
+    results = map_shards(_study_shard, parts, (seed, table, closing), progress=progress)
+    return summarize_study(results, seed, table, closing)
