@@ -177,3 +177,31 @@ def test_odds_study_on_the_cluster_is_the_single_machine_study(local_ray, capsys
     assert out.out == alone
     assert "odds study: 100%" in out.err
     assert json.loads(alone)["hands"] > 24 * 60  # the study really dealt the shoes
+
+
+def _page() -> None:
+    from roads_app.ui.backtest_page import render_backtest_page
+
+    render_backtest_page()
+
+
+@pytest.mark.cluster
+def test_dashboard_backtest_page_runs_on_the_configured_cluster(local_ray, monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("ROADS_APP_DATA", str(tmp_path))
+    monkeypatch.setenv("ROADS_APP_CLUSTER", "auto")
+    at = AppTest.from_function(_page, default_timeout=300)
+    at.run()
+    assert any("Ray cluster auto" in c.value for c in at.caption)
+    at.number_input(key="bt_shoes").set_value(3000)
+    at.number_input(key="bt_unit").set_value(12.3)
+    at.button(key="bt_run").click().run()
+    assert not at.exception and not at.error
+    shown = {m.label: m.value for m in at.metric}
+    result = at.session_state["backtest_result"]
+    alone = B.backtest(result.strategy, S.Settings(unit=12.3), load_table("classic"), seed=1,
+                       shoes=3000)  # fmt: skip
+    assert _json(result) == _json(alone)
+    assert_frame_equal(result.run.per_shoe, alone.run.per_shoe, check_exact=True)
+    assert shown["Hands"] == f"{alone.summary.hands:,}"
