@@ -12,7 +12,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
 
     from roads_app.bets.tables import load_table
     from roads_app.sim import backtest as bt
-    from roads_app.sim.kernel import set_threads
+    from roads_app.sim.kernel import needs_compile, set_threads
     from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
 
     table = load_table(args.rules)
@@ -44,7 +44,8 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         cluster.check(args.cluster)  # one line now, not after a progress bar
     progress = None
     big = saved is not None or args.cluster is not None or args.shoes >= bt.PROGRESS_FROM
-    if not args.no_progress and big:
+    first_run = args.engine == "fast" and saved is None and needs_compile()
+    if not args.no_progress and (big or first_run):  # a first run says it is compiling
         progress = bt.progress_bar(
             sys.stderr, starting_text=_waiting(args.cluster) if args.cluster else "starting"
         )
