@@ -79,8 +79,7 @@ def main() -> None:
     results = {}
     for cpus in (2, 1):
         t = time.perf_counter()
-        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
-                 logging_level="ERROR")  # fmt: skip
+        C.start_local(num_cpus=cpus, log_to_driver=False, logging_level="ERROR")
         start = time.perf_counter() - t
         t = time.perf_counter()
         cluster_run(min(n, 2 * cpus * 2000), 2000)  # warm-up: every worker loads the engine

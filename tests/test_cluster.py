@@ -31,7 +31,9 @@ TIMING = ("seconds", "hands_per_second")
 @pytest.fixture(scope="module")
 def local_ray():
     """A real Ray instance of 2 CPUs for this module; this process is its driver."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    from roads_app.sim.cluster import start_local
+
+    start_local(num_cpus=2, log_to_driver=False, logging_level="ERROR")
     yield ray
     ray.shutdown()
 
@@ -205,3 +207,28 @@ def test_dashboard_backtest_page_runs_on_the_configured_cluster(local_ray, monke
     assert _json(result) == _json(alone)
     assert_frame_equal(result.run.per_shoe, alone.run.per_shoe, check_exact=True)
     assert shown["Hands"] == f"{alone.summary.hands:,}"
+
+
+@pytest.mark.cluster
+def test_an_interrupt_cancels_the_shards_left(local_ray, tmp_path):
+    from roads_app.sim import cluster
+
+    strategy, money = CASES["flat"]
+    table = load_table("classic")
+    resolved = S.resolve(money, strategy, table)
+    marks = str(tmp_path)
+
+    def marking_shard(first: int, count: int) -> int:  # sent by value to the workers
+        B.run_shard(strategy, resolved, table, seed=3, first=first, shoes=count, rows=False)
+        Path(marks, str(first)).touch()
+        return first
+
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt  # Ctrl-C while the driver waits on the first results
+
+    parts = cluster.shards(12 * 30_000, 30_000)
+    with pytest.raises(KeyboardInterrupt):
+        cluster.map_shards(marking_shard, parts, progress=interrupt)
+    probe = ray.remote(num_cpus=2)(lambda: len(os.listdir(marks)))  # queued after any leftovers
+    finished = ray.get(probe.remote())
+    assert 1 <= finished < len(parts)  # the shards not yet started never ran

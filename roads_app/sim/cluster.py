@@ -105,13 +105,34 @@ def connect(address: str) -> None:
         try:
             ray.init(address="auto", **quiet)
         except ConnectionError:  # no instance running here: start one for this run
-            ray.init(include_dashboard=False, **quiet)
+            start_local(**quiet)
         return
     try:
         ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ClusterError(f"cannot join the Ray cluster at {address}: {first}") from None
+
+
+def start_local(**options: Any) -> None:
+    """``ray.init`` of a new local instance, tried again if Ray's startup times out.
+
+    Ray gives its node 30 s to come up, which a machine busy with other work can
+    exceed; a second or third try then finds it warm.
+    """
+    ray = _ray()
+    for attempt in range(3):
+        try:
+            ray.init(include_dashboard=False, **options)
+            return
+        except Exception as e:  # Ray raises a bare Exception for this timeout
+            if "timed out during startup" not in str(e):
+                raise
+            ray.shutdown()
+            if attempt == 2:
+                raise ClusterError(
+                    "the local Ray instance did not start in time (the machine is busy)"
+                ) from None
 
 
 def workers() -> int:
