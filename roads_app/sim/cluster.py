@@ -202,14 +202,14 @@ def map_shards(
 SHARD_SHOES = 50_000
 """Shoes per Ray task in a backtest by default: a second or so of work, 20 tasks for 1M."""
 
-STUDY_SHARD_SHOES = 200
-"""Shoes per Ray task in the odds study by default (about a second or two each)."""
+STUDY_SHARD_SHOES = 2048
+"""Shoes per Ray task in the odds study by default (a few seconds each on one core)."""
 
 
 def _study_shard(first: int, count: int, seed: int, table: Any, closing: bool) -> Any:
-    from roads_app.bets.live_odds import study_shoes
+    from roads_app.sim.study import study_range
 
-    return study_shoes(seed, range(first, first + count), table, None, closing)
+    return study_range(seed, range(first, first + count), table, None, closing)
 
 
 def odds_study(
@@ -222,10 +222,11 @@ def odds_study(
     closing: bool = True,
     progress: Progress | None = None,
 ) -> Any:
-    """`live_odds.odds_study` with one Ray task per shard of shoes.
+    """The odds study with one Ray task per shard of shoes.
 
-    Each task returns the shard's per-shoe part (`live_odds.StudyPart`); the parts are
-    joined in shoe order by the same `summarize_study` the single-machine study uses, so
+    Each task returns its range's `live_odds.StudyPart` (`sim.study.study_range`, the
+    compiled study); the parts are joined in shoe order by the same `summarize_study` the
+    single-machine study uses, and a part does not depend on how the shoes were cut, so
     the result is identical to it.
     """
     from roads_app.bets.live_odds import check_study_size, summarize_study
