@@ -148,6 +148,9 @@ def _task(fn: Callable[..., Any], first: int, count: int, threads: int, args: tu
     return fn(first, count, *args)
 
 
+_remotes: dict[tuple[int, int], Any] = {}
+
+
 def map_shards(
     fn: Callable[..., Any],
     parts: Sequence[range],
@@ -165,7 +168,10 @@ def map_shards(
     ray = _ray()
     if not ray.is_initialized():
         raise ClusterError("not connected to a Ray cluster (call connect first)")
-    remote = ray.remote(num_cpus=threads, max_retries=retries)(_task)
+    key = (threads, retries)
+    if key not in _remotes:  # one remote function per shape: Ray exports it once
+        _remotes[key] = ray.remote(num_cpus=threads, max_retries=retries)(_task)
+    remote = _remotes[key]
     shared = ray.put(args)  # the strategy and table go to the object store once
     refs = [remote.remote(fn, r.start, len(r), threads, shared) for r in parts]
     where = {ref: i for i, ref in enumerate(refs)}
