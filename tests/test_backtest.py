@@ -179,11 +179,16 @@ def test_a_first_run_says_it_is_compiling_the_engine(tmp_path: Path):
     # An empty Numba cache is a new install: the bar's first words say why it waits.
     code = (
         "import sys; from roads_app.sim.backtest import progress_bar; "
-        "bar = progress_bar(sys.stderr); bar(0, 100); bar.close()"
+        "from roads_app.ui.backtest_page import waiting_text; "
+        "bar = progress_bar(sys.stderr); bar(0, 100); bar.close(); "
+        "print(waiting_text(True, None)); print(waiting_text(True, 'head:6379'))"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert B.COMPILING in cold.stderr, cold.stderr
+    page, page_cluster = cold.stdout.splitlines()  # the dashboard's bar, before any shoe
+    assert page == "Compiling the engine, first run only…"
+    assert page_cluster == "Sending the shoes to the Ray cluster (head:6379)…"
     B.run_fast(*_flat_parts(), seed=1, shoes=2)  # compiled (or loaded) in this process now
     assert not E.needs_compile()
     warm = io.StringIO()
@@ -191,6 +196,9 @@ def test_a_first_run_says_it_is_compiling_the_engine(tmp_path: Path):
     bar(0, 100)
     bar(100, 100)
     assert B.COMPILING not in warm.getvalue() and "starting" in warm.getvalue()
+    from roads_app.ui.backtest_page import waiting_text
+
+    assert waiting_text(True, None) == "Starting…"
     assert "backtest: 100%" in warm.getvalue()
 
 
