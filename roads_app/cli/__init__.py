@@ -42,7 +42,10 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     host = getattr(args, "host", "127.0.0.1")
     os.environ[api.HOST_ENV] = host  # the pages' token rule (ui.access) reads it
     with api.api_beside(Path(args.data), args.api_port, host):
-        return run_dashboard(port=args.port, data_dir=Path(args.data), headless=args.headless)
+        return run_dashboard(
+            port=args.port, data_dir=Path(args.data), headless=args.headless,
+            cluster=args.cluster,
+        )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
                    f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)")  # fmt: skip
     p.add_argument("--data", default=str(DEFAULT_DATA), help="folder of saved shoes (data/)")
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
+    p.add_argument(
+        "--cluster",
+        default=None,
+        metavar="auto|HOST:PORT",
+        help="run the dashboard's backtests on this Ray cluster (roads-app[cluster])",
+    )
     p.set_defaults(func=_cmd_dashboard)
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     for group in COMMAND_GROUPS:

@@ -676,6 +676,20 @@ def run_fast(
     )
 
 
+def needs_compile() -> bool:
+    """Whether the next run compiles the engine (several seconds, the first run only).
+
+    True when this process has not compiled it and Numba's on-disk cache holds no
+    version for this source and machine (a new install, or an edited kernel).
+    """
+    if _run_kernel.signatures:
+        return False
+    try:
+        return not _run_kernel._cache._cache_file._load_index()
+    except (AttributeError, OSError):  # Numba's cache layout changed: do not guess
+        return False
+
+
 def set_threads(n: int | None) -> int:
     """Use ``n`` threads for the kernel (None: all cores); returns the number in use."""
     numba.set_num_threads(n or numba.config.NUMBA_NUM_THREADS)
