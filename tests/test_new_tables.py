@@ -23,10 +23,10 @@ from roads_app.game.drawing import play_hand
 
 # (table, bet) -> (published house edge as a fraction, digits given, where)
 PUBLISHED: dict[tuple[str, str], tuple[float, str]] = {
-    ("ez-baccarat", "ez_banker"): (0.010183, "Jacobson / Wizard of Odds: 1.0183%"),
-    ("ez-baccarat", "dragon_7"): (0.07611, "Jacobson, Dragon side bet in EZ Baccarat: 7.611%"),
-    ("ez-baccarat", "panda_8"): (0.1019, "Wizard of Odds, EZ Baccarat: 10.19%"),
-    ("tie-9", "tie"): (0.04844, "Wizard of Odds: 4.844%"),
+    ("ez-baccarat", "ez_banker"): (0.010183, "Wizard of Odds, EZ Baccarat: return -0.010183"),
+    ("ez-baccarat", "dragon_7"): (0.076113, "Wizard of Odds, EZ Baccarat: return -0.076113"),
+    ("ez-baccarat", "panda_8"): (0.101876, "Wizard of Odds, EZ Baccarat: return -0.101876"),
+    ("tie-9", "tie"): (0.04844, "10 x 0.095156 - 1, Wizard of Odds' tie probability"),
     ("dragon-bonus", "dragon_bonus_player"): (0.026517, "Wizard of Odds: return -0.026517"),
     ("dragon-bonus", "dragon_bonus_banker"): (0.093731, "Wizard of Odds: return -0.093731"),
     ("lucky-6", "lucky_6"): (0.166836, "Wizard of Odds, Macau pay table: -0.166836"),
