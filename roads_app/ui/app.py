@@ -10,6 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from roads_app.ui.backtest_page import render_backtest_page
+from roads_app.ui.board_view import language_switch
+from roads_app.ui.display_page import render_display_page
 from roads_app.ui.entry_page import render_entry_page
 from roads_app.ui.library_page import render_library_page
 from roads_app.ui.live_odds import render_study_page
@@ -23,6 +25,8 @@ def pages() -> dict[str, list[st.Page]]:
         "Table": [
             st.Page(render_entry_page, title="Scoreboard", icon=":material/casino:",
                     url_path="scoreboard", default=True),
+            st.Page(render_display_page, title="Display screen", icon=":material/tv:",
+                    url_path="display"),
         ],
         "Shoes": [  # part 2: library, replay, lobby
             st.Page(render_lobby_page, title="Lobby", icon=":material/grid_view:",
@@ -44,7 +48,9 @@ def pages() -> dict[str, list[st.Page]]:
 def main() -> None:
     st.set_page_config(page_title="Roads", page_icon=":material/casino:", layout="wide")
     sections = {name: items for name, items in pages().items() if items}
-    st.navigation(sections, position="sidebar").run()
+    page = st.navigation(sections, position="sidebar")
+    language_switch()
+    page.run()
 
 
 main()

@@ -21,6 +21,7 @@ from roads_app.game.rounds import (
     add_cards,
     add_points,
     add_winner,
+    apply_keys,
     can_undo,
     edit_round,
     round_by_cards,
@@ -28,11 +29,10 @@ from roads_app.game.rounds import (
     round_by_winner,
     undo,
 )
-from roads_app.render import board
-from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import session
+from roads_app.ui import board_host, session
 from roads_app.ui.bet_panel import render_entry_bets
+from roads_app.ui.board_view import render_board
 from roads_app.ui.live_odds import render_live_odds
 
 FLAGS: tuple[tuple[str, str], ...] = (
@@ -41,10 +41,10 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("player_natural", "Player natural"),
     ("banker_natural", "Banker natural"),
 )
-WINNER_BUTTONS: tuple[tuple[str, str, str], ...] = (
-    ("B", ":red[**Banker**]", "B"),
-    ("P", ":blue[**Player**]", "P"),
-    ("T", ":green[**Tie**]", "T"),
+WINNER_BUTTONS: tuple[tuple[str, str], ...] = (
+    ("B", ":red[**Banker**] · B"),
+    ("P", ":blue[**Player**] · P"),
+    ("T", ":green[**Tie**] · T"),
 )
 WINNER_WORD = {"B": "Banker", "P": "Player", "T": "Tie"}
 
@@ -92,6 +92,23 @@ def on_undo() -> None:
     session.apply("result", lambda r, m: undo(r))
 
 
+def on_keys(keys: list[str]) -> None:
+    """B/P/T/U presses from the page's queue, applied in order and saved in one write."""
+    flags = _flags()
+    notes: list[str] = []
+
+    def change(rounds: pl.DataFrame, meta: ShoeMeta) -> pl.DataFrame:
+        out, skipped = apply_keys(rounds, keys, decks=meta.decks, **flags)
+        notes.extend(skipped)
+        return out
+
+    if session.apply("result", change):
+        if set(keys) - {"u"}:
+            _reset_flags()
+        if notes:
+            session.set_error("result", "; ".join(dict.fromkeys(notes)))
+
+
 def _edit_row() -> dict[str, Any]:
     how = st.session_state.get("edit_how", "Result")
     flags = {
@@ -136,29 +153,10 @@ def on_new_shoe() -> None:
 # --- drawing ---------------------------------------------------------------------------------
 
 
-def _chart(fig: Any, key: str) -> None:
-    st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
-
-
-def render_board(rounds: pl.DataFrame, ask: str | None = None) -> None:
-    """The five roads as one figure: one Plotly update in the browser per result.
-
-    ``ask`` ("B"/"P") ghosts on the board the marks that result would add.
-    """
-    _chart(board.board_figure(rounds, ask=ask), "board")
-
-
-def render_ask_road(rounds: pl.DataFrame) -> None:
-    """What each derived road would add after a Banker or a Player result.
-
-    Always as text; picking one also ghosts its marks on the board (next rerun draws it).
-    """
-    st.markdown("**Ask road**")
-    for side, word in (("B", "Banker"), ("P", "Player")):
-        marks = ask_road(rounds, side)
-        st.markdown(f"{word} next? {board.ask_road_text(marks)}")
+def render_ask_toggle() -> None:
+    """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
-        "Ghost it on the board", ["B", "P"], key="ask_road", format_func=WINNER_WORD.__getitem__
+        "Ask road on the board", ["B", "P"], key="ask_road", format_func=WINNER_WORD.__getitem__
     )
 
 
@@ -203,7 +201,9 @@ def _header(state: session.ShoeState) -> None:
     st.markdown(
         f"### {title}\n"
         f"Table **{meta.rules}** · {meta.decks} decks{saved} · "
-        f"<span data-testid='round-count'>Round {state.round_count}</span>",
+        f"<span data-testid='round-count'>Round {state.round_count}</span>"
+        + (f" · <a href='display?shoe={meta.id}' target='_blank'>display screen</a>"
+           if state.saved else ""),
         unsafe_allow_html=True,
     )
 
@@ -216,10 +216,11 @@ def _error(area: str) -> None:
 
 def render_quick_entry(state: session.ShoeState) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        for w, label, key in WINNER_BUTTONS:
-            st.button(label, key=f"btn_{w}", shortcut=key, on_click=on_winner, args=(w,))
-        st.button("Undo", key="btn_undo", shortcut="U", on_click=on_undo,
+        for w, label in WINNER_BUTTONS:
+            st.button(label, key=f"btn_{w}", on_click=on_winner, args=(w,))
+        st.button("Undo · U", key="btn_undo", on_click=on_undo,
                   disabled=not can_undo(state.rounds), icon=":material/undo:")
+        render_ask_toggle()
     with st.container(horizontal=True, gap="medium"):
         for k, label in FLAGS:
             st.toggle(label, key=f"flag_{k}")
@@ -299,14 +300,17 @@ def render_new_shoe(state: session.ShoeState) -> None:
 
 @st.fragment
 def shoe_fragment() -> None:
-    """The part of the page one result reruns."""
+    """The part of the page one result reruns: the board across the whole width, the
+    entry under it, then the entry tabs and bets beside the statistics and odds (the
+    two stack on a phone)."""
+    board_host.mount(on_keys)
     state = session.current()
     _error("shoe")
     _header(state)
-    main, side = st.columns([3.4, 1], gap="medium")
+    render_board(state.rounds, ask=st.session_state.get("ask_road"))
+    render_quick_entry(state)
+    main, side = st.columns([1.25, 1], gap="medium")
     with main:
-        render_board(state.rounds, ask=st.session_state.get("ask_road"))
-        render_quick_entry(state)
         points, cards, edit, new = st.tabs(["By points", "By cards", "Edit a round", "New shoe"])
         with points:
             render_points_entry()
@@ -319,7 +323,6 @@ def shoe_fragment() -> None:
         render_entry_bets(state)
     with side:
         render_stats(state.rounds)
-        render_ask_road(state.rounds)
         render_odds(state)
 
 

@@ -151,6 +151,29 @@ def _check_unchanged(state: ShoeState, folder: Path) -> ShoeMeta:
     return meta
 
 
+def shoe_version(shoe_id: str) -> tuple[int, int, int] | None:
+    """The saved shoe's current version (None when there is no such shoe).
+
+    The one place a follower (the display page) asks whether a shoe moved: one stat
+    call today; the store's version number once shoes live in the database.
+    """
+    try:
+        path = storage.shoe_path(storage.check_shoe_id(shoe_id), data_dir())
+    except RoadsAppError:
+        return None
+    return _fingerprint(path)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _load_version(shoe_id: str, folder: str, version: tuple) -> tuple[pl.DataFrame, ShoeMeta]:
+    return storage.load_shoe(shoe_id, Path(folder))
+
+
+def load_for_display(shoe_id: str) -> tuple[pl.DataFrame, ShoeMeta]:
+    """A saved shoe as it is now, read again only when its version moved."""
+    return _load_version(shoe_id, str(data_dir()), shoe_version(shoe_id) or ())
+
+
 # --- the tab's state (Streamlit) ----------------------------------------------------------
 
 
