@@ -450,7 +450,7 @@ def board_layout(
     t = title_px(cell) / cell  # a title line, in cells
     boxes: list[_Box] = []
     if narrow:
-        boxes.append(("bead_plate", 0, t, units, rows, int(units), 1.0))
+        boxes.append(("bead_plate", 0, t, bead, rows, bead, 1.0))
         boxes.append(("big_road", 0, 2 * t + rows, units, rows, int(units), 1.0))
         top = 3 * t + 2 * rows
     else:

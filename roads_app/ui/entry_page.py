@@ -229,20 +229,20 @@ def render_quick_entry(state: session.ShoeState) -> None:
 
 def render_points_entry() -> None:
     with st.form("points_form", border=False):
-        c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        c1, c2 = st.columns(2, vertical_alignment="bottom")
         c1.number_input("Player points", 0, 9, value=None, step=1, key="points_player")
         c2.number_input("Banker points", 0, 9, value=None, step=1, key="points_banker")
-        c3.form_submit_button("Add by points", on_click=on_points)
+        st.form_submit_button("Add by points", on_click=on_points)
     st.caption("The pair and natural toggles above apply to this round too.")
     _error("points")
 
 
 def render_cards_entry() -> None:
     with st.form("cards_form", border=False):
-        c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        c1, c2 = st.columns(2, vertical_alignment="bottom")
         c1.text_input("Player cards", key="cards_player", placeholder="9s Kd")
         c2.text_input("Banker cards", key="cards_banker", placeholder="5c 2h 3d")
-        c3.form_submit_button("Add by cards", on_click=on_cards)
+        st.form_submit_button("Add by cards", on_click=on_cards)
     st.caption("Ranks A 2-9 T J Q K, suits s h d c, in dealing order; drawing rules checked.")
     _error("cards")
 
