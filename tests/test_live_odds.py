@@ -261,17 +261,19 @@ def test_hand_compositions_are_the_full_shoe_less_the_cards_seen() -> None:
 
 
 def test_cli_odds_for_a_saved_shoe(tmp_path, capsys) -> None:
-    from roads_app.store.files import save_shoe
+    from roads_app.store import db
 
     dealt = deal_shoe(31)
-    path = save_shoe(dealt.rounds, dealt.meta, tmp_path)
-    assert main(["odds", "--shoe", str(path), "--after", "40", "--rules", "winbox", "--json"]) == 0
+    db.open_store(tmp_path).create_shoe(dealt.meta, dealt.rounds)
+    sid = dealt.meta.id
+    data = ["--data", str(tmp_path)]
+    assert main(["odds", "--shoe", sid, *data, "--after", "40", "--rules", "winbox", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     live = live_odds(dealt.rounds, dealt.meta, WINBOX, 40)
     assert [g["bet"] for g in got] == live["bet"].to_list()
     assert np.allclose([g["ev"] for g in got], live["ev"].to_numpy(), atol=1e-15)
     assert np.allclose([g["house_edge"] for g in got], -live["ev"].to_numpy(), atol=1e-15)
-    assert main(["odds", "--shoe", str(path), "--after", "999"]) == 2
+    assert main(["odds", "--shoe", sid, *data, "--after", "999"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "999" in err and "\n" not in err
 

@@ -22,11 +22,20 @@ def _cmd_odds(args: argparse.Namespace) -> int:
         head = f"{table.title}: {decks}-deck shoe, off the top"
     else:
         from roads_app.bets import live_odds
-        from roads_app.store import files as storage
+        from roads_app.store import db, files
 
         if args.decks is not None:
             raise RoundError("--decks cannot go with --shoe: the saved shoe says its decks")
-        rounds, meta = storage.load_shoe(args.shoe, Path(getattr(args, "data", "data")))
+        if args.shoe.endswith(".parquet"):  # a shoe file exported from the library
+            loaded = files.read_shoe_file(Path(args.shoe))
+            if loaded is None:
+                raise RoundError(f"{args.shoe}: holds several shoes; --shoe takes one")
+            rounds, meta = loaded
+        else:
+            saved = db.open_store(Path(getattr(args, "data", "data"))).load(
+                files.check_shoe_id(args.shoe)
+            )
+            rounds, meta = saved.rounds, saved.meta
         table = load_table(args.rules or meta.rules)
         frame = live_odds.live_odds(rounds, meta, table, args.after)
         after = rounds.height if args.after is None else args.after
@@ -71,7 +80,9 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("odds", help="exact odds and house edge of every bet (or live odds)")
     s.add_argument("--rules", default=None, help="table name (classic; with --shoe: the shoe's)")
     s.add_argument("--decks", type=int, default=None, help="decks in the shoe (the table's)")
-    s.add_argument("--shoe", default=None, help="a saved shoe (file or id): odds from its cards")
+    s.add_argument(
+        "--shoe", default=None, help="saved shoe id (or exported .parquet): odds from its cards"
+    )
     s.add_argument("--after", type=int, default=None, help="with --shoe: after round N (last)")
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
     s.add_argument("--json", action="store_true", help="JSON: bet, name, probability, ...")

@@ -35,7 +35,7 @@ def _follow(shoe_id: str) -> None:
         if version is None:
             st.info(word("display_missing", lang()))
             return
-        rounds, meta = session.load_for_display(shoe_id)
+        rounds, meta = session.load_for_display(shoe_id, version)
     except RoadsAppError as e:
         st.error(str(e))
         return

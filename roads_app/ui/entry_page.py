@@ -109,6 +109,10 @@ def on_keys(keys: list[str]) -> None:
             session.set_error("result", "; ".join(dict.fromkeys(notes)))
 
 
+def on_bring_back() -> None:
+    session.bring_back("result")
+
+
 def _edit_row() -> dict[str, Any]:
     how = st.session_state.get("edit_how", "Result")
     flags = {
@@ -220,6 +224,9 @@ def render_quick_entry(state: session.ShoeState) -> None:
             st.button(label, key=f"btn_{w}", on_click=on_winner, args=(w,))
         st.button("Undo · U", key="btn_undo", on_click=on_undo,
                   disabled=not can_undo(state.rounds), icon=":material/undo:")
+        st.button("Bring back", key="btn_redo", on_click=on_bring_back,
+                  disabled=not session.can_bring_back(state), icon=":material/redo:",
+                  help="bring back the round the last undo took away")  # fmt: skip
         render_ask_toggle()
     with st.container(horizontal=True, gap="medium"):
         for k, label in FLAGS:

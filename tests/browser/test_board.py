@@ -34,7 +34,7 @@ from conftest import (
 from playwright.sync_api import Browser, Page
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe
-from roads_app.store import files as storage
+from tests import storehelp as storage
 
 pytestmark = pytest.mark.browser
 
