@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from roads_app.bets.tables import BET_IDS, load_table
+from roads_app.bets.tables import load_table
 from roads_app.game.rounds import rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.roads.grids import ask_road
@@ -41,17 +41,91 @@ def test_fast_deal_is_the_plain_deal_card_for_card(seed: int, index: int, option
     assert [tuple(c) for c in plain["banker_cards"].to_list()] == [b for _, b in fast]
 
 
-def test_kernel_bet_order_and_codes_are_the_rules_and_strategies():
-    assert E.ENGINE_BETS == BET_IDS
-    assert (
-        S.FixedBet.code,
-        S.FollowLast.code,
-        S.AgainstStreak.code,
-        S.FollowRoad.code,
-    ) == (E.SEL_FIXED, E.SEL_FOLLOW_LAST, E.SEL_AGAINST_STREAK, E.SEL_ROAD)
-    # The kernel's unit tables are the Python stakings' units, level by level.
-    assert E.FIBONACCI[:10].tolist() == [1, 1, 2, 3, 5, 8, 13, 21, 34, 55]
-    assert E.SEQ_1326.tolist() == [1, 3, 2, 6]
+def _walk_reference(name: str, results: list[int]) -> list[float]:
+    """Units staked hand by hand, written from each system's usual description (not from
+    the staking tables): results are +1 win, -1 loss, 0 push."""
+    out: list[float] = []
+    losses = wins = 0  # in a row
+    fib = [1.0, 1.0]
+    step = 0  # Fibonacci position
+    dal = 1.0
+    pos = 0  # 1-3-2-6 position
+    for r in results:
+        if name == "flat":
+            out.append(1.0)
+        elif name == "martingale":
+            out.append(2.0**losses)
+        elif name == "paroli":  # three wins then back to one unit
+            out.append(2.0**wins)
+        elif name == "dalembert":
+            out.append(dal)
+        elif name == "fibonacci":
+            while len(fib) <= step:
+                fib.append(fib[-1] + fib[-2])
+            out.append(fib[step])
+        elif name == "1-3-2-6":
+            out.append([1.0, 3.0, 2.0, 6.0][pos])
+        if r > 0:
+            losses, wins = 0, (wins + 1) % 3
+            dal = max(dal - 1, 1.0)
+            step = max(step - 2, 0)
+            pos = (pos + 1) % 4
+        elif r < 0:
+            losses, wins = losses + 1, 0
+            dal += 1
+            step += 1
+            pos = 0
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(sorted(S.STAKINGS)),
+    results=st.lists(st.sampled_from([1, -1, 0]), max_size=100),
+)
+def test_staking_tables_walk_as_each_system_is_described(name: str, results: list[int]):
+    staking = S.make_strategy(name, bet="banker").staking
+    level, got = 0, []
+    for r in results:
+        got.append(staking.units(level))
+        level = staking.after(level, float(r))
+    assert got == _walk_reference(name, results)
+
+
+@pytest.mark.parametrize("name", sorted(S.STAKINGS))
+def test_every_staking_steps_the_same_in_both_engines(name: str):
+    """The kernel reads the staking's table as arrays: the same shoes give the same stakes."""
+    strategy = S.make_strategy(name, bet="banker")
+    table = load_table("classic")
+    resolved = S.resolve(S.Settings(bankroll=10_000, unit=1), strategy, table)
+    fast = B.run_fast(strategy, resolved, table, seed=77, shoes=8, n_paths=8)
+    plain = B.run_plain(strategy, resolved, table, seed=77, shoes=8, n_paths=8)
+    assert_frame_equal(fast.per_shoe, plain.per_shoe, check_exact=True)
+    np.testing.assert_array_equal(fast.paths, plain.paths)
+    flat = name == "flat"
+    per_bet = fast.per_shoe["wagered"].sum() / fast.per_shoe["bets"].sum()
+    assert (per_bet == 1.0) == flat  # a progression really moved off one unit
+
+
+@pytest.mark.parametrize(
+    ("rules", "bet", "sides"),
+    [
+        ("ez-baccarat", "ez_banker", (("dragon_7", 1), ("panda_8", 1))),
+        ("dragon-bonus", "dragon_bonus_player", (("dragon_bonus_banker", 1),)),
+        ("lucky-6", "banker", (("lucky_6", 1),)),
+        ("evolution", "perfect_pair", (("player_pair", 1),)),
+        ("egalite", "tie", (("super_tie_7", 1), ("super_tie_0", 1))),
+    ],
+)
+def test_new_tables_settle_the_same_in_both_engines(rules: str, bet: str, sides: tuple):
+    strategy = S.make_strategy("flat", bet=bet)
+    table = load_table(rules)
+    resolved = S.resolve(S.Settings(bankroll=100_000, side_bets=sides), strategy, table)
+    fast = B.run_fast(strategy, resolved, table, seed=5, shoes=30, n_paths=3)
+    plain = B.run_plain(strategy, resolved, table, seed=5, shoes=30, n_paths=3)
+    assert_frame_equal(fast.per_shoe, plain.per_shoe, check_exact=True)
+    for b in (bet, *(b for b, _ in sides)):
+        assert fast.per_shoe[f"wagered_{b}"].sum() > 0, b  # every bet was really placed
 
 
 SPEC_DERIVED = {  # roads.md worked example, R red / B blue

@@ -70,8 +70,10 @@ NC_TRUTH: list[tuple[int, str, str, float]] = [
     (9, "player", "push", 0), (9, "banker", "push", 0), (9, "tie", "win", 80),
     (9, "super_tie_0", "refused", 0), (9, "player_natural", "refused", 0),
     (9, "banker_natural", "refused", 0), (9, "super_6", "lose", -10), (9, "any_pair", "refused", 0),
-    (10, "banker", "win", 5), (10, "super_6", "win", 120), (10, "big", "refused", 0),
-    (10, "banker_natural", "refused", 0), (10, "player_natural", "lose", -10),
+    # B 6-3 by totals: a player ending on 3 drew (3 on two cards draws and 6 is no
+    # natural), so five or six cards were dealt; a banker 6 is no natural.
+    (10, "banker", "win", 5), (10, "super_6", "win", 120), (10, "big", "win", 5),
+    (10, "banker_natural", "lose", -10), (10, "player_natural", "lose", -10),
     (10, "super_tie_3", "lose", -10),
     (11, "super_tie_4", "win", 1000), (11, "super_tie_5", "lose", -10), (11, "banker", "push", 0),
     (11, "tie", "win", 80),
@@ -115,7 +117,7 @@ def test_missing_data_reasons_say_what_the_round_lacks() -> None:
     rows = [(8, "banker"), (8, "big"), (8, "player_pair"), (9, "super_tie_0"), (12, "perfect_pair")]
     out = settle(ROUNDS, bets_frame(rows), NC)
     assert out["reason"].to_list() == [
-        "round 8 lacks the banker total to settle Banker",
+        "round 8 lacks the totals to settle Banker",
         "round 8 lacks cards to settle Big",
         "round 8 lacks pair flags or cards to settle Player Pair",
         "round 9 lacks the totals to settle Super Tie 0",
@@ -185,7 +187,8 @@ def test_refusals_closed_offered_limits_and_undealt() -> None:
         "unknown bet 'bankr' (known: player, banker, tie, player_pair, banker_pair, big, small, "
         "any_pair, perfect_pair, player_natural, banker_natural, super_6, super_tie_0, "
         "super_tie_1, super_tie_2, super_tie_3, super_tie_4, super_tie_5, super_tie_6, "
-        "super_tie_7, super_tie_8, super_tie_9, two_way, three_way)",
+        "super_tie_7, super_tie_8, super_tie_9, ez_banker, dragon_7, panda_8, "
+        "dragon_bonus_player, dragon_bonus_banker, lucky_6, two_way, three_way)",
         "stake 0.99 is outside the table limits (1 to 5,000)",
         "stake 5000.01 is outside the table limits (1 to 5,000)",
         "round 61 has not been dealt",

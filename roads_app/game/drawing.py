@@ -18,8 +18,10 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from roads_app.errors import DrawingRuleError
 from roads_app.game import cards as C
@@ -55,6 +57,23 @@ def banker_draws(banker_total: int, player_third: int | None, player_total: int 
     if player_third is None:
         return banker_total <= 5
     return player_third in BANKER_DRAWS_ON[banker_total]
+
+
+def _table(fn: Callable[[int, int], bool], rows: int, cols: int) -> np.ndarray:
+    """The rule as a read-only boolean array, so compiled code reads it instead of restating it."""
+    out = np.array([[fn(r, c) for c in range(cols)] for r in range(rows)], dtype=np.bool_)
+    out.setflags(write=False)
+    return out
+
+
+PLAYER_DRAWS: np.ndarray = _table(player_draws, 10, 10)
+"""[player two-card total, banker two-card total] -> Player draws (for compiled code)."""
+
+BANKER_DRAWS_STOOD: np.ndarray = _table(lambda b, p: banker_draws(b, None, p), 10, 10)
+"""[banker two-card total, player two-card total] -> Banker draws when Player stood."""
+
+BANKER_DRAWS_AFTER: np.ndarray = _table(lambda b, t: banker_draws(b, t), 10, 10)
+"""[banker two-card total, point of Player's third card] -> Banker draws."""
 
 
 @dataclass(frozen=True, slots=True)
