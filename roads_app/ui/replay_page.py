@@ -183,7 +183,9 @@ def _position_line(pos: int, n: int) -> None:
 
 def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> None:
     """The fragment: where the shoe is, and everything that follows the position."""
-    from roads_app.ui.entry_page import render_board, render_stats
+    from roads_app.ui import board_host
+    from roads_app.ui.board_view import render_board
+    from roads_app.ui.entry_page import render_stats
 
     n = rounds.height
     pos = st.session_state.get(POS, n)
@@ -215,6 +217,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
                   args=(n, shoe_id), disabled=n == 0)  # fmt: skip
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
+        board_host.mount()
         render_board(shown)
         if st.session_state.get(REVEAL, True) and pos:
             row = shown.row(pos - 1, named=True)
