@@ -474,6 +474,7 @@ def board_figure(
     lang: str = "en",
     ask: str | None = None,
     max_cell: float = MAX_CELL_PX,
+    hold_last: bool = False,
 ) -> go.Figure:
     """The whole scoreboard as one figure, laid out as on casino boards, whole shoe.
 
@@ -486,6 +487,10 @@ def board_figure(
 
     ``ask="B"`` or ``"P"`` (needs the rounds frame) adds the ask road on the board: the
     marks that result would add, ghosted (faint), in every road where it adds one.
+
+    ``hold_last=True`` draws the last round's marks invisible, in traces named
+    ``"new ..."``, for the page to show once a hand's reveal has turned its last card
+    (``layout.meta["held"]`` says so).
     """
     if isinstance(rounds_or_roads, Mapping):
         if ask is not None:
@@ -495,6 +500,7 @@ def board_figure(
         roads = all_roads(rounds_or_roads, rows=rows)
         ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
     boxes, cell = board_layout(roads, width_px, rows, max_cell)
+    rounds_n = _rounds_in(roads["bead_plate"])
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
     width, height = units_w * cell, units_h * cell
@@ -515,12 +521,13 @@ def board_figure(
         suffix = "" if i == 1 else str(i)
         px = cell * size
         road = roads[name]
-        if name == "bead_plate":
-            traces = _bead_traces(road, px, lang=lang)
-        elif name == "big_road":
-            traces = _big_road_traces(road, px, False)
-        else:
-            traces = _derived_traces(road, name, px)
+        held = road.filter(pl.col("round") == rounds_n) if hold_last and road.height else None
+        traces = _road_traces(name, road if held is None else road.filter(
+            pl.col("round") != rounds_n), px, lang)  # fmt: skip
+        if held is not None and held.height:
+            for t in _road_traces(name, held, px, lang):
+                t["name"], t["opacity"] = f"new {t['name']}", 0.0
+                traces.append(t)
         if name in ghosts:
             traces = traces + _ghost_traces(name, ghosts[name], px, lang)
         # an empty road still draws its grid: Plotly only draws axes that carry a trace
@@ -548,6 +555,7 @@ def board_figure(
         "ask": ask,
         "cell": round(cell, 2),
         "lang": lang,
+        "held": hold_last,
         "roads": metas,
     }
     return go.Figure(data=data, layout=layout)
@@ -566,6 +574,14 @@ def _ask_marks(rounds: pl.DataFrame, ask: str, rows: int) -> dict[str, pl.DataFr
         if cells.height:
             out[name] = cells
     return out
+
+
+def _road_traces(name: str, road: pl.DataFrame, px: float, lang: str) -> list[dict[str, Any]]:
+    if name == "bead_plate":
+        return _bead_traces(road, px, lang=lang)
+    if name == "big_road":
+        return _big_road_traces(road, px, False)
+    return _derived_traces(road, name, px)
 
 
 def _ghost_traces(

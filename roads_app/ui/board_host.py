@@ -136,3 +136,32 @@ def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:
         on_presses_change=_presses,
         on_width_change=lambda: None,
     )
+
+
+_SHOW_HELD_JS = r"""
+export default function (component) {
+  const { data } = component;
+  const show = () => {
+    for (const g of document.querySelectorAll('.js-plotly-plot')) {
+      if (!(g.layout && g.layout.meta && g.layout.meta.held)) continue;
+      for (const el of g.querySelectorAll('.scatterlayer .trace')) {
+        const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
+        if (t && t.name && t.name.startsWith('new ')) el.style.opacity = 1;
+      }
+      g.dataset.shownRound = String(data.round);
+    }
+  };
+  const timer = setTimeout(() => requestAnimationFrame(show), data.ms);
+  return () => clearTimeout(timer);
+}
+"""
+
+_show_held = st.components.v2.component(
+    "roads_app.show_held", js=_SHOW_HELD_JS, isolate_styles=False
+)
+
+
+def show_held_after(seconds: float, round_no: int) -> None:
+    """After ``seconds``, show the board's held last-round marks (see `board_figure`)."""
+    _show_held(key=f"show_held_{round_no}", data={"ms": round(seconds * 1000), "round": round_no},
+               height=1)

@@ -95,11 +95,19 @@ def render_board(
     ask: str | None = None,
     key: str = "board",
     max_cell: float | None = None,
+    hold_last_s: float | None = None,
 ) -> None:
-    """The roads figure at the page's width, then the count strip and ask marks."""
+    """The roads figure at the page's width, then the count strip and ask marks.
+
+    ``hold_last_s``: the last round's marks appear only after that many seconds (the
+    hand reveal's length), not while its cards are still face down.
+    """
     lg = lang()
     width = board_host.board_width(board.DEFAULT_WIDTH_PX)
     fig = board.board_figure(rounds, width_px=width - 4, lang=lg, ask=ask,
-                             max_cell=max_cell or board.MAX_CELL_PX)  # fmt: skip
+                             max_cell=max_cell or board.MAX_CELL_PX,
+                             hold_last=hold_last_s is not None)  # fmt: skip
+    if hold_last_s is not None:
+        board_host.show_held_after(hold_last_s, rounds.height)
     st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
     st.html(count_strip_html(rounds, lg))
