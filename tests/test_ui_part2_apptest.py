@@ -181,9 +181,14 @@ def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) ->
     shoes = sh.list_shoes(data)
     assert shoes.select("name", "rounds", "source").rows() == [("from a file", 3, "imported")]
     before = sorted(p.name for p in data.iterdir())
+    # the form is emptied: a second click cannot add the same file again
+    assert at.text_input(key="library_import_name").value == ""
+    at.button(key="lib_import").click().run()
+    assert "choose a .csv" in " ".join(e.value for e in at.error)
+    assert sh.list_shoes(data).height == 1
 
     bad = b"winner,player_points,banker_points\nB,3,7\nP,9,2\nB,8,1\n"
-    at.file_uploader(key="library_upload").set_value(("bad.csv", bad, "text/csv"))
+    at.file_uploader(key="library_upload.1").set_value(("bad.csv", bad, "text/csv"))
     at.button(key="lib_import").click().run()
     errors = [e.value for e in at.error]
     assert errors == ["bad.csv: row 3: winner B disagrees with points player 8, banker 1"]
@@ -355,3 +360,13 @@ def test_replay_of_a_shoe_entered_by_result_only_has_no_reveal(data: Path) -> No
     assert road_metas(at)["bead_plate"]["marks"] == 5
     assert not any("data-testid='reveal'" in h.proto.body for h in at.html)
     assert at.toggle(key="replay_reveal").disabled
+
+
+def test_library_filter_ignores_case(data: Path) -> None:
+    for name in ("Macau evening", "Lisboa noon"):
+        sh.save_shoe(rounds_from_winners("BP"), ShoeMeta(source="hand", name=name), data)
+    at = app("library")
+    at.text_input(key="library_filter").input("MACAU").run()
+    no_exceptions(at)
+    shown = text(at)
+    assert "Macau evening" in shown and "Lisboa noon" not in shown

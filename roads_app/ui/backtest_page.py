@@ -85,12 +85,19 @@ def _money_inputs(table: Table) -> S.Settings:
     )
 
 
+_ENGINE_WARM = False
+"""Whether this server process has run the compiled engine once (it compiles on first use)."""
+
+
 def _run(
     strategy: S.Strategy, money: S.Settings, table: Table, source: str, shoes: int, seed: int
 ) -> None:
     from roads_app.ui.session import data_dir
 
-    bar = st.progress(0.0, text="Starting…")
+    global _ENGINE_WARM
+    bar = st.progress(0.0, text="Starting…" if _ENGINE_WARM else (
+        "Starting… the first backtest since the server started compiles the simulation "
+        "engine (about 10 to 20 seconds); later ones start at once"))  # fmt: skip
 
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"{done:,} of {total:,} shoes")
@@ -114,6 +121,7 @@ def _run(
         st.error(str(e))
         return
     bar.empty()
+    _ENGINE_WARM = True
     st.session_state[RESULT_KEY] = result
 
 

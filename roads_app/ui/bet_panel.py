@@ -70,7 +70,9 @@ def house_edges(table: Table, rounds: pl.DataFrame, meta: ShoeMeta) -> tuple[dic
 
 
 def _error(key: str, message: str | None) -> None:
-    st.session_state[f"{ERROR_KEY}.{key}"] = message
+    from roads_app.ui.session import scrub
+
+    st.session_state[f"{ERROR_KEY}.{key}"] = message and scrub(message)
 
 
 def _change(

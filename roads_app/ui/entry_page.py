@@ -265,19 +265,26 @@ def render_edit(state: session.ShoeState) -> None:
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
     no = int(c1.number_input("Round", 1, n, step=1, key="edit_round"))
     c2.caption(f"Round {no} now: {_describe(state.rounds.row(no - 1, named=True))}")
+    # Outside the form, so picking how to replace the round shows only its inputs.
+    how = st.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
+                               key="edit_how", required=True)  # fmt: skip
     with st.form("edit_form", border=False):
-        st.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
-                             key="edit_how", required=True)
-        c1, c2, c3, c4 = st.columns(4)
-        c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
-                     format_func=WINNER_WORD.__getitem__)
-        c2.number_input("Player points", 0, 9, value=None, step=1, key="edit_pp")
-        c3.number_input("Banker points", 0, 9, value=None, step=1, key="edit_bp")
-        c4.checkbox("Banker pair", key="edit_banker_pair")
-        c4.checkbox("Player pair", key="edit_player_pair")
-        c1, c2 = st.columns(2)
-        c1.text_input("Player cards", key="edit_pc", placeholder="9s Kd")
-        c2.text_input("Banker cards", key="edit_bc", placeholder="5c 2h 3d")
+        if how == "Result":
+            c1, c2 = st.columns(2)
+            c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
+                         format_func=WINNER_WORD.__getitem__)
+        elif how == "Points":
+            c1, c2, c3 = st.columns(3)
+            c1.number_input("Player points", 0, 9, value=None, step=1, key="edit_pp")
+            c2.number_input("Banker points", 0, 9, value=None, step=1, key="edit_bp")
+            c2 = c3
+        else:
+            c1, c2 = st.columns(2)
+            c1.text_input("Player cards", key="edit_pc", placeholder="9s Kd")
+            c2.text_input("Banker cards", key="edit_bc", placeholder="5c 2h 3d")
+        if how != "Cards":  # cards say for themselves whether there is a pair
+            c2.checkbox("Banker pair", key="edit_banker_pair")
+            c2.checkbox("Player pair", key="edit_player_pair")
         st.form_submit_button("Replace round", on_click=on_edit)
     _error("edit")
 
@@ -305,6 +312,18 @@ def render_new_shoe(state: session.ShoeState) -> None:
     _error("new")
 
 
+def render_resume() -> None:
+    """A bare URL on a new, empty shoe: offer the last shoe to go on with."""
+    last = session.last_shoe()
+    if last is None:
+        return
+    with st.container(horizontal=True, vertical_alignment="center", key="resume"):
+        st.markdown(f"Go on with **{last['name'] or last['id']}** ({last['rounds']} rounds)?"
+                    " Or enter a result to start this new shoe.")  # fmt: skip
+        st.button("Continue last shoe", key="btn_resume", icon=":material/history:",
+                  on_click=session.open_shoe, args=(last["id"],))  # fmt: skip
+
+
 @st.fragment
 def shoe_fragment() -> None:
     """The part of the page one result reruns: the board across the whole width, the
@@ -314,6 +333,8 @@ def shoe_fragment() -> None:
     state = session.current()
     _error("shoe")
     _header(state)
+    if not state.saved:
+        render_resume()
     render_board(state.rounds, ask=st.session_state.get("ask_road"))
     render_quick_entry(state)
     main, side = st.columns([1.25, 1], gap="medium")

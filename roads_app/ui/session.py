@@ -160,8 +160,22 @@ def errors() -> dict[str, str]:
     return st.session_state.setdefault(ERRORS_KEY, {})
 
 
+def scrub(message: str, folder: Path | None = None) -> str:
+    """A message fit for a browser: the server's own folder paths are not the reader's
+    business (and may be another person's machine), so they become "the data folder".
+
+    >>> scrub("no saved shoe 'x' in /srv/roads/data", Path("/srv/roads/data"))
+    "no saved shoe 'x' in the data folder"
+    >>> scrub("/srv/roads/data/roads.db: is busy", Path("/srv/roads/data"))
+    'roads.db in the data folder: is busy'
+    """
+    root = str(folder or data_dir())
+    message = message.replace(root + "/roads.db", "roads.db in the data folder")
+    return message.replace(root, "the data folder")
+
+
 def set_error(area: str, message: str) -> None:
-    errors()[area] = message
+    errors()[area] = scrub(message)
 
 
 def clear_errors() -> None:
@@ -247,6 +261,17 @@ def bring_back(area: str = "result") -> bool:
         set_error(area, str(e))
         return False
     return True
+
+
+def last_shoe() -> dict | None:
+    """The most recently changed shoe that has rounds (not a shipped sample), if any:
+    what a bare URL offers to continue, instead of piling up empty shoes."""
+    try:
+        shoes = store().list_shoes()
+    except RoadsAppError:
+        return None
+    mine = shoes.filter((pl.col("rounds") > 0) & ~pl.col("id").str.starts_with("sample"))
+    return mine.row(0, named=True) if mine.height else None
 
 
 def start_new_shoe(rules: str, decks: int) -> ShoeState:

@@ -41,6 +41,7 @@ pytestmark = pytest.mark.browser
 WIDTHS = (360, 390, 768, 1024, 1280, 1440, 1920, 2560)
 SCREENS = REPO / ".benchmarks" / "screens"
 TYPING_GAP_MS = 30
+LOAD_MS = 120_000  # a first load on a busy shared machine (the figure is recorded elsewhere)
 
 BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
   .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board')"""
@@ -162,7 +163,7 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off_at_every_width(
 
 def test_twenty_presses_thirty_ms_apart_give_twenty_rounds(app_server: AppServer, page: Page):
     page.goto(app_server.url)
-    wait_rounds(page, 0)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
     settle(page)
     keys = "bpbbptbpbbppbpbbpbpt"
     for key in keys:
@@ -192,7 +193,7 @@ def test_a_whole_shoe_typed_fast_is_saved_as_typed(app_server: AppServer, page: 
     dealt = deal_shoe(77, ShoeOptions(decks=8), 0)
     typed = "".join(dealt.rounds["winner"].cast(pl.String).to_list())[:80]
     page.goto(app_server.url)
-    wait_rounds(page, 0)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
     settle(page)
     t0 = time.perf_counter()
     for key in typed.lower():
@@ -209,7 +210,7 @@ def test_a_whole_shoe_typed_fast_is_saved_as_typed(app_server: AppServer, page: 
 def test_key_to_board_latency_on_an_80_round_shoe(app_server: AppServer, page: Page):
     shoe = dealt_shoe(app_server, rounds=72, seed=99)
     page.goto(f"{app_server.url}/?shoe={shoe}")
-    wait_rounds(page, 72)
+    wait_rounds(page, 72, timeout_ms=LOAD_MS)
     settle(page)
     install_latency_probe(page)
     in_page = []
@@ -231,11 +232,11 @@ def test_display_page_follows_an_operator_in_another_browser(
     screen = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
     try:
         screen.goto(f"{app_server.url}/display?shoe={shoe}")
-        wait_rounds(screen, 40)
+        wait_rounds(screen, 40, timeout_ms=LOAD_MS)
         assert screen.locator('[data-testid="stSidebar"]').is_hidden()
         assert screen.locator(".st-key-btn_B").count() == 0  # read-only
         page.goto(f"{app_server.url}/?shoe={shoe}")
-        wait_rounds(page, 40)
+        wait_rounds(page, 40, timeout_ms=LOAD_MS)
         settle(page)
         lags = []
         for i, key in enumerate("bpt", start=41):
@@ -258,7 +259,7 @@ def test_display_page_follows_an_operator_in_another_browser(
 def test_language_switch_puts_the_chinese_names_on_the_board(app_server: AppServer, page: Page):
     shoe = dealt_shoe(app_server, rounds=30, seed=8)
     page.goto(f"{app_server.url}/?shoe={shoe}")
-    wait_rounds(page, 30)
+    wait_rounds(page, 30, timeout_ms=LOAD_MS)
     settle(page)
     titles = f"() => ({BOARD_JS})().layout.annotations.map(a => a.text)"
     assert page.evaluate(titles) == ["Bead plate", "Big road", "Big eye boy", "Small road",
