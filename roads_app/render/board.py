@@ -230,7 +230,7 @@ def _flag(frame: pl.DataFrame, column: str) -> pl.DataFrame:
 
 def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
     """Banker pair red dot top-left, player pair blue dot bottom-right, natural gold star."""
-    dot = cell_px * 0.27  # half of it (0.135) stays inside the 0.16 corner offset
+    dot = cell_px * 0.24  # with its outline, half of it (0.135) stays inside the 0.16 offset
     out = []
     for column, colour, dx, dy, symbol in (
         ("banker_pair", RED, 0.16, 0.16, "circle"),
@@ -240,7 +240,7 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
         if hit.height:
             x, y = _centres(hit, dx, dy)
             t = _markers(x, y, symbol=symbol, colour=colour, size=dot, name=column)
-            t["marker"]["line"] = {"width": 1, "color": PAPER}
+            t["marker"]["line"] = {"width": cell_px * 0.03, "color": PAPER}
             out.append(t)
     if {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
         nat = frame.filter(

@@ -180,9 +180,9 @@ def render_bet_panel(
     def bet_button(bet_id: str, where: Any, main: bool = False) -> None:
         bet = table.bets[bet_id]
         reason = (
-            entry_reason(bet, mode)
+            BL.can_place(bets, bet_id, stake, next_round, table)
+            or entry_reason(bet, mode)
             or BL.beyond_bankroll(bets, stake, next_round, hand)
-            or BL.can_place(bets, bet_id, stake, next_round, table)
         )
         edge = edges.get(bet_id)
         pays = f"{bet.payout:g}:1"
@@ -337,15 +337,27 @@ def entry_reason(bet: Any, mode: str) -> str | None:
     a 6 when only the winner is keyed, Big/Small without the cards) would be taken and
     then come back refused; it is not offered instead.
     """
-    need = bet.spec.entry
+    need = needed_entry(bet)
     if ENTRY_ORDER.index(need) <= ENTRY_ORDER.index(mode):
         return None
     return (f"{bet.label} needs {NEED_WORDS[need]} of the round: "
             f"enter it by {need} to bet on it")  # fmt: skip
 
 
+def needed_entry(bet: Any) -> str:
+    """The least entry that settles ``bet`` *at this table*: its kind's `entry`, except
+    that data which only chooses between payouts this table pays alike is not needed
+    (Banker needs the totals only where a win on 6 pays less)."""
+    need = str(bet.spec.entry)
+    spec = bet.spec
+    if (need == "points" and set(spec.needs) <= {"winner", "points"}
+            and len(spec.payouts) > 1 and len(set(bet.payouts.values())) == 1):  # fmt: skip
+        return "winner"
+    return need
+
+
 def _needs_text(table: Table, mode: str) -> str:
-    needs = {b.spec.entry for b in table.bets.values() if entry_reason(b, mode)}
+    needs = {needed_entry(b) for b in table.bets.values() if entry_reason(b, mode)}
     return " or ".join(NEED_WORDS[n] for n in ENTRY_ORDER if n in needs)
 
 
