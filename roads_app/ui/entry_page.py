@@ -29,10 +29,11 @@ from roads_app.game.rounds import (
     round_by_winner,
     undo,
 )
+from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
 from roads_app.ui import board_host, session
 from roads_app.ui.bet_panel import render_entry_bets
-from roads_app.ui.board_view import render_board
+from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.live_odds import render_live_odds
 
 FLAGS: tuple[tuple[str, str], ...] = (
@@ -40,11 +41,6 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("player_pair", "Player pair"),
     ("player_natural", "Player natural"),
     ("banker_natural", "Banker natural"),
-)
-WINNER_BUTTONS: tuple[tuple[str, str], ...] = (
-    ("B", ":red[**Banker**] · B"),
-    ("P", ":blue[**Player**] · P"),
-    ("T", ":green[**Tie**] · T"),
 )
 WINNER_WORD = {"B": "Banker", "P": "Player", "T": "Tie"}
 
@@ -220,9 +216,11 @@ def _error(area: str) -> None:
 
 def render_quick_entry(state: session.ShoeState) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        for w, label in WINNER_BUTTONS:
-            st.button(label, key=f"btn_{w}", on_click=on_winner, args=(w,))
-        st.button("Undo · U", key="btn_undo", on_click=on_undo,
+        lg = lang()
+        for w, colour in (("B", "red"), ("P", "blue"), ("T", "green")):
+            st.button(f":{colour}[**{word(w, lg)}**] · {w}", key=f"btn_{w}",
+                      on_click=on_winner, args=(w,))  # fmt: skip
+        st.button(f"{word('undo', lg)} · U", key="btn_undo", on_click=on_undo,
                   disabled=not can_undo(state.rounds), icon=":material/undo:")
         st.button("Bring back", key="btn_redo", on_click=on_bring_back,
                   disabled=not session.can_bring_back(state), icon=":material/redo:",

@@ -276,3 +276,67 @@ def test_language_switch_puts_the_chinese_names_on_the_board(app_server: AppServ
     assert set(beads) <= {"庄", "闲", "和"} and len(beads) == 30
     settle(page)
     page.screenshot(path=str(SCREENS / "board_zh_1440.png"))
+
+
+REVEAL_WATCH_JS = """() => {
+  const w = window.__revealWatch = {frames: 0, leaks: [], done: false};
+  const tick = () => {
+    const hand = document.querySelector('[data-testid="reveal"]');
+    if (hand) {
+      const down = Array.from(hand.querySelectorAll('.rv-back'))
+        .some(b => parseFloat(getComputedStyle(b).opacity) > 0.5);
+      const totals = Array.from(hand.querySelectorAll('[data-testid="reveal-total"]'))
+        .some(t => parseFloat(getComputedStyle(t).opacity) > 0);
+      const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
+      const newMarks = g ? Array.from(g.querySelectorAll('.scatterlayer .trace')).some(el => {
+        const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
+        return t && t.name && t.name.startsWith('new ')
+          && parseFloat(getComputedStyle(el).opacity) > 0;
+      }) : false;
+      w.frames++;
+      if (down && (totals || newMarks)) w.leaks.push({totals, newMarks});
+      if (!down && totals && newMarks) w.done = true;
+    }
+    if (!w.done) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def test_the_reveal_shows_totals_and_the_new_mark_only_after_the_last_card(
+    app_server: AppServer, page: Page
+):
+    shoe = dealt_shoe(app_server, rounds=30, seed=12)
+    page.goto(f"{app_server.url}/replay?shoe={shoe}&round=5")
+    wait_rounds(page, 5, timeout_ms=LOAD_MS)
+    settle(page)
+    page.evaluate(REVEAL_WATCH_JS)
+    page.locator(".st-key-rp_next button").click()
+    wait_rounds(page, 6)
+    page.wait_for_function("() => window.__revealWatch.done", timeout=30_000)
+    watch = page.evaluate("() => window.__revealWatch")
+    assert watch["frames"] > 3
+    assert watch["leaks"] == [], watch["leaks"][:3]
+
+
+def test_bets_a_result_key_cannot_settle_are_disabled_with_the_reason(
+    app_server: AppServer, page: Page
+):
+    meta_rules = "winbox-no-commission"
+    from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+
+    meta = ShoeMeta(source="hand", rules=meta_rules, name="no commission")
+    storage.save_shoe(rounds_from_winners("BPB"), meta, app_server.data_dir)
+    page.goto(f"{app_server.url}/?shoe={meta.id}")
+    wait_rounds(page, 3, timeout_ms=LOAD_MS)
+    settle(page)
+    banker = page.locator(".st-key-bets_bet_banker button")
+    assert banker.is_disabled()
+    assert "needs the totals" in page.get_by_test_id("stMain").inner_text()
+    assert page.locator(".st-key-bets_bet_player button").is_enabled()
+    page.locator(".st-key-bets_entry_mode").get_by_role("button", name="Points").click()
+    page.wait_for_function(
+        "() => !document.querySelector('.st-key-bets_bet_banker button').disabled"
+    )
+    assert page.locator(".st-key-bets_bet_big button").is_disabled()  # needs the cards
