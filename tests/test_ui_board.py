@@ -254,7 +254,8 @@ def test_no_mark_is_bigger_than_its_cell_at_any_width(text: str, width: int):
         if not len(t.x or ()):
             continue
         px = cell if (t.xaxis or "x") in ("x", "x2") else cell / 2
-        size = t.marker.size + (t.marker.line.width or 0)
+        extent = board.SYMBOL_EXTENT.get(t.marker.symbol, 1.0)
+        size = t.marker.size * extent + (t.marker.line.width or 0)
         for x, y in zip(t.x, t.y, strict=True):
             for offset in (abs(x % 1 - 0.5), abs(y % 1 - 0.5)):
                 assert offset * px + size / 2 <= px / 2 + 0.05, (t.name, width, size, px)

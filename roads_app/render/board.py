@@ -228,6 +228,13 @@ def _flag(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     return frame.filter(pl.col(column).fill_null(False)) if column in frame.columns else frame[:0]
 
 
+STAR = 0.2
+"""Natural star size in cells: Plotly draws a star 1.4 times its size, so at 0.2 its
+points (0.28 cell) stay inside the corner it sits in (0.16 cell from the edges)."""
+SYMBOL_EXTENT: dict[str, float] = {"star": 1.4}
+"""How much larger than ``marker.size`` Plotly draws a symbol (1 when not listed)."""
+
+
 def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
     """Banker pair red dot top-left, player pair blue dot bottom-right, natural gold star."""
     dot = cell_px * 0.24  # with its outline, half of it (0.135) stays inside the 0.16 offset
@@ -256,7 +263,7 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
         )
         if nat.height:
             x, y = _centres(nat, 0.84, 0.16)
-            out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * 0.3,
+            out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR,
                                    name="natural"))
     return out
 

@@ -188,9 +188,10 @@ def render_bet_panel(
         pays = f"{bet.payout:g}:1"
         if bet.payouts.get("six") not in (None, bet.payout):
             pays += f" (6: {bet.payouts['six']:g}:1)"
-        label = f"**{bet.label}** · {pays}" if main else f"{bet.label} · {pays}"
-        if edge is not None:
-            label += f" · {100 * edge:.2f}%"
+        # The button holds the name (and the chips on it); payout and edge go under it,
+        # where they wrap in a narrow column instead of being cut off.
+        label = f"**{bet.label}**" if main else bet.label
+        price = pays if edge is None else f"{pays} · edge {100 * edge:.2f}%"
         if staked.get(bet_id):
             label += f" · **{staked[bet_id]:,.0f}**"
         about = f"{bet.label} pays {pays}"
@@ -204,8 +205,7 @@ def render_bet_panel(
             args=(key, *args, _placer(bet_id, stake, next_round, table, hand, mode),
                   ensure_saved),
         )  # fmt: skip
-        if reason and main:
-            where.caption(reason)
+        where.caption(f"{price}. {reason}" if reason and main else price)
 
     # The betting layout: side bets of each hand above it, the main three in a row.
     left, middle, right = st.columns(3, gap="small")

@@ -12,7 +12,9 @@ with a sequence number; the component's state is the *whole* queue of presses th
 has not acknowledged yet, so however Streamlit folds reruns, the latest state still
 holds every press. The server applies the presses it has not applied yet, in order
 (`unapplied`), and sends back the last sequence number it applied; the page then drops
-those from its queue. A page load starts a new epoch, so numbers never collide.
+those from its queue, and sends again what stays unacknowledged for a second (a rerun
+request made while a run is starting can be swallowed). A page load starts a new
+epoch, so numbers never collide.
 """
 
 from __future__ import annotations
@@ -60,14 +62,25 @@ export default function (component) {
       if (typing(e.target) || typing(document.activeElement)) return;
       e.preventDefault();
       q.pending.push([++q.seq, key]);
-      q.send('presses', { epoch: q.epoch, items: q.pending.slice() });
+      q.flush();
+    };
+    // ``at`` makes a resend differ from the last send, so it is never deduplicated.
+    q.flush = () => {
+      q.sentAt = Date.now();
+      q.send('presses', { epoch: q.epoch, items: q.pending.slice(), at: q.sentAt });
     };
     document.addEventListener('keydown', q.listener, true);
+    // A rerun request can be swallowed while another run is starting (right after a
+    // page load): presses not acknowledged within a second are sent again.
+    q.retry = setInterval(() => {
+      if (q.pending.length && Date.now() - q.sentAt > 1000) q.flush();
+    }, 500);
   }
   document.documentElement.dataset.roadsKeys = 'ready';
   return () => {
     watcher.disconnect();
     document.removeEventListener('keydown', q.listener, true);
+    clearInterval(q.retry);
     q.listener = null;
     delete document.documentElement.dataset.roadsKeys;
   };

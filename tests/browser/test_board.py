@@ -182,7 +182,9 @@ def test_twenty_presses_thirty_ms_apart_give_twenty_rounds(app_server: AppServer
 
 def test_the_first_key_after_a_page_load_counts(app_server: AppServer, page: Page):
     page.goto(app_server.url)
-    page.wait_for_function("() => document.documentElement.dataset.roadsKeys === 'ready'")
+    page.wait_for_function(
+        "() => document.documentElement.dataset.roadsKeys === 'ready'", timeout=LOAD_MS
+    )
     page.keyboard.press("b")
     wait_rounds(page, 1)
     wait_idle(page)
@@ -264,7 +266,7 @@ def test_language_switch_puts_the_chinese_names_on_the_board(app_server: AppServ
     titles = f"() => ({BOARD_JS})().layout.annotations.map(a => a.text)"
     assert page.evaluate(titles) == ["Bead plate", "Big road", "Big eye boy", "Small road",
                                      "Cockroach pig"]  # fmt: skip
-    page.locator('[data-testid="stSidebar"]').get_by_role("button", name="中文").click()
+    page.locator('[data-testid="stSidebar"]').get_by_text("中文", exact=True).click()
     page.wait_for_function(f"() => ({BOARD_JS})().layout.meta.lang === 'zh'")
     assert page.evaluate(titles) == ["珠盘路", "大路", "大眼仔", "小路", "曱甴路"]
     strip = page.get_by_test_id("count-strip").inner_text()
