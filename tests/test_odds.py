@@ -25,7 +25,7 @@ from roads_app.bets.odds import (
     remove_cards,
 )
 from roads_app.errors import BetError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, play_hand
 
 
@@ -188,7 +188,10 @@ def hand_events(hand: Hand) -> set[str]:
         ev.add("banker_natural_win")
     if hand.player_natural and hand.banker_natural and w == "T":
         ev.add("natural_tie")
-    ps, bs = C.is_suited_pair(hand.player_cards), C.is_suited_pair(hand.banker_cards)
+    ps, bs = (
+        playing_cards.is_suited_pair(hand.player_cards),
+        playing_cards.is_suited_pair(hand.banker_cards),
+    )
     for name, flag in [
         ("player_pair", hand.player_pair),
         ("banker_pair", hand.banker_pair),
@@ -208,7 +211,13 @@ def hand_cells(hand: Hand) -> set[str]:
     play = f"play_p{hand.player_points}b{hand.banker_points}_{len(p)}{len(b)}"
 
     def state(cards: tuple[str, ...]) -> str:
-        return "S" if C.is_suited_pair(cards) else "R" if C.is_pair(cards) else "N"
+        return (
+            "S"
+            if playing_cards.is_suited_pair(cards)
+            else "R"
+            if playing_cards.is_pair(cards)
+            else "N"
+        )
 
     return {play, f"pairs_{state(p)}{state(b)}"}
 
@@ -225,7 +234,9 @@ def brute_force(shoe: list[str]) -> dict[str, Fraction]:
 
 
 small_shoes = st.lists(
-    st.sampled_from(C.ALL_CARDS[:8] + C.ALL_CARDS[28:48]), min_size=6, max_size=8
+    st.sampled_from(playing_cards.ALL_CARDS[:8] + playing_cards.ALL_CARDS[28:48]),
+    min_size=6,
+    max_size=8,
 )
 
 
@@ -296,7 +307,9 @@ def test_suits_matter_only_for_suited_pairs() -> None:
 
 def test_a_shoe_rich_in_one_rank_favours_pairs() -> None:
     counts = full_shoe_counts(8) // 4  # two decks' worth...
-    counts[C.card_index("7s") : C.card_index("7s") + 4] = 8  # ...plus 24 extra sevens
+    counts[playing_cards.card_index("7s") : playing_cards.card_index("7s") + 4] = (
+        8  # ...plus 24 extra sevens
+    )
     assert edge("player_pair", 11.0, counts=counts) < 0  # a negative edge: the bet is positive
     assert edge("player_pair", 11.0, counts=full_shoe_counts(2)) > 0
 
@@ -450,7 +463,7 @@ def test_compositions_known_to_favour_a_bet_show_it_positive(
     payouts = {"small": 1.5, "big": 0.54, "tie": 8.0}
     counts = full_shoe_counts(1)
     for rank in extra:
-        i = C.RANKS.index(rank) * 4
+        i = playing_cards.RANKS.index(rank) * 4
         counts[i : i + 4] += 12 // len(extra)  # a deck plus 12 extra cards of those ranks
     assert edge(favoured, payouts[favoured], counts=counts) < 0  # negative edge: positive EV
     assert edge(favoured, payouts[favoured], counts=full_shoe_counts(1)) > 0

@@ -100,6 +100,8 @@ def test_notes_record_the_seed_mistakes_the_spec_lists() -> None:
 
     assert "8:1" in text("classic") and "tie" in text("classic")
     assert "swap" in text("winbox") and "perfect pair" in text("winbox")
+    for name in ("winbox", "winbox-no-commission"):  # seed 001 has the Player draw on 6-7
+        assert "player draw on 6 or 7" in text(name) and "stands on 6-7" in text(name)
     assert "misprint" in text("winbox-no-commission") and "180" in text("winbox-no-commission")
     assert "banker on 6" in text("asian-live")
     assert "between" in text("asian-live")  # burn between hands is a documented choice

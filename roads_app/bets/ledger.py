@@ -20,11 +20,12 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from collections.abc import Iterable
+from typing import Any
 
 import polars as pl
 
+from roads_app.bets.tables import TableLike
 from roads_app.errors import BetError
 
 CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
@@ -52,13 +53,6 @@ VOID_REASON = "round voided: stake returned"
 
 KINDS: tuple[str, ...] = ("bets", "replay-bets")
 """Which history a file holds: bets made while entering a shoe, or while replaying it."""
-
-class TableLike(Protocol):
-    """What the log needs of a rules table (`roads_app.bets.tables.Table`)."""
-
-    bets: Mapping[str, Any]
-
-    def can_place(self, bet_id: str, round_no: int, stake: float) -> str | None: ...
 
 
 def empty_bets() -> pl.DataFrame:
@@ -229,9 +223,7 @@ def bankroll(settled: pl.DataFrame, start: float, upto: int) -> pl.DataFrame:
     Pending bets do not move it; refunds and pushes net zero.
     """
     per_round = (
-        settled.filter(pl.col("outcome") != PENDING)
-        .group_by("round")
-        .agg(pl.col("net").sum())
+        settled.filter(pl.col("outcome") != PENDING).group_by("round").agg(pl.col("net").sum())
     )
     return (
         pl.DataFrame({"round": pl.int_range(0, upto + 1, eager=True, dtype=pl.Int32)})

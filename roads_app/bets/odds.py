@@ -25,9 +25,10 @@ table, or thousands of compositions at once.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -42,19 +43,21 @@ from roads_app.bets.spec import (
     PLAY_CELLS,
     PUSH,
     REFUND,
-    BetKind,
     PlayCell,
     cell_results,
     resolve_payouts,
     unit_returns,
 )
+from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
 from roads_app.errors import BetError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
+from roads_app.game.shoe import POINTS_BY_CARD
 
 _PLAYER_DRAWS = PLAYER_DRAWS
 _BANKER_AFTER = BANKER_DRAWS_AFTER
 _BANKER_STOOD = BANKER_DRAWS_STOOD
+
 
 def _play_name(c: PlayCell) -> str:
     return f"play_p{c.player_points}b{c.banker_points}_{c.player_cards}{c.banker_cards}"
@@ -74,7 +77,7 @@ _PAIR0 = N_PLAY
 MIN_CARDS = 6
 """A hand can take six cards: fewer left and the next hand's odds are not defined."""
 
-_POINT_OF_CARD = np.array([C.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
+_POINT_OF_CARD = POINTS_BY_CARD.astype(np.int64)
 
 
 # --- compositions --------------------------------------------------------------------
@@ -89,7 +92,7 @@ def full_shoe_counts(decks: int = 8) -> np.ndarray:
 
 def counts_from_cards(codes: Iterable[str]) -> np.ndarray:
     """The 52 card counts of a list of card codes (any accepted spelling)."""
-    idx = [C.card_index(c) for c in C.parse_cards(codes)]
+    idx = [playing_cards.card_index(c) for c in playing_cards.parse_cards(codes)]
     return np.bincount(np.asarray(idx, dtype=np.int64), minlength=52).astype(np.int64)
 
 
@@ -101,7 +104,8 @@ def remove_cards(counts: np.ndarray, codes: Iterable[str], decks: int | None = N
         held = int(counts[i])
         where = f" ({decks}-deck shoe)" if decks else ""
         raise ShoeCompositionError(
-            f"{held - int(out[i])} × {C.ALL_CARDS[i]} seen but only {held} were left{where}"
+            f"{held - int(out[i])} × {playing_cards.ALL_CARDS[i]} seen "
+            f"but only {held} were left{where}"
         )
     return out
 
@@ -121,7 +125,9 @@ def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
     arr = arr.astype(np.int64)
     if (arr < 0).any():
         i = int(np.argmin(arr))
-        raise ShoeCompositionError(f"{C.ALL_CARDS[i]} has a negative count {int(arr[i])}")
+        raise ShoeCompositionError(
+            f"{playing_cards.ALL_CARDS[i]} has a negative count {int(arr[i])}"
+        )
     if arr.sum() < min_cards:
         raise ShoeCompositionError(
             f"only {int(arr.sum())} cards left: a hand may need {MIN_CARDS}, so it has no odds"
@@ -132,7 +138,7 @@ def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
 def counts_by_rank(counts: np.ndarray) -> dict[str, int]:
     """Cards left per rank letter (A..K), for display."""
     by_rank = np.asarray(counts).reshape(13, 4).sum(axis=1)
-    return {r: int(n) for r, n in zip(C.RANKS, by_rank, strict=True)}
+    return {r: int(n) for r, n in zip(playing_cards.RANKS, by_rank, strict=True)}
 
 
 # --- the kernel ----------------------------------------------------------------------
@@ -311,36 +317,14 @@ def outcome_probabilities(counts: Any) -> dict[str, float]:
 # --- bets ----------------------------------------------------------------------------
 
 
-class BetLike(Protocol):
-    """What pricing needs from `roads_app.bets.tables.Bet` (read-only, as in a frozen dataclass)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def payout(self) -> float: ...
-    @property
-    def payouts(self) -> Mapping[str, float]: ...
-    @property
-    def closes_after(self) -> int | None: ...
-
-
-class TableLike(Protocol):
-    """What pricing needs from `roads_app.bets.tables.Table`."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def bets(self) -> Mapping[str, BetLike]: ...
-
-
 PRICED_BETS: tuple[str, ...] = KIND_NAMES
 """Every bet id this module can price: every kind of `roads_app.bets.spec`."""
 
 
-def _kind_vectors(kind: BetKind) -> tuple[np.ndarray, np.ndarray, int]:
+@functools.cache
+def _kind_vectors(name: str) -> tuple[np.ndarray, np.ndarray, int]:
     """(win, push-or-refund indicator, offset in EVENTS) of a kind over its cells."""
+    kind = KINDS[name]
     results = cell_results(kind)
     win = np.array([r not in (LOSE, PUSH, REFUND) for r in results], dtype=np.float64)
     back = np.array([r in (PUSH, REFUND) for r in results], dtype=np.float64)
@@ -364,7 +348,7 @@ def bet_vectors(
         full = resolve_payouts(kind, given)
     except KeyError as e:
         raise BetError(f"bet {bet_id!r} lacks payout {e.args[0]!r}") from None
-    win_k, back_k, at = _kind_vectors(kind)
+    win_k, back_k, at = _kind_vectors(kind.kind)
     ret = unit_returns(kind, full) + 1.0
     win, push, coef = np.zeros(N_EVENTS), np.zeros(N_EVENTS), np.zeros(N_EVENTS)
     n = len(win_k)
@@ -375,7 +359,27 @@ def bet_vectors(
 
 
 def table_matrices(table: TableLike) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
-    """The table's bets and their win, push and ev-coefficient matrices (bet × event)."""
+    """The table's bets and their win, push and ev-coefficient matrices (bet × event).
+
+    Built once per table (tables are frozen and hashable); the arrays are read-only.
+    """
+    try:
+        return _matrices_cached(table)
+    except TypeError:  # a table-like object that does not hash
+        return _matrices(table)
+
+
+@functools.lru_cache(maxsize=64)
+def _matrices_cached(
+    table: TableLike,
+) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
+    out = _matrices(table)
+    for arr in out[1:]:
+        arr.setflags(write=False)
+    return out
+
+
+def _matrices(table: TableLike) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
     bets = list(table.bets.values())
     vecs = [bet_vectors(b.id, b.payouts) for b in bets]
     if not vecs:
@@ -394,6 +398,7 @@ BET_ODDS_SCHEMA = pl.Schema(
         "push": pl.Float64,  # of the stake coming back
         "ev": pl.Float64,  # per unit staked
         "house_edge": pl.Float64,  # -ev, as a fraction
+        "flag": pl.String,  # why the figure deserves a second look, else null
     }
 )
 
@@ -409,19 +414,52 @@ def bet_odds(table: TableLike, counts: Any = None) -> pl.DataFrame:
     return odds_frame(table, outcomes(counts))
 
 
+FLAG_EDGE = 0.5
+"""A bet whose house edge is above this keeps more than half of every stake: no real
+table prices a bet like that on purpose, so odds tables flag it (Winbox's Super Tie 1 at
+80:1 is about 67%, against 20-27% for its neighbours: probably a misprint of 180)."""
+
+
 def odds_frame(table: TableLike, probs: np.ndarray) -> pl.DataFrame:
-    """Price ``table``'s bets from one probability vector (see `outcomes`)."""
+    """Price ``table``'s bets and shortcuts from one probability vector (see `outcomes`).
+
+    A shortcut (2-Way, 3-Way) stakes the amount on each bet it stands for; its ``ev`` and
+    ``house_edge`` are per unit of the total staked (the mean of its bets'), and its
+    ``probability`` and ``push`` are null: its bets settle on different cells.
+    ``flag`` says why a figure deserves a second look (see `FLAG_EDGE`), else null.
+    """
     bets, win, push, coef = table_matrices(table)
     ev = coef @ probs - 1.0
+    ids = [b.id for b in bets]
+    labels = [b.label for b in bets]
+    payouts = [float(b.payout) for b in bets]
+    prob, back = list(win @ probs), list(push @ probs)
+    evs = list(ev)
+    for name, unders in getattr(table, "shortcuts", {}).items():
+        rows = [ids.index(u) for u in unders]
+        ids.append(name)
+        labels.append(SHORTCUT_LABELS.get(name, name))
+        payouts.append(max(payouts[i] for i in rows))
+        prob.append(None)
+        back.append(None)
+        evs.append(float(np.mean([ev[i] for i in rows])))
+    edges = [-e for e in evs]
+    flags = [
+        f"house edge {100 * h:.1f}% is over {100 * FLAG_EDGE:.0f}%: check the payout"
+        if h > FLAG_EDGE
+        else None
+        for h in edges
+    ]
     return pl.DataFrame(
         {
-            "bet": [b.id for b in bets],
-            "label": [b.label for b in bets],
-            "payout": [float(b.payout) for b in bets],
-            "probability": win @ probs,
-            "push": push @ probs,
-            "ev": ev,
-            "house_edge": -ev,
+            "bet": ids,
+            "label": labels,
+            "payout": payouts,
+            "probability": prob,
+            "push": back,
+            "ev": evs,
+            "house_edge": edges,
+            "flag": flags,
         },
         schema=BET_ODDS_SCHEMA,
     )
@@ -433,7 +471,7 @@ def odds_records(frame: pl.DataFrame) -> list[dict[str, Any]]:
     Live odds add ``hand``, ``positive`` and ``open`` (see `roads_app.bets.live_odds`).
     """
     cols = ["bet", pl.col("label").alias("name"), "payout", "probability", "push"]
-    extra = [c for c in ("hand", "positive", "open") if c in frame.columns]
+    extra = [c for c in ("flag", "hand", "positive", "open") if c in frame.columns]
     return frame.select(*cols, "house_edge", "ev", *extra).to_dicts()
 
 
@@ -446,8 +484,12 @@ def format_odds(frame: pl.DataFrame) -> str:
             note = "  closed"
         elif r.get("positive"):
             note = "  POSITIVE"
+        if r.get("flag"):
+            note += f"  CHECK: {r['flag']}"
+        p = "-" if r["probability"] is None else f"{r['probability']:.9f}"
+        back = "-" if r["push"] is None else f"{r['push']:.7f}"
         lines.append(
-            f"{r['label']:<16} {r['payout']:>5.4g}:1 {r['probability']:>11.9f} "
-            f"{r['push']:>10.7f} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}{note}"
+            f"{r['label']:<16} {r['payout']:>5.4g}:1 {p:>11} "
+            f"{back:>10} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}{note}"
         )
     return "\n".join(lines)

@@ -89,8 +89,10 @@ _CARD = pl.Enum(list(cards.ALL_CARDS))
 
 
 def _rank_points(rank: pl.Expr) -> pl.Expr:
-    """Baccarat points of a rank index (A=0 .. K=12): A-9 count 1-9, T/J/Q/K 0."""
-    return pl.when(rank < 9).then(rank + 1).when(rank >= 9).then(0)  # null stays null
+    """Baccarat points of a rank index (A=0 .. K=12), read from `cards.RANK_POINTS`."""
+    return rank.replace_strict(  # null stays null
+        dict(enumerate(cards.RANK_POINTS)), default=None, return_dtype=pl.Int64
+    )
 
 
 @overload
@@ -309,7 +311,7 @@ def _decisions(
     ok = _allowed(keys, spec, attr)
     if possible is not None:
         ok &= possible[None, :]
-    rows: dict[str, list] = {"bet": [], "__key": [], "__result": [], "__unit": []}
+    parts = []
     for bet in table.bets.values():
         kind = KINDS[bet.id]
         if kind.space != space:
@@ -326,15 +328,25 @@ def _decisions(
         lo = np.where(ok, ids[None, :], len(pairs)).min(axis=1)
         hi = np.where(ok, ids[None, :], -1).max(axis=1)
         decided = (lo == hi) & (hi >= 0)
-        for k, d, i in zip(keys.tolist(), decided.tolist(), lo.tolist(), strict=True):
-            rows["bet"].append(bet.id)
-            rows["__key"].append(k)
-            rows["__result"].append(pairs[i][0] if d else None)
-            rows["__unit"].append(pairs[i][1] if d else None)
-    return pl.DataFrame(
-        rows,
-        schema={"bet": pl.String, "__key": pl.Int64, "__result": pl.String, "__unit": pl.Float64},
-    )
+        which = np.where(decided, lo, len(pairs))  # len(pairs): undecided, null below
+        parts.append(
+            pl.DataFrame(
+                {
+                    "bet": pl.Series([bet.id]).new_from_index(0, len(keys)),
+                    "__key": keys,
+                    "__result": pl.Series([p[0] for p in pairs] + [None]).gather(which),
+                    "__unit": pl.Series([p[1] for p in pairs] + [None]).gather(which),
+                },
+                schema=_DECIDED,
+            )
+        )
+    return pl.concat(parts) if parts else _DECIDED.to_frame()
+
+
+_DECIDED = pl.Schema(
+    {"bet": pl.String, "__key": pl.Int64, "__result": pl.String, "__unit": pl.Float64}
+)
+
 
 
 def _num_text(x: pl.Expr) -> pl.Expr:

@@ -28,6 +28,7 @@ new mix of kinds and payouts needs no code.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import product
@@ -341,9 +342,20 @@ def resolve_payouts(kind: BetKind, given: Mapping[str, float]) -> dict[str, floa
 
 
 def cell_results(kind: BetKind) -> tuple[str, ...]:
-    """The kind's result on every cell of its space, in cell order."""
+    """The kind's result on every cell of its space, in cell order (tabulated once)."""
+    return _tabulated(kind.kind)[0]
+
+
+@functools.cache
+def _tabulated(name: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """(results, codes): codes index ``(lose, push, refund, *payout keys)``."""
+    kind = KINDS[name]
     cells = PLAY_CELLS if kind.space == "play" else PAIR_CELLS
-    return tuple(kind.rule(c) for c in cells)  # type: ignore[arg-type]
+    results = tuple(kind.rule(c) for c in cells)  # type: ignore[arg-type]
+    order = (LOSE, PUSH, REFUND, *kind.payouts)
+    codes = np.array([order.index(r) for r in results], dtype=np.int64)
+    codes.setflags(write=False)
+    return results, codes
 
 
 def unit_returns(kind: BetKind, payouts: Mapping[str, float]) -> np.ndarray:
@@ -351,5 +363,5 @@ def unit_returns(kind: BetKind, payouts: Mapping[str, float]) -> np.ndarray:
 
     A win pays ``payouts[key]``; push and refund 0; a loss -1.
     """
-    net = {LOSE: -1.0, PUSH: 0.0, REFUND: 0.0}
-    return np.array([net[r] if r in net else payouts[r] for r in cell_results(kind)])
+    net = np.array([-1.0, 0.0, 0.0, *(payouts[k] for k in kind.payouts)])
+    return net[_tabulated(kind.kind)[1]]

@@ -54,7 +54,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -133,6 +133,34 @@ class Bet:
         if first != "win":
             head = f"{first} {head}"
         return ", ".join([head, *extra])
+
+
+class BetLike(Protocol):
+    """What pricing and settling read of a `Bet` (read-only, as in a frozen dataclass)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def payout(self) -> float: ...
+    @property
+    def payouts(self) -> Mapping[str, float]: ...
+    @property
+    def closes_after(self) -> int | None: ...
+
+
+class TableLike(Protocol):
+    """What the odds, live odds and the bet log read of a `Table`: the one protocol."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def bets(self) -> Mapping[str, BetLike]: ...
+    @property
+    def shortcuts(self) -> Mapping[str, tuple[str, ...]]: ...
+
+    def can_place(self, bet_id: str, round_no: int, stake: float) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from roads_app.errors import DrawingRuleError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 
 BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
     0: frozenset(range(10)),
@@ -85,11 +85,11 @@ class Hand:
 
     @property
     def player_points(self) -> int:
-        return C.points(self.player_cards)
+        return playing_cards.points(self.player_cards)
 
     @property
     def banker_points(self) -> int:
-        return C.points(self.banker_cards)
+        return playing_cards.points(self.banker_cards)
 
     @property
     def winner(self) -> str:
@@ -98,19 +98,19 @@ class Hand:
 
     @property
     def player_pair(self) -> bool:
-        return C.is_pair(self.player_cards)
+        return playing_cards.is_pair(self.player_cards)
 
     @property
     def banker_pair(self) -> bool:
-        return C.is_pair(self.banker_cards)
+        return playing_cards.is_pair(self.banker_cards)
 
     @property
     def player_natural(self) -> bool:
-        return C.is_natural(self.player_cards)
+        return playing_cards.is_natural(self.player_cards)
 
     @property
     def banker_natural(self) -> bool:
-        return C.is_natural(self.banker_cards)
+        return playing_cards.is_natural(self.banker_cards)
 
 
 def play_hand(deal: Iterator[str]) -> Hand:
@@ -119,11 +119,11 @@ def play_hand(deal: Iterator[str]) -> Hand:
     b = [next(deal)]
     p.append(next(deal))
     b.append(next(deal))
-    pt, bt = C.points(p), C.points(b)
+    pt, bt = playing_cards.points(p), playing_cards.points(b)
     third: int | None = None
     if player_draws(pt, bt):
         p.append(next(deal))
-        third = C.point(p[2])
+        third = playing_cards.point(p[2])
     if banker_draws(bt, third, pt):
         b.append(next(deal))
     return Hand(tuple(p), tuple(b))
@@ -131,15 +131,15 @@ def play_hand(deal: Iterator[str]) -> Hand:
 
 def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand:
     """Validate a hand entered by cards; DrawingRuleError names the rule it breaks."""
-    p = C.parse_cards(player_cards)
-    b = C.parse_cards(banker_cards)
+    p = playing_cards.parse_cards(player_cards)
+    b = playing_cards.parse_cards(banker_cards)
     for side, hand in (("player", p), ("banker", b)):
         if not 2 <= len(hand) <= 3:
             n = len(hand)
             raise DrawingRuleError(
                 f"{side} has {n} card{'' if n == 1 else 's'}: a hand has 2 or 3 cards"
             )
-    pt, bt = C.points(p[:2]), C.points(b[:2])
+    pt, bt = playing_cards.points(p[:2]), playing_cards.points(b[:2])
     natural = pt >= 8 or bt >= 8
     if natural and (len(p) == 3 or len(b) == 3):
         who = "player" if pt >= 8 else "banker"
@@ -155,7 +155,7 @@ def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand
             f"player has {pt} on two cards and must stand (player stands on 6-7), "
             f"but was given a third card {p[2]}"
         )
-    third = C.point(p[2]) if len(p) == 3 else None
+    third = playing_cards.point(p[2]) if len(p) == 3 else None
     must_b = banker_draws(bt, third, pt)
     if must_b != (len(b) == 3):
         raise DrawingRuleError(_banker_rule_message(bt, third, p, must_b))
