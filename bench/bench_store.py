@@ -29,11 +29,32 @@ from roads_app.store import files as storage
 from roads_app.ui import session
 
 
-def summary(label: str, ms: list[float]) -> None:
-    ms = sorted(ms)
-    p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
-    print(f"{label:<46} median {statistics.median(ms):7.2f} ms  p99 {p99:7.2f} ms  "
-          f"max {ms[-1]:7.2f} ms  (n={len(ms)})")  # fmt: skip
+class Timings:
+    """Wall and CPU milliseconds of one timed step (CPU: every thread of this process,
+    what the step costs when the machine is not shared)."""
+
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+        self._start = (0.0, 0.0)
+
+    def start(self) -> None:
+        self._start = (time.perf_counter(), time.process_time())
+
+    def stop(self, keep: bool = True) -> None:
+        if keep:
+            self.wall.append((time.perf_counter() - self._start[0]) * 1e3)
+            self.cpu.append((time.process_time() - self._start[1]) * 1e3)
+
+
+def summary(label: str, t: Timings) -> None:
+    def stats(xs: list[float]) -> tuple[float, float]:
+        xs = sorted(xs)
+        return statistics.median(xs), xs[min(len(xs) - 1, int(0.99 * len(xs)))]
+
+    (wm, w99), (cm, c99) = stats(t.wall), stats(t.cpu)
+    print(f"{label:<44} wall median {wm:7.2f} ms  p99 {w99:7.2f} ms | "
+          f"CPU median {cm:6.2f} ms  p99 {c99:6.2f} ms  (n={len(t.wall)})")  # fmt: skip
 
 
 def bench_append(folder: Path, repeat: int) -> None:
@@ -45,36 +66,30 @@ def bench_append(folder: Path, repeat: int) -> None:
     state = session.load_state(meta.id, folder)
     one = rounds_from_winners("B")
     more = rounds_from_winners("".join(rounds80["winner"].cast(str).to_list()) + "B")
-    via_session, direct = [], []
+    via_session, direct = Timings(), Timings()
     for i in range(repeat + 20):
-        t = time.perf_counter()
+        via_session.start()
         new = session.save_checked(state, more, folder)
         back = store.load(meta.id).rounds
-        dt = (time.perf_counter() - t) * 1e3
+        via_session.stop(keep=i >= 20)
         assert back.height == 81
         state = session.save_checked(new, rounds80, folder)  # undo, untimed
-        if i >= 20:
-            via_session.append(dt)
     for i in range(repeat + 20):
         v = store.version(meta.id)
-        t = time.perf_counter()
+        direct.start()
         v = store.append_rounds(meta.id, one, v)
         back = store.load(meta.id).rounds
-        dt = (time.perf_counter() - t) * 1e3
+        direct.stop(keep=i >= 20)
         store.undo(meta.id, v)
-        if i >= 20:
-            direct.append(dt)
     summary("append + read back (session.save_checked)", via_session)
     summary("append + read back (Store.append_rounds)", direct)
-    old = []
+    old = Timings()
     path = folder / "file-store.parquet"
     for i in range(min(repeat, 200) + 20):
-        t = time.perf_counter()
+        old.start()
         storage.atomic_write_bytes(path, storage.export_bytes(more, meta, "parquet"))
         storage.read_shoe_file(path)
-        dt = (time.perf_counter() - t) * 1e3
-        if i >= 20:
-            old.append(dt)
+        old.stop(keep=i >= 20)
     summary("before: rewrite one Parquet file + read it", old)
 
 
@@ -85,19 +100,19 @@ def bench_library(folder: Path, n: int) -> None:
     store.create_shoes((base, ShoeMeta(name=f"shoe {i}", source="hand")) for i in range(n))
     print(f"(filled the library with {n:,} shoes of 80 rounds in "
           f"{time.perf_counter() - t:.1f} s, one transaction)")  # fmt: skip
-    runs = []
+    runs = Timings()
     for _ in range(20):
-        t = time.perf_counter()
+        runs.start()
         listed = store.list_shoes()
-        runs.append((time.perf_counter() - t) * 1e3)
+        runs.stop()
     assert listed.height >= n
     summary(f"library list, {listed.height:,} shoes", runs)
-    runs = []
+    runs = Timings()
     for _ in range(20):
-        t = time.perf_counter()
+        runs.start()
         for row in library.lobby_shoes(folder).iter_rows(named=True):
             library.safe_load(row["id"], folder)
-        runs.append((time.perf_counter() - t) * 1e3)
+        runs.stop()
     summary(f"lobby: list + load 8 shoes (of {listed.height:,})", runs)
 
 
@@ -106,12 +121,12 @@ def bench_lobby_small(folder: Path) -> None:
     for i in range(8):
         store.create_shoe(ShoeMeta(name=f"Table {i + 1}", source="hand"),
                           deal_shoe(300 + i).rounds.head(30 + 6 * i))  # fmt: skip
-    runs = []
+    runs = Timings()
     for _ in range(50):
-        t = time.perf_counter()
+        runs.start()
         for row in library.lobby_shoes(folder).iter_rows(named=True):
             library.safe_load(row["id"], folder)
-        runs.append((time.perf_counter() - t) * 1e3)
+        runs.stop()
     summary("lobby: list + load 8 shoes (library of 8)", runs)
 
 

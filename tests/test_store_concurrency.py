@@ -127,10 +127,12 @@ def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path
     t = threading.Thread(target=read)
     t.start()
     one = rounds_from_winners("P")
-    for _ in range(300):
-        store.append_rounds("s", one, store.version("s"))
-    done.set()
-    t.join()
+    try:
+        for _ in range(300):
+            store.append_rounds("s", one, store.version("s"))
+    finally:
+        done.set()
+        t.join()
     assert failures == [] and reads[0] > 0
     assert store.load("s").rounds.height == 300
 
@@ -228,3 +230,31 @@ def test_disk_full_is_one_line_and_the_database_stays_whole(tiny_disk: Path) -> 
     filler.unlink()
     store.append_rounds("s", rounds_from_winners("P"), store.version("s"))
     assert store.load("s").rounds.height == before.rounds.height + 1
+
+
+def test_a_read_only_folder_is_one_line_and_the_database_stays_whole(tiny_disk: Path) -> None:
+    data = tiny_disk / "data"
+    store = db.open_store(data)
+    store.create_shoe(ShoeMeta(id="s", name="kept"), rounds_from_winners("BPT"))
+    db.forget_stores()
+    subprocess.run(["mount", "-o", "remount,ro", str(tiny_disk)], check=True)
+    try:
+        try:
+            ro = db.open_store(data)
+            with pytest.raises(db.StorageError) as e:
+                ro.rename("s", "lost")
+        except db.StorageError as opened:  # refused on opening: as good, if one line
+            message = str(opened)
+        else:
+            message = str(e.value)
+        assert "\n" not in message and "roads.db" in message, message
+        r = subprocess.run(
+            [sys.executable, "-m", "roads_app", "shoes", "rename", "s", "lost", "--data",
+             str(data)], cwd=REPO, capture_output=True, text=True,
+        )  # fmt: skip
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    finally:
+        db.forget_stores()
+        subprocess.run(["mount", "-o", "remount,rw", str(tiny_disk)], check=True)
+    back = db.open_store(data).load("s")
+    assert back.meta.name == "kept" and back.rounds.height == 3

@@ -842,13 +842,27 @@ class Store:
             raise translate(e, self.path, "read") from None
         return None if row is None else int(row[0])
 
-    def list_shoes(self, *, trash: bool = False) -> pl.DataFrame:
-        """The library (or the trash), most recently changed first; one query."""
+    def list_shoes(
+        self, *, trash: bool = False, source: str | None = None, limit: int | None = None
+    ) -> pl.DataFrame:
+        """The library (or the trash), most recently changed first; one query.
+
+        ``source`` keeps shoes of one source (the lobby: ``hand``), ``limit`` the newest few.
+        """
         where = "deleted IS NOT NULL" if trash else "deleted IS NULL"
+        params: list[Any] = []
+        if source is not None:
+            where += " AND source = ?"
+            params.append(source)
+        tail = ""
+        if limit is not None:
+            tail = " LIMIT ?"
+            params.append(int(limit))
         try:
             rows = self.con.execute(
                 "SELECT id, name, created, updated, rounds, source, rules, decks, version, "
-                f"deleted FROM shoes WHERE {where} ORDER BY updated DESC, id"
+                f"deleted FROM shoes WHERE {where} ORDER BY updated DESC{tail}",
+                params,
             ).fetchall()
         except sqlite3.Error as e:
             raise translate(e, self.path, "read") from None

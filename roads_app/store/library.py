@@ -159,8 +159,7 @@ def simulate(
 
 def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
     """The shoes being entered by hand, most recently changed first (readable ones only)."""
-    shoes = db.open_store(data_dir).list_shoes()
-    return shoes.filter(pl.col("source") == "hand").sort("updated", descending=True).head(limit)
+    return db.open_store(data_dir).list_shoes(source="hand", limit=limit)
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, int]:

@@ -48,15 +48,17 @@ def test_two_servers_on_one_folder_refuse_the_tab_that_is_behind(
     a = browser.new_context(viewport={"width": 1440, "height": 960}).new_page()
     b = browser.new_context(viewport={"width": 1440, "height": 960}).new_page()
     try:
+        for pg in (a, b):
+            pg.context.set_default_timeout(60_000)
         a.goto(first.url)
-        wait_rounds(a, 0)
+        wait_rounds(a, 0, timeout_ms=120_000)  # a cold first run on a busy machine
         for i, key in enumerate("bp", start=1):
             a.keyboard.press(key)
             wait_rounds(a, i)
         shoe = a.url.split("shoe=")[1].split("&")[0]
 
         b.goto(f"{second.url}/?shoe={shoe}")  # the same shoe, through the other server
-        wait_rounds(b, 2)
+        wait_rounds(b, 2, timeout_ms=120_000)
         b.keyboard.press("t")
         wait_rounds(b, 3)
 
