@@ -137,28 +137,27 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
 ):
     shoe = dealt_shoe(app_server)
     SCREENS.mkdir(parents=True, exist_ok=True)
-    for width in (width,):
-        context = browser.new_context(viewport={"width": width, "height": 1000})
-        try:
-            page = context.new_page()
-            page.goto(f"{app_server.url}/?shoe={shoe}")
-            wait_rounds(page, 81, timeout_ms=120_000)
-            page.locator('[data-testid="stDataFrame"]').first.wait_for()
-            settle(page)
-            marks = page.evaluate(MARKS_IN_CELLS_JS)
-            assert marks["checked"] > 200, (width, marks)
-            assert marks["bad"] == [], (width, marks["bad"][:5])
-            overflow = page.evaluate(OVERFLOW_JS)
-            page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
-            assert overflow == [], (width, overflow)
-            meta = board_meta(page)
-            record(f"board_cell_px_at_{width}",
-                   page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))  # fmt: skip
-            if width >= 1440:
-                assert meta["big_road"]["cols"] >= 40
-            page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
-        finally:
-            context.close()
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{app_server.url}/?shoe={shoe}")
+        wait_rounds(page, 81, timeout_ms=120_000)
+        page.locator('[data-testid="stDataFrame"]').first.wait_for()
+        settle(page)
+        marks = page.evaluate(MARKS_IN_CELLS_JS)
+        assert marks["checked"] > 200, (width, marks)
+        assert marks["bad"] == [], (width, marks["bad"][:5])
+        overflow = page.evaluate(OVERFLOW_JS)
+        page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
+        assert overflow == [], (width, overflow)
+        meta = board_meta(page)
+        record(f"board_cell_px_at_{width}",
+               page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))  # fmt: skip
+        if width >= 1440:
+            assert meta["big_road"]["cols"] >= 40
+        page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
+    finally:
+        context.close()
 
 
 def test_twenty_presses_thirty_ms_apart_give_twenty_rounds(app_server: AppServer, page: Page):
