@@ -22,7 +22,10 @@ CHROMIUM = "/usr/bin/chromium"
 
 
 def ensure_venv() -> None:
-    """Create the venv and install the package with its test extras, idempotently."""
+    """Create the venv and install the package with its test and cluster extras, idempotently.
+
+    The cluster extra (Ray) comes too so that the tests marked ``cluster`` run here.
+    """
     if sys.version_info < (3, 11):  # noqa: UP036 (dev.py may be started by an older python3)
         sys.exit("roads-app needs Python 3.11 or newer")
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
@@ -31,7 +34,7 @@ def ensure_venv() -> None:
     if not (BIN / "python").exists():
         subprocess.check_call([sys.executable, "-m", "venv", str(VENV)])
     pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    subprocess.check_call([*pip, "-e", f"{ROOT}[dev]"])
+    subprocess.check_call([*pip, "-e", f"{ROOT}[dev,cluster]"])
     STAMP.write_text(want)
 
 

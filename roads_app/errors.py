@@ -40,3 +40,7 @@ class BetError(RoadsAppError, ValueError):
 
 class StrategyError(RoadsAppError, ValueError):
     """Bad strategy or backtest settings (a negative unit, an unknown strategy)."""
+
+
+class ClusterError(RoadsAppError, RuntimeError):
+    """A Ray cluster that cannot be used: Ray not installed, address unreachable, a shard lost."""

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 import statistics
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app.bets.tables import load_table
+from roads_app.bets.tables import Table, load_table
 from roads_app.cli import main
 from roads_app.errors import BetError, RoadsAppError, StrategyError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.sim import backtest as B
+from roads_app.sim import kernel as E
 from roads_app.sim import strategies as S
 from tests.storehelp import save_shoe
 
@@ -170,11 +175,44 @@ def test_json_reports_hands_wagered_net_ev_and_ci(capsys):
     assert lo < out["ev"] < hi
 
 
+def test_a_first_run_says_it_is_compiling_the_engine(tmp_path: Path):
+    # An empty Numba cache is a new install: the bar's first words say why it waits.
+    code = (
+        "import sys; from roads_app.sim.backtest import progress_bar; "
+        "from roads_app.ui.backtest_page import waiting_text; "
+        "bar = progress_bar(sys.stderr); bar(0, 100); bar.close(); "
+        "print(waiting_text(True, None)); print(waiting_text(True, 'head:6379'))"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert B.COMPILING in cold.stderr, cold.stderr
+    page, page_cluster = cold.stdout.splitlines()  # the dashboard's bar, before any shoe
+    assert page == "Compiling the engine, first run only…"
+    assert page_cluster == "Sending the shoes to the Ray cluster (head:6379)…"
+    B.run_fast(*_flat_parts(), seed=1, shoes=2)  # compiled (or loaded) in this process now
+    assert not E.needs_compile()
+    warm = io.StringIO()
+    bar = B.progress_bar(warm)
+    bar(0, 100)
+    bar(100, 100)
+    assert B.COMPILING not in warm.getvalue() and "starting" in warm.getvalue()
+    from roads_app.ui.backtest_page import waiting_text
+
+    assert waiting_text(True, None) == "Starting…"
+    assert "backtest: 100%" in warm.getvalue()
+
+
+def _flat_parts() -> tuple[S.Strategy, S.Resolved, Table]:
+    strategy = S.make_strategy("flat", bet="banker")
+    table = load_table("classic")
+    return strategy, S.resolve(S.Settings(), strategy, table), table
+
+
 def test_long_runs_draw_a_progress_bar_on_stderr(capsys):
     code = main(["backtest", "--strategy", "flat", "--shoes", str(B.PROGRESS_FROM), "--json"])
     assert code == 0
     captured = capsys.readouterr()
-    assert "shoes" in captured.err and "#" in captured.err
+    assert "backtest: 100%" in captured.err and " shoes" in captured.err
     json.loads(captured.out)  # stdout stays clean JSON
 
 

@@ -38,7 +38,9 @@ def _fail(message: str) -> int:
 def _cmd_dashboard(args: argparse.Namespace) -> int:
     from roads_app.ui.launch import run_dashboard
 
-    return run_dashboard(port=args.port, data_dir=Path(args.data), headless=args.headless)
+    return run_dashboard(
+        port=args.port, data_dir=Path(args.data), headless=args.headless, cluster=args.cluster
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="dashboard port (8501)")
     p.add_argument("--data", default=str(DEFAULT_DATA), help="folder of saved shoes (data/)")
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
+    p.add_argument(
+        "--cluster",
+        default=None,
+        metavar="auto|HOST:PORT",
+        help="run the dashboard's backtests on this Ray cluster (roads-app[cluster])",
+    )
     p.set_defaults(func=_cmd_dashboard)
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     for group in COMMAND_GROUPS:

@@ -12,7 +12,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
 
     from roads_app.bets.tables import load_table
     from roads_app.sim import backtest as bt
-    from roads_app.sim.kernel import set_threads
+    from roads_app.sim.kernel import needs_compile, set_threads
     from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
 
     table = load_table(args.rules)
@@ -38,24 +38,61 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     saved = Path(getattr(args, "data", "data")) if args.saved else None
     if saved is None and args.shoes is None:
         raise bt.StrategyError("--shoes N is needed (or --saved to use the saved shoes)")
+    if args.cluster is not None:
+        from roads_app.sim import cluster
+
+        cluster.check(args.cluster)  # one line now, not after a progress bar
     progress = None
-    if not args.no_progress and (saved is not None or args.shoes >= bt.PROGRESS_FROM):
-        progress = bt.progress_bar(sys.stderr)
-    result = bt.backtest(
-        strategy,
-        settings,
-        table,
-        seed=args.seed,
-        shoes=args.shoes,
-        data_dir=saved,
-        engine=args.engine,
-        progress=progress,
-    )
+    big = saved is not None or args.cluster is not None or args.shoes >= bt.PROGRESS_FROM
+    first_run = args.engine == "fast" and saved is None and needs_compile()
+    if not args.no_progress and (big or first_run):  # a first run says it is compiling
+        progress = bt.progress_bar(
+            sys.stderr, starting_text=_waiting(args.cluster) if args.cluster else "starting"
+        )
+    try:
+        result = bt.backtest(
+            strategy,
+            settings,
+            table,
+            seed=args.seed,
+            shoes=args.shoes,
+            data_dir=saved,
+            engine=args.engine,
+            progress=progress,
+            cluster=args.cluster,
+            shard_shoes=args.shard_shoes,
+            rows=False,
+        )
+    finally:
+        if progress is not None:
+            progress.close()  # type: ignore[attr-defined]
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     return 0
 
 
+def _waiting(address: str) -> str:
+    return "starting a local Ray instance" if address == "auto" else f"joining Ray at {address}"
+
+
+def add_cluster_options(s: argparse.ArgumentParser, shard: int, what: str) -> None:
+    """--cluster and --shard-shoes, shared by backtest and odds-study."""
+    s.add_argument(
+        "--cluster",
+        default=None,
+        metavar="auto|HOST:PORT",
+        help=f"run {what} as Ray tasks: auto (this machine's Ray, started if needed) or a "
+        "cluster head's address; needs roads-app[cluster]",
+    )
+    s.add_argument(
+        "--shard-shoes",
+        type=int,
+        default=shard,
+        help=f"with --cluster: shoes per Ray task ({shard:,}); the result does not depend on it",
+    )
+
+
 def register_backtest(sub: argparse._SubParsersAction) -> None:
+    from roads_app.sim.cluster import SHARD_SHOES
     from roads_app.sim.strategies import ROADS, STAKINGS, STRATEGY_NAMES
 
     s = sub.add_parser("backtest", help="a betting strategy over many shoes: EV, CI, ruin")
@@ -85,6 +122,7 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--threads", type=int, default=None, help="threads for the fast engine (all)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.add_argument("--json", action="store_true", help="JSON: hands, wagered, net, ev, ci, ...")
+    add_cluster_options(s, SHARD_SHOES, "the shoes")
     s.set_defaults(func=_cmd_backtest)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -54,15 +55,61 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 
 
 def _cmd_odds_study(args: argparse.Namespace) -> int:
-    import json
+    from collections.abc import Iterator
+
+    import polars as pl
+    from tqdm import tqdm
 
     from roads_app.bets import live_odds
     from roads_app.bets.tables import load_table
+    from roads_app.errors import RoundError
+    from roads_app.sim import study
+    from roads_app.store import files as storage
 
     table = load_table(args.rules)
-    result = live_odds.odds_study(args.seed, args.shoes, table, closing=not args.ignore_closing)
+    n = live_odds.check_study_size(args.shoes)
+    out = None if args.hands_out is None else Path(args.hands_out)
+    if out is not None:
+        storage.check_out_path(out)  # refuse a bad name before pricing anything
+    if args.cluster is not None:
+        if out is not None:
+            raise RoundError("--hands-out cannot go with --cluster: the shards keep no hands")
+        return _odds_study_on_cluster(args, table, n)
+    parts: list[live_odds.StudyPart] = []
+    quiet = args.no_progress or n < STUDY_PROGRESS_FROM
+    with tqdm(total=n, unit="shoe", file=sys.stderr, disable=quiet) as bar:
+        ranges = study.study_parts(
+            args.seed,
+            n,
+            table,
+            closing=not args.ignore_closing,
+            with_hands=out is not None,
+            progress=bar.update,
+        )
+
+        def hand_frames() -> Iterator[pl.DataFrame]:
+            for part, hands in ranges:
+                parts.append(part)
+                if hands is not None:
+                    yield hands
+
+        if out is None:
+            for _ in hand_frames():
+                pass
+        else:
+            storage.write_batches(hand_frames(), out)
+    result = live_odds.summarize_study(parts, args.seed, table, not args.ignore_closing)
+    return _print_study(args, result)
+
+
+def _print_study(args: argparse.Namespace, result: object) -> int:
+    import json
+
+    from roads_app.bets import live_odds
+
+    assert isinstance(result, live_odds.StudyResult)
     if args.json:
-        out = {
+        doc = {
             "seed": result.seed,
             "shoes": result.n_shoes,
             "table": result.table,
@@ -70,10 +117,32 @@ def _cmd_odds_study(args: argparse.Namespace) -> int:
             "closing": result.closing,
             "bets": result.records(),
         }
-        print(json.dumps(out, indent=2))
+        print(json.dumps(doc, indent=2))
     else:
         print(live_odds.format_study(result))
     return 0
+
+
+def _odds_study_on_cluster(args: argparse.Namespace, table: object, n: int) -> int:
+    """The study's ranges as Ray tasks, joined by the same summarize_study (same result)."""
+    from roads_app.sim import cluster
+    from roads_app.sim.backtest import progress_bar
+
+    cluster.check(args.cluster)  # one line now, not after a progress bar
+    progress = None if args.no_progress else progress_bar(sys.stderr, "odds study", engine=False)
+    try:
+        result = cluster.odds_study(
+            args.seed, n, table, address=args.cluster, shard_shoes=args.shard_shoes,
+            closing=not args.ignore_closing, progress=progress,
+        )  # fmt: skip
+    finally:
+        if progress is not None:
+            progress.close()  # type: ignore[attr-defined]
+    return _print_study(args, result)
+
+
+STUDY_PROGRESS_FROM = 2_000
+"""Shoes from which `odds-study` draws a progress bar on stderr (a few seconds' work)."""
 
 
 def register_odds(sub: argparse._SubParsersAction) -> None:
@@ -90,6 +159,9 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
 
 
 def register_odds_study(sub: argparse._SubParsersAction) -> None:
+    from roads_app.cli.backtest import add_cluster_options
+    from roads_app.sim.cluster import STUDY_SHARD_SHOES
+
     s = sub.add_parser("odds-study", help="how often each bet turns positive over many shoes")
     s.add_argument("--shoes", type=int, required=True, help="simulated shoes to deal")
     s.add_argument("--seed", type=int, required=True, help="seed of the shoes (reproducible)")
@@ -98,6 +170,13 @@ def register_odds_study(sub: argparse._SubParsersAction) -> None:
         "--ignore-closing", action="store_true", help="bet positive hands past closing rounds"
     )
     s.add_argument("--json", action="store_true", help="JSON summary per bet")
+    s.add_argument(
+        "--hands-out",
+        default=None,
+        help="also stream every hand's odds per bet to this file (.parquet, .csv or .json)",
+    )
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_cluster_options(s, STUDY_SHARD_SHOES, "the shoes")
     s.set_defaults(func=_cmd_odds_study)
 
 

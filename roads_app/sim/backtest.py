@@ -22,6 +22,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -32,7 +33,9 @@ import polars as pl
 from roads_app.bets.tables import Limits, Table
 from roads_app.errors import StrategyError
 from roads_app.game.shoe import check_seed, deal_shoe
+from roads_app.sim import cluster
 from roads_app.sim import kernel as E
+from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
 from roads_app.sim.strategies import History, Resolved, Settings, Strategy, resolve, slots
 
 STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
@@ -40,7 +43,12 @@ STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
 STOP = pl.Enum(list(STOPS))
 
 MAX_SHOES = 10_000_000
-"""Most shoes one backtest may run (about 810 million hands)."""
+"""Most shoes one backtest may run on this machine (about 810 million hands)."""
+
+MAX_CLUSTER_SHOES = 10**12
+"""Most shoes one backtest may run on a cluster (only per-shard totals come back)."""
+
+SHARD_SHOES = cluster.SHARD_SHOES
 
 PLAIN_SHOES_LIMIT = 5_000
 """The plain engine is a reference at roughly 100 shoes a second; beyond this use fast."""
@@ -52,12 +60,85 @@ Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
-class Run:
-    """Per-shoe rows and bankroll paths, before any statistics."""
+class Totals:
+    """What the statistics need from a set of shoes, as sums that add exactly.
 
-    per_shoe: pl.DataFrame  # shoe, hands, bets, stop, stop_hand, wagered, net, final, low, ...
+    Counts are ints; every money sum is exact (`roads_app.sim.exact`: an int in units
+    of 2**-1074), products included, so the totals of any split of the shoes add up
+    (`+`) to the one-piece run's totals to the last bit, in any order. That is what
+    makes a run split into shards or Ray tasks identical to the run in one piece.
+    """
+
+    shoes: int
+    hands: int
+    bets: int
+    max_hands: int
+    stops: tuple[int, ...]  # shoes by STOP code
+    sums: dict[str, int]  # exact sums, see `SUMS` and ``wagered_<slot>`` / ``net_<slot>``
+    unsettled: int = 0
+
+    def __add__(self, other: Totals) -> Totals:
+        if self.sums.keys() != other.sums.keys():
+            raise ValueError("totals of different strategies cannot be added")
+        return Totals(
+            self.shoes + other.shoes,
+            self.hands + other.hands,
+            self.bets + other.bets,
+            max(self.max_hands, other.max_hands),
+            tuple(a + b for a, b in zip(self.stops, other.stops, strict=True)),
+            {k: v + other.sums[k] for k, v in self.sums.items()},
+            self.unsettled + other.unsettled,
+        )
+
+    def total(self, name: str) -> float:
+        """A sum, rounded once to the nearest double."""
+        return to_float(self.sums[name])
+
+    def exact(self, name: str) -> Fraction:
+        return to_fraction(self.sums[name])
+
+
+SUMS: tuple[str, ...] = ("wagered", "net", "final", "net_net", "net_wagered", "wagered_wagered")
+"""Money sums of every run; ``a_b`` is the sum of the exact products a * b per shoe."""
+
+
+def totals_of(per_shoe: pl.DataFrame, slots: Sequence[str], unsettled: int = 0) -> Totals:
+    """The exact totals of some shoes' rows (any subset; totals of subsets add up)."""
+    f = per_shoe
+    wag = f["wagered"].to_numpy().astype(np.float64)
+    net = f["net"].to_numpy().astype(np.float64)
+    cols = [wag, net, f["final"].to_numpy()]
+    for a, b in ((net, net), (net, wag), (wag, wag)):
+        cols.extend(two_product(a, b))
+    for b in slots:
+        cols.extend((f[f"wagered_{b}"].to_numpy(), f[f"net_{b}"].to_numpy()))
+    exact = exact_sums(np.stack(cols, axis=1)) if f.height else [0] * len(cols)
+    sums = dict(zip(SUMS[:3], exact[:3], strict=True))
+    for i, name in enumerate(SUMS[3:]):
+        sums[name] = exact[3 + 2 * i] + exact[4 + 2 * i]
+    for i, b in enumerate(slots):
+        sums[f"wagered_{b}"] = exact[9 + 2 * i]
+        sums[f"net_{b}"] = exact[10 + 2 * i]
+    codes = f["stop"].to_physical().to_numpy()
+    return Totals(
+        shoes=f.height,
+        hands=int(f["hands"].sum()),
+        bets=int(f["bets"].sum()),
+        max_hands=int(f["hands"].max() or 0) if f.height else 0,
+        stops=tuple(int(c) for c in np.bincount(codes, minlength=len(STOPS))),
+        sums=sums,
+        unsettled=unsettled,
+    )
+
+
+@dataclass(frozen=True)
+class Run:
+    """Per-shoe rows (when kept), bankroll paths and exact totals, before any statistics."""
+
+    per_shoe: pl.DataFrame | None  # shoe, hands, bets, stop, stop_hand, wagered, net, ...
     paths: np.ndarray  # bankroll after each hand, one row per sampled shoe
     slots: tuple[str, ...]
+    totals: Totals
     unsettled: int = 0  # bets a saved shoe lacked the data to settle (not placed)
 
 
@@ -100,12 +181,49 @@ def run_fast(
 ) -> Run:
     """Shoes ``0 .. shoes-1`` of run ``seed`` through the compiled engine."""
     _check_shoes(shoes)
+    return run_shard(
+        strategy,
+        resolved,
+        table,
+        seed=seed,
+        first=0,
+        shoes=shoes,
+        n_paths=n_paths,
+        progress=progress,
+        chunk=chunk,
+    )
+
+
+def run_shard(
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    *,
+    seed: int,
+    first: int,
+    shoes: int,
+    n_paths: int = 1000,
+    rows: bool = True,
+    progress: Progress | None = None,
+    chunk: int = 16384,
+) -> Run:
+    """Shoes ``first .. first+shoes-1`` of run ``seed`` through the compiled engine.
+
+    A shoe's row does not depend on which shard dealt it; paths are kept for the shoes
+    numbered below ``n_paths``; ``rows=False`` drops the per-shoe rows once totalled
+    (a cluster task returns only what the driver merges).
+    """
     plan = E.make_plan(strategy, resolved, table)
-    r = E.run_fast(plan, check_seed(seed), shoes, n_paths=n_paths, progress=progress, chunk=chunk)
+    keep = max(0, min(n_paths - first, shoes))
+    r = E.run_fast(
+        plan, check_seed(seed), shoes, first_shoe=first, n_paths=keep, progress=progress,
+        chunk=chunk,
+    )  # fmt: skip
     ints = np.stack([r.hands, r.bets, r.stop, r.stop_hand], axis=1)
     floats = np.stack([r.wagered, r.final, r.low], axis=1)
+    numbers = pl.Int32 if first + shoes < 2**31 else pl.Int64  # a cluster run may go beyond
     frame = _per_shoe(
-        pl.int_range(1, shoes + 1, dtype=pl.Int32, eager=True),
+        pl.int_range(first + 1, first + shoes + 1, dtype=numbers, eager=True),
         ints,
         floats,
         r.slot_wagered,
@@ -113,13 +231,80 @@ def run_fast(
         plan.slots,
         resolved.bankroll,
     )
-    return Run(frame, r.paths, plan.slots)
+    return Run(frame if rows else None, r.paths, plan.slots, totals_of(frame, plan.slots))
 
 
-def _check_shoes(shoes: object) -> int:
-    if isinstance(shoes, bool) or not isinstance(shoes, int) or not 1 <= shoes <= MAX_SHOES:
-        raise StrategyError(f"shoes must be a whole number from 1 to {MAX_SHOES:,}, not {shoes!r}")
+def join_shards(parts: Sequence[Run], n_paths: int, width: int) -> Run:
+    """Shards' runs, given in shoe order, as one run: totals added (exactly, so in any
+    grouping), rows and sampled paths concatenated."""
+    if not parts:
+        raise StrategyError("no shards to join")
+    totals = parts[0].totals
+    for p in parts[1:]:
+        totals = totals + p.totals
+    frames = [p.per_shoe for p in parts]
+    per_shoe = pl.concat(frames) if all(f is not None for f in frames) else None  # type: ignore[misc]
+    paths = np.concatenate([p.paths for p in parts], axis=0)[:n_paths]
+    if paths.size == 0:
+        paths = np.zeros((0, width))
+    return Run(per_shoe, paths, parts[0].slots, totals)
+
+
+def _check_shoes(shoes: object, most: int = MAX_SHOES) -> int:
+    if isinstance(shoes, bool) or not isinstance(shoes, int) or not 1 <= shoes <= most:
+        raise StrategyError(f"shoes must be a whole number from 1 to {most:,}, not {shoes!r}")
     return shoes
+
+
+def _cluster_shard(
+    first: int,
+    count: int,
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    seed: int,
+    n_paths: int,
+    rows: bool,
+) -> Run:
+    """One Ray task's work: `run_shard`, rows kept only when asked for."""
+    return run_shard(
+        strategy, resolved, table, seed=seed, first=first, shoes=count, n_paths=n_paths,
+        rows=rows, chunk=65536,
+    )  # fmt: skip
+
+
+def run_cluster(
+    strategy: Strategy,
+    resolved: Resolved,
+    table: Table,
+    *,
+    seed: int,
+    shoes: int,
+    address: str,
+    shard_shoes: int = SHARD_SHOES,
+    n_paths: int = 1000,
+    rows: bool = False,
+    progress: Progress | None = None,
+    task_cpus: int = 1,
+) -> Run:
+    """Shoes ``0 .. shoes-1`` of run ``seed``, one Ray task per shard of ``shard_shoes``.
+
+    Identical totals (and, with ``rows``, rows and paths) to `run_fast` with the same
+    seed and shoes, whatever the shard size or the number of workers (see `Totals`).
+    Each task reserves ``task_cpus`` CPUs and runs the engine on that many threads.
+    """
+    _check_shoes(shoes, MAX_SHOES if rows else MAX_CLUSTER_SHOES)
+    check_seed(seed)
+    parts = cluster.shards(shoes, shard_shoes)
+    cluster.connect(address)
+    runs = cluster.map_shards(
+        _cluster_shard,
+        parts,
+        (strategy, resolved, table, seed, n_paths, rows),
+        progress=progress,
+        threads=task_cpus,
+    )
+    return join_shards(runs, n_paths, E.path_width(table.shoe))
 
 
 def unit_nets(
@@ -262,7 +447,8 @@ def _collect(
         paths[i, : len(p)] = p
         paths[i, len(p) :] = p[-1] if p else bankroll
     frame = _per_shoe(shoe_keys, ints, floats, sw, sn, names, bankroll)
-    return Run(frame, paths, names, sum(x[2] for x in results))
+    unsettled = sum(x[2] for x in results)
+    return Run(frame, paths, names, totals_of(frame, names, unsettled), unsettled)
 
 
 def run_plain(
@@ -352,23 +538,33 @@ def ratio_ci(
 ) -> tuple[float, float] | None:
     """Confidence interval of sum(net) / sum(wagered), shoes as independent units.
 
-    The ratio estimator's delta-method standard error: residuals ``net - R * wagered``
-    per shoe, their standard deviation / sqrt(n) / mean wagered. None with < 2 shoes
-    or nothing wagered.
-
     >>> lo, hi = ratio_ci(np.array([1.0, -1.0, 1.0, -1.0]), np.array([1.0, 1.0, 1.0, 1.0]))
     >>> round(lo, 3), round(hi, 3)
     (-1.132, 1.132)
     """
-    n = len(net)
-    total = float(wagered.sum())
-    if n < 2 or total <= 0:
+    f = pl.DataFrame({"wagered": wagered, "net": net, "final": net, "hands": 0, "bets": 0})
+    f = f.with_columns(stop=pl.lit("played out", dtype=STOP))
+    return ratio_ci_of(totals_of(f, ()), level)
+
+
+def ratio_ci_of(t: Totals, level: float = 0.95) -> tuple[float, float] | None:
+    """The ratio estimator's delta-method interval from exact totals.
+
+    Residuals ``net - R * wagered`` per shoe; their sum of squares is
+    ``Snn - 2 R Snw + R**2 Sww``, computed exactly in rationals from the exact sums, then
+    standard error = sqrt(that / (n-1) / n) / mean wagered. None with < 2 shoes or
+    nothing wagered.
+    """
+    n = t.shoes
+    sw = t.exact("wagered")
+    if n < 2 or sw <= 0:
         return None
-    r = float(net.sum()) / total
-    resid = net - r * wagered
-    se = math.sqrt(float((resid * resid).sum()) / (n - 1) / n) / (total / n)
+    r = t.exact("net") / sw
+    ss = t.exact("net_net") - 2 * r * t.exact("net_wagered") + r * r * t.exact("wagered_wagered")
+    se = math.sqrt(float(ss / ((n - 1) * n))) / float(sw / n)
     z = NormalDist().inv_cdf(0.5 + level / 2)
-    return (r - z * se, r + z * se)
+    ev = float(r)
+    return (ev - z * se, ev + z * se)
 
 
 @dataclass(frozen=True)
@@ -445,32 +641,33 @@ def verdict(
 
 
 def summarize(run: Run, table: Table, bankroll: float) -> Summary:
-    """Totals, EV with its 95% CI, exact edge of the bets used, ruin and the verdict."""
-    f = run.per_shoe
-    wag = f["wagered"].to_numpy()
-    net = f["net"].to_numpy()
-    total_w = float(wag.sum())
-    total_n = float(net.sum())
-    ev = total_n / total_w if total_w > 0 else None
-    ci = ratio_ci(net, wag)
+    """Totals, EV with its 95% CI, exact edge of the bets used, ruin and the verdict.
+
+    Everything comes from `Run.totals` (exact sums, each rounded once), so the summary of
+    a run split into shards is the one-piece run's summary to the last bit.
+    """
+    t = run.totals
+    total_w = t.total("wagered")
+    total_n = t.total("net")
+    ev = float(t.exact("net") / t.exact("wagered")) if total_w > 0 else None
+    ci = ratio_ci_of(t)
     exact = exact_evs(table)
     rows = []
     weighted = 0.0
     for b in run.slots:
-        w = float(f[f"wagered_{b}"].sum())
-        n = float(f[f"net_{b}"].sum())
+        w = t.total(f"wagered_{b}")
+        n = t.total(f"net_{b}")
         x = exact.get(b)
-        rows.append(
-            {"bet": b, "wagered": w, "net": n, "ev": n / w if w > 0 else None, "exact_ev": x}
-        )
+        ev_b = float(t.exact(f"net_{b}") / t.exact(f"wagered_{b}")) if w > 0 else None
+        rows.append({"bet": b, "wagered": w, "net": n, "ev": ev_b, "exact_ev": x})
         weighted += w * (x if x is not None else math.nan)
     exact_ev = weighted / total_w if total_w > 0 and math.isfinite(weighted) else None
-    stops = {s: int(c) for s, c in zip(*_stop_counts(f), strict=True)}
-    shoes = f.height
+    stops = dict(zip(STOPS, t.stops, strict=True))
+    shoes = t.shoes
     return Summary(
         shoes=shoes,
-        hands=int(f["hands"].sum()),
-        bets=int(f["bets"].sum()),
+        hands=t.hands,
+        bets=t.bets,
         wagered=total_w,
         net=total_n,
         ev=ev,
@@ -488,18 +685,10 @@ def summarize(run: Run, table: Table, bankroll: float) -> Summary:
         ),
         risk_of_ruin=stops["ruin"] / shoes if shoes else 0.0,
         stops=stops,
-        mean_final=float(f["final"].mean()) if shoes else bankroll,
-        unsettled=run.unsettled,
+        mean_final=float(t.exact("final") / shoes) if shoes else bankroll,
+        unsettled=t.unsettled,
         verdict=verdict(ev, ci, exact_ev, shoes),
     )
-
-
-def _stop_counts(f: pl.DataFrame) -> tuple[list[str], list[int]]:
-    counts = f["stop"].value_counts()
-    got = dict(
-        zip(counts["stop"].cast(pl.String).to_list(), counts["count"].to_list(), strict=True)
-    )
-    return list(STOPS), [got.get(s, 0) for s in STOPS]
 
 
 def bands(
@@ -587,12 +776,42 @@ def backtest(
     n_paths: int = 1000,
     progress: Progress | None = None,
     chunk: int = 16384,
+    cluster: str | None = None,
+    shard_shoes: int = SHARD_SHOES,
+    rows: bool = True,
 ) -> Backtest:
     """Run a strategy over N simulated shoes from ``seed``, or over the saved shoes of
-    ``data_dir``; settings are checked first (`StrategyError` / `BetError`)."""
+    ``data_dir``; settings are checked first (`StrategyError` / `BetError`).
+
+    With ``cluster`` (``"auto"`` or a Ray head's ``HOST:PORT``) the fast engine runs as
+    Ray tasks of ``shard_shoes`` shoes; the summary is the single-machine one to the last
+    bit. ``rows=False`` keeps no per-shoe rows there (what a billion-shoe run needs).
+    ``progress(0, total)`` is called before any work, so a caller can say what the wait
+    is for (`kernel.needs_compile`).
+    """
     resolved = resolve(settings, strategy, table)
     start = time.perf_counter()
-    if data_dir is not None:
+    if cluster is not None:
+        if data_dir is not None or engine != "fast":
+            raise StrategyError("--cluster runs simulated shoes on the fast engine only")
+        if seed is None or shoes is None:
+            raise StrategyError("a simulated backtest needs a seed and a number of shoes")
+        if progress is not None:
+            progress(0, shoes)
+        run = run_cluster(
+            strategy,
+            resolved,
+            table,
+            seed=seed,
+            shoes=shoes,
+            address=cluster,
+            shard_shoes=shard_shoes,
+            n_paths=n_paths,
+            rows=rows,
+            progress=progress,
+        )
+        source = f"simulated seed {seed}, {shoes:,} shoes"
+    elif data_dir is not None:
         run = run_saved(strategy, resolved, table, data_dir, n_paths=n_paths, progress=progress)
         source, engine = f"{run.per_shoe.height} saved shoes in {data_dir}", "plain"
     else:
@@ -600,6 +819,8 @@ def backtest(
             raise StrategyError("a simulated backtest needs a seed and a number of shoes")
         if engine not in ("fast", "plain"):
             raise StrategyError(f"unknown engine {engine!r}: fast or plain")
+        if progress is not None:
+            progress(0, shoes)
         if engine == "fast":
             run = run_fast(
                 strategy,
@@ -641,21 +862,60 @@ PROGRESS_FROM = 20_000
 """Simulated runs of this many shoes or more show a progress bar on the command line."""
 
 
-def progress_bar(stream: Any, width: int = 30) -> Progress:
-    """A text progress bar drawn with carriage returns on ``stream`` (stderr); no dependency."""
-    start = time.perf_counter()
+COMPILING = "compiling the engine, first run only"
+"""What a progress bar says while the first run on an install compiles the engine."""
 
-    def show(done: int, total: int) -> None:
-        filled = int(width * done / total) if total else width
-        secs = time.perf_counter() - start
-        stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} shoes {secs:.1f} s"
-        )
+
+class ProgressBar:
+    """A tqdm bar over shoes on ``stream`` (stderr) that says when it is compiling first.
+
+    Call it as a `Progress`; ``progress(0, total)`` opens the bar. Until the first shoes
+    are done it reads `COMPILING` on a new install (`kernel.needs_compile`), else
+    ``starting_text``.
+    """
+
+    def __init__(
+        self,
+        stream: Any,
+        label: str = "backtest",
+        starting_text: str = "starting",
+        engine: bool = True,
+    ):
+        self.stream = stream
+        self.label = label
+        self.waiting = COMPILING if engine and E.needs_compile() else starting_text
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(
+                total=total,
+                file=self.stream,
+                unit=" shoes",
+                unit_scale=True,
+                desc=self.waiting,
+                dynamic_ncols=True,
+                mininterval=0.2,
+            )
+        if done > self.bar.n:
+            if self.bar.n == 0:
+                self.bar.set_description_str(self.label, refresh=False)
+            self.bar.update(done - self.bar.n)
         if done >= total:
-            stream.write("\n")
-        stream.flush()
+            self.close()
 
-    return show
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def progress_bar(
+    stream: Any, label: str = "backtest", starting_text: str = "starting", engine: bool = True
+) -> Progress:
+    """A `ProgressBar` on ``stream`` (``engine``: the run uses the compiled engine)."""
+    return ProgressBar(stream, label, starting_text, engine)
 
 
 def check_threads(n: object) -> int:

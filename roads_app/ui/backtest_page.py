@@ -9,6 +9,8 @@ the view do not re-run the backtest.
 
 from __future__ import annotations
 
+import os
+
 import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
@@ -16,6 +18,7 @@ import streamlit as st
 from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.sim import backtest as B
+from roads_app.sim import kernel as E
 from roads_app.sim import strategies as S
 
 RESULT_KEY = "backtest_result"
@@ -85,8 +88,20 @@ def _money_inputs(table: Table) -> S.Settings:
     )
 
 
-_ENGINE_WARM = False
-"""Whether this server process has run the compiled engine once (it compiles on first use)."""
+def cluster_address() -> str | None:
+    """The Ray cluster simulated backtests run on (``roads-app --cluster``), if any."""
+    from roads_app.ui.launch import CLUSTER_ENV
+
+    return os.environ.get(CLUSTER_ENV) or None
+
+
+def waiting_text(simulated: bool, cluster: str | None) -> str:
+    """What the bar says before the first shoes are done: why the wait, not 'Starting…'."""
+    if simulated and cluster:
+        return f"Sending the shoes to the Ray cluster ({cluster})…"
+    if simulated and E.needs_compile():
+        return f"{B.COMPILING.capitalize()}…"
+    return "Starting…"
 
 
 def _run(
@@ -94,16 +109,16 @@ def _run(
 ) -> None:
     from roads_app.ui.session import data_dir
 
-    global _ENGINE_WARM
-    bar = st.progress(0.0, text="Starting…" if _ENGINE_WARM else (
-        "Starting… the first backtest since the server started compiles the simulation "
-        "engine (about 10 to 20 seconds); later ones start at once"))  # fmt: skip
+    simulated = source == _SOURCES[0]
+    cluster = cluster_address() if simulated else None
+    bar = st.progress(0.0, text=waiting_text(simulated, cluster))
 
     def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"{done:,} of {total:,} shoes")
+        if done:
+            bar.progress(done / total, text=f"{done:,} of {total:,} shoes")
 
     try:
-        if source == _SOURCES[1]:
+        if not simulated:
             result = B.backtest(strategy, money, table, data_dir=data_dir(), progress=progress)
         else:
             result = B.backtest(
@@ -114,6 +129,8 @@ def _run(
                 shoes=shoes,
                 progress=progress,
                 chunk=max(1024, min(16384, shoes // 20)),
+                cluster=cluster,
+                shard_shoes=max(1000, min(B.SHARD_SHOES, shoes // 20)),
             )
     except RoadsAppError as e:
         bar.empty()
@@ -121,7 +138,6 @@ def _run(
         st.error(str(e))
         return
     bar.empty()
-    _ENGINE_WARM = True
     st.session_state[RESULT_KEY] = result
 
 
@@ -239,6 +255,8 @@ def render_backtest_page() -> None:
                 key="bt_shoes",
             )  # fmt: skip
             seed = st.number_input("Seed", 0, 2**53 - 1, 1, disabled=not simulated, key="bt_seed")
+            if simulated and cluster_address():
+                st.caption(f"Runs on the Ray cluster {cluster_address()}, same result as here.")
         money = _money_inputs(table)
     except RoadsAppError as e:
         st.error(str(e))

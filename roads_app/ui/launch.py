@@ -93,10 +93,21 @@ def prepare_data_dir(data_dir: Path) -> Path:
     return path
 
 
-def run_dashboard(port: int, data_dir: Path, headless: bool = False) -> int:
+CLUSTER_ENV = "ROADS_APP_CLUSTER"
+"""A Ray address (``auto`` or HOST:PORT) the backtest page runs its shoes on, if set."""
+
+
+def run_dashboard(
+    port: int, data_dir: Path, headless: bool = False, cluster: str | None = None
+) -> int:
     """Serve the dashboard until stopped; returns Streamlit's exit status."""
     check_port(port)
     env = {**os.environ, DATA_ENV: str(prepare_data_dir(data_dir))}
+    if cluster is not None:
+        from roads_app.sim.cluster import check
+
+        check(cluster)  # a wrong address is one line here, not a page error later
+        env[CLUSTER_ENV] = cluster
     proc = subprocess.Popen(streamlit_command(port, headless), env=env)
 
     def forward(signum: int, _frame: FrameType | None) -> None:

@@ -1,0 +1,47 @@
+"""Exact sums: the same total to the last bit whatever the split, and the true sum."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+money = st.floats(-1e9, 1e9, allow_nan=False)
+amount = money.filter(lambda x: x == 0 or abs(x) > 1e-100)  # Dekker needs no underflow
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(finite, max_size=40))
+def test_exact_sum_is_the_true_sum_of_any_doubles(xs: list[float]):
+    (total,) = exact_sums(np.array(xs, dtype=np.float64).reshape(-1, 1))
+    assert to_fraction(total) == sum((Fraction(x) for x in xs), Fraction(0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(money, min_size=1, max_size=60), st.data())
+def test_shards_add_up_to_the_one_piece_sum_bit_for_bit(xs: list[float], data: st.DataObject):
+    arr = np.array(xs).reshape(-1, 1)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(xs)), max_size=5)))
+    pieces = np.split(arr, cuts)
+    merged = sum(exact_sums(p)[0] for p in reversed(pieces))
+    assert merged == exact_sums(arr)[0]
+    assert to_float(merged) == math.fsum(xs)  # both are the correctly rounded true sum
+
+
+def test_columns_are_summed_separately_and_cancellation_is_exact():
+    x = np.array([[1e16, 3.0], [1.0, -1.5], [-1e16, 0.25]])
+    a, b = exact_sums(x)
+    assert (to_float(a), to_float(b)) == (1.0, 1.75)
+
+
+@settings(max_examples=300, deadline=None)
+@given(amount, amount)
+def test_two_product_is_exact(a: float, b: float):
+    p, e = two_product(np.array([a]), np.array([b]))
+    assert Fraction(p[0]) + Fraction(e[0]) == Fraction(a) * Fraction(b)
