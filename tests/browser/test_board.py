@@ -336,7 +336,7 @@ def test_bets_a_result_key_cannot_settle_are_disabled_with_the_reason(
     assert banker.is_disabled()
     assert "needs the totals" in page.get_by_test_id("stMain").inner_text()
     assert page.locator(".st-key-bets_bet_player button").first.is_enabled()
-    page.locator(".st-key-bets_entry_mode").get_by_role("button", name="Points").click()
+    page.locator(".st-key-bets_entry_mode").get_by_text("Points", exact=True).click()
     page.wait_for_function(
         "() => !document.querySelector('.st-key-bets_bet_banker button').disabled"
     )
