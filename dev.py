@@ -45,7 +45,9 @@ def ensure_chromium() -> None:
     if shutil.which("apt-get") and os.geteuid() == 0:
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.check_call(["apt-get", "update", "-qq"], env=env)
-        subprocess.check_call(["apt-get", "install", "-y", "-qq", "chromium"], env=env)
+        # a CJK font, so the Chinese board labels render in screenshots and PNG exports
+        subprocess.check_call(["apt-get", "install", "-y", "-qq", "chromium",
+                               "fonts-wqy-microhei"], env=env)  # fmt: skip
     else:
         print("note: /usr/bin/chromium is missing; install it (apt-get install chromium) "
               "or the browser tests will fail", file=sys.stderr)

@@ -102,3 +102,15 @@ def test_bad_card_codes_are_one_line_errors(bad: object) -> None:
 def test_ten_is_accepted_and_canonical() -> None:
     assert playing_cards.parse_cards("10h 10S, kd") == ["Th", "Ts", "Kd"]
     assert playing_cards.points(["Th", "9d"]) == 9 and playing_cards.points(["7s", "8h", "Ac"]) == 6
+
+
+def test_a_one_card_hand_is_named_in_the_singular():
+    import pytest
+
+    from roads_app.errors import DrawingRuleError
+    from roads_app.game.drawing import check_hand
+
+    with pytest.raises(DrawingRuleError, match=r"^player has 1 card: a hand has 2 or 3 cards$"):
+        check_hand(["9s"], ["5c", "2h"])
+    with pytest.raises(DrawingRuleError, match=r"^banker has 4 cards:"):
+        check_hand(["9s", "2c"], ["5c", "2h", "3d", "4s"])

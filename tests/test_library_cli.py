@@ -157,7 +157,9 @@ def test_board_png_is_a_picture_of_the_board(tmp_path: Path) -> None:
     png = library.board_png(dealt.rounds.head(0), title=dealt.meta.name)
     with Image.open(io.BytesIO(png)) as im:
         empty = np.asarray(im.convert("RGB"), dtype=np.int32)
-    assert full.shape == empty.shape  # the same board, fixed size
+    # the whole shoe at print size: at least twice the old 746x282 window of the board
+    assert full.shape[1] >= 2 * 746 and full.shape[0] >= 2 * 282
+    assert empty.shape[1] == full.shape[1]  # same page width whatever the shoe holds
 
     def coloured(px: np.ndarray) -> int:
         """Strongly red or blue pixels: the marks (the grid and paper are grey and white)."""
@@ -187,3 +189,16 @@ def test_lobby_lists_hand_shoes_newest_first_at_most_eight(tmp_path: Path) -> No
     library.simulate(1, tmp_path)  # simulated shoes are not in play at a table
     lobby = library.lobby_shoes(tmp_path)
     assert lobby["id"].to_list() == ids[::-1][:8]
+
+
+def test_board_png_figure_holds_every_column_of_the_shoe() -> None:
+    """The exported board is the whole shoe: no road's first columns scrolled away."""
+    from roads_app.render.board import board_figure
+    from roads_app.roads.grids import all_roads
+
+    dealt = deal_shoe(5)
+    roads = all_roads(dealt.rounds)
+    fig = board_figure(dealt.rounds, width_px=library.PNG_WIDTH_PX)
+    for i, (name, road) in enumerate(roads.items(), start=1):
+        xr = fig.layout[f"xaxis{'' if i == 1 else i}"].range
+        assert xr[0] == 0 and int(road["col"].max()) < xr[1], name

@@ -44,18 +44,17 @@ AXIS_OF = {"bead_plate": "x", "big_road": "x2", "big_eye_boy": "x3", "small_road
 
 
 @settings(max_examples=60, deadline=None)
-@given(shoes)
-def test_every_mark_in_view_is_drawn_once_in_its_cell(text: str):
+@given(shoes, hs.sampled_from([360, 1024, 1440]))
+def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int):
     rounds = rounds_from_winners(text)
     roads = all_roads(rounds)
-    fig = board.board_figure(roads)
+    fig = board.board_figure(roads, width_px=width)
     meta = fig.layout.meta
     assert meta["rounds"] == len(text)
-    cols = {"bead_plate": board.BEAD_COLS, "big_road": board.BIG_ROAD_COLS,
-            **dict.fromkeys(board.DERIVED, board.DERIVED_COLS)}  # fmt: skip
+    assert fig.layout.width <= width + 2  # laid out for the page: never squeezed after
     for name, road in roads.items():
         assert meta["roads"][name]["marks"] == road.height
-        shown = board.in_view(road, cols[name])
+        shown = road  # the whole shoe, from its first column
         axis = AXIS_OF[name]
         ring_names = {"bead_plate": ("B", "P", "T"), "big_road": ("B", "P")}.get(
             name, ("red", "blue")
@@ -69,10 +68,11 @@ def test_every_mark_in_view_is_drawn_once_in_its_cell(text: str):
                     (shown.filter(pl.col("winner") != "T")["row"] + 0.5).to_list(), strict=True)
             )  # fmt: skip
         assert drawn == want, name
-        # the newest column is inside the x range
+        # from the first column to the newest one, all inside the x range
         xr = fig.layout[f"xaxis{axis[1:]}"].range
+        assert xr[0] == 0
         if road.height:
-            assert xr[0] <= int(road["col"].max()) < xr[1] - 0.5
+            assert int(road["col"].max()) < xr[1] - 0.5
 
 
 @settings(max_examples=30, deadline=None)
@@ -131,8 +131,11 @@ def test_pair_dots_in_their_corners_and_natural_marked():
     assert (bp.x[0], bp.y[0]) == pytest.approx((0.16, 1.16))  # round 2 is row 1: top-left
     assert (pp.x[0], pp.y[0]) == pytest.approx((0.84, 1.84))  # bottom-right
     assert len(trace(fig, "natural").x) == 1
-    # the bead shows the winning points when they are known, else the letter
-    assert list(trace(fig, "B").text) == ["B"] and list(trace(fig, "P").text) == ["8"]
+    # every bead shows its winner's letter, whether or not the points are known (one
+    # kind of mark on the plate, not letters mixed with totals)
+    assert list(trace(fig, "B").text) == ["B"] and list(trace(fig, "P").text) == ["P"]
+    zh = board.bead_plate_figure(rounds, lang="zh")
+    assert list(trace(zh, "B").text) == ["庄"] and list(trace(zh, "P").text) == ["闲"]
 
 
 def test_a_long_shoe_keeps_the_newest_column_in_view_and_draws_only_what_shows():
@@ -236,3 +239,27 @@ def test_ghosted_ask_road_agrees_with_ask_road_and_stays_in_view(text: str, side
     assert [(t.name, t.marker.color) for t in big] == [(f"ask {side}", board.WINNER_COLOUR[side])]
     # and nothing of the real roads changed
     assert fig.layout.meta["roads"] == board.board_figure(rounds).layout.meta["roads"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(shoes, hs.sampled_from([360, 390, 768, 1024, 1280, 1440, 1920, 2560]))
+def test_no_mark_is_bigger_than_its_cell_at_any_width(text: str, width: int):
+    """Marker sizes are pixels: each must come from the cell it is drawn in, so a
+    narrower page gives smaller marks, never overlapping ones."""
+    rounds = add_cards(rounds_from_winners(text), ["4h", "4d"], ["Ks", "Kc"])  # pairs, natural
+    fig = board.board_figure(rounds, width_px=width)
+    cell = fig.layout.meta["cell"]
+    checked = 0
+    for t in fig.data:
+        if not len(t.x or ()):
+            continue
+        px = cell if (t.xaxis or "x") in ("x", "x2") else cell / 2
+        extent = board.SYMBOL_EXTENT.get(t.marker.symbol, 1.0)
+        size = t.marker.size * extent + (t.marker.line.width or 0)
+        for x, y in zip(t.x, t.y, strict=True):
+            for offset in (abs(x % 1 - 0.5), abs(y % 1 - 0.5)):
+                assert offset * px + size / 2 <= px / 2 + 0.05, (t.name, width, size, px)
+            checked += 1
+        if t.text is not None and any(t.text):
+            assert t.textfont.size <= 0.6 * px, (t.name, t.textfont.size, px)
+    assert checked >= len(text) + 1

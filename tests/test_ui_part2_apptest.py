@@ -181,9 +181,14 @@ def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) ->
     shoes = sh.list_shoes(data)
     assert shoes.select("name", "rounds", "source").rows() == [("from a file", 3, "imported")]
     before = sorted(p.name for p in data.iterdir())
+    # the form is emptied: a second click cannot add the same file again
+    assert at.text_input(key="library_import_name").value == ""
+    at.button(key="lib_import").click().run()
+    assert "choose a .csv" in " ".join(e.value for e in at.error)
+    assert sh.list_shoes(data).height == 1
 
     bad = b"winner,player_points,banker_points\nB,3,7\nP,9,2\nB,8,1\n"
-    at.file_uploader(key="library_upload").set_value(("bad.csv", bad, "text/csv"))
+    at.file_uploader(key="library_upload.1").set_value(("bad.csv", bad, "text/csv"))
     at.button(key="lib_import").click().run()
     errors = [e.value for e in at.error]
     assert errors == ["bad.csv: row 3: winner B disagrees with points player 8, banker 1"]
@@ -339,6 +344,8 @@ def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:
     at = app("scoreboard", shoe=m.id)
     no_exceptions(at)
     at.button_group(key="bets_chip").set_value(5).run()
+    assert at.button(key="bets_short_two_way").disabled  # pairs: not by result keys
+    at.segmented_control(key="bets_entry_mode").set_value("points").run()
     at.button(key="bets_short_two_way").click().run()
     no_exceptions(at)
     pending = bets_log.pending(db.open_store(data).load_bets(m.id), 46)
@@ -355,3 +362,45 @@ def test_replay_of_a_shoe_entered_by_result_only_has_no_reveal(data: Path) -> No
     assert road_metas(at)["bead_plate"]["marks"] == 5
     assert not any("data-testid='reveal'" in h.proto.body for h in at.html)
     assert at.toggle(key="replay_reveal").disabled
+
+
+def test_library_filter_ignores_case(data: Path) -> None:
+    for name in ("Macau evening", "Lisboa noon"):
+        sh.save_shoe(rounds_from_winners("BP"), ShoeMeta(source="hand", name=name), data)
+    at = app("library")
+    at.text_input(key="library_filter").input("MACAU").run()
+    no_exceptions(at)
+    shown = text(at)
+    assert "Macau evening" in shown and "Lisboa noon" not in shown
+
+
+def test_bets_the_entry_cannot_settle_are_not_offered_and_the_bankroll_is_checked(
+    data: Path,
+) -> None:
+    # No Commission: a banker win on 6 pays half, so Banker needs the totals.
+    m = saved(data, "BPB", name="nc", source="hand", rules="winbox-no-commission")
+    at = app("scoreboard", shoe=m.id)
+    no_exceptions(at)
+    assert at.segmented_control(key="bets_entry_mode").value == "winner"  # keyed results
+    for bet, need in (("banker", "totals"), ("player_pair", "totals"), ("big", "cards")):
+        button = at.button(key=f"bets_bet_{bet}")
+        assert button.disabled and need in button.help, (bet, button.help)
+    assert not at.button(key="bets_bet_player").disabled
+    at.segmented_control(key="bets_entry_mode").set_value("points").run()
+    assert not at.button(key="bets_bet_banker").disabled
+    assert not at.button(key="bets_bet_player_pair").disabled
+    assert at.button(key="bets_bet_big").disabled  # Big still needs the cards
+
+    # 1,000 in hand: a 500 chip twice is fine, a third is refused with the figures
+    at.number_input(key="bets_start").set_value(1000.0).run()
+    at.button_group(key="bets_chip").set_value(500).run()
+    at.button(key="bets_bet_player").click().run()
+    at.button(key="bets_bet_banker").click().run()
+    no_exceptions(at)
+    tie = at.button(key="bets_bet_tie")
+    assert tie.disabled and "not enough bankroll: 500 asked, 0 left" in tie.help
+    # undo last chip takes back the banker chip only
+    at.button(key="bets_undo_chip").click().run()
+    pending = bets_log.pending(db.open_store(data).load_bets(m.id), 4)
+    assert pending["bet"].to_list() == ["player"]
+    assert not at.button(key="bets_bet_tie").disabled

@@ -241,3 +241,44 @@ def totals(settled: pl.DataFrame) -> dict[str, float]:
         "net": float(done["net"].sum() or 0.0),
         "pending": float(settled.filter(pl.col("outcome") == PENDING)["stake"].sum() or 0.0),
     }
+
+
+def staked_on(bets: pl.DataFrame, round_no: int) -> float:
+    """What is on the table for round ``round_no`` (voided bets excluded)."""
+    return float(pending(bets, round_no)["stake"].sum() or 0.0)
+
+
+def beyond_bankroll(
+    bets: pl.DataFrame, stake: float, round_no: int, bankroll: float
+) -> str | None:
+    """Why a stake cannot go on the table with ``bankroll`` in hand (None when it can).
+
+    What is already on round ``round_no`` counts against the bankroll: a player cannot
+    stake money they have already put down.
+
+    >>> b = place_many(empty_bets(), [("banker", 100.0)], round_no=3)
+    >>> beyond_bankroll(b, 5000, 3, 995.0)
+    'not enough bankroll: 5,000 asked, 895 left (100 already on round 3)'
+    >>> beyond_bankroll(b, 25, 3, 995.0) is None
+    True
+    """
+    on_table = staked_on(bets, round_no)
+    left = bankroll - on_table
+    if stake <= left + 1e-9:
+        return None
+    already = f" ({on_table:,.0f} already on round {round_no})" if on_table else ""
+    return f"not enough bankroll: {stake:,.0f} asked, {max(left, 0):,.0f} left{already}"
+
+
+def undo_last(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
+    """Take back the last chip put on round ``round_no`` (a 2-Way/3-Way: its last part).
+
+    >>> b = place_many(empty_bets(), [("player", 5.0), ("tie", 1.0)], round_no=1)
+    >>> undo_last(b, 1)["bet"].to_list()
+    ['player']
+    """
+    mine = pending(bets, round_no)
+    if not mine.height:
+        raise BetError(f"round {round_no} has no chip to take back")
+    last = int(mine["id"].max())  # type: ignore[arg-type]
+    return bets.filter(pl.col("id") != last)

@@ -135,7 +135,10 @@ def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand
     b = playing_cards.parse_cards(banker_cards)
     for side, hand in (("player", p), ("banker", b)):
         if not 2 <= len(hand) <= 3:
-            raise DrawingRuleError(f"{side} has {len(hand)} cards: a hand has 2 or 3 cards")
+            n = len(hand)
+            raise DrawingRuleError(
+                f"{side} has {n} card{'' if n == 1 else 's'}: a hand has 2 or 3 cards"
+            )
     pt, bt = playing_cards.points(p[:2]), playing_cards.points(b[:2])
     natural = pt >= 8 or bt >= 8
     if natural and (len(p) == 3 or len(b) == 3):

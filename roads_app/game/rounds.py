@@ -383,3 +383,32 @@ def winner_from_points() -> pl.Expr:
         .then(pl.lit("T"))
         .cast(WINNER)
     )
+
+
+def apply_keys(
+    rounds: pl.DataFrame, keys: Sequence[str], *, decks: int = 8, **flags: Any
+) -> tuple[pl.DataFrame, list[str]]:
+    """Key presses in the order they came: ``b``/``p``/``t`` add a result, ``u`` undoes.
+
+    The flags (pairs, naturals) go with the first result only, as the toggles do. A
+    press that cannot apply (undo on an empty shoe, a result the deck count forbids)
+    is skipped with a note; the others still apply, so one bad press loses no other.
+    Returns the new rounds and the notes.
+
+    >>> out, notes = apply_keys(rounds_from_winners("B"), ["p", "u", "u", "u", "t"])
+    >>> "".join(out["winner"].cast(pl.String).to_list()), notes
+    ('T', ['nothing to undo'])
+    """
+    notes: list[str] = []
+    for key in keys:
+        try:
+            if key == "u":
+                if not can_undo(rounds):
+                    raise RoundError("nothing to undo")
+                rounds = undo(rounds)
+            else:
+                rounds = add_winner(rounds, key.upper(), decks=decks, **flags)
+                flags = {}
+        except RoundError as e:
+            notes.append(str(e))
+    return rounds, notes

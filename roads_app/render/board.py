@@ -29,6 +29,7 @@ import plotly.graph_objects as go
 import polars as pl
 
 from roads_app.game.rounds import add_winner
+from roads_app.render.i18n import word
 from roads_app.roads.grids import all_roads
 
 ROWS = 6
@@ -227,9 +228,16 @@ def _flag(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     return frame.filter(pl.col(column).fill_null(False)) if column in frame.columns else frame[:0]
 
 
+STAR = 0.2
+"""Natural star size in cells: Plotly draws a star 1.4 times its size, so at 0.2 its
+points (0.28 cell) stay inside the corner it sits in (0.16 cell from the edges)."""
+SYMBOL_EXTENT: dict[str, float] = {"star": 1.4}
+"""How much larger than ``marker.size`` Plotly draws a symbol (1 when not listed)."""
+
+
 def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
     """Banker pair red dot top-left, player pair blue dot bottom-right, natural gold star."""
-    dot = max(4.0, cell_px * 0.27)
+    dot = cell_px * 0.24  # with its outline, half of it (0.135) stays inside the 0.16 offset
     out = []
     for column, colour, dx, dy, symbol in (
         ("banker_pair", RED, 0.16, 0.16, "circle"),
@@ -239,7 +247,7 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
         if hit.height:
             x, y = _centres(hit, dx, dy)
             t = _markers(x, y, symbol=symbol, colour=colour, size=dot, name=column)
-            t["marker"]["line"] = {"width": 1, "color": PAPER}
+            t["marker"]["line"] = {"width": cell_px * 0.03, "color": PAPER}
             out.append(t)
     if {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
         nat = frame.filter(
@@ -255,28 +263,27 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
         )
         if nat.height:
             x, y = _centres(nat, 0.84, 0.16)
-            out.append(_markers(x, y, symbol="star", colour=GOLD, size=dot + 2, name="natural"))
+            out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR,
+                                   name="natural"))
     return out
 
 
 # --- the five roads -----------------------------------------------------------------------
 
 
-def _bead_traces(road: pl.DataFrame, cell_px: float, show_points: bool) -> list[dict]:
+def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[dict]:
+    """One bead per round with its letter (B/P/T, 庄/闲/和): the same kind of mark for
+    every round, whether or not its points are known."""
     traces: list[dict[str, Any]] = []
     for w in ("B", "P", "T"):
         part = road.filter(pl.col("winner") == w)
         if not part.height:
             continue
-        label = pl.lit(w)
-        if show_points and "banker_points" in part.columns:
-            pts = pl.col("player_points") if w == "P" else pl.col("banker_points")
-            label = pl.coalesce(pts.cast(pl.String), label)
-        text = part.select(label.alias("t"))["t"].to_list()
         x, y = _centres(part)
         traces.append(
             _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.86,
-                     text=text, font_size=cell_px * 0.42, name=w)
+                     text=[word(f"{w}_letter", lang)] * part.height,
+                     font_size=cell_px * (0.46 if lang == "en" else 0.5), name=w)
         )
     return traces + _pair_and_natural_traces(road, cell_px)
 
@@ -287,11 +294,11 @@ def bead_plate_figure(
     cols_visible: int = BEAD_COLS,
     *,
     cell_px: float = CELL_PX,
-    show_points: bool = True,
+    lang: str = "en",
 ) -> go.Figure:
-    """Filled beads, one per round in dealing order, with the letter or the winning points."""
+    """Filled beads, one per round in dealing order, each with its winner's letter."""
     road = _road(roads_or_rounds, "bead_plate", rows)
-    traces = _bead_traces(in_view(road, cols_visible), cell_px, show_points)
+    traces = _bead_traces(in_view(road, cols_visible), cell_px, lang)
     return _figure(traces, road, "bead_plate", rows, cols_visible, cell_px)
 
 
@@ -393,29 +400,104 @@ def board_figures(
     return figs
 
 
-BOARD_TITLE_PX = 18
-BOARD_GAP_PX = 14
+MAX_CELL_PX = 44.0
+"""Cells grow with the page up to this (a display screen), never beyond."""
+DEFAULT_WIDTH_PX = 1100
+"""Width the board is laid out for until the page has said how wide it is."""
+NARROW_PX = 640
+"""Below this width the roads are stacked one per row (phones), not side by side."""
+BEAD_MIN_COLS = 12
+BIG_MIN_COLS = 40
+BIG_MIN_COLS_NARROW = 20
+DERIVED_MIN_COLS = 24
+GAP_CELLS = 1.0
+"""Horizontal gap between two roads side by side, in cells."""
+
+
+def _need(road: pl.DataFrame, minimum: int) -> int:
+    """Columns a road needs to show its whole shoe: its last one, a spare one, a floor."""
+    last = int(road["col"].max()) if road.height else -1
+    return max(minimum, last + 2)
+
+
+def title_px(cell: float) -> float:
+    """Height of a road's title line: scales with the cells, readable at both ends."""
+    return round(min(24.0, max(11.0, cell * 0.55))) + 6
+
+
+# (name, left, top, width, height) in cell units; columns; cell size factor (1 or 1/2)
+_Box = tuple[str, float, float, float, float, int, float]
+
+
+def board_layout(
+    roads: Roads, width_px: float = DEFAULT_WIDTH_PX, rows: int = ROWS,
+    max_cell: float = MAX_CELL_PX,
+) -> tuple[list[_Box], float]:
+    """Where each road goes and the cell size, so the whole shoe fits ``width_px``.
+
+    Wide pages: bead plate and big road side by side, the three derived roads (half
+    cells) under them, three or two to a row, whichever shows each one whole. Narrow
+    pages: one road per row. Every road is as wide as the shoe needs (never fewer than
+    its minimum columns), so nothing scrolls away; the cell is the page width over the
+    columns, capped at `MAX_CELL_PX`. Returns the boxes and the cell size in px.
+
+    >>> from roads_app.game.rounds import rounds_from_winners
+    >>> boxes, cell = board_layout(all_roads(rounds_from_winners("BP" * 40)), 1100)
+    >>> [(b[0], b[5]) for b in boxes][:2], round(cell, 2)
+    ([('bead_plate', 15), ('big_road', 81)], 11.34)
+    """
+    narrow = width_px < NARROW_PX
+    bead = _need(roads["bead_plate"], BEAD_MIN_COLS)
+    big = _need(roads["big_road"], BIG_MIN_COLS_NARROW if narrow else BIG_MIN_COLS)
+    derived = max(_need(roads[k], DERIVED_MIN_COLS) for k in DERIVED) / 2  # in cells
+    units = max(bead, big) if narrow else bead + GAP_CELLS + big
+    per_row = next((k for k in (3, 2) if k * derived + (k - 1) * GAP_CELLS <= units), 1)
+    units = max(units, derived)
+    cell = min(max_cell, width_px / units)
+    t = title_px(cell) / cell  # a title line, in cells
+    boxes: list[_Box] = []
+    if narrow:
+        boxes.append(("bead_plate", 0, t, bead, rows, bead, 1.0))
+        boxes.append(("big_road", 0, 2 * t + rows, units, rows, int(units), 1.0))
+        top = 3 * t + 2 * rows
+    else:
+        big_w = units - bead - GAP_CELLS
+        boxes.append(("bead_plate", 0, t, bead, rows, bead, 1.0))
+        boxes.append(("big_road", bead + GAP_CELLS, t, big_w, rows, int(big_w), 1.0))
+        top = 2 * t + rows
+    box_w = (units - (per_row - 1) * GAP_CELLS) / per_row
+    for i, kind in enumerate(DERIVED):
+        r, c = divmod(i, per_row)
+        y = top + r * (rows / 2 + t)
+        boxes.append((kind, c * (box_w + GAP_CELLS), y, box_w, rows / 2, int(box_w * 2), 0.5))
+    return boxes, cell
 
 
 def board_figure(
     rounds_or_roads: Roads | pl.DataFrame,
     rows: int = ROWS,
     *,
-    cell_px: float = CELL_PX,
-    bead_cols: int = BEAD_COLS,
-    big_road_cols: int = BIG_ROAD_COLS,
-    derived_cols: int = DERIVED_COLS,
+    width_px: float = DEFAULT_WIDTH_PX,
+    lang: str = "en",
     ask: str | None = None,
+    max_cell: float = MAX_CELL_PX,
+    hold_last: bool = False,
 ) -> go.Figure:
-    """The whole scoreboard as one figure, laid out as on casino boards.
+    """The whole scoreboard as one figure, laid out as on casino boards, whole shoe.
 
-    Bead plate on the left; big road on the right with the three derived roads side by
-    side under it at half cell size. One figure (five pairs of axes) rather than five
-    keeps the browser's redraw after each result to one Plotly update. ``layout.meta``
-    has ``{"road": "board", "rounds": n, "ask": ask, "roads": {name: {"rounds", "marks"}}}``.
+    Laid out by `board_layout` for a page ``width_px`` wide: every road shows every
+    column of the shoe and every mark is sized from its cell, so a narrower page
+    gives smaller marks, never overlapping ones. One figure (five pairs of axes)
+    rather than five keeps the browser's redraw after each result to one Plotly
+    update. ``layout.meta`` has ``{"road": "board", "rounds": n, "ask": ask, "cell":
+    px, "lang": lang, "roads": {name: {"rounds", "marks", "cols"}}}``.
 
     ``ask="B"`` or ``"P"`` (needs the rounds frame) adds the ask road on the board: the
     marks that result would add, ghosted (faint), in every road where it adds one.
+
+    ``hold_last=True`` draws the last round's marks invisible, in traces named
+    ``"new ..."``, for the page to show once a hand's reveal has turned its last card
+    (``layout.meta["held"]`` says so).
     """
     if isinstance(rounds_or_roads, Mapping):
         if ask is not None:
@@ -424,25 +506,12 @@ def board_figure(
     else:
         roads = all_roads(rounds_or_roads, rows=rows)
         ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
-    half = cell_px / 2
-    title, gap = BOARD_TITLE_PX, BOARD_GAP_PX
-    bead_w, big_w = bead_cols * cell_px, big_road_cols * cell_px
-    derived_w = derived_cols * half
-    derived_gap = max(gap, (big_w - 3 * derived_w) / 2)
-    width = bead_w + gap + max(big_w, 3 * derived_w + 2 * derived_gap)
-    top_h, derived_h = rows * cell_px, rows * half
-    height = title + top_h + title + derived_h
-    # (name, left px, top px, width px, height px, cols visible, traces)
-    boxes: list[tuple[str, float, float, float, float, int, list[dict[str, Any]]]] = [
-        ("bead_plate", 0, title, bead_w, top_h, bead_cols,
-         _bead_traces(in_view(roads["bead_plate"], bead_cols), cell_px, True)),
-        ("big_road", bead_w + gap, title, big_w, top_h, big_road_cols,
-         _big_road_traces(in_view(roads["big_road"], big_road_cols), cell_px, False)),
-    ]
-    for i, kind in enumerate(DERIVED):
-        left = bead_w + gap + i * (derived_w + derived_gap)
-        boxes.append((kind, left, 2 * title + top_h, derived_w, derived_h, derived_cols,
-                      _derived_traces(in_view(roads[kind], derived_cols), kind, half)))
+    boxes, cell = board_layout(roads, width_px, rows, max_cell)
+    rounds_n = _rounds_in(roads["bead_plate"])
+    units_w = max(b[1] + b[3] for b in boxes)
+    units_h = max(b[2] + b[4] for b in boxes)
+    width, height = units_w * cell, units_h * cell
+    font = title_px(cell) - 6
     layout: dict[str, Any] = {
         "width": round(width) + 2,
         "height": round(height) + 2,
@@ -455,29 +524,45 @@ def board_figure(
     }
     data: list[dict[str, Any]] = []
     metas = {}
-    for i, (name, left, top, w, h, cols, traces) in enumerate(boxes, start=1):
+    for i, (name, left, top, _w, h, cols, size) in enumerate(boxes, start=1):
         suffix = "" if i == 1 else str(i)
+        px = cell * size
+        road = roads[name]
+        held = road.filter(pl.col("round") == rounds_n) if hold_last and road.height else None
+        traces = _road_traces(name, road if held is None else road.filter(
+            pl.col("round") != rounds_n), px, lang)  # fmt: skip
+        if held is not None and held.height:
+            for t in _road_traces(name, held, px, lang):
+                t["name"], t["opacity"] = f"new {t['name']}", 0.0
+                traces.append(t)
         if name in ghosts:
-            traces = traces + _ghost_traces(name, ghosts[name], cell_px, half)
-        xaxis, yaxis = _axes(roads[name], rows, cols, f"x{suffix}")
-        xaxis["domain"] = [left / width, (left + w) / width]
-        yaxis["domain"] = [1 - (top + h) / height, 1 - top / height]
+            traces = traces + _ghost_traces(name, ghosts[name], px, lang)
+        # an empty road still draws its grid: Plotly only draws axes that carry a trace
+        traces = [{"type": "scatter", "x": [], "y": [], "name": "grid", "mode": "markers",
+                   "hoverinfo": "skip"}, *traces]  # fmt: skip
+        xaxis = {**_AXIS, "range": [0, cols]}
+        yaxis = {**_AXIS, "range": [rows, 0]}
+        xaxis["domain"] = [left / units_w, (left + cols * size) / units_w]
+        yaxis["domain"] = [1 - (top + h) / units_h, 1 - top / units_h]
         xaxis["anchor"], yaxis["anchor"] = f"y{suffix}", f"x{suffix}"
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = xaxis, yaxis
         for t in traces:
             t["xaxis"], t["yaxis"] = f"x{suffix}", f"y{suffix}"
         data += traces
         layout["annotations"].append({
-            "text": ROAD_TITLES[name], "x": left / width, "y": 1 - (top - 2) / height,
+            "text": word(name, lang), "x": left / units_w, "y": 1 - top / units_h,
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
-            "showarrow": False, "font": {"size": 12, "color": "#6b7280"},
+            "showarrow": False, "font": {"size": font, "color": "#4b5563"},
         })
-        metas[name] = _meta(roads[name], name)
+        metas[name] = {**_meta(road, name), "cols": cols}
         metas[name].pop("road")
     layout["meta"] = {
         "road": "board",
         "rounds": metas["bead_plate"]["rounds"],
         "ask": ask,
+        "cell": round(cell, 2),
+        "lang": lang,
+        "held": hold_last,
         "roads": metas,
     }
     return go.Figure(data=data, layout=layout)
@@ -498,15 +583,24 @@ def _ask_marks(rounds: pl.DataFrame, ask: str, rows: int) -> dict[str, pl.DataFr
     return out
 
 
-def _ghost_traces(
-    name: str, cells: pl.DataFrame, cell_px: float, half: float
-) -> list[dict[str, Any]]:
+def _road_traces(name: str, road: pl.DataFrame, px: float, lang: str) -> list[dict[str, Any]]:
     if name == "bead_plate":
-        traces = _bead_traces(cells, cell_px, show_points=False)
+        return _bead_traces(road, px, lang=lang)
+    if name == "big_road":
+        return _big_road_traces(road, px, False)
+    return _derived_traces(road, name, px)
+
+
+def _ghost_traces(
+    name: str, cells: pl.DataFrame, cell_px: float, lang: str = "en"
+) -> list[dict[str, Any]]:
+    """The marks of one road's ask cell, faint; ``cell_px`` is that road's cell."""
+    if name == "bead_plate":
+        traces = _bead_traces(cells, cell_px, lang)
     elif name == "big_road":
         traces = _big_road_traces(cells, cell_px, mini=True)
     else:
-        traces = _derived_traces(cells, name, half)
+        traces = _derived_traces(cells, name, cell_px)
     for t in traces:
         t["name"] = f"ask {t['name']}"
         t["opacity"] = GHOST_OPACITY

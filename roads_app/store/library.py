@@ -102,6 +102,10 @@ def export_shoe(
     return storage.export_bytes(rounds, meta, fmt), export_name(meta, fmt)
 
 
+PNG_WIDTH_PX = 1400
+PNG_SCALE = 2
+
+
 def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
     """The scoreboard as a PNG: the dashboard's own board figure, rendered by kaleido.
 
@@ -115,7 +119,10 @@ def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
     except ImportError as e:  # pragma: no cover - depends on the install
         raise StorageError(f"PNG export needs {e.name}: pip install kaleido pillow") from None
     try:
-        png = pio.to_image(board_figure(rounds), format="png")
+        # The whole shoe laid out for a 1400 px page and drawn at twice that: a
+        # print-worthy sheet, every road whole, the same figure the dashboard shows.
+        png = pio.to_image(board_figure(rounds, width_px=PNG_WIDTH_PX), format="png",
+                           scale=PNG_SCALE)  # fmt: skip
     except Exception as e:  # kaleido or Chromium missing / failing
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise StorageError(f"cannot draw the board as PNG: {first}") from None
@@ -123,9 +130,9 @@ def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
         return png
     with Image.open(io.BytesIO(png)) as im:
         board = im.convert("RGB")
-    pad, head = 10, 26
+    pad, head = 20, 52
     sheet = Image.new("RGB", (board.width + 2 * pad, board.height + head + 2 * pad), "white")
-    ImageDraw.Draw(sheet).text((pad, pad), title[:80], fill="black")
+    ImageDraw.Draw(sheet).text((pad, pad), title[:80], fill="black", font_size=32)
     sheet.paste(board, (pad, pad + head))
     out = io.BytesIO()
     sheet.save(out, format="PNG")

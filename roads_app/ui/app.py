@@ -11,6 +11,8 @@ import streamlit as st
 
 from roads_app.ui import access
 from roads_app.ui.backtest_page import render_backtest_page
+from roads_app.ui.board_view import language_switch
+from roads_app.ui.display_page import render_display_page
 from roads_app.ui.entry_page import render_entry_page
 from roads_app.ui.library_page import render_library_page
 from roads_app.ui.live_odds import render_study_page
@@ -24,6 +26,8 @@ def pages() -> dict[str, list[st.Page]]:
         "Table": [
             st.Page(render_entry_page, title="Scoreboard", icon=":material/casino:",
                     url_path="scoreboard", default=True),
+            st.Page(render_display_page, title="Display screen", icon=":material/tv:",
+                    url_path="display"),
         ],
         "Shoes": [  # part 2: library, replay, lobby
             st.Page(render_lobby_page, title="Lobby", icon=":material/grid_view:",
@@ -60,7 +64,9 @@ def main() -> None:
     access.sidebar()
     sections = {name: [p for p in items if allowed(p.url_path)] for name, items in pages().items()}
     sections = {name: items for name, items in sections.items() if items}
-    st.navigation(sections, position="sidebar").run()
+    page = st.navigation(sections, position="sidebar")
+    language_switch()
+    page.run()
 
 
 main()

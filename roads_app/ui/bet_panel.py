@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
@@ -21,7 +22,7 @@ import streamlit as st
 
 from roads_app.bets import ledger as BL
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
-from roads_app.errors import RoadsAppError
+from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.store import db
 
@@ -69,7 +70,9 @@ def house_edges(table: Table, rounds: pl.DataFrame, meta: ShoeMeta) -> tuple[dic
 
 
 def _error(key: str, message: str | None) -> None:
-    st.session_state[f"{ERROR_KEY}.{key}"] = message
+    from roads_app.ui.session import scrub
+
+    st.session_state[f"{ERROR_KEY}.{key}"] = message and scrub(message)
 
 
 def _change(
@@ -168,34 +171,76 @@ def render_bet_panel(
         format_func=lambda c: f"{c:,}",
     )  # fmt: skip
     stake = _stake(key)
+    mode = _entry_mode(rounds, pos, key, choosable=position is None)
     edges, edge_note = house_edges(table, rounds.head(pos), meta)
     on_next = BL.pending(bets, next_round).group_by("bet").agg(pl.col("stake").sum())
     staked = dict(on_next.iter_rows())
+    hand = float(curve["bankroll"][-1])
+
+    def bet_button(bet_id: str, where: Any, main: bool = False) -> None:
+        bet = table.bets[bet_id]
+        reason = (
+            BL.can_place(bets, bet_id, stake, next_round, table)
+            or entry_reason(bet, mode)
+            or BL.beyond_bankroll(bets, stake, next_round, hand)
+        )
+        edge = edges.get(bet_id)
+        pays = f"{bet.payout:g}:1"
+        if bet.payouts.get("six") not in (None, bet.payout):
+            pays += f" (6: {bet.payouts['six']:g}:1)"
+        # The button holds the name (and the chips on it); payout and edge go under it,
+        # where they wrap in a narrow column instead of being cut off.
+        label = f"**{bet.label}**" if main else bet.label
+        price = pays if edge is None else f"{pays} · edge {100 * edge:.2f}%"
+        if staked.get(bet_id):
+            label += f" · **{staked[bet_id]:,.0f}**"
+        about = f"{bet.label} pays {pays}"
+        if edge is not None:
+            about += f"; house edge {100 * edge:.4f}%"
+        where.button(
+            label, key=f"{key}_bet_{bet_id}", disabled=reason is not None,
+            help=reason or about, width="stretch",
+            type="primary" if main and staked.get(bet_id) else "secondary",
+            on_click=_change,
+            args=(key, *args, _placer(bet_id, stake, next_round, table, hand, mode),
+                  ensure_saved),
+        )  # fmt: skip
+        where.caption(f"{price}. {reason}" if reason and main else price)
+
+    # The betting layout: side bets of each hand above it, the main three in a row.
+    left, middle, right = st.columns(3, gap="small")
+    for bet_id in table.bets:
+        if bet_id not in MAIN_BETS:
+            bet_button(bet_id, {"player": left, "banker": right}.get(_side_of(bet_id), middle))
+    for bet_id, col in zip(MAIN_BETS, st.columns(3, gap="small"), strict=True):
+        if bet_id in table.bets:
+            bet_button(bet_id, col, main=True)
+    unsettled = [b.label for b in table.bets.values() if entry_reason(b, mode)]
+    if unsettled:
+        st.caption(
+            f"Not offered while rounds are entered by {ENTRY_LABELS[mode].lower()}: "
+            f"{', '.join(unsettled)} (they need {_needs_text(table, mode)})."
+        )
     with st.container(horizontal=True, gap="small", key=f"{key}_buttons"):
-        for bet_id, bet in table.bets.items():
-            reason = BL.can_place(bets, bet_id, stake, next_round, table)
-            edge = edges.get(bet_id)
-            label = f"{bet.label} {bet.payout:g}:1"
-            if edge is not None:
-                label += f" · {100 * edge:.2f}%"
-            if staked.get(bet_id):
-                label += f" · **{staked[bet_id]:,.0f}**"
-            about = f"{bet.label} pays {bet.payout:g} to 1"
-            if edge is not None:
-                about += f"; house edge {100 * edge:.4f}%"
-            st.button(
-                label, key=f"{key}_bet_{bet_id}", disabled=reason is not None,
-                help=reason or about,
-                on_click=_change,
-                args=(key, *args, _placer(bet_id, stake, next_round, table), ensure_saved),
-            )  # fmt: skip
         for name, parts in table.shortcuts.items():
-            reason = table.can_place(name, next_round, stake)
+            total = stake * len(parts)
+            reason = (
+                next((entry_reason(table.bets[p], mode) for p in parts
+                      if p in table.bets and entry_reason(table.bets[p], mode)), None)
+                or BL.beyond_bankroll(bets, total, next_round, hand)
+                or table.can_place(name, next_round, stake)
+            )  # fmt: skip
+            part_edges = [edges.get(p) for p in parts]
+            price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
+            if None not in part_edges:
+                price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
+            labels = " + ".join(table.bets[p].label if p in table.bets else p for p in parts)
             st.button(
-                SHORTCUT_LABELS.get(name, name), key=f"{key}_short_{name}",
-                disabled=reason is not None, help=reason or " + ".join(parts),
+                f"{SHORTCUT_LABELS.get(name, name)} · {price}", key=f"{key}_short_{name}",
+                disabled=reason is not None, help=reason or labels,
                 on_click=_change,
-                args=(key, *args, _shortcut(parts, stake, next_round, table), ensure_saved),
+                args=(key, *args, _shortcut(parts, stake, next_round, table, hand, mode),
+                      ensure_saved),
             )  # fmt: skip
     closed = [
         b.label for b in table.bets.values()
@@ -205,6 +250,12 @@ def render_bet_panel(
         st.caption(f"Closed for round {next_round}: {', '.join(closed)}.")
     st.caption(f"Buttons: payout · house {edge_note}.")
     with st.container(horizontal=True, gap="small"):
+        st.button(
+            "Undo last chip", key=f"{key}_undo_chip", icon=":material/undo:",
+            disabled=not BL.can_clear(bets, next_round),
+            on_click=_change,
+            args=(key, *args, lambda b: BL.undo_last(b, next_round), None),
+        )  # fmt: skip
         st.button(
             "Clear bets", key=f"{key}_clear", disabled=not BL.can_clear(bets, next_round),
             on_click=_change,
@@ -230,16 +281,117 @@ def render_bet_panel(
     render_history(settled, table)
 
 
-def _placer(
-    bet_id: str, stake: float, round_no: int, table: Table
+def _checked(
+    change: Callable[[pl.DataFrame], pl.DataFrame],
+    bet_ids: tuple[str, ...],
+    total: float,
+    round_no: int,
+    table: Table,
+    bankroll: float,
+    mode: str,
 ) -> Callable[[pl.DataFrame], pl.DataFrame]:
-    return lambda b: BL.place(b, bet_id, stake, round_no=round_no, table=table)
+    """The change, refused (one line) if the entry mode or the bankroll cannot take it:
+    the check the button made is made again on the ledger as it is when clicked."""
+
+    def run(bets: pl.DataFrame) -> pl.DataFrame:
+        for bet_id in bet_ids:
+            if bet_id in table.bets and (why := entry_reason(table.bets[bet_id], mode)):
+                raise BetError(why)
+        if why := BL.beyond_bankroll(bets, total, round_no, bankroll):
+            raise BetError(why)
+        return change(bets)
+
+    return run
+
+
+def _placer(
+    bet_id: str, stake: float, round_no: int, table: Table, bankroll: float, mode: str
+) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    return _checked(lambda b: BL.place(b, bet_id, stake, round_no=round_no, table=table),
+                    (bet_id,), stake, round_no, table, bankroll, mode)  # fmt: skip
 
 
 def _shortcut(
-    parts: tuple[str, ...], stake: float, round_no: int, table: Table
+    parts: tuple[str, ...], stake: float, round_no: int, table: Table, bankroll: float,
+    mode: str,
 ) -> Callable[[pl.DataFrame], pl.DataFrame]:
-    return lambda b: BL.place_shortcut(b, parts, stake, round_no=round_no, table=table)
+    return _checked(
+        lambda b: BL.place_shortcut(b, parts, stake, round_no=round_no, table=table),
+        tuple(parts), stake * len(parts), round_no, table, bankroll, mode,
+    )
+
+
+# --- what the entry mode can settle ------------------------------------------------------
+
+MAIN_BETS: tuple[str, ...] = ("player", "tie", "banker")
+ENTRY_ORDER: tuple[str, ...] = ("winner", "points", "cards")
+"""How much of a round is entered, least first; a bet needs its kind's `entry` or more."""
+ENTRY_LABELS: dict[str, str] = {"winner": "Result only", "points": "Points", "cards": "Cards"}
+NEED_WORDS: dict[str, str] = {"points": "the totals (and pair flags)", "cards": "the cards"}
+
+
+def entry_reason(bet: Any, mode: str) -> str | None:
+    """Why ``bet`` is not offered when rounds are entered by ``mode`` (None: it is).
+
+    A bet whose result depends on what the entry does not record (Banker's half pay on
+    a 6 when only the winner is keyed, Big/Small without the cards) would be taken and
+    then come back refused; it is not offered instead.
+    """
+    need = needed_entry(bet)
+    if ENTRY_ORDER.index(need) <= ENTRY_ORDER.index(mode):
+        return None
+    return (f"{bet.label} needs {NEED_WORDS[need]} of the round: "
+            f"enter it by {need} to bet on it")  # fmt: skip
+
+
+def needed_entry(bet: Any) -> str:
+    """The least entry that settles ``bet`` *at this table*: its kind's `entry`, except
+    that data which only chooses between payouts this table pays alike is not needed
+    (Banker needs the totals only where a win on 6 pays less)."""
+    need = str(bet.spec.entry)
+    spec = bet.spec
+    if (need == "points" and set(spec.needs) <= {"winner", "points"}
+            and len(spec.payouts) > 1 and len(set(bet.payouts.values())) == 1):  # fmt: skip
+        return "winner"
+    return need
+
+
+def _needs_text(table: Table, mode: str) -> str:
+    needs = {needed_entry(b) for b in table.bets.values() if entry_reason(b, mode)}
+    return " or ".join(NEED_WORDS[n] for n in ENTRY_ORDER if n in needs)
+
+
+def _side_of(bet_id: str) -> str:
+    """Which hand a side bet belongs to on the layout (player, banker, or neither)."""
+    for side in ("player", "banker"):
+        if bet_id.startswith(f"{side}_") or bet_id.endswith(f"_{side}"):
+            return side
+    return "middle"
+
+
+def round_entry(row: dict[str, Any]) -> str:
+    """How a round was entered: by its cards, its points, or its winner only."""
+    if row.get("player_cards") is not None:
+        return "cards"
+    return "points" if row.get("player_points") is not None else "winner"
+
+
+def _entry_mode(rounds: pl.DataFrame, pos: int, key: str, *, choosable: bool) -> str:
+    """How the next round will be entered: picked on the scoreboard (the last round's
+    way by default), and what the next round holds when replaying a shoe."""
+    if not choosable:
+        return round_entry(rounds.row(pos, named=True)) if pos < rounds.height else "cards"
+    widget = f"{key}_entry_mode"
+    if st.session_state.get(widget) not in ENTRY_ORDER:
+        st.session_state[widget] = (
+            round_entry(rounds.row(rounds.height - 1, named=True)) if rounds.height else "winner"
+        )
+    st.segmented_control(
+        "Next round entered by", ENTRY_ORDER, key=widget, required=True,
+        format_func=ENTRY_LABELS.__getitem__,
+        help="bets that need more than this are not offered for the next round",
+    )  # fmt: skip
+    return str(st.session_state[widget])
 
 
 def render_history(settled: pl.DataFrame, table: Table) -> None:

@@ -21,6 +21,7 @@ from roads_app.game.rounds import (
     add_cards,
     add_points,
     add_winner,
+    apply_keys,
     can_undo,
     edit_round,
     round_by_cards,
@@ -28,11 +29,11 @@ from roads_app.game.rounds import (
     round_by_winner,
     undo,
 )
-from roads_app.render import board
-from roads_app.roads.grids import ask_road
+from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import access, session
+from roads_app.ui import access, board_host, session
 from roads_app.ui.bet_panel import render_entry_bets
+from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.live_odds import render_live_odds
 
 FLAGS: tuple[tuple[str, str], ...] = (
@@ -40,11 +41,6 @@ FLAGS: tuple[tuple[str, str], ...] = (
     ("player_pair", "Player pair"),
     ("player_natural", "Player natural"),
     ("banker_natural", "Banker natural"),
-)
-WINNER_BUTTONS: tuple[tuple[str, str, str], ...] = (
-    ("B", ":red[**Banker**]", "B"),
-    ("P", ":blue[**Player**]", "P"),
-    ("T", ":green[**Tie**]", "T"),
 )
 WINNER_WORD = {"B": "Banker", "P": "Player", "T": "Tie"}
 
@@ -90,6 +86,23 @@ def on_cards() -> None:
 
 def on_undo() -> None:
     session.apply("result", lambda r, m: undo(r))
+
+
+def on_keys(keys: list[str]) -> None:
+    """B/P/T/U presses from the page's queue, applied in order and saved in one write."""
+    flags = _flags()
+    notes: list[str] = []
+
+    def change(rounds: pl.DataFrame, meta: ShoeMeta) -> pl.DataFrame:
+        out, skipped = apply_keys(rounds, keys, decks=meta.decks, **flags)
+        notes.extend(skipped)
+        return out
+
+    if session.apply("result", change):
+        if set(keys) - {"u"}:
+            _reset_flags()
+        if notes:
+            session.set_error("result", "; ".join(dict.fromkeys(notes)))
 
 
 def on_bring_back() -> None:
@@ -140,29 +153,10 @@ def on_new_shoe() -> None:
 # --- drawing ---------------------------------------------------------------------------------
 
 
-def _chart(fig: Any, key: str) -> None:
-    st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
-
-
-def render_board(rounds: pl.DataFrame, ask: str | None = None) -> None:
-    """The five roads as one figure: one Plotly update in the browser per result.
-
-    ``ask`` ("B"/"P") ghosts on the board the marks that result would add.
-    """
-    _chart(board.board_figure(rounds, ask=ask), "board")
-
-
-def render_ask_road(rounds: pl.DataFrame) -> None:
-    """What each derived road would add after a Banker or a Player result.
-
-    Always as text; picking one also ghosts its marks on the board (next rerun draws it).
-    """
-    st.markdown("**Ask road**")
-    for side, word in (("B", "Banker"), ("P", "Player")):
-        marks = ask_road(rounds, side)
-        st.markdown(f"{word} next? {board.ask_road_text(marks)}")
+def render_ask_toggle() -> None:
+    """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
-        "Ghost it on the board", ["B", "P"], key="ask_road", format_func=WINNER_WORD.__getitem__
+        "Ask road on the board", ["B", "P"], key="ask_road", format_func=WINNER_WORD.__getitem__
     )
 
 
@@ -207,7 +201,9 @@ def _header(state: session.ShoeState) -> None:
     st.markdown(
         f"### {title}\n"
         f"Table **{meta.rules}** · {meta.decks} decks{saved} · "
-        f"<span data-testid='round-count'>Round {state.round_count}</span>",
+        f"<span data-testid='round-count'>Round {state.round_count}</span>"
+        + (f" · <a href='display?shoe={meta.id}' target='_blank'>display screen</a>"
+           if state.saved else ""),
         unsafe_allow_html=True,
     )
 
@@ -220,13 +216,16 @@ def _error(area: str) -> None:
 
 def render_quick_entry(state: session.ShoeState) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        for w, label, key in WINNER_BUTTONS:
-            st.button(label, key=f"btn_{w}", shortcut=key, on_click=on_winner, args=(w,))
-        st.button("Undo", key="btn_undo", shortcut="U", on_click=on_undo,
+        lg = lang()
+        for w, colour in (("B", "red"), ("P", "blue"), ("T", "green")):
+            st.button(f":{colour}[**{word(w, lg)}**] · {w}", key=f"btn_{w}",
+                      on_click=on_winner, args=(w,))  # fmt: skip
+        st.button(f"{word('undo', lg)} · U", key="btn_undo", on_click=on_undo,
                   disabled=not can_undo(state.rounds), icon=":material/undo:")
         st.button("Bring back", key="btn_redo", on_click=on_bring_back,
                   disabled=not session.can_bring_back(state), icon=":material/redo:",
                   help="bring back the round the last undo took away")  # fmt: skip
+        render_ask_toggle()
     with st.container(horizontal=True, gap="medium"):
         for k, label in FLAGS:
             st.toggle(label, key=f"flag_{k}")
@@ -235,20 +234,20 @@ def render_quick_entry(state: session.ShoeState) -> None:
 
 def render_points_entry() -> None:
     with st.form("points_form", border=False):
-        c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        c1, c2 = st.columns(2, vertical_alignment="bottom")
         c1.number_input("Player points", 0, 9, value=None, step=1, key="points_player")
         c2.number_input("Banker points", 0, 9, value=None, step=1, key="points_banker")
-        c3.form_submit_button("Add by points", on_click=on_points)
+        st.form_submit_button("Add by points", on_click=on_points)
     st.caption("The pair and natural toggles above apply to this round too.")
     _error("points")
 
 
 def render_cards_entry() -> None:
     with st.form("cards_form", border=False):
-        c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
+        c1, c2 = st.columns(2, vertical_alignment="bottom")
         c1.text_input("Player cards", key="cards_player", placeholder="9s Kd")
         c2.text_input("Banker cards", key="cards_banker", placeholder="5c 2h 3d")
-        c3.form_submit_button("Add by cards", on_click=on_cards)
+        st.form_submit_button("Add by cards", on_click=on_cards)
     st.caption("Ranks A 2-9 T J Q K, suits s h d c, in dealing order; drawing rules checked.")
     _error("cards")
 
@@ -264,19 +263,26 @@ def render_edit(state: session.ShoeState) -> None:
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
     no = int(c1.number_input("Round", 1, n, step=1, key="edit_round"))
     c2.caption(f"Round {no} now: {_describe(state.rounds.row(no - 1, named=True))}")
+    # Outside the form, so picking how to replace the round shows only its inputs.
+    how = st.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
+                               key="edit_how", required=True)  # fmt: skip
     with st.form("edit_form", border=False):
-        st.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
-                             key="edit_how", required=True)
-        c1, c2, c3, c4 = st.columns(4)
-        c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
-                     format_func=WINNER_WORD.__getitem__)
-        c2.number_input("Player points", 0, 9, value=None, step=1, key="edit_pp")
-        c3.number_input("Banker points", 0, 9, value=None, step=1, key="edit_bp")
-        c4.checkbox("Banker pair", key="edit_banker_pair")
-        c4.checkbox("Player pair", key="edit_player_pair")
-        c1, c2 = st.columns(2)
-        c1.text_input("Player cards", key="edit_pc", placeholder="9s Kd")
-        c2.text_input("Banker cards", key="edit_bc", placeholder="5c 2h 3d")
+        if how == "Result":
+            c1, c2 = st.columns(2)
+            c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
+                         format_func=WINNER_WORD.__getitem__)
+        elif how == "Points":
+            c1, c2, c3 = st.columns(3)
+            c1.number_input("Player points", 0, 9, value=None, step=1, key="edit_pp")
+            c2.number_input("Banker points", 0, 9, value=None, step=1, key="edit_bp")
+            c2 = c3
+        else:
+            c1, c2 = st.columns(2)
+            c1.text_input("Player cards", key="edit_pc", placeholder="9s Kd")
+            c2.text_input("Banker cards", key="edit_bc", placeholder="5c 2h 3d")
+        if how != "Cards":  # cards say for themselves whether there is a pair
+            c2.checkbox("Banker pair", key="edit_banker_pair")
+            c2.checkbox("Player pair", key="edit_player_pair")
         st.form_submit_button("Replace round", on_click=on_edit)
     _error("edit")
 
@@ -304,16 +310,33 @@ def render_new_shoe(state: session.ShoeState) -> None:
     _error("new")
 
 
+def render_resume() -> None:
+    """A bare URL on a new, empty shoe: offer the last shoe to go on with."""
+    last = session.last_shoe()
+    if last is None:
+        return
+    with st.container(horizontal=True, vertical_alignment="center", key="resume"):
+        st.markdown(f"Go on with **{last['name'] or last['id']}** ({last['rounds']} rounds)?"
+                    " Or enter a result to start this new shoe.")  # fmt: skip
+        st.button("Continue last shoe", key="btn_resume", icon=":material/history:",
+                  on_click=session.open_shoe, args=(last["id"],))  # fmt: skip
+
+
 @st.fragment
 def shoe_fragment() -> None:
-    """The part of the page one result reruns."""
+    """The part of the page one result reruns: the board across the whole width, the
+    entry under it, then the entry tabs and bets beside the statistics and odds (the
+    two stack on a phone)."""
+    board_host.mount(on_keys)
     state = session.current()
     _error("shoe")
     _header(state)
-    main, side = st.columns([3.4, 1], gap="medium")
+    if not state.saved:
+        render_resume()
+    render_board(state.rounds, ask=st.session_state.get("ask_road"))
+    render_quick_entry(state)
+    main, side = st.columns([1.25, 1], gap="medium")
     with main:
-        render_board(state.rounds, ask=st.session_state.get("ask_road"))
-        render_quick_entry(state)
         points, cards, edit, new = st.tabs(["By points", "By cards", "Edit a round", "New shoe"])
         with points:
             render_points_entry()
@@ -326,7 +349,6 @@ def shoe_fragment() -> None:
         render_entry_bets(state)
     with side:
         render_stats(state.rounds)
-        render_ask_road(state.rounds)
         render_odds(state)
 
 

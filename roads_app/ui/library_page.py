@@ -25,6 +25,7 @@ from roads_app.ui import session
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list
 IMPORT_ERROR = "library.import_error"
+UPLOAD_ROUND = "library.upload_round"
 CONFIRM = "library.confirm_delete"
 UPLOAD = "library_upload"
 UPLOAD_MB = storage.MAX_IMPORT_BYTES // 2**20
@@ -68,9 +69,16 @@ def _say(kind: str, text: str) -> None:
     st.session_state[MESSAGE] = (kind, text)
 
 
+def _upload_key() -> str:
+    """The uploader's key; a new one after each import empties it (its file is not
+    something Streamlit lets a script clear), so a second click cannot add it twice."""
+    n = st.session_state.get(UPLOAD_ROUND, 0)
+    return f"{UPLOAD}.{n}" if n else UPLOAD
+
+
 def on_import() -> None:
     st.session_state[IMPORT_ERROR] = None
-    upload = st.session_state.get(UPLOAD)
+    upload = st.session_state.get(_upload_key())
     if upload is None:
         st.session_state[IMPORT_ERROR] = "choose a .csv, .json or .parquet file first"
         return
@@ -81,6 +89,8 @@ def on_import() -> None:
         st.session_state[IMPORT_ERROR] = str(e)
         return
     _say("success", f"added {meta.name!r} ({meta.id}) to the library")
+    st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
+    st.session_state["library_import_name"] = ""
 
 
 def on_rename(shoe_id: str) -> None:
@@ -188,9 +198,9 @@ def render_import() -> None:
     st.markdown("**Import a shoe**")
     st.file_uploader(
         f"CSV, JSON or Parquet, at most {UPLOAD_MB} MB", type=["csv", "json", "parquet"],
-        key=UPLOAD, max_upload_size=UPLOAD_MB,
+        key=_upload_key(), max_upload_size=UPLOAD_MB,
     )  # fmt: skip
-    chosen = st.session_state.get(UPLOAD)
+    chosen = st.session_state.get(_upload_key())
     if chosen is not None:
         st.caption(f"Ready to add: {chosen.name} ({chosen.size:,} bytes)")
     st.text_input("Name (optional)", key="library_import_name", max_chars=100)
@@ -219,7 +229,9 @@ def render_library_page() -> None:
     st.markdown(f"**{shoes.height} saved shoe{'s' if shoes.height != 1 else ''}**")
     query = st.text_input("Filter by name", key="library_filter", placeholder="name contains…")
     if query:
-        shoes = shoes.filter(pl.col("name").str.contains(query, literal=True, strict=False))
+        shoes = shoes.filter(  # as a person reads names: "Macau" finds "macau evening"
+            pl.col("name").str.to_lowercase().str.contains(query.lower(), literal=True)
+        )
     for row in shoes.iter_rows(named=True):
         render_row(row, folder)
     render_trash(folder)

@@ -22,6 +22,7 @@ from roads_app.bets import live_odds as L
 from roads_app.bets.tables import Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.render import board
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -192,6 +193,23 @@ def render_live_odds(
 
 # --- the EV chart through a shoe -----------------------------------------------------------
 
+SIDE_BET_COLOURS: tuple[str, ...] = ("#8e24aa", "#ef6c00", "#00838f", "#6d4c41", "#c2185b",
+                                     "#546e7a", "#9e9d24", "#5e35b1", "#f9a825", "#00695c")
+"""Side bets: colours clear of the board's Banker red, Player blue and Tie green."""
+
+
+def bet_colour(bet: str, bets: list[str]) -> str:
+    """Banker red, Player blue, Tie green as on the board; side bets from a fixed palette.
+
+    >>> bet_colour("banker", ["player", "banker"]), bet_colour("player", ["player"])
+    ('#d32f2f', '#1565c0')
+    """
+    main = {"banker": board.RED, "player": board.BLUE, "tie": board.GREEN}
+    if bet in main:
+        return main[bet]
+    side = [b for b in bets if b not in main]
+    return SIDE_BET_COLOURS[side.index(bet) % len(SIDE_BET_COLOURS)] if bet in side else "#555"
+
 
 def ev_figure(
     chart: pl.DataFrame, bets: list[str], upto: int | None = None, last_hand: int | None = None
@@ -215,6 +233,7 @@ def ev_figure(
                 y=(100 * one["ev"]).to_list(),
                 mode="lines",
                 name=label,
+                line={"color": bet_colour(bet, bets)},
                 legendgroup=bet,
                 hovertemplate=f"{label}<br>hand %{{x}}: EV %{{y:+.3f}}%<extra></extra>",
             )
@@ -229,7 +248,8 @@ def ev_figure(
                     name=f"{label} positive",
                     legendgroup=bet,
                     showlegend=False,
-                    marker={"size": 8, "symbol": "circle", "line": {"width": 1, "color": "black"}},
+                    marker={"size": 8, "symbol": "circle", "color": bet_colour(bet, bets),
+                            "line": {"width": 1, "color": "black"}},
                     hovertemplate=f"{label} positive<br>hand %{{x}}: EV %{{y:+.3f}}%"
                     "<extra></extra>",
                 )
@@ -399,7 +419,9 @@ def render_study_page() -> None:
         for bet in per_shoe["bet"].unique(maintain_order=True).to_list():
             one = per_shoe.filter(pl.col("bet") == bet)
             label = result.summary.filter(pl.col("bet") == bet)["label"][0]
-            fig.add_trace(go.Box(y=one["net"].to_list(), name=label, boxmean=True))
+            fig.add_trace(go.Box(y=one["net"].to_list(), name=label, boxmean=True,
+                                 marker_color=bet_colour(bet, per_shoe["bet"].unique(
+                                     maintain_order=True).to_list())))  # fmt: skip
         fig.update_layout(
             height=320,
             margin={"l": 40, "r": 10, "t": 30, "b": 40},

@@ -117,11 +117,18 @@ REVEAL_CSS = """
 .rv-back{background:repeating-linear-gradient(45deg,#1565c0 0 6px,#1e88e5 6px 12px);
   animation:rv-hide .1s forwards}
 .rv-face{background:#fff;opacity:0;animation:rv-show .1s forwards}
+.rv-total{opacity:0;animation:rv-show .1s forwards}
 @keyframes rv-deal{to{opacity:1}}
 @keyframes rv-hide{to{opacity:0}}
 @keyframes rv-show{to{opacity:1}}
 </style>
 """
+
+
+def reveal_done_s(row: dict, seconds: float) -> float:
+    """Seconds until the reveal of ``row`` spread over ``seconds`` has turned its last card."""
+    steps = R.reveal_steps(row["player_cards"], row["banker_cards"])
+    return (len(steps) - 1) * seconds / len(steps) + 0.1
 
 
 def reveal_html(row: dict, seconds: float) -> str:
@@ -141,6 +148,7 @@ def reveal_html(row: dict, seconds: float) -> str:
                 if code not in (None, R.FACE_DOWN) and (side, i) not in turned:
                     turned[(side, i)] = k
     order = sorted(turned, key=turned.__getitem__)
+    done = reveal_done_s(row, seconds)  # the totals wait for the last card
 
     def side_html(side: str, cards: list[str], title: str, pts: object) -> str:
         parts = []
@@ -153,7 +161,8 @@ def reveal_html(row: dict, seconds: float) -> str:
         return (
             f"<div class='rv-side' data-side='{side}'><b>{title}</b>"
             f"<div class='rv-cards'>{''.join(parts)}</div>"
-            f"<small>{pts if pts is not None else ''}</small></div>"
+            f"<small class='rv-total' data-testid='reveal-total' "
+            f"style='animation-delay:{done:.3f}s'>{pts if pts is not None else ''}</small></div>"
         )
 
     body = side_html("P", pc, "Player", row["player_points"]) + side_html(
@@ -183,7 +192,9 @@ def _position_line(pos: int, n: int) -> None:
 
 def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> None:
     """The fragment: where the shoe is, and everything that follows the position."""
-    from roads_app.ui.entry_page import render_board, render_stats
+    from roads_app.ui import board_host
+    from roads_app.ui.board_view import render_board
+    from roads_app.ui.entry_page import render_stats
 
     n = rounds.height
     pos = st.session_state.get(POS, n)
@@ -215,12 +226,16 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
                   args=(n, shoe_id), disabled=n == 0)  # fmt: skip
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
-        render_board(shown)
-        if st.session_state.get(REVEAL, True) and pos:
-            row = shown.row(pos - 1, named=True)
-            if row["player_cards"] is not None:
-                st.caption(f"Round {pos} as it was dealt")
-                st.html(reveal_html(row, 0.9 / _speed()))
+        board_host.mount()
+        row = shown.row(pos - 1, named=True) if pos else None
+        revealing = bool(
+            st.session_state.get(REVEAL, True) and row and row["player_cards"] is not None
+        )
+        # While the hand's cards are still face down the board must not tell the result.
+        render_board(shown, hold_last_s=reveal_done_s(row, 0.9 / _speed()) if revealing else None)
+        if revealing:
+            st.caption(f"Round {pos} as it was dealt")
+            st.html(reveal_html(row, 0.9 / _speed()))
         render_ev(rounds, meta, pos)
     with side:
         render_stats(shown)

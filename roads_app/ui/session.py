@@ -116,6 +116,29 @@ def save_checked(
     return ShoeState(rounds, db_.meta(state.meta.id), saved=True, version=version)
 
 
+def shoe_version(shoe_id: str) -> int | None:
+    """The saved shoe's current version in the store (None: no such shoe, or trashed).
+
+    The one place a follower (the display page) asks whether a shoe moved: one indexed
+    read of the database, so any writer (a tab, the CLI, the HTTP API) is seen.
+    """
+    try:
+        return store().version(storage.check_shoe_id(shoe_id))
+    except RoadsAppError:
+        return None
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _load_version(shoe_id: str, folder: str, version: int) -> tuple[pl.DataFrame, ShoeMeta]:
+    saved = store(Path(folder)).load(shoe_id)
+    return saved.rounds, saved.meta
+
+
+def load_for_display(shoe_id: str, version: int) -> tuple[pl.DataFrame, ShoeMeta]:
+    """A saved shoe at ``version``, read from the store only when the version moved."""
+    return _load_version(shoe_id, str(data_dir()), version)
+
+
 # --- the tab's state (Streamlit) ----------------------------------------------------------
 
 
@@ -137,8 +160,22 @@ def errors() -> dict[str, str]:
     return st.session_state.setdefault(ERRORS_KEY, {})
 
 
+def scrub(message: str, folder: Path | None = None) -> str:
+    """A message fit for a browser: the server's own folder paths are not the reader's
+    business (and may be another person's machine), so they become "the data folder".
+
+    >>> scrub("no saved shoe 'x' in /srv/roads/data", Path("/srv/roads/data"))
+    "no saved shoe 'x' in the data folder"
+    >>> scrub("/srv/roads/data/roads.db: is busy", Path("/srv/roads/data"))
+    'roads.db in the data folder: is busy'
+    """
+    root = str(folder or data_dir())
+    message = message.replace(root + "/roads.db", "roads.db in the data folder")
+    return message.replace(root, "the data folder")
+
+
 def set_error(area: str, message: str) -> None:
-    errors()[area] = message
+    errors()[area] = scrub(message)
 
 
 def clear_errors() -> None:
@@ -224,6 +261,17 @@ def bring_back(area: str = "result") -> bool:
         set_error(area, str(e))
         return False
     return True
+
+
+def last_shoe() -> dict | None:
+    """The most recently changed shoe that has rounds (not a shipped sample), if any:
+    what a bare URL offers to continue, instead of piling up empty shoes."""
+    try:
+        shoes = store().list_shoes()
+    except RoadsAppError:
+        return None
+    mine = shoes.filter((pl.col("rounds") > 0) & ~pl.col("id").str.starts_with("sample"))
+    return mine.row(0, named=True) if mine.height else None
 
 
 def start_new_shoe(rules: str, decks: int) -> ShoeState:

@@ -1,0 +1,43 @@
+"""The board's words in English and Chinese, read from the catalogue `i18n.toml`.
+
+The catalogue is data: adding a language is adding a table to the TOML file. Every
+language must have every key of English, checked when the catalogue is first read, so
+a missing translation is caught at load and never shows as a blank on the board.
+
+>>> word("big_road", "zh"), word("B", "en"), word("round_of", "zh", n=3)
+('大路', 'Banker', '第 3 局')
+>>> LANGUAGES
+('en', 'zh')
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+CATALOGUE = Path(__file__).with_name("i18n.toml")
+DEFAULT = "en"
+
+
+@cache
+def catalogue() -> dict[str, dict[str, str]]:
+    """Every language's words, checked complete against English."""
+    with CATALOGUE.open("rb") as f:
+        data: dict[str, dict[str, str]] = tomllib.load(f)
+    keys = set(data[DEFAULT])
+    for lang, words in data.items():
+        missing = keys - set(words)
+        if missing:
+            raise ValueError(f"{CATALOGUE.name}: [{lang}] lacks {', '.join(sorted(missing))}")
+    return data
+
+
+LANGUAGES: tuple[str, ...] = tuple(catalogue())
+
+
+def word(key: str, lang: str = DEFAULT, **fields: object) -> str:
+    """The word for ``key`` in ``lang`` (English for an unknown language)."""
+    words = catalogue().get(lang) or catalogue()[DEFAULT]
+    text = words[key]
+    return text.format(**fields) if fields else text

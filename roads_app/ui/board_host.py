@@ -1,0 +1,180 @@
+"""The board's eyes and ears in the browser: how wide it may be, and the B/P/T/U keys.
+
+One small `st.components.v2` component (its script runs in the page itself, no iframe)
+sits above the board. It reports the width the board has on the page, so the board is
+laid out for that width with every mark sized from its cell, never squeezed by the
+browser afterwards. On the scoreboard it also takes the result keys.
+
+Why keys do not go through ``st.button(shortcut=...)``: a button press is a one-shot
+trigger, and presses that arrive while the script is still running are folded into one
+rerun, so fast typing lost results. Here every key press goes into a queue in the page
+with a sequence number; the component's state is the *whole* queue of presses the server
+has not acknowledged yet, so however Streamlit folds reruns, the latest state still
+holds every press. The server applies the presses it has not applied yet, in order
+(`unapplied`), and sends back the last sequence number it applied; the page then drops
+those from its queue, and sends again what stays unacknowledged for a second (a rerun
+request made while a run is starting can be swallowed). A page load starts a new
+epoch, so numbers never collide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+KEYS = ("b", "p", "t", "u")
+WIDGET_KEY = "board_host"
+APPLIED_KEY = "roads_app.keys_applied"  # (epoch, last sequence number applied)
+WIDTH_KEY = "roads_app.board_width"
+
+_JS = r"""
+export default function (component) {
+  const { data, setStateValue, parentElement } = component;
+  const root = parentElement.host || parentElement;
+  const box = root.closest('[data-testid="stVerticalBlock"]') || root;
+  let sent = null;
+  const report = () => {
+    const w = Math.floor(box.getBoundingClientRect().width);
+    if (w > 0 && w !== sent && Math.abs(w - (data.width || 0)) >= 2) {
+      sent = w;
+      setStateValue('width', w);
+    }
+  };
+  const watcher = new ResizeObserver(report);
+  watcher.observe(box);
+  report();
+  if (!data.keys) return () => watcher.disconnect();
+
+  const q = window.__roadsKeys || (window.__roadsKeys = {
+    epoch: Date.now().toString(36) + Math.random().toString(36).slice(2, 8),
+    seq: 0, pending: [], send: null, listener: null,
+  });
+  q.send = setStateValue;
+  if (data.epoch === q.epoch) q.pending = q.pending.filter(p => p[0] > data.acked);
+  const typing = (el) => el && (el.isContentEditable ||
+    ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+  if (!q.listener) {
+    q.listener = (e) => {
+      const key = (e.key || '').toLowerCase();
+      if (!KEYS.includes(key) || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+      if (typing(e.target) || typing(document.activeElement)) return;
+      e.preventDefault();
+      q.pending.push([++q.seq, key]);
+      q.flush();
+    };
+    // ``at`` makes a resend differ from the last send, so it is never deduplicated.
+    q.flush = () => {
+      q.sentAt = Date.now();
+      q.send('presses', { epoch: q.epoch, items: q.pending.slice(), at: q.sentAt });
+    };
+    document.addEventListener('keydown', q.listener, true);
+    // A rerun request can be swallowed while another run is starting (right after a
+    // page load): presses not acknowledged within a second are sent again.
+    q.retry = setInterval(() => {
+      if (q.pending.length && Date.now() - q.sentAt > 1000) q.flush();
+    }, 500);
+  }
+  document.documentElement.dataset.roadsKeys = 'ready';
+  return () => {
+    watcher.disconnect();
+    document.removeEventListener('keydown', q.listener, true);
+    clearInterval(q.retry);
+    q.listener = null;
+    delete document.documentElement.dataset.roadsKeys;
+  };
+}
+""".replace("KEYS", repr(list(KEYS)))
+
+_component = st.components.v2.component("roads_app.board_host", js=_JS, isolate_styles=False)
+
+
+def unapplied(value: Any, applied: tuple[str, int] | None) -> tuple[str, list[tuple[int, str]]]:
+    """The presses in the page's queue the server has not applied yet, oldest first.
+
+    >>> unapplied({"epoch": "e1", "items": [[1, "b"], [2, "p"], [3, "u"]]}, ("e1", 1))
+    ('e1', [(2, 'p'), (3, 'u')])
+    >>> unapplied({"epoch": "e2", "items": [[1, "t"]]}, ("e1", 9))  # a new page load
+    ('e2', [(1, 't')])
+    >>> unapplied({"epoch": "e2", "items": [[1, "x"], [2, "b"]]}, None)  # not a key
+    ('e2', [(2, 'b')])
+    """
+    if not isinstance(value, dict) or not isinstance(value.get("epoch"), str):
+        return "", []
+    epoch = value["epoch"]
+    last = applied[1] if applied and applied[0] == epoch else 0
+    items = sorted(
+        (int(seq), key) for seq, key in value.get("items") or [] if key in KEYS
+    )
+    return epoch, [(seq, key) for seq, key in items if seq > last]
+
+
+def _state(name: str) -> Any:
+    value = st.session_state.get(WIDGET_KEY)
+    try:
+        return value[name] if value is not None else None
+    except (KeyError, TypeError):
+        return getattr(value, name, None)
+
+
+def board_width(default: int) -> int:
+    """The board's width on the page as last reported (``default`` before the first)."""
+    width = _state("width")
+    return int(width) if isinstance(width, int | float) and width > 0 else default
+
+
+def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:
+    """Place the component; with ``on_keys`` it also takes B/P/T/U presses.
+
+    ``on_keys`` gets the presses not applied yet (``["b", "p", ...]``) in order; they
+    are marked applied *before* it runs, so a refused batch is reported, not retried.
+    """
+
+    def _presses() -> None:
+        if on_keys is None:
+            return
+        epoch, new = unapplied(_state("presses"), st.session_state.get(APPLIED_KEY))
+        if not new:
+            return
+        st.session_state[APPLIED_KEY] = (epoch, new[-1][0])
+        on_keys([key for _, key in new])
+
+    applied = st.session_state.get(APPLIED_KEY) or ("", 0)
+    _component(
+        key=WIDGET_KEY,
+        data={"keys": on_keys is not None, "epoch": applied[0], "acked": applied[1],
+              "width": board_width(0)},
+        height=1,
+        on_presses_change=_presses,
+        on_width_change=lambda: None,
+    )
+
+
+_SHOW_HELD_JS = r"""
+export default function (component) {
+  const { data } = component;
+  const show = () => {
+    for (const g of document.querySelectorAll('.js-plotly-plot')) {
+      if (!(g.layout && g.layout.meta && g.layout.meta.held)) continue;
+      for (const el of g.querySelectorAll('.scatterlayer .trace')) {
+        const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
+        if (t && t.name && t.name.startsWith('new ')) el.style.opacity = 1;
+      }
+      g.dataset.shownRound = String(data.round);
+    }
+  };
+  const timer = setTimeout(() => requestAnimationFrame(show), data.ms);
+  return () => clearTimeout(timer);
+}
+"""
+
+_show_held = st.components.v2.component(
+    "roads_app.show_held", js=_SHOW_HELD_JS, isolate_styles=False
+)
+
+
+def show_held_after(seconds: float, round_no: int) -> None:
+    """After ``seconds``, show the board's held last-round marks (see `board_figure`)."""
+    _show_held(key=f"show_held_{round_no}", data={"ms": round(seconds * 1000), "round": round_no},
+               height=1)

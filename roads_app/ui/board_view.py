@@ -1,0 +1,113 @@
+"""The board as the scoreboard and the display screen both show it.
+
+The roads figure is laid out for the width the page reports (`board_host`), so marks
+are sized from their cells at every width. Under it: the count strip (B, P, T, pairs,
+hands) and the ask road as casino boards print it, "Banker ask" / "Player ask" with
+the big eye boy, small road and cockroach pig marks a result would add. The words
+come from the catalogue (`render.i18n`) in the language picked in the sidebar.
+"""
+
+from __future__ import annotations
+
+import html
+
+import polars as pl
+import streamlit as st
+
+from roads_app.render import board
+from roads_app.render.i18n import DEFAULT, LANGUAGES, word
+from roads_app.roads.grids import ask_road
+from roads_app.roads.stats import shoe_stats
+from roads_app.ui import board_host
+
+LANG_KEY = "lang"
+
+STRIP_CSS = """<style>
+.rd-strip{display:flex;flex-wrap:wrap;gap:.35rem 1.1rem;align-items:center;
+  font-size:var(--rd-font,1rem);line-height:1.4;margin:0}
+.rd-strip span{white-space:nowrap}
+.rd-dot{display:inline-block;width:1.1em;height:1.1em;border-radius:50%;color:#fff;
+  text-align:center;font-size:.75em;line-height:1.45em;font-weight:700;margin-right:.25em;
+  vertical-align:.05em}
+.rd-ask b{font-weight:600;margin-right:.3em}
+.rd-ask i{font-style:normal;display:inline-block;min-width:1.1em;text-align:center}
+</style>"""
+
+
+def lang() -> str:
+    """The language picked in the sidebar, or ``?lang=`` on a display link."""
+    picked = st.session_state.get(LANG_KEY) or st.query_params.get(LANG_KEY)
+    return picked if picked in LANGUAGES else DEFAULT
+
+
+def language_switch() -> None:
+    """English / 中文 in the sidebar, for every page."""
+    if st.session_state.get(LANG_KEY) not in LANGUAGES:
+        st.session_state[LANG_KEY] = lang()
+    st.sidebar.segmented_control(
+        "Language · 语言", LANGUAGES, key=LANG_KEY, required=True,
+        format_func=lambda code: word("language", code),
+    )  # fmt: skip
+
+
+def _dot(side: str, lg: str) -> str:
+    colour = board.WINNER_COLOUR[side]
+    return (f"<span class='rd-dot' style='background:{colour}'>"
+            f"{html.escape(word(f'{side}_letter', lg))}</span>")  # fmt: skip
+
+
+def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
+    """B, P, T, banker pair, player pair and hands, then the two ask marks."""
+    s = shoe_stats(rounds)
+
+    def n(v: object) -> str:
+        return "–" if v == "unknown" else str(v)
+
+    parts = [
+        f"<span data-count='B'>{_dot('B', lg)}{word('B', lg)} <b>{s['banker']}</b></span>",
+        f"<span data-count='P'>{_dot('P', lg)}{word('P', lg)} <b>{s['player']}</b></span>",
+        f"<span data-count='T'>{_dot('T', lg)}{word('T', lg)} <b>{s['tie']}</b></span>",
+        f"<span data-count='banker_pair'>{word('banker_pair', lg)} "
+        f"<b>{n(s['banker_pairs'])}</b></span>",
+        f"<span data-count='player_pair'>{word('player_pair', lg)} "
+        f"<b>{n(s['player_pairs'])}</b></span>",
+        f"<span data-count='hands'>{word('hands', lg)} <b>{s['rounds']}</b></span>",
+    ]
+    for side in ("B", "P"):
+        marks = ask_road(rounds, side)
+        glyphs = "".join(
+            f"<i style='color:{board.MARK_COLOUR[marks[k]]}'>{board.MARK_GLYPH[k]}</i>"
+            if marks.get(k) in board.MARK_COLOUR else "<i>–</i>"
+            for k in board.DERIVED
+        )
+        label = word("banker_ask" if side == "B" else "player_ask", lg)
+        colour = board.WINNER_COLOUR[side]
+        parts.append(
+            f"<span class='rd-ask' data-ask='{side}'><b style='color:{colour}'>{label}</b>"
+            f"{glyphs}</span>"
+        )
+    return f"{STRIP_CSS}<div class='rd-strip' data-testid='count-strip'>{''.join(parts)}</div>"
+
+
+def render_board(
+    rounds: pl.DataFrame,
+    *,
+    ask: str | None = None,
+    key: str = "board",
+    max_cell: float | None = None,
+    hold_last_s: float | None = None,
+) -> None:
+    """The roads figure at the page's width, then the count strip and ask marks.
+
+    ``hold_last_s``: the last round's marks appear only after that many seconds (the
+    hand reveal's length), not while its cards are still face down.
+    """
+    lg = lang()
+    width = board_host.board_width(board.DEFAULT_WIDTH_PX)
+    fig = board.board_figure(rounds, width_px=width - 4, lang=lg, ask=ask,
+                             max_cell=max_cell or board.MAX_CELL_PX,
+                             hold_last=hold_last_s is not None)  # fmt: skip
+    if hold_last_s is not None:
+        board_host.show_held_after(hold_last_s, rounds.height)
+    st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
+    st.html(count_strip_html(rounds, lg))

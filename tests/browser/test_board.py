@@ -1,0 +1,343 @@
+"""The board a player trusts, in the system Chromium: every width, every key, the display.
+
+* At each width a person uses (phone to 1440p screen) the page is measured from the
+  browser itself: every drawn mark (bead, ring, dot, star, slash, their text) lies
+  inside its own cell, and no element sticks out of the viewport or is cut off.
+  Screenshots go to ``.benchmarks/screens/`` to be looked at.
+* Keys typed faster than the server redraws are all applied, in order: 20 presses 30 ms
+  apart give 20 rounds, three quick U presses undo three, and a whole 80-result shoe
+  typed at that pace is saved exactly as typed.
+* The display page follows the shoe as an operator types in another browser.
+* The language switch puts the Chinese road names on the board and in the strip.
+
+Speed (key press to redrawn board, first load, display lag) is recorded, not asserted.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import polars as pl
+import pytest
+from conftest import (
+    REPO,
+    AppServer,
+    board_meta,
+    install_latency_probe,
+    probe_latency_ms,
+    record,
+    round_count,
+    wait_idle,
+    wait_rounds,
+)
+from playwright.sync_api import Browser, Page
+
+from roads_app.game.shoe import ShoeOptions, deal_shoe
+from tests import storehelp as storage
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (360, 390, 768, 1024, 1280, 1440, 1920, 2560)
+SCREENS = REPO / ".benchmarks" / "screens"
+TYPING_GAP_MS = 30
+LOAD_MS = 120_000  # a first load on a busy shared machine (the figure is recorded elsewhere)
+
+BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board')"""
+
+MARKS_IN_CELLS_JS = """() => {
+  const g = (BOARD)();
+  const fl = g._fullLayout, svg = g.querySelector('.main-svg').getBoundingClientRect();
+  const out = {checked: 0, bad: []};
+  for (const sp of g.querySelectorAll('.cartesianlayer .subplot')) {
+    const id = Array.from(sp.classList).find(c => /^x\\d*y\\d*$/.test(c));
+    const m = id.match(/^x(\\d*)y(\\d*)$/);
+    const xa = fl['xaxis' + m[1]], ya = fl['yaxis' + m[2]];
+    const cw = xa._length / Math.abs(xa.range[1] - xa.range[0]);
+    const ch = ya._length / Math.abs(ya.range[1] - ya.range[0]);
+    const x0 = svg.left + xa._offset, y0 = svg.top + ya._offset;
+    const items = sp.querySelectorAll('.scatterlayer path.point, .scatterlayer g.textpoint text');
+    for (const el of items) {
+      const r = el.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      const sw = el.tagName === 'path' ? (parseFloat(getComputedStyle(el).strokeWidth) || 0) : 0;
+      const box = {l: r.left - sw / 2, r: r.right + sw / 2,
+                   t: r.top - sw / 2, b: r.bottom + sw / 2};
+      const col = Math.floor(((r.left + r.right) / 2 - x0) / cw);
+      const row = Math.floor(((r.top + r.bottom) / 2 - y0) / ch);
+      const cell = {l: x0 + col * cw, r: x0 + (col + 1) * cw,
+                    t: y0 + row * ch, b: y0 + (row + 1) * ch};
+      out.checked++;
+      const cols = Math.abs(xa.range[1] - xa.range[0]);
+      const rows = Math.abs(ya.range[1] - ya.range[0]);
+      if (col < 0 || row < 0 || col >= cols || row >= rows)
+        out.bad.push({axis: id, col, row, outside: 'beyond the road'});
+      const tol = 0.75;
+      if (box.l < cell.l - tol || box.r > cell.r + tol
+          || box.t < cell.t - tol || box.b > cell.b + tol)
+        out.bad.push({axis: id, col, row, cell: cw.toFixed(1), tag: el.tagName,
+                      box: [box.r - box.l, box.b - box.t].map(v => v.toFixed(1))});
+    }
+  }
+  return out;
+}""".replace("BOARD", BOARD_JS)
+
+OVERFLOW_JS = """() => {
+  const vw = document.documentElement.clientWidth, bad = [];
+  if (document.documentElement.scrollWidth > vw + 1)
+    bad.push('page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw);
+  const main = document.querySelector('[data-testid="stMain"]');
+  for (const el of main.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const what = (el.getAttribute('data-testid') || el.tagName) + ' "' +
+      (el.textContent || '').trim().slice(0, 30) + '"';
+    if (r.right > vw + 1 || r.left < -1) bad.push('outside the viewport: ' + what);
+    const cs = getComputedStyle(el);
+    if (['hidden', 'clip'].includes(cs.overflowX) && el.scrollWidth > el.clientWidth + 2
+        && el.clientWidth > 2 && !el.closest('[data-testid="stDataFrame"]'))
+      bad.push('cut off: ' + what + ' ' + el.scrollWidth + '>' + el.clientWidth);
+  }
+  return bad;
+}"""
+
+SETTLED_JS = """() => {
+  const g = (BOARD)();
+  return !!(g && g._fullLayout && g._fullLayout.width === g.layout.width);
+}""".replace("BOARD", BOARD_JS)
+
+
+def dealt_shoe(server: AppServer, rounds: int = 81, seed: int = 2024) -> str:
+    dealt = deal_shoe(seed, ShoeOptions(decks=8), 0)
+    assert dealt.rounds.height >= rounds
+    storage.save_shoe(dealt.rounds.head(rounds), dealt.meta, server.data_dir)
+    return dealt.meta.id
+
+
+def settle(page: Page) -> None:
+    """Idle, and the board drawn at the width the page reported (no stale layout)."""
+    wait_idle(page)
+    page.wait_for_function(SETTLED_JS, polling="raf")
+    wait_idle(page)
+
+
+def winners_on_disk(server: AppServer, shoe: str) -> str:
+    rounds, _ = storage.load_shoe(shoe, server.data_dir)
+    return "".join(rounds["winner"].cast(pl.String).to_list())
+
+
+def shoe_of(page: Page) -> str:
+    return page.url.split("shoe=")[1].split("&")[0]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_mark_inside_its_cell_and_nothing_cut_off(
+    app_server: AppServer, browser: Browser, width: int
+):
+    shoe = dealt_shoe(app_server)
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{app_server.url}/?shoe={shoe}")
+        wait_rounds(page, 81, timeout_ms=120_000)
+        page.locator('[data-testid="stDataFrame"]').first.wait_for()
+        settle(page)
+        marks = page.evaluate(MARKS_IN_CELLS_JS)
+        assert marks["checked"] > 200, (width, marks)
+        assert marks["bad"] == [], (width, marks["bad"][:5])
+        overflow = page.evaluate(OVERFLOW_JS)
+        page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
+        assert overflow == [], (width, overflow)
+        meta = board_meta(page)
+        record(f"board_cell_px_at_{width}",
+               page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))  # fmt: skip
+        if width >= 1440:
+            assert meta["big_road"]["cols"] >= 40
+        page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_twenty_presses_thirty_ms_apart_give_twenty_rounds(app_server: AppServer, page: Page):
+    page.goto(app_server.url)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
+    settle(page)
+    keys = "bpbbptbpbbppbpbbpbpt"
+    for key in keys:
+        page.keyboard.press(key)
+        page.wait_for_timeout(TYPING_GAP_MS)
+    wait_rounds(page, 20)
+    wait_idle(page)
+    assert winners_on_disk(app_server, shoe_of(page)) == keys.upper()
+    for _ in range(3):
+        page.keyboard.press("u")
+        page.wait_for_timeout(TYPING_GAP_MS)
+    wait_rounds(page, 17)
+    wait_idle(page)
+    assert winners_on_disk(app_server, shoe_of(page)) == keys.upper()[:17]
+
+
+def test_the_first_key_after_a_page_load_counts(app_server: AppServer, page: Page):
+    page.goto(app_server.url)
+    page.wait_for_function(
+        "() => document.documentElement.dataset.roadsKeys === 'ready'", timeout=LOAD_MS
+    )
+    page.keyboard.press("b")
+    wait_rounds(page, 1)
+    wait_idle(page)
+    assert winners_on_disk(app_server, shoe_of(page)) == "B"
+
+
+def test_a_whole_shoe_typed_fast_is_saved_as_typed(app_server: AppServer, page: Page):
+    dealt = deal_shoe(77, ShoeOptions(decks=8), 0)
+    typed = "".join(dealt.rounds["winner"].cast(pl.String).to_list())[:80]
+    page.goto(app_server.url)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
+    settle(page)
+    t0 = time.perf_counter()
+    for key in typed.lower():
+        page.keyboard.press(key)
+        page.wait_for_timeout(TYPING_GAP_MS)
+    wait_rounds(page, 80, timeout_ms=60_000)
+    record("eighty_keys_30ms_apart_all_shown_s", round(time.perf_counter() - t0, 2))
+    wait_idle(page)
+    saved, _ = storage.load_shoe(shoe_of(page), app_server.data_dir)
+    assert "".join(saved["winner"].cast(pl.String).to_list()) == typed
+    assert saved["round"].to_list() == list(range(1, 81))
+
+
+def test_key_to_board_latency_on_an_80_round_shoe(app_server: AppServer, page: Page):
+    shoe = dealt_shoe(app_server, rounds=72, seed=99)
+    page.goto(f"{app_server.url}/?shoe={shoe}")
+    wait_rounds(page, 72, timeout_ms=LOAD_MS)
+    settle(page)
+    install_latency_probe(page)
+    in_page = []
+    for i, key in enumerate("bpbbptbpbbppbpbb", start=73):
+        page.keyboard.press(key)
+        wait_rounds(page, i)
+        in_page.append(probe_latency_ms(page))
+        wait_idle(page)
+    record("board_key_to_board_ms_80_rounds", in_page)
+    record("board_key_to_board_ms_median", statistics.median(in_page))
+    record("board_key_to_board_ms_max", max(in_page))
+    assert round_count(page) == 88
+
+
+def test_display_page_follows_an_operator_in_another_browser(
+    app_server: AppServer, page: Page, browser: Browser
+):
+    shoe = dealt_shoe(app_server, rounds=40, seed=5)
+    screen = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    try:
+        screen.goto(f"{app_server.url}/display?shoe={shoe}")
+        wait_rounds(screen, 40, timeout_ms=LOAD_MS)
+        assert screen.locator('[data-testid="stSidebar"]').is_hidden()
+        assert screen.locator(".st-key-btn_B").count() == 0  # read-only
+        page.goto(f"{app_server.url}/?shoe={shoe}")
+        wait_rounds(page, 40, timeout_ms=LOAD_MS)
+        settle(page)
+        lags = []
+        for i, key in enumerate("bpt", start=41):
+            page.keyboard.press(key)
+            wait_rounds(page, i)
+            t0 = time.perf_counter()
+            wait_rounds(screen, i)
+            lags.append(round((time.perf_counter() - t0) * 1000))
+        record("display_lag_after_operator_board_ms", lags)
+        assert board_meta(screen) == board_meta(page) or (
+            board_meta(screen)["bead_plate"]["marks"] == 43
+        )
+        settle(screen)
+        screen.screenshot(path=str(SCREENS / "display_1920.png"))
+        assert screen.evaluate(MARKS_IN_CELLS_JS)["bad"] == []
+    finally:
+        screen.context.close()
+
+
+def test_language_switch_puts_the_chinese_names_on_the_board(app_server: AppServer, page: Page):
+    shoe = dealt_shoe(app_server, rounds=30, seed=8)
+    page.goto(f"{app_server.url}/?shoe={shoe}")
+    wait_rounds(page, 30, timeout_ms=LOAD_MS)
+    settle(page)
+    titles = f"() => ({BOARD_JS})().layout.annotations.map(a => a.text)"
+    assert page.evaluate(titles) == ["Bead plate", "Big road", "Big eye boy", "Small road",
+                                     "Cockroach pig"]  # fmt: skip
+    page.locator('[data-testid="stSidebar"]').get_by_text("中文", exact=True).click()
+    page.wait_for_function(f"() => ({BOARD_JS})().layout.meta.lang === 'zh'")
+    assert page.evaluate(titles) == ["珠盘路", "大路", "大眼仔", "小路", "曱甴路"]
+    strip = page.get_by_test_id("count-strip").inner_text()
+    assert "庄" in strip and "闲" in strip and "和" in strip and "庄问路" in strip
+    beads = page.evaluate(
+        f"() => ({BOARD_JS})().data.filter(t => t.xaxis === 'x' && t.text)"
+        ".flatMap(t => t.text)"
+    )
+    assert set(beads) <= {"庄", "闲", "和"} and len(beads) == 30
+    settle(page)
+    page.screenshot(path=str(SCREENS / "board_zh_1440.png"))
+
+
+REVEAL_WATCH_JS = """(round) => {
+  const w = window.__revealWatch = {frames: 0, leaks: [], done: false};
+  const tick = () => {
+    const hand = document.querySelector(`[data-testid="reveal"][data-round="${round}"]`);
+    if (hand) {
+      const down = Array.from(hand.querySelectorAll('.rv-back'))
+        .some(b => parseFloat(getComputedStyle(b).opacity) > 0.5);
+      const totals = Array.from(hand.querySelectorAll('[data-testid="reveal-total"]'))
+        .some(t => parseFloat(getComputedStyle(t).opacity) > 0);
+      const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+        .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
+      const newMarks = g ? Array.from(g.querySelectorAll('.scatterlayer .trace')).some(el => {
+        const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
+        return t && t.name && t.name.startsWith('new ')
+          && parseFloat(getComputedStyle(el).opacity) > 0;
+      }) : false;
+      w.frames++;
+      if (down && (totals || newMarks)) w.leaks.push({totals, newMarks});
+      if (!down && totals && newMarks) w.done = true;
+    }
+    if (!w.done) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def test_the_reveal_shows_totals_and_the_new_mark_only_after_the_last_card(
+    app_server: AppServer, page: Page
+):
+    shoe = dealt_shoe(app_server, rounds=30, seed=12)
+    page.goto(f"{app_server.url}/replay?shoe={shoe}&round=5")
+    wait_rounds(page, 5, timeout_ms=LOAD_MS)
+    settle(page)
+    page.evaluate(REVEAL_WATCH_JS, 6)
+    page.locator(".st-key-rp_next button").click()
+    wait_rounds(page, 6)
+    page.wait_for_function("() => window.__revealWatch.done", timeout=30_000)
+    watch = page.evaluate("() => window.__revealWatch")
+    assert watch["frames"] > 3
+    assert watch["leaks"] == [], watch["leaks"][:3]
+
+
+def test_bets_a_result_key_cannot_settle_are_disabled_with_the_reason(
+    app_server: AppServer, page: Page
+):
+    meta_rules = "winbox-no-commission"
+    from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+
+    meta = ShoeMeta(source="hand", rules=meta_rules, name="no commission")
+    storage.save_shoe(rounds_from_winners("BPB"), meta, app_server.data_dir)
+    page.goto(f"{app_server.url}/?shoe={meta.id}")
+    wait_rounds(page, 3, timeout_ms=LOAD_MS)
+    settle(page)
+    banker = page.locator(".st-key-bets_bet_banker button").first
+    assert banker.is_disabled()
+    assert "needs the totals" in page.get_by_test_id("stMain").inner_text()
+    assert page.locator(".st-key-bets_bet_player button").first.is_enabled()
+    page.locator(".st-key-bets_entry_mode").get_by_text("Points", exact=True).click()
+    page.wait_for_function(
+        "() => !document.querySelector('.st-key-bets_bet_banker button').disabled"
+    )
+    assert page.locator(".st-key-bets_bet_big button").first.is_disabled()  # needs the cards
