@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -123,25 +120,6 @@ def test_can_place_gives_each_reason() -> None:
     assert et.can_place("three_way", 1, 0.5) == (
         "stake 0.5 is outside the table limits (1 to 5,000)"
     )
-
-
-def test_a_user_adds_a_table_by_adding_a_file(tmp_path: Path, monkeypatch) -> None:
-    (tmp_path / "mine.toml").write_text(GOOD)
-    monkeypatch.setattr(rules, "RULES_DIR", tmp_path)
-    assert rules.list_tables() == ["mine"]
-    t = load_table("mine")
-    assert t.title == "Mine" and list(t.bets) == ["player", "banker"]
-    assert t.bets["banker"].label == "Banker" and t.bets["player"].label == "Punto"
-
-
-def test_rules_dir_follows_the_environment(tmp_path: Path) -> None:
-    (tmp_path / "mine.toml").write_text(GOOD)
-    code = "from roads_app.bets import tables as rules; print(rules.list_tables(), rules.RULES_DIR)"
-    env = {**os.environ, "ROADS_APP_RULES": str(tmp_path)}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == f"['mine'] {tmp_path}"
 
 
 GOOD = """\

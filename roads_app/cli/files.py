@@ -68,7 +68,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def register_import(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("import", help="add a CSV / JSON / Parquet shoe to the library")
     s.add_argument("file", help="the shoe file (.csv, .json or .parquet, at most 2 MB)")
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--name", default=None, help="name shown in the library (file name)")
     s.set_defaults(func=_cmd_import)
 
@@ -77,7 +77,7 @@ def register_export(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("export", help="write a saved shoe as CSV / JSON / Parquet or its board")
     s.add_argument("id", help="the shoe's id (as `roads-app import` printed it)")
     s.add_argument("--format", required=True, choices=("csv", "json", "parquet", "png"))
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--out", default=None, help="output file ('-' for stdout); <name>_<id>.<fmt>")
     s.set_defaults(func=_cmd_export)
 

@@ -73,7 +73,7 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--decks", type=int, default=None, help="decks in the shoe (the table's)")
     s.add_argument("--shoe", default=None, help="a saved shoe (file or id): odds from its cards")
     s.add_argument("--after", type=int, default=None, help="with --shoe: after round N (last)")
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--json", action="store_true", help="JSON: bet, name, probability, ...")
     s.set_defaults(func=_cmd_odds)
 
