@@ -35,7 +35,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     )
     if args.threads is not None:
         set_threads(bt.check_threads(args.threads))
-    saved = Path(getattr(args, "data", "data")) if args.saved else None
+    saved = Path(args.data) if args.saved else None
     if saved is None and args.shoes is None:
         raise bt.StrategyError("--shoes N is needed (or --saved to use the saved shoes)")
     progress = None

@@ -20,8 +20,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def _cmd_show(args: argparse.Namespace) -> int:
     from roads_app.store import files as storage
+    from roads_app.store import library
 
-    print(storage.summary(storage.read_any(Path(args.file))))
+    print(storage.summary(library.show_frame(Path(args.file))))
     return 0
 
 
@@ -45,8 +46,10 @@ def register_show(sub: argparse._SubParsersAction) -> None:
 def _cmd_import(args: argparse.Namespace) -> int:
     from roads_app.store import library
 
-    meta = library.import_file(Path(args.file), Path(args.data), name=args.name)
-    print(meta.id)
+    for meta in library.import_shoes(
+        Path(args.file), Path(args.data), name=args.name, shoe=args.shoe
+    ):
+        print(meta.id)
     return 0
 
 
@@ -66,10 +69,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def register_import(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("import", help="add a CSV / JSON / Parquet shoe to the library")
+    s = sub.add_parser("import", help="add the shoes of a CSV / JSON / Parquet file; prints ids")
     s.add_argument("file", help="the shoe file (.csv, .json or .parquet, at most 2 MB)")
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--name", default=None, help="name shown in the library (file name)")
+    s.add_argument(
+        "--shoe", type=int, default=None, metavar="K",
+        help="of a file of many shoes (simulate's), only shoe K (all of them)",
+    )  # fmt: skip
     s.set_defaults(func=_cmd_import)
 
 
