@@ -22,7 +22,7 @@ from roads_app.sim import backtest as B
 from roads_app.sim import strategies as S
 from roads_app.store.files import save_shoe
 
-# House edges from the spec (rules.md, "Reference figures", 8 decks off the top).
+# House edges from docs/rules.md ( "Reference figures", 8 decks off the top).
 SPEC_EDGE = {
     "banker": 0.010579,
     "player": 0.012351,

@@ -13,7 +13,7 @@ from roads_app.bets import tables as rules
 from roads_app.bets.tables import BET_IDS, SHORTCUTS, load_table
 from roads_app.errors import RoadsAppError, RulesError
 
-# Payouts as printed in the spec's table-variant table (rules.md), written out by hand.
+# Payouts as printed in the table-variant table of docs/rules.md, written out by hand.
 SPEC_PAYOUTS: dict[str, dict[str, float]] = {
     "classic": {"player": 1, "banker": 0.95, "tie": 8},
     "winbox": {

@@ -49,7 +49,7 @@ SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD = 0, 1, 2, 3
 STAKE_FLAT, STAKE_MARTINGALE, STAKE_PAROLI, STAKE_DALEMBERT, STAKE_FIBONACCI, STAKE_1326 = range(6)
 
 ROADS: Mapping[str, int] = MappingProxyType({"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3})
-"""Derived roads a road-following strategy can read, with the spec's k."""
+"""Derived roads a road-following strategy can read, with their k (docs/roads.md)."""
 
 _SIDE_BET = {"B": "banker", "P": "player"}
 _OTHER_BET = {"B": "player", "P": "banker"}
