@@ -134,12 +134,15 @@ def test_data_defaults_to_the_platform_data_folder(
     shoe.write_text("winner\nB\nP\nT\n")
     assert main(["import", str(shoe)]) == 0
     shoe_id = capsys.readouterr().out.split()[0]
-    assert (home / f"{shoe_id}.parquet").is_file()
+    assert any(home.iterdir())  # saved in the platform's folder
     assert not (tmp_path / "data").exists()  # never the folder it was started from
+    assert main(["export", shoe_id, "--format", "csv", "--out", "-"]) == 0  # found there
+    assert capsys.readouterr().out.splitlines()[1].startswith("1,B,")
+    assert main(["export", shoe_id, "--format", "csv", "--data", str(tmp_path / "x")]) == 2
     monkeypatch.setenv(location.DATA_ENV, str(tmp_path / "mine"))
     assert location.default_data_dir() == tmp_path / "mine"
     assert main(["import", str(shoe), "--data", str(tmp_path / "given")]) == 0
-    assert list((tmp_path / "given").glob("*.parquet"))
+    assert any((tmp_path / "given").iterdir())
 
 
 def test_pyproject_lists_every_subpackage() -> None:

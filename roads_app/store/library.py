@@ -197,13 +197,11 @@ def import_shoes(
         return [import_upload(data, path.name, data_dir, name=name)]
     _check_pick(shoe, list(parts), path.name, "--shoe")
     picked = {shoe: parts[shoe]} if shoe is not None else parts
-    base = name or path.stem
-    checked = [
-        _one_shoe(part, path.name, k, f"{base} shoe {k}"[:100]) for k, part in picked.items()
-    ]
-    for rounds, meta in checked:
-        storage.save_shoe(rounds, meta, data_dir)
-    return [meta for _, meta in checked]
+    names = {k: f"{name or path.stem} shoe {k}"[:100] for k in picked}
+    for k, part in picked.items():  # check them all first: a bad shoe adds nothing
+        _one_shoe(part, path.name, k, names[k])
+    # then add each the way any one-shoe file is added (one path into the library)
+    return [import_upload(part, path.name, data_dir, name=names[k]) for k, part in picked.items()]
 
 
 def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
@@ -214,9 +212,7 @@ def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMe
     parts = split_shoes(data, path.name)
     if not parts:
         _check_pick(shoe, [1], path.name, "--shoe-index")
-        if path.suffix.lower() == ".parquet":
-            return storage.load_shoe(path)  # a saved shoe keeps its id and metadata
-        return storage.import_bytes(data, path.name)
+        return storage.import_bytes(data, path.name)  # keeps decks, burn card, rules
     numbers = list(parts)
     if shoe is None and len(numbers) > 1:
         raise StorageError(
