@@ -13,12 +13,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from roads_app.cli import backtest, files, odds, rules
+from roads_app.cli import backtest, files, odds, rules, shoes
 from roads_app.errors import RoadsAppError
 
 DEFAULT_PORT = 8501
 
-COMMAND_GROUPS = (files, odds, backtest, rules)
+COMMAND_GROUPS = (files, shoes, odds, backtest, rules)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
 
 

@@ -49,15 +49,16 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 def _shoe(shoe: str, index: int | None, data_dir: Path) -> tuple[Any, Any]:
     """``--shoe`` names a file (any the commands write) or the id of a saved shoe."""
     from roads_app.errors import StorageError
+    from roads_app.store import db, library
     from roads_app.store import files as storage
-    from roads_app.store import library
 
     path = Path(shoe)
     if path.suffix.lower() in (".parquet", ".csv", ".json") or path.is_file():
         return library.read_shoe(path, index)
     if index is not None:
         raise StorageError(f"--shoe-index {index}: {shoe!r} is a saved shoe's id, not a file")
-    return storage.load_shoe(shoe, data_dir)
+    saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe))
+    return saved.rounds, saved.meta
 
 
 def _cmd_odds_study(args: argparse.Namespace) -> int:
@@ -87,7 +88,9 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("odds", help="exact odds and house edge of every bet (or live odds)")
     s.add_argument("--rules", default=None, help="table name (classic; with --shoe: the shoe's)")
     s.add_argument("--decks", type=int, default=None, help="decks in the shoe (the table's)")
-    s.add_argument("--shoe", default=None, help="a saved shoe (file or id): odds from its cards")
+    s.add_argument(
+        "--shoe", default=None, help="a saved shoe's id or any shoe file: odds from its cards"
+    )
     s.add_argument("--after", type=int, default=None, help="with --shoe: after round N (last)")
     s.add_argument(
         "--shoe-index", type=int, default=None, metavar="K",

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import polars as pl
 
 from roads_app.errors import RoundError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, check_hand
 
 WINNERS: tuple[str, str, str] = ("B", "P", "T")
@@ -77,7 +77,7 @@ class ShoeMeta:
         if not isinstance(self.decks, int) or not 1 <= self.decks <= 8:
             raise RoundError(f"decks {self.decks!r} is out of range: a shoe has 1 to 8 decks")
         if self.burn_card is not None:
-            object.__setattr__(self, "burn_card", C.parse_card(self.burn_card))
+            object.__setattr__(self, "burn_card", playing_cards.parse_card(self.burn_card))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -196,7 +196,9 @@ def round_from_hand(hand: Hand) -> dict[str, Any]:
 
 def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str] | str) -> dict:
     """A round entered by its cards, checked against the drawing rules."""
-    return round_from_hand(check_hand(C.parse_cards(player_cards), C.parse_cards(banker_cards)))
+    return round_from_hand(
+        check_hand(playing_cards.parse_cards(player_cards), playing_cards.parse_cards(banker_cards))
+    )
 
 
 # --- the entry operations -------------------------------------------------------------
@@ -204,7 +206,7 @@ def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str
 
 def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[str] = ()) -> None:
     """Refuse a shoe that holds more copies of a card than its decks do."""
-    counts = Counter(C.parse_card(c) for c in also_seen)
+    counts = Counter(playing_cards.parse_card(c) for c in also_seen)
     if "player_cards" in rounds.columns and rounds.height:
         seen = (
             rounds.select(
@@ -314,17 +316,17 @@ def rounds_from_hands(hands: Sequence[Hand]) -> pl.DataFrame:
     """Rounds from dealt hands (cards known), numbered from 1; built column-wise for speed."""
     pc = [list(h.player_cards) for h in hands]
     bc = [list(h.banker_cards) for h in hands]
-    pp = [C.points(c) for c in pc]
-    bp = [C.points(c) for c in bc]
+    pp = [playing_cards.points(c) for c in pc]
+    bp = [playing_cards.points(c) for c in bc]
     data = {
         "round": range(1, len(hands) + 1),
         "winner": ["B" if b > p else "P" if p > b else "T" for p, b in zip(pp, bp, strict=True)],
         "player_points": pp,
         "banker_points": bp,
-        "player_pair": [C.is_pair(c) for c in pc],
-        "banker_pair": [C.is_pair(c) for c in bc],
-        "player_natural": [C.is_natural(c) for c in pc],
-        "banker_natural": [C.is_natural(c) for c in bc],
+        "player_pair": [playing_cards.is_pair(c) for c in pc],
+        "banker_pair": [playing_cards.is_pair(c) for c in bc],
+        "player_natural": [playing_cards.is_natural(c) for c in pc],
+        "banker_natural": [playing_cards.is_natural(c) for c in bc],
         "player_cards": pc,
         "banker_cards": bc,
     }
@@ -336,8 +338,10 @@ def derive_from_cards(rounds: pl.DataFrame) -> pl.DataFrame:
 
     Rows without cards keep what they have. Used to check imported files.
     """
-    point_of = {code: C.RANK_POINTS[i // 4] for i, code in enumerate(C.ALL_CARDS)}
-    rank_of = {code: code[0] for code in C.ALL_CARDS}
+    point_of = {
+        code: playing_cards.RANK_POINTS[i // 4] for i, code in enumerate(playing_cards.ALL_CARDS)
+    }
+    rank_of = {code: code[0] for code in playing_cards.ALL_CARDS}
 
     def hand(col: str) -> dict[str, pl.Expr]:
         lst = pl.col(col)

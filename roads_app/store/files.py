@@ -1,4 +1,8 @@
-"""Saved shoes: one Parquet file per shoe in a data folder, plus CSV / JSON import-export.
+"""Shoe files: CSV / JSON / Parquet import and export, and the bulk multi-shoe files.
+
+The library itself is the database (`roads_app.store.db`); files are for moving shoes
+in and out, for the multi-shoe files `simulate` writes, and for reading the one-file-
+per-shoe Parquet folders of earlier versions once, when the database is created.
 
 Rules of the house:
 * writes are atomic (temporary file in the same folder, fsync, rename), so a crash
@@ -8,7 +12,7 @@ Rules of the house:
 * every file read is checked (schema, card codes, drawing rules, deck counts) and any
   problem is a `StorageError` naming the file and, where it can, the row.
 
-Shoe metadata (`ShoeMeta`) travels inside the Parquet file's key-value metadata.
+Shoe metadata (`ShoeMeta`) travels inside a Parquet file's key-value metadata.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ import json
 import os
 import re
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,11 +50,6 @@ FORMATS: tuple[str, ...] = ("parquet", "csv", "json")
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
-WRITE_LOCK = threading.RLock()
-"""Held by every read-modify-write of a saved shoe (rename here, checked saves in the
-dashboard): the dashboard's tabs are threads of one server process."""
-
-
 # --- names and atomic writes ---------------------------------------------------------
 
 
@@ -63,10 +61,6 @@ def check_shoe_id(shoe_id: str) -> str:
             "(letters, digits, '-' and '_', at most 64, no paths)"
         )
     return shoe_id
-
-
-def shoe_path(shoe_id: str, data_dir: Path = DATA_DIR) -> Path:
-    return Path(data_dir) / f"{check_shoe_id(shoe_id)}.parquet"
 
 
 def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
@@ -92,15 +86,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
     return atomic_write(path, lambda fh: fh.write(data))
 
 
-# --- saving and loading one shoe -------------------------------------------------------
-
-
-def save_shoe(rounds: pl.DataFrame, meta: ShoeMeta, data_dir: Path = DATA_DIR) -> Path:
-    """Save a shoe as ``<data_dir>/<id>.parquet`` atomically; returns the path."""
-    frame = rounds.select(ROUNDS_SCHEMA.names()).cast(dict(ROUNDS_SCHEMA))
-    path = shoe_path(meta.id, data_dir)
-    md = {META_KEY: json.dumps(meta.to_dict()), FORMAT_KEY: FORMAT_VERSION}
-    return atomic_write(path, lambda fh: frame.write_parquet(fh, metadata=md))
+# --- reading one shoe file (the old file store's, for the migration) ----------------------
 
 
 def _read_parquet(source: Path | bytes, label: str) -> tuple[pl.DataFrame, dict[str, str]]:
@@ -121,17 +107,29 @@ def _read_parquet(source: Path | bytes, label: str) -> tuple[pl.DataFrame, dict[
     return frame, md
 
 
-def load_shoe(shoe: str | Path, data_dir: Path = DATA_DIR) -> tuple[pl.DataFrame, ShoeMeta]:
-    """Load a saved shoe by id (in ``data_dir``) or by path; checked on the way in."""
-    path = Path(shoe) if isinstance(shoe, Path) or str(shoe).endswith(".parquet") else None
-    if path is None:
-        path = shoe_path(str(shoe), data_dir)
-    label = path.name
-    if not path.exists():
-        raise StorageError(f"{label}: no saved shoe with that id in {data_dir}")
-    frame, md = _read_parquet(path, label)
-    meta = _meta_from(md.get(META_KEY), label, default_id=path.stem)
-    return validate_rounds(frame, label, decks=meta.decks, burn_card=meta.burn_card), meta
+def read_shoe_file(path: Path) -> tuple[pl.DataFrame, ShoeMeta] | None:
+    """One saved-shoe Parquet file (checked), or None for a multi-shoe simulation file."""
+    path = Path(path)
+    frame, md = _read_parquet(path, path.name)
+    if MULTI_SHOE_SCHEMA.names()[0] in frame.columns:
+        return None
+    meta = _meta_from(md.get(META_KEY), path.name, default_id=path.stem)
+    return validate_rounds(frame, path.name, decks=meta.decks, burn_card=meta.burn_card), meta
+
+
+def read_bets_file(path: Path) -> pl.DataFrame:
+    """A ``<id>.bets.parquet`` file of the old file store, checked against the bets columns."""
+    from roads_app.bets.ledger import BETS_SCHEMA
+
+    path = Path(path)
+    frame, _ = _read_parquet(path, path.name)
+    missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns]
+    if missing:
+        raise StorageError(f"{path.name}: bet history lacks column(s) {', '.join(missing)}")
+    try:
+        return frame.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA)  # type: ignore[arg-type]
+    except Exception:
+        raise StorageError(f"{path.name}: bet history has a column of the wrong type") from None
 
 
 def _meta_from(text: str | None, label: str, default_id: str) -> ShoeMeta:
@@ -146,73 +144,6 @@ def _meta_from(text: str | None, label: str, default_id: str) -> ShoeMeta:
 def _safe_id(text: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_")[:64]
     return cleaned if cleaned and _ID_RE.match(cleaned) else ShoeMeta().id
-
-
-def list_shoes(data_dir: Path = DATA_DIR) -> pl.DataFrame:
-    """One row per saved shoe file, newest first; unreadable files show their error."""
-    rows: list[dict[str, Any]] = []
-    for path in sorted(Path(data_dir).glob("*.parquet")):
-        if path.name.startswith(".") or path.name.count(".") > 1:
-            continue  # temporary files and side files such as <id>.bets.parquet
-        row: dict[str, Any] = {
-            "id": path.stem,
-            "name": path.stem,
-            "created": None,
-            "rounds": None,
-            "source": None,
-            "rules": None,
-            "decks": None,
-            "modified": path.stat().st_mtime,
-            "error": None,
-        }
-        try:
-            md = pl.read_parquet_metadata(path)
-            meta = _meta_from(md.get(META_KEY), path.name, path.stem)
-            if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(path):
-                continue  # a multi-shoe simulation file, not a saved shoe
-            n = pl.scan_parquet(path).select(pl.len()).collect().item()
-            row.update(
-                id=path.stem,
-                name=meta.name or path.stem,
-                created=meta.created,
-                rounds=n,
-                source=meta.source,
-                rules=meta.rules,
-                decks=meta.decks,
-            )
-        except Exception as e:
-            row["error"] = f"{path.name}: {_first_line(e)}"
-        rows.append(row)
-    schema = {
-        "id": pl.String,
-        "name": pl.String,
-        "created": pl.String,
-        "rounds": pl.Int64,
-        "source": pl.String,
-        "rules": pl.String,
-        "decks": pl.Int64,
-        "modified": pl.Float64,
-        "error": pl.String,
-    }
-    return pl.DataFrame(rows, schema=schema, orient="row").sort("modified", descending=True)
-
-
-def delete_shoe(shoe_id: str, data_dir: Path = DATA_DIR) -> None:
-    path = shoe_path(shoe_id, data_dir)
-    if not path.exists():
-        raise StorageError(f"{path.name}: no saved shoe with that id")
-    path.unlink()
-
-
-def rename_shoe(shoe_id: str, name: str, data_dir: Path = DATA_DIR) -> ShoeMeta:
-    name = name.strip()
-    if not name or len(name) > 100 or any(ch in name for ch in "\n\r\t"):
-        raise StorageError("a shoe name is 1 to 100 characters on one line")
-    with WRITE_LOCK:  # read-modify-write: no result saved by a tab may slip in between
-        rounds, meta = load_shoe(shoe_id, data_dir)
-        new = ShoeMeta.from_dict({**meta.to_dict(), "name": name})
-        save_shoe(rounds, new, data_dir)
-    return new
 
 
 # --- checking a frame that came from a file -----------------------------------------

@@ -1,8 +1,9 @@
 """The library of saved shoes as a person uses it: import, export, simulate, the lobby.
 
-Thin steps over `roads_app.store.files` that the CLI (`roads-app import/export`) and the
-dashboard's library page share, so both refuse the same files with the same one-line
-`StorageError` and nothing in the data folder changes when an import is refused.
+Thin steps over `roads_app.store.files` (parsing) and `roads_app.store.db` (the library
+database) that the CLI (`roads-app import/export`) and the dashboard's library page
+share, so both refuse the same files with the same one-line `StorageError` and nothing
+in the library changes when an import is refused.
 
 The board PNG is the dashboard's own board figure rendered by Plotly's renderer
 (kaleido, driving the system Chromium), not a second drawing of it.
@@ -19,6 +20,7 @@ import polars as pl
 
 from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.store import db
 from roads_app.store import files as storage
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
@@ -49,7 +51,7 @@ def import_upload(
             f"{storage.MAX_IMPORT_BYTES // 2**20} MB limit"
         )
     rounds, meta = storage.import_bytes(data, filename, name=name)
-    storage.save_shoe(rounds, meta, data_dir)
+    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
     return meta
 
 
@@ -267,7 +269,8 @@ def export_shoe(
 ) -> tuple[bytes, str]:
     """A saved shoe as file bytes and a file name; ``upto`` cuts it after that round."""
     check_format(fmt)
-    rounds, meta = storage.load_shoe(storage.check_shoe_id(shoe_id), data_dir)
+    saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))
+    rounds, meta = saved.rounds, saved.meta
     if upto is not None:
         rounds = rounds.head(max(0, upto))
     if fmt == "png":
@@ -321,18 +324,13 @@ def simulate(
             "name": name or dealt.meta.name,
         }
     )
-    storage.save_shoe(dealt.rounds, meta, data_dir)
+    db.open_store(data_dir).create_shoe(meta, dealt.rounds)
     return meta
 
 
 def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
     """The shoes being entered by hand, most recently changed first (readable ones only)."""
-    shoes = storage.list_shoes(data_dir)
-    return (
-        shoes.filter((pl.col("source") == "hand") & pl.col("error").is_null())
-        .sort("modified", descending=True)
-        .head(limit)
-    )
+    return db.open_store(data_dir).list_shoes(source="hand", limit=limit)
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, int]:
@@ -356,6 +354,7 @@ def counts(rounds: pl.DataFrame) -> dict[str, int]:
 def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | str:
     """Load a shoe or say in one line why it cannot be (for pages that show, not raise)."""
     try:
-        return storage.load_shoe(storage.check_shoe_id(shoe_id), data_dir)  # never a path
+        saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))  # never a path
+        return saved.rounds, saved.meta
     except RoadsAppError as e:
         return str(e)

@@ -85,6 +85,11 @@ def prepare_data_dir(data_dir: Path) -> Path:
         raise StorageError(f"cannot create the data folder {path}: {e.strerror}") from None
     if not os.access(path, os.W_OK):
         raise StorageError(f"the data folder {path} is not writable")
+    from roads_app.store import db
+
+    # First start: create the database, import an old folder of Parquet shoes, or else
+    # the sample shoes; a corrupt or foreign roads.db is refused here, in one line.
+    db.open_store(path, samples=True).close()
     return path
 
 
