@@ -230,3 +230,7 @@ def test_the_dashboard_answers_its_health_check(installed: Installed) -> None:
         assert answer == (200, "ok")
     data = Path(installed.env["XDG_DATA_HOME"]) / "roads-app"
     assert data.is_dir()  # the platform's data folder, not one beside the working folder
+    listed = json.loads(installed.run("shoes", "list", "--json").stdout)
+    ids = {row["id"] for row in listed}
+    want = {p.stem for p in (REPO / "data").glob("sample-*.parquet")}
+    assert want <= ids  # the first start put the sample shoes into the new library
