@@ -170,7 +170,7 @@ def test_a_shoe_number_that_is_not_one_is_refused(tmp_path: Path, capsys) -> Non
     lines = path.read_text().splitlines()
     lines[3] = "x" + lines[3][1:]
     path.write_text("\n".join(lines) + "\n")
-    assert main(["show", str(path)]) == 2
+    assert main(["import", str(path), "--data", str(tmp_path / "d")]) == 2
     assert capsys.readouterr().err == (
         "error: sim.csv: row 3: shoe 'x' is not a shoe number (1, 2, ...)\n"
     )

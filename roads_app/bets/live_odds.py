@@ -298,29 +298,69 @@ def study_shoes(
     options: ShoeOptions | None = None,
     closing: bool = True,
 ) -> StudyPart:
-    """Deal shoes ``shoes`` of run ``seed`` and price every hand (see `odds_study`)."""
+    """Deal shoes ``shoes`` of run ``seed`` and price every hand (see `odds_study`).
+
+    The plain reference: shoes from `deal_shoe`, one composition at a time. The compiled
+    path (`roads_app.sim.study`) gives the same part.
+    """
     check_seed(seed)
     if options is None:
         options = getattr(table, "shoe", None) or ShoeOptions()
-    bets, _win, _push, coef = table_matrices(table)
-    nb = len(bets)
-    frames, comps, shoe_ids = [], [], []
+    frames, comps = [], []
     for k in shoes:
         dealt = deal_shoe(seed, options, k)
         comps.append(hand_compositions(dealt.rounds, dealt.meta, next_hand=False))
-        frames.append(dealt.rounds)
-        shoe_ids.append(np.full(dealt.rounds.height, k - shoes.start, dtype=np.int64))
+        frames.append(dealt.rounds.with_columns(pl.lit(k + 1, dtype=pl.Int32).alias("shoe")))
     rounds = pl.concat(frames)
-    ev = odds_many(np.vstack(comps)) @ coef.T - 1.0
+    return study_part(shoes, rounds, odds_many(np.vstack(comps)), table, closing)
+
+
+def study_part(
+    shoes: range, rounds: pl.DataFrame, probs: np.ndarray, table: TableLike, closing: bool
+) -> StudyPart:
+    """The study's accounting for shoes ``shoes``: every dealt hand (``rounds``, with a
+    1-based ``shoe`` column) and its exact event probabilities before it was dealt."""
+    bets, _win, _push, coef = table_matrices(table)
+    ev = probs @ coef.T - 1.0
     net = hand_events(rounds) @ coef.T - 1.0
     positive = ev > POSITIVE_EV
     hand_no = rounds["round"].to_numpy().astype(np.float64)
     take = positive & _open_mask(table, hand_no) if closing else positive
-    shoe_id = np.concatenate(shoe_ids)
-    out = np.zeros((3, len(shoes), nb))
+    shoe_id = rounds["shoe"].to_numpy().astype(np.int64) - (shoes.start + 1)
+    out = np.zeros((3, len(shoes), len(bets)))
     for arr, val in zip(out, (take, net * take, ev * take), strict=True):
         np.add.at(arr, shoe_id, val)
     return StudyPart(shoes.start, rounds.height, positive.sum(axis=0), *out)
+
+
+def hand_odds(
+    rounds: pl.DataFrame, probs: np.ndarray, table: TableLike, closing: bool = True
+) -> pl.DataFrame:
+    """Per dealt hand and bet (long format): shoe, hand, bet, probability, ev, positive,
+    open, taken (positive and, with ``closing``, open), net (one unit on it)."""
+    bets, win, _push, coef = table_matrices(table)
+    nb = len(bets)
+    ev = probs @ coef.T - 1.0
+    net = hand_events(rounds) @ coef.T - 1.0
+    positive = ev > POSITIVE_EV
+    hand_no = rounds["round"].to_numpy()
+    is_open = _open_mask(table, hand_no.astype(np.float64))
+    take = positive & is_open if closing else positive
+    return pl.DataFrame(
+        {
+            "shoe": np.repeat(rounds["shoe"].to_numpy(), nb),
+            "hand": np.repeat(hand_no, nb),
+            "bet": pl.Series([b.id for b in bets], dtype=pl.Enum([b.id for b in bets])).gather(
+                np.tile(np.arange(nb), len(hand_no))
+            ),
+            "probability": (probs @ win.T).ravel(),
+            "ev": ev.ravel(),
+            "positive": positive.ravel(),
+            "open": is_open.ravel(),
+            "taken": take.ravel(),
+            "net": net.ravel(),
+        }
+    )
 
 
 def summarize_study(

@@ -151,23 +151,27 @@ def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dic
     return hands, extra
 
 
+def simulated_meta(seed: int, options: ShoeOptions, index: int, burn_card: str | None) -> ShoeMeta:
+    """What a simulated shoe records about itself (any engine that deals it)."""
+    return ShoeMeta(
+        name=f"simulated seed {seed} shoe {index + 1}",
+        source="simulated",
+        decks=options.decks,
+        seed=seed,
+        burn_card=burn_card,
+        cut=options.cut,
+        notes=f"shoe index {index}" if index else "",
+    )
+
+
 def deal_shoe(seed: int, options: ShoeOptions | None = None, index: int = 0) -> DealtShoe:
     """Deal shoe ``index`` of run ``seed`` to the end; same seed, same shoe, everywhere."""
     options = options or ShoeOptions()
     order = shuffled_shoe(seed, options.decks, index)
     hands, extra = deal_hands(order, options)
-    meta = ShoeMeta(
-        name=f"simulated seed {seed} shoe {index + 1}",
-        source="simulated",
-        decks=options.decks,
-        seed=seed,
-        burn_card=extra["burn_card"],
-        cut=options.cut,
-        notes=f"shoe index {index}" if index else "",
-    )
     return DealtShoe(
         rounds=rounds_from_hands(hands),
-        meta=meta,
+        meta=simulated_meta(seed, options, index, extra["burn_card"]),
         burn_card=extra["burn_card"],
         burnt=extra["burnt"],
         left=extra["left"],

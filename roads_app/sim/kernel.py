@@ -347,17 +347,13 @@ def _deal(order: np.ndarray, cursor: int, pts: np.ndarray) -> tuple:
     return cursor, p0, p1, p2, b0, b1, b2
 
 
-@njit(cache=True)
-def deal_cards_kernel(
-    start: np.ndarray, inc: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
-) -> np.ndarray:
-    """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
-    n = decks * 52
-    order = np.empty(n, dtype=np.int8)
-    _shuffle(start[0], start[1], inc[0], inc[1], order)
-    pts, burn_by = _POINTS, _BURN
-    out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
-    cursor = _first_cursor(order, burn, burn_by)
+@njit(cache=True, inline="always")
+def _deal_rows(order: np.ndarray, cut: int, burn: bool, burn_between: bool, out: np.ndarray) -> int:
+    """Deal a shuffled shoe by the shoe procedure into rows (p0, p1, p2, b0, b1, b2) of
+    ``out`` (-1 = no card, ``out`` pre-filled with -1); returns the number of hands."""
+    n = order.shape[0]
+    pts = _POINTS
+    cursor = _first_cursor(order, burn, _BURN)
     cut_at = n - cut
     h = 0
     last = False
@@ -374,6 +370,19 @@ def deal_cards_kernel(
         h += 1
         if last:
             break
+    return h
+
+
+@njit(cache=True)
+def deal_cards_kernel(
+    start: np.ndarray, inc: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
+) -> np.ndarray:
+    """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
+    n = decks * 52
+    order = np.empty(n, dtype=np.int8)
+    _shuffle(start[0], start[1], inc[0], inc[1], order)
+    out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
+    h = _deal_rows(order, cut, burn, burn_between, out)
     return out[:h]
 
 

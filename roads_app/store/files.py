@@ -23,7 +23,8 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,25 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; a saved shoe is an ordinary file
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def atomic_write_path(path: Path, write: Callable[[Path], None]) -> Path:
+    """`atomic_write` for writers that open the file themselves (by its path)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -246,9 +266,8 @@ def _check_agrees(given: pl.DataFrame, derived: pl.DataFrame) -> None:
 
 
 def _cards_to_text(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.with_columns(
-        pl.col("player_cards").list.join(" "), pl.col("banker_cards").list.join(" ")
-    )
+    """CSV has no lists: card lists become space-separated codes."""
+    return frame.with_columns(pl.col(pl.List(pl.String)).list.join(" "))
 
 
 def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
@@ -400,16 +419,94 @@ def _parse_json(data: bytes, label: str) -> tuple[pl.DataFrame, dict[str, Any]]:
 
 def write_frame(frame: pl.DataFrame, path: Path) -> Path:
     """Write a rounds frame (one or many shoes) as .parquet, .csv or .json, atomically."""
+    return write_batches([frame], path)[0]
+
+
+def check_out_path(path: Path) -> str:
+    """The format an output file's name asks for (.parquet, .csv or .json)."""
     fmt = Path(path).suffix.lower().lstrip(".")
-    if fmt == "parquet":
-        return atomic_write(path, lambda fh: frame.write_parquet(fh))
-    if fmt == "csv":
-        return atomic_write(path, lambda fh: _cards_to_text(frame).write_csv(fh))
-    if fmt == "json":
-        return atomic_write(
-            path, lambda fh: frame.with_columns(pl.col("winner").cast(pl.String)).write_json(fh)
+    if fmt not in FORMATS:
+        raise StorageError(f"{Path(path).name}: output must end in .parquet, .csv or .json")
+    return fmt
+
+
+class _ParquetSink:
+    """Row group after row group into one Parquet file (Arrow's writer, no GIL held)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.writer: Any = None  # pyarrow.parquet.ParquetWriter, made on the first batch
+
+    def write(self, frame: pl.DataFrame) -> None:
+        import pyarrow.parquet as pq
+
+        table = frame.to_arrow()
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, table.schema)
+        self.writer.write_table(table, row_group_size=max(frame.height, 1))
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+class _TextSink:
+    """CSV (header once, cards as space-separated codes) or one JSON array of rows."""
+
+    def __init__(self, path: Path, fmt: str) -> None:
+        self.fh = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.fmt = fmt
+        self.first = True
+
+    def write(self, frame: pl.DataFrame) -> None:
+        if self.fmt == "csv":
+            _cards_to_text(frame).write_csv(self.fh, include_header=self.first)
+        elif frame.height:
+            rows = frame.with_columns(pl.col(pl.Enum).cast(pl.String)).write_json()
+            self.fh.write((b"[" if self.first else b",") + rows[1:-1].encode())
+        else:
+            return
+        self.first = False
+
+    def close(self) -> None:
+        if self.fmt == "json":
+            self.fh.write(b"[]" if self.first else b"]")
+        self.fh.close()
+
+
+def write_batches(frames: Iterable[pl.DataFrame], path: Path) -> tuple[Path, int]:
+    """Write rounds frames (one or many shoes each) one after another into one file.
+
+    Memory stays that of two batches whatever the total: a batch is written (in a
+    second thread, so the next one is built meanwhile) and dropped. Parquet gets a row
+    group per batch; CSV and JSON are the bytes the frames joined would give (the
+    CSV header once, one JSON array). Atomic as `atomic_write`: a failure leaves no
+    file. Returns (path, rows).
+    """
+    fmt = check_out_path(path)
+    rows = 0
+
+    def write(tmp: Path) -> None:
+        nonlocal rows
+        sink: _ParquetSink | _TextSink = (
+            _ParquetSink(tmp) if fmt == "parquet" else _TextSink(tmp, fmt)
         )
-    raise StorageError(f"{Path(path).name}: output must end in .parquet, .csv or .json")
+        pending: Future[None] | None = None
+        try:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                for frame in frames:
+                    if pending is not None:
+                        pending.result()  # at most one batch waiting: memory stays flat
+                    pending = pool.submit(sink.write, frame)
+                    rows += frame.height
+                if pending is not None:
+                    pending.result()
+                if rows == 0 and fmt == "parquet":
+                    sink.write(MULTI_SHOE_SCHEMA.to_frame())
+        finally:
+            sink.close()
+
+    return atomic_write_path(path, write), rows
 
 
 def read_any(path: Path) -> pl.DataFrame:
@@ -431,20 +528,52 @@ def read_any(path: Path) -> pl.DataFrame:
     return import_bytes(path.read_bytes(), path.name)[0]
 
 
-def summary(frame: pl.DataFrame) -> str:
-    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe."""
-    n = frame.height
-    shoes = frame["shoe"].n_unique() if "shoe" in frame.columns else 1
-    counts = dict(frame.group_by("winner").len().iter_rows())
-    parts = [
-        f"{w} {counts.get(w, 0)} ({counts.get(w, 0) / n:.2%})" if n else f"{w} 0" for w in WINNERS
-    ]
-    with_cards = frame["player_cards"].is_not_null().sum()
-    return (
-        f"{shoes} shoe(s), {n} rounds ({n / shoes:.1f} per shoe); "
-        + ", ".join(parts)
-        + f"; {with_cards} rounds with cards"
+def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
+    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe.
+
+    A lazy frame is summed by Polars' streaming engine, never held whole.
+    """
+    lf = frame.lazy()
+    multi = "shoe" in lf.collect_schema().names()
+    row = (
+        lf.select(
+            n=pl.len(),
+            shoes=pl.col("shoe").n_unique() if multi else pl.lit(1),
+            with_cards=pl.col("player_cards").is_not_null().sum(),
+            **{w: (pl.col("winner").cast(pl.String) == w).sum() for w in WINNERS},
+        )
+        .collect(engine="streaming")
+        .row(0, named=True)
     )
+    n, shoes = row["n"], row["shoes"]
+    parts = [f"{w} {row[w]} ({row[w] / n:.2%})" if n else f"{w} 0" for w in WINNERS]
+    return (
+        f"{shoes} shoe(s), {n} rounds ({n / max(shoes, 1):.1f} per shoe); "
+        + ", ".join(parts)
+        + f"; {row['with_cards']} rounds with cards"
+    )
+
+
+def show_summary(path: Path) -> str:
+    """`summary` of a file; a multi-shoe Parquet or CSV file (any size) is scanned, not
+    loaded (a multi-shoe JSON file is still refused as one shoe: JSON has no scanner)."""
+    path = Path(path)
+    if path.suffix.lower() == ".parquet" and path.exists():
+        try:
+            names = pl.read_parquet_schema(path)
+        except Exception:
+            names = {}  # damaged: read_any says how, in one line
+        if "shoe" in names:
+            missing = set(MULTI_SHOE_SCHEMA.names()) - set(names)
+            if missing:
+                raise StorageError(f"{path.name}: missing column(s) {', '.join(sorted(missing))}")
+            return summary(pl.scan_parquet(path))
+    if path.suffix.lower() == ".csv" and path.exists():
+        with open(path, "rb") as fh:
+            header = fh.readline().decode("utf-8-sig", errors="replace").strip().split(",")
+        if "shoe" in header:  # a `simulate` CSV: scanned as text, never loaded whole
+            return summary(pl.scan_csv(path, infer_schema=False))
+    return summary(read_any(path))
 
 
 def _first_line(e: BaseException) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import polars as pl
 
 from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import db
 from roads_app.store import files as storage
 
@@ -243,14 +245,6 @@ def read_shoes(path: Path) -> pl.DataFrame:
     return pl.concat(frames)
 
 
-def show_frame(path: Path) -> pl.DataFrame:
-    """What `roads-app show` summarises: a big simulation Parquet file is read in one go
-    (its columns checked), any other file shoe by shoe as `read_shoes` does."""
-    if Path(path).suffix.lower() == ".parquet":
-        return storage.read_any(Path(path))
-    return read_shoes(Path(path))
-
-
 def check_format(fmt: str) -> str:
     if fmt not in EXPORT_FORMATS:
         raise StorageError(f"export format {fmt!r} is not one of {', '.join(EXPORT_FORMATS)}")
@@ -308,23 +302,35 @@ def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
     return out.getvalue()
 
 
+Dealer = Callable[[int, ShoeOptions], tuple[pl.DataFrame, ShoeMeta]]
+"""Deals shoe 0 of a seed: (rounds, meta). The dashboard passes the compiled engine's
+(`roads_app.sim.bulk.deal_one`); the plain `deal_shoe` is the default and the reference."""
+
+
+def _plain_deal(seed: int, options: ShoeOptions) -> tuple[pl.DataFrame, ShoeMeta]:
+    dealt = deal_shoe(seed, options)
+    return dealt.rounds, dealt.meta
+
+
 def simulate(
-    seed: int, data_dir: Path, table: Any | None = None, name: str | None = None
+    seed: int,
+    data_dir: Path,
+    table: Any | None = None,
+    name: str | None = None,
+    deal: Dealer | None = None,
 ) -> ShoeMeta:
     """Deal a shoe from a seed with the table's shoe options and save it (source simulated)."""
-    from roads_app.game.shoe import ShoeOptions, deal_shoe
-
     options = table.shoe if table is not None else ShoeOptions()
-    dealt = deal_shoe(seed, options)
+    rounds, dealt_meta = (deal or _plain_deal)(seed, options)
     meta = ShoeMeta.from_dict(
         {
-            **dealt.meta.to_dict(),
+            **dealt_meta.to_dict(),
             "id": ShoeMeta().id,
-            "rules": table.name if table is not None else dealt.meta.rules,
-            "name": name or dealt.meta.name,
+            "rules": table.name if table is not None else dealt_meta.rules,
+            "name": name or dealt_meta.name,
         }
     )
-    db.open_store(data_dir).create_shoe(meta, dealt.rounds)
+    db.open_store(data_dir).create_shoe(meta, rounds)
     return meta
 
 

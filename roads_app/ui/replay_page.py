@@ -300,8 +300,10 @@ def render_simulate(folder: Path, key: str) -> None:
         table = c2.selectbox("Table", tables, key=f"{key}_table", index=first)
         submitted = st.form_submit_button("Deal and replay", icon=":material/playing_cards:")
     if submitted:
+        from roads_app.sim.bulk import deal_one  # the compiled dealer (same shoe as deal_shoe)
+
         try:
-            meta = library.simulate(int(seed), folder, load_table(table))
+            meta = library.simulate(int(seed), folder, load_table(table), deal=deal_one)
         except RoadsAppError as e:
             st.error(str(e), icon=":material/error:")
             return
