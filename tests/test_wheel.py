@@ -212,6 +212,11 @@ def _dashboard(installed: Installed, port: int) -> Iterator[subprocess.Popen[byt
 
 
 def test_the_dashboard_answers_its_health_check(installed: Installed) -> None:
+    # a first start: its own user data folder (the other tests already made a library)
+    fresh = installed.work / "first-start"
+    installed = Installed(
+        installed.venv, installed.work, {**installed.env, "XDG_DATA_HOME": str(fresh)}
+    )
     port = _free_port()
     with _dashboard(installed, port) as proc:
         deadline = time.monotonic() + START_TIMEOUT_S
