@@ -56,8 +56,10 @@ def ensure_chromium() -> None:
 def main(argv: list[str]) -> int:
     cmd, rest = (argv[0], argv[1:]) if argv else ("app", [])
     ensure_venv()
-    if cmd == "app":
-        return subprocess.call([str(BIN / "roads-app"), *rest], cwd=ROOT)
+    if cmd == "app":  # a checkout keeps its shoes in its own data/ (an install: platformdirs)
+        env = {**os.environ}
+        env.setdefault("ROADS_APP_DATA", str(ROOT / "data"))
+        return subprocess.call([str(BIN / "roads-app"), *rest], cwd=ROOT, env=env)
     if cmd == "test":
         ensure_chromium()
         return subprocess.call([str(BIN / "python"), "-m", "pytest", *rest], cwd=ROOT)

@@ -27,7 +27,7 @@ from roads_app.sim import kernel as E
 from roads_app.sim import strategies as S
 from tests.storehelp import save_shoe
 
-# House edges from the spec (rules.md, "Reference figures", 8 decks off the top).
+# House edges from docs/rules.md ( "Reference figures", 8 decks off the top).
 SPEC_EDGE = {
     "banker": 0.010579,
     "player": 0.012351,

@@ -1,4 +1,4 @@
-"""Exact odds: the spec's reference figures, brute force on small shoes, Monte Carlo."""
+"""Exact odds: the reference figures of docs/rules.md, brute force on small shoes, Monte Carlo."""
 
 from __future__ import annotations
 

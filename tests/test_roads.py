@@ -1,4 +1,4 @@
-"""The five roads against the spec (`spec/roads.md`): its worked examples, a long
+"""The five roads against the conventions (`docs/roads.md`): its worked examples, a long
 hand-checked shoe, and properties over random shoes heavy on ties and long streaks.
 
 The property tests also compare with `_reference`, a slow, literal reading of the

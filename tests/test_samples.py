@@ -7,9 +7,9 @@ from pathlib import Path
 
 from roads_app.store import db
 from roads_app.store import files as storage
-from roads_app.store.samples import sample_shoes
+from roads_app.store.samples import sample_shoes, samples_dir, shipped_samples
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = samples_dir()  # found as package data, as an installed app finds them
 
 
 def test_shipped_samples_load_and_match_their_recipe() -> None:
@@ -18,6 +18,10 @@ def test_shipped_samples_load_and_match_their_recipe() -> None:
         assert loaded is not None
         assert loaded[0].equals(rounds), meta.id
         assert loaded[1] == meta
+    shipped = {meta.id: (rounds, meta) for rounds, meta in shipped_samples()}
+    assert sorted(shipped) == sorted(meta.id for _, meta in sample_shoes())
+    for rounds, meta in sample_shoes():
+        assert shipped[meta.id][0].equals(rounds) and shipped[meta.id][1] == meta
 
 
 def test_a_new_dashboard_database_starts_with_the_samples(tmp_path: Path) -> None:

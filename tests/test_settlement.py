@@ -402,7 +402,7 @@ def test_settled_frequencies_match_the_spec_reference_figures() -> None:
     exact 8-deck figures (4.5 standard errors: a wrong family fails, noise does not)."""
     many = deal_shoes(2026, 250)
     n = many.height
-    spec = {  # rules.md, reference figures (off the top; a whole shoe differs only slightly)
+    spec = {  # docs/rules.md, reference figures (off the top; a whole shoe differs only slightly)
         "banker": 0.458597423,
         "tie": 0.095155968,
         "super_6": 0.053863716,

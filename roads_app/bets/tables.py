@@ -7,6 +7,11 @@ are named by kind (`roads_app.bets.spec.KINDS`); a kind that pays by outcome tak
 table of payout keys. The file is checked by a pydantic schema: every number finite and
 within range, unknown fields refused, each error one line naming file and field.
 
+The built-in tables are package data (``roads_app.rules``), found by name wherever the
+package is installed. A user's own tables are TOML files in the user tables folder
+(`user_tables_dir`: ``--tables DIR`` / ``ROADS_APP_TABLES``, else the platform's config
+folder); one named like a built-in table is refused rather than shadowing it.
+
 A file looks like this (all keys shown; ``name``, if given, must match the file name;
 ``label`` defaults to the bet's usual name, ``cut``/``burn``/``burn_between_hands`` to
 `ShoeOptions`)::
@@ -52,6 +57,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Protocol
@@ -62,10 +68,11 @@ from roads_app.bets.spec import KIND_NAMES, KINDS, BetKind, resolve_payouts
 from roads_app.errors import RoadsAppError, RulesError
 from roads_app.game.shoe import ShoeOptions
 
-RULES_DIR: Path = Path(
-    os.environ.get("ROADS_APP_RULES") or Path(__file__).resolve().parents[2] / "rules"
-)
-"""Where `load_table("name")` looks for ``name.toml`` (env ``ROADS_APP_RULES`` overrides)."""
+RULES_DIR: Path = Path(str(resources.files("roads_app.rules")))
+"""The built-in tables (package data): `load_table("classic")` reads ``classic.toml`` here."""
+
+TABLES_ENV = "ROADS_APP_TABLES"
+"""Environment variable naming the user tables folder (``roads-app --tables DIR`` sets it)."""
 
 BET_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
     {k.kind: k.description for k in KINDS.values()}
@@ -257,15 +264,46 @@ def not_offered_reason(table: Table, bet_id: str) -> str:
     return f"unknown bet {bet_id!r} (known: {', '.join(BET_IDS + tuple(SHORTCUTS))})"
 
 
-def list_tables() -> list[str]:
-    """Names of the tables in `RULES_DIR` (file names without ``.toml``), sorted."""
-    if not RULES_DIR.is_dir():
-        return []
+def user_tables_dir() -> Path:
+    """Where a user's own ``<name>.toml`` tables live: ``$ROADS_APP_TABLES``, else the
+    platform's config folder (``~/.config/roads-app/tables`` on Linux)."""
+    env = os.environ.get(TABLES_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return platformdirs.user_config_path("roads-app") / "tables"
+
+
+def _builtin_names() -> list[str]:
     return sorted(p.stem for p in RULES_DIR.glob("*.toml"))
 
 
+def _user_files() -> dict[str, Path]:
+    folder = user_tables_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.toml")) if p.is_file()}
+
+
+def refused_user_tables() -> list[str]:
+    """One line per user table that is not listed because a built-in table has its name."""
+    builtin = set(_builtin_names())
+    return [
+        f"{path}: not used: {name!r} is a built-in table's name; rename the file"
+        for name, path in _user_files().items()
+        if name in builtin
+    ]
+
+
+def list_tables() -> list[str]:
+    """Names of the built-in tables and the user's own (file names without ``.toml``), sorted."""
+    return sorted(set(_builtin_names()) | set(_user_files()))
+
+
 def load_table(name_or_path: str | Path) -> Table:
-    """Read and check a rules file: ``"classic"`` means ``RULES_DIR/classic.toml``.
+    """Read and check a rules file: ``"classic"`` means the built-in ``classic.toml``,
+    ``"mine"`` the user's ``mine.toml`` (`user_tables_dir`), a path that file.
 
     Raises `RulesError` naming the file and exactly what is wrong with it.
     """
@@ -294,22 +332,44 @@ def _read_toml_text(path: Path, where: str) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         known = ", ".join(list_tables()) or "none"
-        raise RulesError(f"{where}: no such rules file (tables: {known})") from None
+        raise RulesError(
+            f"{where}: no such rules file (tables: {known}; add your own as "
+            f"{user_tables_dir()}/<name>.toml)"
+        ) from None
     except (OSError, UnicodeDecodeError) as e:
         raise RulesError(f"{where}: cannot be read ({e.__class__.__name__}: {e})") from None
 
 
 def _resolve(name_or_path: str | Path) -> Path:
+    """A table name means a built-in table first, then a user table; a path is a path."""
     if isinstance(name_or_path, Path):
-        return name_or_path
-    s = str(name_or_path)
-    if s.endswith(".toml") or "/" in s or os.sep in s:
-        return Path(s)
-    return RULES_DIR / f"{s}.toml"
+        path = name_or_path
+    else:
+        s = str(name_or_path)
+        if not (s.endswith(".toml") or "/" in s or os.sep in s):
+            builtin = RULES_DIR / f"{s}.toml"
+            if builtin.is_file():
+                return builtin
+            return _user_files().get(s, builtin)
+        path = Path(s)
+    if path.stem in _builtin_names() and not _is_builtin(path):
+        raise RulesError(
+            f"{path}: {path.stem!r} is a built-in table's name; "
+            "give your table another name (file and name key)"
+        )
+    return path
+
+
+def _is_builtin(path: Path) -> bool:
+    try:
+        path.resolve().relative_to(RULES_DIR.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def _display(path: Path) -> str:
-    """``rules/classic.toml`` for our own files, the path as given otherwise."""
+    """``rules/classic.toml`` for the built-in files, the path as given otherwise."""
     try:
         return str(Path(RULES_DIR.name) / path.resolve().relative_to(RULES_DIR.resolve()))
     except ValueError:

@@ -17,7 +17,6 @@ from roads_app.cli import api, backtest, files, odds, rules, shoes
 from roads_app.errors import RoadsAppError
 
 DEFAULT_PORT = 8501
-DEFAULT_DATA = Path("data")
 
 COMMAND_GROUPS = (files, shoes, odds, backtest, rules, api)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
@@ -54,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-port", type=int, default=None,
                    help=f"port of the live-feed API started beside the dashboard "
                    f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)")  # fmt: skip
-    p.add_argument("--data", default=str(DEFAULT_DATA), help="folder of saved shoes (data/)")
+    p.add_argument("--data", default=None, help=DATA_HELP)
+    p.add_argument("--tables", default=None, help=TABLES_HELP)
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
     p.add_argument(
         "--cluster",
@@ -66,12 +66,32 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     for group in COMMAND_GROUPS:
         group.register(sub)
+    for command in sub.choices.values():  # after the command too: `roads-app rules --tables D`
+        if "--tables" not in command._option_string_actions:
+            command.add_argument("--tables", default=argparse.SUPPRESS, help=TABLES_HELP)
     return p
+
+
+DATA_HELP = "folder of saved shoes (the platform's user data folder; $ROADS_APP_DATA)"
+TABLES_HELP = "folder of your own <name>.toml tables (the platform's config folder)"
+
+
+def _places(args: argparse.Namespace) -> None:
+    """Resolve the data folder once; the tables folder travels in the environment so the
+    dashboard's own process and every loader see the same one."""
+    from roads_app.bets.tables import TABLES_ENV
+    from roads_app.store.location import default_data_dir
+
+    if args.data is None:
+        args.data = str(default_data_dir())
+    if args.tables is not None:
+        os.environ[TABLES_ENV] = str(Path(args.tables).expanduser().resolve())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        _places(args)
         return int(args.func(args) or 0)
     except SystemExit as e:
         return int(e.code or 0) if not isinstance(e.code, str) else _fail(e.code)

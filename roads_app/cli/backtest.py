@@ -35,7 +35,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     )
     if args.threads is not None:
         set_threads(bt.check_threads(args.threads))
-    saved = Path(getattr(args, "data", "data")) if args.saved else None
+    saved = Path(args.data) if args.saved else None
     if saved is None and args.shoes is None:
         raise bt.StrategyError("--shoes N is needed (or --saved to use the saved shoes)")
     if args.cluster is not None:
@@ -102,7 +102,7 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=1, help="seed of the shoes (1; reproducible)")
     s.add_argument("--rules", default="classic", help="table name (classic)")
     s.add_argument("--saved", action="store_true", help="use the saved shoes in --data instead")
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--bankroll", type=float, default=1000.0, help="per shoe (1000)")
     s.add_argument("--unit", type=float, default=10.0, help="base stake (10)")
     s.add_argument("--min-bet", type=float, default=None, help="table minimum (the table's)")

@@ -33,8 +33,13 @@ PROGRESS_FROM = 50_000
 
 def _cmd_show(args: argparse.Namespace) -> int:
     from roads_app.store import files as storage
+    from roads_app.store import library
 
-    print(storage.show_summary(Path(args.file)))
+    path = Path(args.file)
+    if path.suffix.lower() == ".json":  # no scanner for JSON: checked shoe by shoe
+        print(storage.summary(library.read_shoes(path)))
+    else:  # Parquet and CSV, one shoe or a simulation of any size, scanned
+        print(storage.show_summary(path))
     return 0
 
 
@@ -59,8 +64,10 @@ def register_show(sub: argparse._SubParsersAction) -> None:
 def _cmd_import(args: argparse.Namespace) -> int:
     from roads_app.store import library
 
-    meta = library.import_file(Path(args.file), Path(args.data), name=args.name)
-    print(meta.id)
+    for meta in library.import_shoes(
+        Path(args.file), Path(args.data), name=args.name, shoe=args.shoe
+    ):
+        print(meta.id)
     return 0
 
 
@@ -80,10 +87,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def register_import(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("import", help="add a CSV / JSON / Parquet shoe to the library")
+    s = sub.add_parser("import", help="add the shoes of a CSV / JSON / Parquet file; prints ids")
     s.add_argument("file", help="the shoe file (.csv, .json or .parquet, at most 2 MB)")
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--name", default=None, help="name shown in the library (file name)")
+    s.add_argument(
+        "--shoe", type=int, default=None, metavar="K",
+        help="of a file of many shoes (simulate's), only shoe K (all of them)",
+    )  # fmt: skip
     s.set_defaults(func=_cmd_import)
 
 
@@ -91,7 +102,7 @@ def register_export(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("export", help="write a saved shoe as CSV / JSON / Parquet or its board")
     s.add_argument("id", help="the shoe's id (as `roads-app import` printed it)")
     s.add_argument("--format", required=True, choices=("csv", "json", "parquet", "png"))
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--out", default=None, help="output file ('-' for stdout); <name>_<id>.<fmt>")
     s.set_defaults(func=_cmd_export)
 

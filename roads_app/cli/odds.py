@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def _cmd_odds(args: argparse.Namespace) -> int:
@@ -17,26 +18,18 @@ def _cmd_odds(args: argparse.Namespace) -> int:
     if args.shoe is None:
         if args.after is not None:
             raise RoundError("--after needs --shoe FILE: it counts the rounds of a saved shoe")
+        if args.shoe_index is not None:
+            raise RoundError("--shoe-index needs --shoe FILE: it picks a shoe of that file")
         table = load_table(args.rules or "classic")
         decks = table.shoe.decks if args.decks is None else args.decks
         frame = odds.bet_odds(table, odds.full_shoe_counts(decks))
         head = f"{table.title}: {decks}-deck shoe, off the top"
     else:
         from roads_app.bets import live_odds
-        from roads_app.store import db, files
 
         if args.decks is not None:
             raise RoundError("--decks cannot go with --shoe: the saved shoe says its decks")
-        if args.shoe.endswith(".parquet"):  # a shoe file exported from the library
-            loaded = files.read_shoe_file(Path(args.shoe))
-            if loaded is None:
-                raise RoundError(f"{args.shoe}: holds several shoes; --shoe takes one")
-            rounds, meta = loaded
-        else:
-            saved = db.open_store(Path(getattr(args, "data", "data"))).load(
-                files.check_shoe_id(args.shoe)
-            )
-            rounds, meta = saved.rounds, saved.meta
+        rounds, meta = _shoe(args.shoe, args.shoe_index, Path(args.data))
         table = load_table(args.rules or meta.rules)
         frame = live_odds.live_odds(rounds, meta, table, args.after)
         after = rounds.height if args.after is None else args.after
@@ -52,6 +45,21 @@ def _cmd_odds(args: argparse.Namespace) -> int:
         print(head)
         print(odds.format_odds(frame))
     return 0
+
+
+def _shoe(shoe: str, index: int | None, data_dir: Path) -> tuple[Any, Any]:
+    """``--shoe`` names a file (any the commands write) or the id of a saved shoe."""
+    from roads_app.errors import StorageError
+    from roads_app.store import db, library
+    from roads_app.store import files as storage
+
+    path = Path(shoe)
+    if path.suffix.lower() in (".parquet", ".csv", ".json") or path.is_file():
+        return library.read_shoe(path, index)
+    if index is not None:
+        raise StorageError(f"--shoe-index {index}: {shoe!r} is a saved shoe's id, not a file")
+    saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe))
+    return saved.rounds, saved.meta
 
 
 def _cmd_odds_study(args: argparse.Namespace) -> int:
@@ -150,10 +158,14 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--rules", default=None, help="table name (classic; with --shoe: the shoe's)")
     s.add_argument("--decks", type=int, default=None, help="decks in the shoe (the table's)")
     s.add_argument(
-        "--shoe", default=None, help="saved shoe id (or exported .parquet): odds from its cards"
+        "--shoe", default=None, help="a saved shoe's id or any shoe file: odds from its cards"
     )
     s.add_argument("--after", type=int, default=None, help="with --shoe: after round N (last)")
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument(
+        "--shoe-index", type=int, default=None, metavar="K",
+        help="with --shoe FILE of many shoes: shoe K (needed unless it holds one)",
+    )  # fmt: skip
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--json", action="store_true", help="JSON: bet, name, probability, ...")
     s.set_defaults(func=_cmd_odds)
 

@@ -111,7 +111,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     def cmd(name: str, help: str, func) -> argparse.ArgumentParser:
         s = shoes.add_parser(name, help=help)
-        s.add_argument("--data", default=argparse.SUPPRESS, help="folder of roads.db (data/)")
+        s.add_argument("--data", default=argparse.SUPPRESS, help="folder of roads.db")
         s.set_defaults(func=func)
         return s
 

@@ -10,7 +10,7 @@ Monte Carlo engine) deals the same shoes from the same seed on every machine:
 * Fisher-Yates from the top: for ``i = n-1 .. 1``, ``j = raw[n-1-i] % (i+1)``,
   swap positions ``i`` and ``j``. (Modulo bias is below 2**-55: negligible.)
 
-Shoe procedure (seed 002, spec): the first card is turned face up and burns as many
+Shoe procedure (seed 002, docs/rules.md): the first card is turned face up and burns as many
 cards face down as its value (T/J/Q/K = 10). The cut card sits ``cut`` cards from the
 end; once it has come out (during a hand, or as the first card of one), exactly one
 more hand is played. Optionally one card is burnt between hands.

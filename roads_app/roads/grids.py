@@ -1,4 +1,4 @@
-"""The five baccarat roads, computed from a rounds frame, per ``spec/roads.md``.
+"""The five baccarat roads, computed from a rounds frame, per ``docs/roads.md``.
 
 Every function takes a rounds frame (`ROUNDS_SCHEMA`, or `MULTI_SHOE_SCHEMA` with a
 ``shoe`` column) and works on all shoes in one call. Rows are in play order within a
@@ -36,7 +36,7 @@ from roads_app.errors import RoundError
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
 
 DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
-"""Derived roads and how many columns back each one compares (k in the spec)."""
+"""Derived roads and how many columns back each one compares (k in docs/roads.md)."""
 
 ROAD_NAMES: tuple[str, ...] = ("bead_plate", "big_road", *DERIVED)
 

@@ -154,7 +154,7 @@ def _pair_state(a: int, b: int) -> int:
 def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
     """Colour a next Banker result would add to derived road k: 1 red, 0 blue, -1 none.
 
-    The spec's formula (roads.md, "Derived roads") on the logical big-road columns.
+    The formula of docs/roads.md ("Derived roads") on the logical big-road columns.
     """
     if n_streaks == 0:
         return -1

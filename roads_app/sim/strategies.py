@@ -51,7 +51,7 @@ from roads_app.errors import BetError, StrategyError
 SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD = 0, 1, 2, 3
 
 ROADS: Mapping[str, int] = MappingProxyType({"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3})
-"""Derived roads a road-following strategy can read, with the spec's k."""
+"""Derived roads a road-following strategy can read, with their k (docs/roads.md)."""
 
 _SIDE_BET = {"B": "banker", "P": "player"}
 _OTHER_BET = {"B": "player", "P": "banker"}

@@ -12,6 +12,7 @@ The board PNG is the dashboard's own board figure rendered by Plotly's renderer
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,96 @@ def import_upload(
 
 
 def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta:
-    """`roads-app import FILE`: the same checks as an upload, size first, without reading it all."""
+    """A file of one shoe: the same checks as an upload, size first, without reading it all."""
+    path = Path(path)
+    return import_upload(_read_bytes(path, storage.MAX_IMPORT_BYTES), path.name, data_dir, name)
+
+
+# --- files of many shoes: what `simulate` writes, taken apart for the other commands -------
+
+SHOE_COLUMN = "shoe"
+"""The column a multi-shoe file (``roads-app simulate``) numbers its shoes by."""
+
+MAX_READ_BYTES = 50 * storage.MAX_IMPORT_BYTES
+"""Largest file `read_shoe` reads for the odds or a summary (an import stays at 2 MB)."""
+
+
+def split_shoes(data: bytes, filename: str) -> dict[int, bytes]:
+    """A multi-shoe file as one file per shoe (same format, without the shoe column), by
+    shoe number in file order; ``{}`` for a one-shoe file.
+
+    Only the shoe numbers are looked at here: each part is then read and checked by
+    `storage.import_bytes` exactly like a file of one shoe, so a damaged file gets the
+    same message either way. A file that cannot be taken apart is left whole for it.
+    """
+    label = Path(filename).name
+    fmt = Path(label).suffix.lower().lstrip(".")
+    try:
+        if fmt == "parquet":
+            frame = pl.read_parquet(io.BytesIO(data))
+            if SHOE_COLUMN not in frame.columns:
+                return {}
+            numbers = frame[SHOE_COLUMN].cast(pl.String).to_list()
+            parts = _parts(numbers, label)
+            return {k: _parquet_bytes(frame[rows].drop(SHOE_COLUMN)) for k, rows in parts.items()}
+        if fmt == "csv":
+            frame = pl.read_csv(io.BytesIO(data), infer_schema=False)
+            if SHOE_COLUMN not in frame.columns:
+                return {}
+            parts = _parts(frame[SHOE_COLUMN].to_list(), label)
+            return {k: _csv_bytes(frame[rows].drop(SHOE_COLUMN)) for k, rows in parts.items()}
+        if fmt == "json":
+            return _split_json(data, label)
+    except StorageError:
+        raise
+    except Exception:
+        return {}  # not readable as a table: the one-shoe reader says what is wrong
+    return {}
+
+
+def _parts(numbers: list[object], label: str) -> dict[int, list[int]]:
+    """Row positions per shoe number, shoes in the order they first appear."""
+    parts: dict[int, list[int]] = {}
+    for i, v in enumerate(numbers):
+        text = "" if v is None else str(v).strip()
+        if not text.isdigit() or int(text) < 1:
+            raise StorageError(f"{label}: row {i + 1}: shoe {v!r} is not a shoe number (1, 2, ...)")
+        parts.setdefault(int(text), []).append(i)
+    return parts
+
+
+def _parquet_bytes(frame: pl.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    frame.write_parquet(buf)
+    return buf.getvalue()
+
+
+def _csv_bytes(frame: pl.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    frame.write_csv(buf)
+    return buf.getvalue()
+
+
+def _split_json(data: bytes, label: str) -> dict[int, bytes]:
+    doc = json.loads(data)
+    rows = doc.get("rounds") if isinstance(doc, dict) else doc
+    if not isinstance(rows, list) or not any(
+        isinstance(r, dict) and SHOE_COLUMN in r for r in rows
+    ):
+        return {}
+    if not all(isinstance(r, dict) for r in rows):
+        return {}  # the one-shoe reader explains the mixed list
+    parts = _parts([r.get(SHOE_COLUMN) for r in rows], label)
+    out: dict[int, bytes] = {}
+    for k, idx in parts.items():
+        shoe_rows = [{c: v for c, v in rows[i].items() if c != SHOE_COLUMN} for i in idx]
+        body: object = {**doc, "rounds": shoe_rows} if isinstance(doc, dict) else shoe_rows
+        out[k] = json.dumps(body).encode()
+    return out
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    """A file's bytes, refusing a missing file, a folder or one over ``limit`` first."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -65,14 +155,94 @@ def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta
         raise StorageError(f"{path}: no such file") from None
     except OSError as e:
         raise StorageError(f"{path}: cannot be read ({e.strerror})") from None
-    if size > storage.MAX_IMPORT_BYTES:
-        raise StorageError(
-            f"{path.name}: {size / 2**20:.1f} MB is over the "
-            f"{storage.MAX_IMPORT_BYTES // 2**20} MB limit"
-        )
     if path.is_dir():
         raise StorageError(f"{path}: is a folder, not a shoe file")
-    return import_upload(path.read_bytes(), path.name, data_dir, name=name)
+    if size > limit:
+        raise StorageError(
+            f"{path.name}: {size / 2**20:.1f} MB is over the {limit // 2**20} MB limit"
+        )
+    return path.read_bytes()
+
+
+def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -> None:
+    if shoe is not None and shoe not in numbers:
+        held = f"shoes {numbers[0]} to {numbers[-1]}" if len(numbers) > 1 else "one shoe"
+        if numbers != list(range(numbers[0], numbers[-1] + 1)):
+            held = "shoes " + ", ".join(map(str, numbers))
+        raise StorageError(f"{label}: {option} {shoe}: the file holds {held}")
+
+
+def _one_shoe(
+    data: bytes, label: str, k: int, name: str | None
+) -> tuple[pl.DataFrame, ShoeMeta]:
+    """One part of a multi-shoe file read as a file of its own; errors name the shoe."""
+    try:
+        return storage.import_bytes(data, label, name=name)
+    except StorageError as e:
+        text = str(e)
+        if text.startswith(f"{label}: "):
+            text = f"{label}, shoe {k}: {text[len(label) + 2:]}"
+        raise StorageError(text) from None
+
+
+def import_shoes(
+    path: Path, data_dir: Path, name: str | None = None, shoe: int | None = None
+) -> list[ShoeMeta]:
+    """`roads-app import FILE [--shoe K]`: every shoe of the file, or shoe K, each a new id.
+
+    A file of one shoe is imported as `import_file` does. Every shoe is checked before the
+    first is saved, so a file with one bad shoe adds nothing.
+    """
+    path = Path(path)
+    data = _read_bytes(path, storage.MAX_IMPORT_BYTES)
+    parts = split_shoes(data, path.name)
+    if not parts:
+        _check_pick(shoe, [1], path.name, "--shoe")
+        return [import_upload(data, path.name, data_dir, name=name)]
+    _check_pick(shoe, list(parts), path.name, "--shoe")
+    picked = {shoe: parts[shoe]} if shoe is not None else parts
+    names = {k: f"{name or path.stem} shoe {k}"[:100] for k in picked}
+    for k, part in picked.items():  # check them all first: a bad shoe adds nothing
+        _one_shoe(part, path.name, k, names[k])
+    # then add each the way any one-shoe file is added (one path into the library)
+    return [import_upload(part, path.name, data_dir, name=names[k]) for k, part in picked.items()]
+
+
+def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
+    """One shoe from any file the commands write: a saved or exported shoe, or shoe K of a
+    `simulate` file (K may be left out when the file holds a single shoe)."""
+    path = Path(path)
+    data = _read_bytes(path, MAX_READ_BYTES)
+    parts = split_shoes(data, path.name)
+    if not parts:
+        _check_pick(shoe, [1], path.name, "--shoe-index")
+        return storage.import_bytes(data, path.name)  # keeps decks, burn card, rules
+    numbers = list(parts)
+    if shoe is None and len(numbers) > 1:
+        raise StorageError(
+            f"{path.name}: holds {len(numbers)} shoes; pick one with --shoe-index K "
+            f"({numbers[0]} to {numbers[-1]})"
+        )
+    _check_pick(shoe, numbers, path.name, "--shoe-index")
+    k = numbers[0] if shoe is None else shoe
+    return _one_shoe(parts[k], path.name, k, f"{path.stem} shoe {k}")
+
+
+def read_shoes(path: Path) -> pl.DataFrame:
+    """Every shoe of a file, checked, as one frame with a ``shoe`` column (`roads-app show`)."""
+    path = Path(path)
+    data = _read_bytes(path, MAX_READ_BYTES)
+    parts = split_shoes(data, path.name)
+    if not parts:
+        rounds, _meta = read_shoe(path)
+        return rounds.select(pl.lit(1, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
+    frames = [
+        _one_shoe(part, path.name, k, None)[0].select(
+            pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all()
+        )
+        for k, part in parts.items()
+    ]
+    return pl.concat(frames)
 
 
 def check_format(fmt: str) -> str:
