@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from roads_app.errors import StorageError
+from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import files as storage
@@ -123,7 +123,7 @@ def test_foreign_parquet_is_refused(tmp_path: Path) -> None:
 def test_paths_in_names_never_leave_the_folder(saved: tuple[Path, str], bad_id: str) -> None:
     folder, _ = saved
     before = _snapshot(folder)
-    with pytest.raises(StorageError, match="not a plain name"):
+    with pytest.raises(RoadsAppError, match="not a plain name"):  # refused by the meta schema
         storage.save_shoe(rounds_from_winners("B"), ShoeMeta(id=bad_id), folder)
     with pytest.raises(StorageError):
         storage.load_shoe(bad_id, folder)
