@@ -72,6 +72,8 @@ def validation_message(errors: list[dict], where: str = "") -> str:
     if len(shown) > 40:
         shown = shown[:37] + "..."
     msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+    if first.get("type") in ("extra_forbidden", "unexpected_keyword_argument"):
+        msg = "unknown field"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     parts = [p for p in (where, loc) if p]
     head = ": ".join(parts)

@@ -18,17 +18,19 @@ import os
 import stat
 from pathlib import Path
 
-from roads_app.errors import RoadsAppError
+from roads_app.errors import StorageError
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays/tables accepted in a JSON or TOML file (ours use 3)."""
 
 
-class InputFileError(RoadsAppError, OSError):
+class InputFileError(StorageError):
     """A file that cannot be read safely: missing, not a regular file, too large."""
 
 
 def _size_text(n: int) -> str:
+    if n and n % 2**20 == 0:
+        return f"{n // 2**20} MB"
     return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB"
 
 

@@ -26,26 +26,39 @@ from typing import Any
 
 import polars as pl
 
+from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError
-from roads_app.game import cards as C
-from roads_app.game.drawing import check_hand
 from roads_app.game.rounds import (
+    ID_PATTERN,
     MULTI_SHOE_SCHEMA,
     ROUNDS_SCHEMA,
     WINNERS,
     ShoeMeta,
-    check_composition,
-    derive_from_cards,
-    winner_from_points,
+    check_name,
+)
+from roads_app.store.importing import (  # parsing and checking files lives there
+    FORMAT_KEY,
+    MAX_IMPORT_BYTES,
+    META_KEY,
+    import_bytes,
+    import_path,
+    meta_from_text,
+    read_any,
+    read_parquet_checked,
+    validate_rounds,
 )
 
+__all__ = [
+    "FORMAT_KEY", "MAX_IMPORT_BYTES", "META_KEY", "import_bytes", "import_path",
+    "read_any", "validate_rounds",
+]  # fmt: skip
+
 DATA_DIR = Path("data")
-META_KEY = "roads_app.meta"
-FORMAT_KEY = "roads_app.format"
 FORMAT_VERSION = "1"
 FORMATS: tuple[str, ...] = ("parquet", "csv", "json")
-MAX_IMPORT_BYTES = 2 * 1024 * 1024
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+MAX_SAVED_BYTES = 4 * 1024 * 1024
+"""Largest saved shoe file read back (one shoe is a few KB)."""
+_ID_RE = re.compile(ID_PATTERN)
 
 WRITE_LOCK = threading.RLock()
 """Held by every read-modify-write of a saved shoe (rename here, checked saves in the
@@ -103,24 +116,6 @@ def save_shoe(rounds: pl.DataFrame, meta: ShoeMeta, data_dir: Path = DATA_DIR) -
     return atomic_write(path, lambda fh: frame.write_parquet(fh, metadata=md))
 
 
-def _read_parquet(source: Path | bytes, label: str) -> tuple[pl.DataFrame, dict[str, str]]:
-    try:
-        if isinstance(source, bytes):
-            frame = pl.read_parquet(io.BytesIO(source))
-            md = pl.read_parquet_metadata(io.BytesIO(source))
-        else:
-            frame = pl.read_parquet(source)
-            md = pl.read_parquet_metadata(source)
-    except FileNotFoundError:
-        raise StorageError(f"{label}: no such file") from None
-    except Exception as e:  # polars raises several types for damaged files
-        raise StorageError(
-            f"{label}: not a readable Parquet file (truncated, corrupt or another format: "
-            f"{_first_line(e)})"
-        ) from None
-    return frame, md
-
-
 def load_shoe(shoe: str | Path, data_dir: Path = DATA_DIR) -> tuple[pl.DataFrame, ShoeMeta]:
     """Load a saved shoe by id (in ``data_dir``) or by path; checked on the way in."""
     path = Path(shoe) if isinstance(shoe, Path) or str(shoe).endswith(".parquet") else None
@@ -129,18 +124,13 @@ def load_shoe(shoe: str | Path, data_dir: Path = DATA_DIR) -> tuple[pl.DataFrame
     label = path.name
     if not path.exists():
         raise StorageError(f"{label}: no saved shoe with that id in {data_dir}")
-    frame, md = _read_parquet(path, label)
-    meta = _meta_from(md.get(META_KEY), label, default_id=path.stem)
+    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, label)
+    frame, kv = read_parquet_checked(data, label, 10_000, 64 * MAX_SAVED_BYTES)
+    if META_KEY in kv:
+        meta = meta_from_text(kv[META_KEY], label)
+    else:
+        meta = ShoeMeta(id=_safe_id(path.stem), name=_safe_id(path.stem), source="imported")
     return validate_rounds(frame, label, decks=meta.decks, burn_card=meta.burn_card), meta
-
-
-def _meta_from(text: str | None, label: str, default_id: str) -> ShoeMeta:
-    if text is None:
-        return ShoeMeta(id=_safe_id(default_id), name=default_id, source="imported")
-    try:
-        return ShoeMeta.from_dict(json.loads(text))
-    except (ValueError, TypeError, RoadsAppError) as e:
-        raise StorageError(f"{label}: shoe metadata is damaged ({_first_line(e)})") from None
 
 
 def _safe_id(text: str) -> str:
@@ -155,24 +145,30 @@ def list_shoes(data_dir: Path = DATA_DIR) -> pl.DataFrame:
         if path.name.startswith(".") or path.name.count(".") > 1:
             continue  # temporary files and side files such as <id>.bets.parquet
         row: dict[str, Any] = {
-            "id": path.stem,
-            "name": path.stem,
+            "id": _printable(path.stem),
+            "name": _printable(path.stem),
             "created": None,
             "rounds": None,
             "source": None,
             "rules": None,
             "decks": None,
-            "modified": path.stat().st_mtime,
+            "modified": 0.0,
             "error": None,
         }
         try:
+            row["modified"] = path.stat().st_mtime
+            if not path.is_file():
+                raise StorageError("not a regular file (a dangling link, a folder?)")
             md = pl.read_parquet_metadata(path)
-            meta = _meta_from(md.get(META_KEY), path.name, path.stem)
+            text = md.get(META_KEY)
+            meta = meta_from_text(text, path.name) if text is not None else ShoeMeta(
+                name=path.stem, source="imported"
+            )
             if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(path):
                 continue  # a multi-shoe simulation file, not a saved shoe
             n = pl.scan_parquet(path).select(pl.len()).collect().item()
             row.update(
-                id=path.stem,
+                id=_printable(path.stem),
                 name=meta.name or path.stem,
                 created=meta.created,
                 rounds=n,
@@ -180,8 +176,8 @@ def list_shoes(data_dir: Path = DATA_DIR) -> pl.DataFrame:
                 rules=meta.rules,
                 decks=meta.decks,
             )
-        except Exception as e:
-            row["error"] = f"{path.name}: {_first_line(e)}"
+        except Exception as e:  # one broken file is a broken row, never a broken listing
+            row["error"] = f"{_printable(path.name)}: {_first_line(e)}"
         rows.append(row)
     schema = {
         "id": pl.String,
@@ -205,110 +201,15 @@ def delete_shoe(shoe_id: str, data_dir: Path = DATA_DIR) -> None:
 
 
 def rename_shoe(shoe_id: str, name: str, data_dir: Path = DATA_DIR) -> ShoeMeta:
-    name = name.strip()
-    if not name or len(name) > 100 or any(ch in name for ch in "\n\r\t"):
-        raise StorageError("a shoe name is 1 to 100 characters on one line")
+    try:
+        name = check_name(name)
+    except RoadsAppError as e:
+        raise StorageError(str(e)) from None
     with WRITE_LOCK:  # read-modify-write: no result saved by a tab may slip in between
         rounds, meta = load_shoe(shoe_id, data_dir)
         new = ShoeMeta.from_dict({**meta.to_dict(), "name": name})
         save_shoe(rounds, new, data_dir)
     return new
-
-
-# --- checking a frame that came from a file -----------------------------------------
-
-
-def validate_rounds(
-    frame: pl.DataFrame, label: str, *, decks: int = 8, burn_card: str | None = None
-) -> pl.DataFrame:
-    """Bring a frame into `ROUNDS_SCHEMA` and check every round; StorageError on a problem."""
-    try:
-        return _validate(frame, decks, burn_card)
-    except RoadsAppError as e:
-        raise StorageError(f"{label}: {e}") from None
-
-
-def _validate(frame: pl.DataFrame, decks: int, burn_card: str | None) -> pl.DataFrame:
-    cols = set(frame.columns)
-    if "winner" not in cols:
-        raise StorageError(
-            f"no 'winner' column (found: {', '.join(frame.columns) or 'none'}); "
-            "a shoe file needs at least one column of B/P/T"
-        )
-    extra = cols - set(ROUNDS_SCHEMA.names())
-    if extra:
-        raise StorageError(f"unknown column(s) {', '.join(sorted(extra))}")
-    out = frame
-    for name, dtype in ROUNDS_SCHEMA.items():
-        if name not in cols:
-            out = out.with_columns(pl.lit(None, dtype=dtype).alias(name))
-    winners = out["winner"].cast(pl.String).str.strip_chars().str.to_uppercase()
-    bad = winners.is_null() | ~winners.is_in(list(WINNERS))
-    if bad.any():
-        i = int(bad.arg_max())  # type: ignore[arg-type]
-        raise StorageError(f"row {i + 1}: winner {out['winner'][i]!r} is not B, P or T")
-    out = out.with_columns(winner=winners)
-    for name, dtype in ROUNDS_SCHEMA.items():
-        try:
-            out = out.with_columns(pl.col(name).cast(dtype, strict=True))
-        except Exception:
-            raise StorageError(f"column {name!r} does not hold {dtype} values") from None
-    out = out.select(ROUNDS_SCHEMA.names())
-    n = out.height
-    if n and out["round"].null_count() < n:
-        expect = pl.int_range(1, n + 1, eager=True, dtype=pl.Int32)
-        wrong = out["round"].ne_missing(expect)
-        if wrong.any():
-            i = int(wrong.arg_max())  # type: ignore[arg-type]
-            raise StorageError(f"row {i + 1}: round number {out['round'][i]} should be {i + 1}")
-    out = out.with_columns(pl.int_range(1, n + 1, dtype=pl.Int32).alias("round"))
-    for side in ("player", "banker"):
-        pts = out[f"{side}_points"]
-        oob = pts.is_not_null() & ((pts < 0) | (pts > 9))
-        if oob.any():
-            i = int(oob.arg_max())  # type: ignore[arg-type]
-            raise StorageError(f"row {i + 1}: {side} points {pts[i]} out of range 0-9")
-    _check_cards(out)
-    derived = derive_from_cards(out)
-    _check_agrees(out, derived)
-    check_composition(out, decks, [burn_card] if burn_card else [])
-    return derived
-
-
-def _check_cards(out: pl.DataFrame) -> None:
-    """Card codes and the drawing rules, row by row (rows with cards only)."""
-    rows = out.select("round", "player_cards", "banker_cards").filter(
-        pl.col("player_cards").is_not_null() | pl.col("banker_cards").is_not_null()
-    )
-    for r, pc, bc in rows.iter_rows():
-        if pc is None or bc is None:
-            raise StorageError(f"row {r}: cards given for one hand only")
-        try:
-            hand = check_hand(C.parse_cards(pc), C.parse_cards(bc))
-        except RoadsAppError as e:
-            raise StorageError(f"row {r}: {e}") from None
-        if list(hand.player_cards) != pc or list(hand.banker_cards) != bc:
-            raise StorageError(f"row {r}: card codes are not canonical ({pc} / {bc})")
-
-
-def _check_agrees(given: pl.DataFrame, derived: pl.DataFrame) -> None:
-    """Where a file gives both cards and other fields, they must agree; points with winner."""
-    for name in ROUNDS_SCHEMA.names()[1:8]:
-        g, d = given[name], derived[name]
-        clash = g.is_not_null() & d.is_not_null() & (g.cast(pl.String) != d.cast(pl.String))
-        if clash.any():
-            i = int(clash.arg_max())  # type: ignore[arg-type]
-            raise StorageError(f"row {i + 1}: {name} is {g[i]} but the cards/points say {d[i]}")
-    pts = derived.filter(
-        pl.col("player_points").is_not_null() & pl.col("banker_points").is_not_null()
-    )
-    bad = pts.with_columns(expect=winner_from_points()).filter(pl.col("winner") != pl.col("expect"))
-    if bad.height:
-        r = bad.row(0, named=True)
-        raise StorageError(
-            f"row {r['round']}: winner {r['winner']} disagrees with points "
-            f"player {r['player_points']}, banker {r['banker_points']}"
-        )
 
 
 # --- import and export -----------------------------------------------------------------
@@ -341,129 +242,6 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def import_bytes(
-    data: bytes, filename: str, name: str | None = None
-) -> tuple[pl.DataFrame, ShoeMeta]:
-    """Parse and check an uploaded shoe (CSV, JSON or Parquet); a fresh id is given."""
-    label = Path(filename).name or "upload"
-    if len(data) > MAX_IMPORT_BYTES:
-        raise StorageError(
-            f"{label}: {len(data) / 1e6:.1f} MB is over the {MAX_IMPORT_BYTES // 2**20} MB limit"
-        )
-    if not data:
-        raise StorageError(f"{label}: the file is empty")
-    fmt = Path(label).suffix.lower().lstrip(".")
-    meta_in: dict[str, Any] = {}
-    if fmt == "parquet":
-        frame, md = _read_parquet(data, label)
-        if "shoe" in frame.columns:
-            raise StorageError(f"{label}: holds several shoes; import one shoe at a time")
-        if md.get(META_KEY):
-            meta_in = _meta_from(md[META_KEY], label, label).to_dict()
-    elif fmt == "csv":
-        frame = _parse_csv(data, label)
-    elif fmt == "json":
-        frame, meta_in = _parse_json(data, label)
-    else:
-        raise StorageError(f"{label}: unknown file type {fmt!r}: import .csv, .json or .parquet")
-    decks = int(meta_in.get("decks") or 8)
-    burn = meta_in.get("burn_card")
-    try:
-        rounds = validate_rounds(frame, label, decks=decks, burn_card=burn)
-        keep = {
-            k: meta_in[k]
-            for k in ("decks", "seed", "rules", "notes", "burn_card", "cut", "created")
-            if meta_in.get(k) is not None
-        }
-        meta = ShoeMeta(
-            name=(name or meta_in.get("name") or Path(label).stem)[:100], source="imported", **keep
-        )
-    except StorageError:
-        raise
-    except RoadsAppError as e:
-        raise StorageError(f"{label}: {e}") from None
-    return rounds, meta
-
-
-def _parse_csv(data: bytes, label: str) -> pl.DataFrame:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise StorageError(f"{label}: not a text CSV file (not UTF-8)") from None
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        raise StorageError(f"{label}: the file has no rows")
-    if all("," not in ln for ln in lines):  # the simplest form: one column of B/P/T
-        body = lines[1:] if lines[0].lower() in ("winner", "result") else lines
-        return pl.DataFrame({"winner": body})
-    try:
-        frame = pl.read_csv(io.BytesIO(data), infer_schema=False)
-    except Exception as e:
-        raise StorageError(f"{label}: not a readable CSV file ({_first_line(e)})") from None
-    if "result" in frame.columns and "winner" not in frame.columns:
-        frame = frame.rename({"result": "winner"})
-    casts: list[pl.Expr] = []
-    for col in frame.columns:
-        if col in ("player_cards", "banker_cards"):
-            casts.append(pl.col(col).str.split(" ").alias(col))
-        elif col in ("player_pair", "banker_pair", "player_natural", "banker_natural"):
-            casts.append(
-                pl.col(col)
-                .str.to_lowercase()
-                .replace_strict(
-                    {"true": True, "false": False, "1": True, "0": False},
-                    default=None,
-                    return_dtype=pl.Boolean,
-                )
-            )
-            if (
-                frame[col].is_not_null()
-                & ~frame[col].str.to_lowercase().is_in(["true", "false", "1", "0"])
-            ).any():
-                raise StorageError(f"{label}: column {col!r} holds values other than true/false")
-        elif col in ("round", "player_points", "banker_points"):
-            bad = frame[col].is_not_null() & ~frame[col].str.strip_chars().str.contains(r"^-?\d+$")
-            if bad.any():
-                i = int(bad.arg_max())  # type: ignore[arg-type]
-                raise StorageError(f"{label}: row {i + 1}: {col} {frame[col][i]!r} is not a number")
-            casts.append(pl.col(col).str.strip_chars().cast(pl.Int64))
-    return frame.with_columns(casts)
-
-
-def _parse_json(data: bytes, label: str) -> tuple[pl.DataFrame, dict[str, Any]]:
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise StorageError(f"{label}: not valid JSON ({_first_line(e)})") from None
-    meta: dict[str, Any] = {}
-    if isinstance(doc, dict):
-        meta = doc.get("meta") or {}
-        if not isinstance(meta, dict):
-            raise StorageError(f"{label}: 'meta' is not an object")
-        doc = doc.get("rounds")
-    if isinstance(doc, str):
-        return pl.DataFrame({"winner": [c for c in doc if not c.isspace()]}), meta
-    if not isinstance(doc, list):
-        raise StorageError(f"{label}: expected a list of rounds (or an object with 'rounds')")
-    if all(isinstance(x, str) for x in doc):
-        return pl.DataFrame({"winner": doc}, schema={"winner": pl.String}), meta
-    if not all(isinstance(x, dict) for x in doc):
-        raise StorageError(f'{label}: every round must be an object like {{"winner": "B"}}')
-    keys = set().union(*(x.keys() for x in doc)) if doc else {"winner"}
-    unknown = keys - set(ROUNDS_SCHEMA.names())
-    if unknown:
-        raise StorageError(f"{label}: unknown field(s) {', '.join(sorted(unknown))}")
-    try:
-        frame = pl.DataFrame(
-            doc,
-            schema={k: v for k, v in ROUNDS_SCHEMA.items() if k in keys} | {"winner": pl.String},
-            strict=False,
-        )
-    except Exception as e:
-        raise StorageError(f"{label}: rounds do not fit the schema ({_first_line(e)})") from None
-    return frame, meta
-
-
 # --- whole files: the CLI's simulate/show ---------------------------------------------
 
 
@@ -481,25 +259,6 @@ def write_frame(frame: pl.DataFrame, path: Path) -> Path:
     raise StorageError(f"{Path(path).name}: output must end in .parquet, .csv or .json")
 
 
-def read_any(path: Path) -> pl.DataFrame:
-    """Read a shoe file or a multi-shoe simulation file for display (checked)."""
-    path = Path(path)
-    if not path.exists():
-        raise StorageError(f"{path}: no such file")
-    if path.suffix.lower() == ".parquet":
-        frame, md = _read_parquet(path, path.name)
-        if "shoe" in frame.columns:
-            missing = set(MULTI_SHOE_SCHEMA.names()) - set(frame.columns)
-            if missing:
-                raise StorageError(f"{path.name}: missing column(s) {', '.join(sorted(missing))}")
-            return frame.select(MULTI_SHOE_SCHEMA.names())
-        meta = _meta_from(md.get(META_KEY), path.name, path.stem)
-        return validate_rounds(frame, path.name, decks=meta.decks)
-    if path.stat().st_size > 50 * MAX_IMPORT_BYTES:
-        raise StorageError(f"{path.name}: too large to show")
-    return import_bytes(path.read_bytes(), path.name)[0]
-
-
 def summary(frame: pl.DataFrame) -> str:
     """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe."""
     n = frame.height
@@ -514,6 +273,11 @@ def summary(frame: pl.DataFrame) -> str:
         + ", ".join(parts)
         + f"; {with_cards} rounds with cards"
     )
+
+
+def _printable(text: str) -> str:
+    """A file name as text that can be shown and stored (lone surrogates escaped)."""
+    return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
 
 
 def _first_line(e: BaseException) -> str:

@@ -53,22 +53,14 @@ def import_upload(
 
 
 def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta:
-    """`roads-app import FILE`: the same checks as an upload, size first, without reading it all."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise StorageError(f"{path}: no such file") from None
-    except OSError as e:
-        raise StorageError(f"{path}: cannot be read ({e.strerror})") from None
-    if size > storage.MAX_IMPORT_BYTES:
-        raise StorageError(
-            f"{path.name}: {size / 2**20:.1f} MB is over the "
-            f"{storage.MAX_IMPORT_BYTES // 2**20} MB limit"
-        )
-    if path.is_dir():
-        raise StorageError(f"{path}: is a folder, not a shoe file")
-    return import_upload(path.read_bytes(), path.name, data_dir, name=name)
+    """`roads-app import FILE`: the same checks as an upload, on a bounded read.
+
+    Only a regular file is read, and at most the limit plus one byte of it, so
+    ``/dev/zero``, a FIFO or a file that grows while it is read are refused in one line.
+    """
+    rounds, meta = storage.import_path(Path(path), name=name)
+    storage.save_shoe(rounds, meta, data_dir)
+    return meta
 
 
 def check_format(fmt: str) -> str:
