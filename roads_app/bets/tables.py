@@ -52,6 +52,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError
 from roads_app.game.shoe import ShoeOptions
 
@@ -59,6 +60,8 @@ RULES_DIR: Path = Path(
     os.environ.get("ROADS_APP_RULES") or Path(__file__).resolve().parents[2] / "rules"
 )
 """Where `load_table("name")` looks for ``name.toml`` (env ``ROADS_APP_RULES`` overrides)."""
+MAX_RULES_BYTES = 256 * 1024
+"""Largest rules file read (ours are about 3 KB)."""
 
 BET_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
     {
@@ -231,16 +234,17 @@ def load_table(name_or_path: str | Path) -> Table:
     """
     path = _resolve(name_or_path)
     where = _display(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         known = ", ".join(list_tables()) or "none"
-        raise RulesError(f"{where}: no such rules file (tables: {known})") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise RulesError(f"{where}: cannot be read ({e.__class__.__name__}: {e})") from None
+        raise RulesError(f"{where}: no such rules file (tables: {known})")
+    try:  # regular files only, bounded, nesting capped: tomllib recurses
+        text = safe_io.read_text_bounded(path, MAX_RULES_BYTES, where)
+        safe_io.check_depth(text, where, quotes="\"'")
+    except RoadsAppError as e:
+        raise RulesError(str(e)) from None
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
         raise RulesError(f"{where}: not valid TOML: {e}") from None
     try:
         return _table(data, path.stem, where)

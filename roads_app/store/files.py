@@ -20,6 +20,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -83,10 +84,19 @@ def shoe_path(shoe_id: str, data_dir: Path = DATA_DIR) -> Path:
 
 
 def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
-    """Write via a temporary file in the same folder, then rename over the target."""
+    """Write via a temporary file in the same folder, then rename over the target.
+
+    The temporary file's name carries the writer's process id, so a file left by a
+    killed writer is recognised (its process is gone) and removed by `sweep_temp_files`.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as e:
+        raise StorageError(f"{path}: cannot be written ({e.strerror})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -94,11 +104,67 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; a saved shoe is an ordinary file
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and not isinstance(e, StorageError):
+            raise StorageError(f"{path}: cannot be written ({e.strerror or e})") from None
         raise
     return path
+
+
+_TEMP_RE = re.compile(r"^\..+\.(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
+_OLD_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+STALE_TEMP_SECONDS = 3600.0
+"""A temporary file without a writer's process id is left for an hour, then removed."""
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 2**22  # another user's process, or not a pid at all
+    return True
+
+
+def sweep_temp_files(folder: Path, name: str | None = None) -> list[Path]:
+    """Remove temporary files left in ``folder`` by writes that were killed; returns them.
+
+    Only our own pattern (``.<name>.<pid>.<random>.tmp``) whose process is gone, or an
+    older-style ``.<name>.<random>.tmp`` untouched for an hour; ``name`` narrows it to one
+    target file's temporaries.
+    """
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        if not entry.name.startswith(".") or not entry.name.endswith(".tmp"):
+            continue
+        if name is not None and not entry.name.startswith(f".{name}."):
+            continue
+        m = _TEMP_RE.match(entry.name)
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if m:
+                stale = not _alive(int(m["pid"]))
+            else:
+                stale = bool(_OLD_TEMP_RE.match(entry.name)) and (
+                    now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
+                )
+            if stale:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
@@ -248,6 +314,8 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
 def write_frame(frame: pl.DataFrame, path: Path) -> Path:
     """Write a rounds frame (one or many shoes) as .parquet, .csv or .json, atomically."""
     fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt in ("parquet", "csv", "json"):
+        sweep_temp_files(Path(path).parent, Path(path).name)  # left by a killed earlier run
     if fmt == "parquet":
         return atomic_write(path, lambda fh: frame.write_parquet(fh))
     if fmt == "csv":
