@@ -87,7 +87,8 @@ def read_text_bounded(path: str | Path, limit: int, label: str | None = None) ->
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputFileError(
-            f"{label or path}: cannot be read as UTF-8 text (byte {e.start} is {data[e.start]:#04x})"
+            f"{label or path}: cannot be read as UTF-8 text "
+            f"(byte {e.start} is {data[e.start]:#04x})"
         ) from None
 
 
