@@ -11,6 +11,7 @@ import streamlit as st
 
 from roads_app.ui.backtest_page import render_backtest_page
 from roads_app.ui.entry_page import render_entry_page
+from roads_app.ui.guard import guarded
 from roads_app.ui.library_page import render_library_page
 from roads_app.ui.live_odds import render_study_page
 from roads_app.ui.lobby_page import render_lobby_page
@@ -44,7 +45,8 @@ def pages() -> dict[str, list[st.Page]]:
 def main() -> None:
     st.set_page_config(page_title="Roads", page_icon=":material/casino:", layout="wide")
     sections = {name: items for name, items in pages().items() if items}
-    st.navigation(sections, position="sidebar").run()
+    page = st.navigation(sections, position="sidebar")
+    guarded(page.run)()
 
 
 main()

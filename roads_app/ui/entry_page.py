@@ -33,6 +33,7 @@ from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import shoe_stats
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_entry_bets
+from roads_app.ui.guard import guarded, plain
 from roads_app.ui.live_odds import render_live_odds
 
 FLAGS: tuple[tuple[str, str], ...] = (
@@ -198,11 +199,11 @@ def render_odds(state: session.ShoeState) -> None:
 
 def _header(state: session.ShoeState) -> None:
     meta: ShoeMeta = state.meta
-    title = meta.name or f"Shoe {meta.id}"
+    title = plain(meta.name or f"Shoe {meta.id}")  # a name is text, never markup
     saved = "" if state.saved else " · new, saved on the first result"
     st.markdown(
         f"### {title}\n"
-        f"Table **{meta.rules}** · {meta.decks} decks{saved} · "
+        f"Table **{plain(meta.rules)}** · {meta.decks} decks{saved} · "
         f"<span data-testid='round-count'>Round {state.round_count}</span>",
         unsafe_allow_html=True,
     )
@@ -298,6 +299,7 @@ def render_new_shoe(state: session.ShoeState) -> None:
 
 
 @st.fragment
+@guarded
 def shoe_fragment() -> None:
     """The part of the page one result reruns."""
     state = session.current()

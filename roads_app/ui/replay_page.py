@@ -31,6 +31,7 @@ from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
+from roads_app.ui.guard import guarded, plain
 
 POS = "replay.pos"  # rounds shown
 SHOE = "replay.shoe"  # the shoe the position belongs to
@@ -171,8 +172,8 @@ def reveal_html(row: dict, seconds: float) -> str:
 
 def _header(meta: ShoeMeta, n: int) -> None:
     st.markdown(
-        f"### {html.escape(meta.name or meta.id)}\n"
-        f"{meta.source} · table **{meta.rules}** · {meta.decks} decks · {n} rounds"
+        f"### {plain(meta.name or meta.id)}\n"
+        f"{meta.source} · table **{plain(meta.rules)}** · {meta.decks} decks · {n} rounds"
     )
 
 
@@ -340,6 +341,6 @@ def render_replay_page() -> None:
         st.warning(message, icon=":material/warning:")
     _controls(n, shoe_id, rounds["player_cards"].is_not_null().any())
     interval = R.play_interval(_speed()) if st.session_state.get(PLAYING) else None
-    st.fragment(_body, run_every=interval)(shoe_id, rounds, meta, folder)
+    st.fragment(guarded(_body), run_every=interval)(shoe_id, rounds, meta, folder)
     with st.expander("Another shoe"):
         render_picker(folder)
