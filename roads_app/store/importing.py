@@ -18,6 +18,7 @@ Nothing here writes; the caller saves what comes back.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import unicodedata
@@ -165,6 +166,8 @@ def meta_from_text(text: str, label: str) -> ShoeMeta:
     safe_io.check_depth(text, f"{label}: shoe metadata")
     try:
         doc = json.loads(text, parse_constant=_no_constant)
+    except StorageError as e:
+        raise StorageError(f"{label}: shoe metadata: {e}") from None
     except (ValueError, RecursionError) as e:
         raise StorageError(f"{label}: shoe metadata is not JSON ({_first_line(e)})") from None
     return _meta(doc, label)
@@ -286,16 +289,29 @@ def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
         body = lines[1:] if lines[0].lower() in ("winner", "result") else lines
         return [{"winner": w} for w in body]
     try:
-        frame = pl.read_csv(io.BytesIO(data), infer_schema=False)
-    except Exception as e:  # polars raises several types for malformed CSV
+        table = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    except csv.Error as e:
         raise StorageError(f"{label}: not a readable CSV file ({_first_line(e)})") from None
-    if "result" in frame.columns and "winner" not in frame.columns:
-        frame = frame.rename({"result": "winner"})
-    rows = _frame_rows(frame, label)
-    for row in rows:
+    table = [row for row in table if any(cell.strip() for cell in row)]
+    if not table:
+        raise StorageError(f"{label}: the file has no rows")
+    header = [h.strip() for h in table[0]]
+    if "result" in header and "winner" not in header:
+        header[header.index("result")] = "winner"
+    if len(set(header)) != len(header):
+        raise StorageError(f"{label}: a column name appears twice ({', '.join(header)})")
+    _frame_rows(pl.DataFrame(schema=dict.fromkeys(header, pl.String)), label)  # the columns
+    rows: list[dict[str, Any]] = []
+    for i, cells in enumerate(table[1:]):
+        if len(cells) != len(header):
+            raise StorageError(
+                f"{label}: row {i + 1} has {len(cells)} cells, the header {len(header)}"
+            )
+        row = {k: v.strip() for k, v in zip(header, cells, strict=True) if v.strip() != ""}
         for side in ("player_cards", "banker_cards"):
-            if isinstance(row.get(side), str):
-                row[side] = row[side].split()
+            if side in row:
+                row[side] = row[side].split(" ")  # as export writes them: one space apart
+        rows.append(row)
     return rows
 
 
