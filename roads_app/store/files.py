@@ -43,6 +43,7 @@ from roads_app.store.importing import (  # parsing and checking files lives ther
     META_KEY,
     import_bytes,
     import_path,
+    max_rounds,
     meta_from_text,
     read_any,
     read_parquet_checked,
@@ -225,6 +226,8 @@ def list_shoes(data_dir: Path = DATA_DIR) -> pl.DataFrame:
             row["modified"] = path.stat().st_mtime
             if not path.is_file():
                 raise StorageError("not a regular file (a dangling link, a folder?)")
+            if not _ID_RE.match(path.stem):
+                raise StorageError("the file name is not a shoe id (letters, digits, - and _)")
             md = pl.read_parquet_metadata(path)
             text = md.get(META_KEY)
             meta = meta_from_text(text, path.name) if text is not None else ShoeMeta(
@@ -233,6 +236,11 @@ def list_shoes(data_dir: Path = DATA_DIR) -> pl.DataFrame:
             if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(path):
                 continue  # a multi-shoe simulation file, not a saved shoe
             n = pl.scan_parquet(path).select(pl.len()).collect().item()
+            if n > max_rounds(meta.decks):
+                raise StorageError(
+                    f"{n} rounds cannot come from a {meta.decks}-deck shoe "
+                    f"(at most {max_rounds(meta.decks)})"
+                )
             row.update(
                 id=_printable(path.stem),
                 name=meta.name or path.stem,
