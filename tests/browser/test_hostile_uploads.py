@@ -1,0 +1,89 @@
+"""Hostile uploads in the real dashboard: each refused by the uploader, and afterwards no
+page shows a traceback, broken library entries show as broken, a name is only text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import AppServer, wait_idle
+from playwright.sync_api import Page, expect
+
+from roads_app.game.rounds import rounds_from_winners
+from roads_app.store import files as storage
+from tests.hostile.make_corpus import cases
+
+pytestmark = pytest.mark.browser
+
+PAGES = ("scoreboard", "lobby", "library", "replay", "backtest", "odds-study")
+PICK = ("meta-name-", "meta-decks-", "meta-created-", "meta-rules-", "deep-list-",
+        "rows-5000000", "winners-500", "round-")  # fmt: skip
+MARKUP_NAME = "<b>bold</b> **star** ![img](http://127.0.0.1:9/x.png) :red[red]"
+
+
+def key(name: str) -> str:
+    return f".st-key-{name}"
+
+
+def button(page: Page, name: str):
+    return page.locator(f"{key(name)} button").locator("visible=true").first
+
+
+def no_traceback(page: Page, where: str) -> None:
+    wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0, where
+    body = page.locator("body").inner_text()
+    assert "Traceback" not in body and "bug in roads-app" not in body, where
+
+
+def upload(page: Page, path: Path) -> None:
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    expect(page.get_by_text(f"Ready to add: {path.name}")).to_be_visible()
+
+
+def test_hostile_uploads_are_refused_and_no_page_breaks(
+    app_server: AppServer, page: Page, tmp_path: Path
+) -> None:
+    data = app_server.data_dir
+    picks = []
+    for prefix in PICK:
+        picks.append(next(c for c in cases() if c.filename.startswith(prefix)))
+    # broken entries already in the folder: a dangling link, metadata that is not an object
+    (data / "gone.parquet").symlink_to(data / "nowhere.parquet")
+    rounds_from_winners("BP").write_parquet(
+        data / "badmeta.parquet", metadata={storage.META_KEY: json.dumps({"name": ["a"]})}
+    )
+    before = sorted(p.name for p in data.iterdir())
+
+    page.goto(f"{app_server.url}/library")
+    wait_idle(page)
+    for c in picks:
+        f = tmp_path / c.filename
+        f.write_bytes(c.data)
+        upload(page, f)
+        button(page, "lib_import").click()
+        alert = page.locator('[data-testid="stAlert"]').filter(has_text=c.filename)
+        expect(alert).to_be_visible()
+        no_traceback(page, c.filename)
+    assert sorted(p.name for p in data.iterdir()) == before
+    expect(page.get_by_text("cannot be read")).to_have_count(2)
+
+    # a name full of markup is added and shown exactly as typed, as text
+    good = tmp_path / "good.csv"
+    good.write_text("winner\nB\nP\nT\n")
+    upload(page, good)
+    page.locator(key("library_import_name") + " input").fill(MARKUP_NAME)
+    button(page, "lib_import").click()
+    expect(page.get_by_text("to the library")).to_be_visible()
+    sid = storage.list_shoes(data).filter(pl.col("name") == MARKUP_NAME)["id"].item()
+    button(page, f"lib_open_{sid}").click()
+    page.wait_for_url("**/scoreboard?*")
+    title = page.locator('[data-testid="stMarkdownContainer"] h3').first
+    expect(title).to_have_text(MARKUP_NAME)
+    assert title.locator("b, img, strong").count() == 0
+
+    for name in PAGES:
+        page.goto(f"{app_server.url}/{name}")
+        no_traceback(page, name)
