@@ -40,7 +40,7 @@ def no_traceback(page: Page, where: str) -> None:
 
 def upload(page: Page, path: Path) -> None:
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-    expect(page.get_by_text(f"Ready to add: {path.name}")).to_be_visible()
+    expect(page.get_by_text(f"Ready to add: {path.name}")).to_be_visible(timeout=120_000)
 
 
 def test_hostile_uploads_are_refused_and_no_page_breaks(
@@ -66,10 +66,10 @@ def test_hostile_uploads_are_refused_and_no_page_breaks(
         upload(page, f)
         button(page, "lib_import").click()
         alert = page.locator('[data-testid="stAlert"]').filter(has_text=c.filename)
-        expect(alert).to_be_visible()
+        expect(alert).to_be_visible(timeout=120_000)
         no_traceback(page, c.filename)
     assert sorted(p.name for p in data.iterdir()) == before
-    expect(page.get_by_text("cannot be read")).to_have_count(2)
+    expect(page.get_by_text("cannot be read")).to_have_count(2, timeout=120_000)
 
     # a name full of markup is added and shown exactly as typed, as text
     good = tmp_path / "good.csv"
@@ -77,7 +77,7 @@ def test_hostile_uploads_are_refused_and_no_page_breaks(
     upload(page, good)
     page.locator(key("library_import_name") + " input").fill(MARKUP_NAME)
     button(page, "lib_import").click()
-    expect(page.get_by_text("to the library")).to_be_visible()
+    expect(page.get_by_text("to the library")).to_be_visible(timeout=120_000)
     sid = storage.list_shoes(data).filter(pl.col("name") == MARKUP_NAME)["id"].item()
     button(page, f"lib_open_{sid}").click()
     page.wait_for_url(f"**shoe={sid}*")
