@@ -38,7 +38,7 @@ from conftest import (  # noqa: E402  (the browser-test fixtures, reused as plai
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from roads_app.game.shoe import deal_shoe  # noqa: E402
-from roads_app.store import files as storage  # noqa: E402
+from roads_app.store import db  # noqa: E402
 
 
 def main() -> int:
@@ -52,7 +52,7 @@ def main() -> int:
         server = AppServer(Path(tmp) / "data", Path(tmp) / "server.log")
         dealt = deal_shoe(args.seed)
         n = min(args.rounds, dealt.rounds.height)
-        storage.save_shoe(dealt.rounds.head(n), dealt.meta, server.data_dir)
+        db.open_store(server.data_dir).create_shoe(dealt.meta, dealt.rounds.head(n))
         server.start()
         try:
             with sync_playwright() as p:

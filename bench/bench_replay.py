@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from roads_app.bets import ledger as bets_log
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import deal_shoe
-from roads_app.store import files as storage
+from roads_app.store import db
 
 STEPS = 30
 
@@ -42,11 +42,12 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-replay-"))
     os.environ["ROADS_APP_DATA"] = str(folder)
     dealt = deal_shoe(2024)
-    storage.save_shoe(dealt.rounds, dealt.meta, folder)
+    store = db.open_store(folder)
+    store.create_shoe(dealt.meta, dealt.rounds)
     log = bets_log.place_many(bets_log.empty_bets(), [("banker", 25), ("tie", 5)], round_no=3)
     for r in range(4, 40, 3):
         log = bets_log.place_many(log, [("player", 10)], round_no=r)
-    bets_log.save_bets(log, dealt.meta.id, folder, "replay-bets")
+    store.change_bets(dealt.meta.id, "replay-bets", lambda _: log)
 
     at = AppTest.from_function(_replay, default_timeout=120)
     at.query_params["shoe"] = dealt.meta.id
@@ -66,7 +67,7 @@ def main() -> None:
 
     for i in range(8):
         m = ShoeMeta(name=f"Table {i + 1}", source="hand")
-        storage.save_shoe(deal_shoe(300 + i).rounds.head(30 + 6 * i), m, folder)
+        store.create_shoe(m, deal_shoe(300 + i).rounds.head(30 + 6 * i))
     runs = []
     for _ in range(3):
         at = AppTest.from_function(_lobby, default_timeout=120)

@@ -80,6 +80,31 @@ def read_bounded(path: str | Path, limit: int, label: str | None = None) -> byte
         os.close(fd)
 
 
+def check_regular_file(path: str | Path, label: str | None = None) -> int:
+    """Refuse anything but a regular file (checked on the open descriptor); its size."""
+    where = label or str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InputFileError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{where}: is a folder, not a file") from None
+    except OSError as e:
+        raise InputFileError(f"{where}: not a regular file ({e.strerror})") from None
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if stat.S_ISDIR(st.st_mode):
+        raise InputFileError(f"{where}: is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputFileError(
+            f"{where}: not a regular file (a device, pipe or socket cannot be read)"
+        )
+    return st.st_size
+
+
 def read_text_bounded(path: str | Path, limit: int, label: str | None = None) -> str:
     """`read_bounded` decoded as UTF-8 (one-line error if it is not)."""
     data = read_bounded(path, limit, label)
@@ -125,8 +150,10 @@ def nesting_depth(text: str | bytes, quotes: str = '"') -> int:
 
 def check_depth(text: str | bytes, label: str, quotes: str = '"', limit: int = MAX_DEPTH) -> None:
     """Refuse text nested deeper than ``limit`` before a recursive parser sees it."""
-    opens = text.count("[") + text.count("{") if isinstance(text, str) else (
-        text.count(b"[") + text.count(b"{")
+    opens = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else (text.count(b"[") + text.count(b"{"))
     )
     if opens > limit and nesting_depth(text, quotes) > limit:
         raise InputFileError(f"{label}: nested more than {limit} levels deep")

@@ -20,7 +20,7 @@ from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.sim import backtest as B
 from roads_app.sim import strategies as S
-from roads_app.store.files import save_shoe
+from tests.storehelp import save_shoe
 
 # House edges from the spec (rules.md, "Reference figures", 8 decks off the top).
 SPEC_EDGE = {

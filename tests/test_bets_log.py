@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from roads_app.bets import ledger as BL
 from roads_app.errors import BetError, StorageError
+from roads_app.game.rounds import ShoeMeta
+from roads_app.store import db
 
 
 @dataclass
@@ -150,37 +152,36 @@ def test_bankroll_ends_at_start_plus_every_settled_net(rows: list, start: int) -
 def test_save_then_load_gives_back_the_same_history(
     tmp_path_factory: pytest.TempPathFactory, items: list, round_no: int
 ) -> None:
-    d = tmp_path_factory.mktemp("data")
+    store = db.open_store(tmp_path_factory.mktemp("data"))
+    store.create_shoe(ShoeMeta(id="abc123"))
     log = BL.place_many(BL.empty_bets(), items, round_no=round_no)
     if round_no % 2:
         log = BL.void(log, round_no)
-    BL.save_bets(log, "abc123", d)
-    assert BL.load_bets("abc123", d).equals(log)
-    assert [p.name for p in d.iterdir()] == ["abc123.bets.parquet"]  # no temp file left
+    assert store.change_bets("abc123", "bets", lambda _: log).equals(log)
+    assert store.load_bets("abc123").equals(log)
+    assert store.history("abc123")["action"][-1] == "bet placed"
 
 
 def test_missing_history_is_empty_and_kinds_are_separate(tmp_path: Path) -> None:
-    BL.save_bets(BL.place(BL.empty_bets(), "tie", 1, round_no=1), "s1", tmp_path)
-    assert BL.load_bets("s1", tmp_path, kind="replay-bets").height == 0
-    assert BL.load_bets("s1", tmp_path).height == 1
-    BL.delete_bets("s1", tmp_path)
-    assert list(tmp_path.iterdir()) == []
+    store = db.open_store(tmp_path)
+    store.create_shoe(ShoeMeta(id="s1"))
+    store.change_bets("s1", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
+    assert store.load_bets("s1", kind="replay-bets").height == 0
+    assert store.load_bets("s1").height == 1
+    with pytest.raises(StorageError, match="kind"):
+        store.load_bets("s1", kind="other")
+    with pytest.raises(StorageError, match="no saved shoe"):
+        store.change_bets("nope", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
 
 
-def test_damaged_history_is_a_one_line_storage_error(tmp_path: Path) -> None:
-    (tmp_path / "s1.bets.parquet").write_bytes(b"PAR1 not really")
-    with pytest.raises(StorageError, match="damaged") as e:
-        BL.load_bets("s1", tmp_path)
-    assert "\n" not in str(e.value)
-    pl.DataFrame({"x": [1]}).write_parquet(tmp_path / "s2.bets.parquet")
-    with pytest.raises(StorageError, match="lacks column"):
-        BL.load_bets("s2", tmp_path)
-
-
-@pytest.mark.parametrize("bad", ["../etc", "a/b", "", "x" * 65, "a b"])
-def test_ids_that_could_leave_the_data_folder_are_refused(tmp_path: Path, bad: str) -> None:
-    with pytest.raises(StorageError, match="not a plain name"):
-        BL.save_bets(BL.empty_bets(), bad, tmp_path)
+def test_a_refused_bet_leaves_the_history_as_it_was(tmp_path: Path) -> None:
+    store = db.open_store(tmp_path)
+    store.create_shoe(ShoeMeta(id="s1"))
+    store.change_bets("s1", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
+    with pytest.raises(BetError):
+        store.change_bets("s1", "bets", lambda b: BL.place(b, "tie", -5, round_no=1))
+    assert store.load_bets("s1").height == 1
+    assert store.history("s1").height == 2
 
 
 # --- settling against the real tables (payouts from the spec) -------------------------

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roads_app.errors import CardError, DrawingRuleError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import banker_draws, check_hand, play_hand, player_draws
 
 # The banker's tableau as printed on casino boards (seeds 000 and 003, spec):
@@ -25,7 +25,7 @@ TABLEAU = """
 """
 TABLE = {int(line[0]): (line.split()[1], line.split()[2]) for line in TABLEAU.strip().splitlines()}
 
-card_codes = st.sampled_from(C.ALL_CARDS)
+card_codes = st.sampled_from(playing_cards.ALL_CARDS)
 
 
 @pytest.mark.parametrize("bt", range(8))
@@ -53,14 +53,14 @@ def test_player_rule(pt: int, bt: int) -> None:
 def test_played_hands_pass_the_check_and_follow_the_table(deal: list[str]) -> None:
     hand = play_hand(iter(deal))
     assert check_hand(hand.player_cards, hand.banker_cards) == hand
-    pt, bt = C.points(deal[0:4:2]), C.points(deal[1:4:2])
+    pt, bt = playing_cards.points(deal[0:4:2]), playing_cards.points(deal[1:4:2])
     natural = pt >= 8 or bt >= 8
     assert (len(hand.player_cards) == 3) is (not natural and pt <= 5)
     if natural:
         assert len(hand.banker_cards) == 2
     else:
         row, stood = TABLE[bt] if bt <= 7 else ("S" * 10, "S")
-        third = C.point(hand.player_cards[2]) if len(hand.player_cards) == 3 else None
+        third = playing_cards.point(hand.player_cards[2]) if len(hand.player_cards) == 3 else None
         expect = (stood if third is None else row[third]) == "D"
         assert (len(hand.banker_cards) == 3) is expect
 
@@ -87,18 +87,18 @@ def test_refusal_names_the_rule() -> None:
 
 @given(card_codes)
 def test_card_codes_round_trip_in_any_case(code: str) -> None:
-    assert C.parse_card(code.lower()) == code
-    assert C.parse_card(code.upper()[0] + code[1].upper()) == code
-    assert C.ALL_CARDS[C.card_index(code)] == code
+    assert playing_cards.parse_card(code.lower()) == code
+    assert playing_cards.parse_card(code.upper()[0] + code[1].upper()) == code
+    assert playing_cards.ALL_CARDS[playing_cards.card_index(code)] == code
 
 
 @pytest.mark.parametrize("bad", ["", "Zs", "1s", "11h", "Ax", "A", "10", "As2", None, 7])
 def test_bad_card_codes_are_one_line_errors(bad: object) -> None:
     with pytest.raises(CardError) as e:
-        C.parse_card(bad)
+        playing_cards.parse_card(bad)
     assert "\n" not in str(e.value) and repr(bad) in str(e.value)
 
 
 def test_ten_is_accepted_and_canonical() -> None:
-    assert C.parse_cards("10h 10S, kd") == ["Th", "Ts", "Kd"]
-    assert C.points(["Th", "9d"]) == 9 and C.points(["7s", "8h", "Ac"]) == 6
+    assert playing_cards.parse_cards("10h 10S, kd") == ["Th", "Ts", "Kd"]
+    assert playing_cards.points(["Th", "9d"]) == 9 and playing_cards.points(["7s", "8h", "Ac"]) == 6

@@ -15,6 +15,7 @@ from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import files as storage
 from roads_app.store import library
+from tests import storehelp as sh
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -40,7 +41,7 @@ def test_export_then_import_gives_back_the_same_shoe(
     data = tmp_path_factory.mktemp("data")
     dealt = deal_shoe(seed, ShoeOptions(decks=decks, cut=min(14, decks * 26)))
     meta = ShoeMeta.from_dict({**dealt.meta.to_dict(), "name": "Table 7 evening"})
-    storage.save_shoe(dealt.rounds, meta, data)
+    sh.save_shoe(dealt.rounds, meta, data)
 
     out = tmp_path_factory.mktemp("out") / f"shoe.{fmt}"
     assert main(["export", meta.id, "--format", fmt, "--data", str(data), "--out", str(out)]) == 0
@@ -48,7 +49,7 @@ def test_export_then_import_gives_back_the_same_shoe(
     new_id = _import(capsys, out, data)
 
     assert new_id != meta.id
-    rounds, back = storage.load_shoe(new_id, data)
+    rounds, back = sh.load_shoe(new_id, data)
     assert rounds.equals(dealt.rounds)
     assert back.source == "imported"
     if fmt != "csv":  # CSV carries rounds only; JSON and Parquet carry the metadata too
@@ -67,12 +68,12 @@ def test_outcome_only_shoe_round_trips_with_its_nulls(
 ) -> None:
     rounds = rounds_from_winners("BBPTPPBTTB")
     meta = ShoeMeta(name="by hand", source="hand")
-    storage.save_shoe(rounds, meta, tmp_path)
+    sh.save_shoe(rounds, meta, tmp_path)
     out = tmp_path / f"x.{fmt}"
     args = ["export", meta.id, "--format", fmt, "--data", str(tmp_path), "--out", str(out)]
     assert main(args) == 0
     capsys.readouterr()
-    back, _ = storage.load_shoe(_import(capsys, out, tmp_path, "--name", "again"), tmp_path)
+    back, _ = sh.load_shoe(_import(capsys, out, tmp_path, "--name", "again"), tmp_path)
     assert back.equals(rounds)
     assert back["player_points"].null_count() == 10
 
@@ -84,7 +85,7 @@ def test_import_prints_the_id_and_the_library_lists_it_by_name(
     f.write_text("winner\nB\nP\nP\nT\n")
     data = tmp_path / "data"
     new_id = _import(capsys, f, data, "--name", "Macau 3")
-    shoes = storage.list_shoes(data)
+    shoes = sh.list_shoes(data)
     row = shoes.select("id", "name", "rounds", "source").row(0)
     assert row == (new_id, "Macau 3", 4, "imported")
 
@@ -104,7 +105,7 @@ def test_bad_file_is_one_line_and_changes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: bytes, message: str
 ) -> None:
     data = tmp_path / "data"
-    storage.save_shoe(rounds_from_winners("BP"), ShoeMeta(name="keep"), data)
+    sh.save_shoe(rounds_from_winners("BP"), ShoeMeta(name="keep"), data)
     before = _snapshot(data)
     f = tmp_path / name
     f.write_bytes(content)
@@ -135,7 +136,7 @@ def test_export_refuses_path_like_ids(tmp_path: Path, bad_id: str) -> None:
 
 def test_export_upto_cuts_the_shoe_after_that_round(tmp_path: Path) -> None:
     dealt = deal_shoe(11)
-    storage.save_shoe(dealt.rounds, dealt.meta, tmp_path)
+    sh.save_shoe(dealt.rounds, dealt.meta, tmp_path)
     data, name = library.export_shoe(dealt.meta.id, "parquet", tmp_path, upto=9)
     assert name.endswith(f"{dealt.meta.id}.parquet")
     back, _ = storage.import_bytes(data, name)
@@ -146,7 +147,7 @@ def test_board_png_is_a_picture_of_the_board(tmp_path: Path) -> None:
     from PIL import Image
 
     dealt = deal_shoe(5)
-    storage.save_shoe(dealt.rounds, dealt.meta, tmp_path)
+    sh.save_shoe(dealt.rounds, dealt.meta, tmp_path)
     out = tmp_path / "board.png"
     assert main(["export", dealt.meta.id, "--format", "png", "--data", str(tmp_path),
                  "--out", str(out)]) == 0  # fmt: skip
@@ -169,7 +170,7 @@ def test_board_png_is_a_picture_of_the_board(tmp_path: Path) -> None:
 
 def test_simulate_saves_a_shoe_dealt_from_the_seed(tmp_path: Path) -> None:
     meta = library.simulate(42, tmp_path)
-    rounds, back = storage.load_shoe(meta.id, tmp_path)
+    rounds, back = sh.load_shoe(meta.id, tmp_path)
     assert rounds.equals(deal_shoe(42).rounds)
     assert (back.source, back.seed) == ("simulated", 42)
 
@@ -180,7 +181,7 @@ def test_lobby_lists_hand_shoes_newest_first_at_most_eight(tmp_path: Path) -> No
     ids = []
     for i in range(10):
         m = ShoeMeta(name=f"t{i}", source="hand")
-        p = storage.save_shoe(rounds_from_winners("BP" * i), m, tmp_path)
+        p = sh.save_shoe(rounds_from_winners("BP" * i), m, tmp_path)
         os.utime(p, (1_000_000 + i, 1_000_000 + i))
         ids.append(m.id)
     library.simulate(1, tmp_path)  # simulated shoes are not in play at a table

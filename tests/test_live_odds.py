@@ -28,7 +28,7 @@ from roads_app.bets.odds import bet_odds, bet_vectors, counts_from_cards, full_s
 from roads_app.bets.tables import load_table
 from roads_app.cli import main
 from roads_app.errors import RoundError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, play_hand
 from roads_app.game.rounds import ShoeMeta, add_cards, add_winner, empty_rounds, rounds_from_hands
 from roads_app.game.shoe import deal_shoe
@@ -100,14 +100,14 @@ def test_burn_card_counts_as_seen_and_burnt_cards_as_unseen() -> None:
 @settings(max_examples=6, deadline=None)
 @given(st.integers(0, 10**6), st.integers(7, 9))
 def test_live_odds_match_brute_force_late_in_a_one_deck_shoe(seed: int, left: int) -> None:
-    order = list(C.ALL_CARDS)
+    order = list(playing_cards.ALL_CARDS)
     random.Random(seed).shuffle(order)
     hands, rest = deal_until(order, left)
     rounds = rounds_from_hands(hands)
     meta = ShoeMeta(decks=1)
     rem = remaining_counts(rounds, meta)
     assert rem.ok and Counter(rest) == Counter(
-        c for c, n in zip(C.ALL_CARDS, rem.counts, strict=True) for _ in range(n)
+        c for c, n in zip(playing_cards.ALL_CARDS, rem.counts, strict=True) for _ in range(n)
     )
     frame = live_odds(rounds, meta, WINBOX)
     live = dict(zip(frame["bet"], frame["probability"], strict=True))
@@ -116,8 +116,8 @@ def test_live_odds_match_brute_force_late_in_a_one_deck_shoe(seed: int, left: in
 
 
 def test_a_shoe_rich_in_one_rank_shows_pairs_positive() -> None:
-    sevens = [c for c in C.ALL_CARDS if c[0] == "7"]
-    rest = [c for c in C.ALL_CARDS if c[0] != "7"]
+    sevens = [c for c in playing_cards.ALL_CARDS if c[0] == "7"]
+    rest = [c for c in playing_cards.ALL_CARDS if c[0] != "7"]
     random.Random(5).shuffle(rest)
     hands, left = deal_until(rest + sevens, 12)  # the four sevens stay in the shoe
     rounds = rounds_from_hands(hands)
@@ -186,7 +186,7 @@ def test_hand_events_settle_like_the_settlement_module() -> None:
     ind = hand_events(rounds)
     for i, bet in enumerate(bets):
         b = table.bets[bet]
-        _, _, coef = bet_vectors(bet, float(b.payout), b.six_payout)
+        _, _, coef = bet_vectors(bet, b.payouts)
         mine = ind @ coef - 1.0
         theirs = settled.filter(pl.col("bet") == bet).sort("round")["net"].to_numpy()
         assert np.allclose(mine, theirs, atol=1e-12), (i, bet)
@@ -261,17 +261,19 @@ def test_hand_compositions_are_the_full_shoe_less_the_cards_seen() -> None:
 
 
 def test_cli_odds_for_a_saved_shoe(tmp_path, capsys) -> None:
-    from roads_app.store.files import save_shoe
+    from roads_app.store import db
 
     dealt = deal_shoe(31)
-    path = save_shoe(dealt.rounds, dealt.meta, tmp_path)
-    assert main(["odds", "--shoe", str(path), "--after", "40", "--rules", "winbox", "--json"]) == 0
+    db.open_store(tmp_path).create_shoe(dealt.meta, dealt.rounds)
+    sid = dealt.meta.id
+    data = ["--data", str(tmp_path)]
+    assert main(["odds", "--shoe", sid, *data, "--after", "40", "--rules", "winbox", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     live = live_odds(dealt.rounds, dealt.meta, WINBOX, 40)
     assert [g["bet"] for g in got] == live["bet"].to_list()
     assert np.allclose([g["ev"] for g in got], live["ev"].to_numpy(), atol=1e-15)
     assert np.allclose([g["house_edge"] for g in got], -live["ev"].to_numpy(), atol=1e-15)
-    assert main(["odds", "--shoe", str(path), "--after", "999"]) == 2
+    assert main(["odds", "--shoe", sid, *data, "--after", "999"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "999" in err and "\n" not in err
 
@@ -291,14 +293,14 @@ def test_cli_odds_study(capsys) -> None:
 
 RANK_RICH_SCRIPT = """
 import random
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import ShoeMeta, rounds_from_hands, rounds_from_winners
 from roads_app.bets.tables import load_table
 from roads_app.game.drawing import play_hand
 from roads_app.ui.live_odds import render_ev_chart, render_live_odds
 
-sevens = [c for c in C.ALL_CARDS if c[0] == "7"]
-rest = [c for c in C.ALL_CARDS if c[0] != "7"]
+sevens = [c for c in playing_cards.ALL_CARDS if c[0] == "7"]
+rest = [c for c in playing_cards.ALL_CARDS if c[0] != "7"]
 random.Random(5).shuffle(rest)
 order, hands = rest + sevens, []
 while len(order) > 12:
@@ -371,6 +373,6 @@ def test_rank_chart_shows_all_thirteen_ranks() -> None:
     dealt = deal_shoe(8)
     rem = remaining_counts(dealt.rounds, dealt.meta, after=20)
     fig = rank_figure(rem.by_rank, 8)
-    assert list(fig.data[0].x) == list(C.RANKS)
-    assert list(fig.data[0].y) == [rem.by_rank[r] for r in C.RANKS]
+    assert list(fig.data[0].x) == list(playing_cards.RANKS)
+    assert list(fig.data[0].y) == [rem.by_rank[r] for r in playing_cards.RANKS]
     assert fig.layout.xaxis.type == "category"  # "2".."9" must not become a number axis

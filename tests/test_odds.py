@@ -25,16 +25,69 @@ from roads_app.bets.odds import (
     remove_cards,
 )
 from roads_app.errors import BetError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, play_hand
 
-FULL8 = outcome_probabilities(full_shoe_counts(8))
+
+def named(p: dict[str, float]) -> dict[str, float]:
+    """The cells' probabilities summed into the events players talk about (written here,
+    apart from the bet rules: totals, card counts and pair states read off cell names)."""
+    out = dict(p)
+    acc: Counter[str] = Counter()
+    for name, v in p.items():
+        if name.startswith("play_"):
+            pt, bt, pc, bc = int(name[6]), int(name[8]), int(name[10]), int(name[11])
+            pn, bn = pc == 2 and pt >= 8, bc == 2 and bt >= 8
+            w = "banker_win" if bt > pt else "player_win" if pt > bt else "tie"
+            keys = [w, f"cards_{pc + bc}"]
+            if w == "tie":
+                keys.append(f"tie_{pt}")
+                if pn and bn:
+                    keys.append("natural_tie")
+            if w == "banker_win" and bt == 6:
+                keys.append("banker_win_6")
+            if w == "player_win" and pn:
+                keys.append("player_natural_win")
+            if w == "banker_win" and bn:
+                keys.append("banker_natural_win")
+        elif name.startswith("pairs_"):
+            ps, bs = name[6], name[7]  # N, R (rank) or S (suited)
+            keys = []
+            if ps != "N":
+                keys.append("player_pair")
+            if bs != "N":
+                keys.append("banker_pair")
+            if ps != "N" or bs != "N":
+                keys.append("any_pair")
+            if ps == "S":
+                keys.append("player_suited_pair")
+            if bs == "S":
+                keys.append("banker_suited_pair")
+            if "S" in (ps, bs):
+                keys.append("perfect_pair")
+        else:
+            continue
+        for k in keys:
+            acc[k] += v
+    for k in NAMED:
+        out[k] = acc[k]
+    return out
+
+
+NAMED = (
+    "player_win", "banker_win", "tie", "banker_win_6", *(f"tie_{t}" for t in range(10)),
+    "cards_4", "cards_5", "cards_6", "player_natural_win", "banker_natural_win", "natural_tie",
+    "player_pair", "banker_pair", "any_pair", "perfect_pair", "player_suited_pair",
+    "banker_suited_pair",
+)  # fmt: skip
+
+FULL8 = named(outcome_probabilities(full_shoe_counts(8)))
 
 
 def edge(bet: str, payout: float, six: float | None = None, counts=None) -> float:
     """House edge in % of one bet, from the kernel's probabilities."""
     probs = outcomes(full_shoe_counts(8) if counts is None else counts)
-    _, _, coef = bet_vectors(bet, payout, six)
+    _, _, coef = bet_vectors(bet, payout if six is None else {"win": payout, "six": six})
     return -100.0 * (coef @ probs - 1.0)
 
 
@@ -135,7 +188,10 @@ def hand_events(hand: Hand) -> set[str]:
         ev.add("banker_natural_win")
     if hand.player_natural and hand.banker_natural and w == "T":
         ev.add("natural_tie")
-    ps, bs = C.is_suited_pair(hand.player_cards), C.is_suited_pair(hand.banker_cards)
+    ps, bs = (
+        playing_cards.is_suited_pair(hand.player_cards),
+        playing_cards.is_suited_pair(hand.banker_cards),
+    )
     for name, flag in [
         ("player_pair", hand.player_pair),
         ("banker_pair", hand.banker_pair),
@@ -149,18 +205,38 @@ def hand_events(hand: Hand) -> set[str]:
     return ev
 
 
+def hand_cells(hand: Hand) -> set[str]:
+    """The play cell and pair cell a dealt hand ends in, named as EVENTS names them."""
+    p, b = hand.player_cards, hand.banker_cards
+    play = f"play_p{hand.player_points}b{hand.banker_points}_{len(p)}{len(b)}"
+
+    def state(cards: tuple[str, ...]) -> str:
+        return (
+            "S"
+            if playing_cards.is_suited_pair(cards)
+            else "R"
+            if playing_cards.is_pair(cards)
+            else "N"
+        )
+
+    return {play, f"pairs_{state(p)}{state(b)}"}
+
+
 def brute_force(shoe: list[str]) -> dict[str, Fraction]:
-    """Exact event probabilities by playing every ordering of the first six cards."""
+    """Exact cell and event probabilities by playing every ordering of the first six cards."""
     tally: Counter[str] = Counter()
     n = 0
     for perm in itertools.permutations(shoe, 6):
         n += 1
-        tally.update(hand_events(play_hand(iter(perm))))
-    return {e: Fraction(tally[e], n) for e in EVENTS}
+        hand = play_hand(iter(perm))
+        tally.update(hand_events(hand) | hand_cells(hand))
+    return {e: Fraction(tally[e], n) for e in (*EVENTS, *NAMED)}
 
 
 small_shoes = st.lists(
-    st.sampled_from(C.ALL_CARDS[:8] + C.ALL_CARDS[28:48]), min_size=6, max_size=8
+    st.sampled_from(playing_cards.ALL_CARDS[:8] + playing_cards.ALL_CARDS[28:48]),
+    min_size=6,
+    max_size=8,
 )
 
 
@@ -168,16 +244,17 @@ small_shoes = st.lists(
 @given(small_shoes)
 def test_kernel_matches_brute_force_on_small_shoes(shoe: list[str]) -> None:
     exact = brute_force(shoe)
-    got = outcome_probabilities(counts_from_cards(shoe))
-    for e in EVENTS:
+    got = named(outcome_probabilities(counts_from_cards(shoe)))
+    for e in exact:
         assert abs(got[e] - float(exact[e])) < 1e-12, e
 
 
 def test_kernel_matches_brute_force_on_a_rank_rich_shoe() -> None:
     shoe = ["As", "As", "Ah", "Kd", "Kd", "5c", "3s", "9h", "8d"]
     exact = brute_force(shoe)
-    got = outcome_probabilities(counts_from_cards(shoe))
-    for e in EVENTS:
+    got = named(outcome_probabilities(counts_from_cards(shoe)))
+    assert exact["pairs_SS"] > 0 or exact["pairs_SR"] > 0 or exact["pairs_SN"] > 0
+    for e in exact:
         assert abs(got[e] - float(exact[e])) < 1e-12, e
     assert exact["perfect_pair"] > 0  # the shoe can deal a suited pair
 
@@ -191,7 +268,7 @@ compositions = st.lists(st.integers(0, 8), min_size=52, max_size=52).filter(lamb
 @settings(max_examples=40, deadline=None)
 @given(compositions)
 def test_probabilities_are_consistent(counts: list[int]) -> None:
-    p = outcome_probabilities(np.array(counts))
+    p = named(outcome_probabilities(np.array(counts)))
     assert all(-1e-12 <= v <= 1 + 1e-12 for v in p.values())
     assert math.isclose(p["banker_win"] + p["player_win"] + p["tie"], 1.0, abs_tol=1e-12)
     assert math.isclose(sum(p[f"tie_{t}"] for t in range(10)), p["tie"], abs_tol=1e-12)
@@ -220,8 +297,8 @@ def test_suits_matter_only_for_suited_pairs() -> None:
     b = a.copy().reshape(13, 4)
     b[:, 1] += b[:, 0]
     b[:, 0] = 0
-    pa, pb = outcome_probabilities(a), outcome_probabilities(b.reshape(52))
-    for e in EVENTS:
+    pa, pb = named(outcome_probabilities(a)), named(outcome_probabilities(b.reshape(52)))
+    for e in NAMED:
         if "suited" in e or e == "perfect_pair":
             assert pb[e] > pa[e]
         else:
@@ -230,7 +307,9 @@ def test_suits_matter_only_for_suited_pairs() -> None:
 
 def test_a_shoe_rich_in_one_rank_favours_pairs() -> None:
     counts = full_shoe_counts(8) // 4  # two decks' worth...
-    counts[C.card_index("7s") : C.card_index("7s") + 4] = 8  # ...plus 24 extra sevens
+    counts[playing_cards.card_index("7s") : playing_cards.card_index("7s") + 4] = (
+        8  # ...plus 24 extra sevens
+    )
     assert edge("player_pair", 11.0, counts=counts) < 0  # a negative edge: the bet is positive
     assert edge("player_pair", 11.0, counts=full_shoe_counts(2)) > 0
 
@@ -240,7 +319,8 @@ def test_pair_probability_after_removal_matches_closed_form() -> None:
     n = counts.reshape(13, 4).sum(axis=1)
     total = int(n.sum())
     exact = Fraction(int(sum(int(x) * (int(x) - 1) for x in n)), total * (total - 1))
-    assert abs(Fraction(outcome_probabilities(counts)["banker_pair"]) - exact) < Fraction(1, 10**15)
+    got = named(outcome_probabilities(counts))["banker_pair"]
+    assert abs(Fraction(got) - exact) < Fraction(1, 10**15)
 
 
 # --- bad input ---------------------------------------------------------------------------
@@ -278,13 +358,16 @@ def test_monte_carlo_agrees_with_exact_odds() -> None:
     from roads_app.game.shoe import ShoeOptions, deal_shoe
 
     seen: list[list[float]] = []
+    cells: list[list[int]] = []
     for k in range(1500):
         for r in deal_shoe(2024, ShoeOptions(), k).rounds.iter_rows(named=True):
-            ev = hand_events(Hand(tuple(r["player_cards"]), tuple(r["banker_cards"])))
-            seen.append([e in ev for e in EVENTS])
+            hand = Hand(tuple(r["player_cards"]), tuple(r["banker_cards"]))
+            ev = hand_events(hand)
+            seen.append([e in ev for e in NAMED])
+            cells.append([EVENTS.index(c) for c in hand_cells(hand)])
     ind = np.array(seen, dtype=float)
     n = len(ind)
-    for i, e in enumerate(EVENTS):
+    for i, e in enumerate(NAMED):
         p = FULL8[e]
         se = math.sqrt(p * (1 - p) / n)
         assert abs(ind[:, i].mean() - p) < 4 * se, (e, ind[:, i].mean(), p)
@@ -303,8 +386,8 @@ def test_monte_carlo_agrees_with_exact_odds() -> None:
         ("banker", 1.0, 0.5),
         ("super_tie_0", 125.0, None),
     ]:
-        _, _, coef = bet_vectors(bet, payout, six)
-        net = ind @ coef - 1.0
+        _, _, coef = bet_vectors(bet, payout if six is None else {"win": payout, "six": six})
+        net = coef[np.array(cells)].sum(axis=1) - 1.0  # each hand: one play + one pair cell
         exact_ev = -edge(bet, payout, six) / 100
         assert abs(net.mean() - exact_ev) < 4 * net.std() / math.sqrt(n), (bet, net.mean())
 
@@ -380,7 +463,7 @@ def test_compositions_known_to_favour_a_bet_show_it_positive(
     payouts = {"small": 1.5, "big": 0.54, "tie": 8.0}
     counts = full_shoe_counts(1)
     for rank in extra:
-        i = C.RANKS.index(rank) * 4
+        i = playing_cards.RANKS.index(rank) * 4
         counts[i : i + 4] += 12 // len(extra)  # a deck plus 12 extra cards of those ranks
     assert edge(favoured, payouts[favoured], counts=counts) < 0  # negative edge: positive EV
     assert edge(favoured, payouts[favoured], counts=full_shoe_counts(1)) > 0

@@ -1,9 +1,11 @@
-"""The shipped sample shoes load cleanly and are what the samples module deals."""
+"""The shipped sample shoes load cleanly, are what the samples module deals, and a new
+dashboard database starts with them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from roads_app.store import db
 from roads_app.store import files as storage
 from roads_app.store.samples import sample_shoes
 
@@ -12,9 +14,23 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 
 def test_shipped_samples_load_and_match_their_recipe() -> None:
     for rounds, meta in sample_shoes():
-        loaded, loaded_meta = storage.load_shoe(meta.id, DATA)
-        assert loaded.equals(rounds), meta.id
-        assert loaded_meta == meta
-    listed = storage.list_shoes(DATA)
-    assert listed["error"].null_count() == listed.height
-    assert {"simulated", "hand"} <= set(listed["source"].to_list())
+        loaded = storage.read_shoe_file(DATA / f"{meta.id}.parquet")
+        assert loaded is not None
+        assert loaded[0].equals(rounds), meta.id
+        assert loaded[1] == meta
+
+
+def test_a_new_dashboard_database_starts_with_the_samples(tmp_path: Path) -> None:
+    store = db.open_store(tmp_path, samples=True)
+    want = {m.id: (r, m) for r, m in sample_shoes()}
+    assert set(store.list_shoes()["id"].to_list()) == set(want)
+    for shoe_id, (rounds, meta) in want.items():
+        saved = store.load(shoe_id)
+        assert saved.rounds.equals(rounds) and saved.meta == meta
+
+
+def test_scripts_and_an_existing_database_get_no_samples(tmp_path: Path) -> None:
+    assert db.open_store(tmp_path / "a").list_shoes().height == 0
+    db.open_store(tmp_path / "b").close()
+    db.forget_stores()
+    assert db.open_store(tmp_path / "b", samples=True).list_shoes().height == 0

@@ -7,13 +7,14 @@ from pathlib import Path
 
 from roads_app.game.rounds import add_winner
 from roads_app.game.shoe import deal_shoe
-from roads_app.store import files as storage
+from roads_app.store import db
 from roads_app.ui import session
+from tests import storehelp as sh
 
 
 def test_rename_racing_a_save_never_drops_the_round(tmp_path: Path) -> None:
     dealt = deal_shoe(4)
-    storage.save_shoe(dealt.rounds.head(30), dealt.meta, tmp_path)
+    sh.save_shoe(dealt.rounds.head(30), dealt.meta, tmp_path)
     lost = []
     for i in range(40):
         state = session.load_state(dealt.meta.id, tmp_path)
@@ -22,7 +23,7 @@ def test_rename_racing_a_save_never_drops_the_round(tmp_path: Path) -> None:
 
         def rename(name: str = f"renamed {i}", gate: threading.Barrier = gate) -> None:
             gate.wait()
-            storage.rename_shoe(dealt.meta.id, name, tmp_path)
+            db.open_store(tmp_path).rename(dealt.meta.id, name)
 
         def save(state=state, more=more, gate: threading.Barrier = gate) -> None:
             gate.wait()
@@ -33,7 +34,7 @@ def test_rename_racing_a_save_never_drops_the_round(tmp_path: Path) -> None:
             t.start()
         for t in threads:
             t.join()
-        rounds, meta = storage.load_shoe(dealt.meta.id, tmp_path)
+        rounds, meta = sh.load_shoe(dealt.meta.id, tmp_path)
         if rounds.height != more.height or meta.name != f"renamed {i}":
             lost.append((i, rounds.height, more.height, meta.name))
     assert not lost

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from roads_app.bets.settlement import OUTCOMES, settle, settle_features
 from roads_app.bets.tables import BET_IDS, load_table
 from roads_app.errors import BetError, RoundError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import add_cards, add_points, add_winner, empty_rounds
 from roads_app.game.shoe import deal_shoe, deal_shoes
 
@@ -70,8 +70,10 @@ NC_TRUTH: list[tuple[int, str, str, float]] = [
     (9, "player", "push", 0), (9, "banker", "push", 0), (9, "tie", "win", 80),
     (9, "super_tie_0", "refused", 0), (9, "player_natural", "refused", 0),
     (9, "banker_natural", "refused", 0), (9, "super_6", "lose", -10), (9, "any_pair", "refused", 0),
-    (10, "banker", "win", 5), (10, "super_6", "win", 120), (10, "big", "refused", 0),
-    (10, "banker_natural", "refused", 0), (10, "player_natural", "lose", -10),
+    # B 6-3 by totals: a player ending on 3 drew (3 on two cards draws and 6 is no
+    # natural), so five or six cards were dealt; a banker 6 is no natural.
+    (10, "banker", "win", 5), (10, "super_6", "win", 120), (10, "big", "win", 5),
+    (10, "banker_natural", "lose", -10), (10, "player_natural", "lose", -10),
     (10, "super_tie_3", "lose", -10),
     (11, "super_tie_4", "win", 1000), (11, "super_tie_5", "lose", -10), (11, "banker", "push", 0),
     (11, "tie", "win", 80),
@@ -115,7 +117,7 @@ def test_missing_data_reasons_say_what_the_round_lacks() -> None:
     rows = [(8, "banker"), (8, "big"), (8, "player_pair"), (9, "super_tie_0"), (12, "perfect_pair")]
     out = settle(ROUNDS, bets_frame(rows), NC)
     assert out["reason"].to_list() == [
-        "round 8 lacks the banker total to settle Banker",
+        "round 8 lacks the totals to settle Banker",
         "round 8 lacks cards to settle Big",
         "round 8 lacks pair flags or cards to settle Player Pair",
         "round 9 lacks the totals to settle Super Tie 0",
@@ -185,7 +187,8 @@ def test_refusals_closed_offered_limits_and_undealt() -> None:
         "unknown bet 'bankr' (known: player, banker, tie, player_pair, banker_pair, big, small, "
         "any_pair, perfect_pair, player_natural, banker_natural, super_6, super_tie_0, "
         "super_tie_1, super_tie_2, super_tie_3, super_tie_4, super_tie_5, super_tie_6, "
-        "super_tie_7, super_tie_8, super_tie_9, two_way, three_way)",
+        "super_tie_7, super_tie_8, super_tie_9, ez_banker, dragon_7, panda_8, "
+        "dragon_bonus_player, dragon_bonus_banker, lucky_6, two_way, three_way)",
         "stake 0.99 is outside the table limits (1 to 5,000)",
         "stake 5000.01 is outside the table limits (1 to 5,000)",
         "round 61 has not been dealt",
@@ -256,8 +259,11 @@ def test_features_agree_with_the_cards_module_and_rebuild_missing_flags(seed: in
     rounds = deal_shoe(seed).rounds
     expected = [
         (
-            C.is_pair(p), C.is_pair(b), C.is_suited_pair(p), C.is_suited_pair(b),
-            C.is_natural(p), C.is_natural(b), len(p) + len(b),
+            playing_cards.is_pair(p),
+            playing_cards.is_pair(b),
+            playing_cards.is_suited_pair(p),
+            playing_cards.is_suited_pair(b),
+            playing_cards.is_natural(p), playing_cards.is_natural(b), len(p) + len(b),
         )
         for p, b in zip(rounds["player_cards"], rounds["banker_cards"], strict=True)
     ]  # fmt: skip
@@ -476,3 +482,50 @@ def test_less_data_never_changes_a_decided_bet(seed: int, keep: str) -> None:
     assert all(" lacks " in r for r in lacking)
     if keep == "winner":  # player, banker-on-P/T, tie and most Super Tie bets need no more
         assert decided.sum() > 0 and len(lacking) > 0
+
+
+def test_rounds_without_cards_settle_what_their_data_decides() -> None:
+    """The rules audit: flags entered without cards still decide some bets."""
+    r = add_winner(empty_rounds(), "P", player_pair=False, banker_pair=False)  # 1
+    r = add_winner(r, "P", player_natural=True)  # 2: a natural ends the round on 4 cards
+    r = add_winner(r, "B")  # 3: nothing but the winner
+    rows = [
+        (1, "perfect_pair"), (1, "any_pair"), (1, "player_pair"), (1, "big"),
+        (2, "small"), (2, "big"), (2, "player_natural"), (2, "super_6"),
+        (3, "super_6"), (3, "small"), (3, "player_natural"), (3, "banker_natural"),
+    ]  # fmt: skip
+    out = settle(r, bets_frame(rows), NC)
+    assert out["outcome"].cast(pl.String).to_list() == [
+        "lose", "lose", "lose", "refused",
+        "win", "lose", "win", "lose",
+        "refused", "refused", "lose", "refused",
+    ]  # fmt: skip
+    assert out["reason"][3] == "round 1 lacks cards to settle Big"
+
+
+EZ = load_table("ez-baccarat")
+DB = load_table("dragon-bonus")
+L6 = load_table("lucky-6")
+
+
+def test_new_kinds_by_hand() -> None:
+    r = empty_rounds()
+    r = add_cards(r, ["Ks", "Qd", "2h"], ["3h", "Kc", "4c"])  # 1: B 7-2 on three cards
+    r = add_cards(r, ["4s", "Qd", "4h"], ["7h", "Kc"])  # 2: P 8-7, player three-card 8
+    r = add_cards(r, ["9s", "Kd"], ["Kh", "5c"])  # 3: player natural 9 against 5
+    r = add_cards(r, ["As", "Kd", "Kh"], ["2h", "Kc", "7d"])  # 4: B 9-1 on three cards, by 8
+    r = add_cards(r, ["8s", "Kd"], ["8h", "Qc"])  # 5: natural tie 8-8
+    r = add_cards(r, ["2s", "Kd", "Jh"], ["6h", "Kc"])  # 6: B 6-2, banker stood on 6
+    r = add_cards(r, ["Ks", "2d", "Jh"], ["3h", "Qc", "3c"])  # 7: B 6-2 on three cards
+    ez = [(1, "ez_banker", "push", 0), (1, "dragon_7", "win", 400), (1, "panda_8", "lose", -10),
+          (2, "panda_8", "win", 250), (2, "ez_banker", "lose", -10), (5, "ez_banker", "push", 0),
+          (4, "ez_banker", "win", 10), (4, "dragon_7", "lose", -10)]  # fmt: skip
+    db = [(3, "dragon_bonus_player", "win", 10), (3, "dragon_bonus_banker", "lose", -10),
+          (4, "dragon_bonus_banker", "win", 100), (5, "dragon_bonus_player", "push", 0),
+          (5, "dragon_bonus_banker", "push", 0), (2, "dragon_bonus_player", "lose", -10),
+          (1, "dragon_bonus_banker", "win", 20)]  # fmt: skip
+    l6 = [(6, "lucky_6", "win", 120), (7, "lucky_6", "win", 200), (1, "lucky_6", "lose", -10),
+          (6, "banker", "win", 5), (7, "banker", "win", 5)]  # fmt: skip
+    for table, truth in ((EZ, ez), (DB, db), (L6, l6)):
+        out = settle(r, bets_frame([(rnd, b) for rnd, b, *_ in truth]), table)
+        assert outcomes(out) == [(a, b, c, float(d)) for a, b, c, d in truth], table.name

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roads_app.errors import RoundError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import check_hand
 from roads_app.game.shoe import ShoeOptions, deal_hands, deal_shoe, deal_shoes, shuffled_shoe
 
@@ -35,7 +35,7 @@ def test_every_card_is_dealt_burnt_or_left_behind(seed: int, opts: ShoeOptions, 
     s = deal_shoe(seed, opts, k)
     everything = _dealt_cards(s.rounds) + list(s.burnt) + list(s.left)
     everything += [s.burn_card] if s.burn_card else []
-    full = Counter({code: opts.decks for code in C.ALL_CARDS})
+    full = Counter({code: opts.decks for code in playing_cards.ALL_CARDS})
     assert Counter(everything) == full == Counter(s.order)
     # and the deal order is exactly the shoe order, top first
     assert s.order[: 1 if s.burn_card else 0] == ((s.burn_card,) if s.burn_card else ())
@@ -58,8 +58,8 @@ def test_burn_and_cut_card_procedure(seed: int, opts: ShoeOptions) -> None:
     start = 0
     if opts.burn:
         first = int(order[0])
-        assert extra["burn_card"] == C.ALL_CARDS[first]
-        start = 1 + C.RANK_BURN_VALUE[first // 4]
+        assert extra["burn_card"] == playing_cards.ALL_CARDS[first]
+        start = 1 + playing_cards.RANK_BURN_VALUE[first // 4]
     # replay the positions: where each hand starts, to check the last-hand rule
     pos, starts = start, []
     for i, h in enumerate(hands):

@@ -1,8 +1,7 @@
-"""Saved shoes: round trips, atomic writes, and bad files that leave data intact."""
+"""Shoe files and the store: round trips, atomic writes, bad files that leave data intact."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import polars as pl
@@ -13,13 +12,15 @@ from hypothesis import strategies as st
 from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.store import db
 from roads_app.store import files as storage
+from tests import storehelp as sh
 
 
 @pytest.fixture
 def saved(tmp_path: Path) -> tuple[Path, str]:
     s = deal_shoe(7)
-    storage.save_shoe(s.rounds, s.meta, tmp_path)
+    sh.save_shoe(s.rounds, s.meta, tmp_path)
     return tmp_path, s.meta.id
 
 
@@ -52,10 +53,10 @@ def test_export_import_round_trip_outcomes_only(text: str, fmt: str) -> None:
 
 def test_save_load_keeps_rounds_and_meta(saved: tuple[Path, str]) -> None:
     folder, shoe_id = saved
-    rounds, meta = storage.load_shoe(shoe_id, folder)
+    rounds, meta = sh.load_shoe(shoe_id, folder)
     assert meta.id == shoe_id and meta.source == "simulated" and meta.seed == 7
     assert rounds.equals(deal_shoe(7).rounds)
-    listing = storage.list_shoes(folder)
+    listing = sh.list_shoes(folder)
     assert listing["id"].to_list() == [shoe_id] and listing["rounds"][0] == rounds.height
 
 
@@ -100,34 +101,23 @@ def test_ninth_ace_in_a_file_is_refused() -> None:
     assert r.height == 1
 
 
-def test_truncated_saved_file_gives_error_and_other_files_survive(saved: tuple[Path, str]) -> None:
-    folder, shoe_id = saved
-    good = deal_shoe(8)
-    storage.save_shoe(good.rounds, good.meta, folder)
-    path = folder / f"{shoe_id}.parquet"
-    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    with pytest.raises(StorageError, match=f"{shoe_id}.parquet: not a readable Parquet"):
-        storage.load_shoe(shoe_id, folder)
-    listing = storage.list_shoes(folder)
-    assert listing.filter(pl.col("id") == shoe_id)["error"][0] is not None
-    assert storage.load_shoe(good.meta.id, folder)[0].equals(good.rounds)
-
-
 def test_foreign_parquet_is_refused(tmp_path: Path) -> None:
     pl.DataFrame({"price": [1.5, 2.5]}).write_parquet(tmp_path / "prices.parquet")
     with pytest.raises(StorageError, match=r"prices\.parquet: no 'winner' column"):
-        storage.load_shoe(tmp_path / "prices.parquet")
+        storage.read_shoe_file(tmp_path / "prices.parquet")
 
 
 @pytest.mark.parametrize("bad_id", ["../x", "a/b", "/etc/passwd", "..", "", "a" * 65, "x.y"])
 def test_paths_in_names_never_leave_the_folder(saved: tuple[Path, str], bad_id: str) -> None:
     folder, _ = saved
-    before = _snapshot(folder)
+    store = db.open_store(folder)
+    before = store.list_shoes().drop("modified")
     with pytest.raises(RoadsAppError, match="not a plain name"):  # refused by the meta schema
-        storage.save_shoe(rounds_from_winners("B"), ShoeMeta(id=bad_id), folder)
+        store.create_shoe(ShoeMeta(id=bad_id), rounds_from_winners("B"))
     with pytest.raises(StorageError):
-        storage.load_shoe(bad_id, folder)
-    assert _snapshot(folder) == before
+        sh.load_shoe(bad_id, folder)
+    assert store.list_shoes().drop("modified").equals(before)
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith("roads.db")) == []
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(saved: tuple[Path, str]) -> None:
@@ -143,13 +133,25 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(saved: tuple[Path, 
     assert _snapshot(folder) == before
 
 
-def test_rename_and_delete(saved: tuple[Path, str]) -> None:
+def test_rename_delete_restore_and_empty_trash(saved: tuple[Path, str]) -> None:
     folder, shoe_id = saved
-    storage.rename_shoe(shoe_id, "Evening shoe", folder)
-    assert storage.load_shoe(shoe_id, folder)[1].name == "Evening shoe"
+    store = db.open_store(folder)
+    store.rename(shoe_id, "Evening shoe")
+    assert sh.load_shoe(shoe_id, folder)[1].name == "Evening shoe"
     with pytest.raises(StorageError, match="1 to 100"):
-        storage.rename_shoe(shoe_id, "  ", folder)
-    storage.delete_shoe(shoe_id, folder)
-    assert not os.listdir(folder)
+        store.rename(shoe_id, "  ")
+    store.delete(shoe_id)
+    assert store.list_shoes().height == 0
+    assert store.list_shoes(trash=True)["id"].to_list() == [shoe_id]
+    with pytest.raises(StorageError, match="trash"):
+        sh.load_shoe(shoe_id, folder)
+    store.restore(shoe_id)
+    assert sh.load_shoe(shoe_id, folder)[0].equals(deal_shoe(7).rounds)
+    store.delete(shoe_id)
+    assert store.empty_trash() == 1
+    with pytest.raises(StorageError, match="removed for good"):
+        store.restore(shoe_id)
     with pytest.raises(StorageError, match="no saved shoe"):
-        storage.load_shoe(shoe_id, folder)
+        sh.load_shoe(shoe_id, folder)
+    actions = store.history(shoe_id)["action"].to_list()
+    assert actions == ["created", "renamed", "deleted", "restored", "deleted", "purged"]

@@ -1,6 +1,6 @@
 """The scoreboard page's main flows through Streamlit's AppTest (no browser).
 
-Every check reads the saved file back with `storage.load_shoe` (the truth), not only
+Every check reads the shoe back from the store (the truth), not only
 what the page shows: a result must be on disk after each change, a refused input
 must leave the file as it was, and a second "tab" must find the shoe again.
 """
@@ -8,6 +8,7 @@ must leave the file as it was, and a second "tab" must find the shoe again.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import polars as pl
@@ -15,8 +16,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
-from roads_app.store import files as storage
+from roads_app.store import db
 from roads_app.ui import session
+from tests import storehelp as sh
 
 APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
 
@@ -50,8 +52,8 @@ def errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error]
 
 
-def saved(data: Path) -> list[Path]:
-    return sorted(data.glob("*.parquet")) if data.exists() else []
+def saved(data: Path) -> list[str]:
+    return db.open_store(data).list_shoes()["id"].to_list()
 
 
 def click(at: AppTest, key: str) -> AppTest:
@@ -69,7 +71,7 @@ def url_shoe(at: AppTest) -> str:
 
 
 def winners_on_disk(data: Path, shoe: str) -> str:
-    rounds, _ = storage.load_shoe(shoe, data)
+    rounds, _ = sh.load_shoe(shoe, data)
     return "".join(rounds["winner"].cast(pl.String).to_list())
 
 
@@ -88,7 +90,7 @@ def test_opens_ready_for_a_new_shoe_and_saves_nothing_until_the_first_result(dat
 def test_first_result_creates_the_shoe_and_puts_its_id_in_the_url(data: Path):
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
-    assert [p.stem for p in saved(data)] == [shoe]
+    assert saved(data) == [shoe]
     assert winners_on_disk(data, shoe) == "B"
     assert shown_round(at) == 1
 
@@ -112,7 +114,7 @@ def test_pair_and_natural_toggles_go_with_the_result_then_reset(data: Path):
     at.toggle(key="flag_banker_pair").set_value(True)
     at.toggle(key="flag_player_natural").set_value(True)
     click(at, "btn_P")
-    rounds, _ = storage.load_shoe(url_shoe(at), data)
+    rounds, _ = sh.load_shoe(url_shoe(at), data)
     row = rounds.row(0, named=True)
     assert (row["winner"], row["banker_pair"], row["player_natural"]) == ("P", True, True)
     assert row["player_pair"] is None  # not toggled: not recorded, rather than claimed false
@@ -145,7 +147,7 @@ def test_entry_by_points_decides_the_winner(data: Path):
     at.number_input(key="points_player").set_value(4)
     at.number_input(key="points_banker").set_value(4)
     submit(at, "points_form", "Add by points")
-    rounds, _ = storage.load_shoe(url_shoe(at), data)
+    rounds, _ = sh.load_shoe(url_shoe(at), data)
     assert rounds.select("winner", "player_points", "banker_points").rows() == [
         ("B", 6, 7),
         ("T", 4, 4),
@@ -175,7 +177,7 @@ def test_entry_by_cards_checks_the_drawing_rules_and_keeps_the_input(data: Path)
     at.text_input(key="cards_banker").input("5c 2h")
     submit(at, "cards_form", "Add by cards")
     assert errors(at) == []
-    rounds, _ = storage.load_shoe(shoe, data)
+    rounds, _ = sh.load_shoe(shoe, data)
     last = rounds.row(-1, named=True)
     assert (last["winner"], last["player_points"], last["banker_points"]) == ("P", 9, 7)
     assert last["player_cards"] == ["9s", "Kd"] and last["player_natural"] is True
@@ -197,12 +199,12 @@ def test_a_ninth_ace_of_spades_in_a_one_deck_shoe_is_refused(data: Path):
     at.number_input(key="new_decks").set_value(1)
     click(at, "btn_new")
     shoe = url_shoe(at)
-    assert storage.load_shoe(shoe, data)[1].decks == 1
+    assert sh.load_shoe(shoe, data)[1].decks == 1
     at.text_input(key="cards_player").input("As 8d")
     at.text_input(key="cards_banker").input("As 7c")
     submit(at, "cards_form", "Add by cards")
     assert any("As" in e and "1-deck" in e for e in errors(at))
-    assert storage.load_shoe(shoe, data)[0].height == 0
+    assert sh.load_shoe(shoe, data)[0].height == 0
 
 
 def test_edit_a_past_round(data: Path):
@@ -216,7 +218,7 @@ def test_edit_a_past_round(data: Path):
     at.text_input(key="edit_bc").input("Kc Qd 2h")
     submit(at, "edit_form", "Replace round")
     assert errors(at) == []
-    rounds, _ = storage.load_shoe(shoe, data)
+    rounds, _ = sh.load_shoe(shoe, data)
     assert "".join(rounds["winner"].cast(pl.String).to_list()) == "BPP"
     assert rounds.row(1, named=True)["banker_cards"] == ["Kc", "Qd", "2h"]
 
@@ -278,9 +280,9 @@ def test_a_stale_tab_on_the_same_shoe_is_refused_then_reloaded(data: Path):
 def test_a_rename_elsewhere_is_kept_when_the_tab_saves(data: Path):
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
-    storage.rename_shoe(shoe, "Friday table 3", data)
+    db.open_store(data).rename(shoe, "Friday table 3")
     click(at, "btn_P")
-    rounds, meta = storage.load_shoe(shoe, data)
+    rounds, meta = sh.load_shoe(shoe, data)
     assert meta.name == "Friday table 3" and rounds.height == 2
 
 
@@ -293,12 +295,13 @@ def test_an_unknown_or_bad_shoe_id_in_the_url_says_so_and_starts_fresh(data: Pat
     assert saved(data) == []
 
 
-def test_a_corrupt_saved_file_is_reported_and_left_alone(data: Path):
+def test_a_corrupt_database_is_reported_and_left_alone(data: Path):
     data.mkdir(parents=True)
-    (data / "broken.parquet").write_bytes(b"PAR1 not really")
+    junk = b"SQLite format 3\x00" + b"not really" * 500
+    (data / "roads.db").write_bytes(junk)
     at = open_app("broken")
-    assert any("broken" in e for e in errors(at))
-    assert (data / "broken.parquet").read_bytes() == b"PAR1 not really"
+    assert any("roads.db" in e and "left as it is" in e for e in errors(at)), errors(at)
+    assert (data / "roads.db").read_bytes() == junk
 
 
 def test_new_shoe_with_a_table_and_its_deck_count(data: Path):
@@ -310,14 +313,14 @@ def test_new_shoe_with_a_table_and_its_deck_count(data: Path):
     click(at, "btn_new")
     second = url_shoe(at)
     assert second != first and shown_round(at) == 0
-    _, meta = storage.load_shoe(second, data)
+    _, meta = sh.load_shoe(second, data)
     assert (meta.rules, meta.decks, meta.source) == ("asian-live", 6, "hand")
     assert winners_on_disk(data, first) == "B"
 
 
 def test_opening_a_shoe_saved_elsewhere_shows_it(data: Path):
     meta = ShoeMeta(name="imported", source="imported")
-    storage.save_shoe(rounds_from_winners("BBPPPT"), meta, data)
+    sh.save_shoe(rounds_from_winners("BBPPPT"), meta, data)
     at = open_app(meta.id)
     assert shown_round(at) == 6
     assert "imported" in header(at)
@@ -349,12 +352,12 @@ def test_a_failed_save_is_a_message_and_the_shoe_stays_as_it_was(
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
 
-    def disk_full(*args, **kwargs):
-        raise OSError(28, "No space left on device")
+    def disk_full(*args, **kwargs):  # what sqlite3 raises mid-transaction on a full disk
+        raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(storage, "save_shoe", disk_full)
+    monkeypatch.setattr(db, "rows_of", disk_full)
     click(at, "btn_P")
-    assert any("No space left" in e and "nothing was changed" in e for e in errors(at))
+    assert any("disk is full" in e and "nothing was changed" in e for e in errors(at))
     assert shown_round(at) == 1
     monkeypatch.undo()
     monkeypatch.setenv(session.DATA_ENV, str(data))

@@ -18,8 +18,9 @@ from hypothesis import strategies as hs
 from roads_app.game.rounds import add_cards, rounds_from_winners
 from roads_app.render import board
 from roads_app.roads.grids import all_roads, ask_road
-from roads_app.store import files as storage
+from roads_app.store import db
 from roads_app.ui.session import StaleShoeError, load_state, new_state, save_checked
+from tests import storehelp as sh
 
 shoes = hs.text(alphabet="BPT", min_size=0, max_size=120)
 
@@ -171,16 +172,16 @@ def test_save_checked_refuses_a_stale_copy_and_keeps_the_newer_file(tmp_path: Pa
     save_checked(other, rounds_from_winners("BP"), tmp_path)
     with pytest.raises(StaleShoeError, match="another tab"):
         save_checked(state, rounds_from_winners("BB"), tmp_path)
-    rounds, _ = storage.load_shoe(state.meta.id, tmp_path)
+    rounds, _ = sh.load_shoe(state.meta.id, tmp_path)
     assert rounds.height == 2 and rounds["winner"].cast(pl.String).to_list() == ["B", "P"]
 
 
 def test_save_checked_will_not_bring_back_a_deleted_shoe(tmp_path: Path):
     state = save_checked(new_state(), rounds_from_winners("B"), tmp_path)
-    storage.delete_shoe(state.meta.id, tmp_path)
+    db.open_store(tmp_path).delete(state.meta.id)
     with pytest.raises(StaleShoeError, match="deleted"):
         save_checked(state, rounds_from_winners("BP"), tmp_path)
-    assert not list(tmp_path.glob("*.parquet"))
+    assert db.open_store(tmp_path).list_shoes().height == 0
 
 
 def _race(state, winners: str, start: threading.Barrier, folder: Path, outcome: list) -> None:
@@ -208,7 +209,7 @@ def test_two_tabs_saving_the_same_shoe_at_once_never_both_win(tmp_path: Path):
         for t in threads:
             t.join()
         assert sorted(outcome)[1] == "refused", outcome
-        on_disk, _ = storage.load_shoe(base.meta.id, tmp_path)
+        on_disk, _ = sh.load_shoe(base.meta.id, tmp_path)
         assert "".join(on_disk["winner"].cast(pl.String).to_list()) in outcome
 
 

@@ -17,10 +17,11 @@ from streamlit.testing.v1 import AppTest
 
 from roads_app.bets import ledger as bets_log
 from roads_app.bets.tables import load_table
+from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
-from roads_app.store import files as storage
-from roads_app.store import library
+from roads_app.store import db, library
+from tests import storehelp as sh
 
 TIMEOUT = 60
 
@@ -104,10 +105,10 @@ def saved(folder: Path, winners: str = "", seed: int | None = None, **meta: obje
     if seed is not None:
         dealt = deal_shoe(seed)
         m = ShoeMeta.from_dict({**dealt.meta.to_dict(), **meta})
-        storage.save_shoe(dealt.rounds, m, folder)
+        sh.save_shoe(dealt.rounds, m, folder)
         return m
     m = ShoeMeta(**meta)  # type: ignore[arg-type]
-    storage.save_shoe(rounds_from_winners(winners), m, folder)
+    sh.save_shoe(rounds_from_winners(winners), m, folder)
     return m
 
 
@@ -127,23 +128,38 @@ def test_library_lists_every_shoe_with_its_name_rounds_and_source(data: Path) ->
     assert at.button(key=f"lib_open_{a.id}") and at.button(key=f"lib_replay_{b.id}")
 
 
-def test_delete_asks_first_then_removes_the_shoe_and_its_bets(data: Path) -> None:
+def test_delete_asks_first_then_moves_the_shoe_and_its_bets_to_the_trash(data: Path) -> None:
     m = saved(data, "BPP", name="doomed", source="hand")
-    bets_log.save_bets(bets_log.place(bets_log.empty_bets(), "player", 5, round_no=4), m.id, data)
+    store = db.open_store(data)
+    store.change_bets(m.id, "bets", lambda b: bets_log.place(b, "player", 5, round_no=4))
     keep = saved(data, "B", name="keeper", source="hand")
     at = app("library")
     at.button(key=f"lib_del_{m.id}").click().run()
-    assert "for good?" in text(at)
-    assert storage.shoe_path(m.id, data).exists()  # nothing deleted on the first click
+    assert "to the trash?" in text(at)
+    assert store.version(m.id) is not None  # nothing deleted on the first click
     at.button(key=f"lib_del_no_{m.id}").click().run()
-    assert "for good?" not in text(at)
+    assert "to the trash?" not in text(at)
     at.button(key=f"lib_del_{m.id}").click().run()
     at.button(key=f"lib_del_yes_{m.id}").click().run()
     no_exceptions(at)
-    assert not storage.shoe_path(m.id, data).exists()
-    assert not bets_log.bets_path(m.id, data).exists()
-    assert storage.list_shoes(data)["id"].to_list() == [keep.id]
-    assert "deleted 'doomed'" in text(at)
+    assert sh.list_shoes(data)["id"].to_list() == [keep.id]
+    assert store.list_shoes(trash=True)["id"].to_list() == [m.id]
+    assert "moved 'doomed' to the trash" in text(at)
+    # restored from the trash as it was, bets and all
+    at.button(key=f"lib_restore_{m.id}").click().run()
+    no_exceptions(at)
+    assert sorted(sh.list_shoes(data)["id"].to_list()) == sorted([keep.id, m.id])
+    assert store.load_bets(m.id).height == 1 and sh.load_shoe(m.id, data)[0].height == 3
+    # deleted again and the trash emptied: gone for good, the other shoe kept
+    at.button(key=f"lib_del_{m.id}").click().run()
+    at.button(key=f"lib_del_yes_{m.id}").click().run()
+    at.button(key="lib_empty_trash").click().run()
+    no_exceptions(at)
+    assert store.list_shoes(trash=True).height == 0
+    assert sh.list_shoes(data)["id"].to_list() == [keep.id]
+    assert store.load_bets(m.id).height == 0
+    with pytest.raises(RoadsAppError, match="for good"):
+        store.restore(m.id)
 
 
 def test_rename_changes_the_name_and_keeps_the_rounds(data: Path) -> None:
@@ -152,13 +168,13 @@ def test_rename_changes_the_name_and_keeps_the_rounds(data: Path) -> None:
     at.text_input(key=f"lib_name_{m.id}").input("Macau table 9")
     at.button(key=f"lib_rename_{m.id}").click().run()
     no_exceptions(at)
-    rounds, meta = storage.load_shoe(m.id, data)
+    rounds, meta = sh.load_shoe(m.id, data)
     assert meta.name == "Macau table 9"
     assert rounds["winner"].cast(pl.String).str.join("").item() == "BPTB"
     at.text_input(key=f"lib_name_{m.id}").input("   ")
     at.button(key=f"lib_rename_{m.id}").click().run()
     assert "1 to 100 printable characters" in text(at)
-    assert storage.load_shoe(m.id, data)[1].name == "Macau table 9"
+    assert sh.load_shoe(m.id, data)[1].name == "Macau table 9"
 
 
 def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) -> None:
@@ -167,7 +183,7 @@ def test_upload_adds_a_checked_shoe_and_a_bad_one_changes_nothing(data: Path) ->
     at.text_input(key="library_import_name").input("from a file")
     at.button(key="lib_import").click().run()
     no_exceptions(at)
-    shoes = storage.list_shoes(data)
+    shoes = sh.list_shoes(data)
     assert shoes.select("name", "rounds", "source").rows() == [("from a file", 3, "imported")]
     before = sorted(p.name for p in data.iterdir())
 
@@ -186,9 +202,9 @@ def test_simulate_deals_the_seed_and_opens_it_in_replay_at_round_0(data: Path) -
     at.number_input(key="lib_sim_seed").set_value(77)
     at.button(key="FormSubmitter:lib_sim_form-Deal and replay").click().run()
     no_exceptions(at)
-    shoes = storage.list_shoes(data)
+    shoes = sh.list_shoes(data)
     assert shoes["source"].to_list() == ["simulated"]
-    rounds, meta = storage.load_shoe(shoes["id"][0], data)
+    rounds, meta = sh.load_shoe(shoes["id"][0], data)
     assert rounds.equals(deal_shoe(77).rounds) and meta.seed == 77
     assert position(at) == 0
     assert qp(at, "shoe") == meta.id and qp(at, "round") == "0"
@@ -267,8 +283,8 @@ def test_replay_bets_settle_as_the_position_moves(data: Path) -> None:
     assert bankroll(at) == pytest.approx(expected)
     at.button(key="rp_prev").click().run()  # back before round 11: pending again
     assert bankroll(at) == 1000.0
-    assert bets_log.load_bets(m.id, data, "replay-bets").height == 1
-    assert bets_log.load_bets(m.id, data, "bets").height == 0  # live bets untouched
+    assert db.open_store(data).load_bets(m.id, "replay-bets").height == 1
+    assert db.open_store(data).load_bets(m.id, "bets").height == 0  # live bets untouched
 
 
 # --- the bet panel on the scoreboard --------------------------------------------------
@@ -286,13 +302,14 @@ def test_scoreboard_bets_settle_on_the_round_entered_and_a_void_refunds(data: Pa
     at.button(key="bets_bet_tie").click().run()
     at.button(key="bets_void").click().run()  # the dealer could not read the cards
     assert bankroll(at) == 1100.0
-    rounds, _ = storage.load_shoe(shoe_id, data)
+    rounds, _ = sh.load_shoe(shoe_id, data)
     assert rounds.height == 1  # the void left no round
     at.button(key="bets_bet_banker").click().run()
     at.button(key="btn_B").click().run()
     assert bankroll(at) == pytest.approx(1100 + 95)
     table = load_table("classic")
-    log = bets_log.settle_log(bets_log.load_bets(shoe_id, data), rounds_from_winners("PB"), table)
+    bets = db.open_store(data).load_bets(shoe_id)
+    log = bets_log.settle_log(bets, rounds_from_winners("PB"), table)
     assert log["outcome"].to_list() == ["win", "refund", "refund", "win"]
 
 
@@ -321,7 +338,7 @@ def test_lobby_shows_hand_shoes_with_counts_and_opens_one(data: Path) -> None:
     no_exceptions(at)
     assert qp(at, "shoe") == shoes[1].id
     assert "data-testid='round-count'>Round 2<" in text(at)
-    assert library.counts(storage.load_shoe(shoes[1].id, data)[0])["T"] == 1
+    assert library.counts(sh.load_shoe(shoes[1].id, data)[0])["T"] == 1
 
 
 def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:
@@ -331,7 +348,7 @@ def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:
     at.button_group(key="bets_chip").set_value(5).run()
     at.button(key="bets_short_two_way").click().run()
     no_exceptions(at)
-    pending = bets_log.pending(bets_log.load_bets(m.id, data), 46)
+    pending = bets_log.pending(db.open_store(data).load_bets(m.id), 46)
     assert sorted(pending["bet"].to_list()) == ["banker_pair", "player_pair"]
     assert pending["stake"].to_list() == [5.0, 5.0]
     assert "on the table <b data-testid='bet-pending'>10<" in text(at)

@@ -6,8 +6,8 @@ function of (bets, rounds, position): replay can step back and forth and the ban
 follows. A round voided at the table (a card-reading failure, seed 001) refunds the bets
 on it and adds no round, so the bets that follow go on the same round number.
 
-Bets of a shoe are kept beside it as ``<data>/<shoe id>.bets.parquet`` (replay keeps its
-own ``<id>.replay-bets.parquet``), written atomically so a crash never leaves half a file.
+Bets of a shoe are kept in the store with the shoe (`roads_app.store.db.Store.change_bets`
+runs these pure functions inside one transaction); replay keeps its own ``replay-bets``.
 
 >>> log = place(empty_bets(), "player", 10, round_no=1)
 >>> log = void(log, round_no=1)
@@ -20,14 +20,13 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Iterable
+from typing import Any
 
 import polars as pl
 
-from roads_app.errors import BetError, StorageError
-from roads_app.store.files import atomic_write, check_shoe_id
+from roads_app.bets.tables import TableLike
+from roads_app.errors import BetError
 
 CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
 """Chip sizes offered by the bet panel."""
@@ -54,13 +53,6 @@ VOID_REASON = "round voided: stake returned"
 
 KINDS: tuple[str, ...] = ("bets", "replay-bets")
 """Which history a file holds: bets made while entering a shoe, or while replaying it."""
-
-class TableLike(Protocol):
-    """What the log needs of a rules table (`roads_app.bets.tables.Table`)."""
-
-    bets: Mapping[str, Any]
-
-    def can_place(self, bet_id: str, round_no: int, stake: float) -> str | None: ...
 
 
 def empty_bets() -> pl.DataFrame:
@@ -231,9 +223,7 @@ def bankroll(settled: pl.DataFrame, start: float, upto: int) -> pl.DataFrame:
     Pending bets do not move it; refunds and pushes net zero.
     """
     per_round = (
-        settled.filter(pl.col("outcome") != PENDING)
-        .group_by("round")
-        .agg(pl.col("net").sum())
+        settled.filter(pl.col("outcome") != PENDING).group_by("round").agg(pl.col("net").sum())
     )
     return (
         pl.DataFrame({"round": pl.int_range(0, upto + 1, eager=True, dtype=pl.Int32)})
@@ -251,44 +241,3 @@ def totals(settled: pl.DataFrame) -> dict[str, float]:
         "net": float(done["net"].sum() or 0.0),
         "pending": float(settled.filter(pl.col("outcome") == PENDING)["stake"].sum() or 0.0),
     }
-
-
-# --- keeping the history beside the shoe ---------------------------------------------
-
-
-def bets_path(shoe_id: str, data_dir: Path | str, kind: str = "bets") -> Path:
-    """Where a shoe's bet history lives; refuses ids that could leave the data folder."""
-    check_shoe_id(shoe_id)
-    if kind not in KINDS:
-        raise StorageError(f"bet history kind {kind!r} is not one of {', '.join(KINDS)}")
-    return Path(data_dir) / f"{shoe_id}.{kind}.parquet"
-
-
-def save_bets(bets: pl.DataFrame, shoe_id: str, data_dir: Path | str, kind: str = "bets") -> Path:
-    """Write the history atomically (temporary file, then rename over the old one)."""
-    frame = bets.select(BETS_SCHEMA.names()).cast(dict(BETS_SCHEMA))
-    return atomic_write(bets_path(shoe_id, data_dir, kind), lambda fh: frame.write_parquet(fh))
-
-
-def load_bets(shoe_id: str, data_dir: Path | str, kind: str = "bets") -> pl.DataFrame:
-    """The saved history, or an empty one; StorageError (one line) for a damaged file."""
-    path = bets_path(shoe_id, data_dir, kind)
-    if not path.exists():
-        return empty_bets()
-    try:
-        frame = pl.read_parquet(path)
-    except Exception as e:  # polars raises several types for a damaged file
-        raise StorageError(f"{path.name}: bet history is damaged ({type(e).__name__})") from e
-    missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns]
-    if missing:
-        raise StorageError(f"{path.name}: bet history lacks column(s) {', '.join(missing)}")
-    try:
-        return frame.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA)  # type: ignore[arg-type]
-    except Exception as e:
-        raise StorageError(f"{path.name}: bet history has a column of the wrong type") from e
-
-
-def delete_bets(shoe_id: str, data_dir: Path | str) -> None:
-    """Remove every bet history of a shoe (when the shoe itself is deleted)."""
-    for kind in KINDS:
-        bets_path(shoe_id, data_dir, kind).unlink(missing_ok=True)

@@ -30,6 +30,7 @@ import polars as pl
 from roads_app.bets.odds import (
     EVENTS,
     MIN_CARDS,
+    N_EVENTS,
     TableLike,
     counts_by_rank,
     full_shoe_counts,
@@ -38,15 +39,18 @@ from roads_app.bets.odds import (
     outcomes,
     table_matrices,
 )
+from roads_app.bets.spec import N_PLAY
 from roads_app.errors import RoundError, ShoeCompositionError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, check_seed, deal_shoe
 
 POSITIVE_EV = 1e-12
 """EV above this counts as positive (guards against rounding noise at exactly zero)."""
 
-_CARD_NUMBER: dict[str, int] = {code: i for i, code in enumerate(C.ALL_CARDS)}
+_CARD_NUMBER: dict[str, int] = {code: i for i, code in enumerate(playing_cards.ALL_CARDS)}
+_CARD = pl.Enum(list(playing_cards.ALL_CARDS))
+"""Card codes as an Enum whose physical value is the card number."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ def _missing_cards(rounds: pl.DataFrame) -> int | None:
 def _burn_counts(meta: ShoeMeta) -> np.ndarray:
     out = np.zeros(52, dtype=np.int64)
     if meta.burn_card is not None:
-        out[C.card_index(meta.burn_card)] += 1
+        out[playing_cards.card_index(meta.burn_card)] += 1
     return out
 
 
@@ -121,7 +125,8 @@ def _check_seen(full: np.ndarray, seen: np.ndarray, decks: int) -> None:
     if over.size:
         i = int(over[np.argmax(seen[over])])
         raise ShoeCompositionError(
-            f"{int(seen[i])} × {C.ALL_CARDS[i]} seen but the {decks}-deck shoe holds only {decks}"
+            f"{int(seen[i])} × {playing_cards.ALL_CARDS[i]} seen but the {decks}-deck shoe "
+            f"holds only {decks}"
         )
 
 
@@ -167,7 +172,10 @@ def live_odds(
     if not rem.ok:
         raise RoundError(rem.reason)
     frame = odds_frame(table, outcomes(rem.counts))
-    is_open = _open_mask(table, np.array([rem.hand]))[0]
+    is_open = list(_open_mask(table, np.array([rem.hand]))[0])
+    ids = list(table.bets)
+    for unders in getattr(table, "shortcuts", {}).values():  # open while all its bets are
+        is_open.append(all(is_open[ids.index(u)] for u in unders))
     return frame.with_columns(
         pl.lit(rem.hand, dtype=pl.Int32).alias("hand"),
         (pl.col("ev") > POSITIVE_EV).alias("positive"),
@@ -222,36 +230,34 @@ def ev_through_shoe(
 
 
 def hand_events(rounds: pl.DataFrame) -> np.ndarray:
-    """round × event 0/1 matrix (EVENTS order) of what each round with cards showed."""
+    """round × cell 0/1 matrix (EVENTS order): the play cell and the pair cell each round
+    with cards ended in (a row of zeros for a round without cards)."""
     pc, bc = pl.col("player_cards"), pl.col("banker_cards")
-    w = pl.col("winner").cast(pl.String)
-    pw, bw, tie = w == "P", w == "B", w == "T"
-    cards = pc.list.len() + bc.list.len()
-    pnat, bnat = pl.col("player_natural"), pl.col("banker_natural")
-    pp, bp = pl.col("player_pair"), pl.col("banker_pair")
-    ps = pc.list.get(0, null_on_oob=True) == pc.list.get(1, null_on_oob=True)
-    bs = bc.list.get(0, null_on_oob=True) == bc.list.get(1, null_on_oob=True)
-    exprs = {
-        "player_win": pw,
-        "banker_win": bw,
-        "tie": tie,
-        "banker_win_6": bw & (pl.col("banker_points") == 6),
-        **{f"tie_{t}": tie & (pl.col("player_points") == t) for t in range(10)},
-        "cards_4": cards == 4,
-        "cards_5": cards == 5,
-        "cards_6": cards == 6,
-        "player_natural_win": pnat & pw,
-        "banker_natural_win": bnat & bw,
-        "natural_tie": pnat & bnat & tie,
-        "player_pair": pp,
-        "banker_pair": bp,
-        "any_pair": pp | bp,
-        "perfect_pair": ps | bs,
-        "player_suited_pair": ps,
-        "banker_suited_pair": bs,
-    }
-    frame = rounds.select(**{e: exprs[e].fill_null(False) for e in EVENTS})
-    return frame.to_numpy().astype(np.float64)
+
+    def state(cards: pl.Expr) -> pl.Expr:
+        a, b = (cards.list.get(i, null_on_oob=True).cast(_CARD).to_physical() for i in (0, 1))
+        return (
+            pl.when(cards.is_null())
+            .then(None)
+            .when(a == b)
+            .then(2)
+            .when(a // 4 == b // 4)
+            .then(1)
+            .otherwise(0)
+        )
+
+    pts = pl.col("player_points").cast(pl.Int64) * 10 + pl.col("banker_points")
+    idx = rounds.select(
+        play=(pts * 2 + pc.list.len() - 2) * 2 + bc.list.len() - 2,
+        pair=N_PLAY + state(pc) * 3 + state(bc),
+    ).fill_null(-1)
+    out = np.zeros((rounds.height, N_EVENTS))
+    rows = np.arange(rounds.height)
+    for col in ("play", "pair"):
+        v = idx[col].to_numpy().astype(np.int64)
+        ok = v >= 0
+        out[rows[ok], v[ok]] = 1.0
+    return out
 
 
 # --- the study over many simulated shoes ----------------------------------------------
@@ -292,29 +298,69 @@ def study_shoes(
     options: ShoeOptions | None = None,
     closing: bool = True,
 ) -> StudyPart:
-    """Deal shoes ``shoes`` of run ``seed`` and price every hand (see `odds_study`)."""
+    """Deal shoes ``shoes`` of run ``seed`` and price every hand (see `odds_study`).
+
+    The plain reference: shoes from `deal_shoe`, one composition at a time. The compiled
+    path (`roads_app.sim.study`) gives the same part.
+    """
     check_seed(seed)
     if options is None:
         options = getattr(table, "shoe", None) or ShoeOptions()
-    bets, _win, _push, coef = table_matrices(table)
-    nb = len(bets)
-    frames, comps, shoe_ids = [], [], []
+    frames, comps = [], []
     for k in shoes:
         dealt = deal_shoe(seed, options, k)
         comps.append(hand_compositions(dealt.rounds, dealt.meta, next_hand=False))
-        frames.append(dealt.rounds)
-        shoe_ids.append(np.full(dealt.rounds.height, k - shoes.start, dtype=np.int64))
+        frames.append(dealt.rounds.with_columns(pl.lit(k + 1, dtype=pl.Int32).alias("shoe")))
     rounds = pl.concat(frames)
-    ev = odds_many(np.vstack(comps)) @ coef.T - 1.0
+    return study_part(shoes, rounds, odds_many(np.vstack(comps)), table, closing)
+
+
+def study_part(
+    shoes: range, rounds: pl.DataFrame, probs: np.ndarray, table: TableLike, closing: bool
+) -> StudyPart:
+    """The study's accounting for shoes ``shoes``: every dealt hand (``rounds``, with a
+    1-based ``shoe`` column) and its exact event probabilities before it was dealt."""
+    bets, _win, _push, coef = table_matrices(table)
+    ev = probs @ coef.T - 1.0
     net = hand_events(rounds) @ coef.T - 1.0
     positive = ev > POSITIVE_EV
     hand_no = rounds["round"].to_numpy().astype(np.float64)
     take = positive & _open_mask(table, hand_no) if closing else positive
-    shoe_id = np.concatenate(shoe_ids)
-    out = np.zeros((3, len(shoes), nb))
+    shoe_id = rounds["shoe"].to_numpy().astype(np.int64) - (shoes.start + 1)
+    out = np.zeros((3, len(shoes), len(bets)))
     for arr, val in zip(out, (take, net * take, ev * take), strict=True):
         np.add.at(arr, shoe_id, val)
     return StudyPart(shoes.start, rounds.height, positive.sum(axis=0), *out)
+
+
+def hand_odds(
+    rounds: pl.DataFrame, probs: np.ndarray, table: TableLike, closing: bool = True
+) -> pl.DataFrame:
+    """Per dealt hand and bet (long format): shoe, hand, bet, probability, ev, positive,
+    open, taken (positive and, with ``closing``, open), net (one unit on it)."""
+    bets, win, _push, coef = table_matrices(table)
+    nb = len(bets)
+    ev = probs @ coef.T - 1.0
+    net = hand_events(rounds) @ coef.T - 1.0
+    positive = ev > POSITIVE_EV
+    hand_no = rounds["round"].to_numpy()
+    is_open = _open_mask(table, hand_no.astype(np.float64))
+    take = positive & is_open if closing else positive
+    return pl.DataFrame(
+        {
+            "shoe": np.repeat(rounds["shoe"].to_numpy(), nb),
+            "hand": np.repeat(hand_no, nb),
+            "bet": pl.Series([b.id for b in bets], dtype=pl.Enum([b.id for b in bets])).gather(
+                np.tile(np.arange(nb), len(hand_no))
+            ),
+            "probability": (probs @ win.T).ravel(),
+            "ev": ev.ravel(),
+            "positive": positive.ravel(),
+            "open": is_open.ravel(),
+            "taken": take.ravel(),
+            "net": net.ravel(),
+        }
+    )
 
 
 def summarize_study(

@@ -3,17 +3,20 @@
 A composition is a NumPy array of 52 counts, one per card number
 (``rank_index * 4 + suit_index``), so suited pairs can be priced.
 
-Two exact parts make up the probability of every event bets settle on:
+Every bet settles on one cell of `roads_app.bets.spec` (a play cell or a pair cell), and
+two exact parts give the probability of every cell:
 
-* the play of the hand depends only on point values: a Numba kernel enumerates the
-  player's two cards, the banker's two cards and the third cards over the ten point
-  values, weighting each by the counts left (drawing without replacement);
+* the play depends only on point values: a Numba kernel enumerates the player's two
+  cards, the banker's two cards and the third cards over the ten point values,
+  weighting each by the counts left (drawing without replacement), drawing as the
+  arrays of `roads_app.game.drawing` say;
 * pairs depend only on the first two cards of each hand: closed forms over rank and
-  card counts (inclusion-exclusion for "either hand").
+  card counts (inclusion-exclusion over the nine pair cells).
 
-Every bet's expected value is then linear in those event probabilities,
-``ev = coefficients · probabilities - 1`` (a win returns ``payout + 1``, a push 1),
-so one matrix product prices a whole table, or thousands of compositions at once.
+Every bet's expected value is then linear in those probabilities,
+``ev = coefficients · probabilities - 1``, the coefficients being what one unit returns
+on each cell, tabulated from the bet kind's rule; one matrix product prices a whole
+table, or thousands of compositions at once.
 
 >>> p = outcome_probabilities(full_shoe_counts(8))
 >>> round(p["banker_win"], 9), round(p["player_win"], 9), round(p["tie"], 9)
@@ -22,58 +25,59 @@ so one matrix product prices a whole table, or thousands of compositions at once
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import polars as pl
 from numba import njit, prange
 
+from roads_app.bets.spec import (
+    KIND_NAMES,
+    KINDS,
+    LOSE,
+    N_PLAY,
+    PAIR_CELLS,
+    PLAY_CELLS,
+    PUSH,
+    REFUND,
+    PlayCell,
+    cell_results,
+    resolve_payouts,
+    unit_returns,
+)
+from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
 from roads_app.errors import BetError, ShoeCompositionError
-from roads_app.game import cards as C
-from roads_app.game.drawing import BANKER_DRAWS_ON
+from roads_app.game import cards as playing_cards
+from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
+from roads_app.game.shoe import POINTS_BY_CARD
+
+_PLAYER_DRAWS = PLAYER_DRAWS
+_BANKER_AFTER = BANKER_DRAWS_AFTER
+_BANKER_STOOD = BANKER_DRAWS_STOOD
+
+
+def _play_name(c: PlayCell) -> str:
+    return f"play_p{c.player_points}b{c.banker_points}_{c.player_cards}{c.banker_cards}"
+
 
 EVENTS: tuple[str, ...] = (
-    "player_win",
-    "banker_win",
-    "tie",
-    "banker_win_6",  # banker wins with a total of 6 (two or three cards)
-    *(f"tie_{t}" for t in range(10)),  # tie by total
-    "cards_4",
-    "cards_5",
-    "cards_6",
-    "player_natural_win",  # player has a two-card 8/9 and wins
-    "banker_natural_win",
-    "natural_tie",  # both hands natural and equal: natural bets are refunded
-    "player_pair",  # first two cards of the hand of equal rank
-    "banker_pair",
-    "any_pair",  # either hand a pair (rank)
-    "perfect_pair",  # either hand a suited pair (identical cards)
-    "player_suited_pair",
-    "banker_suited_pair",
+    *(_play_name(c) for c in PLAY_CELLS),
+    *(f"pairs_{'NRS'[c.player]}{'NRS'[c.banker]}" for c in PAIR_CELLS),
 )
-"""Every event a bet settles on, in the column order of the probability vectors."""
+"""The cells a round ends in (`roads_app.bets.spec`): every play cell, then every pair
+cell, in the column order of the probability vectors. Each part sums to 1."""
 
 EVENT_INDEX: dict[str, int] = {e: i for i, e in enumerate(EVENTS)}
 N_EVENTS = len(EVENTS)
-_PW, _BW, _TIE, _B6 = 0, 1, 2, 3
-_TIE0 = 4
-_C4, _C5, _C6 = 14, 15, 16
-_PNAT, _BNAT, _NATTIE = 17, 18, 19
-_PPAIR, _BPAIR, _ANY, _PERFECT, _PSUIT, _BSUIT = 20, 21, 22, 23, 24, 25
-assert N_EVENTS == 26
+_PAIR0 = N_PLAY
 
 MIN_CARDS = 6
 """A hand can take six cards: fewer left and the next hand's odds are not defined."""
 
-_POINT_OF_CARD = np.array([C.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
-
-_BANKER_DRAWS = np.zeros((10, 10), dtype=np.bool_)
-"""[banker two-card total, player third-card value] -> banker draws (from drawing.py)."""
-for _bt, _on in BANKER_DRAWS_ON.items():
-    for _v in _on:
-        _BANKER_DRAWS[_bt, _v] = True
+_POINT_OF_CARD = POINTS_BY_CARD.astype(np.int64)
 
 
 # --- compositions --------------------------------------------------------------------
@@ -88,7 +92,7 @@ def full_shoe_counts(decks: int = 8) -> np.ndarray:
 
 def counts_from_cards(codes: Iterable[str]) -> np.ndarray:
     """The 52 card counts of a list of card codes (any accepted spelling)."""
-    idx = [C.card_index(c) for c in C.parse_cards(codes)]
+    idx = [playing_cards.card_index(c) for c in playing_cards.parse_cards(codes)]
     return np.bincount(np.asarray(idx, dtype=np.int64), minlength=52).astype(np.int64)
 
 
@@ -100,7 +104,8 @@ def remove_cards(counts: np.ndarray, codes: Iterable[str], decks: int | None = N
         held = int(counts[i])
         where = f" ({decks}-deck shoe)" if decks else ""
         raise ShoeCompositionError(
-            f"{held - int(out[i])} × {C.ALL_CARDS[i]} seen but only {held} were left{where}"
+            f"{held - int(out[i])} × {playing_cards.ALL_CARDS[i]} seen "
+            f"but only {held} were left{where}"
         )
     return out
 
@@ -120,7 +125,9 @@ def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
     arr = arr.astype(np.int64)
     if (arr < 0).any():
         i = int(np.argmin(arr))
-        raise ShoeCompositionError(f"{C.ALL_CARDS[i]} has a negative count {int(arr[i])}")
+        raise ShoeCompositionError(
+            f"{playing_cards.ALL_CARDS[i]} has a negative count {int(arr[i])}"
+        )
     if arr.sum() < min_cards:
         raise ShoeCompositionError(
             f"only {int(arr.sum())} cards left: a hand may need {MIN_CARDS}, so it has no odds"
@@ -131,7 +138,7 @@ def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
 def counts_by_rank(counts: np.ndarray) -> dict[str, int]:
     """Cards left per rank letter (A..K), for display."""
     by_rank = np.asarray(counts).reshape(13, 4).sum(axis=1)
-    return {r: int(n) for r, n in zip(C.RANKS, by_rank, strict=True)}
+    return {r: int(n) for r, n in zip(playing_cards.RANKS, by_rank, strict=True)}
 
 
 # --- the kernel ----------------------------------------------------------------------
@@ -154,8 +161,28 @@ def _pair_terms(n: np.ndarray, total: float) -> tuple[float, float]:
 
 
 @njit(cache=True)
+def _mixed_term(n: np.ndarray, ranks: np.ndarray, total: float) -> float:
+    """P(one given hand is a suited pair and the other a pair of rank)."""
+    s2 = 0.0
+    for x in ranks:
+        s2 += float(x) * (x - 1)
+    acc = 0.0
+    for i in range(52):
+        x = float(n[i])
+        if x < 2:
+            continue
+        m = float(ranks[i // 4])
+        acc += x * (x - 1) * (s2 - m * (m - 1) + (m - 2) * (m - 3))
+    return acc / (total * (total - 1) * (total - 2) * (total - 3))
+
+
+@njit(cache=True)
 def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
-    """Probabilities of every event in EVENTS for one composition of 52 counts."""
+    """Probability of every cell in EVENTS for one composition of 52 counts.
+
+    The play: the player's and banker's two cards and the third cards are enumerated
+    over point values, weighted by the counts left, drawing as the drawing tables say.
+    """
     c = np.zeros(10, dtype=np.int64)
     ranks = np.zeros(13, dtype=np.int64)
     for i in range(52):
@@ -165,8 +192,7 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
     for e in range(out.shape[0]):
         out[e] = 0.0
 
-    grid = np.zeros((10, 10, 3))  # [player total, banker total, cards dealt - 4]
-    nat = np.zeros((10, 10))  # two-card totals of hands ending on a natural
+    # play cell index = ((pt*10 + bt)*2 + player drew)*2 + banker drew
     inv4 = 1.0 / (total * (total - 1) * (total - 2) * (total - 3))
     inv5 = 1.0 / (total - 4)
     inv6 = 1.0 / (total - 5)
@@ -191,64 +217,50 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
                     c[m] -= 1
                     bt = (k + m) % 10
                     w4 = float(wp * wb) * inv4
-                    if pt >= 8 or bt >= 8:
-                        grid[pt, bt, 0] += w4
-                        nat[pt, bt] += w4
-                    elif pt <= 5:
+                    if _PLAYER_DRAWS[pt, bt]:
                         for p3 in range(10):
                             if c[p3] == 0:
                                 continue
                             w5 = w4 * c[p3] * inv5
                             pf = (pt + p3) % 10
-                            if _BANKER_DRAWS[bt, p3]:
+                            if _BANKER_AFTER[bt, p3]:
                                 c[p3] -= 1
                                 for b3 in range(10):
                                     if c[b3] > 0:
-                                        grid[pf, (bt + b3) % 10, 2] += w5 * c[b3] * inv6
+                                        bf = (bt + b3) % 10
+                                        out[((pf * 10 + bf) * 2 + 1) * 2 + 1] += w5 * c[b3] * inv6
                                 c[p3] += 1
                             else:
-                                grid[pf, bt, 1] += w5
-                    elif bt <= 5:
+                                out[((pf * 10 + bt) * 2 + 1) * 2] += w5
+                    elif _BANKER_STOOD[bt, pt]:
                         for b3 in range(10):
                             if c[b3] > 0:
-                                grid[pt, (bt + b3) % 10, 1] += w4 * c[b3] * inv5
+                                bf = (bt + b3) % 10
+                                out[(pt * 10 + bf) * 2 * 2 + 1] += w4 * c[b3] * inv5
                     else:
-                        grid[pt, bt, 0] += w4
+                        out[(pt * 10 + bt) * 2 * 2] += w4
                     c[k] += 1
                     c[m] += 1
             c[i] += 1
             c[j] += 1
 
-    for p in range(10):
-        for b in range(10):
-            for n in range(3):
-                w = grid[p, b, n]
-                if b > p:
-                    out[_BW] += w
-                    if b == 6:
-                        out[_B6] += w
-                elif p > b:
-                    out[_PW] += w
-                else:
-                    out[_TIE] += w
-                    out[_TIE0 + p] += w
-                out[_C4 + n] += w
-            w = nat[p, b]
-            if p > b and p >= 8:
-                out[_PNAT] += w
-            elif b > p and b >= 8:
-                out[_BNAT] += w
-            elif p == b:
-                out[_NATTIE] += w
-
-    one, both = _pair_terms(ranks, total)
-    out[_PPAIR] = one
-    out[_BPAIR] = one
-    out[_ANY] = 2.0 * one - both
-    one, both = _pair_terms(counts, total)
-    out[_PSUIT] = one
-    out[_BSUIT] = one
-    out[_PERFECT] = 2.0 * one - both
+    # pairs: closed forms over card and rank counts (first two cards of each hand)
+    one_s, both_s = _pair_terms(counts, total)
+    one_r, both_r = _pair_terms(ranks, total)
+    mixed = _mixed_term(counts, ranks, total)
+    s_r = mixed - both_s  # suited pair on one hand, pair of rank (not suited) on the other
+    r_n = one_r - one_s - both_r + mixed  # pair of rank (not suited) on one, none on the other
+    s_n = one_s - mixed
+    # index = player*3 + banker; 0 none, 1 rank pair, 2 suited
+    out[_PAIR0 + 0] = 1.0 - 2.0 * one_r + both_r
+    out[_PAIR0 + 1] = r_n
+    out[_PAIR0 + 2] = s_n
+    out[_PAIR0 + 3] = r_n
+    out[_PAIR0 + 4] = both_r - 2.0 * mixed + both_s
+    out[_PAIR0 + 5] = s_r
+    out[_PAIR0 + 6] = s_n
+    out[_PAIR0 + 7] = s_r
+    out[_PAIR0 + 8] = both_s
 
 
 _PARALLEL_LOCK = threading.Lock()
@@ -293,100 +305,88 @@ def odds_many(counts_2d: Any) -> np.ndarray:
 
 
 def outcome_probabilities(counts: Any) -> dict[str, float]:
-    """Event name -> probability for the next hand from ``counts``."""
-    return dict(zip(EVENTS, outcomes(counts).tolist(), strict=True))
+    """Cell name -> probability for the next hand from ``counts``, plus the summary events
+    ``player_win``, ``banker_win`` and ``tie`` (sums over the play cells)."""
+    p = outcomes(counts)
+    out = dict(zip(EVENTS, p.tolist(), strict=True))
+    for name, w in (("player_win", "P"), ("banker_win", "B"), ("tie", "T")):
+        out[name] = float(sum(p[i] for i, c in enumerate(PLAY_CELLS) if c.winner == w))
+    return out
 
 
 # --- bets ----------------------------------------------------------------------------
 
 
-class BetLike(Protocol):
-    """What pricing needs from `roads_app.bets.tables.Bet` (read-only, as in a frozen dataclass)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def payout(self) -> float: ...
-    @property
-    def six_payout(self) -> float | None: ...
-    @property
-    def closes_after(self) -> int | None: ...
+PRICED_BETS: tuple[str, ...] = KIND_NAMES
+"""Every bet id this module can price: every kind of `roads_app.bets.spec`."""
 
 
-class TableLike(Protocol):
-    """What pricing needs from `roads_app.bets.tables.Table`."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def bets(self) -> Mapping[str, BetLike]: ...
-
-
-_WIN_EVENTS: dict[str, tuple[int, ...]] = {
-    "player": (_PW,),
-    "banker": (_BW,),
-    "tie": (_TIE,),
-    "player_pair": (_PPAIR,),
-    "banker_pair": (_BPAIR,),
-    "big": (_C5, _C6),
-    "small": (_C4,),
-    "any_pair": (_ANY,),
-    "perfect_pair": (_PERFECT,),
-    "player_natural": (_PNAT,),
-    "banker_natural": (_BNAT,),
-    "super_6": (_B6,),
-    **{f"super_tie_{t}": (_TIE0 + t,) for t in range(10)},
-}
-"""Bet id -> the events (disjoint) on which it wins."""
-
-_PUSH_EVENTS: dict[str, tuple[int, ...]] = {
-    "player": (_TIE,),
-    "banker": (_TIE,),
-    "player_natural": (_NATTIE,),
-    "banker_natural": (_NATTIE,),
-}
-"""Bet id -> the events on which the stake comes back."""
-
-PRICED_BETS: tuple[str, ...] = tuple(_WIN_EVENTS)
-"""Every bet id this module can price."""
+@functools.cache
+def _kind_vectors(name: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """(win, push-or-refund indicator, offset in EVENTS) of a kind over its cells."""
+    kind = KINDS[name]
+    results = cell_results(kind)
+    win = np.array([r not in (LOSE, PUSH, REFUND) for r in results], dtype=np.float64)
+    back = np.array([r in (PUSH, REFUND) for r in results], dtype=np.float64)
+    return win, back, 0 if kind.space == "play" else _PAIR0
 
 
 def bet_vectors(
-    bet_id: str, payout: float, six_payout: float | None = None
+    bet_id: str, payouts: Mapping[str, float] | float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(win, push, ev coefficient) vectors over EVENTS; ``ev = coef · p - 1``.
 
-    A win returns the stake plus ``payout``; a push returns the stake; the no-commission
-    banker returns ``six_payout`` instead of ``payout`` on a winning 6.
+    Generated from the bet's kind (`roads_app.bets.spec`): a win on payout key ``k``
+    returns the stake plus ``payouts[k]``, a push or refund returns the stake. A single
+    number is the kind's first payout key (other keys default as the kind says).
     """
-    if bet_id not in _WIN_EVENTS:
+    kind = KINDS.get(bet_id)
+    if kind is None:
         raise BetError(f"no odds for bet {bet_id!r}: priced bets are {', '.join(PRICED_BETS)}")
-    win = np.zeros(N_EVENTS)
-    push = np.zeros(N_EVENTS)
-    win[list(_WIN_EVENTS[bet_id])] = 1.0
-    push[list(_PUSH_EVENTS.get(bet_id, ()))] = 1.0
-    coef = win * (payout + 1.0) + push
-    if bet_id == "banker" and six_payout is not None:
-        coef[_B6] += six_payout - payout
+    given = {kind.payouts[0]: float(payouts)} if isinstance(payouts, int | float) else payouts
+    try:
+        full = resolve_payouts(kind, given)
+    except KeyError as e:
+        raise BetError(f"bet {bet_id!r} lacks payout {e.args[0]!r}") from None
+    win_k, back_k, at = _kind_vectors(kind.kind)
+    ret = unit_returns(kind, full) + 1.0
+    win, push, coef = np.zeros(N_EVENTS), np.zeros(N_EVENTS), np.zeros(N_EVENTS)
+    n = len(win_k)
+    win[at : at + n] = win_k
+    push[at : at + n] = back_k
+    coef[at : at + n] = ret
     return win, push, coef
 
 
 def table_matrices(table: TableLike) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
-    """The table's bets and their win, push and ev-coefficient matrices (bet × event)."""
+    """The table's bets and their win, push and ev-coefficient matrices (bet × event).
+
+    Built once per table (tables are frozen and hashable); the arrays are read-only.
+    """
+    try:
+        return _matrices_cached(table)
+    except TypeError:  # a table-like object that does not hash
+        return _matrices(table)
+
+
+@functools.lru_cache(maxsize=64)
+def _matrices_cached(
+    table: TableLike,
+) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
+    out = _matrices(table)
+    for arr in out[1:]:
+        arr.setflags(write=False)
+    return out
+
+
+def _matrices(table: TableLike) -> tuple[list[BetLike], np.ndarray, np.ndarray, np.ndarray]:
     bets = list(table.bets.values())
-    vecs = [bet_vectors(b.id, float(b.payout), _six(b)) for b in bets]
+    vecs = [bet_vectors(b.id, b.payouts) for b in bets]
     if not vecs:
         z = np.zeros((0, N_EVENTS))
         return bets, z, z, z
     win, push, coef = (np.stack(v) for v in zip(*vecs, strict=True))
     return bets, win, push, coef
-
-
-def _six(bet: BetLike) -> float | None:
-    six = getattr(bet, "six_payout", None)
-    return None if six is None else float(six)
 
 
 BET_ODDS_SCHEMA = pl.Schema(
@@ -398,6 +398,7 @@ BET_ODDS_SCHEMA = pl.Schema(
         "push": pl.Float64,  # of the stake coming back
         "ev": pl.Float64,  # per unit staked
         "house_edge": pl.Float64,  # -ev, as a fraction
+        "flag": pl.String,  # why the figure deserves a second look, else null
     }
 )
 
@@ -413,19 +414,52 @@ def bet_odds(table: TableLike, counts: Any = None) -> pl.DataFrame:
     return odds_frame(table, outcomes(counts))
 
 
+FLAG_EDGE = 0.5
+"""A bet whose house edge is above this keeps more than half of every stake: no real
+table prices a bet like that on purpose, so odds tables flag it (Winbox's Super Tie 1 at
+80:1 is about 67%, against 20-27% for its neighbours: probably a misprint of 180)."""
+
+
 def odds_frame(table: TableLike, probs: np.ndarray) -> pl.DataFrame:
-    """Price ``table``'s bets from one probability vector (see `outcomes`)."""
+    """Price ``table``'s bets and shortcuts from one probability vector (see `outcomes`).
+
+    A shortcut (2-Way, 3-Way) stakes the amount on each bet it stands for; its ``ev`` and
+    ``house_edge`` are per unit of the total staked (the mean of its bets'), and its
+    ``probability`` and ``push`` are null: its bets settle on different cells.
+    ``flag`` says why a figure deserves a second look (see `FLAG_EDGE`), else null.
+    """
     bets, win, push, coef = table_matrices(table)
     ev = coef @ probs - 1.0
+    ids = [b.id for b in bets]
+    labels = [b.label for b in bets]
+    payouts = [float(b.payout) for b in bets]
+    prob, back = list(win @ probs), list(push @ probs)
+    evs = list(ev)
+    for name, unders in getattr(table, "shortcuts", {}).items():
+        rows = [ids.index(u) for u in unders]
+        ids.append(name)
+        labels.append(SHORTCUT_LABELS.get(name, name))
+        payouts.append(max(payouts[i] for i in rows))
+        prob.append(None)
+        back.append(None)
+        evs.append(float(np.mean([ev[i] for i in rows])))
+    edges = [-e for e in evs]
+    flags = [
+        f"house edge {100 * h:.1f}% is over {100 * FLAG_EDGE:.0f}%: check the payout"
+        if h > FLAG_EDGE
+        else None
+        for h in edges
+    ]
     return pl.DataFrame(
         {
-            "bet": [b.id for b in bets],
-            "label": [b.label for b in bets],
-            "payout": [float(b.payout) for b in bets],
-            "probability": win @ probs,
-            "push": push @ probs,
-            "ev": ev,
-            "house_edge": -ev,
+            "bet": ids,
+            "label": labels,
+            "payout": payouts,
+            "probability": prob,
+            "push": back,
+            "ev": evs,
+            "house_edge": edges,
+            "flag": flags,
         },
         schema=BET_ODDS_SCHEMA,
     )
@@ -437,7 +471,7 @@ def odds_records(frame: pl.DataFrame) -> list[dict[str, Any]]:
     Live odds add ``hand``, ``positive`` and ``open`` (see `roads_app.bets.live_odds`).
     """
     cols = ["bet", pl.col("label").alias("name"), "payout", "probability", "push"]
-    extra = [c for c in ("hand", "positive", "open") if c in frame.columns]
+    extra = [c for c in ("flag", "hand", "positive", "open") if c in frame.columns]
     return frame.select(*cols, "house_edge", "ev", *extra).to_dicts()
 
 
@@ -450,8 +484,12 @@ def format_odds(frame: pl.DataFrame) -> str:
             note = "  closed"
         elif r.get("positive"):
             note = "  POSITIVE"
+        if r.get("flag"):
+            note += f"  CHECK: {r['flag']}"
+        p = "-" if r["probability"] is None else f"{r['probability']:.9f}"
+        back = "-" if r["push"] is None else f"{r['push']:.7f}"
         lines.append(
-            f"{r['label']:<16} {r['payout']:>5.4g}:1 {r['probability']:>11.9f} "
-            f"{r['push']:>10.7f} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}{note}"
+            f"{r['label']:<16} {r['payout']:>5.4g}:1 {p:>11} "
+            f"{back:>10} {r['ev']:>+10.6f} {100 * r['house_edge']:>9.4f}{note}"
         )
     return "\n".join(lines)

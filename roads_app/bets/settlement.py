@@ -28,8 +28,21 @@ import numbers
 from collections.abc import Iterable
 from typing import overload
 
+import numpy as np
 import polars as pl
 
+from roads_app.bets.spec import (
+    KINDS,
+    LOSE,
+    NEEDS_TEXT,
+    PAIR_CELLS,
+    PLAY_CELLS,
+    POSSIBLE_PLAY,
+    PUSH,
+    REFUND,
+    BetKind,
+    cell_results,
+)
 from roads_app.bets.tables import (
     BET_IDS,
     BET_LABELS,
@@ -40,7 +53,7 @@ from roads_app.bets.tables import (
     not_offered_reason,
 )
 from roads_app.errors import BetError, RoundError
-from roads_app.game import cards as C
+from roads_app.game import cards
 from roads_app.game.rounds import ROUNDS_SCHEMA
 
 OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused")
@@ -60,6 +73,8 @@ FEATURES_SCHEMA: pl.Schema = pl.Schema(
         "player_suited_pair": pl.Boolean,  # same rank and suit; cards only
         "banker_suited_pair": pl.Boolean,
         "cards": pl.Int8,  # cards dealt in the round (4 = Small, 5-6 = Big); cards only
+        "player_cards": pl.Int8,  # cards in the player's hand (2 or 3); cards only
+        "banker_cards": pl.Int8,
         "banker_six": pl.Boolean,  # banker wins with 6; False on a P/T round even without totals
         "tie_total": pl.Int8,  # the total a tie was on; null if not a tie or not known
     }
@@ -69,29 +84,15 @@ FEATURES_SCHEMA: pl.Schema = pl.Schema(
 Null means the round was entered without the data to know it.
 """
 
-_CARD = pl.Enum(list(C.ALL_CARDS))
+_CARD = pl.Enum(list(cards.ALL_CARDS))
 """Card codes as an Enum whose physical value is the card number."""
 
 
 def _rank_points(rank: pl.Expr) -> pl.Expr:
-    """Baccarat points of a rank index (A=0 .. K=12): A-9 count 1-9, T/J/Q/K 0."""
-    return pl.when(rank < 9).then(rank + 1).when(rank >= 9).then(0)  # null stays null
-
-
-# What a bet family needs from a round, in the words of a refusal.
-_NEEDS: dict[str, str] = {
-    "player_pair": "pair flags or cards",
-    "banker_pair": "pair flags or cards",
-    "any_pair": "pair flags or cards",
-    "perfect_pair": "cards",
-    "big": "cards",
-    "small": "cards",
-    "player_natural": "natural flags or cards",
-    "banker_natural": "natural flags or cards",
-    "super_6": "the banker total",
-    "banker": "the banker total",
-    **{f"super_tie_{k}": "the totals" for k in range(10)},
-}
+    """Baccarat points of a rank index (A=0 .. K=12), read from `cards.RANK_POINTS`."""
+    return rank.replace_strict(  # null stays null
+        dict(enumerate(cards.RANK_POINTS)), default=None, return_dtype=pl.Int64
+    )
 
 
 @overload
@@ -139,6 +140,8 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
         pl.col("banker_points").cast(pl.Int8),
         **side_cols,
         cards=(pl.col("player_cards").list.len() + pl.col("banker_cards").list.len()).cast(pl.Int8),
+        player_cards=pl.col("player_cards").list.len().cast(pl.Int8),
+        banker_cards=pl.col("banker_cards").list.len().cast(pl.Int8),
         banker_six=pl.when(w == "B").then(pl.col("banker_points") == 6).otherwise(False),
         tie_total=pl.when(w == "T").then(pl.col("player_points").cast(pl.Int8)),
     )
@@ -203,26 +206,147 @@ def _voided_frame(voided: Iterable[int] | Iterable[tuple[int, int]], multi: bool
 
 
 def _params(table: Table) -> pl.DataFrame:
-    """One row per bet the table offers: payouts, closing round, label, what it needs."""
+    """One row per bet the table offers: closing round, label, what it needs, its space."""
     ids = list(table.bets)
     return pl.DataFrame(
         {
             "bet": ids,
-            "__payout": [table.bets[b].payout for b in ids],
-            "__six": [table.bets[b].six_payout for b in ids],
+            "__offered": [True] * len(ids),
             "__closes": [table.bets[b].closes_after for b in ids],
             "__label": [table.bets[b].label for b in ids],
-            "__k": [int(b[-1]) if b.startswith("super_tie_") else None for b in ids],
+            "__needs": [needs_text(KINDS[b]) for b in ids],
+            "__pairs": [KINDS[b].space == "pairs" for b in ids],
         },
         schema={
             "bet": pl.String,
-            "__payout": pl.Float64,
-            "__six": pl.Float64,
+            "__offered": pl.Boolean,
             "__closes": pl.Int64,
             "__label": pl.String,
-            "__k": pl.Int8,
+            "__needs": pl.String,
+            "__pairs": pl.Boolean,
         },
     )
+
+
+def needs_text(kind: BetKind) -> str:
+    """What a round must show to settle ``kind``, in the words of a refusal."""
+    items = [i for i in kind.needs if i != "winner"]
+    if {"cards", "suits"} & set(items):
+        return "cards"
+    return " and ".join(NEEDS_TEXT[i] for i in items) or NEEDS_TEXT["winner"]
+
+
+# --- what a round's data decides ------------------------------------------------------------
+#
+# A round is an *observation*: each feature known or null. Observations are coded as one
+# integer per space (null = its own code); for each distinct code present, the cells the
+# observation allows are found, and a bet is decided there when every allowed cell gives
+# it the same outcome and net. Rounds with cards allow exactly one cell.
+
+_W = {"B": 0, "P": 1, "T": 2}
+_PLAY_ATTR = {
+    "winner": np.array([_W[c.winner] for c in PLAY_CELLS]),
+    "player_points": np.array([c.player_points for c in PLAY_CELLS]),
+    "banker_points": np.array([c.banker_points for c in PLAY_CELLS]),
+    "player_cards": np.array([c.player_cards for c in PLAY_CELLS]),
+    "banker_cards": np.array([c.banker_cards for c in PLAY_CELLS]),
+    "player_natural": np.array([c.player_natural for c in PLAY_CELLS], dtype=np.int64),
+    "banker_natural": np.array([c.banker_natural for c in PLAY_CELLS], dtype=np.int64),
+}
+# (feature, number of values incl. null, how a known value is coded)
+_PLAY_KEY: tuple[tuple[str, int], ...] = (
+    ("winner", 4),  # a dealt round always has a winner (3 would be null)
+    ("player_points", 11),
+    ("banker_points", 11),
+    ("player_cards", 5),  # 2 or 3 cards; 4 = null
+    ("banker_cards", 5),
+    ("player_natural", 3),
+    ("banker_natural", 3),
+)
+_PAIR_ATTR = {
+    "player_pair": np.array([c.player >= 1 for c in PAIR_CELLS], dtype=np.int64),
+    "banker_pair": np.array([c.banker >= 1 for c in PAIR_CELLS], dtype=np.int64),
+    "player_suited_pair": np.array([c.player == 2 for c in PAIR_CELLS], dtype=np.int64),
+    "banker_suited_pair": np.array([c.banker == 2 for c in PAIR_CELLS], dtype=np.int64),
+}
+_PAIR_KEY: tuple[tuple[str, int], ...] = tuple((f, 3) for f in _PAIR_ATTR)
+
+
+def _code(feature: str, size: int) -> pl.Expr:
+    """A feature as a small integer, the null code being ``size - 1``."""
+    col = pl.col(f"__{feature}")
+    # the winner Enum's physical codes are B, P, T = 0, 1, 2 (`_W`)
+    val = col.to_physical() if feature == "winner" else col
+    return val.cast(pl.Int64).fill_null(size - 1)
+
+
+def _key(spec: tuple[tuple[str, int], ...]) -> pl.Expr:
+    key = pl.lit(0, dtype=pl.Int64)
+    for feature, size in spec:
+        key = key * size + _code(feature, size)
+    return key
+
+
+def _allowed(keys: np.ndarray, spec: tuple[tuple[str, int], ...], attr: dict) -> np.ndarray:
+    """keys × cells: which cells each observation code allows."""
+    n_cells = len(next(iter(attr.values())))
+    ok = np.ones((len(keys), n_cells), dtype=np.bool_)
+    rest = keys.copy()
+    for feature, size in reversed(spec):
+        val = rest % size
+        rest //= size
+        known = val != size - 1
+        ok &= ~known[:, None] | (attr[feature][None, :] == val[:, None])
+    return ok
+
+
+_OUTCOME_OF = {LOSE: "lose", PUSH: "push", REFUND: "refund"}
+
+
+def _decisions(
+    table: Table, keys: np.ndarray, space: str, possible: np.ndarray | None
+) -> pl.DataFrame:
+    """bet × observation code -> outcome and net per unit, where the observation decides."""
+    spec, attr = (_PLAY_KEY, _PLAY_ATTR) if space == "play" else (_PAIR_KEY, _PAIR_ATTR)
+    ok = _allowed(keys, spec, attr)
+    if possible is not None:
+        ok &= possible[None, :]
+    parts = []
+    for bet in table.bets.values():
+        kind = KINDS[bet.id]
+        if kind.space != space:
+            continue
+        results = cell_results(kind)
+        names = [_OUTCOME_OF.get(r, "win") for r in results]
+        units = [
+            bet.payouts[r] if r not in _OUTCOME_OF else (-1.0 if r == LOSE else 0.0)
+            for r in results
+        ]
+        # one id per distinct (outcome, net): a bet is decided when all allowed cells agree
+        pairs = sorted(set(zip(names, units, strict=True)))
+        ids = np.array([pairs.index(x) for x in zip(names, units, strict=True)])
+        lo = np.where(ok, ids[None, :], len(pairs)).min(axis=1)
+        hi = np.where(ok, ids[None, :], -1).max(axis=1)
+        decided = (lo == hi) & (hi >= 0)
+        which = np.where(decided, lo, len(pairs))  # len(pairs): undecided, null below
+        parts.append(
+            pl.DataFrame(
+                {
+                    "bet": pl.Series([bet.id]).new_from_index(0, len(keys)),
+                    "__key": keys,
+                    "__result": pl.Series([p[0] for p in pairs] + [None]).gather(which),
+                    "__unit": pl.Series([p[1] for p in pairs] + [None]).gather(which),
+                },
+                schema=_DECIDED,
+            )
+        )
+    return pl.concat(parts) if parts else _DECIDED.to_frame()
+
+
+_DECIDED = pl.Schema(
+    {"bet": pl.String, "__key": pl.Int64, "__result": pl.String, "__unit": pl.Float64}
+)
+
 
 
 def _num_text(x: pl.Expr) -> pl.Expr:
@@ -272,6 +396,14 @@ def settle(
     )
     if multi:
         feats = feats.with_columns(pl.col("shoe").cast(pl.Int64))
+    # Observation codes of each dealt round, and what each code decides for each bet.
+    feats_df = feats.with_columns(__pk=_key(_PLAY_KEY), __qk=_key(_PAIR_KEY)).collect()
+    decided = pl.concat(
+        [
+            _decisions(table, feats_df["__pk"].unique().to_numpy(), "play", POSSIBLE_PLAY),
+            _decisions(table, feats_df["__qk"].unique().to_numpy(), "pairs", None),
+        ]
+    )
 
     lf = (
         bets.lazy()
@@ -286,87 +418,19 @@ def settle(
         .drop("__under")
         .with_row_index("__i")  # the joins below may reorder rows; sorted back at the end
         .join(_params(table).lazy(), on="bet", how="left")
-        .join(feats, on=keys, how="left")
+        .join(feats_df.lazy(), on=keys, how="left")
         .join(_voided_frame(voided, multi).lazy(), on=keys, how="left")
+        .with_columns(
+            __key=pl.when(pl.col("__pairs")).then(pl.col("__qk")).otherwise(pl.col("__pk"))
+        )
+        .join(decided.lazy(), on=["bet", "__key"], how="left")
     )
 
     bet, stake, rnd = pl.col("bet"), pl.col("stake"), pl.col("__r")
-    w = pl.col("__winner")
-    pn, bn = pl.col("__player_natural"), pl.col("__banker_natural")
-    pp, bp = pl.col("__player_pair"), pl.col("__banker_pair")
-    ppts, bpts = pl.col("__player_points"), pl.col("__banker_points")
-    psp, bsp = pl.col("__player_suited_pair"), pl.col("__banker_suited_pair")
-    cards = pl.col("__cards")
-    six = pl.col("__six")
-    super_tie = bet.str.starts_with("super_tie_")
+    lacking = pl.col("__result").is_null()
+    payout = pl.col("__unit")
 
-    # Data the bet needs on this round and does not have (null-aware, per family).
-    lacking = (
-        pl.when(bet.is_in(["player_pair"]))
-        .then(pp.is_null())
-        .when(bet == "banker_pair")
-        .then(bp.is_null())
-        .when(bet == "any_pair")
-        .then((pp | bp).is_null())
-        .when(bet == "perfect_pair")
-        .then((psp | bsp).is_null())
-        .when(bet.is_in(["big", "small"]))
-        .then(cards.is_null())
-        .when(bet == "player_natural")
-        .then((w != "B") & pn.is_null())
-        .when(bet == "banker_natural")
-        .then((w != "P") & bn.is_null())
-        .when(bet == "super_6")
-        .then((w == "B") & bpts.is_null())
-        .when(bet == "banker")
-        .then(six.is_not_null() & (w == "B") & bpts.is_null())
-        .when(super_tie)
-        .then((w == "T") & ppts.is_null())
-        .otherwise(False)
-    )
-    # Whether the bet wins, once the data is known (nulls only where `lacking` is true).
-    hit = (
-        pl.when(bet == "player")
-        .then(w == "P")
-        .when(bet == "banker")
-        .then(w == "B")
-        .when(bet == "tie")
-        .then(w == "T")
-        .when(bet == "player_pair")
-        .then(pp)
-        .when(bet == "banker_pair")
-        .then(bp)
-        .when(bet == "big")
-        .then(cards >= 5)
-        .when(bet == "small")
-        .then(cards == 4)
-        .when(bet == "any_pair")
-        .then(pp | bp)
-        .when(bet == "perfect_pair")
-        .then(psp | bsp)
-        .when(bet == "player_natural")
-        .then((w == "P") & pn)
-        .when(bet == "banker_natural")
-        .then((w == "B") & bn)
-        .when(bet == "super_6")
-        .then(pl.col("__banker_six"))
-        .when(super_tie)
-        .then((w == "T") & (ppts == pl.col("__k")))
-        .otherwise(False)
-        .fill_null(False)
-    )
-    push = bet.is_in(["player", "banker"]) & (w == "T")
-    natural_tie = (w == "T") & (
-        ((bet == "player_natural") & pn.fill_null(False))
-        | ((bet == "banker_natural") & bn.fill_null(False))
-    )
-    payout = (
-        pl.when((bet == "banker") & six.is_not_null() & (bpts == 6))
-        .then(six)
-        .otherwise(pl.col("__payout"))
-    )
-
-    offered = pl.col("__payout").is_not_null()
+    offered = pl.col("__offered").fill_null(False)
     bad_stake = stake.is_nan() | (stake < lim.min_bet) | (stake > lim.max_bet)
     closed = pl.col("__closes").is_not_null() & (rnd > pl.col("__closes"))
     void = pl.col("__void").fill_null(False)
@@ -388,7 +452,7 @@ def settle(
         "unknown bet '{}' (known: {})", bet, pl.lit(", ".join(BET_IDS + tuple(SHORTCUTS)))
     )
     where = pl.format("shoe {} round {}", "shoe", rnd) if multi else pl.format("round {}", rnd)
-    needs = bet.replace_strict(_NEEDS, default="data", return_dtype=pl.String)
+    needs = pl.col("__needs")
 
     reason = (
         pl.when(~offered)
@@ -426,23 +490,15 @@ def settle(
         .then(pl.lit("refund"))
         .when(~dealt | lacking)
         .then(pl.lit("refused"))
-        .when(push)
-        .then(pl.lit("push"))
-        .when(natural_tie)
-        .then(pl.lit("refund"))
-        .when(hit)
-        .then(pl.lit("win"))
-        .otherwise(pl.lit("lose"))
+        .otherwise(pl.col("__result"))
         .cast(OUTCOME)
     )
     out_cols = [c for c in bets.columns if c not in ("shortcut", "outcome", "net", "reason")]
     return (
         lf.with_columns(outcome=outcome, reason=reason, __pay=payout)
         .with_columns(
-            net=pl.when(pl.col("outcome") == "win")
+            net=pl.when(pl.col("outcome").is_in(["win", "lose"]))
             .then(stake * pl.col("__pay"))
-            .when(pl.col("outcome") == "lose")
-            .then(-stake)
             .otherwise(0.0)
         )
         .sort("__i")

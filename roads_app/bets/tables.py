@@ -1,8 +1,11 @@
 """Table variants as data: one TOML file per table in ``rules/``, read by a validating loader.
 
 Payouts, closing rounds, limits and shoe options live in files rather than code so a
-user can add a table by adding a file, and every number can be traced to its seed page
-(each file names its ``source`` and says in ``notes`` what the seed got wrong).
+user can add a table by adding a file, and every number can be traced to its source
+(each file names its ``source`` and says in ``notes`` what the source got wrong). Bets
+are named by kind (`roads_app.bets.spec.KINDS`); a kind that pays by outcome takes a
+table of payout keys. The file is checked by a pydantic schema: every number finite and
+within range, unknown fields refused, each error one line naming file and field.
 
 A file looks like this (all keys shown; ``name``, if given, must match the file name;
 ``label`` defaults to the bet's usual name, ``cut``/``burn``/``burn_between_hands`` to
@@ -24,8 +27,9 @@ A file looks like this (all keys shown; ``name``, if given, must match the file 
     max_bet = 5000.0
 
     [bets.banker]
-    payout = 0.95          # a win pays 0.95 per 1 staked
-    six_payout = 0.5       # optional, banker only: a banker win on 6 pays this instead
+    payout = 0.95          # a win pays 0.95 per 1 staked (the kind's only required key)
+    [bets.dragon_bonus_player]
+    payout = { natural = 1, by_9 = 30, by_8 = 10, by_7 = 6, by_6 = 4, by_5 = 2, by_4 = 1 }
     [bets.big]
     payout = 0.5
     closes_after = 20      # optional: last round of the shoe it may be placed on
@@ -50,9 +54,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app import safe_io
+from roads_app.bets.spec import KIND_NAMES, KINDS, BetKind, resolve_payouts
 from roads_app.errors import RoadsAppError, RulesError
 from roads_app.game.shoe import ShoeOptions
 
@@ -64,44 +71,14 @@ MAX_RULES_BYTES = 256 * 1024
 """Largest rules file read (ours are about 3 KB)."""
 
 BET_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
-    {
-        "player": "Player hand wins; pushes on a tie.",
-        "banker": "Banker hand wins; pushes on a tie (no-commission tables pay less on a 6).",
-        "tie": "Both hands have the same total.",
-        "player_pair": "Player's first two cards have equal rank.",
-        "banker_pair": "Banker's first two cards have equal rank.",
-        "big": "Five or six cards dealt in the round.",
-        "small": "Four cards dealt in the round (neither hand draws).",
-        "any_pair": "Either hand's first two cards have equal rank; pays once if both do.",
-        "perfect_pair": "Either hand's first two cards are the same rank and suit; pays once.",
-        "player_natural": "Player wins with a two-card 8 or 9; refunded on a natural tie.",
-        "banker_natural": "Banker wins with a two-card 8 or 9; refunded on a natural tie.",
-        "super_6": "Banker wins with a total of 6 (two or three cards).",
-        **{f"super_tie_{k}": f"The round ties on a total of {k}." for k in range(10)},
-    }
+    {k.kind: k.description for k in KINDS.values()}
 )
-"""What each canonical bet wins on, in words (the settlement follows these)."""
+"""What each bet kind wins on, in words (from `roads_app.bets.spec`)."""
 
-BET_IDS: tuple[str, ...] = tuple(BET_DESCRIPTIONS)
-"""Canonical bet ids, in display order; a rules file may only use these."""
+BET_IDS: tuple[str, ...] = KIND_NAMES
+"""Canonical bet ids (the bet kinds), in display order; a rules file may only use these."""
 
-BET_LABELS: Mapping[str, str] = MappingProxyType(
-    {
-        "player": "Player",
-        "banker": "Banker",
-        "tie": "Tie",
-        "player_pair": "Player Pair",
-        "banker_pair": "Banker Pair",
-        "big": "Big",
-        "small": "Small",
-        "any_pair": "Any Pair",
-        "perfect_pair": "Perfect Pair",
-        "player_natural": "Player Natural",
-        "banker_natural": "Banker Natural",
-        "super_6": "Super 6",
-        **{f"super_tie_{k}": f"Super Tie {k}" for k in range(10)},
-    }
-)
+BET_LABELS: Mapping[str, str] = MappingProxyType({k.kind: k.label for k in KINDS.values()})
 """Default display label per bet id (a rules file may give its own)."""
 
 SHORTCUTS: Mapping[str, tuple[str, ...]] = MappingProxyType(
@@ -117,13 +94,76 @@ SHORTCUT_LABELS: Mapping[str, str] = MappingProxyType({"two_way": "2-Way", "thre
 
 @dataclass(frozen=True, slots=True)
 class Bet:
-    """One bet a table offers: a win pays ``payout`` per 1 staked (stake returned too)."""
+    """One bet a table offers: its kind (``id``), label, and a figure per payout key.
+
+    A win on key ``k`` pays ``payouts[k]`` per 1 staked (the stake comes back too).
+    """
 
     id: str
     label: str
-    payout: float
+    payouts: Mapping[str, float]
     closes_after: int | None = None  # last round of the shoe it may be placed on; None: never
-    six_payout: float | None = None  # banker on no-commission tables: a win on 6 pays this
+
+    def __post_init__(self) -> None:
+        kind = KINDS[self.id]
+        object.__setattr__(
+            self, "payouts", MappingProxyType(resolve_payouts(kind, dict(self.payouts)))
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.label, tuple(self.payouts.items()), self.closes_after))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (Bet, (self.id, self.label, dict(self.payouts), self.closes_after))
+
+    @property
+    def spec(self) -> BetKind:
+        """The bet's kind: what it needs and how it settles."""
+        return KINDS[self.id]
+
+    @property
+    def payout(self) -> float:
+        """The headline figure (the highest payout), for labels."""
+        return max(self.payouts.values())
+
+    def payout_text(self) -> str:
+        """``0.95:1``, or ``1:1, six 0.5:1`` for a bet with several payout keys."""
+        first, *rest = self.spec.payouts
+        head = f"{self.payouts[first]:g}:1"
+        extra = [
+            f"{k} {self.payouts[k]:g}:1" for k in rest if self.payouts[k] != self.payouts[first]
+        ]
+        if first != "win":
+            head = f"{first} {head}"
+        return ", ".join([head, *extra])
+
+
+class BetLike(Protocol):
+    """What pricing and settling read of a `Bet` (read-only, as in a frozen dataclass)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def payout(self) -> float: ...
+    @property
+    def payouts(self) -> Mapping[str, float]: ...
+    @property
+    def closes_after(self) -> int | None: ...
+
+
+class TableLike(Protocol):
+    """What the odds, live odds and the bet log read of a `Table`: the one protocol."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def bets(self) -> Mapping[str, BetLike]: ...
+    @property
+    def shortcuts(self) -> Mapping[str, tuple[str, ...]]: ...
+
+    def can_place(self, bet_id: str, round_no: int, stake: float) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,24 +274,37 @@ def load_table(name_or_path: str | Path) -> Table:
     """
     path = _resolve(name_or_path)
     where = _display(path)
-    if not path.exists() and not path.is_symlink():
-        known = ", ".join(list_tables()) or "none"
-        raise RulesError(f"{where}: no such rules file (tables: {known})")
-    try:  # regular files only, bounded, nesting capped: tomllib recurses
-        text = safe_io.read_text_bounded(path, MAX_RULES_BYTES, where)
-        safe_io.check_depth(text, where, quotes="\"'")
-    except RoadsAppError as e:
-        raise RulesError(str(e)) from None
+    text = _read_toml_text(path, where)
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as e:
         raise RulesError(f"{where}: not valid TOML: {e}") from None
     try:
-        return _table(data, path.stem, where)
+        model = _TableFile.model_validate(data)
+    except ValidationError as e:
+        raise RulesError(f"{where}: {_first_error(e, data)}") from None
+    try:
+        return _table(model, path.stem, where)
     except RulesError:
         raise
     except RoadsAppError as e:  # ShoeOptions checks its own ranges
         raise RulesError(f"{where}: [shoe] {e}") from None
+
+
+def _read_toml_text(path: Path, where: str) -> str:
+    """The file's text; the one place a rules file is read from disk.
+
+    Regular files only, at most `MAX_RULES_BYTES`, nesting capped (tomllib recurses).
+    """
+    if not path.exists() and not path.is_symlink():
+        known = ", ".join(list_tables()) or "none"
+        raise RulesError(f"{where}: no such rules file (tables: {known})")
+    try:
+        text = safe_io.read_text_bounded(path, MAX_RULES_BYTES, where)
+        safe_io.check_depth(text, where, quotes="\"'")
+    except RoadsAppError as e:
+        raise RulesError(str(e)) from None
+    return text
 
 
 def _resolve(name_or_path: str | Path) -> Path:
@@ -271,63 +324,156 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-_TOP = ("name", "title", "source", "notes", "shoe", "limits", "bets", "shortcuts")
-_SHOE = ("decks", "cut", "burn", "burn_between_hands")
-_BET = ("label", "payout", "closes_after", "six_payout")
+# --- the schema --------------------------------------------------------------------------
+
+MAX_PAYOUT = 10_000.0
+"""No published baccarat bet pays more than a few hundred to one; a larger figure is a typo."""
+MAX_STAKE = 1e9
+MAX_ROUND = 10_000
+
+Payout = Annotated[float, Field(gt=0, le=MAX_PAYOUT, allow_inf_nan=False)]
+Stake = Annotated[float, Field(gt=0, le=MAX_STAKE, allow_inf_nan=False)]
+_STRICT = ConfigDict(extra="forbid", strict=True)
 
 
-def _table(data: dict[str, Any], stem: str, where: str) -> Table:
-    _no_unknown(data, _TOP, "", where)
-    name = _get(data, "name", str, where, default=stem)
+class _ShoeFile(BaseModel):
+    model_config = _STRICT
+    decks: int = Field(ge=1, le=8)
+    cut: int = ShoeOptions().cut
+    burn: bool = ShoeOptions().burn
+    burn_between_hands: bool = ShoeOptions().burn_between_hands
+
+
+class _LimitsFile(BaseModel):
+    model_config = _STRICT
+    min_bet: Stake
+    max_bet: Stake
+
+
+class _BetFile(BaseModel):
+    model_config = _STRICT
+    payout: Payout | dict[str, Payout]
+    label: str | None = Field(default=None, min_length=1, max_length=60)
+    closes_after: int | None = Field(default=None, ge=1, le=MAX_ROUND)
+
+
+class _TableFile(BaseModel):
+    model_config = _STRICT
+    name: str | None = None
+    title: str = Field(min_length=1, max_length=80)
+    source: str
+    notes: list[str] = []
+    shoe: _ShoeFile
+    limits: _LimitsFile
+    bets: dict[str, _BetFile]
+    shortcuts: dict[str, list[str]] = {}
+
+
+_MODEL_AT: dict[str, type[BaseModel]] = {
+    "": _TableFile,
+    "shoe": _ShoeFile,
+    "limits": _LimitsFile,
+    "bets": _BetFile,
+}
+
+_TYPE_WORDS = {
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "list_type": "a list",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+    "finite_number": "a finite number",
+}
+
+
+def _first_error(err: ValidationError, data: dict[str, Any]) -> str:
+    """The first schema error as one line: which field, and what is wrong with it."""
+    # An unknown field first: a misspelt key also shows up as a missing one.
+    errors = sorted(err.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    for e in errors:
+        loc = [str(x) for x in e["loc"]]
+        # A union (a payout is a number or a table of numbers) reports each member; keep
+        # only the member of the kind actually written.
+        tags = [i for i, x in enumerate(loc) if "[" in x or "-" in x]
+        path = [x for i, x in enumerate(loc) if i not in tags]
+        if tags:
+            written = _lookup(data, loc[: tags[0]])
+            if loc[tags[0]].startswith("dict[") != isinstance(written, dict):
+                continue
+        return _message(e, path, _lookup(data, path))
+    e = errors[0]
+    return _message(e, [str(x) for x in e["loc"]], e.get("input"))
+
+
+def _lookup(data: Any, path: list[str]) -> Any:
+    for key in path:
+        if isinstance(data, list) and key.isdigit() and int(key) < len(data):
+            data = data[int(key)]
+        elif isinstance(data, dict) and key in data:
+            data = data[key]
+        else:
+            return None
+    return data
+
+
+_RANGE_WORDS = (
+    ("input should be greater than or equal to", "must be at least"),
+    ("input should be less than or equal to", "must be at most"),
+    ("input should be greater than", "must be more than"),
+    ("input should be less than", "must be less than"),
+    ("string should have at least", "must have at least"),
+    ("string should have at most", "must have at most"),
+)
+
+
+def _message(e: Any, path: list[str], value: Any) -> str:
+    field_name = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path).lstrip(".")
+    kind = e["type"]
+    if kind == "missing":
+        return f"missing field '{field_name}'"
+    if kind == "extra_forbidden":
+        parent = "bets" if path[0] == "bets" and len(path) == 3 else ".".join(path[:-1])
+        model = _MODEL_AT.get(parent, _TableFile)
+        allowed = ", ".join(model.model_fields)
+        return f"unknown field '{field_name}' (allowed: {allowed})"
+    if kind in _TYPE_WORDS:
+        return f"field '{field_name}' must be {_TYPE_WORDS[kind]}, not {value!r}"
+    shown = f"{value:g}" if isinstance(value, float) else repr(value)
+    why = e["msg"].lower()
+    for pydantic_words, ours in _RANGE_WORDS:
+        why = why.replace(pydantic_words, ours)
+    return f"field '{field_name}' = {shown} is out of range: {why}"
+
+
+def _table(model: _TableFile, stem: str, where: str) -> Table:
+    name = stem if model.name is None else model.name
     if name != stem:
         raise RulesError(
             f"{where}: name {name!r} does not match the file name {stem!r}: "
             "tables are loaded by file name"
         )
-    title = _get(data, "title", str, where)
-    source = _get(data, "source", str, where)
-    notes = _get(data, "notes", list, where, default=[])
-    for i, note in enumerate(notes):
-        if not isinstance(note, str):
-            raise RulesError(f"{where}: notes[{i}] must be text, not {_kind(note)}")
-
-    shoe_d = _get(data, "shoe", dict, where)
-    _no_unknown(shoe_d, _SHOE, "shoe.", where)
-    defaults = ShoeOptions()
     shoe = ShoeOptions(
-        decks=_get(shoe_d, "decks", int, where, prefix="shoe."),
-        cut=_get(shoe_d, "cut", int, where, prefix="shoe.", default=defaults.cut),
-        burn=_get(shoe_d, "burn", bool, where, prefix="shoe.", default=defaults.burn),
-        burn_between_hands=_get(
-            shoe_d,
-            "burn_between_hands",
-            bool,
-            where,
-            prefix="shoe.",
-            default=defaults.burn_between_hands,
-        ),
+        decks=model.shoe.decks,
+        cut=model.shoe.cut,
+        burn=model.shoe.burn,
+        burn_between_hands=model.shoe.burn_between_hands,
     )
-
-    lim_d = _get(data, "limits", dict, where)
-    _no_unknown(lim_d, ("min_bet", "max_bet"), "limits.", where)
-    lo = _number(lim_d, "min_bet", "limits.", where)
-    hi = _number(lim_d, "max_bet", "limits.", where)
-    if lo <= 0:
-        raise RulesError(f"{where}: limits.min_bet {lo:g} must be more than 0")
+    lo, hi = model.limits.min_bet, model.limits.max_bet
     if hi < lo:
         raise RulesError(f"{where}: limits.max_bet {hi:g} is below limits.min_bet {lo:g}")
-
-    bets_d = _get(data, "bets", dict, where)
-    if not bets_d:
+    if not model.bets:
         raise RulesError(f"{where}: 'bets' is empty: a table offers at least one bet")
-    bets = {bid: _bet(bid, spec, where) for bid, spec in bets_d.items()}
+    bets = {bid: _bet(bid, spec, where) for bid, spec in model.bets.items()}
 
-    sc_d = _get(data, "shortcuts", dict, where, default={})
     shortcuts: dict[str, tuple[str, ...]] = {}
-    for sname, unders in sc_d.items():
+    for sname, unders in model.shortcuts.items():
         if sname in BET_LABELS:
             raise RulesError(f"{where}: shortcut '{sname}' has the name of a bet")
-        if not isinstance(unders, list) or not unders:
+        if not unders:
             raise RulesError(f"{where}: shortcut '{sname}' must be a non-empty list of bet ids")
         for u in unders:
             if u not in bets:
@@ -342,100 +488,48 @@ def _table(data: dict[str, Any], stem: str, where: str) -> Table:
 
     return Table(
         name=name,
-        title=title,
-        source=source,
+        title=model.title,
+        source=model.source,
         shoe=shoe,
         limits=Limits(lo, hi),
         bets=bets,
         shortcuts=shortcuts,
-        notes=tuple(notes),
+        notes=tuple(model.notes),
     )
 
 
-def _bet(bid: str, spec: object, where: str) -> Bet:
-    if bid not in BET_LABELS:
+def _bet(bid: str, spec: _BetFile, where: str) -> Bet:
+    """A bet of the file: its kind must exist and every payout key it needs be given."""
+    if bid not in KINDS:
         raise RulesError(f"{where}: unknown bet {bid!r} (known: {', '.join(BET_IDS)})")
-    if not isinstance(spec, dict):
-        raise RulesError(f"{where}: bet '{bid}' must be a table like [bets.{bid}]")
-    _no_unknown(spec, _BET, f"bets.{bid}.", where)
-    payout = _number(spec, "payout", f"bets.{bid}.", where)
-    if payout < 0:
-        raise RulesError(f"{where}: bet '{bid}': payout {payout:g} is negative")
-    if payout == 0:
-        raise RulesError(f"{where}: bet '{bid}': payout 0 pays nothing; a payout is more than 0")
-    label = _get(spec, "label", str, where, prefix=f"bets.{bid}.", default=BET_LABELS[bid])
-    closes = _get(spec, "closes_after", int, where, prefix=f"bets.{bid}.", default=None)
-    if closes is not None and closes < 1:
-        raise RulesError(f"{where}: bet '{bid}': closes_after {closes} must be a round, 1 or more")
-    six = None
-    if "six_payout" in spec:
-        if bid != "banker":
-            raise RulesError(f"{where}: bet '{bid}': six_payout only applies to 'banker'")
-        six = _number(spec, "six_payout", f"bets.{bid}.", where)
-        if six < 0:
-            raise RulesError(f"{where}: bet '{bid}': six_payout {six:g} is negative")
-    return Bet(id=bid, label=label, payout=payout, closes_after=closes, six_payout=six)
-
-
-_MISSING = object()
-
-
-def _get(
-    d: dict[str, Any],
-    key: str,
-    kind: type,
-    where: str,
-    *,
-    prefix: str = "",
-    default: Any = _MISSING,
-) -> Any:
-    if key not in d:
-        if default is _MISSING:
-            raise RulesError(f"{where}: missing field '{prefix}{key}'")
-        return default
-    v = d[key]
-    ok = isinstance(v, kind) and not (kind is int and isinstance(v, bool))
-    if not ok:
-        raise RulesError(f"{where}: field '{prefix}{key}' must be {_KIND_NAMES[kind]}, not {v!r}")
-    return v
-
-
-def _number(d: dict[str, Any], key: str, prefix: str, where: str) -> float:
-    if key not in d:
-        raise RulesError(f"{where}: missing field '{prefix}{key}'")
-    v = d[key]
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        raise RulesError(f"{where}: field '{prefix}{key}' must be a number, not {v!r}")
-    return float(v)
-
-
-def _no_unknown(d: dict[str, Any], allowed: tuple[str, ...], prefix: str, where: str) -> None:
-    for k in d:
-        if k not in allowed:
+    kind = KINDS[bid]
+    if isinstance(spec.payout, dict):
+        given = spec.payout
+        unknown = [k for k in given if k not in kind.payouts]
+        if unknown:
             raise RulesError(
-                f"{where}: unknown field '{prefix}{k}' (allowed: {', '.join(allowed)})"
+                f"{where}: bet '{bid}': no payout key {unknown[0]!r} "
+                f"(keys: {', '.join(kind.payouts)})"
             )
-
-
-_KIND_NAMES = {
-    str: "text",
-    int: "a whole number",
-    bool: "true or false",
-    list: "a list",
-    dict: "a table",
-    float: "a number",
-}
-
-
-def _kind(v: object) -> str:
-    return {
-        str: "text",
-        bool: "a boolean",
-        int: "a whole number",
-        float: "a number",
-        list: "a list",
-        dict: "a table",
-    }.get(type(v), type(v).__name__)
+        lacking = [k for k in kind.required if k not in given]
+        if lacking:
+            raise RulesError(
+                f"{where}: bet '{bid}': payout lacks {', '.join(map(repr, lacking))} "
+                f"(keys: {', '.join(kind.payouts)})"
+            )
+    else:
+        if len(kind.required) > 1:
+            keys = ", ".join(kind.payouts)
+            raise RulesError(
+                f"{where}: bet '{bid}' pays by outcome: give payout = {{ ... }} with {keys}"
+            )
+        given = {kind.payouts[0]: spec.payout}
+    return Bet(
+        id=bid,
+        label=kind.label if spec.label is None else spec.label,
+        payouts=given,
+        closes_after=spec.closes_after,
+    )
 
 
 def describe(table: Table) -> str:
@@ -454,11 +548,9 @@ def describe(table: Table) -> str:
     ]
     for bet in table.bets.values():
         extra = ""
-        if bet.six_payout is not None:
-            extra += f", {bet.six_payout:g}:1 on a winning 6"
         if bet.closes_after is not None:
             extra += f", closes after round {bet.closes_after}"
-        lines.append(f"  {bet.id:<16}{bet.label:<16}{bet.payout:g}:1{extra}")
+        lines.append(f"  {bet.id:<20}{bet.label:<20}{bet.payout_text()}{extra}")
     for name, unders in table.shortcuts.items():
         label = SHORTCUT_LABELS.get(name, name)
         lines.append(f"shortcut {name} ({label}): one stake on each of {', '.join(unders)}")

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from roads_app.cli import backtest, files, odds, rules
+from roads_app.cli import backtest, files, odds, rules, shoes
 from roads_app.cli.args import host_name, port_number
 from roads_app.errors import RoadsAppError, report_bug
 
@@ -22,7 +22,7 @@ DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_DATA = Path("data")
 
-COMMAND_GROUPS = (files, odds, backtest, rules)
+COMMAND_GROUPS = (files, shoes, odds, backtest, rules)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
 
 

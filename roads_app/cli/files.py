@@ -13,20 +13,33 @@ MAX_SIMULATE_SHOES = 1_000_000
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from roads_app.game.shoe import ShoeOptions, deal_shoes
+    from tqdm import tqdm
+
+    from roads_app.game.shoe import ShoeOptions, check_seed
+    from roads_app.sim import bulk
     from roads_app.store import files as storage
 
     opts = ShoeOptions(decks=args.decks, cut=args.cut, burn_between_hands=args.burn_between)
-    frame = deal_shoes(args.seed, args.shoes, opts)
-    out = storage.write_frame(frame, Path(args.out))
-    print(f"wrote {frame['shoe'].n_unique()} shoes, {frame.height} rounds to {out}")
+    n = bulk.check_shoe_count(args.shoes)
+    check_seed(args.seed)
+    out = Path(args.out)
+    storage.check_out_path(out)  # refuse a bad name before dealing anything
+    quiet = args.no_progress or n < PROGRESS_FROM
+    with tqdm(total=n, unit="shoe", file=sys.stderr, disable=quiet, unit_scale=True) as bar:
+        frames = bulk.batches(args.seed, n, opts, progress=bar.update)
+        path, rows = storage.write_batches(frames, out)
+    print(f"wrote {n} shoes, {rows} rounds to {path}")
     return 0
+
+
+PROGRESS_FROM = 50_000
+"""Shoes from which `simulate` draws a progress bar on stderr (about a second's work)."""
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
     from roads_app.store import files as storage
 
-    print(storage.summary(storage.read_any(Path(args.file))))
+    print(storage.show_summary(Path(args.file)))
     return 0
 
 
@@ -45,6 +58,7 @@ def register_simulate(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--burn-between", action="store_true", help="burn one card between hands")
     s.add_argument("--out", required=True, help="output file (.parquet, .csv or .json)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.set_defaults(func=_cmd_simulate)
 
 

@@ -25,11 +25,20 @@ def _cmd_odds(args: argparse.Namespace) -> int:
         head = f"{table.title}: {decks}-deck shoe, off the top"
     else:
         from roads_app.bets import live_odds
-        from roads_app.store import files as storage
+        from roads_app.store import db, files
 
         if args.decks is not None:
             raise RoundError("--decks cannot go with --shoe: the saved shoe says its decks")
-        rounds, meta = storage.load_shoe(args.shoe, Path(getattr(args, "data", "data")))
+        if args.shoe.endswith(".parquet"):  # a shoe file exported from the library
+            loaded = files.read_shoe_file(Path(args.shoe))
+            if loaded is None:
+                raise RoundError(f"{args.shoe}: holds several shoes; --shoe takes one")
+            rounds, meta = loaded
+        else:
+            saved = db.open_store(Path(getattr(args, "data", "data"))).load(
+                files.check_shoe_id(args.shoe)
+            )
+            rounds, meta = saved.rounds, saved.meta
         table = load_table(args.rules or meta.rules)
         frame = live_odds.live_odds(rounds, meta, table, args.after)
         after = rounds.height if args.after is None else args.after
@@ -48,13 +57,48 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 
 
 def _cmd_odds_study(args: argparse.Namespace) -> int:
+    import sys
+    from collections.abc import Iterator
+
+    import polars as pl
+    from tqdm import tqdm
+
     from roads_app.bets import live_odds
     from roads_app.bets.tables import load_table
+    from roads_app.sim import study
+    from roads_app.store import files as storage
 
     table = load_table(args.rules)
-    result = live_odds.odds_study(args.seed, args.shoes, table, closing=not args.ignore_closing)
+    n = live_odds.check_study_size(args.shoes)
+    out = None if args.hands_out is None else Path(args.hands_out)
+    if out is not None:
+        storage.check_out_path(out)  # refuse a bad name before pricing anything
+    parts: list[live_odds.StudyPart] = []
+    quiet = args.no_progress or n < STUDY_PROGRESS_FROM
+    with tqdm(total=n, unit="shoe", file=sys.stderr, disable=quiet) as bar:
+        ranges = study.study_parts(
+            args.seed,
+            n,
+            table,
+            closing=not args.ignore_closing,
+            with_hands=out is not None,
+            progress=bar.update,
+        )
+
+        def hand_frames() -> Iterator[pl.DataFrame]:
+            for part, hands in ranges:
+                parts.append(part)
+                if hands is not None:
+                    yield hands
+
+        if out is None:
+            for _ in hand_frames():
+                pass
+        else:
+            storage.write_batches(hand_frames(), out)
+    result = live_odds.summarize_study(parts, args.seed, table, not args.ignore_closing)
     if args.json:
-        out = {
+        doc = {
             "seed": result.seed,
             "shoes": result.n_shoes,
             "table": result.table,
@@ -62,10 +106,14 @@ def _cmd_odds_study(args: argparse.Namespace) -> int:
             "closing": result.closing,
             "bets": result.records(),
         }
-        print_json(out)
+        print_json(doc)
     else:
         print(live_odds.format_study(result))
     return 0
+
+
+STUDY_PROGRESS_FROM = 2_000
+"""Shoes from which `odds-study` draws a progress bar on stderr (a few seconds' work)."""
 
 
 def register_odds(sub: argparse._SubParsersAction) -> None:
@@ -74,7 +122,9 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--decks", type=int_range(1, 8), default=None, help="decks in the shoe (the table's)"
     )
-    s.add_argument("--shoe", default=None, help="a saved shoe (file or id): odds from its cards")
+    s.add_argument(
+        "--shoe", default=None, help="saved shoe id (or exported .parquet): odds from its cards"
+    )
     s.add_argument(
         "--after", type=int_range(0, 10_000), default=None, help="with --shoe: after round N (last)"
     )
@@ -99,6 +149,12 @@ def register_odds_study(sub: argparse._SubParsersAction) -> None:
         "--ignore-closing", action="store_true", help="bet positive hands past closing rounds"
     )
     s.add_argument("--json", action="store_true", help="JSON summary per bet")
+    s.add_argument(
+        "--hands-out",
+        default=None,
+        help="also stream every hand's odds per bet to this file (.parquet, .csv or .json)",
+    )
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.set_defaults(func=_cmd_odds_study)
 
 

@@ -18,11 +18,13 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from roads_app.errors import DrawingRuleError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 
 BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
     0: frozenset(range(10)),
@@ -57,6 +59,23 @@ def banker_draws(banker_total: int, player_third: int | None, player_total: int 
     return player_third in BANKER_DRAWS_ON[banker_total]
 
 
+def _table(fn: Callable[[int, int], bool], rows: int, cols: int) -> np.ndarray:
+    """The rule as a read-only boolean array, so compiled code reads it instead of restating it."""
+    out = np.array([[fn(r, c) for c in range(cols)] for r in range(rows)], dtype=np.bool_)
+    out.setflags(write=False)
+    return out
+
+
+PLAYER_DRAWS: np.ndarray = _table(player_draws, 10, 10)
+"""[player two-card total, banker two-card total] -> Player draws (for compiled code)."""
+
+BANKER_DRAWS_STOOD: np.ndarray = _table(lambda b, p: banker_draws(b, None, p), 10, 10)
+"""[banker two-card total, player two-card total] -> Banker draws when Player stood."""
+
+BANKER_DRAWS_AFTER: np.ndarray = _table(lambda b, t: banker_draws(b, t), 10, 10)
+"""[banker two-card total, point of Player's third card] -> Banker draws."""
+
+
 @dataclass(frozen=True, slots=True)
 class Hand:
     """One dealt round: the cards and everything bets settle on."""
@@ -66,11 +85,11 @@ class Hand:
 
     @property
     def player_points(self) -> int:
-        return C.points(self.player_cards)
+        return playing_cards.points(self.player_cards)
 
     @property
     def banker_points(self) -> int:
-        return C.points(self.banker_cards)
+        return playing_cards.points(self.banker_cards)
 
     @property
     def winner(self) -> str:
@@ -79,19 +98,19 @@ class Hand:
 
     @property
     def player_pair(self) -> bool:
-        return C.is_pair(self.player_cards)
+        return playing_cards.is_pair(self.player_cards)
 
     @property
     def banker_pair(self) -> bool:
-        return C.is_pair(self.banker_cards)
+        return playing_cards.is_pair(self.banker_cards)
 
     @property
     def player_natural(self) -> bool:
-        return C.is_natural(self.player_cards)
+        return playing_cards.is_natural(self.player_cards)
 
     @property
     def banker_natural(self) -> bool:
-        return C.is_natural(self.banker_cards)
+        return playing_cards.is_natural(self.banker_cards)
 
 
 def play_hand(deal: Iterator[str]) -> Hand:
@@ -100,11 +119,11 @@ def play_hand(deal: Iterator[str]) -> Hand:
     b = [next(deal)]
     p.append(next(deal))
     b.append(next(deal))
-    pt, bt = C.points(p), C.points(b)
+    pt, bt = playing_cards.points(p), playing_cards.points(b)
     third: int | None = None
     if player_draws(pt, bt):
         p.append(next(deal))
-        third = C.point(p[2])
+        third = playing_cards.point(p[2])
     if banker_draws(bt, third, pt):
         b.append(next(deal))
     return Hand(tuple(p), tuple(b))
@@ -112,12 +131,12 @@ def play_hand(deal: Iterator[str]) -> Hand:
 
 def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand:
     """Validate a hand entered by cards; DrawingRuleError names the rule it breaks."""
-    p = C.parse_cards(player_cards)
-    b = C.parse_cards(banker_cards)
+    p = playing_cards.parse_cards(player_cards)
+    b = playing_cards.parse_cards(banker_cards)
     for side, hand in (("player", p), ("banker", b)):
         if not 2 <= len(hand) <= 3:
             raise DrawingRuleError(f"{side} has {len(hand)} cards: a hand has 2 or 3 cards")
-    pt, bt = C.points(p[:2]), C.points(b[:2])
+    pt, bt = playing_cards.points(p[:2]), playing_cards.points(b[:2])
     natural = pt >= 8 or bt >= 8
     if natural and (len(p) == 3 or len(b) == 3):
         who = "player" if pt >= 8 else "banker"
@@ -133,7 +152,7 @@ def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand
             f"player has {pt} on two cards and must stand (player stands on 6-7), "
             f"but was given a third card {p[2]}"
         )
-    third = C.point(p[2]) if len(p) == 3 else None
+    third = playing_cards.point(p[2]) if len(p) == 3 else None
     must_b = banker_draws(bt, third, pt)
     if must_b != (len(b) == 3):
         raise DrawingRuleError(_banker_rule_message(bt, third, p, must_b))

@@ -30,7 +30,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator, model_
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from roads_app.errors import RoundError, SchemaError, ShoeCompositionError, validation_message
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, check_hand
 
 WINNERS: tuple[str, str, str] = ("B", "P", "T")
@@ -165,7 +165,7 @@ class ShoeMeta:
     @field_validator("burn_card")
     @classmethod
     def _burn(cls, v: str | None) -> str | None:
-        return None if v is None else C.parse_card(v)
+        return None if v is None else playing_cards.parse_card(v)
 
     _wrap = model_validator(mode="wrap")(classmethod(_one_line_schema_errors))
 
@@ -288,7 +288,9 @@ def round_from_hand(hand: Hand) -> dict[str, Any]:
 
 def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str] | str) -> dict:
     """A round entered by its cards, checked against the drawing rules."""
-    return round_from_hand(check_hand(C.parse_cards(player_cards), C.parse_cards(banker_cards)))
+    return round_from_hand(
+        check_hand(playing_cards.parse_cards(player_cards), playing_cards.parse_cards(banker_cards))
+    )
 
 
 # --- the entry operations -------------------------------------------------------------
@@ -296,7 +298,7 @@ def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str
 
 def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[str] = ()) -> None:
     """Refuse a shoe that holds more copies of a card than its decks do."""
-    counts = Counter(C.parse_card(c) for c in also_seen)
+    counts = Counter(playing_cards.parse_card(c) for c in also_seen)
     if "player_cards" in rounds.columns and rounds.height:
         seen = (
             rounds.select(
@@ -406,17 +408,17 @@ def rounds_from_hands(hands: Sequence[Hand]) -> pl.DataFrame:
     """Rounds from dealt hands (cards known), numbered from 1; built column-wise for speed."""
     pc = [list(h.player_cards) for h in hands]
     bc = [list(h.banker_cards) for h in hands]
-    pp = [C.points(c) for c in pc]
-    bp = [C.points(c) for c in bc]
+    pp = [playing_cards.points(c) for c in pc]
+    bp = [playing_cards.points(c) for c in bc]
     data = {
         "round": range(1, len(hands) + 1),
         "winner": ["B" if b > p else "P" if p > b else "T" for p, b in zip(pp, bp, strict=True)],
         "player_points": pp,
         "banker_points": bp,
-        "player_pair": [C.is_pair(c) for c in pc],
-        "banker_pair": [C.is_pair(c) for c in bc],
-        "player_natural": [C.is_natural(c) for c in pc],
-        "banker_natural": [C.is_natural(c) for c in bc],
+        "player_pair": [playing_cards.is_pair(c) for c in pc],
+        "banker_pair": [playing_cards.is_pair(c) for c in bc],
+        "player_natural": [playing_cards.is_natural(c) for c in pc],
+        "banker_natural": [playing_cards.is_natural(c) for c in bc],
         "player_cards": pc,
         "banker_cards": bc,
     }
@@ -428,8 +430,10 @@ def derive_from_cards(rounds: pl.DataFrame) -> pl.DataFrame:
 
     Rows without cards keep what they have. Used to check imported files.
     """
-    point_of = {code: C.RANK_POINTS[i // 4] for i, code in enumerate(C.ALL_CARDS)}
-    rank_of = {code: code[0] for code in C.ALL_CARDS}
+    point_of = {
+        code: playing_cards.RANK_POINTS[i // 4] for i, code in enumerate(playing_cards.ALL_CARDS)
+    }
+    rank_of = {code: code[0] for code in playing_cards.ALL_CARDS}
 
     def hand(col: str) -> dict[str, pl.Expr]:
         lst = pl.col(col)

@@ -24,14 +24,14 @@ import numpy as np
 import polars as pl
 
 from roads_app.errors import RoundError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, banker_draws, player_draws
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
 
-POINTS_BY_CARD = np.array([C.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int8)
+POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int8)
 """Baccarat points of each card number 0..51."""
 
-BURN_BY_CARD = np.array([C.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int8)
+BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int8)
 """Cards burnt for each card number turned face up."""
 
 
@@ -59,7 +59,7 @@ class ShoeOptions:
 
     @property
     def cards(self) -> int:
-        return self.decks * C.CARDS_PER_DECK
+        return self.decks * playing_cards.CARDS_PER_DECK
 
 
 def check_seed(seed: object) -> int:
@@ -71,7 +71,7 @@ def check_seed(seed: object) -> int:
 
 def shuffle_draws(seed: int, decks: int, first_shoe: int, n_shoes: int) -> np.ndarray:
     """Raw uint64 draws for shoes ``first_shoe .. first_shoe+n_shoes-1``, one row a shoe."""
-    per = decks * C.CARDS_PER_DECK - 1
+    per = decks * playing_cards.CARDS_PER_DECK - 1
     bg = np.random.PCG64(check_seed(seed))
     if first_shoe:
         bg.advance(first_shoe * per)
@@ -80,7 +80,7 @@ def shuffle_draws(seed: int, decks: int, first_shoe: int, n_shoes: int) -> np.nd
 
 def shuffled_shoe(seed: int, decks: int = 8, index: int = 0) -> np.ndarray:
     """Card numbers (0..51) of shoe ``index`` of run ``seed``, top of the shoe first."""
-    n = decks * C.CARDS_PER_DECK
+    n = decks * playing_cards.CARDS_PER_DECK
     raw = shuffle_draws(seed, decks, index, 1)[0]
     order = [i % 52 for i in range(n)]
     mods = (raw % np.arange(n, 1, -1, dtype=np.uint64)).tolist()  # (i+1) for i = n-1..1
@@ -104,7 +104,7 @@ class DealtShoe:
 
 def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dict]:
     """Deal a shuffled shoe by the shoe procedure; the one sequential step of a shoe."""
-    codes = C.ALL_CARDS
+    codes = playing_cards.ALL_CARDS
     pts = POINTS_BY_CARD
     n = len(order)
     cut_at = n - options.cut
@@ -151,27 +151,31 @@ def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dic
     return hands, extra
 
 
+def simulated_meta(seed: int, options: ShoeOptions, index: int, burn_card: str | None) -> ShoeMeta:
+    """What a simulated shoe records about itself (any engine that deals it)."""
+    return ShoeMeta(
+        name=f"simulated seed {seed} shoe {index + 1}",
+        source="simulated",
+        decks=options.decks,
+        seed=seed,
+        burn_card=burn_card,
+        cut=options.cut,
+        notes=f"shoe index {index}" if index else "",
+    )
+
+
 def deal_shoe(seed: int, options: ShoeOptions | None = None, index: int = 0) -> DealtShoe:
     """Deal shoe ``index`` of run ``seed`` to the end; same seed, same shoe, everywhere."""
     options = options or ShoeOptions()
     order = shuffled_shoe(seed, options.decks, index)
     hands, extra = deal_hands(order, options)
-    meta = ShoeMeta(
-        name=f"simulated seed {seed} shoe {index + 1}",
-        source="simulated",
-        decks=options.decks,
-        seed=seed,
-        burn_card=extra["burn_card"],
-        cut=options.cut,
-        notes=f"shoe index {index}" if index else "",
-    )
     return DealtShoe(
         rounds=rounds_from_hands(hands),
-        meta=meta,
+        meta=simulated_meta(seed, options, index, extra["burn_card"]),
         burn_card=extra["burn_card"],
         burnt=extra["burnt"],
         left=extra["left"],
-        order=tuple(C.ALL_CARDS[int(c)] for c in order),
+        order=tuple(playing_cards.ALL_CARDS[int(c)] for c in order),
     )
 
 

@@ -311,18 +311,18 @@ def run_saved(
     """The saved shoes in ``data_dir`` (or just ``ids``) through the plain engine.
 
     Bets a shoe lacks the data for (cards, totals) are not placed and are counted in
-    ``unsettled``; unreadable files are skipped by `storage.list_shoes`' error column.
+    ``unsettled``. Shoes in the library's trash are left out.
     """
-    from roads_app.store import files as storage
+    from roads_app.store import db
 
+    store = db.open_store(Path(data_dir))
     if ids is None:
-        listing = storage.list_shoes(Path(data_dir))
-        ids = listing.filter(pl.col("error").is_null())["id"].to_list()
+        ids = store.list_shoes()["id"].to_list()
     if not ids:
         raise StrategyError(f"no saved shoes in {data_dir} to backtest")
     results = []
     for k, shoe_id in enumerate(ids):
-        rounds, _ = storage.load_shoe(shoe_id, Path(data_dir))
+        rounds = store.load(shoe_id).rounds
         results.append(play_shoe(rounds, strategy, resolved, table))
         if progress is not None:
             progress(k + 1, len(ids))

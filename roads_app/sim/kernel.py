@@ -5,8 +5,11 @@ kernel runs NumPy's PCG64 itself (128-bit LCG in two 64-bit halves, XSL-RR outpu
 shoe starting at raw draw ``k*(n-1)`` of the seed's stream, and repeats the documented
 Fisher-Yates, burn and cut-card procedure card for card. Generating the draws inside the
 parallel loop keeps every core busy and no draws go through memory. One
-kernel serves every strategy: a strategy is encoded as small integer codes and
-parameters (`Plan`), so adding a strategy never means another kernel.
+kernel serves every strategy: a selection is a small integer code and parameter, a
+staking its table of levels (`roads_app.sim.strategies.StakingTable`), and the bets
+are read from per-cell net tables generated from the bet spec (`Plan`), so neither a
+new bet nor a new staking means another kernel. Card points, the drawing rules and the
+burn values are arrays built from `roads_app.game`.
 
 Shoes are independent runs (each starts with the full bankroll, see
 `roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange`` and writes
@@ -16,7 +19,6 @@ strategy objects in Python and must give identical rows.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,63 +29,27 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from roads_app.bets.tables import BET_IDS, Table
-from roads_app.game import cards as C
+from roads_app.bets.spec import KIND_NAMES, KINDS, N_PAIR, N_PLAY, unit_returns
+from roads_app.bets.tables import Table
+from roads_app.game import cards
+from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
 from roads_app.game.shoe import BURN_BY_CARD, POINTS_BY_CARD, ShoeOptions, check_seed
 from roads_app.sim.strategies import (
     SEL_AGAINST_STREAK,
     SEL_FIXED,
     SEL_FOLLOW_LAST,
     SEL_ROAD,
-    STAKE_DALEMBERT,
-    STAKE_FIBONACCI,
-    STAKE_FLAT,
-    STAKE_MARTINGALE,
-    STAKE_PAROLI,
-    Fibonacci,
-    OneThreeTwoSix,
     Resolved,
     Strategy,
     slots,
 )
 
-ENGINE_BETS: tuple[str, ...] = BET_IDS
-"""Bet ids in kernel index order: the rules' canonical order, which the kernel's
-constants below assume (checked at import)."""
+ENGINE_BETS: tuple[str, ...] = KIND_NAMES
+"""Bet ids in kernel index order: every kind of `roads_app.bets.spec`, in its order."""
 
 BET_INDEX: dict[str, int] = {b: i for i, b in enumerate(ENGINE_BETS)}
 N_BETS = len(ENGINE_BETS)
-(
-    PLAYER,
-    BANKER,
-    TIE,
-    PLAYER_PAIR,
-    BANKER_PAIR,
-    BIG,
-    SMALL,
-    ANY_PAIR,
-    PERFECT_PAIR,
-    PLAYER_NATURAL,
-    BANKER_NATURAL,
-    SUPER_6,
-    SUPER_TIE_0,
-) = range(13)
-_KERNEL_ORDER = [
-    "player",
-    "banker",
-    "tie",
-    "player_pair",
-    "banker_pair",
-    "big",
-    "small",
-    "any_pair",
-    "perfect_pair",
-    "player_natural",
-    "banker_natural",
-    "super_6",
-] + [f"super_tie_{t}" for t in range(10)]
-if tuple(_KERNEL_ORDER) != ENGINE_BETS:  # the constants above index the rules' bet ids
-    raise RuntimeError("roads_app.bets.tables.BET_IDS changed order: update the engine's bet codes")
+PLAYER, BANKER = BET_INDEX["player"], BET_INDEX["banker"]
 
 # Winner codes, in `rounds.WINNERS` order.
 W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
@@ -92,14 +58,11 @@ W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
 STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
 
 
-FIBONACCI: np.ndarray = np.array([Fibonacci().units(i) for i in range(Fibonacci.LEVELS)])
-"""Fibonacci units by level, as `strategies.Fibonacci` defines them."""
-
-SEQ_1326: np.ndarray = np.array(OneThreeTwoSix.SEQUENCE)
-"""Units of the 1-3-2-6 system by level."""
-
 _POINTS = POINTS_BY_CARD.astype(np.int64)
 _BURN = BURN_BY_CARD.astype(np.int64)
+_PLAYER_DRAWS = PLAYER_DRAWS
+_BANKER_STOOD = BANKER_DRAWS_STOOD
+_BANKER_AFTER = BANKER_DRAWS_AFTER
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +71,12 @@ class Plan:
 
     sel_code: int
     sel_param: int  # fixed: bet index; against streak: N; road: k (1, 2, 3)
-    stake_code: int
-    stake_param: int  # Paroli: wins before the reset
-    win_net: np.ndarray  # float64[N_BETS]: net per unit staked on a win
-    banker_six: float  # no-commission banker: net per unit on a winning 6 (NaN: none)
+    stake_units: np.ndarray  # float64[levels]: the staking's units by level
+    stake_on_win: np.ndarray  # int64[levels]: next level after a win
+    stake_on_loss: np.ndarray  # int64[levels]: next level after a loss
+    net_play: np.ndarray  # float64[N_BETS, N_PLAY]: net per unit on each play cell
+    net_pair: np.ndarray  # float64[N_BETS, N_PAIR]: net per unit on each pair cell
+    on_pairs: np.ndarray  # bool[N_BETS]: the bet settles on the pair cell
     closes: np.ndarray  # int64[N_BETS]: last round each bet may be placed
     side_bets: np.ndarray  # int64[S]
     side_stakes: np.ndarray  # float64[S]
@@ -134,20 +99,27 @@ class Plan:
 
 def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
     """Encode a strategy, its checked settings and a table for the kernel."""
-    win_net = np.zeros(N_BETS)
+    net_play = np.zeros((N_BETS, N_PLAY))
+    net_pair = np.zeros((N_BETS, N_PAIR))
+    on_pairs = np.zeros(N_BETS, dtype=np.bool_)
     closes = np.full(N_BETS, np.iinfo(np.int64).max, dtype=np.int64)
     for b, bet in table.bets.items():
-        win_net[BET_INDEX[b]] = bet.payout
+        i = BET_INDEX[b]
+        kind = KINDS[b]
+        on_pairs[i] = kind.space == "pairs"
+        (net_pair if on_pairs[i] else net_play)[i] = unit_returns(kind, bet.payouts)
         if bet.closes_after is not None:
-            closes[BET_INDEX[b]] = bet.closes_after
-    six = table.bets["banker"].six_payout if "banker" in table.bets else None
+            closes[i] = bet.closes_after
+    staking = strategy.staking.table
     return Plan(
         sel_code=strategy.selection.code,
         sel_param=strategy.selection.param,
-        stake_code=strategy.staking.code,
-        stake_param=strategy.staking.param,
-        win_net=win_net,
-        banker_six=math.nan if six is None else float(six),
+        stake_units=np.array(staking.units, dtype=np.float64),
+        stake_on_win=np.array(staking.on_win, dtype=np.int64),
+        stake_on_loss=np.array(staking.on_loss, dtype=np.int64),
+        net_play=net_play,
+        net_pair=net_pair,
+        on_pairs=on_pairs,
         closes=closes,
         side_bets=np.array([BET_INDEX[b] for b, _ in resolved.side_bets], dtype=np.int64),
         side_stakes=np.array([s for _, s in resolved.side_bets], dtype=np.float64),
@@ -162,60 +134,20 @@ def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unit_net(
-    bet: int,
-    w: int,
-    ppts: int,
-    bpts: int,
-    ppair: bool,
-    bpair: bool,
-    psuit: bool,
-    bsuit: bool,
-    pnat: bool,
-    bnat: bool,
-    ncards: int,
-    win_net: np.ndarray,
-    banker_six: float,
+    bet: int, play: int, pair: int, net_play: np.ndarray, net_pair: np.ndarray, on_pairs: np.ndarray
 ) -> float:
-    """Net result of one unit staked on ``bet`` in a hand: win_net, 0 (push) or -1."""
-    if bet == PLAYER:
-        if w == W_PLAYER:
-            return win_net[bet]
-        return 0.0 if w == W_TIE else -1.0
-    if bet == BANKER:
-        if w == W_BANKER:
-            if bpts == 6 and not math.isnan(banker_six):
-                return banker_six
-            return win_net[bet]
-        return 0.0 if w == W_TIE else -1.0
-    if bet == TIE:
-        win = w == W_TIE
-    elif bet == PLAYER_PAIR:
-        win = ppair
-    elif bet == BANKER_PAIR:
-        win = bpair
-    elif bet == BIG:
-        win = ncards >= 5
-    elif bet == SMALL:
-        win = ncards == 4
-    elif bet == ANY_PAIR:
-        win = ppair or bpair
-    elif bet == PERFECT_PAIR:
-        win = psuit or bsuit
-    elif bet == PLAYER_NATURAL:
-        if pnat and w == W_TIE:
-            return 0.0
-        win = pnat and w == W_PLAYER
-    elif bet == BANKER_NATURAL:
-        if bnat and w == W_TIE:
-            return 0.0
-        win = bnat and w == W_BANKER
-    elif bet == SUPER_6:
-        win = w == W_BANKER and bpts == 6
-    else:
-        win = w == W_TIE and ppts == bet - SUPER_TIE_0
-    return win_net[bet] if win else -1.0
+    """Net result of one unit staked on ``bet``: the table generated from the bet spec."""
+    return net_pair[bet, pair] if on_pairs[bet] else net_play[bet, play]
+
+
+@njit(cache=True, inline="always")
+def _pair_state(a: int, b: int) -> int:
+    """0 no pair, 1 pair of rank, 2 identical cards (the spec's pair-cell codes)."""
+    if a == b:
+        return 2
+    return 1 if (a >> 2) == (b >> 2) else 0
 
 
 @njit(cache=True, inline="always")
@@ -266,35 +198,11 @@ def ask_banker_before(winners: np.ndarray, k: int) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _units(code: int, level: int, fib: np.ndarray, seq: np.ndarray) -> float:
-    if code == STAKE_FLAT:
-        return 1.0
-    if code in (STAKE_MARTINGALE, STAKE_PAROLI):
-        return 2.0**level
-    if code == STAKE_DALEMBERT:
-        return 1.0 + level
-    if code == STAKE_FIBONACCI:
-        return fib[min(level, fib.shape[0] - 1)]
-    return seq[level]
-
-
-@njit(cache=True, inline="always")
-def _next_level(code: int, param: int, level: int, result: float) -> int:
+def _next_level(level: int, result: float, on_win: np.ndarray, on_loss: np.ndarray) -> int:
     """Progression level after a main-bet result (>0 win, <0 loss; a push keeps it)."""
-    if result == 0.0 or code == STAKE_FLAT:
+    if result == 0.0:
         return level
-    win = result > 0.0
-    if code == STAKE_MARTINGALE:
-        return 0 if win else level + 1
-    if code == STAKE_PAROLI:
-        if not win:
-            return 0
-        return 0 if level + 1 >= param else level + 1
-    if code == STAKE_DALEMBERT:
-        return max(level - 1, 0) if win else level + 1
-    if code == STAKE_FIBONACCI:
-        return max(level - 2, 0) if win else level + 1
-    return (level + 1) % 4 if win else 0  # 1-3-2-6
+    return on_win[level] if result > 0.0 else on_loss[level]
 
 
 # --- NumPy's PCG64, for the kernel ------------------------------------------------------
@@ -427,42 +335,25 @@ def _deal(order: np.ndarray, cursor: int, pts: np.ndarray) -> tuple:
     bt = (pts[b0] + pts[b1]) % 10
     p2 = -1
     b2 = -1
-    if pt < 8 and bt < 8:
-        if pt <= 5:
-            p2 = order[cursor]
-            cursor += 1
-            t = pts[p2]
-            if bt <= 2:
-                draw = True
-            elif bt == 3:
-                draw = t != 8
-            elif bt == 4:
-                draw = 2 <= t <= 7
-            elif bt == 5:
-                draw = 4 <= t <= 7
-            elif bt == 6:
-                draw = t == 6 or t == 7
-            else:
-                draw = False
-        else:
-            draw = bt <= 5
-        if draw:
-            b2 = order[cursor]
-            cursor += 1
+    if _PLAYER_DRAWS[pt, bt]:
+        p2 = order[cursor]
+        cursor += 1
+        draw = _BANKER_AFTER[bt, pts[p2]]
+    else:
+        draw = _BANKER_STOOD[bt, pt]
+    if draw:
+        b2 = order[cursor]
+        cursor += 1
     return cursor, p0, p1, p2, b0, b1, b2
 
 
-@njit(cache=True)
-def deal_cards_kernel(
-    start: np.ndarray, inc: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
-) -> np.ndarray:
-    """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
-    n = decks * 52
-    order = np.empty(n, dtype=np.int8)
-    _shuffle(start[0], start[1], inc[0], inc[1], order)
-    pts, burn_by = _POINTS, _BURN
-    out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
-    cursor = _first_cursor(order, burn, burn_by)
+@njit(cache=True, inline="always")
+def _deal_rows(order: np.ndarray, cut: int, burn: bool, burn_between: bool, out: np.ndarray) -> int:
+    """Deal a shuffled shoe by the shoe procedure into rows (p0, p1, p2, b0, b1, b2) of
+    ``out`` (-1 = no card, ``out`` pre-filled with -1); returns the number of hands."""
+    n = order.shape[0]
+    pts = _POINTS
+    cursor = _first_cursor(order, burn, _BURN)
     cut_at = n - cut
     h = 0
     last = False
@@ -479,6 +370,19 @@ def deal_cards_kernel(
         h += 1
         if last:
             break
+    return h
+
+
+@njit(cache=True)
+def deal_cards_kernel(
+    start: np.ndarray, inc: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
+) -> np.ndarray:
+    """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
+    n = decks * 52
+    order = np.empty(n, dtype=np.int8)
+    _shuffle(start[0], start[1], inc[0], inc[1], order)
+    out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
+    h = _deal_rows(order, cut, burn, burn_between, out)
     return out[:h]
 
 
@@ -492,10 +396,12 @@ def _run_kernel(
     burn_between: bool,
     sel_code: int,
     sel_param: int,
-    stake_code: int,
-    stake_param: int,
-    win_net: np.ndarray,
-    banker_six: float,
+    stake_units: np.ndarray,
+    stake_on_win: np.ndarray,
+    stake_on_loss: np.ndarray,
+    net_play: np.ndarray,
+    net_pair: np.ndarray,
+    on_pairs: np.ndarray,
     closes: np.ndarray,
     side_bets: np.ndarray,
     side_stakes: np.ndarray,
@@ -506,8 +412,6 @@ def _run_kernel(
     max_bet: float,
     stop_low: float,
     stop_high: float,
-    fib: np.ndarray,
-    seq: np.ndarray,
     n_paths: int,
     out_int: np.ndarray,  # [shoes, 4]: hands, bets, stop code, stop hand
     out_float: np.ndarray,  # [shoes, 3]: wagered, final bankroll, min bankroll
@@ -571,7 +475,7 @@ def _run_kernel(
                 if bet >= 0 and rnd > closes[bet]:
                     bet = -1
                 if bet >= 0:
-                    stake = _units(stake_code, level, fib, seq) * unit
+                    stake = stake_units[level] * unit
                     stake = min(max(stake, min_bet), max_bet)
                     if stake > bankroll:
                         stake = bankroll
@@ -583,29 +487,10 @@ def _run_kernel(
             w = W_BANKER if bpts > ppts else (W_PLAYER if ppts > bpts else W_TIE)
             # --- settle
             if stop == STOP_NONE:
-                ppair = (p0 >> 2) == (p1 >> 2)
-                bpair = (b0 >> 2) == (b1 >> 2)
-                psuit = p0 == p1
-                bsuit = b0 == b1
-                pnat = (pts[p0] + pts[p1]) % 10 >= 8
-                bnat = (pts[b0] + pts[b1]) % 10 >= 8
-                ncards = 4 + (p2 >= 0) + (b2 >= 0)
+                play = ((ppts * 10 + bpts) * 2 + (p2 >= 0)) * 2 + (b2 >= 0)
+                pair = _pair_state(p0, p1) * 3 + _pair_state(b0, b1)
                 if bet >= 0:
-                    u = _unit_net(
-                        bet,
-                        w,
-                        ppts,
-                        bpts,
-                        ppair,
-                        bpair,
-                        psuit,
-                        bsuit,
-                        pnat,
-                        bnat,
-                        ncards,
-                        win_net,
-                        banker_six,
-                    )
+                    u = _unit_net(bet, play, pair, net_play, net_pair, on_pairs)
                     net = u * stake
                     bankroll += net
                     wagered += stake
@@ -613,27 +498,13 @@ def _run_kernel(
                     slot_w[k] += stake
                     slot_n[k] += net
                     bets += 1
-                    level = _next_level(stake_code, stake_param, level, u)
+                    level = _next_level(level, u, stake_on_win, stake_on_loss)
                 for i in range(n_side):
                     sb = side_bets[i]
                     ss = side_stakes[i]
                     if rnd <= closes[sb] and ss <= avail:
                         avail -= ss
-                        u = _unit_net(
-                            sb,
-                            w,
-                            ppts,
-                            bpts,
-                            ppair,
-                            bpair,
-                            psuit,
-                            bsuit,
-                            pnat,
-                            bnat,
-                            ncards,
-                            win_net,
-                            banker_six,
-                        )
+                        u = _unit_net(sb, play, pair, net_play, net_pair, on_pairs)
                         net = u * ss
                         bankroll += net
                         wagered += ss
@@ -685,7 +556,7 @@ def fast_deal(
         options.burn,
         options.burn_between_hands,
     )
-    codes = C.ALL_CARDS
+    codes = cards.ALL_CARDS
     return [
         (
             tuple(codes[c] for c in r[:3] if c >= 0),
@@ -765,10 +636,12 @@ def run_fast(
                 opts.burn_between_hands,
                 plan.sel_code,
                 plan.sel_param,
-                plan.stake_code,
-                plan.stake_param,
-                plan.win_net,
-                plan.banker_six,
+                plan.stake_units,
+                plan.stake_on_win,
+                plan.stake_on_loss,
+                plan.net_play,
+                plan.net_pair,
+                plan.on_pairs,
                 plan.closes,
                 plan.side_bets,
                 plan.side_stakes,
@@ -779,8 +652,6 @@ def run_fast(
                 plan.max_bet,
                 plan.stop_low,
                 plan.stop_high,
-                FIBONACCI,
-                SEQ_1326,
                 max(0, n_paths - done),
                 out_int[sl],
                 out_float[sl],

@@ -4,13 +4,15 @@ A `Strategy` is a `Selection` (the same bet every hand, follow the last winner, 
 against a streak, follow a derived road) plus a `Staking` (flat or a progression). Each
 part is one frozen dataclass carrying
 
-* a kernel code and one integer parameter, so `roads_app.sim.kernel` runs every strategy
-  with one compiled kernel, and
-* plain Python methods (`Selection.choose`, `Staking.units` / `Staking.after`) that
-  the plain engine in `roads_app.sim.backtest` steps hand by hand.
+* for a selection, a kernel code and one integer parameter, so `roads_app.sim.kernel`
+  runs every strategy with one compiled kernel, and plain `Selection.choose` that the
+  plain engine in `roads_app.sim.backtest` steps hand by hand;
+* for a staking, a `StakingTable` (units by level, next level on a win, on a loss) that
+  both engines read: the kernel as arrays, the plain engine through `Staking.units` /
+  `Staking.after`.
 
-Adding a progression is one `Staking` class plus its entry in `STAKINGS` (and a branch
-in the kernel's ``_units`` / ``_next_level``); adding a named strategy is one entry.
+Adding a progression is one `Staking` class with its table plus its entry in
+`STAKINGS`, and no kernel change; adding a named strategy is one entry.
 
 Session model (the one choice every engine follows): **each shoe is one session** that
 starts with the full bankroll and the progression at its first level. Stop-loss,
@@ -35,8 +37,9 @@ progression where it is.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar
@@ -44,9 +47,8 @@ from typing import ClassVar
 from roads_app.bets.tables import BET_IDS, Table, not_offered_reason
 from roads_app.errors import BetError, StrategyError
 
-# Kernel codes: must match roads_app.sim.kernel (a test checks them).
+# Selection codes the kernel branches on (selections stay code; stakings are tables).
 SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD = 0, 1, 2, 3
-STAKE_FLAT, STAKE_MARTINGALE, STAKE_PAROLI, STAKE_DALEMBERT, STAKE_FIBONACCI, STAKE_1326 = range(6)
 
 ROADS: Mapping[str, int] = MappingProxyType({"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3})
 """Derived roads a road-following strategy can read, with the spec's k."""
@@ -195,26 +197,72 @@ class FollowRoad(Selection):
 # --- stakings: how much ---------------------------------------------------------------
 
 
+MAX_LEVELS = 128
+"""Levels a staking table holds: a shoe has at most 105 hands (8 decks, four cards a hand)
+and each shoe starts at level 0, so a progression never climbs past its table."""
+
+
+@dataclass(frozen=True, slots=True)
+class StakingTable:
+    """A staking as data: units by level, and the next level after a win or a loss.
+
+    A push or refund keeps the level. Both engines read this and nothing else: the plain
+    engine through `Staking.units` / `Staking.after`, the kernel as three arrays.
+    """
+
+    units: tuple[float, ...]
+    on_win: tuple[int, ...]
+    on_loss: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        n = len(self.units)
+        if not n or len(self.on_win) != n or len(self.on_loss) != n:
+            raise StrategyError("a staking table has units, on_win and on_loss for every level")
+        if any(not 0 <= x < n for x in (*self.on_win, *self.on_loss)):
+            raise StrategyError("a staking table's next levels must be levels of the table")
+
+
+def _table(
+    units: Callable[[int], float],
+    win: Callable[[int], int],
+    loss: Callable[[int], int],
+    levels: int = MAX_LEVELS,
+) -> StakingTable:
+    """Tabulate a progression over its levels (a next level past the end stays at the end)."""
+    top = levels - 1
+    return StakingTable(
+        units=tuple(float(units(i)) for i in range(levels)),
+        on_win=tuple(min(win(i), top) for i in range(levels)),
+        on_loss=tuple(min(loss(i), top) for i in range(levels)),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Staking:
     """Units to stake at a progression level, and the level after a result.
 
-    ``result`` is the main bet's net per unit: > 0 a win, < 0 a loss, 0 a push/refund
-    (which leaves the level where it is).
+    Each staking is a `StakingTable` (`table`); ``result`` is the main bet's net per
+    unit: > 0 a win, < 0 a loss, 0 a push/refund (which leaves the level where it is).
     """
 
-    code: ClassVar[int]
     name: ClassVar[str]
 
     @property
     def param(self) -> int:
         return 0
 
-    def units(self, level: int) -> float:
+    @property
+    def table(self) -> StakingTable:
         raise NotImplementedError
 
+    def units(self, level: int) -> float:
+        return self.table.units[level]
+
     def after(self, level: int, result: float) -> int:
-        raise NotImplementedError
+        if result == 0.0:
+            return level
+        t = self.table
+        return t.on_win[level] if result > 0.0 else t.on_loss[level]
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,13 +270,13 @@ class Flat(Staking):
     """One unit every hand."""
 
     name: ClassVar[str] = "flat"
-    code: ClassVar[int] = STAKE_FLAT
 
-    def units(self, level: int) -> float:
-        return 1.0
+    @property
+    def table(self) -> StakingTable:
+        return _FLAT
 
-    def after(self, level: int, result: float) -> int:
-        return level
+
+_FLAT = StakingTable((1.0,), (0,), (0,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,15 +284,13 @@ class Martingale(Staking):
     """Double after a loss, back to one unit after a win (capped by the table maximum)."""
 
     name: ClassVar[str] = "martingale"
-    code: ClassVar[int] = STAKE_MARTINGALE
 
-    def units(self, level: int) -> float:
-        return 2.0**level
+    @property
+    def table(self) -> StakingTable:
+        return _MARTINGALE
 
-    def after(self, level: int, result: float) -> int:
-        if result == 0.0:
-            return level
-        return 0 if result > 0.0 else level + 1
+
+_MARTINGALE = _table(lambda i: 2.0**i, lambda i: 0, lambda i: i + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +299,6 @@ class Paroli(Staking):
 
     wins: int = 3
     name: ClassVar[str] = "paroli"
-    code: ClassVar[int] = STAKE_PAROLI
 
     def __post_init__(self) -> None:
         if (
@@ -267,15 +312,14 @@ class Paroli(Staking):
     def param(self) -> int:
         return self.wins
 
-    def units(self, level: int) -> float:
-        return 2.0**level
+    @property
+    def table(self) -> StakingTable:
+        return _paroli(self.wins)
 
-    def after(self, level: int, result: float) -> int:
-        if result == 0.0:
-            return level
-        if result < 0.0:
-            return 0
-        return 0 if level + 1 >= self.wins else level + 1
+
+@functools.cache
+def _paroli(wins: int) -> StakingTable:
+    return _table(lambda i: 2.0**i, lambda i: 0 if i + 1 >= wins else i + 1, lambda i: 0, wins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,15 +327,20 @@ class DAlembert(Staking):
     """One unit more after a loss, one less after a win (never below one unit)."""
 
     name: ClassVar[str] = "dalembert"
-    code: ClassVar[int] = STAKE_DALEMBERT
 
-    def units(self, level: int) -> float:
-        return 1.0 + level
+    @property
+    def table(self) -> StakingTable:
+        return _DALEMBERT
 
-    def after(self, level: int, result: float) -> int:
-        if result == 0.0:
-            return level
-        return max(level - 1, 0) if result > 0.0 else level + 1
+
+_DALEMBERT = _table(lambda i: 1.0 + i, lambda i: max(i - 1, 0), lambda i: i + 1)
+
+
+def _fib(i: int) -> float:
+    a, b = 1.0, 1.0
+    for _ in range(i):
+        a, b = b, a + b
+    return a
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,19 +349,13 @@ class Fibonacci(Staking):
     two steps back after a win."""
 
     name: ClassVar[str] = "fibonacci"
-    code: ClassVar[int] = STAKE_FIBONACCI
-    LEVELS: ClassVar[int] = 120
 
-    def units(self, level: int) -> float:
-        a, b = 1.0, 1.0
-        for _ in range(min(level, self.LEVELS - 1)):
-            a, b = b, a + b
-        return a
+    @property
+    def table(self) -> StakingTable:
+        return _FIBONACCI
 
-    def after(self, level: int, result: float) -> int:
-        if result == 0.0:
-            return level
-        return max(level - 2, 0) if result > 0.0 else level + 1
+
+_FIBONACCI = _table(_fib, lambda i: max(i - 2, 0), lambda i: i + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,16 +363,13 @@ class OneThreeTwoSix(Staking):
     """1-3-2-6: 1, 3, 2, then 6 units on consecutive wins; a loss or the fourth win resets."""
 
     name: ClassVar[str] = "1-3-2-6"
-    code: ClassVar[int] = STAKE_1326
-    SEQUENCE: ClassVar[tuple[float, ...]] = (1.0, 3.0, 2.0, 6.0)
 
-    def units(self, level: int) -> float:
-        return self.SEQUENCE[level]
+    @property
+    def table(self) -> StakingTable:
+        return _1326
 
-    def after(self, level: int, result: float) -> int:
-        if result == 0.0:
-            return level
-        return (level + 1) % 4 if result > 0.0 else 0
+
+_1326 = StakingTable((1.0, 3.0, 2.0, 6.0), (1, 2, 3, 0), (0, 0, 0, 0))
 
 
 STAKINGS: Mapping[str, type[Staking]] = MappingProxyType(

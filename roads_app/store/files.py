@@ -1,4 +1,8 @@
-"""Saved shoes: one Parquet file per shoe in a data folder, plus CSV / JSON import-export.
+"""Shoe files: CSV / JSON / Parquet import and export, and the bulk multi-shoe files.
+
+The library itself is the database (`roads_app.store.db`); files are for moving shoes
+in and out, for the multi-shoe files `simulate` writes, and for reading the one-file-
+per-shoe Parquet folders of earlier versions once, when the database is created.
 
 Rules of the house:
 * writes are atomic (temporary file in the same folder, fsync, rename), so a crash
@@ -8,7 +12,7 @@ Rules of the house:
 * every file read is checked (schema, card codes, drawing rules, deck counts) and any
   problem is a `StorageError` naming the file and, where it can, the row.
 
-Shoe metadata (`ShoeMeta`) travels inside the Parquet file's key-value metadata.
+Shoe metadata (`ShoeMeta`) travels inside a Parquet file's key-value metadata.
 """
 
 from __future__ import annotations
@@ -19,31 +23,23 @@ import json
 import os
 import re
 import tempfile
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from roads_app import safe_io
-from roads_app.errors import RoadsAppError, StorageError
-from roads_app.game.rounds import (
-    ID_PATTERN,
-    MULTI_SHOE_SCHEMA,
-    ROUNDS_SCHEMA,
-    WINNERS,
-    ShoeMeta,
-    check_name,
-)
+from roads_app.errors import StorageError
+from roads_app.game.rounds import ID_PATTERN, MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
 from roads_app.store.importing import (  # parsing and checking files lives there
     FORMAT_KEY,
     MAX_IMPORT_BYTES,
     META_KEY,
     import_bytes,
     import_path,
-    max_rounds,
     meta_from_text,
     read_any,
     read_parquet_checked,
@@ -59,13 +55,8 @@ DATA_DIR = Path("data")
 FORMAT_VERSION = "1"
 FORMATS: tuple[str, ...] = ("parquet", "csv", "json")
 MAX_SAVED_BYTES = 4 * 1024 * 1024
-"""Largest saved shoe file read back (one shoe is a few KB)."""
+"""Largest one-shoe Parquet file read back (one shoe is a few KB)."""
 _ID_RE = re.compile(ID_PATTERN)
-
-WRITE_LOCK = threading.RLock()
-"""Held by every read-modify-write of a saved shoe (rename here, checked saves in the
-dashboard): the dashboard's tabs are threads of one server process."""
-
 
 # --- names and atomic writes ---------------------------------------------------------
 
@@ -78,10 +69,6 @@ def check_shoe_id(shoe_id: str) -> str:
             "(letters, digits, '-' and '_', at most 64, no paths)"
         )
     return shoe_id
-
-
-def shoe_path(shoe_id: str, data_dir: Path = DATA_DIR) -> Path:
-    return Path(data_dir) / f"{check_shoe_id(shoe_id)}.parquet"
 
 
 def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
@@ -168,36 +155,85 @@ def sweep_temp_files(folder: Path, name: str | None = None) -> list[Path]:
     return removed
 
 
+def atomic_write_path(path: Path, write: Callable[[Path], None]) -> Path:
+    """`atomic_write` for writers that open the file themselves (by its path)."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as e:
+        raise StorageError(f"{path}: cannot be written ({e.strerror})") from None
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     return atomic_write(path, lambda fh: fh.write(data))
 
 
-# --- saving and loading one shoe -------------------------------------------------------
+# --- reading one shoe file (the old file store's, for the migration) ----------------------
 
 
-def save_shoe(rounds: pl.DataFrame, meta: ShoeMeta, data_dir: Path = DATA_DIR) -> Path:
-    """Save a shoe as ``<data_dir>/<id>.parquet`` atomically; returns the path."""
-    frame = rounds.select(ROUNDS_SCHEMA.names()).cast(dict(ROUNDS_SCHEMA))
-    path = shoe_path(meta.id, data_dir)
-    md = {META_KEY: json.dumps(meta.to_dict()), FORMAT_KEY: FORMAT_VERSION}
-    return atomic_write(path, lambda fh: frame.write_parquet(fh, metadata=md))
+def _read_parquet(source: Path | bytes, label: str) -> tuple[pl.DataFrame, dict[str, str]]:
+    try:
+        if isinstance(source, bytes):
+            frame = pl.read_parquet(io.BytesIO(source))
+            md = pl.read_parquet_metadata(io.BytesIO(source))
+        else:
+            frame = pl.read_parquet(source)
+            md = pl.read_parquet_metadata(source)
+    except FileNotFoundError:
+        raise StorageError(f"{label}: no such file") from None
+    except Exception as e:  # polars raises several types for damaged files
+        raise StorageError(
+            f"{label}: not a readable Parquet file (truncated, corrupt or another format: "
+            f"{_first_line(e)})"
+        ) from None
+    return frame, md
 
 
-def load_shoe(shoe: str | Path, data_dir: Path = DATA_DIR) -> tuple[pl.DataFrame, ShoeMeta]:
-    """Load a saved shoe by id (in ``data_dir``) or by path; checked on the way in."""
-    path = Path(shoe) if isinstance(shoe, Path) or str(shoe).endswith(".parquet") else None
-    if path is None:
-        path = shoe_path(str(shoe), data_dir)
-    label = path.name
-    if not path.exists():
-        raise StorageError(f"{label}: no saved shoe with that id in {data_dir}")
-    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, label)
-    frame, kv = read_parquet_checked(data, label, 10_000, 64 * MAX_SAVED_BYTES)
-    if META_KEY in kv:
-        meta = meta_from_text(kv[META_KEY], label)
+def read_shoe_file(path: Path) -> tuple[pl.DataFrame, ShoeMeta] | None:
+    """One saved-shoe Parquet file (checked), or None for a multi-shoe simulation file."""
+    path = Path(path)
+    try:
+        if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(path):
+            return None
+    except Exception:
+        pass  # damaged: the checked read below says how, in one line
+    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
+    frame, md = read_parquet_checked(data, path.name, 10_000, 64 * MAX_SAVED_BYTES)
+    if META_KEY in md:
+        meta = meta_from_text(md[META_KEY], path.name)
     else:
         meta = ShoeMeta(id=_safe_id(path.stem), name=_safe_id(path.stem), source="imported")
-    return validate_rounds(frame, label, decks=meta.decks, burn_card=meta.burn_card), meta
+    return validate_rounds(frame, path.name, decks=meta.decks, burn_card=meta.burn_card), meta
+
+
+def read_bets_file(path: Path) -> pl.DataFrame:
+    """A ``<id>.bets.parquet`` file of the old file store, checked against the bets columns."""
+    from roads_app.bets.ledger import BETS_SCHEMA
+
+    path = Path(path)
+    frame, _ = _read_parquet(path, path.name)
+    missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns]
+    if missing:
+        raise StorageError(f"{path.name}: bet history lacks column(s) {', '.join(missing)}")
+    try:
+        return frame.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA)  # type: ignore[arg-type]
+    except Exception:
+        raise StorageError(f"{path.name}: bet history has a column of the wrong type") from None
 
 
 def _safe_id(text: str) -> str:
@@ -205,94 +241,12 @@ def _safe_id(text: str) -> str:
     return cleaned if cleaned and _ID_RE.match(cleaned) else ShoeMeta().id
 
 
-def list_shoes(data_dir: Path = DATA_DIR) -> pl.DataFrame:
-    """One row per saved shoe file, newest first; unreadable files show their error."""
-    rows: list[dict[str, Any]] = []
-    for path in sorted(Path(data_dir).glob("*.parquet")):
-        if path.name.startswith(".") or path.name.count(".") > 1:
-            continue  # temporary files and side files such as <id>.bets.parquet
-        row: dict[str, Any] = {
-            "id": _printable(path.stem),
-            "name": _printable(path.stem),
-            "created": None,
-            "rounds": None,
-            "source": None,
-            "rules": None,
-            "decks": None,
-            "modified": 0.0,
-            "error": None,
-        }
-        try:
-            row["modified"] = path.stat().st_mtime
-            if not path.is_file():
-                raise StorageError("not a regular file (a dangling link, a folder?)")
-            if not _ID_RE.match(path.stem):
-                raise StorageError("the file name is not a shoe id (letters, digits, - and _)")
-            md = pl.read_parquet_metadata(path)
-            text = md.get(META_KEY)
-            meta = meta_from_text(text, path.name) if text is not None else ShoeMeta(
-                name=path.stem, source="imported"
-            )
-            if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(path):
-                continue  # a multi-shoe simulation file, not a saved shoe
-            n = pl.scan_parquet(path).select(pl.len()).collect().item()
-            if n > max_rounds(meta.decks):
-                raise StorageError(
-                    f"{n} rounds cannot come from a {meta.decks}-deck shoe "
-                    f"(at most {max_rounds(meta.decks)})"
-                )
-            row.update(
-                id=_printable(path.stem),
-                name=meta.name or path.stem,
-                created=meta.created,
-                rounds=n,
-                source=meta.source,
-                rules=meta.rules,
-                decks=meta.decks,
-            )
-        except Exception as e:  # one broken file is a broken row, never a broken listing
-            row["error"] = f"{_printable(path.name)}: {_first_line(e)}"
-        rows.append(row)
-    schema = {
-        "id": pl.String,
-        "name": pl.String,
-        "created": pl.String,
-        "rounds": pl.Int64,
-        "source": pl.String,
-        "rules": pl.String,
-        "decks": pl.Int64,
-        "modified": pl.Float64,
-        "error": pl.String,
-    }
-    return pl.DataFrame(rows, schema=schema, orient="row").sort("modified", descending=True)
-
-
-def delete_shoe(shoe_id: str, data_dir: Path = DATA_DIR) -> None:
-    path = shoe_path(shoe_id, data_dir)
-    if not path.exists():
-        raise StorageError(f"{path.name}: no saved shoe with that id")
-    path.unlink()
-
-
-def rename_shoe(shoe_id: str, name: str, data_dir: Path = DATA_DIR) -> ShoeMeta:
-    try:
-        name = check_name(name)
-    except RoadsAppError as e:
-        raise StorageError(str(e)) from None
-    with WRITE_LOCK:  # read-modify-write: no result saved by a tab may slip in between
-        rounds, meta = load_shoe(shoe_id, data_dir)
-        new = ShoeMeta.from_dict({**meta.to_dict(), "name": name})
-        save_shoe(rounds, new, data_dir)
-    return new
-
-
-# --- import and export -----------------------------------------------------------------
+# --- export -------------------------------------------------------------------------
 
 
 def _cards_to_text(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.with_columns(
-        pl.col("player_cards").list.join(" "), pl.col("banker_cards").list.join(" ")
-    )
+    """CSV has no lists: card lists become space-separated codes."""
+    return frame.with_columns(pl.col(pl.List(pl.String)).list.join(" "))
 
 
 def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
@@ -321,39 +275,144 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
 
 def write_frame(frame: pl.DataFrame, path: Path) -> Path:
     """Write a rounds frame (one or many shoes) as .parquet, .csv or .json, atomically."""
+    return write_batches([frame], path)[0]
+
+
+def check_out_path(path: Path) -> str:
+    """The format an output file's name asks for (.parquet, .csv or .json)."""
     fmt = Path(path).suffix.lower().lstrip(".")
-    if fmt in ("parquet", "csv", "json"):
-        sweep_temp_files(Path(path).parent, Path(path).name)  # left by a killed earlier run
-    if fmt == "parquet":
-        return atomic_write(path, lambda fh: frame.write_parquet(fh))
-    if fmt == "csv":
-        return atomic_write(path, lambda fh: _cards_to_text(frame).write_csv(fh))
-    if fmt == "json":
-        return atomic_write(
-            path, lambda fh: frame.with_columns(pl.col("winner").cast(pl.String)).write_json(fh)
+    if fmt not in FORMATS:
+        raise StorageError(f"{Path(path).name}: output must end in .parquet, .csv or .json")
+    return fmt
+
+
+class _ParquetSink:
+    """Row group after row group into one Parquet file (Arrow's writer, no GIL held)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.writer: Any = None  # pyarrow.parquet.ParquetWriter, made on the first batch
+
+    def write(self, frame: pl.DataFrame) -> None:
+        import pyarrow.parquet as pq
+
+        table = frame.to_arrow()
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, table.schema)
+        self.writer.write_table(table, row_group_size=max(frame.height, 1))
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+class _TextSink:
+    """CSV (header once, cards as space-separated codes) or one JSON array of rows."""
+
+    def __init__(self, path: Path, fmt: str) -> None:
+        self.fh = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.fmt = fmt
+        self.first = True
+
+    def write(self, frame: pl.DataFrame) -> None:
+        if self.fmt == "csv":
+            _cards_to_text(frame).write_csv(self.fh, include_header=self.first)
+        elif frame.height:
+            rows = frame.with_columns(pl.col(pl.Enum).cast(pl.String)).write_json()
+            self.fh.write((b"[" if self.first else b",") + rows[1:-1].encode())
+        else:
+            return
+        self.first = False
+
+    def close(self) -> None:
+        if self.fmt == "json":
+            self.fh.write(b"[]" if self.first else b"]")
+        self.fh.close()
+
+
+def write_batches(frames: Iterable[pl.DataFrame], path: Path) -> tuple[Path, int]:
+    """Write rounds frames (one or many shoes each) one after another into one file.
+
+    Memory stays that of two batches whatever the total: a batch is written (in a
+    second thread, so the next one is built meanwhile) and dropped. Parquet gets a row
+    group per batch; CSV and JSON are the bytes the frames joined would give (the
+    CSV header once, one JSON array). Atomic as `atomic_write`: a failure leaves no
+    file. Returns (path, rows).
+    """
+    fmt = check_out_path(path)
+    rows = 0
+    sweep_temp_files(Path(path).parent, Path(path).name)  # left by a killed earlier run
+
+    def write(tmp: Path) -> None:
+        nonlocal rows
+        sink: _ParquetSink | _TextSink = (
+            _ParquetSink(tmp) if fmt == "parquet" else _TextSink(tmp, fmt)
         )
-    raise StorageError(f"{Path(path).name}: output must end in .parquet, .csv or .json")
+        pending: Future[None] | None = None
+        try:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                for frame in frames:
+                    if pending is not None:
+                        pending.result()  # at most one batch waiting: memory stays flat
+                    pending = pool.submit(sink.write, frame)
+                    rows += frame.height
+                if pending is not None:
+                    pending.result()
+                if rows == 0 and fmt == "parquet":
+                    sink.write(MULTI_SHOE_SCHEMA.to_frame())
+        finally:
+            sink.close()
+
+    return atomic_write_path(path, write), rows
 
 
-def summary(frame: pl.DataFrame) -> str:
-    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe."""
-    n = frame.height
-    shoes = frame["shoe"].n_unique() if "shoe" in frame.columns else 1
-    counts = dict(frame.group_by("winner").len().iter_rows())
-    parts = [
-        f"{w} {counts.get(w, 0)} ({counts.get(w, 0) / n:.2%})" if n else f"{w} 0" for w in WINNERS
-    ]
-    with_cards = frame["player_cards"].is_not_null().sum()
+def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
+    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe.
+
+    A lazy frame is summed by Polars' streaming engine, never held whole.
+    """
+    lf = frame.lazy()
+    multi = "shoe" in lf.collect_schema().names()
+    row = (
+        lf.select(
+            n=pl.len(),
+            shoes=pl.col("shoe").n_unique() if multi else pl.lit(1),
+            with_cards=pl.col("player_cards").is_not_null().sum(),
+            **{w: (pl.col("winner").cast(pl.String) == w).sum() for w in WINNERS},
+        )
+        .collect(engine="streaming")
+        .row(0, named=True)
+    )
+    n, shoes = row["n"], row["shoes"]
+    parts = [f"{w} {row[w]} ({row[w] / n:.2%})" if n else f"{w} 0" for w in WINNERS]
     return (
-        f"{shoes} shoe(s), {n} rounds ({n / shoes:.1f} per shoe); "
+        f"{shoes} shoe(s), {n} rounds ({n / max(shoes, 1):.1f} per shoe); "
         + ", ".join(parts)
-        + f"; {with_cards} rounds with cards"
+        + f"; {row['with_cards']} rounds with cards"
     )
 
 
-def _printable(text: str) -> str:
-    """A file name as text that can be shown and stored (lone surrogates escaped)."""
-    return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+def show_summary(path: Path) -> str:
+    """`summary` of a file; a multi-shoe Parquet or CSV file (any size) is scanned, not
+    loaded (a multi-shoe JSON file is still refused as one shoe: JSON has no scanner)."""
+    path = Path(path)
+    safe_io.check_regular_file(path, str(path))  # a FIFO or a device is never opened
+    if path.suffix.lower() == ".parquet" and path.exists():
+        try:
+            names = pl.read_parquet_schema(path)
+        except Exception:
+            names = {}  # damaged: read_any says how, in one line
+        if "shoe" in names:
+            missing = set(MULTI_SHOE_SCHEMA.names()) - set(names)
+            if missing:
+                raise StorageError(f"{path.name}: missing column(s) {', '.join(sorted(missing))}")
+            return summary(pl.scan_parquet(path))
+    if path.suffix.lower() == ".csv" and path.exists():
+        with open(path, "rb") as fh:
+            header = fh.readline().decode("utf-8-sig", errors="replace").strip().split(",")
+        if "shoe" in header:  # a `simulate` CSV: scanned as text, never loaded whole
+            return summary(pl.scan_csv(path, infer_schema=False))
+    return summary(read_any(path))
 
 
 def _first_line(e: BaseException) -> str:

@@ -1,8 +1,9 @@
 """The library of saved shoes as a person uses it: import, export, simulate, the lobby.
 
-Thin steps over `roads_app.store.files` that the CLI (`roads-app import/export`) and the
-dashboard's library page share, so both refuse the same files with the same one-line
-`StorageError` and nothing in the data folder changes when an import is refused.
+Thin steps over `roads_app.store.files` (parsing) and `roads_app.store.db` (the library
+database) that the CLI (`roads-app import/export`) and the dashboard's library page
+share, so both refuse the same files with the same one-line `StorageError` and nothing
+in the library changes when an import is refused.
 
 The board PNG is the dashboard's own board figure rendered by Plotly's renderer
 (kaleido, driving the system Chromium), not a second drawing of it.
@@ -11,6 +12,7 @@ The board PNG is the dashboard's own board figure rendered by Plotly's renderer
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ import polars as pl
 
 from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.store import db
 from roads_app.store import files as storage
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
@@ -48,7 +52,7 @@ def import_upload(
             f"{storage.MAX_IMPORT_BYTES // 2**20} MB limit"
         )
     rounds, meta = storage.import_bytes(data, filename, name=name)
-    storage.save_shoe(rounds, meta, data_dir)
+    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
     return meta
 
 
@@ -59,7 +63,7 @@ def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta
     ``/dev/zero``, a FIFO or a file that grows while it is read are refused in one line.
     """
     rounds, meta = storage.import_path(Path(path), name=name)
-    storage.save_shoe(rounds, meta, data_dir)
+    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
     return meta
 
 
@@ -81,7 +85,8 @@ def export_shoe(
 ) -> tuple[bytes, str]:
     """A saved shoe as file bytes and a file name; ``upto`` cuts it after that round."""
     check_format(fmt)
-    rounds, meta = storage.load_shoe(storage.check_shoe_id(shoe_id), data_dir)
+    saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))
+    rounds, meta = saved.rounds, saved.meta
     if upto is not None:
         rounds = rounds.head(max(0, upto))
     if fmt == "png":
@@ -119,34 +124,41 @@ def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
     return out.getvalue()
 
 
+Dealer = Callable[[int, ShoeOptions], tuple[pl.DataFrame, ShoeMeta]]
+"""Deals shoe 0 of a seed: (rounds, meta). The dashboard passes the compiled engine's
+(`roads_app.sim.bulk.deal_one`); the plain `deal_shoe` is the default and the reference."""
+
+
+def _plain_deal(seed: int, options: ShoeOptions) -> tuple[pl.DataFrame, ShoeMeta]:
+    dealt = deal_shoe(seed, options)
+    return dealt.rounds, dealt.meta
+
+
 def simulate(
-    seed: int, data_dir: Path, table: Any | None = None, name: str | None = None
+    seed: int,
+    data_dir: Path,
+    table: Any | None = None,
+    name: str | None = None,
+    deal: Dealer | None = None,
 ) -> ShoeMeta:
     """Deal a shoe from a seed with the table's shoe options and save it (source simulated)."""
-    from roads_app.game.shoe import ShoeOptions, deal_shoe
-
     options = table.shoe if table is not None else ShoeOptions()
-    dealt = deal_shoe(seed, options)
+    rounds, dealt_meta = (deal or _plain_deal)(seed, options)
     meta = ShoeMeta.from_dict(
         {
-            **dealt.meta.to_dict(),
+            **dealt_meta.to_dict(),
             "id": ShoeMeta().id,
-            "rules": table.name if table is not None else dealt.meta.rules,
-            "name": name or dealt.meta.name,
+            "rules": table.name if table is not None else dealt_meta.rules,
+            "name": name or dealt_meta.name,
         }
     )
-    storage.save_shoe(dealt.rounds, meta, data_dir)
+    db.open_store(data_dir).create_shoe(meta, rounds)
     return meta
 
 
 def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
     """The shoes being entered by hand, most recently changed first (readable ones only)."""
-    shoes = storage.list_shoes(data_dir)
-    return (
-        shoes.filter((pl.col("source") == "hand") & pl.col("error").is_null())
-        .sort("modified", descending=True)
-        .head(limit)
-    )
+    return db.open_store(data_dir).list_shoes(source="hand", limit=limit)
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, int]:
@@ -170,6 +182,7 @@ def counts(rounds: pl.DataFrame) -> dict[str, int]:
 def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | str:
     """Load a shoe or say in one line why it cannot be (for pages that show, not raise)."""
     try:
-        return storage.load_shoe(storage.check_shoe_id(shoe_id), data_dir)  # never a path
+        saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))  # never a path
+        return saved.rounds, saved.meta
     except RoadsAppError as e:
         return str(e)

@@ -23,6 +23,7 @@ from roads_app.bets import ledger as BL
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.store import db
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
@@ -83,8 +84,7 @@ def _change(
     if ensure_saved is not None and not ensure_saved():
         return
     try:
-        bets = BL.load_bets(shoe_id, data_dir, kind)
-        BL.save_bets(change(bets), shoe_id, data_dir, kind)
+        db.open_store(data_dir).change_bets(shoe_id, kind, change)
     except RoadsAppError as e:
         _error(key, str(e))
 
@@ -141,7 +141,7 @@ def render_bet_panel(
     next_round = pos + 1
     table, note = table_for(meta)
     try:
-        bets = BL.load_bets(shoe_id, data_dir, kind)
+        bets = db.open_store(data_dir).load_bets(shoe_id, kind)
     except RoadsAppError as e:
         st.error(str(e), icon=":material/error:")
         return

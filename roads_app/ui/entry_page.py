@@ -93,6 +93,10 @@ def on_undo() -> None:
     session.apply("result", lambda r, m: undo(r))
 
 
+def on_bring_back() -> None:
+    session.bring_back("result")
+
+
 def _edit_row() -> dict[str, Any]:
     how = st.session_state.get("edit_how", "Result")
     flags = {
@@ -221,6 +225,9 @@ def render_quick_entry(state: session.ShoeState) -> None:
             st.button(label, key=f"btn_{w}", shortcut=key, on_click=on_winner, args=(w,))
         st.button("Undo", key="btn_undo", shortcut="U", on_click=on_undo,
                   disabled=not can_undo(state.rounds), icon=":material/undo:")
+        st.button("Bring back", key="btn_redo", on_click=on_bring_back,
+                  disabled=not session.can_bring_back(state), icon=":material/redo:",
+                  help="bring back the round the last undo took away")  # fmt: skip
     with st.container(horizontal=True, gap="medium"):
         for k, label in FLAGS:
             st.toggle(label, key=f"flag_{k}")

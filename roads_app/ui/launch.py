@@ -100,6 +100,11 @@ def prepare_data_dir(data_dir: Path) -> Path:
     if not os.access(path, os.W_OK):
         raise StorageError(f"the data folder {path} is not writable")
     sweep_temp_files(path)  # left by a write that was killed (kill -9, power cut)
+    from roads_app.store import db
+
+    # First start: create the database, import an old folder of Parquet shoes, or else
+    # the sample shoes; a corrupt or foreign roads.db is refused here, in one line.
+    db.open_store(path, samples=True).close()
     return path
 
 

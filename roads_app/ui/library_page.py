@@ -1,6 +1,8 @@
 """The library page: every saved shoe, to open, replay, rename, export or delete; imports.
 
-Each shoe is one row with its name, date, rounds, source and table. Delete asks first.
+Each shoe is one row with its name, date, rounds, source and table. Delete asks first
+and moves the shoe (with its bets) to the trash, shown under the list, from which it is
+restored or, with "Empty trash", removed for good.
 An import is checked whole (`library.import_upload`: size first, then every round)
 before anything is written, so a refused file shows its one-line message next to the
 uploader and leaves the data folder as it was. Exports are built only when their
@@ -16,7 +18,6 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app.bets import ledger as bets_log
 from roads_app.errors import RoadsAppError
 from roads_app.store import files as storage
 from roads_app.store import library
@@ -88,7 +89,7 @@ def on_import() -> None:
 def on_rename(shoe_id: str) -> None:
     name = st.session_state.get(f"lib_name_{shoe_id}") or ""
     try:
-        meta = storage.rename_shoe(shoe_id, name, session.data_dir())
+        meta = session.store().rename(shoe_id, name)
     except RoadsAppError as e:
         _say("error", str(e))
         return
@@ -97,15 +98,32 @@ def on_rename(shoe_id: str) -> None:
 
 @guarded
 def on_delete(shoe_id: str, name: str) -> None:
-    folder = session.data_dir()
     st.session_state[CONFIRM] = None
     try:
-        storage.delete_shoe(shoe_id, folder)
-        bets_log.delete_bets(shoe_id, folder)
-    except (RoadsAppError, OSError) as e:
+        session.store().delete(shoe_id)
+    except RoadsAppError as e:
         _say("error", str(e))
         return
-    _say("success", f"deleted {name!r}")
+    _say("success", f"moved {name!r} to the trash")
+
+
+def on_restore(shoe_id: str, name: str) -> None:
+    try:
+        session.store().restore(shoe_id)
+    except RoadsAppError as e:
+        _say("error", str(e))
+        return
+    _say("success", f"restored {name!r}")
+
+
+def on_empty_trash(ids: list[str]) -> None:
+    """Remove for good the shoes the page showed in the trash (not any deleted since)."""
+    try:
+        gone = session.store().empty_trash(ids)
+    except RoadsAppError as e:
+        _say("error", str(e))
+        return
+    _say("success", f"removed {gone} shoe{'s' if gone != 1 else ''} for good")
 
 
 def _exporter(shoe_id: str, fmt: str, folder: Path) -> Callable[[], bytes]:
@@ -160,7 +178,7 @@ def render_row(row: dict, folder: Path) -> None:
                             key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
                         )  # fmt: skip
             if st.session_state.get(CONFIRM) == sid:
-                st.warning(f"Delete {row['name']!r} and its bets for good?")
+                st.warning(f"Move {row['name']!r} and its bets to the trash?")
                 st.button("Yes, delete", key=f"lib_del_yes_{sid}", type="primary",
                           on_click=on_delete, args=(sid, row["name"]))  # fmt: skip
                 st.button("Cancel", key=f"lib_del_no_{sid}",
@@ -202,10 +220,31 @@ def render_library_page() -> None:
     if shown:
         kind, text = shown
         (st.success if kind == "success" else st.error)(text)
-    shoes = storage.list_shoes(folder)
+    shoes = session.store(folder).list_shoes()
     st.markdown(f"**{shoes.height} saved shoe{'s' if shoes.height != 1 else ''}**")
     query = st.text_input("Filter by name", key="library_filter", placeholder="name contains…")
     if query:
         shoes = shoes.filter(pl.col("name").str.contains(query, literal=True, strict=False))
     for row in shoes.iter_rows(named=True):
         render_row(row, folder)
+    render_trash(folder)
+
+
+def render_trash(folder: Path) -> None:
+    """Deleted shoes: restore one, or empty the trash (final)."""
+    trash = session.store(folder).list_shoes(trash=True)
+    if not trash.height:
+        return
+    with st.expander(f"Trash ({trash.height})", icon=":material/delete:"):
+        for row in trash.iter_rows(named=True):
+            sid = row["id"]
+            with st.container(horizontal=True, gap="small", key=f"trash-{sid}",
+                              vertical_alignment="center"):  # fmt: skip
+                st.markdown(f"**{row['name']}** · {row['rounds']} rounds · "
+                            f"deleted {_when(row['deleted'])}")  # fmt: skip
+                st.button("Restore", key=f"lib_restore_{sid}", icon=":material/restore:",
+                          on_click=on_restore, args=(sid, row["name"]))  # fmt: skip
+        st.button("Empty trash", key="lib_empty_trash", type="primary",
+                  icon=":material/delete_forever:", on_click=on_empty_trash,
+                  args=(trash["id"].to_list(),),
+                  help="remove these shoes and their bets for good")  # fmt: skip

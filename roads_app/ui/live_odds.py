@@ -81,7 +81,9 @@ def _chart_frame(table_name: str, key: str) -> pl.DataFrame:
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _study_part(table_name: str, seed: int, start: int, stop: int, closing: bool) -> L.StudyPart:
-    return L.study_shoes(seed, range(start, stop), load_table(table_name), closing=closing)
+    from roads_app.sim.study import study_range
+
+    return study_range(seed, range(start, stop), load_table(table_name), closing=closing)
 
 
 def _table_height(rows: int) -> int:

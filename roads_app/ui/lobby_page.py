@@ -3,8 +3,8 @@
 Up to eight shoes entered by hand, most recently changed first, each with its big road
 in miniature and its counts; "Open" continues it on the scoreboard (``?shoe=<id>``).
 The grid is a fragment that refreshes itself every few seconds while "Follow live" is
-on, so results entered in other tabs show up; a shoe is re-read only when its file
-changed (cache keyed by modification time).
+on, so results entered in other tabs show up; a shoe is re-read only when it changed
+(cache keyed by its last change time in the store).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ REFRESH_S = 5.0
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _load(shoe_id: str, folder: str, modified: float) -> tuple[pl.DataFrame, ShoeMeta] | str:
-    """One shoe, re-read only when its file changed (``modified`` is part of the key)."""
+    """One shoe, re-read only when it changed (``modified`` is part of the key)."""
     return library.safe_load(shoe_id, Path(folder))
 
 

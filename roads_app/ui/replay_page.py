@@ -27,7 +27,6 @@ from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.roads import replay as R
-from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
@@ -272,7 +271,7 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
 
 def render_picker(folder: Path) -> None:
     """No shoe named: choose one from the library, or deal a new one from a seed."""
-    shoes = storage.list_shoes(folder).filter(pl.col("error").is_null())
+    shoes = session.store(folder).list_shoes()
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Replay a saved shoe**")
@@ -302,8 +301,10 @@ def render_simulate(folder: Path, key: str) -> None:
         table = c2.selectbox("Table", tables, key=f"{key}_table", index=first)
         submitted = st.form_submit_button("Deal and replay", icon=":material/playing_cards:")
     if submitted:
+        from roads_app.sim.bulk import deal_one  # the compiled dealer (same shoe as deal_shoe)
+
         try:
-            meta = library.simulate(int(seed), folder, load_table(table))
+            meta = library.simulate(int(seed), folder, load_table(table), deal=deal_one)
         except RoadsAppError as e:
             st.error(str(e), icon=":material/error:")
             return

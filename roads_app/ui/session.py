@@ -1,15 +1,15 @@
 """The shoe a browser tab is working on: its state, and keeping it on disk.
 
-The saved file is the truth. A tab remembers which shoe it shows through the URL
-(``?shoe=<id>``) and keeps a copy of the rounds in ``st.session_state``; every change
-is written atomically with `storage.save_shoe` *before* the tab's copy moves on, so a
-refresh, a closed tab or a server restart finds the shoe where it was.
+The database (`roads_app.store.db`) is the truth. A tab remembers which shoe it shows
+through the URL (``?shoe=<id>``) and keeps a copy of the rounds in ``st.session_state``
+with the version it read; every change is committed *before* the tab's copy moves on,
+so a refresh, a closed tab or a server restart finds the shoe where it was.
 
-Two tabs on two shoes write two different files. Two tabs on the *same* shoe are
-guarded: a tab only saves over the file if the file still holds the rounds that tab
-last saw (`save_checked`); otherwise the change is refused with a message and the tab
-reloads the newer rounds. A new shoe is created lazily, on its first result (or by the
-"Start new shoe" button), so opening the page never piles up empty files.
+Two tabs (or two servers, or a script) on the *same* shoe are guarded: a change carries
+the version the tab read and is refused by the store if the rounds moved on since
+(`save_checked`); the tab shows the message and reloads the newer rounds. A new shoe is
+created lazily, on its first result (or by the "Start new shoe" button), so opening the
+page never piles up empty shoes.
 
 The persistence half (`data_dir`, `save_checked`, `ShoeState`) has no Streamlit in it
 and is tested directly; the rest reads and writes ``st.session_state``/``st.query_params``.
@@ -25,8 +25,9 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app.errors import RoadsAppError, StorageError
+from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta, empty_rounds
+from roads_app.store import db
 from roads_app.store import files as storage
 
 DATA_ENV = "ROADS_APP_DATA"
@@ -40,45 +41,37 @@ NEW_SHOE_KEY = "roads_app.new_shoe"  # (rules, decks) of the shoe to create on f
 URL_PARAM = "shoe"
 
 
-class StaleShoeError(StorageError):
-    """The saved shoe changed since this tab read it (another tab or window wrote it)."""
+StaleShoeError = db.StaleShoeError
+"""The saved shoe changed since this tab read it (another tab, server or script wrote it)."""
 
 
 # --- persistence, no Streamlit ---------------------------------------------------------
 
 
 def data_dir() -> Path:
-    """The folder shoes are saved in (created on first use)."""
+    """The folder whose ``roads.db`` holds the shoes (created on first use)."""
     path = Path(os.environ.get(DATA_ENV) or storage.DATA_DIR).expanduser().resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
-_SAVE_LOCK = storage.WRITE_LOCK
-"""One check-then-write at a time, shared with the library's rename (tabs are threads)."""
-
-
-def _fingerprint(path: Path) -> tuple[int, int, int] | None:
-    """Identity of the file's current version: every atomic save is a new inode."""
-    try:
-        st_ = path.stat()
-    except FileNotFoundError:
-        return None
-    return st_.st_ino, st_.st_mtime_ns, st_.st_size
+def store(folder: Path | None = None) -> db.Store:
+    """The library database of the data folder (one per process, a connection per thread)."""
+    return db.open_store(folder or data_dir())
 
 
 @dataclass(frozen=True)
 class ShoeState:
-    """One tab's copy of one shoe: what it shows and what it last read from disk.
+    """One tab's copy of one shoe: what it shows and the version it last read or wrote.
 
-    ``saved`` is False for a new shoe that has no file yet; ``stamp`` is the file's
-    (inode, mtime, size) when it was last read or written, to notice other tabs' writes.
+    ``saved`` is False for a new shoe not in the database yet; ``version`` is the
+    store's version number of the shoe when this tab last read or wrote it.
     """
 
     rounds: pl.DataFrame
     meta: ShoeMeta
     saved: bool = False
-    stamp: tuple[int, int, int] | None = None
+    version: int | None = None
 
     @property
     def round_count(self) -> int:
@@ -91,64 +84,36 @@ def new_state(rules: str = DEFAULT_TABLE, decks: int = DEFAULT_DECKS) -> ShoeSta
 
 
 def load_state(shoe_id: str, folder: Path) -> ShoeState:
-    """Read a saved shoe (checked by `storage.load_shoe`) into a tab's state."""
-    path = storage.shoe_path(shoe_id, folder)
-    stamp = _fingerprint(path)
-    rounds, meta = storage.load_shoe(shoe_id, folder)
-    return ShoeState(rounds, meta, saved=True, stamp=stamp)
+    """Read a saved shoe (rounds, metadata and version in one snapshot) into a tab's state."""
+    saved = store(folder).load(storage.check_shoe_id(shoe_id))
+    return ShoeState(saved.rounds, saved.meta, saved=True, version=saved.version)
 
 
 def is_current(state: ShoeState, folder: Path) -> bool:
-    """Whether the file still is what this tab last read or wrote (one stat call)."""
+    """Whether the shoe is still at the version this tab last read or wrote (one lookup)."""
     if not state.saved:
         return True
-    return _fingerprint(storage.shoe_path(state.meta.id, folder)) == state.stamp
+    return store(folder).version(state.meta.id) == state.version
 
 
 def save_checked(
     state: ShoeState, rounds: pl.DataFrame, folder: Path, meta: ShoeMeta | None = None
 ) -> ShoeState:
-    """Save ``rounds`` as this shoe's new content, unless the file moved on meanwhile.
+    """Save ``rounds`` as this shoe's new content, unless its rounds moved on meanwhile.
 
-    The file must still hold exactly the rounds this tab shows. Unless ``meta`` is
-    given, the metadata is taken from the file (so a rename made in the library is
-    kept, not overwritten by this tab's older copy).
+    The store refuses (`StaleShoeError`, across threads and processes) when another
+    writer changed the rounds since ``state.version``; a rename made in the library is
+    kept, not overwritten by this tab's older copy of the metadata (unless ``meta`` is
+    given). Only the difference is written: a new result is one INSERT.
     """
-    with _SAVE_LOCK:
-        on_file = _check_unchanged(state, folder)
-        meta = meta or on_file
-        try:
-            storage.save_shoe(rounds, meta, folder)
-        except StorageError:
-            raise
-        except OSError as e:  # disk full, folder gone: the old file is still whole
-            raise StorageError(
-                f"could not save shoe {meta.id} in {folder}: {e.strerror or e}; "
-                "nothing was changed"
-            ) from None
-        stamp = _fingerprint(storage.shoe_path(meta.id, folder))
-    return ShoeState(rounds, meta, saved=True, stamp=stamp)
-
-
-def _check_unchanged(state: ShoeState, folder: Path) -> ShoeMeta:
-    """Refuse if the file is not what ``state`` last saw; return the file's metadata."""
-    meta = state.meta
-    path = storage.shoe_path(meta.id, folder)
+    db_ = store(folder)
     if not state.saved:
-        if path.exists():
-            raise StaleShoeError(f"shoe id {meta.id} is already taken: start a new shoe")
-        return meta
-    if not path.exists():
-        raise StaleShoeError(f"shoe {meta.id} was deleted elsewhere: start a new shoe to go on")
-    if _fingerprint(path) != state.stamp:
-        on_disk, meta = storage.load_shoe(meta.id, folder)
-        if not on_disk.equals(state.rounds):
-            raise StaleShoeError(
-                f"shoe {meta.id} was changed in another tab or window "
-                f"({on_disk.height} rounds saved there, {state.rounds.height} here): "
-                "it has been reloaded, enter your result again"
-            )
-    return meta
+        version = db_.create_shoe(meta or state.meta, rounds)
+        return ShoeState(rounds, meta or state.meta, saved=True, version=version)
+    version = db_.save_rounds(state.meta.id, state.rounds, rounds, state.version)
+    if meta is not None and meta != state.meta:
+        version = db_.update_meta(meta, version)
+    return ShoeState(rounds, db_.meta(state.meta.id), saved=True, version=version)
 
 
 # --- the tab's state (Streamlit) ----------------------------------------------------------
@@ -233,6 +198,31 @@ def apply(area: str, change: Callable[[pl.DataFrame, ShoeMeta], pl.DataFrame]) -
         return False
     st.session_state[STATE_KEY] = saved
     _set_url(saved.meta.id)
+    return True
+
+
+def can_bring_back(state: ShoeState) -> bool:
+    """Whether an undone round of this shoe can be brought back (from the history)."""
+    return state.saved and store().redoable(state.meta.id).height > 0
+
+
+def bring_back(area: str = "result") -> bool:
+    """Undo the last undo: the round it took back returns, as the store's history kept it."""
+    clear_errors()
+    folder = data_dir()
+    state = st.session_state.get(STATE_KEY) or current()
+    try:
+        if not state.saved:
+            raise db.StorageError("nothing to bring back: this shoe has no saved rounds")
+        store(folder).redo(state.meta.id, state.version)
+        st.session_state[STATE_KEY] = load_state(state.meta.id, folder)
+    except StaleShoeError as e:
+        set_error(area, str(e))
+        st.session_state.pop(STATE_KEY, None)
+        return False
+    except RoadsAppError as e:
+        set_error(area, str(e))
+        return False
     return True
 
 

@@ -28,7 +28,7 @@ from conftest import (
 from playwright.sync_api import Page
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe
-from roads_app.store import files as storage
+from tests import storehelp as sh
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +48,7 @@ def shoe_of(page: Page) -> str:
 
 
 def winners_on_disk(server: AppServer, shoe: str) -> str:
-    rounds, _ = storage.load_shoe(shoe, server.data_dir)
+    rounds, _ = sh.load_shoe(shoe, server.data_dir)
     return "".join(rounds["winner"].cast(pl.String).to_list())
 
 
@@ -98,7 +98,7 @@ def test_entry_by_cards_and_a_forbidden_sequence(app_server: AppServer, page: Pa
     banker.press("Enter")  # Enter submits the form
     wait_rounds(page, 1)
     assert error_box(page, "natural").count() == 0
-    rounds, _ = storage.load_shoe(shoe_of(page), app_server.data_dir)
+    rounds, _ = sh.load_shoe(shoe_of(page), app_server.data_dir)
     row = rounds.row(0, named=True)
     assert (row["winner"], row["player_cards"], row["banker_cards"]) == (
         "P",
@@ -157,7 +157,7 @@ def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
     # past 80 rounds, each timed from the key press to the redrawn board.
     dealt = deal_shoe(2024, ShoeOptions(decks=8), 0)
     start = 72
-    storage.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
+    sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
     url = f"{app_server.url}/?shoe={dealt.meta.id}"
     record("first_page_load_80_round_shoe_s", round(open_board(page, url, start), 3))
     wait_idle(page)

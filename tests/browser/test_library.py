@@ -8,7 +8,6 @@ measured, never asserted.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from playwright.sync_api import Page, expect
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.store import files as storage
+from tests import storehelp as sh
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +74,7 @@ def test_import_a_file_then_replay_it_step_by_step(
     page.locator(key("library_import_name") + " input").fill("Imported evening")
     button(page, "lib_import").click()
     expect(page.get_by_text("added 'Imported evening'")).to_be_visible()
-    new = storage.list_shoes(app_server.data_dir).filter(pl.col("name") == "Imported evening")
+    new = sh.list_shoes(app_server.data_dir).filter(pl.col("name") == "Imported evening")
     assert new.height == 1
     sid = new["id"][0]
 
@@ -102,7 +102,7 @@ def test_import_a_file_then_replay_it_step_by_step(
 def test_a_bad_file_shows_its_message_by_the_uploader(
     app_server: AppServer, page: Page, tmp_path: Path
 ) -> None:
-    before = sorted(p.name for p in app_server.data_dir.iterdir())
+    before = sh.list_shoes(app_server.data_dir).drop("modified")
     f = tmp_path / "broken.csv"
     f.write_text("winner,player_cards,banker_cards\nP,9s Kd,5c 2h 3d\n")
     page.goto(f"{app_server.url}/library")
@@ -115,7 +115,7 @@ def test_a_bad_file_shows_its_message_by_the_uploader(
     assert message == (
         "broken.csv: row 1: player has a natural 9: both hands stand on two cards, no third card"
     )
-    assert sorted(p.name for p in app_server.data_dir.iterdir()) == before
+    assert sh.list_shoes(app_server.data_dir).drop("modified").equals(before)
 
 
 # --- replay: the URL, play at 5 rounds a second ------------------------------------------
@@ -123,7 +123,7 @@ def test_a_bad_file_shows_its_message_by_the_uploader(
 
 def test_url_opens_a_saved_shoe_at_a_replay_position(app_server: AppServer, page: Page) -> None:
     dealt = deal_shoe(33)
-    storage.save_shoe(dealt.rounds, dealt.meta, app_server.data_dir)
+    sh.save_shoe(dealt.rounds, dealt.meta, app_server.data_dir)
     page.goto(f"{app_server.url}/replay?shoe={dealt.meta.id}&round=12")
     wait_rounds(page, 12)
     meta = board_meta(page)
@@ -134,7 +134,7 @@ def test_url_opens_a_saved_shoe_at_a_replay_position(app_server: AppServer, page
 
 def test_play_at_five_rounds_a_second_reaches_the_end(app_server: AppServer, page: Page) -> None:
     dealt = deal_shoe(44)
-    storage.save_shoe(dealt.rounds, dealt.meta, app_server.data_dir)
+    sh.save_shoe(dealt.rounds, dealt.meta, app_server.data_dir)
     n = dealt.rounds.height
     start = n - 30
     page.goto(f"{app_server.url}/replay?shoe={dealt.meta.id}&round={start}")
@@ -197,7 +197,7 @@ def test_bets_move_the_bankroll_and_a_void_refunds(app_server: AppServer, page: 
     expect(page.locator('[data-testid="bet-pending"]')).to_have_text("0")
     wait_idle(page)
     assert bankroll(page) == 1100.0 and round_count(page) == 1
-    rounds, _ = storage.load_shoe(shoe_param(page), app_server.data_dir)
+    rounds, _ = sh.load_shoe(shoe_param(page), app_server.data_dir)
     assert rounds.height == 1  # the void left no round on the roads
 
     button(page, "bets_bet_banker").click()
@@ -215,18 +215,14 @@ def test_bets_move_the_bankroll_and_a_void_refunds(app_server: AppServer, page: 
 
 def test_lobby_of_eight_shoes_loads_and_opens_one(app_server: AppServer, page: Page) -> None:
     ids = []
+    sh.save_shoe(rounds_from_winners("BPB"), ShoeMeta(name="old", source="hand"),
+                 app_server.data_dir)  # fmt: skip  (changed before the eight: not shown)
     for i in range(8):
         dealt = deal_shoe(100 + i)
         k = 20 + 5 * i
         m = ShoeMeta(name=f"Table {i + 1}", source="hand")
-        p = storage.save_shoe(dealt.rounds.head(k), m, app_server.data_dir)
-        os.utime(p, (2_000_000_000 + i, 2_000_000_000 + i))  # newest = Table 8
+        sh.save_shoe(dealt.rounds.head(k), m, app_server.data_dir)  # newest last = Table 8
         ids.append((m.id, k))
-    storage.save_shoe(rounds_from_winners("BPB"), ShoeMeta(name="old", source="hand"),
-                      app_server.data_dir)  # fmt: skip
-    os.utime(storage.shoe_path(storage.list_shoes(app_server.data_dir)
-                               .filter(pl.col("name") == "old")["id"][0], app_server.data_dir),
-             (1_000_000_000, 1_000_000_000))  # fmt: skip
 
     eight_boards = (
         "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
@@ -264,7 +260,7 @@ def test_export_downloads_the_shoe_and_its_board(
 ) -> None:
     dealt = deal_shoe(55)
     meta = ShoeMeta.from_dict({**dealt.meta.to_dict(), "name": "to export"})
-    storage.save_shoe(dealt.rounds, meta, app_server.data_dir)
+    sh.save_shoe(dealt.rounds, meta, app_server.data_dir)
     page.goto(f"{app_server.url}/library")
     wait_idle(page)
     row = page.locator(key(f"shoe-{meta.id}"))

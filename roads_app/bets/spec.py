@@ -1,0 +1,367 @@
+"""Every bet kind, defined once: what it needs from a round and how it settles.
+
+A round ends in one *play cell* (player total, banker total, cards in each hand) and
+one *pair cell* (each hand's first two cards: no pair, a pair of rank, or a suited
+pair, i.e. two identical cards). Every bet settles on one of the two and nothing else,
+so a bet kind is a small frozen `BetKind` whose ``rule`` maps a cell to a result: a
+payout key (the bet wins and pays the table's figure for that key), or ``push``
+(stake back), ``refund`` (stake back, the bet did not take part) or ``lose``.
+
+Everything else is generated from these rules by tabulating them over all cells:
+
+* the Polars settlement (`roads_app.bets.settlement`) looks a round's cell up, or,
+  for a round entered without cards, settles a bet when every cell the round's data
+  allows gives the same result;
+* the exact odds (`roads_app.bets.odds`) weight each cell by its probability;
+* the Monte Carlo kernel (`roads_app.sim.kernel`) reads the same tables as arrays.
+
+A rules file names bets by kind and gives each payout key a figure; a table with a
+new mix of kinds and payouts needs no code.
+
+>>> KINDS["dragon_bonus_player"].rule(PlayCell(9, 2, 3, 3))
+'by_7'
+>>> KINDS["ez_banker"].rule(PlayCell(2, 7, 3, 3)), KINDS["dragon_7"].rule(PlayCell(2, 7, 3, 3))
+('push', 'win')
+>>> KINDS["perfect_pair"].rule(PairCell(SUITED, SUITED))
+'both'
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from itertools import product
+from types import MappingProxyType
+from typing import Literal
+
+import numpy as np
+
+from roads_app.game.drawing import banker_draws, player_draws
+
+LOSE, PUSH, REFUND = "lose", "push", "refund"
+"""Results that are not a win (a win is named by its payout key)."""
+
+NO_PAIR, RANK_PAIR, SUITED = 0, 1, 2
+"""A hand's first two cards: no pair, a pair of rank (different cards), identical cards."""
+
+DATA: tuple[str, ...] = ("winner", "points", "cards", "naturals", "pairs", "suits")
+"""What a bet may need from a round: the winner, the totals, the number of cards in
+each hand, the natural flags, the pair flags, the suits (identical cards)."""
+
+NEEDS_TEXT: Mapping[str, str] = MappingProxyType(
+    {
+        "winner": "the winner",
+        "points": "the totals",
+        "cards": "cards",
+        "naturals": "natural flags or cards",
+        "pairs": "pair flags or cards",
+        "suits": "cards",
+    }
+)
+"""Each data item in the words of a refusal ("round 3 lacks cards to settle Big")."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCell:
+    """How the play of a round ended: totals and the number of cards in each hand."""
+
+    player_points: int
+    banker_points: int
+    player_cards: int  # 2 or 3
+    banker_cards: int
+
+    @property
+    def winner(self) -> str:
+        p, b = self.player_points, self.banker_points
+        return "B" if b > p else "P" if p > b else "T"
+
+    @property
+    def player_natural(self) -> bool:
+        """A two-card hand ending on 8 or 9 is exactly a natural (a drawn hand had 0-5)."""
+        return self.player_cards == 2 and self.player_points >= 8
+
+    @property
+    def banker_natural(self) -> bool:
+        return self.banker_cards == 2 and self.banker_points >= 8
+
+    @property
+    def cards(self) -> int:
+        return self.player_cards + self.banker_cards
+
+    @property
+    def margin(self) -> int:
+        return abs(self.player_points - self.banker_points)
+
+
+@dataclass(frozen=True, slots=True)
+class PairCell:
+    """Each hand's first two cards: `NO_PAIR`, `RANK_PAIR` or `SUITED`."""
+
+    player: int
+    banker: int
+
+
+Space = Literal["play", "pairs"]
+
+
+@dataclass(frozen=True, slots=True)
+class BetKind:
+    """One kind of bet: its name in rules files, what it needs, and how it settles.
+
+    ``payouts`` are the payout keys a table gives figures for, headline first;
+    ``defaults`` lets a key fall back to another key's figure when a table leaves it out
+    (a Banker win on 6 pays the Banker payout unless the table says otherwise).
+    """
+
+    kind: str
+    label: str
+    description: str
+    needs: tuple[str, ...]  # items of DATA
+    payouts: tuple[str, ...]
+    rule: Callable[[PlayCell], str] | Callable[[PairCell], str] = field(repr=False)
+    defaults: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def space(self) -> Space:
+        """Which cell the bet settles on: the play, or the first two cards of each hand."""
+        return "pairs" if {"pairs", "suits"} & set(self.needs) else "play"
+
+    @property
+    def entry(self) -> str:
+        """The least a round must be entered with to always settle this bet:
+        ``winner``, ``points`` or ``cards`` (flags entered with points count as points)."""
+        if {"cards", "suits"} & set(self.needs):
+            return "cards"
+        if set(self.needs) <= {"winner"}:
+            return "winner"
+        return "points"
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """Payout keys a rules file must give (the rest have defaults)."""
+        return tuple(k for k in self.payouts if k not in self.defaults)
+
+
+# --- the rules -------------------------------------------------------------------------
+
+
+def _side(c: PlayCell, side: str) -> tuple[int, int, bool]:
+    """(own total, other total, own natural) of ``side`` ("P" or "B")."""
+    if side == "P":
+        return c.player_points, c.banker_points, c.player_natural
+    return c.banker_points, c.player_points, c.banker_natural
+
+
+def _main(side: str) -> Callable[[PlayCell], str]:
+    def rule(c: PlayCell) -> str:
+        if c.winner == "T":
+            return PUSH
+        if c.winner != side:
+            return LOSE
+        return "six" if side == "B" and c.banker_points == 6 else "win"
+
+    return rule
+
+
+def _ez_banker(c: PlayCell) -> str:
+    if c.winner == "T" or (c.winner == "B" and c.banker_cards == 3 and c.banker_points == 7):
+        return PUSH
+    return "win" if c.winner == "B" else LOSE
+
+
+def _natural(side: str) -> Callable[[PlayCell], str]:
+    def rule(c: PlayCell) -> str:
+        own_natural = _side(c, side)[2]
+        if own_natural and c.winner == "T":
+            return REFUND
+        return "win" if own_natural and c.winner == side else LOSE
+
+    return rule
+
+
+def _dragon_bonus(side: str) -> Callable[[PlayCell], str]:
+    def rule(c: PlayCell) -> str:
+        natural = _side(c, side)[2]
+        if natural:
+            if c.winner == side:
+                return "natural"
+            if c.winner == "T":
+                return PUSH
+        if c.winner == side and c.margin >= 4:
+            return f"by_{c.margin}"
+        return LOSE
+
+    return rule
+
+
+def _three_card_win(side: str, total: int) -> Callable[[PlayCell], str]:
+    def rule(c: PlayCell) -> str:
+        cards = c.player_cards if side == "P" else c.banker_cards
+        own = _side(c, side)[0]
+        return "win" if c.winner == side and cards == 3 and own == total else LOSE
+
+    return rule
+
+
+def _lucky_6(c: PlayCell) -> str:
+    if c.winner == "B" and c.banker_points == 6:
+        return "two_cards" if c.banker_cards == 2 else "three_cards"
+    return LOSE
+
+
+def _super_tie(total: int) -> Callable[[PlayCell], str]:
+    return lambda c: "win" if c.winner == "T" and c.player_points == total else LOSE
+
+
+def _pair(which: str, at_least: int) -> Callable[[PairCell], str]:
+    def rule(c: PairCell) -> str:
+        p, b = c.player >= at_least, c.banker >= at_least
+        hit = {"player": p, "banker": b, "either": p or b}[which]
+        if not hit:
+            return LOSE
+        return "both" if which == "either" and p and b else "win"
+
+    return rule
+
+
+_DB_KEYS = ("natural", *(f"by_{m}" for m in range(9, 3, -1)))
+
+_ALL: list[BetKind] = [
+    BetKind("player", "Player", "Player hand wins; pushes on a tie.",
+            ("winner",), ("win",), _main("P")),
+    BetKind("banker", "Banker",
+            "Banker hand wins; pushes on a tie. A table may pay a win on 6 less ('six').",
+            ("winner", "points"), ("win", "six"), _main("B"), {"six": "win"}),
+    BetKind("tie", "Tie", "Both hands have the same total.",
+            ("winner",), ("win",), lambda c: "win" if c.winner == "T" else LOSE),
+    BetKind("player_pair", "Player Pair", "Player's first two cards have equal rank.",
+            ("pairs",), ("win",), _pair("player", RANK_PAIR)),
+    BetKind("banker_pair", "Banker Pair", "Banker's first two cards have equal rank.",
+            ("pairs",), ("win",), _pair("banker", RANK_PAIR)),
+    BetKind("big", "Big", "Five or six cards dealt in the round.",
+            ("cards", "naturals"), ("win",), lambda c: "win" if c.cards >= 5 else LOSE),
+    BetKind("small", "Small", "Four cards dealt in the round (neither hand draws).",
+            ("cards", "naturals"), ("win",), lambda c: "win" if c.cards == 4 else LOSE),
+    BetKind("any_pair", "Any Pair",
+            "Either hand's first two cards have equal rank ('both': when both do).",
+            ("pairs",), ("win", "both"), _pair("either", RANK_PAIR), {"both": "win"}),
+    BetKind("perfect_pair", "Perfect Pair",
+            "Either hand's first two cards are the same rank and suit ('both': when both are).",
+            ("pairs", "suits"), ("win", "both"), _pair("either", SUITED), {"both": "win"}),
+    BetKind("player_natural", "Player Natural",
+            "Player wins with a two-card 8 or 9; refunded on a natural tie.",
+            ("winner", "naturals"), ("win",), _natural("P")),
+    BetKind("banker_natural", "Banker Natural",
+            "Banker wins with a two-card 8 or 9; refunded on a natural tie.",
+            ("winner", "naturals"), ("win",), _natural("B")),
+    BetKind("super_6", "Super 6", "Banker wins with a total of 6 (two or three cards).",
+            ("winner", "points"), ("win",),
+            lambda c: "win" if c.winner == "B" and c.banker_points == 6 else LOSE),
+    *(
+        BetKind(f"super_tie_{k}", f"Super Tie {k}", f"The round ties on a total of {k}.",
+                ("winner", "points"), ("win",), _super_tie(k))
+        for k in range(10)
+    ),
+    BetKind("ez_banker", "Banker",
+            "Banker wins and is paid even money, except a three-card 7 pushes; a tie pushes.",
+            ("winner", "points", "cards", "naturals"), ("win",), _ez_banker),
+    BetKind("dragon_7", "Dragon 7", "Banker wins with a three-card 7.",
+            ("winner", "points", "cards", "naturals"), ("win",), _three_card_win("B", 7)),
+    BetKind("panda_8", "Panda 8", "Player wins with a three-card 8.",
+            ("winner", "points", "cards", "naturals"), ("win",), _three_card_win("P", 8)),
+    BetKind("dragon_bonus_player", "Dragon Bonus Player",
+            "Player wins with a natural ('natural'; a natural tie pushes), or wins "
+            "without one by 4 to 9 points ('by_4' .. 'by_9').",
+            ("winner", "points", "naturals"), _DB_KEYS, _dragon_bonus("P")),
+    BetKind("dragon_bonus_banker", "Dragon Bonus Banker",
+            "Banker wins with a natural ('natural'; a natural tie pushes), or wins "
+            "without one by 4 to 9 points ('by_4' .. 'by_9').",
+            ("winner", "points", "naturals"), _DB_KEYS, _dragon_bonus("B")),
+    BetKind("lucky_6", "Lucky 6",
+            "Banker wins with 6: on two cards ('two_cards') or three ('three_cards').",
+            ("winner", "points", "cards", "naturals"), ("two_cards", "three_cards"), _lucky_6),
+]  # fmt: skip
+
+KINDS: Mapping[str, BetKind] = MappingProxyType({k.kind: k for k in _ALL})
+"""Every bet kind by name, in display order."""
+
+KIND_NAMES: tuple[str, ...] = tuple(KINDS)
+"""Bet kinds in display order; the kernel's bet index is the position here."""
+
+
+# --- the cells, enumerated from the drawing rules ---------------------------------------
+
+
+def _play_index(pt: int, bt: int, pc: int, bc: int) -> int:
+    return ((pt * 10 + bt) * 2 + (pc - 2)) * 2 + (bc - 2)
+
+
+N_PLAY = 400
+N_PAIR = 9
+
+PLAY_CELLS: tuple[PlayCell, ...] = tuple(
+    PlayCell(pt, bt, pc, bc) for pt, bt, pc, bc in product(range(10), range(10), (2, 3), (2, 3))
+)
+"""All play cells, dense: index ``((pt*10 + bt)*2 + pc-2)*2 + bc-2`` (some cannot occur)."""
+
+PAIR_CELLS: tuple[PairCell, ...] = tuple(PairCell(p, b) for p, b in product(range(3), range(3)))
+"""All pair cells: index ``player*3 + banker``."""
+
+
+def play_index(c: PlayCell) -> int:
+    """Position of a play cell in `PLAY_CELLS`.
+
+    >>> PLAY_CELLS[play_index(PlayCell(7, 3, 3, 2))]
+    PlayCell(player_points=7, banker_points=3, player_cards=3, banker_cards=2)
+    """
+    return _play_index(c.player_points, c.banker_points, c.player_cards, c.banker_cards)
+
+
+def _possible_play() -> np.ndarray:
+    """Which play cells the drawing rules can produce (two-card totals × third cards)."""
+    out = np.zeros(N_PLAY, dtype=np.bool_)
+    for p2, b2 in product(range(10), range(10)):
+        p_thirds: list[int | None] = list(range(10)) if player_draws(p2, b2) else [None]
+        for p3 in p_thirds:
+            pf = p2 if p3 is None else (p2 + p3) % 10
+            draws = banker_draws(b2, p3, p2)
+            for b3 in range(10) if draws else [None]:
+                bf = b2 if b3 is None else (b2 + b3) % 10
+                out[_play_index(pf, bf, 2 if p3 is None else 3, 2 if b3 is None else 3)] = True
+    return out
+
+
+POSSIBLE_PLAY: np.ndarray = _possible_play()
+"""bool[N_PLAY]: play cells that can occur."""
+
+
+def resolve_payouts(kind: BetKind, given: Mapping[str, float]) -> dict[str, float]:
+    """Every payout key of ``kind`` with its figure, defaults filled in from ``given``."""
+    return {k: float(given[k] if k in given else given[kind.defaults[k]]) for k in kind.payouts}
+
+
+def cell_results(kind: BetKind) -> tuple[str, ...]:
+    """The kind's result on every cell of its space, in cell order (tabulated once)."""
+    return _tabulated(kind.kind)[0]
+
+
+@functools.cache
+def _tabulated(name: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """(results, codes): codes index ``(lose, push, refund, *payout keys)``."""
+    kind = KINDS[name]
+    cells = PLAY_CELLS if kind.space == "play" else PAIR_CELLS
+    results = tuple(kind.rule(c) for c in cells)  # type: ignore[arg-type]
+    order = (LOSE, PUSH, REFUND, *kind.payouts)
+    codes = np.array([order.index(r) for r in results], dtype=np.int64)
+    codes.setflags(write=False)
+    return results, codes
+
+
+def unit_returns(kind: BetKind, payouts: Mapping[str, float]) -> np.ndarray:
+    """Net result of one unit staked on every cell of the kind's space.
+
+    A win pays ``payouts[key]``; push and refund 0; a loss -1.
+    """
+    net = np.array([-1.0, 0.0, 0.0, *(payouts[k] for k in kind.payouts)])
+    return net[_tabulated(kind.kind)[1]]

@@ -1,0 +1,44 @@
+"""Numba's on-disk cache for kernels that call kernels of other modules.
+
+Numba keys a cached function by its own file's stamp only: change a kernel it calls in
+another file (the dealing primitives in `sim/kernel.py`, the exact-odds kernel in
+`bets/odds.py`) and it would go on loading the old machine code. A module that calls
+another module's kernels says so with `depends_on` (before its ``@njit(cache=True)``
+definitions) and its cached code is then also keyed by those files' stamps.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+from numba.core import config
+from numba.core.caching import CacheImpl, InTreeCacheLocator
+
+_DEPENDS: dict[str, tuple[str, ...]] = {}
+
+
+class _DependentLocator(InTreeCacheLocator):
+    """The in-tree cache (``__pycache__``), stamped with the dependencies' files too."""
+
+    def get_source_stamp(self) -> object:
+        deps = []
+        for path in _DEPENDS[os.path.abspath(self._py_file)]:
+            st = os.stat(path)
+            deps.append((path, st.st_mtime, st.st_size))
+        return (super().get_source_stamp(), tuple(deps))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):  # type: ignore[no-untyped-def]
+        if config.CACHE_DIR or os.path.abspath(py_file) not in _DEPENDS:
+            return None  # numba's own locators (NUMBA_CACHE_DIR wins, as it does for all)
+        return super().from_function(py_func, py_file)
+
+
+def depends_on(module_file: str, *modules: ModuleType) -> None:
+    """Key the cached kernels of ``module_file`` by ``modules``' source files as well."""
+    _DEPENDS[os.path.abspath(module_file)] = tuple(
+        os.path.abspath(str(m.__file__)) for m in modules
+    )
+    if _DependentLocator not in CacheImpl._locator_classes:
+        CacheImpl._locator_classes.insert(0, _DependentLocator)

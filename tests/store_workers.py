@@ -1,0 +1,110 @@
+"""Worker processes for the store's multi-process tests: ``python -m tests.store_workers MODE``.
+
+Each prints ``ready``, waits for a line on stdin (so all start together, no sleeps), works,
+and reports on stdout: ``ack ...`` lines as changes are acknowledged (the kill test reads
+them live) or one JSON line at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+
+from roads_app.errors import StorageError
+from roads_app.game.rounds import round_by_points, rounds_from_winners
+from roads_app.store import db
+
+
+def one_round(worker: int) -> object:
+    """A round whose player total names the worker that entered it (banker 9 wins)."""
+    import polars as pl
+
+    from roads_app.game.rounds import ROUNDS_SCHEMA
+
+    return pl.DataFrame([round_by_points(worker, 9)], schema=ROUNDS_SCHEMA, orient="row")
+
+
+def append_forever(data: str, shoe: str) -> None:
+    """Checked appends to one shoe until killed; ``ack VERSION ROUNDS`` after each commit."""
+    store = db.open_store(data)
+    row = rounds_from_winners("B")
+    print("ready", flush=True)
+    sys.stdin.readline()
+    while True:
+        version = store.version(shoe)
+        new = store.append_rounds(shoe, row, version)
+        print(f"ack {new} {store.load(shoe).rounds.height}", flush=True)
+
+
+def mixed(data: str, worker: int, seconds: float, shared: str, others: list[str]) -> None:
+    """Append to the shared shoe (checked) and rename/delete/restore the others, at random."""
+    store = db.open_store(data)
+    rng = random.Random(worker)
+    row = one_round(worker)
+    out: dict[str, list] = {"appended": [], "renamed": [], "deleted": [], "restored": [],
+                            "refused": [], "failed": []}  # fmt: skip
+    print("ready", flush=True)
+    sys.stdin.readline()
+    end = time.monotonic() + seconds
+    i = 0
+    while time.monotonic() < end:
+        i += 1
+        op = rng.choice(["append", "append", "rename", "delete", "restore"])
+        shoe = shared if op == "append" else rng.choice(others)
+        try:
+            if op == "append":
+                seen = store.load(shared)
+                v = store.append_rounds(shared, row, seen.version)
+                out["appended"].append([v, seen.rounds.height + 1])
+            elif op == "rename":
+                name = f"w{worker}-{i}"
+                store.rename(shoe, name)
+                out["renamed"].append([shoe, name])
+            elif op == "delete":
+                out["deleted"].append([shoe, store.delete(shoe)])
+            else:
+                out["restored"].append([shoe, store.restore(shoe)])
+        except StorageError as e:  # refused: stale, in the trash, not in the trash
+            kind = "refused" if _expected_refusal(str(e)) else "failed"
+            out[kind].append([op, shoe, str(e)])
+    print(json.dumps(out), flush=True)
+
+
+def _expected_refusal(message: str) -> bool:
+    return any(k in message for k in ("another tab", "deleted elsewhere", "not in the trash"))
+
+
+def reader(data: str, seconds: float, shoe: str) -> None:
+    """Load one shoe in a loop; every read must succeed and be whole."""
+    store = db.open_store(data)
+    reads, failed, last = 0, [], 0
+    print("ready", flush=True)
+    sys.stdin.readline()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            saved = store.load(shoe)
+            n = saved.rounds.height
+            if saved.rounds["round"].to_list() != list(range(1, n + 1)):
+                failed.append(f"rounds not numbered 1..{n}")
+            if saved.version < last:
+                failed.append(f"version went back from {last} to {saved.version}")
+            last = saved.version
+            reads += 1
+        except Exception as e:  # any failed read is a test failure, reported
+            failed.append(f"{type(e).__name__}: {e}")
+    print(json.dumps({"reads": reads, "failed": failed}), flush=True)
+
+
+if __name__ == "__main__":
+    mode, data, *rest = sys.argv[1:]
+    if mode == "append":
+        append_forever(data, rest[0])
+    elif mode == "mixed":
+        mixed(data, int(rest[0]), float(rest[1]), rest[2], rest[3].split(","))
+    elif mode == "reader":
+        reader(data, float(rest[0]), rest[1])
+    else:
+        raise SystemExit(f"unknown mode {mode}")

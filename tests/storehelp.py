@@ -1,0 +1,28 @@
+"""Test shorthands over the real store (`roads_app.store.db`): put, get and list shoes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from roads_app.game.rounds import ShoeMeta
+from roads_app.store import db
+
+
+def save_shoe(rounds: pl.DataFrame, meta: ShoeMeta, data_dir: Path) -> int:
+    """Create the shoe, or make an existing one hold exactly these rounds and metadata."""
+    store = db.open_store(data_dir)
+    if store.version(meta.id) is None:
+        return store.create_shoe(meta, rounds)
+    store.replace_rounds(meta.id, rounds, None)
+    return store.update_meta(meta)
+
+
+def load_shoe(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta]:
+    saved = db.open_store(data_dir).load(shoe_id)
+    return saved.rounds, saved.meta
+
+
+def list_shoes(data_dir: Path) -> pl.DataFrame:
+    return db.open_store(data_dir).list_shoes()
