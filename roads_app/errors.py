@@ -5,6 +5,12 @@ Every message says what is wrong and where, in words a player understands.
 
 from __future__ import annotations
 
+import os
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
 
 class RoadsAppError(Exception):
     """Base of every error a person or a file can cause; its str() is a one-line message."""
@@ -44,3 +50,68 @@ class StrategyError(RoadsAppError, ValueError):
 
 class ClusterError(RoadsAppError, RuntimeError):
     """A Ray cluster that cannot be used: Ray not installed, address unreachable, a shard lost."""
+class SchemaError(RoadsAppError):
+    """A value that does not fit its schema (wrong type, out of range, unknown field).
+
+    Deliberately not a ValueError: the schema library (pydantic) lets it through its
+    validators unchanged, so a failed check surfaces as this one-line message.
+    """
+
+
+def validation_message(errors: list[dict], where: str = "") -> str:
+    """One line from a schema library's error list: the field, what was wanted, what came.
+
+    >>> validation_message([{"loc": ("meta", "decks"), "msg": "Input should be a valid integer",
+    ...                      "input": "abc"}], "f.json")
+    "f.json: meta.decks: Input should be a valid integer (got 'abc')"
+    """
+    if not errors:
+        return f"{where}: invalid" if where else "invalid"
+    first = errors[0]
+    loc = ".".join(str(p) for p in first.get("loc", ()) if p != "__root__")
+    got = first.get("input")
+    shown = repr(got)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+    if first.get("type") in ("extra_forbidden", "unexpected_keyword_argument"):
+        msg = "unknown field"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    parts = [p for p in (where, loc) if p]
+    head = ": ".join(parts)
+    tail = f"{msg} (got {shown}){more}" if "input" in first else f"{msg}{more}"
+    return f"{head}: {tail}" if head else tail
+
+
+BUG_LOG_ENV = "ROADS_APP_LOG_DIR"
+
+
+def bug_log_dir() -> Path:
+    """Where full tracebacks of bugs go: ``$ROADS_APP_LOG_DIR`` or ``~/.cache/roads-app``."""
+    env = os.environ.get(BUG_LOG_ENV)
+    return Path(env) if env else Path.home() / ".cache" / "roads-app"
+
+
+def report_bug(exc: BaseException) -> str:
+    """Write ``exc``'s traceback to a log file; one line for the person, saying where it is.
+
+    Used for every exception outside `RoadsAppError`: those are our bugs, not user errors.
+    """
+    text = "".join(traceback.format_exception(exc))
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    where: str
+    for folder in (bug_log_dir(), Path(tempfile.gettempdir()) / "roads-app"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f"bug-{stamp}-", suffix=".log", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as fh:
+                fh.write(text)
+            where = name
+            break
+        except OSError:
+            continue
+    else:  # pragma: no cover - nowhere writable
+        where = "(no writable log folder)"
+    first = (str(exc).strip().splitlines() or [""])[0][:160]
+    what = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return f"bug in roads-app ({what}); the full traceback is in {where}"

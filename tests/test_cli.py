@@ -35,14 +35,14 @@ def test_simulate_then_show(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "args, msg",
     [
-        (["simulate", "--shoes", "0", "--seed", "1", "--out", "x.parquet"], "1 or more"),
+        (["simulate", "--shoes", "0", "--seed", "1", "--out", "x.parquet"], "use 1 to"),
         (["simulate", "--shoes", "2", "--seed", "-3", "--out", "x.parquet"], "seed"),
         (
             ["simulate", "--shoes", "2", "--seed", "1", "--decks", "9", "--out", "x.parquet"],
             "1 to 8",
         ),
         (["simulate", "--shoes", "2", "--seed", "1", "--out", "x.txt"], "must end in"),
-        (["simulate", "--shoes", "two", "--seed", "1", "--out", "x.parquet"], "invalid int"),
+        (["simulate", "--shoes", "two", "--seed", "1", "--out", "x.parquet"], "not a whole number"),
         (["show", "does-not-exist.parquet"], "no such file"),
         (["frobnicate"], "invalid choice"),
     ],

@@ -91,7 +91,7 @@ def test_import_prints_the_id_and_the_library_lists_it_by_name(
 
 
 BAD_FILES = [
-    ("bad.csv", b"winner\nB\nX\n", "row 2: winner 'X' is not B, P or T"),
+    ("bad.csv", b"winner\nB\nX\n", "row 2: winner 'X' is not B (banker), P (player) or T (tie)"),
     ("bad.json", b"{not json", "not valid JSON"),
     ("bad.parquet", b"PAR1garbage", "not a readable Parquet file"),
     ("shoe.txt", b"B\nP\n", "unknown file type"),

@@ -286,7 +286,7 @@ def test_cli_odds_study(capsys) -> None:
     assert got["shoes"] == 3 and got["seed"] == 5 and got["table"] == "asian-live"
     assert {b["bet"] for b in got["bets"]} == set(load_table("asian-live").bets)
     assert main(["odds-study", "--shoes", "0", "--seed", "5"]) == 2
-    assert "1 or more" in capsys.readouterr().err
+    assert "out of range: use 1 to" in capsys.readouterr().err
 
 
 # --- the Streamlit widgets (headless, streamlit.testing) ----------------------------------

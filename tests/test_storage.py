@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from roads_app.errors import StorageError
+from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import db
@@ -112,7 +112,7 @@ def test_paths_in_names_never_leave_the_folder(saved: tuple[Path, str], bad_id: 
     folder, _ = saved
     store = db.open_store(folder)
     before = store.list_shoes().drop("modified")
-    with pytest.raises(StorageError, match="not a plain name"):
+    with pytest.raises(RoadsAppError, match="not a plain name"):  # refused by the meta schema
         store.create_shoe(ShoeMeta(id=bad_id), rounds_from_winners("B"))
     with pytest.raises(StorageError):
         sh.load_shoe(bad_id, folder)

@@ -64,6 +64,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from roads_app import safe_io
 from roads_app.bets.spec import KIND_NAMES, KINDS, BetKind, resolve_payouts
 from roads_app.errors import RoadsAppError, RulesError
 from roads_app.game.shoe import ShoeOptions
@@ -73,6 +74,9 @@ RULES_DIR: Path = Path(str(resources.files("roads_app.rules")))
 
 TABLES_ENV = "ROADS_APP_TABLES"
 """Environment variable naming the user tables folder (``roads-app --tables DIR`` sets it)."""
+
+MAX_RULES_BYTES = 256 * 1024
+"""Largest rules file read (ours are about 3 KB)."""
 
 BET_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
     {k.kind: k.description for k in KINDS.values()}
@@ -312,7 +316,7 @@ def load_table(name_or_path: str | Path) -> Table:
     text = _read_toml_text(path, where)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
         raise RulesError(f"{where}: not valid TOML: {e}") from None
     try:
         model = _TableFile.model_validate(data)
@@ -327,17 +331,22 @@ def load_table(name_or_path: str | Path) -> Table:
 
 
 def _read_toml_text(path: Path, where: str) -> str:
-    """The file's text; the one place a rules file is read from disk."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The file's text; the one place a rules file is read from disk.
+
+    Regular files only, at most `MAX_RULES_BYTES`, nesting capped (tomllib recurses).
+    """
+    if not path.exists() and not path.is_symlink():
         known = ", ".join(list_tables()) or "none"
         raise RulesError(
             f"{where}: no such rules file (tables: {known}; add your own as "
             f"{user_tables_dir()}/<name>.toml)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise RulesError(f"{where}: cannot be read ({e.__class__.__name__}: {e})") from None
+        )
+    try:
+        text = safe_io.read_text_bounded(path, MAX_RULES_BYTES, where)
+        safe_io.check_depth(text, where, quotes="\"'")
+    except RoadsAppError as e:
+        raise RulesError(str(e)) from None
+    return text
 
 
 def _resolve(name_or_path: str | Path) -> Path:

@@ -1,7 +1,8 @@
 """The `roads-app` command: the dashboard by default, plus simulate / show / odds / ...
 
-Every error a person can cause ends as one line on stderr and exit status 2;
-no traceback. Each command family is a module of this package with a
+Every error a person can cause (our `RoadsAppError` family) ends as one line on
+stderr and exit status 2. Anything else is a bug: one line saying so and where the
+full traceback was written, exit status 1. Each command family is a module of this package with a
 `register(sub)` function; domain work lives in the core.
 """
 
@@ -14,9 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from roads_app.cli import api, backtest, files, odds, rules, shoes
-from roads_app.errors import RoadsAppError
+from roads_app.cli.args import host_name, port_number
+from roads_app.errors import RoadsAppError, report_bug
 
 DEFAULT_PORT = 8501
+DEFAULT_HOST = "127.0.0.1"
 
 COMMAND_GROUPS = (files, shoes, odds, backtest, rules, api)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
@@ -37,19 +40,25 @@ def _fail(message: str) -> int:
 def _cmd_dashboard(args: argparse.Namespace) -> int:
     from roads_app.ui.launch import check_port, run_dashboard
 
-    check_port(args.port)  # before the API starts beside it
-    host = getattr(args, "host", "127.0.0.1")
-    os.environ[api.HOST_ENV] = host  # the pages' token rule (ui.access) reads it
-    with api.api_beside(Path(args.data), args.api_port, host):
+    check_port(args.port, args.host)  # before the API starts beside it
+    os.environ[api.HOST_ENV] = args.host  # the pages' token rule (ui.access) reads it
+    with api.api_beside(Path(args.data), args.api_port, args.host):
         return run_dashboard(
             port=args.port, data_dir=Path(args.data), headless=args.headless,
-            cluster=args.cluster,
+            host=args.host, cluster=args.cluster,
         )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="roads-app", description="Baccarat roads scoreboard and bet simulator.")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="dashboard port (8501)")
+    p.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="dashboard port (8501)")
+    p.add_argument(
+        "--host",
+        type=host_name,
+        default=DEFAULT_HOST,
+        help="address the dashboard listens on (127.0.0.1: this machine only; "
+        "0.0.0.0 lets anyone on the network use it)",
+    )
     p.add_argument("--api-port", type=int, default=None,
                    help=f"port of the live-feed API started beside the dashboard "
                    f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)")  # fmt: skip
@@ -92,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         _places(args)
+        if args.command is not None and Path(args.data).is_dir():
+            from roads_app.store.files import sweep_temp_files
+
+            sweep_temp_files(Path(args.data))  # left by a write that was killed
         return int(args.func(args) or 0)
     except SystemExit as e:
         return int(e.code or 0) if not isinstance(e.code, str) else _fail(e.code)
@@ -103,5 +116,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # output piped into `head` and closed early: not an error the user made
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (OSError, ValueError) as e:
-        return _fail(f"{type(e).__name__}: {e}")
+    except Exception as e:  # not a user error: a bug, reported with where its traceback is
+        print(f"error: {report_bug(e)}", file=sys.stderr)
+        return 1

@@ -6,10 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from roads_app.cli.args import int_range, money, print_json, seed_number
+
+MAX_BACKTEST_SHOES = 10_000_000
+"""Most shoes one backtest deals (about an hour on one core with the fast engine)."""
+
 
 def _cmd_backtest(args: argparse.Namespace) -> int:
-    import json
-
     from roads_app.bets.tables import load_table
     from roads_app.sim import backtest as bt
     from roads_app.sim.kernel import needs_compile, set_threads
@@ -66,7 +69,10 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()  # type: ignore[attr-defined]
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        print(result.text())
     return 0
 
 
@@ -98,28 +104,47 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("backtest", help="a betting strategy over many shoes: EV, CI, ruin")
     s.add_argument("--strategy", required=True, help=f"one of {', '.join(STRATEGY_NAMES)}")
     s.add_argument("--bet", default=None, help="bet of flat/progression strategies (banker)")
-    s.add_argument("--shoes", type=int, default=None, help="simulated shoes to deal")
-    s.add_argument("--seed", type=int, default=1, help="seed of the shoes (1; reproducible)")
+    s.add_argument(
+        "--shoes",
+        type=int_range(1, MAX_BACKTEST_SHOES),
+        default=None,
+        help=f"simulated shoes to deal (1 to {MAX_BACKTEST_SHOES:_})",
+    )
+    s.add_argument(
+        "--seed", type=seed_number, default=1, help="seed of the shoes (1; reproducible)"
+    )
     s.add_argument("--rules", default="classic", help="table name (classic)")
     s.add_argument("--saved", action="store_true", help="use the saved shoes in --data instead")
-    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
-    s.add_argument("--bankroll", type=float, default=1000.0, help="per shoe (1000)")
-    s.add_argument("--unit", type=float, default=10.0, help="base stake (10)")
-    s.add_argument("--min-bet", type=float, default=None, help="table minimum (the table's)")
-    s.add_argument("--max-bet", type=float, default=None, help="table maximum (the table's)")
-    s.add_argument("--stop-loss", type=float, default=None, help="stop a shoe after losing this")
-    s.add_argument("--take-profit", type=float, default=None, help="stop a shoe after winning this")
+    s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
+    s.add_argument("--bankroll", type=money, default=1000.0, help="per shoe (1000)")
+    s.add_argument("--unit", type=money, default=10.0, help="base stake (10)")
+    s.add_argument("--min-bet", type=money, default=None, help="table minimum (the table's)")
+    s.add_argument("--max-bet", type=money, default=None, help="table maximum (the table's)")
+    s.add_argument("--stop-loss", type=money, default=None, help="stop a shoe after losing this")
+    s.add_argument("--take-profit", type=money, default=None, help="stop a shoe after winning this")
     s.add_argument(
         "--side", action="append", default=[], help="flat side bet BET[:UNITS], repeatable"
     )
-    s.add_argument("--after", type=int, default=3, help="against-streak: streak length (3)")
+    s.add_argument(
+        "--after",
+        type=int_range(1, 100),
+        default=3,
+        help="against-streak: streak length, 1 to 100 (3)",
+    )
     s.add_argument("--road", default="big_eye_boy", help=f"follow-road: {', '.join(ROADS)}")
-    s.add_argument("--wins", type=int, default=3, help="paroli: wins before the reset (3)")
+    s.add_argument(
+        "--wins",
+        type=int_range(1, 100),
+        default=3,
+        help="paroli: wins before the reset, 1 to 100 (3)",
+    )
     s.add_argument(
         "--progression", default="flat", help=f"pattern strategies' staking: {', '.join(STAKINGS)}"
     )
     s.add_argument("--engine", default="fast", choices=("fast", "plain"), help="fast (Numba)")
-    s.add_argument("--threads", type=int, default=None, help="threads for the fast engine (all)")
+    s.add_argument(
+        "--threads", type=int_range(1, 1024), default=None, help="threads for the fast engine (all)"
+    )
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.add_argument("--json", action="store_true", help="JSON: hands, wagered, net, ev, ci, ...")
     add_cluster_options(s, SHARD_SHOES, "the shoes")

@@ -6,6 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from roads_app.cli.args import int_range, seed_number
+
+MAX_SIMULATE_SHOES = 1_000_000
+"""Most shoes one `simulate` file holds (about 80 million rounds)."""
+
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
@@ -45,10 +50,17 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def register_simulate(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("simulate", help="deal N shoes from a seed into one file")
-    s.add_argument("--shoes", type=int, required=True)
-    s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--decks", type=int, default=8)
-    s.add_argument("--cut", type=int, default=14, help="cards behind the cut card (14)")
+    s.add_argument(
+        "--shoes",
+        type=int_range(1, MAX_SIMULATE_SHOES),
+        required=True,
+        help=f"shoes to deal (1 to {MAX_SIMULATE_SHOES:_})",
+    )
+    s.add_argument("--seed", type=seed_number, required=True)
+    s.add_argument("--decks", type=int_range(1, 8), default=8, help="1 to 8 (8)")
+    s.add_argument(
+        "--cut", type=int_range(0, 8 * 52), default=14, help="cards behind the cut card (14)"
+    )
     s.add_argument("--burn-between", action="store_true", help="burn one card between hands")
     s.add_argument("--out", required=True, help="output file (.parquet, .csv or .json)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

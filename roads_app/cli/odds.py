@@ -7,10 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from roads_app.cli.args import int_range, print_json, seed_number
+
+MAX_STUDY_SHOES = 1_000_000
+"""Most shoes one odds study deals."""
+
 
 def _cmd_odds(args: argparse.Namespace) -> int:
-    import json
-
     from roads_app.bets import odds
     from roads_app.bets.tables import load_table
     from roads_app.errors import RoundError
@@ -40,7 +43,7 @@ def _cmd_odds(args: argparse.Namespace) -> int:
             f"{left.cards_left} cards unseen ({ranks})"
         )
     if args.json:
-        print(json.dumps(odds.odds_records(frame), indent=2))
+        print_json(odds.odds_records(frame))
     else:
         print(head)
         print(odds.format_odds(frame))
@@ -111,7 +114,6 @@ def _cmd_odds_study(args: argparse.Namespace) -> int:
 
 
 def _print_study(args: argparse.Namespace, result: object) -> int:
-    import json
 
     from roads_app.bets import live_odds
 
@@ -125,7 +127,7 @@ def _print_study(args: argparse.Namespace, result: object) -> int:
             "closing": result.closing,
             "bets": result.records(),
         }
-        print(json.dumps(doc, indent=2))
+        print_json(doc)
     else:
         print(live_odds.format_study(result))
     return 0
@@ -156,13 +158,17 @@ STUDY_PROGRESS_FROM = 2_000
 def register_odds(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("odds", help="exact odds and house edge of every bet (or live odds)")
     s.add_argument("--rules", default=None, help="table name (classic; with --shoe: the shoe's)")
-    s.add_argument("--decks", type=int, default=None, help="decks in the shoe (the table's)")
+    s.add_argument(
+        "--decks", type=int_range(1, 8), default=None, help="decks in the shoe (the table's)"
+    )
     s.add_argument(
         "--shoe", default=None, help="a saved shoe's id or any shoe file: odds from its cards"
     )
-    s.add_argument("--after", type=int, default=None, help="with --shoe: after round N (last)")
     s.add_argument(
-        "--shoe-index", type=int, default=None, metavar="K",
+        "--after", type=int_range(0, 10_000), default=None, help="with --shoe: after round N (last)"
+    )
+    s.add_argument(
+        "--shoe-index", type=int_range(0, 10**9), default=None, metavar="K",
         help="with --shoe FILE of many shoes: shoe K (needed unless it holds one)",
     )  # fmt: skip
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
@@ -175,8 +181,15 @@ def register_odds_study(sub: argparse._SubParsersAction) -> None:
     from roads_app.sim.cluster import STUDY_SHARD_SHOES
 
     s = sub.add_parser("odds-study", help="how often each bet turns positive over many shoes")
-    s.add_argument("--shoes", type=int, required=True, help="simulated shoes to deal")
-    s.add_argument("--seed", type=int, required=True, help="seed of the shoes (reproducible)")
+    s.add_argument(
+        "--shoes",
+        type=int_range(1, MAX_STUDY_SHOES),
+        required=True,
+        help=f"simulated shoes to deal (1 to {MAX_STUDY_SHOES:_})",
+    )
+    s.add_argument(
+        "--seed", type=seed_number, required=True, help="seed of the shoes (reproducible)"
+    )
     s.add_argument("--rules", default="winbox", help="table name (winbox)")
     s.add_argument(
         "--ignore-closing", action="store_true", help="bet positive hands past closing rounds"

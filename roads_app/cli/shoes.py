@@ -30,7 +30,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         cols.append("deleted")
     shoes = shoes.select(cols)
     if args.json:
-        print(json.dumps(shoes.to_dicts(), indent=1))
+        print(json.dumps(shoes.to_dicts(), indent=1, allow_nan=False))
         return 0
     for r in shoes.iter_rows(named=True):
         gone = f"\tdeleted {r['deleted']}" if args.trash else ""
@@ -97,7 +97,7 @@ def _cmd_empty_trash(args: argparse.Namespace) -> int:
 def _cmd_history(args: argparse.Namespace) -> int:
     hist = _store(args).history(_id(args.id))
     if args.json:
-        print(json.dumps(hist.to_dicts(), indent=1))
+        print(json.dumps(hist.to_dicts(), indent=1, allow_nan=False))
         return 0
     for r in hist.iter_rows(named=True):
         where = f" round {r['round']}" if r["round"] is not None else ""

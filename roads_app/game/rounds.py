@@ -16,16 +16,20 @@ can call them and keep the previous frame when one raises.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import polars as pl
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from roads_app.errors import RoundError, ShoeCompositionError
+from roads_app.errors import RoundError, SchemaError, ShoeCompositionError, validation_message
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, check_hand
 
@@ -55,37 +59,125 @@ MULTI_SHOE_SCHEMA: pl.Schema = pl.Schema({"shoe": pl.Int32, **ROUNDS_SCHEMA})
 Source = Literal["hand", "simulated", "imported"]
 SOURCES: tuple[str, ...] = ("hand", "simulated", "imported")
 
+NAME_MAX = 100
+"""Longest shoe name, in characters."""
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+"""A shoe id and a rules table name: a plain name, never a path."""
+_BAD_NAME_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")  # controls, lone surrogates, line breaks
 
-@dataclass(frozen=True)
+
+def check_name(name: object) -> str:
+    """The one rule for a shoe's name (new shoes, rename, import): its trimmed text.
+
+    One line of 1 to 100 printable characters (no tabs, line breaks, control
+    characters or lone surrogates), not only spaces.
+
+    >>> check_name("  Table 3 ")
+    'Table 3'
+    >>> check_name("a\\tb")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    roads_app.errors.RoundError: a shoe name is one line ... (character 2 is '\\t')
+    """
+    if not isinstance(name, str):
+        raise RoundError(f"a shoe name is text, not {type(name).__name__}")
+    text = name.strip()
+    rule = f"a shoe name is one line of 1 to {NAME_MAX} printable characters"
+    if not text:
+        raise RoundError(f"{rule} (this one is empty)")
+    if len(text) > NAME_MAX:
+        raise RoundError(f"{rule} (this one has {len(text)})")
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) in _BAD_NAME_CATEGORIES:
+            raise RoundError(f"{rule} (character {i + 1} is {ch!r})")
+    return text
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _one_line_schema_errors(cls: type, data: Any, handler: Any) -> Any:
+    try:
+        return handler(data)
+    except ValidationError as e:
+        raise SchemaError(validation_message(e.errors(), "shoe metadata")) from None
+
+
+_Text = Annotated[str, Field(max_length=2000)]
+
+
+@pydantic_dataclass(frozen=True, config=ConfigDict(strict=True, extra="forbid"))
 class ShoeMeta:
-    """What travels with a shoe besides its rounds (kept in the Parquet file's metadata)."""
+    """What travels with a shoe besides its rounds; the one schema of shoe metadata.
 
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    name: str = ""
-    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
-    source: str = "hand"
-    decks: int = 8
-    seed: int | None = None
+    Checked on construction (types, ranges, lengths, unknown fields) by pydantic, so a
+    file's metadata and a new shoe's pass the same checks; a failure is a one-line
+    `SchemaError`. ``rules`` is a table *name*, never a path.
+    """
+
+    id: str = field(default_factory=_new_id)
+    name: Annotated[str, Field(max_length=NAME_MAX)] = ""
+    created: Annotated[str, Field(max_length=40)] = field(default_factory=_now)
+    source: Source = "hand"
+    decks: Annotated[int, Field(ge=1, le=8)] = 8
+    seed: Annotated[int, Field(ge=0, lt=2**64)] | None = None
     rules: str = "classic"
-    notes: str = ""
+    notes: _Text = ""
     burn_card: str | None = None  # the face-up first card, where the shoe records it
-    cut: int | None = None
+    cut: Annotated[int, Field(ge=0, le=8 * 52)] | None = None
 
-    def __post_init__(self) -> None:
-        if self.source not in SOURCES:
-            raise RoundError(f"shoe source {self.source!r} is not one of {', '.join(SOURCES)}")
-        if not isinstance(self.decks, int) or not 1 <= self.decks <= 8:
-            raise RoundError(f"decks {self.decks!r} is out of range: a shoe has 1 to 8 decks")
-        if self.burn_card is not None:
-            object.__setattr__(self, "burn_card", playing_cards.parse_card(self.burn_card))
+    @field_validator("id", "rules")
+    @classmethod
+    def _plain(cls, v: str) -> str:
+        if not re.match(ID_PATTERN, v):
+            raise ValueError("is not a plain name (letters, digits, '-' and '_'; no paths)")
+        return v
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if v and check_name(v) != v:
+            raise ValueError("has spaces at either end")
+        return v
+
+    @field_validator("created")
+    @classmethod
+    def _created(cls, v: str) -> str:
+        try:
+            datetime.fromisoformat(v)
+        except ValueError:
+            raise ValueError("is not an ISO 8601 date and time") from None
+        return v
+
+    @field_validator("notes")
+    @classmethod
+    def _notes(cls, v: str) -> str:
+        bad = [ch for ch in v if unicodedata.category(ch) == "Cs" or ch == "\0"]
+        if bad:
+            raise ValueError(f"holds a character that is not text ({bad[0]!r})")
+        return v
+
+    @field_validator("burn_card")
+    @classmethod
+    def _burn(cls, v: str | None) -> str | None:
+        return None if v is None else playing_cards.parse_card(v)
+
+    _wrap = model_validator(mode="wrap")(classmethod(_one_line_schema_errors))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ShoeMeta:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in known})
+    def from_dict(cls, d: object) -> ShoeMeta:
+        """From a parsed JSON object; unknown keys, wrong types and bad values are refused."""
+        if not isinstance(d, dict):
+            raise SchemaError(f"shoe metadata is {type(d).__name__}, not an object")
+        return cls(**{str(k): v for k, v in d.items()})
 
 
 def empty_rounds() -> pl.DataFrame:

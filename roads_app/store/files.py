@@ -23,6 +23,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -30,26 +31,32 @@ from typing import Any
 
 import polars as pl
 
-from roads_app.errors import RoadsAppError, StorageError
-from roads_app.game import cards as C
-from roads_app.game.drawing import check_hand
-from roads_app.game.rounds import (
-    MULTI_SHOE_SCHEMA,
-    ROUNDS_SCHEMA,
-    WINNERS,
-    ShoeMeta,
-    check_composition,
-    derive_from_cards,
-    winner_from_points,
+from roads_app import safe_io
+from roads_app.errors import StorageError
+from roads_app.game.rounds import ID_PATTERN, MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
+from roads_app.store.importing import (  # parsing and checking files lives there
+    FORMAT_KEY,
+    MAX_IMPORT_BYTES,
+    META_KEY,
+    import_bytes,
+    import_path,
+    meta_from_text,
+    read_any,
+    read_parquet_checked,
+    validate_rounds,
 )
 
+__all__ = [
+    "FORMAT_KEY", "MAX_IMPORT_BYTES", "META_KEY", "import_bytes", "import_path",
+    "read_any", "validate_rounds",
+]  # fmt: skip
+
 DATA_DIR = Path("data")
-META_KEY = "roads_app.meta"
-FORMAT_KEY = "roads_app.format"
 FORMAT_VERSION = "1"
 FORMATS: tuple[str, ...] = ("parquet", "csv", "json")
-MAX_IMPORT_BYTES = 2 * 1024 * 1024
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+MAX_SAVED_BYTES = 4 * 1024 * 1024
+"""Largest one-shoe Parquet file read back (one shoe is a few KB)."""
+_ID_RE = re.compile(ID_PATTERN)
 
 # --- names and atomic writes ---------------------------------------------------------
 
@@ -65,10 +72,19 @@ def check_shoe_id(shoe_id: str) -> str:
 
 
 def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
-    """Write via a temporary file in the same folder, then rename over the target."""
+    """Write via a temporary file in the same folder, then rename over the target.
+
+    The temporary file's name carries the writer's process id, so a file left by a
+    killed writer is recognised (its process is gone) and removed by `sweep_temp_files`.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as e:
+        raise StorageError(f"{path}: cannot be written ({e.strerror})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -76,18 +92,79 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; a saved shoe is an ordinary file
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and not isinstance(e, StorageError):
+            raise StorageError(f"{path}: cannot be written ({e.strerror or e})") from None
         raise
     return path
+
+
+_TEMP_RE = re.compile(r"^\..+\.(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
+_OLD_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+STALE_TEMP_SECONDS = 3600.0
+"""A temporary file without a writer's process id is left for an hour, then removed."""
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 2**22  # another user's process, or not a pid at all
+    return True
+
+
+def sweep_temp_files(folder: Path, name: str | None = None) -> list[Path]:
+    """Remove temporary files left in ``folder`` by writes that were killed; returns them.
+
+    Only our own pattern (``.<name>.<pid>.<random>.tmp``) whose process is gone, or an
+    older-style ``.<name>.<random>.tmp`` untouched for an hour; ``name`` narrows it to one
+    target file's temporaries.
+    """
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        if not entry.name.startswith(".") or not entry.name.endswith(".tmp"):
+            continue
+        if name is not None and not entry.name.startswith(f".{name}."):
+            continue
+        m = _TEMP_RE.match(entry.name)
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if m:
+                stale = not _alive(int(m["pid"]))
+            else:
+                stale = bool(_OLD_TEMP_RE.match(entry.name)) and (
+                    now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
+                )
+            if stale:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
 
 
 def atomic_write_path(path: Path, write: Callable[[Path], None]) -> Path:
     """`atomic_write` for writers that open the file themselves (by its path)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as e:
+        raise StorageError(f"{path}: cannot be written ({e.strerror})") from None
     os.close(fd)
     try:
         write(Path(tmp))
@@ -130,10 +207,17 @@ def _read_parquet(source: Path | bytes, label: str) -> tuple[pl.DataFrame, dict[
 def read_shoe_file(path: Path) -> tuple[pl.DataFrame, ShoeMeta] | None:
     """One saved-shoe Parquet file (checked), or None for a multi-shoe simulation file."""
     path = Path(path)
-    frame, md = _read_parquet(path, path.name)
-    if MULTI_SHOE_SCHEMA.names()[0] in frame.columns:
-        return None
-    meta = _meta_from(md.get(META_KEY), path.name, default_id=path.stem)
+    try:
+        if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(path):
+            return None
+    except Exception:
+        pass  # damaged: the checked read below says how, in one line
+    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
+    frame, md = read_parquet_checked(data, path.name, 10_000, 64 * MAX_SAVED_BYTES)
+    if META_KEY in md:
+        meta = meta_from_text(md[META_KEY], path.name)
+    else:
+        meta = ShoeMeta(id=_safe_id(path.stem), name=_safe_id(path.stem), source="imported")
     return validate_rounds(frame, path.name, decks=meta.decks, burn_card=meta.burn_card), meta
 
 
@@ -152,117 +236,12 @@ def read_bets_file(path: Path) -> pl.DataFrame:
         raise StorageError(f"{path.name}: bet history has a column of the wrong type") from None
 
 
-def _meta_from(text: str | None, label: str, default_id: str) -> ShoeMeta:
-    if text is None:
-        return ShoeMeta(id=_safe_id(default_id), name=default_id, source="imported")
-    try:
-        return ShoeMeta.from_dict(json.loads(text))
-    except (ValueError, TypeError, RoadsAppError) as e:
-        raise StorageError(f"{label}: shoe metadata is damaged ({_first_line(e)})") from None
-
-
 def _safe_id(text: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_")[:64]
     return cleaned if cleaned and _ID_RE.match(cleaned) else ShoeMeta().id
 
 
-# --- checking a frame that came from a file -----------------------------------------
-
-
-def validate_rounds(
-    frame: pl.DataFrame, label: str, *, decks: int = 8, burn_card: str | None = None
-) -> pl.DataFrame:
-    """Bring a frame into `ROUNDS_SCHEMA` and check every round; StorageError on a problem."""
-    try:
-        return _validate(frame, decks, burn_card)
-    except RoadsAppError as e:
-        raise StorageError(f"{label}: {e}") from None
-
-
-def _validate(frame: pl.DataFrame, decks: int, burn_card: str | None) -> pl.DataFrame:
-    cols = set(frame.columns)
-    if "winner" not in cols:
-        raise StorageError(
-            f"no 'winner' column (found: {', '.join(frame.columns) or 'none'}); "
-            "a shoe file needs at least one column of B/P/T"
-        )
-    extra = cols - set(ROUNDS_SCHEMA.names())
-    if extra:
-        raise StorageError(f"unknown column(s) {', '.join(sorted(extra))}")
-    out = frame
-    for name, dtype in ROUNDS_SCHEMA.items():
-        if name not in cols:
-            out = out.with_columns(pl.lit(None, dtype=dtype).alias(name))
-    winners = out["winner"].cast(pl.String).str.strip_chars().str.to_uppercase()
-    bad = winners.is_null() | ~winners.is_in(list(WINNERS))
-    if bad.any():
-        i = int(bad.arg_max())  # type: ignore[arg-type]
-        raise StorageError(f"row {i + 1}: winner {out['winner'][i]!r} is not B, P or T")
-    out = out.with_columns(winner=winners)
-    for name, dtype in ROUNDS_SCHEMA.items():
-        try:
-            out = out.with_columns(pl.col(name).cast(dtype, strict=True))
-        except Exception:
-            raise StorageError(f"column {name!r} does not hold {dtype} values") from None
-    out = out.select(ROUNDS_SCHEMA.names())
-    n = out.height
-    if n and out["round"].null_count() < n:
-        expect = pl.int_range(1, n + 1, eager=True, dtype=pl.Int32)
-        wrong = out["round"].ne_missing(expect)
-        if wrong.any():
-            i = int(wrong.arg_max())  # type: ignore[arg-type]
-            raise StorageError(f"row {i + 1}: round number {out['round'][i]} should be {i + 1}")
-    out = out.with_columns(pl.int_range(1, n + 1, dtype=pl.Int32).alias("round"))
-    for side in ("player", "banker"):
-        pts = out[f"{side}_points"]
-        oob = pts.is_not_null() & ((pts < 0) | (pts > 9))
-        if oob.any():
-            i = int(oob.arg_max())  # type: ignore[arg-type]
-            raise StorageError(f"row {i + 1}: {side} points {pts[i]} out of range 0-9")
-    _check_cards(out)
-    derived = derive_from_cards(out)
-    _check_agrees(out, derived)
-    check_composition(out, decks, [burn_card] if burn_card else [])
-    return derived
-
-
-def _check_cards(out: pl.DataFrame) -> None:
-    """Card codes and the drawing rules, row by row (rows with cards only)."""
-    rows = out.select("round", "player_cards", "banker_cards").filter(
-        pl.col("player_cards").is_not_null() | pl.col("banker_cards").is_not_null()
-    )
-    for r, pc, bc in rows.iter_rows():
-        if pc is None or bc is None:
-            raise StorageError(f"row {r}: cards given for one hand only")
-        try:
-            hand = check_hand(C.parse_cards(pc), C.parse_cards(bc))
-        except RoadsAppError as e:
-            raise StorageError(f"row {r}: {e}") from None
-        if list(hand.player_cards) != pc or list(hand.banker_cards) != bc:
-            raise StorageError(f"row {r}: card codes are not canonical ({pc} / {bc})")
-
-
-def _check_agrees(given: pl.DataFrame, derived: pl.DataFrame) -> None:
-    """Where a file gives both cards and other fields, they must agree; points with winner."""
-    for name in ROUNDS_SCHEMA.names()[1:8]:
-        g, d = given[name], derived[name]
-        clash = g.is_not_null() & d.is_not_null() & (g.cast(pl.String) != d.cast(pl.String))
-        if clash.any():
-            i = int(clash.arg_max())  # type: ignore[arg-type]
-            raise StorageError(f"row {i + 1}: {name} is {g[i]} but the cards/points say {d[i]}")
-    pts = derived.filter(
-        pl.col("player_points").is_not_null() & pl.col("banker_points").is_not_null()
-    )
-    bad = pts.with_columns(expect=winner_from_points()).filter(pl.col("winner") != pl.col("expect"))
-    if bad.height:
-        r = bad.row(0, named=True)
-        raise StorageError(
-            f"row {r['round']}: winner {r['winner']} disagrees with points "
-            f"player {r['player_points']}, banker {r['banker_points']}"
-        )
-
-
-# --- import and export -----------------------------------------------------------------
+# --- export -------------------------------------------------------------------------
 
 
 def _cards_to_text(frame: pl.DataFrame) -> pl.DataFrame:
@@ -289,129 +268,6 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
     else:
         raise StorageError(f"export format {fmt!r} is not one of {', '.join(FORMATS)}")
     return buf.getvalue()
-
-
-def import_bytes(
-    data: bytes, filename: str, name: str | None = None
-) -> tuple[pl.DataFrame, ShoeMeta]:
-    """Parse and check an uploaded shoe (CSV, JSON or Parquet); a fresh id is given."""
-    label = Path(filename).name or "upload"
-    if len(data) > MAX_IMPORT_BYTES:
-        raise StorageError(
-            f"{label}: {len(data) / 1e6:.1f} MB is over the {MAX_IMPORT_BYTES // 2**20} MB limit"
-        )
-    if not data:
-        raise StorageError(f"{label}: the file is empty")
-    fmt = Path(label).suffix.lower().lstrip(".")
-    meta_in: dict[str, Any] = {}
-    if fmt == "parquet":
-        frame, md = _read_parquet(data, label)
-        if "shoe" in frame.columns:
-            raise StorageError(f"{label}: holds several shoes; import one shoe at a time")
-        if md.get(META_KEY):
-            meta_in = _meta_from(md[META_KEY], label, label).to_dict()
-    elif fmt == "csv":
-        frame = _parse_csv(data, label)
-    elif fmt == "json":
-        frame, meta_in = _parse_json(data, label)
-    else:
-        raise StorageError(f"{label}: unknown file type {fmt!r}: import .csv, .json or .parquet")
-    decks = int(meta_in.get("decks") or 8)
-    burn = meta_in.get("burn_card")
-    try:
-        rounds = validate_rounds(frame, label, decks=decks, burn_card=burn)
-        keep = {
-            k: meta_in[k]
-            for k in ("decks", "seed", "rules", "notes", "burn_card", "cut", "created")
-            if meta_in.get(k) is not None
-        }
-        meta = ShoeMeta(
-            name=(name or meta_in.get("name") or Path(label).stem)[:100], source="imported", **keep
-        )
-    except StorageError:
-        raise
-    except RoadsAppError as e:
-        raise StorageError(f"{label}: {e}") from None
-    return rounds, meta
-
-
-def _parse_csv(data: bytes, label: str) -> pl.DataFrame:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise StorageError(f"{label}: not a text CSV file (not UTF-8)") from None
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        raise StorageError(f"{label}: the file has no rows")
-    if all("," not in ln for ln in lines):  # the simplest form: one column of B/P/T
-        body = lines[1:] if lines[0].lower() in ("winner", "result") else lines
-        return pl.DataFrame({"winner": body})
-    try:
-        frame = pl.read_csv(io.BytesIO(data), infer_schema=False)
-    except Exception as e:
-        raise StorageError(f"{label}: not a readable CSV file ({_first_line(e)})") from None
-    if "result" in frame.columns and "winner" not in frame.columns:
-        frame = frame.rename({"result": "winner"})
-    casts: list[pl.Expr] = []
-    for col in frame.columns:
-        if col in ("player_cards", "banker_cards"):
-            casts.append(pl.col(col).str.split(" ").alias(col))
-        elif col in ("player_pair", "banker_pair", "player_natural", "banker_natural"):
-            casts.append(
-                pl.col(col)
-                .str.to_lowercase()
-                .replace_strict(
-                    {"true": True, "false": False, "1": True, "0": False},
-                    default=None,
-                    return_dtype=pl.Boolean,
-                )
-            )
-            if (
-                frame[col].is_not_null()
-                & ~frame[col].str.to_lowercase().is_in(["true", "false", "1", "0"])
-            ).any():
-                raise StorageError(f"{label}: column {col!r} holds values other than true/false")
-        elif col in ("round", "player_points", "banker_points"):
-            bad = frame[col].is_not_null() & ~frame[col].str.strip_chars().str.contains(r"^-?\d+$")
-            if bad.any():
-                i = int(bad.arg_max())  # type: ignore[arg-type]
-                raise StorageError(f"{label}: row {i + 1}: {col} {frame[col][i]!r} is not a number")
-            casts.append(pl.col(col).str.strip_chars().cast(pl.Int64))
-    return frame.with_columns(casts)
-
-
-def _parse_json(data: bytes, label: str) -> tuple[pl.DataFrame, dict[str, Any]]:
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise StorageError(f"{label}: not valid JSON ({_first_line(e)})") from None
-    meta: dict[str, Any] = {}
-    if isinstance(doc, dict):
-        meta = doc.get("meta") or {}
-        if not isinstance(meta, dict):
-            raise StorageError(f"{label}: 'meta' is not an object")
-        doc = doc.get("rounds")
-    if isinstance(doc, str):
-        return pl.DataFrame({"winner": [c for c in doc if not c.isspace()]}), meta
-    if not isinstance(doc, list):
-        raise StorageError(f"{label}: expected a list of rounds (or an object with 'rounds')")
-    if all(isinstance(x, str) for x in doc):
-        return pl.DataFrame({"winner": doc}, schema={"winner": pl.String}), meta
-    if not all(isinstance(x, dict) for x in doc):
-        raise StorageError(f'{label}: every round must be an object like {{"winner": "B"}}')
-    keys = set().union(*(x.keys() for x in doc)) if doc else {"winner"}
-    unknown = keys - set(ROUNDS_SCHEMA.names())
-    if unknown:
-        raise StorageError(f"{label}: unknown field(s) {', '.join(sorted(unknown))}")
-    try:
-        frame = pl.DataFrame(
-            doc,
-            schema={k: v for k, v in ROUNDS_SCHEMA.items() if k in keys} | {"winner": pl.String},
-            strict=False,
-        )
-    except Exception as e:
-        raise StorageError(f"{label}: rounds do not fit the schema ({_first_line(e)})") from None
-    return frame, meta
 
 
 # --- whole files: the CLI's simulate/show ---------------------------------------------
@@ -485,6 +341,7 @@ def write_batches(frames: Iterable[pl.DataFrame], path: Path) -> tuple[Path, int
     """
     fmt = check_out_path(path)
     rows = 0
+    sweep_temp_files(Path(path).parent, Path(path).name)  # left by a killed earlier run
 
     def write(tmp: Path) -> None:
         nonlocal rows
@@ -507,25 +364,6 @@ def write_batches(frames: Iterable[pl.DataFrame], path: Path) -> tuple[Path, int
             sink.close()
 
     return atomic_write_path(path, write), rows
-
-
-def read_any(path: Path) -> pl.DataFrame:
-    """Read a shoe file or a multi-shoe simulation file for display (checked)."""
-    path = Path(path)
-    if not path.exists():
-        raise StorageError(f"{path}: no such file")
-    if path.suffix.lower() == ".parquet":
-        frame, md = _read_parquet(path, path.name)
-        if "shoe" in frame.columns:
-            missing = set(MULTI_SHOE_SCHEMA.names()) - set(frame.columns)
-            if missing:
-                raise StorageError(f"{path.name}: missing column(s) {', '.join(sorted(missing))}")
-            return frame.select(MULTI_SHOE_SCHEMA.names())
-        meta = _meta_from(md.get(META_KEY), path.name, path.stem)
-        return validate_rounds(frame, path.name, decks=meta.decks)
-    if path.stat().st_size > 50 * MAX_IMPORT_BYTES:
-        raise StorageError(f"{path.name}: too large to show")
-    return import_bytes(path.read_bytes(), path.name)[0]
 
 
 def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
@@ -558,6 +396,7 @@ def show_summary(path: Path) -> str:
     """`summary` of a file; a multi-shoe Parquet or CSV file (any size) is scanned, not
     loaded (a multi-shoe JSON file is still refused as one shoe: JSON has no scanner)."""
     path = Path(path)
+    safe_io.check_regular_file(path, str(path))  # a FIFO or a device is never opened
     if path.suffix.lower() == ".parquet" and path.exists():
         try:
             names = pl.read_parquet_schema(path)

@@ -19,10 +19,11 @@ from typing import Any
 
 import polars as pl
 
+from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
-from roads_app.store import db
+from roads_app.store import db, importing
 from roads_app.store import files as storage
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
@@ -58,9 +59,14 @@ def import_upload(
 
 
 def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta:
-    """A file of one shoe: the same checks as an upload, size first, without reading it all."""
-    path = Path(path)
-    return import_upload(_read_bytes(path, storage.MAX_IMPORT_BYTES), path.name, data_dir, name)
+    """`roads-app import FILE`: the same checks as an upload, on a bounded read.
+
+    Only a regular file is read, and at most the limit plus one byte of it, so
+    ``/dev/zero``, a FIFO or a file that grows while it is read are refused in one line.
+    """
+    rounds, meta = storage.import_path(Path(path), name=name)
+    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
+    return meta
 
 
 # --- files of many shoes: what `simulate` writes, taken apart for the other commands -------
@@ -84,7 +90,9 @@ def split_shoes(data: bytes, filename: str) -> dict[int, bytes]:
     fmt = Path(label).suffix.lower().lstrip(".")
     try:
         if fmt == "parquet":
-            frame = pl.read_parquet(io.BytesIO(data))
+            frame, _ = importing.read_parquet_checked(
+                data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
+            )
             if SHOE_COLUMN not in frame.columns:
                 return {}
             numbers = frame[SHOE_COLUMN].cast(pl.String).to_list()
@@ -147,21 +155,8 @@ def _split_json(data: bytes, label: str) -> dict[int, bytes]:
 
 
 def _read_bytes(path: Path, limit: int) -> bytes:
-    """A file's bytes, refusing a missing file, a folder or one over ``limit`` first."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise StorageError(f"{path}: no such file") from None
-    except OSError as e:
-        raise StorageError(f"{path}: cannot be read ({e.strerror})") from None
-    if path.is_dir():
-        raise StorageError(f"{path}: is a folder, not a shoe file")
-    if size > limit:
-        raise StorageError(
-            f"{path.name}: {size / 2**20:.1f} MB is over the {limit // 2**20} MB limit"
-        )
-    return path.read_bytes()
+    """A regular file's bytes, at most ``limit``: a device, FIFO or folder is refused first."""
+    return safe_io.read_bounded(Path(path), limit, str(path))
 
 
 def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -> None:

@@ -34,6 +34,7 @@ from roads_app.roads.stats import shoe_stats
 from roads_app.ui import access, board_host, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board
+from roads_app.ui.guard import guarded, plain
 from roads_app.ui.live_odds import render_live_odds
 
 FLAGS: tuple[tuple[str, str], ...] = (
@@ -196,11 +197,11 @@ def render_odds(state: session.ShoeState) -> None:
 
 def _header(state: session.ShoeState) -> None:
     meta: ShoeMeta = state.meta
-    title = meta.name or f"Shoe {meta.id}"
+    title = plain(meta.name or f"Shoe {meta.id}")  # a name is text, never markup
     saved = "" if state.saved else " · new, saved on the first result"
     st.markdown(
         f"### {title}\n"
-        f"Table **{meta.rules}** · {meta.decks} decks{saved} · "
+        f"Table **{plain(meta.rules)}** · {meta.decks} decks{saved} · "
         f"<span data-testid='round-count'>Round {state.round_count}</span>"
         + (f" · <a href='display?shoe={meta.id}' target='_blank'>display screen</a>"
            if state.saved else ""),
@@ -323,6 +324,7 @@ def render_resume() -> None:
 
 
 @st.fragment
+@guarded
 def shoe_fragment() -> None:
     """The part of the page one result reruns: the board across the whole width, the
     entry under it, then the entry tabs and bets beside the statistics and odds (the

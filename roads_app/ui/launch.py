@@ -1,4 +1,4 @@
-"""Start the dashboard: `roads-app [--port N] [--data DIR] [--headless]`.
+"""Start the dashboard: `roads-app [--host H] [--port N] [--data DIR] [--headless]`.
 
 Runs ``streamlit run app.py`` in a child process (this module's ``__main__``, which
 imports the app first so the first page load is quick) so Streamlit owns its own
@@ -9,6 +9,7 @@ usage statistics, no file watcher (a player's machine is not a dev server).
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import socket
@@ -18,15 +19,21 @@ from pathlib import Path
 from types import FrameType
 
 from roads_app.errors import RoadsAppError, StorageError
+from roads_app.store.files import sweep_temp_files
 
 APP_PATH = Path(__file__).resolve().with_name("app.py")
 DATA_ENV = "ROADS_APP_DATA"
 
 
-def streamlit_command(port: int, headless: bool) -> list[str]:
+DEFAULT_HOST = "127.0.0.1"
+"""Only this machine can reach the dashboard unless ``--host`` says otherwise."""
+
+
+def streamlit_command(port: int, headless: bool, host: str = DEFAULT_HOST) -> list[str]:
     """The exact command line that serves the app (kept separate so it can be tested)."""
     return [
         sys.executable, "-m", "roads_app.ui.launch", "run", str(APP_PATH),
+        "--server.address", host,
         "--server.port", str(port),
         "--server.headless", "true" if headless else "false",
         "--server.showEmailPrompt", "false",
@@ -62,18 +69,25 @@ def preload() -> None:
         print(f"note: odds not warmed up: {e}", file=sys.stderr)
 
 
-def check_port(port: int) -> None:
+def check_port(port: int, host: str = DEFAULT_HOST) -> None:
     """Refuse a port out of range or already taken, in one line rather than a traceback."""
     if not 1 <= port <= 65535:
         raise RoadsAppError(f"port {port} is out of range: use 1 to 65535")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise RoadsAppError(f"--host {host}: no such address on this machine") from None
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind(("", port))
-        except OSError:
-            raise RoadsAppError(
-                f"port {port} is already in use: stop the other server or pick --port N"
-            ) from None
+            s.bind(address)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise RoadsAppError(
+                    f"port {port} is already in use: stop the other server or pick --port N"
+                ) from None
+            raise RoadsAppError(f"cannot listen on {host}:{port} ({e.strerror})") from None
 
 
 def prepare_data_dir(data_dir: Path) -> Path:
@@ -85,6 +99,7 @@ def prepare_data_dir(data_dir: Path) -> Path:
         raise StorageError(f"cannot create the data folder {path}: {e.strerror}") from None
     if not os.access(path, os.W_OK):
         raise StorageError(f"the data folder {path} is not writable")
+    sweep_temp_files(path)  # left by a write that was killed (kill -9, power cut)
     from roads_app.store import db
 
     # First start: create the database, import an old folder of Parquet shoes, or else
@@ -98,17 +113,21 @@ CLUSTER_ENV = "ROADS_APP_CLUSTER"
 
 
 def run_dashboard(
-    port: int, data_dir: Path, headless: bool = False, cluster: str | None = None
+    port: int,
+    data_dir: Path,
+    headless: bool = False,
+    host: str = DEFAULT_HOST,
+    cluster: str | None = None,
 ) -> int:
     """Serve the dashboard until stopped; returns Streamlit's exit status."""
-    check_port(port)
+    check_port(port, host)
     env = {**os.environ, DATA_ENV: str(prepare_data_dir(data_dir))}
     if cluster is not None:
         from roads_app.sim.cluster import check
 
         check(cluster)  # a wrong address is one line here, not a page error later
         env[CLUSTER_ENV] = cluster
-    proc = subprocess.Popen(streamlit_command(port, headless), env=env)
+    proc = subprocess.Popen(streamlit_command(port, headless, host), env=env)
 
     def forward(signum: int, _frame: FrameType | None) -> None:
         proc.send_signal(signum)

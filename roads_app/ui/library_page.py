@@ -22,6 +22,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import session
+from roads_app.ui.guard import guarded, plain
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list
 IMPORT_ERROR = "library.import_error"
@@ -66,7 +67,7 @@ def switch_to(url_path: str, params: dict[str, str] | None = None) -> None:
 
 
 def _say(kind: str, text: str) -> None:
-    st.session_state[MESSAGE] = (kind, text)
+    st.session_state[MESSAGE] = (kind, plain(text))
 
 
 def _upload_key() -> str:
@@ -76,6 +77,7 @@ def _upload_key() -> str:
     return f"{UPLOAD}.{n}" if n else UPLOAD
 
 
+@guarded
 def on_import() -> None:
     st.session_state[IMPORT_ERROR] = None
     upload = st.session_state.get(_upload_key())
@@ -93,6 +95,7 @@ def on_import() -> None:
     st.session_state["library_import_name"] = ""
 
 
+@guarded
 def on_rename(shoe_id: str) -> None:
     name = st.session_state.get(f"lib_name_{shoe_id}") or ""
     try:
@@ -103,6 +106,7 @@ def on_rename(shoe_id: str) -> None:
     _say("success", f"renamed to {meta.name!r}")
 
 
+@guarded
 def on_delete(shoe_id: str, name: str) -> None:
     st.session_state[CONFIRM] = None
     try:
@@ -154,12 +158,13 @@ def render_row(row: dict, folder: Path) -> None:
     sid = row["id"]
     with st.container(border=True, key=f"shoe-{sid}"):
         if row["error"]:
-            st.markdown(f"**{sid}** · cannot be read")
-            st.caption(row["error"])
+            st.markdown(f"**{plain(sid)}** · cannot be read")
+            st.caption(plain(row["error"]))
         else:
             icon = SOURCE_ICON.get(row["source"], "")
             st.markdown(
-                f"**{row['name']}** &nbsp; {icon} {row['source']} · table **{row['rules']}** · "
+                f"**{plain(row['name'])}** &nbsp; {icon} {row['source']} · "
+                f"table **{plain(row['rules'])}** · "
                 f"{row['decks']} decks · **{row['rounds']}** rounds · {_when(row['created'])}"
             )
         with st.container(horizontal=True, gap="small"):
@@ -202,12 +207,12 @@ def render_import() -> None:
     )  # fmt: skip
     chosen = st.session_state.get(_upload_key())
     if chosen is not None:
-        st.caption(f"Ready to add: {chosen.name} ({chosen.size:,} bytes)")
+        st.caption(f"Ready to add: {plain(chosen.name)} ({chosen.size:,} bytes)")
     st.text_input("Name (optional)", key="library_import_name", max_chars=100)
     st.button("Add to library", key="lib_import", icon=":material/upload:", on_click=on_import)
     message = st.session_state.get(IMPORT_ERROR)
     if message:
-        st.error(message, icon=":material/error:")
+        st.error(plain(message), icon=":material/error:")
 
 
 def render_library_page() -> None:

@@ -20,6 +20,7 @@ from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
 from roads_app.store import library
 from roads_app.ui import session
+from roads_app.ui.guard import guarded, plain
 
 COLUMNS = 4
 FOLLOW = "lobby_follow"
@@ -52,9 +53,9 @@ def render_tile(row: dict, folder: Path) -> None:
     sid = row["id"]
     with st.container(border=True, key=f"lobby-{sid}"):
         loaded = _load(sid, str(folder), row["modified"])
-        st.markdown(f"**{row['name']}** · {row['rules']}")
+        st.markdown(f"**{plain(row['name'])}** · {plain(row['rules'])}")
         if isinstance(loaded, str):
-            st.caption(loaded)
+            st.caption(plain(loaded))
             return
         rounds, _meta = loaded
         fig = _mini(sid, str(folder), row["modified"])
@@ -95,5 +96,5 @@ def render_lobby_page() -> None:
     st.title("Lobby")
     follow = st.toggle("Follow live", key=FOLLOW, value=True,
                        help=f"refresh every {REFRESH_S:g} s as results come in")  # fmt: skip
-    st.fragment(render_grid, run_every=REFRESH_S if follow else None)()
+    st.fragment(guarded(render_grid), run_every=REFRESH_S if follow else None)()
 

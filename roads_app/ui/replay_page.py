@@ -30,6 +30,7 @@ from roads_app.roads import replay as R
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
+from roads_app.ui.guard import guarded, plain
 
 POS = "replay.pos"  # rounds shown
 SHOE = "replay.shoe"  # the shoe the position belongs to
@@ -179,8 +180,8 @@ def reveal_html(row: dict, seconds: float) -> str:
 
 def _header(meta: ShoeMeta, n: int) -> None:
     st.markdown(
-        f"### {html.escape(meta.name or meta.id)}\n"
-        f"{meta.source} · table **{meta.rules}** · {meta.decks} decks · {n} rounds"
+        f"### {plain(meta.name or meta.id)}\n"
+        f"{meta.source} · table **{plain(meta.rules)}** · {meta.decks} decks · {n} rounds"
     )
 
 
@@ -356,6 +357,6 @@ def render_replay_page() -> None:
         st.warning(message, icon=":material/warning:")
     _controls(n, shoe_id, rounds["player_cards"].is_not_null().any())
     interval = R.play_interval(_speed()) if st.session_state.get(PLAYING) else None
-    st.fragment(_body, run_every=interval)(shoe_id, rounds, meta, folder)
+    st.fragment(guarded(_body), run_every=interval)(shoe_id, rounds, meta, folder)
     with st.expander("Another shoe"):
         render_picker(folder)

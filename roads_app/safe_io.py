@@ -1,0 +1,159 @@
+"""Bounded reading of a file a person or another file names.
+
+A size from ``stat`` says nothing about ``/dev/zero``, a FIFO or a file that grows
+while it is read, so the checks are made on the open descriptor: it is opened
+non-blocking (a FIFO with no writer cannot hang the open), ``fstat`` must say it is a
+regular file, and at most ``limit + 1`` bytes are read, so an over-long file is refused
+without holding more than the limit in memory. Text parsers that recurse (``json``,
+``tomllib``) get a nesting-depth check first, so ``[[[[...`` is an error, not a
+``RecursionError``.
+
+Imports only `roads_app.errors`, so every layer can use it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from roads_app.errors import StorageError
+
+MAX_DEPTH = 64
+"""Deepest nesting of arrays/tables accepted in a JSON or TOML file (ours use 3)."""
+
+
+class InputFileError(StorageError):
+    """A file that cannot be read safely: missing, not a regular file, too large."""
+
+
+def _size_text(n: int) -> str:
+    if n and n % 2**20 == 0:
+        return f"{n // 2**20} MB"
+    return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB"
+
+
+def read_bounded(path: str | Path, limit: int, label: str | None = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; `InputFileError` otherwise."""
+    where = label or str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InputFileError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{where}: is a folder, not a file") from None
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a FIFO or socket with nobody on the other end
+            raise InputFileError(f"{where}: not a regular file") from None
+        raise InputFileError(f"{where}: cannot be read ({e.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputFileError(f"{where}: is a folder, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputFileError(
+                f"{where}: not a regular file (a device, pipe or socket cannot be read)"
+            )
+        if st.st_size > limit:
+            raise InputFileError(
+                f"{where}: {_size_text(st.st_size)} is over the {_size_text(limit)} limit"
+            )
+        chunks: list[bytes] = []
+        got = 0
+        while got <= limit:  # the file may grow after fstat: never read past limit + 1
+            try:
+                chunk = os.read(fd, min(1 << 20, limit + 1 - got))
+            except BlockingIOError:  # pragma: no cover - regular files do not block
+                continue
+            except OSError as e:
+                raise InputFileError(f"{where}: cannot be read ({e.strerror})") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > limit:
+            raise InputFileError(f"{where}: over the {_size_text(limit)} limit")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def check_regular_file(path: str | Path, label: str | None = None) -> int:
+    """Refuse anything but a regular file (checked on the open descriptor); its size."""
+    where = label or str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InputFileError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{where}: is a folder, not a file") from None
+    except OSError as e:
+        raise InputFileError(f"{where}: not a regular file ({e.strerror})") from None
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if stat.S_ISDIR(st.st_mode):
+        raise InputFileError(f"{where}: is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputFileError(
+            f"{where}: not a regular file (a device, pipe or socket cannot be read)"
+        )
+    return st.st_size
+
+
+def read_text_bounded(path: str | Path, limit: int, label: str | None = None) -> str:
+    """`read_bounded` decoded as UTF-8 (one-line error if it is not)."""
+    data = read_bounded(path, limit, label)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputFileError(
+            f"{label or path}: cannot be read as UTF-8 text "
+            f"(byte {e.start} is {data[e.start]:#04x})"
+        ) from None
+
+
+def nesting_depth(text: str | bytes, quotes: str = '"') -> int:
+    """Deepest ``[``/``{`` nesting outside strings (``quotes`` open strings; ``\\`` escapes).
+
+    >>> nesting_depth('{"a": [1, [2, "[[["]]}')
+    3
+    >>> nesting_depth("a = ['[', [1]]", quotes="\\"'")
+    2
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    depth = deepest = 0
+    in_str: str | None = None
+    escaped = False
+    for ch in text:
+        if in_str is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and in_str == '"':
+                escaped = True
+            elif ch == in_str:
+                in_str = None
+        elif ch in quotes:
+            in_str = ch
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)  # a stray closer (in a comment) buys no credit
+    return deepest
+
+
+def check_depth(text: str | bytes, label: str, quotes: str = '"', limit: int = MAX_DEPTH) -> None:
+    """Refuse text nested deeper than ``limit`` before a recursive parser sees it."""
+    opens = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else (text.count(b"[") + text.count(b"{"))
+    )
+    if opens > limit and nesting_depth(text, quotes) > limit:
+        raise InputFileError(f"{label}: nested more than {limit} levels deep")

@@ -1,0 +1,432 @@
+"""Reading shoe files from outside (CSV, JSON, Parquet): exact, bounded, or refused.
+
+Every file goes through the same steps, so the CLI, the dashboard's upload and the
+saved-shoe loader refuse the same things with the same one-line `StorageError`:
+
+1. bounded bytes: a regular file of at most the limit (`roads_app.safe_io`), and for
+   Parquet the footer's row count and uncompressed size checked *before* decoding;
+2. the shape: JSON nesting depth capped before parsing; every round validated by one
+   schema (`schemas.RoundIn`, strict for JSON/Parquet, lax text-to-value for CSV) and
+   the metadata by `ShoeMeta`'s; unknown fields and columns refused;
+3. the game: no more rounds than the shoe's decks can hold (a round uses at least
+   4 cards), each round rebuilt by the entry form's own functions (`round_by_cards`,
+   `round_by_points`, `round_by_winner`) and every value the file gives must equal the
+   rebuilt one, then the shoe's card composition.
+
+Nothing here writes; the caller saves what comes back.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from roads_app import safe_io
+from roads_app.errors import RoadsAppError, StorageError
+from roads_app.game.rounds import (
+    MULTI_SHOE_SCHEMA,
+    NAME_MAX,
+    ROUNDS_SCHEMA,
+    ShoeMeta,
+    check_composition,
+    check_name,
+    round_by_cards,
+    round_by_points,
+    round_by_winner,
+)
+from roads_app.store import schemas
+
+META_KEY = "roads_app.meta"
+FORMAT_KEY = "roads_app.format"
+
+MAX_IMPORT_BYTES = 2 * 1024 * 1024
+"""Largest file `import` reads (a full 8-deck shoe with cards is under 20 KB as CSV)."""
+MAX_IMPORT_UNPACKED = 16 * 1024 * 1024
+"""Largest uncompressed size a Parquet footer may declare for an imported shoe."""
+MAX_SHOW_BYTES = 100 * 1024 * 1024
+"""Largest file `show` reads (a simulation file of many shoes)."""
+MAX_SHOW_ROWS = 20_000_000
+MAX_SHOW_UNPACKED = 2 * 1024**3
+MAX_COLUMNS = 16
+CARDS_PER_ROUND_MIN = 4
+
+
+def max_rounds(decks: int) -> int:
+    """Most rounds a shoe of ``decks`` decks can deal: every round uses at least 4 cards.
+
+    >>> max_rounds(8), max_rounds(1)
+    (104, 13)
+    """
+    return decks * 52 // CARDS_PER_ROUND_MIN
+
+
+# --- entry points --------------------------------------------------------------------
+
+
+def import_path(path: str | Path, name: str | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
+    """A shoe file named by a person: read bounded (regular files only), then `import_bytes`."""
+    path = Path(path)
+    data = safe_io.read_bounded(path, MAX_IMPORT_BYTES, label=str(path))
+    return import_bytes(data, path.name, name=name)
+
+
+def import_bytes(
+    data: bytes, filename: str, name: str | None = None
+) -> tuple[pl.DataFrame, ShoeMeta]:
+    """Parse and check an uploaded shoe (CSV, JSON or Parquet); a fresh id is given."""
+    label = _label(filename)
+    if len(data) > MAX_IMPORT_BYTES:
+        raise StorageError(
+            f"{label}: {len(data) / 2**20:.1f} MB is over the {MAX_IMPORT_BYTES // 2**20} MB limit"
+        )
+    if not data:
+        raise StorageError(f"{label}: the file is empty")
+    fmt = Path(label).suffix.lower().lstrip(".")
+    meta_in: ShoeMeta | None = None
+    if fmt == "parquet":
+        frame, kv = read_parquet_checked(data, label, max_rounds(8), MAX_IMPORT_UNPACKED)
+        if "shoe" in frame.columns:
+            raise StorageError(f"{label}: holds several shoes; import one shoe at a time")
+        if META_KEY in kv:
+            meta_in = meta_from_text(kv[META_KEY], label)
+        rows, lax, unit = _frame_rows(frame, label), False, "row"
+    elif fmt == "csv":
+        rows, lax, unit = _csv_rows(data, label), True, "row"
+    elif fmt == "json":
+        rows, meta_dict = _json_rows(data, label)
+        if meta_dict is not None:
+            meta_in = _meta(meta_dict, label)
+        lax, unit = False, "round"
+    else:
+        raise StorageError(f"{label}: unknown file type {fmt!r}: import .csv, .json or .parquet")
+    decks = meta_in.decks if meta_in else 8
+    burn = meta_in.burn_card if meta_in else None
+    rounds = rounds_from_rows(rows, label, decks=decks, burn_card=burn, lax=lax, unit=unit)
+    try:
+        shoe_name = check_name(name) if name is not None else None
+    except RoadsAppError as e:
+        raise StorageError(f"--name: {e}") from None
+    kept = meta_in.to_dict() if meta_in else {}
+    for k in ("id", "source", "name"):
+        kept.pop(k, None)
+    if meta_in is None:
+        kept.pop("created", None)
+    meta = ShoeMeta(
+        name=shoe_name or (meta_in.name if meta_in and meta_in.name else _name_from(label)),
+        source="imported",
+        **kept,
+    )
+    return rounds, meta
+
+
+def read_any(path: str | Path) -> pl.DataFrame:
+    """Read a shoe file or a multi-shoe simulation file for display (bounded and checked)."""
+    path = Path(path)
+    label = path.name or str(path)
+    data = safe_io.read_bounded(path, MAX_SHOW_BYTES, label=str(path))
+    if path.suffix.lower() != ".parquet":
+        if len(data) > MAX_IMPORT_BYTES:
+            raise StorageError(
+                f"{label}: a CSV/JSON shoe is at most {MAX_IMPORT_BYTES // 2**20} MB"
+            )
+        return import_bytes(data, label)[0]
+    frame, kv = read_parquet_checked(data, label, MAX_SHOW_ROWS, MAX_SHOW_UNPACKED)
+    if "shoe" in frame.columns:
+        missing = set(MULTI_SHOE_SCHEMA.names()) - set(frame.columns)
+        if missing:
+            raise StorageError(f"{label}: missing column(s) {', '.join(sorted(missing))}")
+        try:
+            return frame.select(MULTI_SHOE_SCHEMA.names()).cast(
+                dict(MULTI_SHOE_SCHEMA), strict=True
+            )
+        except Exception as e:  # polars raises several types for a column of the wrong type
+            raise StorageError(
+                f"{label}: columns do not hold shoe data ({_first_line(e)})"
+            ) from None
+    meta = meta_from_text(kv[META_KEY], label) if META_KEY in kv else None
+    return validate_rounds(frame, label, decks=meta.decks if meta else 8)
+
+
+def validate_rounds(
+    frame: pl.DataFrame, label: str, *, decks: int = 8, burn_card: str | None = None
+) -> pl.DataFrame:
+    """A decoded frame (a saved shoe, a Parquet upload) through the same checks as an import."""
+    rows = _frame_rows(frame, label)
+    return rounds_from_rows(rows, label, decks=decks, burn_card=burn_card, lax=False, unit="row")
+
+
+def meta_from_text(text: str, label: str) -> ShoeMeta:
+    """Shoe metadata stored as JSON text (Parquet key-value metadata), checked by its schema."""
+    safe_io.check_depth(text, f"{label}: shoe metadata")
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except StorageError as e:
+        raise StorageError(f"{label}: shoe metadata: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise StorageError(f"{label}: shoe metadata is not JSON ({_first_line(e)})") from None
+    return _meta(doc, label)
+
+
+# --- rounds --------------------------------------------------------------------------
+
+
+def rounds_from_rows(
+    rows: list[dict[str, Any]],
+    label: str,
+    *,
+    decks: int,
+    burn_card: str | None,
+    lax: bool,
+    unit: str,
+) -> pl.DataFrame:
+    """Rows of a file → the rounds frame, or the first thing wrong, named by row and field."""
+    most = max_rounds(decks)
+    if len(rows) > most:
+        raise StorageError(
+            f"{label}: {len(rows)} rounds cannot come from a {decks}-deck shoe "
+            f"(at most {most}: every round uses at least {CARDS_PER_ROUND_MIN} cards)"
+        )
+    built: list[dict[str, Any]] = []
+    for i, row in enumerate(rows):
+        where = f"{label}: {unit} {i + 1}"
+        r = schemas.round_in(row, where, lax=lax)
+        if r.round is not None and r.round != i + 1:
+            raise StorageError(f"{where}: round number {r.round} should be {i + 1}")
+        try:
+            built.append(_entry_round(r))
+        except RoadsAppError as e:
+            raise StorageError(f"{where}: {e}") from None
+        built[-1]["round"] = i + 1
+    cards = sum(len(b["player_cards"] or ()) + len(b["banker_cards"] or ()) for b in built)
+    cards += CARDS_PER_ROUND_MIN * sum(b["player_cards"] is None for b in built)
+    if cards > decks * 52:
+        raise StorageError(
+            f"{label}: these rounds use at least {cards} cards but the {decks}-deck shoe "
+            f"holds {decks * 52}"
+        )
+    frame = pl.DataFrame(built, schema=ROUNDS_SCHEMA, orient="row") if built else (
+        ROUNDS_SCHEMA.to_frame()
+    )
+    try:
+        check_composition(frame, decks, [burn_card] if burn_card else [])
+    except RoadsAppError as e:
+        raise StorageError(f"{label}: {e}") from None
+    return frame
+
+
+_FLAGS = ("player_pair", "banker_pair", "player_natural", "banker_natural")
+
+
+def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
+    """Rebuild the round as the entry form would, and refuse any value it contradicts."""
+    flags = {k: getattr(r, k) for k in _FLAGS}
+    if r.player_cards is not None or r.banker_cards is not None:
+        if r.player_cards is None or r.banker_cards is None:
+            raise StorageError("cards given for one hand only")
+        out = round_by_cards(r.player_cards, r.banker_cards)
+        basis = "the cards"
+    elif r.player_points is not None or r.banker_points is not None:
+        if r.player_points is None or r.banker_points is None:
+            raise StorageError("points given for one hand only")
+        out = round_by_points(r.player_points, r.banker_points, winner=r.winner, **flags)
+        basis = "the points"
+    else:
+        return round_by_winner(r.winner, **flags)
+    given = r.model_dump(exclude={"round"})
+    given["winner"] = round_by_winner(r.winner)["winner"]
+    for key, value in given.items():
+        if value is not None and value != out[key]:
+            if key.endswith("_cards"):
+                raise StorageError(
+                    f"{key} {' '.join(value)} are not written as canonical codes "
+                    f"({' '.join(out[key])})"
+                )
+            raise StorageError(f"{key} is {value} but {basis} say {out[key]}")
+    return out
+
+
+def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
+    if "winner" not in frame.columns:
+        raise StorageError(f"{label}: no 'winner' column: a shoe file needs B/P/T results")
+    unknown = [c for c in frame.columns if c not in schemas.FIELDS]
+    if unknown:
+        raise StorageError(
+            f"{label}: unknown column(s) {', '.join(unknown[:5])} "
+            f"(known: {', '.join(schemas.FIELDS)})"
+        )
+    if frame.height > max_rounds(8):
+        raise StorageError(
+            f"{label}: {frame.height} rounds cannot come from one shoe "
+            f"(at most {max_rounds(8)} in 8 decks)"
+        )
+    if isinstance(frame.schema["winner"], pl.Enum | pl.Categorical):
+        frame = frame.with_columns(pl.col("winner").cast(pl.String))
+    return [{k: v for k, v in row.items() if v is not None} for row in frame.to_dicts()]
+
+
+# --- CSV -----------------------------------------------------------------------------
+
+
+def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise StorageError(f"{label}: not a text CSV file (not UTF-8 at byte {e.start})") from None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        raise StorageError(f"{label}: the file has no rows")
+    if len(lines) > max_rounds(8) + 1:
+        raise StorageError(
+            f"{label}: {len(lines) - 1} rows cannot be one shoe (at most {max_rounds(8)})"
+        )
+    if all("," not in ln for ln in lines):  # the simplest form: one column of B/P/T
+        body = lines[1:] if lines[0].lower() in ("winner", "result") else lines
+        return [{"winner": w} for w in body]
+    try:
+        table = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    except csv.Error as e:
+        raise StorageError(f"{label}: not a readable CSV file ({_first_line(e)})") from None
+    table = [row for row in table if any(cell.strip() for cell in row)]
+    if not table:
+        raise StorageError(f"{label}: the file has no rows")
+    header = [h.strip() for h in table[0]]
+    if "result" in header and "winner" not in header:
+        header[header.index("result")] = "winner"
+    if len(set(header)) != len(header):
+        raise StorageError(f"{label}: a column name appears twice ({', '.join(header)})")
+    _frame_rows(pl.DataFrame(schema=dict.fromkeys(header, pl.String)), label)  # the columns
+    rows: list[dict[str, Any]] = []
+    for i, cells in enumerate(table[1:]):
+        if len(cells) != len(header):
+            raise StorageError(
+                f"{label}: row {i + 1} has {len(cells)} cells, the header {len(header)}"
+            )
+        row = {k: v.strip() for k, v in zip(header, cells, strict=True) if v.strip() != ""}
+        for side in ("player_cards", "banker_cards"):
+            if side in row:
+                row[side] = row[side].split(" ")  # as export writes them: one space apart
+        rows.append(row)
+    return rows
+
+
+# --- JSON ----------------------------------------------------------------------------
+
+
+def _no_constant(name: str) -> None:
+    raise StorageError(f"{name} is not a number a shoe file may hold")
+
+
+def _json_rows(data: bytes, label: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise StorageError(f"{label}: not valid JSON (not UTF-8 at byte {e.start})") from None
+    safe_io.check_depth(text, label)
+    try:
+        raw = json.loads(text, parse_constant=_no_constant)
+    except StorageError as e:
+        raise StorageError(f"{label}: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise StorageError(f"{label}: not valid JSON ({_first_line(e)})") from None
+    doc = schemas.document(raw, label)
+    if not isinstance(doc.rounds, str | list):
+        raise StorageError(
+            f"{label}: rounds is {type(doc.rounds).__name__}: expected a list of rounds "
+            '(or a string of results like "BPPT")'
+        )
+    if isinstance(doc.rounds, str):
+        return [{"winner": ch} for ch in doc.rounds if not ch.isspace()], doc.meta
+    rows: list[dict[str, Any]] = []
+    for i, item in enumerate(doc.rounds):
+        if isinstance(item, str):
+            rows.append({"winner": item})
+        elif isinstance(item, dict):
+            rows.append(item)
+        else:
+            raise StorageError(
+                f"{label}: round {i + 1} is {type(item).__name__}: "
+                'each round is "B"/"P"/"T" or an object like {"winner": "B"}'
+            )
+        if len(rows) > max_rounds(8):
+            raise StorageError(f"{label}: more rounds than one shoe can hold ({max_rounds(8)})")
+    return rows, doc.meta
+
+
+# --- names and metadata --------------------------------------------------------------
+
+
+def _meta(doc: object, label: str) -> ShoeMeta:
+    try:
+        return ShoeMeta.from_dict(doc)
+    except RoadsAppError as e:
+        raise StorageError(f"{label}: {e}") from None
+
+
+def _label(filename: str) -> str:
+    """The file's own name, printable (a name with lone surrogates cannot be shown as is)."""
+    name = Path(str(filename)).name or "upload"
+    return name.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def _name_from(label: str) -> str:
+    """A shoe name from a file name: the stem, with what the name rule refuses dropped."""
+    stem = "".join(
+        ch for ch in Path(label).stem
+        if unicodedata.category(ch) not in ("Cc", "Cs", "Zl", "Zp")
+    ).strip()[:NAME_MAX].strip()
+    return stem or "imported shoe"
+
+
+# --- Parquet -------------------------------------------------------------------------
+
+
+def read_parquet_checked(
+    data: bytes, label: str, max_rows: int, max_unpacked: int
+) -> tuple[pl.DataFrame, dict[str, str]]:
+    """Decode a Parquet file only after its footer says it is small enough."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        md = pq.read_metadata(pa.BufferReader(data))
+    except Exception as e:  # pyarrow raises several types for a damaged footer
+        raise StorageError(
+            f"{label}: not a readable Parquet file (truncated, corrupt or another format: "
+            f"{_first_line(e)})"
+        ) from None
+    if md.num_rows > max_rows:
+        raise StorageError(f"{label}: {md.num_rows} rows is over the limit of {max_rows}")
+    if md.num_columns > MAX_COLUMNS:
+        raise StorageError(f"{label}: {md.num_columns} columns (a shoe file has at most 11)")
+    unpacked = 0
+    for g in range(md.num_row_groups):
+        group = md.row_group(g)
+        by_columns = sum(group.column(c).total_uncompressed_size for c in range(group.num_columns))
+        unpacked += max(group.total_byte_size, by_columns)
+    if unpacked > max_unpacked:
+        raise StorageError(
+            f"{label}: unpacks to {unpacked / 2**20:.0f} MB, over the "
+            f"{max_unpacked / 2**20:.0f} MB limit"
+        )
+    kv = {
+        k.decode("utf-8", errors="replace"): v.decode("utf-8", errors="replace")
+        for k, v in (md.metadata or {}).items()
+    }
+    try:
+        frame = pl.read_parquet(io.BytesIO(data))
+    except Exception as e:  # polars raises several types for damaged pages
+        raise StorageError(f"{label}: not a readable Parquet file ({_first_line(e)})") from None
+    if frame.height != md.num_rows:
+        raise StorageError(f"{label}: the footer says {md.num_rows} rows, the data {frame.height}")
+    return frame, kv
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:200] if text else type(e).__name__
