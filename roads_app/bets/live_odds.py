@@ -37,6 +37,7 @@ from roads_app.bets.odds import (
     odds_frame,
     odds_many,
     outcomes,
+    rows_dot,
     table_matrices,
 )
 from roads_app.bets.spec import N_PLAY
@@ -321,7 +322,7 @@ def study_part(
     """The study's accounting for shoes ``shoes``: every dealt hand (``rounds``, with a
     1-based ``shoe`` column) and its exact event probabilities before it was dealt."""
     bets, _win, _push, coef = table_matrices(table)
-    ev = probs @ coef.T - 1.0
+    ev = rows_dot(probs, coef) - 1.0  # split-proof: the same per hand in any batch
     net = hand_events(rounds) @ coef.T - 1.0
     positive = ev > POSITIVE_EV
     hand_no = rounds["round"].to_numpy().astype(np.float64)
@@ -340,7 +341,7 @@ def hand_odds(
     open, taken (positive and, with ``closing``, open), net (one unit on it)."""
     bets, win, _push, coef = table_matrices(table)
     nb = len(bets)
-    ev = probs @ coef.T - 1.0
+    ev = rows_dot(probs, coef) - 1.0  # as `study_part` prices them
     net = hand_events(rounds) @ coef.T - 1.0
     positive = ev > POSITIVE_EV
     hand_no = rounds["round"].to_numpy()
@@ -353,7 +354,7 @@ def hand_odds(
             "bet": pl.Series([b.id for b in bets], dtype=pl.Enum([b.id for b in bets])).gather(
                 np.tile(np.arange(nb), len(hand_no))
             ),
-            "probability": (probs @ win.T).ravel(),
+            "probability": rows_dot(probs, win).ravel(),
             "ev": ev.ravel(),
             "positive": positive.ravel(),
             "open": is_open.ravel(),

@@ -263,6 +263,24 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
     out[_PAIR0 + 8] = both_s
 
 
+@njit(cache=True)
+def rows_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b.T`` summed in one fixed order per entry, whatever the number of rows.
+
+    BLAS picks its blocking from the matrices' shapes, so the same hand priced in a batch
+    of another size can differ in the last bit; the study's results must not depend on
+    how its shoes were split (one machine, or shards on a cluster).
+    """
+    out = np.empty((a.shape[0], b.shape[0]))
+    for i in range(a.shape[0]):
+        for j in range(b.shape[0]):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[j, k]
+            out[i, j] = s
+    return out
+
+
 _PARALLEL_LOCK = threading.Lock()
 """Numba's fallback threading layer (workqueue) aborts on concurrent parallel launches;
 the dashboard serves each session from its own thread, so batches take turns."""

@@ -242,6 +242,14 @@ WAIT_ROUNDS_JS = """(n) => {
 }"""
 
 
+def wait_keys(page: Page, timeout_ms: float = 30_000) -> None:
+    """Until the scoreboard's key listener is in the page (it mounts just after the board
+    first shows; a key pressed before it is not seen by the page at all)."""
+    page.wait_for_function(
+        "() => document.documentElement.dataset.roadsKeys === 'ready'", timeout=timeout_ms
+    )
+
+
 def wait_rounds(page: Page, n: int, timeout_ms: float = 30_000) -> None:
     """Until the header says ``Round n`` and the drawn board holds n rounds."""
     page.wait_for_function(WAIT_ROUNDS_JS, arg=n, timeout=timeout_ms, polling="raf")

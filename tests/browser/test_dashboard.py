@@ -23,6 +23,7 @@ from conftest import (
     record,
     round_count,
     wait_idle,
+    wait_keys,
     wait_rounds,
 )
 from playwright.sync_api import Page
@@ -40,7 +41,9 @@ def open_board(page: Page, url: str, rounds: int = 0) -> float:
     t0 = time.perf_counter()
     page.goto(url)
     wait_rounds(page, rounds)
-    return time.perf_counter() - t0
+    elapsed = time.perf_counter() - t0
+    wait_keys(page)
+    return elapsed
 
 
 def shoe_of(page: Page) -> str:
