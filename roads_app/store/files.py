@@ -186,33 +186,16 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
 # --- reading one shoe file (the old file store's, for the migration) ----------------------
 
 
-def _read_parquet(source: Path | bytes, label: str) -> tuple[pl.DataFrame, dict[str, str]]:
-    try:
-        if isinstance(source, bytes):
-            frame = pl.read_parquet(io.BytesIO(source))
-            md = pl.read_parquet_metadata(io.BytesIO(source))
-        else:
-            frame = pl.read_parquet(source)
-            md = pl.read_parquet_metadata(source)
-    except FileNotFoundError:
-        raise StorageError(f"{label}: no such file") from None
-    except Exception as e:  # polars raises several types for damaged files
-        raise StorageError(
-            f"{label}: not a readable Parquet file (truncated, corrupt or another format: "
-            f"{_first_line(e)})"
-        ) from None
-    return frame, md
-
-
 def read_shoe_file(path: Path) -> tuple[pl.DataFrame, ShoeMeta] | None:
     """One saved-shoe Parquet file (checked), or None for a multi-shoe simulation file."""
     path = Path(path)
+    # bounded, regular files only: a FIFO or device named *.parquet is refused, never opened
+    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
     try:
-        if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(path):
+        if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(io.BytesIO(data)):
             return None
     except Exception:
         pass  # damaged: the checked read below says how, in one line
-    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
     frame, md = read_parquet_checked(data, path.name, 10_000, 64 * MAX_SAVED_BYTES)
     if META_KEY in md:
         meta = meta_from_text(md[META_KEY], path.name)
@@ -226,7 +209,8 @@ def read_bets_file(path: Path) -> pl.DataFrame:
     from roads_app.bets.ledger import BETS_SCHEMA
 
     path = Path(path)
-    frame, _ = _read_parquet(path, path.name)
+    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
+    frame, _ = read_parquet_checked(data, path.name, 100_000, 64 * MAX_SAVED_BYTES)
     missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns]
     if missing:
         raise StorageError(f"{path.name}: bet history lacks column(s) {', '.join(missing)}")
