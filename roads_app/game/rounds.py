@@ -89,7 +89,7 @@ def check_name(name: object) -> str:
         raise RoundError(f"{rule} (this one has {len(text)})")
     for i, ch in enumerate(text):
         if unicodedata.category(ch) in _BAD_NAME_CATEGORIES:
-            raise RoundError(f"{rule} (character {i + 1} is {ch!r})")
+            raise RoundError(f"{rule} (character {i + 1} is {ch!a})")
     return text
 
 

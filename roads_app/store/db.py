@@ -46,7 +46,7 @@ from roads_app.bets.ledger import BETS_SCHEMA, KINDS
 from roads_app.errors import RoadsAppError, StorageError
 
 __all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
-from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, empty_rounds
+from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, check_name, empty_rounds
 from roads_app.store.files import check_shoe_id
 
 log = logging.getLogger(__name__)
@@ -777,10 +777,8 @@ class Store:
             return version
 
     def rename(self, shoe_id: str, name: str) -> ShoeMeta:
-        """A new name for a shoe (1 to 100 characters on one line); the rounds are untouched."""
-        name = name.strip()
-        if not name or len(name) > 100 or any(ch in name for ch in "\n\r\t"):
-            raise StorageError("a shoe name is 1 to 100 characters on one line")
+        """A new name for a shoe (the one name rule, `check_name`); the rounds are untouched."""
+        name = check_name(name)
         with self.write() as c:
             version, n = self._current(c, shoe_id)
             old = self._meta(c, shoe_id)
