@@ -333,8 +333,9 @@ def shoe_fragment() -> None:
     state = session.current()
     _error("shoe")
     _header(state)
-    if not state.saved:
-        render_resume()
+    with st.container():  # always there, so the elements after it keep their places
+        if not state.saved:
+            render_resume()
     render_board(state.rounds, ask=st.session_state.get("ask_road"))
     render_quick_entry(state)
     main, side = st.columns([1.25, 1], gap="medium")
