@@ -154,7 +154,8 @@ def test_one_bad_shoe_in_a_file_imports_nothing(tmp_path: Path, capsys) -> None:
     data = tmp_path / "data"
     assert main(["import", str(path), "--data", str(data)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: sim.csv, shoe 3: row 5: winner 'X' is not B")  # names the shoe and row
+    # the refusal names the file, the shoe and the row
+    assert err.startswith("error: sim.csv, shoe 3: row 5: winner 'X' is not B")
     assert main(["import", str(path), "--shoe", "2", "--data", str(data)]) == 0  # a good one
     (only,) = capsys.readouterr().out.split()
     result = json.loads(
