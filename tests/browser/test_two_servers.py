@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import REPO, AppServer, wait_rounds
+from conftest import REPO, AppServer, wait_keys, wait_rounds
 from playwright.sync_api import Browser, Page
 
 from tests import storehelp as sh
@@ -52,6 +52,7 @@ def test_two_servers_on_one_folder_refuse_the_tab_that_is_behind(
             pg.context.set_default_timeout(60_000)
         a.goto(first.url)
         wait_rounds(a, 0, timeout_ms=120_000)  # a cold first run on a busy machine
+        wait_keys(a)
         for i, key in enumerate("bp", start=1):
             a.keyboard.press(key)
             wait_rounds(a, i)
@@ -59,6 +60,7 @@ def test_two_servers_on_one_folder_refuse_the_tab_that_is_behind(
 
         b.goto(f"{second.url}/?shoe={shoe}")  # the same shoe, through the other server
         wait_rounds(b, 2, timeout_ms=120_000)
+        wait_keys(b)
         b.keyboard.press("t")
         wait_rounds(b, 3)
 
@@ -79,6 +81,7 @@ def test_two_servers_on_one_folder_refuse_the_tab_that_is_behind(
         wait_rounds(b, 4)
         a.reload()
         wait_rounds(a, 4)
+        wait_keys(a)
         a.keyboard.press("b")  # up to date now: accepted
         wait_rounds(a, 5)
         assert winners(first.data_dir, shoe) == "BPTPB"
