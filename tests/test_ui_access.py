@@ -72,3 +72,14 @@ def test_on_this_machine_only_nobody_needs_a_token(data: Path, monkeypatch: pyte
     monkeypatch.setenv(access.HOST_ENV, "127.0.0.1")
     shoe = shoe_with(data, "B")
     assert set(entry_buttons(open_app(shoe))) == {"btn_B", "btn_P", "btn_T", "btn_undo"}
+
+
+def test_the_entry_script_shows_no_stray_text(tmp_path: Path, monkeypatch) -> None:
+    """app.py is Streamlit's script: a bare string in it would be printed on every page."""
+    from roads_app.ui.launch import APP_PATH
+
+    monkeypatch.setenv(session.DATA_ENV, str(tmp_path))
+    monkeypatch.setenv(access.HOST_ENV, "127.0.0.1")
+    at = AppTest.from_file(str(APP_PATH), default_timeout=120).run()
+    assert not at.exception
+    assert not any("viewer sees" in m.value for m in at.markdown)

@@ -47,9 +47,10 @@ def pages() -> dict[str, list[st.Page]]:
     }
 
 
+# Pages that change no saved shoe: all a viewer sees when the dashboard is exposed ("" is
+# the default page, the scoreboard, which then shows no entry controls). A comment, not a
+# docstring: this file is Streamlit's script, whose "magic" would print a bare string.
 VIEWER_PAGES = frozenset({"", "display", "lobby", "backtest", "odds-study"})
-"""Pages that change no saved shoe: all a viewer sees when the dashboard is exposed
-(``""`` is the default page, the scoreboard, which then shows no entry controls)."""
 
 
 def allowed(url_path: str) -> bool:
