@@ -43,7 +43,7 @@ from typing import Any
 import polars as pl
 
 from roads_app.bets.ledger import BETS_SCHEMA, KINDS
-from roads_app.errors import RoadsAppError, StorageError
+from roads_app.errors import RoadsAppError, RoundError, StorageError
 
 __all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, check_name, empty_rounds
@@ -778,7 +778,10 @@ class Store:
 
     def rename(self, shoe_id: str, name: str) -> ShoeMeta:
         """A new name for a shoe (the one name rule, `check_name`); the rounds are untouched."""
-        name = check_name(name)
+        try:
+            name = check_name(name)
+        except RoundError as e:  # the store's callers get the store's error, same words
+            raise StorageError(str(e)) from None
         with self.write() as c:
             version, n = self._current(c, shoe_id)
             old = self._meta(c, shoe_id)
