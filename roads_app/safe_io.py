@@ -34,9 +34,12 @@ def _size_text(n: int) -> str:
     return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB"
 
 
-def read_bounded(path: str | Path, limit: int, label: str | None = None) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; `InputFileError` otherwise."""
-    where = label or str(path)
+def _open_regular(path: str | Path, where: str) -> tuple[int, os.stat_result]:
+    """An open descriptor and its `fstat`, refusing anything but a regular file.
+
+    Opened non-blocking and checked on the descriptor, so a FIFO, device or a path swapped
+    after a check is refused without ever being read.
+    """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags)
@@ -48,14 +51,20 @@ def read_bounded(path: str | Path, limit: int, label: str | None = None) -> byte
         if e.errno == errno.ENXIO:  # a FIFO or socket with nobody on the other end
             raise InputFileError(f"{where}: not a regular file") from None
         raise InputFileError(f"{where}: cannot be read ({e.strerror})") from None
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode):
+        return fd, st
+    os.close(fd)
+    if stat.S_ISDIR(st.st_mode):
+        raise InputFileError(f"{where}: is a folder, not a file")
+    raise InputFileError(f"{where}: not a regular file (a device, pipe or socket cannot be read)")
+
+
+def read_bounded(path: str | Path, limit: int, label: str | None = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; `InputFileError` otherwise."""
+    where = label or str(path)
+    fd, st = _open_regular(path, where)
     try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise InputFileError(f"{where}: is a folder, not a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise InputFileError(
-                f"{where}: not a regular file (a device, pipe or socket cannot be read)"
-            )
         if st.st_size > limit:
             raise InputFileError(
                 f"{where}: {_size_text(st.st_size)} is over the {_size_text(limit)} limit"
@@ -82,26 +91,8 @@ def read_bounded(path: str | Path, limit: int, label: str | None = None) -> byte
 
 def check_regular_file(path: str | Path, label: str | None = None) -> int:
     """Refuse anything but a regular file (checked on the open descriptor); its size."""
-    where = label or str(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise InputFileError(f"{where}: no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{where}: is a folder, not a file") from None
-    except OSError as e:
-        raise InputFileError(f"{where}: not a regular file ({e.strerror})") from None
-    try:
-        st = os.fstat(fd)
-    finally:
-        os.close(fd)
-    if stat.S_ISDIR(st.st_mode):
-        raise InputFileError(f"{where}: is a folder, not a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise InputFileError(
-            f"{where}: not a regular file (a device, pipe or socket cannot be read)"
-        )
+    fd, st = _open_regular(path, label or str(path))
+    os.close(fd)
     return st.st_size
 
 
