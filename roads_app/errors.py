@@ -69,6 +69,7 @@ def validation_message(errors: list[dict], where: str = "") -> str:
         return f"{where}: invalid" if where else "invalid"
     first = errors[0]
     loc = ".".join(str(p) for p in first.get("loc", ()) if p != "__root__")
+    loc = loc.encode("unicode_escape").decode("ascii")  # a field named by a file: one line
     got = first.get("input")
     shown = repr(got)
     if len(shown) > 40:
