@@ -103,6 +103,7 @@ def _settled(rows: list[tuple[int, str, float]]) -> pl.DataFrame:
             "bet": ["player"] * len(rows),
             "stake": [10.0] * len(rows),
             "voided": [o == "refund" for _, o, _ in rows],
+            "placement": list(range(1, len(rows) + 1)),
             "outcome": [o for _, o, _ in rows],
             "net": [n for _, _, n in rows],
             "reason": [None] * len(rows),
@@ -229,3 +230,66 @@ def test_closed_side_bet_cannot_be_placed_after_its_closing_round() -> None:
     assert BL.can_place(BL.empty_bets(), big, 5, 20, t) is None
     reason = BL.can_place(BL.empty_bets(), big, 5, 21, t)
     assert reason is not None and "round 20" in reason
+
+
+# --- undo last chip: one press takes back one chip action as the player made it ----------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.sampled_from(["player", "banker", "tie"])),
+            st.sampled_from([("banker_pair", "player_pair"),
+                             ("banker_pair", "player_pair", "tie")]),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_undo_last_chip_takes_back_whole_actions_in_reverse(actions: list[tuple]) -> None:
+    log = BL.empty_bets()
+    states = [log]
+    for parts in actions:  # a 1-tuple is a single chip, longer ones a 2-Way / 3-Way press
+        log = (BL.place(log, parts[0], 5, round_no=3) if len(parts) == 1
+               else BL.place_shortcut(log, parts, 5, round_no=3))  # fmt: skip
+        states.append(log)
+    for before in reversed(states[:-1]):
+        log = BL.undo_last(log, 3)
+        assert log.equals(before)
+    with pytest.raises(BetError, match="no chip"):
+        BL.undo_last(log, 3)
+
+
+def test_a_combined_placement_survives_the_store_and_undoes_whole(tmp_path: Path) -> None:
+    store = db.open_store(tmp_path)
+    store.create_shoe(ShoeMeta(id="s1"))
+    store.change_bets("s1", "bets", lambda b: BL.place(b, "player", 5, round_no=1))
+    store.change_bets(
+        "s1", "bets", lambda b: BL.place_shortcut(b, ["banker_pair", "player_pair", "tie"], 1,
+                                                  round_no=1),
+    )
+    after = store.change_bets("s1", "bets", lambda b: BL.undo_last(b, 1))
+    assert after["bet"].to_list() == ["player"]
+    assert db.open_store(tmp_path).load_bets("s1").equals(after)
+
+
+def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: Path) -> None:
+    """A database made before bets recorded their chip action is migrated in place; each
+    of its bets is its own action."""
+    import sqlite3
+
+    store = db.open_store(tmp_path)
+    store.create_shoe(ShoeMeta(id="s1"))
+    store.change_bets("s1", "bets", lambda b: BL.place_many(
+        b, [("banker_pair", 1), ("player_pair", 1)], round_no=1))  # fmt: skip
+    db.forget_stores()
+    con = sqlite3.connect(tmp_path / "roads.db")  # as the migration before it left the file
+    con.execute("ALTER TABLE bets DROP COLUMN placement")
+    con.execute("DELETE FROM schema_migrations WHERE version = ?", (db.SCHEMA_VERSION,))
+    con.commit()
+    con.close()
+    store = db.open_store(tmp_path)
+    assert store.load_bets("s1")["placement"].to_list() == [1, 2]
+    after = store.change_bets("s1", "bets", lambda b: BL.undo_last(b, 1))
+    assert after["bet"].to_list() == ["banker_pair"]

@@ -152,7 +152,8 @@ def test_an_old_parquet_folder_is_imported_once_with_ids_names_and_bets(
     copy = listed.filter(~pl.col("id").is_in([ma.id, b.meta.id])).row(0, named=True)
     assert copy["name"] == "Friday (backup.parquet)" and copy["rounds"] == 3
     assert store.load(b.meta.id).rounds.equals(b.rounds)
-    assert store.load_bets(ma.id).equals(bets)
+    # an old file knows no chip actions: each bet was its own
+    assert store.load_bets(ma.id).equals(bets.with_columns(placement=pl.col("id")))
     said = [r.getMessage() for r in caplog.records if "imported 3 saved shoe" in r.getMessage()]
     assert len(said) == 1 and "left as they are" in said[0]
     assert any("broken.parquet" in r.getMessage() for r in caplog.records)

@@ -412,3 +412,20 @@ def test_bets_the_entry_cannot_settle_are_not_offered_and_the_bankroll_is_checke
     pending = bets_log.pending(db.open_store(data).load_bets(m.id), 4)
     assert pending["bet"].to_list() == ["player"]
     assert not at.button(key="bets_bet_tie").disabled
+
+
+def test_undo_last_chip_takes_back_a_whole_two_way_press(data: Path) -> None:
+    m = saved(data, "BPB", name="ew", source="hand", rules="entwinetech")
+    at = app("scoreboard", shoe=m.id)
+    at.segmented_control(key="bets_entry_mode").set_value("points").run()
+    at.button(key="bets_bet_player").click().run()
+    at.button(key="bets_short_two_way").click().run()
+    no_exceptions(at)
+    placed = bets_log.pending(db.open_store(data).load_bets(m.id), 4)["bet"].to_list()
+    assert placed == ["player", "banker_pair", "player_pair"]
+    at.button(key="bets_undo_chip").click().run()  # one press: the whole 2-Way
+    assert bets_log.pending(db.open_store(data).load_bets(m.id), 4)["bet"].to_list() == [
+        "player"
+    ]
+    at.button(key="bets_undo_chip").click().run()
+    assert bets_log.pending(db.open_store(data).load_bets(m.id), 4).height == 0

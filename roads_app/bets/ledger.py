@@ -38,6 +38,9 @@ BETS_SCHEMA: pl.Schema = pl.Schema(
         "bet": pl.String,  # a bet id of the table (player, banker, tie, player_pair, ...)
         "stake": pl.Float64,
         "voided": pl.Boolean,  # the round was cancelled: stake returned, no round added
+        # the id of the first bet of the chip action that placed it: the parts of one
+        # 2-Way / 3-Way share it, so "undo last chip" takes back the action as made
+        "placement": pl.Int32,
     }
 )
 """Columns of a shoe's bet history."""
@@ -58,6 +61,15 @@ KINDS: tuple[str, ...] = ("bets", "replay-bets")
 def empty_bets() -> pl.DataFrame:
     """A shoe with no bets yet."""
     return BETS_SCHEMA.to_frame()
+
+
+def with_placement(bets: pl.DataFrame) -> pl.DataFrame:
+    """``bets`` in the history's columns; a history kept before chip actions were
+    recorded (no ``placement``) counts each bet as its own action."""
+    if "placement" not in bets.columns:
+        bets = bets.with_columns(placement=pl.col("id"))
+    out = bets.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA)  # type: ignore[arg-type]
+    return out.with_columns(pl.col("placement").fill_null(pl.col("id")))
 
 
 def _stake(stake: object) -> float:
@@ -118,7 +130,8 @@ def place(
 def place_many(
     bets: pl.DataFrame, items: Iterable[tuple[str, float]], *, round_no: int
 ) -> pl.DataFrame:
-    """Add several bets at once (a 2-Way / 3-Way shortcut), numbered in order, unchecked."""
+    """Add several bets at once as one chip action (a 2-Way / 3-Way shortcut), numbered
+    in order, unchecked."""
     items = [(b, _stake(s)) for b, s in items]
     start = int(bets["id"].max() or 0) + 1 if bets.height else 1
     new = pl.DataFrame(
@@ -128,10 +141,11 @@ def place_many(
             "bet": [b for b, _ in items],
             "stake": [s for _, s in items],
             "voided": [False] * len(items),
+            "placement": [start] * len(items),
         },
         schema=BETS_SCHEMA,
     )
-    return pl.concat([bets.select(BETS_SCHEMA.names()), new])
+    return pl.concat([with_placement(bets), new])
 
 
 def place_shortcut(
@@ -147,9 +161,9 @@ def place_shortcut(
     if not parts:
         raise BetError("the shortcut holds no bets")
     log = bets
-    for bet_id in parts:
+    for bet_id in parts:  # each part checked with the parts before it on the table
         log = place(log, bet_id, stake, round_no=round_no, table=table)
-    return log
+    return place_many(bets, [(p, stake) for p in parts], round_no=round_no)
 
 
 def pending(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
@@ -271,14 +285,17 @@ def beyond_bankroll(
 
 
 def undo_last(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
-    """Take back the last chip put on round ``round_no`` (a 2-Way/3-Way: its last part).
+    """Take back the last chip action on round ``round_no``: one bet, or every part of
+    the 2-Way / 3-Way placed with one press.
 
-    >>> b = place_many(empty_bets(), [("player", 5.0), ("tie", 1.0)], round_no=1)
+    >>> b = place(empty_bets(), "player", 5.0, round_no=1)
+    >>> b = place_many(b, [("banker_pair", 1.0), ("player_pair", 1.0)], round_no=1)
     >>> undo_last(b, 1)["bet"].to_list()
     ['player']
     """
-    mine = pending(bets, round_no)
+    mine = with_placement(pending(bets, round_no))
     if not mine.height:
         raise BetError(f"round {round_no} has no chip to take back")
-    last = int(mine["id"].max())  # type: ignore[arg-type]
-    return bets.filter(pl.col("id") != last)
+    last = mine.filter(pl.col("id") == pl.col("id").max())["placement"][0]
+    taken = mine.filter(pl.col("placement") == last)["id"]
+    return bets.filter(~pl.col("id").is_in(taken.implode()))

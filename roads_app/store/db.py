@@ -42,7 +42,7 @@ from typing import Any
 
 import polars as pl
 
-from roads_app.bets.ledger import BETS_SCHEMA, KINDS
+from roads_app.bets.ledger import BETS_SCHEMA, KINDS, with_placement
 from roads_app.errors import RoadsAppError, RoundError, StorageError
 
 __all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
@@ -172,6 +172,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             at          TEXT NOT NULL
         );
         CREATE INDEX api_requests_at ON api_requests (at);
+        """,
+    ),
+    (
+        "bets remember the chip action that placed them (a 2-Way's parts share one)",
+        """
+        -- NULL: a bet placed before this, its own action
+        ALTER TABLE bets ADD COLUMN placement INTEGER;
         """,
     ),
 )
@@ -930,7 +937,8 @@ class Store:
         """A shoe's bet history (``kind`` bets or replay-bets), in placing order."""
         _check_kind(kind)
         rows = self.con.execute(
-            "SELECT id, round, bet, stake, voided FROM bets WHERE shoe = ? AND kind = ? "
+            "SELECT id, round, bet, stake, voided, coalesce(placement, id) FROM bets "
+            "WHERE shoe = ? AND kind = ? "
             "ORDER BY id", (shoe_id, kind),
         ).fetchall()  # fmt: skip
         return pl.DataFrame(rows, schema={**BETS_SCHEMA, "voided": pl.Int8}, orient="row").cast(
@@ -949,7 +957,7 @@ class Store:
         with self.write() as c:
             version, n = self._current(c, shoe_id)
             old = self.load_bets(shoe_id, kind)
-            new = change(old).select(BETS_SCHEMA.names()).cast(BETS_SCHEMA)  # type: ignore[arg-type]
+            new = with_placement(change(old))
             self._put_bets(c, shoe_id, kind, new)
             action = _bets_action(old, new)
             version = self._bump(c, shoe_id, version, n)
@@ -963,7 +971,8 @@ class Store:
         c.execute("DELETE FROM bets WHERE shoe = ? AND kind = ?", (shoe_id, kind))
         rows = bets.select(BETS_SCHEMA.names()).with_columns(pl.col("voided").cast(pl.Int8)).rows()
         c.executemany(
-            "INSERT INTO bets (shoe, kind, id, round, bet, stake, voided) VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO bets (shoe, kind, id, round, bet, stake, voided, placement) "
+            "VALUES (?,?,?,?,?,?,?,?)",
             [(shoe_id, kind, *r) for r in rows],
         )
 

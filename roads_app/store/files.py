@@ -206,16 +206,16 @@ def read_shoe_file(path: Path) -> tuple[pl.DataFrame, ShoeMeta] | None:
 
 def read_bets_file(path: Path) -> pl.DataFrame:
     """A ``<id>.bets.parquet`` file of the old file store, checked against the bets columns."""
-    from roads_app.bets.ledger import BETS_SCHEMA
+    from roads_app.bets.ledger import BETS_SCHEMA, with_placement
 
     path = Path(path)
     data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
     frame, _ = read_parquet_checked(data, path.name, 100_000, 64 * MAX_SAVED_BYTES)
-    missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns]
+    missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns and c != "placement"]
     if missing:
         raise StorageError(f"{path.name}: bet history lacks column(s) {', '.join(missing)}")
     try:
-        return frame.select(BETS_SCHEMA.names()).cast(BETS_SCHEMA)  # type: ignore[arg-type]
+        return with_placement(frame)
     except Exception:
         raise StorageError(f"{path.name}: bet history has a column of the wrong type") from None
 
