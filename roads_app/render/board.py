@@ -414,10 +414,10 @@ GAP_CELLS = 1.0
 """Horizontal gap between two roads side by side, in cells."""
 
 
-def _need(road: pl.DataFrame, minimum: int) -> int:
-    """Columns a road needs to show its whole shoe: its last one, a spare one, a floor."""
+def _need(road: pl.DataFrame, minimum: int, spare: int = 1) -> int:
+    """Columns a road needs to show its whole shoe: its last one, spare ones, a floor."""
     last = int(road["col"].max()) if road.height else -1
-    return max(minimum, last + 2)
+    return max(minimum, last + 1 + spare)
 
 
 def title_px(cell: float) -> float:
@@ -431,7 +431,7 @@ _Box = tuple[str, float, float, float, float, int, float]
 
 def board_layout(
     roads: Roads, width_px: float = DEFAULT_WIDTH_PX, rows: int = ROWS,
-    max_cell: float = MAX_CELL_PX,
+    max_cell: float = MAX_CELL_PX, spare: int = 1,
 ) -> tuple[list[_Box], float]:
     """Where each road goes and the cell size, so the whole shoe fits ``width_px``.
 
@@ -439,7 +439,8 @@ def board_layout(
     cells) under them, three or two to a row, whichever shows each one whole. Narrow
     pages: one road per row. Every road is as wide as the shoe needs (never fewer than
     its minimum columns), so nothing scrolls away; the cell is the page width over the
-    columns, capped at `MAX_CELL_PX`. Returns the boxes and the cell size in px.
+    columns, capped at `MAX_CELL_PX`. ``spare`` empty columns follow each road's last
+    (2 leave room for any one more round). Returns the boxes and the cell size in px.
 
     >>> from roads_app.game.rounds import rounds_from_winners
     >>> boxes, cell = board_layout(all_roads(rounds_from_winners("BP" * 40)), 1100)
@@ -447,9 +448,9 @@ def board_layout(
     ([('bead_plate', 15), ('big_road', 81)], 11.34)
     """
     narrow = width_px < NARROW_PX
-    bead = _need(roads["bead_plate"], BEAD_MIN_COLS)
-    big = _need(roads["big_road"], BIG_MIN_COLS_NARROW if narrow else BIG_MIN_COLS)
-    derived = max(_need(roads[k], DERIVED_MIN_COLS) for k in DERIVED) / 2  # in cells
+    bead = _need(roads["bead_plate"], BEAD_MIN_COLS, spare)
+    big = _need(roads["big_road"], BIG_MIN_COLS_NARROW if narrow else BIG_MIN_COLS, spare)
+    derived = max(_need(roads[k], DERIVED_MIN_COLS, spare) for k in DERIVED) / 2  # in cells
     units = max(bead, big) if narrow else bead + GAP_CELLS + big
     per_row = next((k for k in (3, 2) if k * derived + (k - 1) * GAP_CELLS <= units), 1)
     units = max(units, derived)
@@ -495,19 +496,25 @@ def board_figure(
     ``ask="B"`` or ``"P"`` (needs the rounds frame) adds the ask road on the board: the
     marks that result would add, ghosted (faint), in every road where it adds one.
 
-    ``hold_last=True`` draws the last round's marks invisible, in traces named
-    ``"new ..."``, for the page to show once a hand's reveal has turned its last card
-    (``layout.meta["held"]`` says so).
+    ``hold_last=True`` (needs the rounds frame) shows the board as it stood before the
+    last round, and draws every mark the last round adds *or changes* (a tie's count
+    on an earlier cell) invisible, in traces named ``"new ..."``, for the page to show
+    (and to hide the ``"old ..."`` marks they replace) once a hand's reveal has turned
+    its last card (``layout.meta["held"]`` says so).
+    The layout then leaves room for any one more round, so its size does not tell the
+    result either.
     """
     if isinstance(rounds_or_roads, Mapping):
-        if ask is not None:
-            raise ValueError("the ask road needs the rounds frame, not the roads")
+        if ask is not None or hold_last:
+            raise ValueError("the ask road and the held reveal need the rounds frame")
         roads, ghosts = rounds_or_roads, {}
     else:
         roads = all_roads(rounds_or_roads, rows=rows)
         ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
-    boxes, cell = board_layout(roads, width_px, rows, max_cell)
-    rounds_n = _rounds_in(roads["bead_plate"])
+    shown, spare = roads, 1
+    if hold_last and isinstance(rounds_or_roads, pl.DataFrame) and rounds_or_roads.height:
+        shown, spare = all_roads(rounds_or_roads.head(rounds_or_roads.height - 1), rows=rows), 2
+    boxes, cell = board_layout(shown, width_px, rows, max_cell, spare)
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
     width, height = units_w * cell, units_h * cell
@@ -527,11 +534,15 @@ def board_figure(
     for i, (name, left, top, _w, h, cols, size) in enumerate(boxes, start=1):
         suffix = "" if i == 1 else str(i)
         px = cell * size
-        road = roads[name]
-        held = road.filter(pl.col("round") == rounds_n) if hold_last and road.height else None
-        traces = _road_traces(name, road if held is None else road.filter(
-            pl.col("round") != rounds_n), px, lang)  # fmt: skip
-        if held is not None and held.height:
+        road, before = roads[name], shown[name]
+        held = road.join(before, on=road.columns, how="anti", nulls_equal=True)
+        old = before.join(road, on=road.columns, how="anti", nulls_equal=True)
+        traces = _road_traces(name, before if old.is_empty() else before.join(
+            old, on=road.columns, how="anti", nulls_equal=True), px, lang)  # fmt: skip
+        for t in _road_traces(name, old, px, lang):  # cells the last round changes
+            t["name"] = f"old {t['name']}"
+            traces.append(t)
+        if held.height:  # what the last round adds or changes, when it is held
             for t in _road_traces(name, held, px, lang):
                 t["name"], t["opacity"] = f"new {t['name']}", 0.0
                 traces.append(t)

@@ -154,18 +154,37 @@ def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:
 _SHOW_HELD_JS = r"""
 export default function (component) {
   const { data } = component;
-  const show = () => {
+  // Once shown, a round stays shown: the board can be drawn again (its first width
+  // report, a rerun) after the timer fired, and each drawing starts held again.
+  const state = window.__roadsHeld || (window.__roadsHeld = {round: null, shown: false});
+  if (state.round !== data.round) Object.assign(state, {round: data.round, shown: false});
+  const reveal = (g) => {
+    const m = g.layout && g.layout.meta;
+    if (!(state.shown && m && m.held && m.rounds === state.round)) return;
+    for (const el of g.querySelectorAll('.scatterlayer .trace')) {
+      const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
+      if (t && t.name && t.name.startsWith('new ')) el.style.opacity = 1;
+      if (t && t.name && t.name.startsWith('old ')) el.style.opacity = 0;
+    }
+    g.dataset.shownRound = String(state.round);
+  };
+  const apply = () => {
     for (const g of document.querySelectorAll('.js-plotly-plot')) {
-      if (!(g.layout && g.layout.meta && g.layout.meta.held)) continue;
-      for (const el of g.querySelectorAll('.scatterlayer .trace')) {
-        const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
-        if (t && t.name && t.name.startsWith('new ')) el.style.opacity = 1;
+      if (!g.__roadsHeldHook && g.on) {  // redrawn later: revealed again at once
+        g.__roadsHeldHook = true;
+        g.on('plotly_afterplot', () => reveal(g));
       }
-      g.dataset.shownRound = String(data.round);
+      reveal(g);
     }
   };
-  const timer = setTimeout(() => requestAnimationFrame(show), data.ms);
-  return () => clearTimeout(timer);
+  let loop = null;
+  const show = () => {
+    state.shown = true;
+    apply();
+    loop = setInterval(apply, 150);
+  };
+  const timer = setTimeout(show, state.shown ? 0 : data.ms);
+  return () => { clearTimeout(timer); clearInterval(loop); };
 }
 """
 

@@ -89,6 +89,27 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     return f"{STRIP_CSS}<div class='rd-strip' data-testid='count-strip'>{''.join(parts)}</div>"
 
 
+HOLD_CSS = """<style>
+.rd-hold-a{overflow:hidden;animation:rd-hold-off 0s linear var(--rd-hold) forwards}
+.rd-hold-b{overflow:hidden;max-height:0;visibility:hidden;
+  animation:rd-hold-on 0s linear var(--rd-hold) forwards}
+@keyframes rd-hold-off{to{max-height:0;visibility:hidden}}
+@keyframes rd-hold-on{to{max-height:40em;visibility:visible}}
+</style>"""
+
+
+def held_strip_html(rounds: pl.DataFrame, lg: str, seconds: float) -> str:
+    """The count strip as it stood before the last round, swapped for the strip with it
+    after ``seconds`` (the reveal's end): the counts do not tell the result early.
+    The browser does the swap (CSS delays), so no rerun is needed."""
+    before = count_strip_html(rounds.head(max(rounds.height - 1, 0)), lg).replace(
+        "data-testid='count-strip'", "data-testid='count-strip-before'"
+    )
+    return (f"{HOLD_CSS}<div style='--rd-hold:{seconds:.3f}s'>"
+            f"<div class='rd-hold-a'>{before}</div>"
+            f"<div class='rd-hold-b'>{count_strip_html(rounds, lg)}</div></div>")  # fmt: skip
+
+
 def render_board(
     rounds: pl.DataFrame,
     *,
@@ -99,8 +120,9 @@ def render_board(
 ) -> None:
     """The roads figure at the page's width, then the count strip and ask marks.
 
-    ``hold_last_s``: the last round's marks appear only after that many seconds (the
-    hand reveal's length), not while its cards are still face down.
+    ``hold_last_s``: the last round's marks, the tie counts it changes and its counts
+    in the strip appear only after that many seconds (the hand reveal's length), not
+    while its cards are still face down.
     """
     lg = lang()
     width = board_host.board_width(board.DEFAULT_WIDTH_PX)
@@ -110,4 +132,7 @@ def render_board(
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
-    st.html(count_strip_html(rounds, lg))
+    if hold_last_s is not None:
+        st.html(held_strip_html(rounds, lg, hold_last_s))
+    else:
+        st.html(count_strip_html(rounds, lg))

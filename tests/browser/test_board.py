@@ -288,8 +288,10 @@ REVEAL_WATCH_JS = """(round) => {
         .some(b => parseFloat(getComputedStyle(b).opacity) > 0.5);
       const totals = Array.from(hand.querySelectorAll('[data-testid="reveal-total"]'))
         .some(t => parseFloat(getComputedStyle(t).opacity) > 0);
+      // the board of this round (the previous one, fully shown, may still be on screen)
       const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
-        .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
+        .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board'
+                   && g.layout.meta.rounds === round);
       const newMarks = g ? Array.from(g.querySelectorAll('.scatterlayer .trace')).some(el => {
         const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
         return t && t.name && t.name.startsWith('new ')
@@ -341,3 +343,74 @@ def test_bets_a_result_key_cannot_settle_are_disabled_with_the_reason(
         "() => !document.querySelector('.st-key-bets_bet_banker button').disabled"
     )
     assert page.locator(".st-key-bets_bet_big button").first.is_disabled()  # needs the cards
+
+
+SHOWN_JS = """() => {
+  const g = (BOARD)();
+  const points = [];
+  for (const el of g.querySelectorAll('.scatterlayer .trace')) {
+    const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
+    if (!t || !t.name || t.name === 'grid' || parseFloat(getComputedStyle(el).opacity) === 0)
+      continue;
+    const kind = t.name.replace(/^(new|old) /, '');
+    t.x.forEach((x, i) => points.push([t.xaxis, kind, x, t.y[i], t.text ? t.text[i] : null]));
+  }
+  points.sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+  const strip = Array.from(document.querySelectorAll('.rd-strip'))
+    .filter(e => getComputedStyle(e).visibility === 'visible').map(e => e.innerText);
+  return JSON.stringify({points, strip});
+}""".replace("(BOARD)", f"({BOARD_JS})")
+
+HOLD_WATCH_JS = """([round, before]) => {
+  const w = window.__holdWatch = {frames: 0, leaks: [], done: false};
+  const tick = () => {
+    const hand = document.querySelector(`[data-testid="reveal"][data-round="${round}"]`);
+    if (hand) {
+      const down = Array.from(hand.querySelectorAll('.rv-back'))
+        .some(b => parseFloat(getComputedStyle(b).opacity) > 0.5);
+      const shown = (SHOWN)();
+      w.frames++;
+      if (down && shown !== before && w.leaks.length < 3) w.leaks.push(shown);
+      if (!down) w.done = true;
+    }
+    if (!w.done) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}""".replace("(SHOWN)", f"({SHOWN_JS})")
+
+
+def _shown_diff(before: str, after: str) -> dict:
+    """What changed on show between two `SHOWN_JS` readings (for a failure message)."""
+    import json
+
+    a, b = json.loads(before), json.loads(after)
+    pa, pb = {json.dumps(p) for p in a["points"]}, {json.dumps(p) for p in b["points"]}
+    return {"gone": sorted(pa - pb)[:5], "new": sorted(pb - pa)[:5],
+            "strip": a["strip"] if a["strip"] != b["strip"] else None,
+            "strip_now": b["strip"] if a["strip"] != b["strip"] else None}  # fmt: skip
+
+
+def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal_ends(
+    app_server: AppServer, page: Page
+):
+    """Seed 1's round 23 is its second tie in a row: the big road cell's count goes from
+    one slash to "2". While any card is face down, every mark on show (tie counts
+    included) and the count strip are those of round 22; then they are round 23's."""
+    dealt = deal_shoe(1, ShoeOptions(decks=8), 0).rounds
+    assert dealt["winner"].cast(pl.String).to_list()[20:23] == ["B", "T", "T"]
+    shoe = dealt_shoe(app_server, rounds=30, seed=1)
+    page.goto(f"{app_server.url}/replay?shoe={shoe}&round=22")
+    wait_rounds(page, 22, timeout_ms=LOAD_MS)
+    settle(page)
+    page.wait_for_function(f"() => ({BOARD_JS})().dataset.shownRound === '22'")
+    before = page.evaluate(SHOWN_JS)
+    page.evaluate(HOLD_WATCH_JS, [23, before])
+    page.locator(".st-key-rp_next button").click()
+    wait_rounds(page, 23)
+    page.wait_for_function("() => window.__holdWatch.done", timeout=30_000)
+    watch = page.evaluate("() => window.__holdWatch")
+    assert watch["frames"] > 3
+    assert watch["leaks"] == [], [_shown_diff(before, leak) for leak in watch["leaks"]]
+    page.wait_for_function(f"() => ({BOARD_JS})().dataset.shownRound === '23'")
+    after = page.evaluate(SHOWN_JS)
+    assert '"2"' in after and '"2"' not in before  # the tie count, now shown
