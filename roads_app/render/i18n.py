@@ -37,7 +37,14 @@ LANGUAGES: tuple[str, ...] = tuple(catalogue())
 
 
 def word(key: str, lang: str = DEFAULT, **fields: object) -> str:
-    """The word for ``key`` in ``lang`` (English for an unknown language)."""
+    """The word for ``key`` in ``lang`` (English for an unknown language); a count
+    ``n`` of 1 takes the key's ``<key>_one`` form where there is one.
+
+    >>> word("rounds_n", n=1), word("rounds_n", n=3)
+    ('1 round', '3 rounds')
+    """
     words = catalogue().get(lang) or catalogue()[DEFAULT]
+    if fields.get("n") == 1 and f"{key}_one" in words:
+        key = f"{key}_one"
     text = words[key]
     return text.format(**fields) if fields else text

@@ -17,6 +17,7 @@ import streamlit as st
 
 from roads_app.store import tokens
 from roads_app.ui import session
+from roads_app.ui.words import tr
 
 HOST_ENV = "ROADS_APP_HOST"
 """The address the dashboard listens on, set by the launcher."""
@@ -73,17 +74,16 @@ def sidebar() -> None:
     with st.sidebar:
         current = st.session_state.get(ROLE_KEY)
         if current:
-            st.caption(f"Signed in as **{current}**.")
-        st.text_input("Token", type="password", key="roads_app.access.input",
+            st.caption(tr("signed_in_as", role=current))
+        st.text_input(tr("token"), type="password", key="roads_app.access.input",
                       on_change=_on_token, help="`roads-app token` prints one on the server")
         if st.session_state.pop("roads_app.access.refused", False):
-            st.error("That token is not valid here.")
+            st.error(tr("token_invalid"))
 
 
 def viewer_notice() -> None:
     """Why the controls are missing."""
     if role() is None:
-        st.info("This scoreboard is open to the network: enter a viewer or operator token "
-                "in the sidebar to see it.")  # fmt: skip
+        st.info(tr("viewer_ask_token"))
     else:
-        st.caption("Viewing only: results are entered with an operator token.")
+        st.caption(tr("viewer_only"))

@@ -19,30 +19,32 @@ from roads_app.ui.library_page import render_library_page
 from roads_app.ui.live_odds import render_study_page
 from roads_app.ui.lobby_page import render_lobby_page
 from roads_app.ui.replay_page import render_replay_page
+from roads_app.ui.words import tr
 
 
 def pages() -> dict[str, list[st.Page]]:
-    """The app's pages by section; the scoreboard is the default ("/")."""
+    """The app's pages by section, named in the page's language; the scoreboard is the
+    default ("/")."""
     return {
-        "Table": [
-            st.Page(render_entry_page, title="Scoreboard", icon=":material/casino:",
+        tr("nav_table"): [
+            st.Page(render_entry_page, title=tr("page_scoreboard"), icon=":material/casino:",
                     url_path="scoreboard", default=True),
-            st.Page(render_display_page, title="Display screen", icon=":material/tv:",
+            st.Page(render_display_page, title=tr("page_display"), icon=":material/tv:",
                     url_path="display"),
         ],
-        "Shoes": [  # part 2: library, replay, lobby
-            st.Page(render_lobby_page, title="Lobby", icon=":material/grid_view:",
+        tr("nav_shoes"): [  # part 2: library, replay, lobby
+            st.Page(render_lobby_page, title=tr("page_lobby"), icon=":material/grid_view:",
                     url_path="lobby"),
-            st.Page(render_library_page, title="Library", icon=":material/folder_open:",
-                    url_path="library"),
-            st.Page(render_replay_page, title="Replay", icon=":material/replay:",
+            st.Page(render_library_page, title=tr("page_library"),
+                    icon=":material/folder_open:", url_path="library"),
+            st.Page(render_replay_page, title=tr("page_replay"), icon=":material/replay:",
                     url_path="replay"),
         ],
-        "Study": [  # backtest and exact odds
-            st.Page(render_backtest_page, title="Backtest", icon=":material/monitoring:",
-                    url_path="backtest"),
-            st.Page(render_study_page, title="Live odds study", icon=":material/query_stats:",
-                    url_path="odds-study"),
+        tr("nav_study"): [  # backtest and exact odds
+            st.Page(render_backtest_page, title=tr("page_backtest"),
+                    icon=":material/monitoring:", url_path="backtest"),
+            st.Page(render_study_page, title=tr("page_study"),
+                    icon=":material/query_stats:", url_path="odds-study"),
         ],
     }
 

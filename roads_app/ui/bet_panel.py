@@ -25,10 +25,13 @@ from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_tabl
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.store import db
+from roads_app.ui.words import bet_id_name, bet_name, tr
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
 OUTCOME_COLOUR = {"win": "green", "lose": "red", "push": "gray", "refund": "orange"}
+OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused", "pending")
+"""A settled bet's outcomes, each named in the catalogue (``outcome_<name>``)."""
 
 
 def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
@@ -37,7 +40,7 @@ def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
         return load_table(meta.rules), None
     except RoadsAppError as e:
         fallback = "classic" if "classic" in list_tables() else list_tables()[0]
-        return load_table(fallback), f"{e} — using the {fallback} table for bets"
+        return load_table(fallback), tr("table_fallback", why=e, table=fallback)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -60,10 +63,10 @@ def house_edges(table: Table, rounds: pl.DataFrame, meta: ShoeMeta) -> tuple[dic
         rem = remaining_counts(rounds, meta)
         if rem.ok and rem.counts is not None and rounds.height:
             counts = tuple(int(x) for x in rem.counts)
-            return _edges(table.name, counts), f"edge for hand {rem.hand}, from unseen cards"
+            return _edges(table.name, counts), tr("edge_from_unseen", n=rem.hand)
     except RoadsAppError:
         pass
-    return _edges(table.name, None), "edge off the top of a full shoe"
+    return _edges(table.name, None), tr("edge_full_shoe")
 
 
 # --- actions (callbacks: the file is the truth, read, change, write) ---------------------
@@ -110,7 +113,7 @@ def bankroll_figure(curve: pl.DataFrame) -> go.Figure:
             line={"color": "#1565c0", "width": 2},
             marker={"size": 4},
             name="bankroll",
-            hovertemplate="after round %{x}: %{y:,.2f}<extra></extra>",
+            hovertemplate=tr("after_round") + " %{x}: %{y:,.2f}<extra></extra>",
         )
     )
     fig.update_layout(
@@ -150,24 +153,25 @@ def render_bet_panel(
         return
     args = (shoe_id, data_dir, kind)
 
-    st.markdown(f"**Bets** · {table.title} · next round **{next_round}**")
+    st.markdown(tr("bets_head", table=table.title, n=next_round))
     if note:
         st.caption(note)
     start = st.number_input(
-        "Starting bankroll", min_value=0.0, value=DEFAULT_BANKROLL, step=100.0, key=f"{key}_start"
+        tr("starting_bankroll"), min_value=0.0, value=DEFAULT_BANKROLL, step=100.0,
+        key=f"{key}_start",
     )
     settled = BL.settle_log(bets, rounds, table, upto=pos)
     curve = BL.bankroll(settled, start, pos)
     tot = BL.totals(settled)
     st.markdown(
-        f"Bankroll <b data-testid='bankroll'>{curve['bankroll'][-1]:,.2f}</b> · "
-        f"net <b data-testid='bet-net'>{tot['net']:+,.2f}</b> · "
-        f"on the table <b data-testid='bet-pending'>{tot['pending']:,.0f}</b>",
+        f"{tr('bankroll')} <b data-testid='bankroll'>{curve['bankroll'][-1]:,.2f}</b> · "
+        f"{tr('net')} <b data-testid='bet-net'>{tot['net']:+,.2f}</b> · "
+        f"{tr('on_the_table')} <b data-testid='bet-pending'>{tot['pending']:,.0f}</b>",
         unsafe_allow_html=True,
     )
 
     st.segmented_control(
-        "Chip", BL.CHIPS, default=BL.CHIPS[2], key=f"{key}_chip", required=True,
+        tr("chip"), BL.CHIPS, default=BL.CHIPS[2], key=f"{key}_chip", required=True,
         format_func=lambda c: f"{c:,}",
     )  # fmt: skip
     stake = _stake(key)
@@ -190,13 +194,14 @@ def render_bet_panel(
             pays += f" (6: {bet.payouts['six']:g}:1)"
         # The button holds the name (and the chips on it); payout and edge go under it,
         # where they wrap in a narrow column instead of being cut off.
-        label = f"**{bet.label}**" if main else bet.label
-        price = pays if edge is None else f"{pays} · edge {100 * edge:.2f}%"
+        name = bet_name(bet)
+        label = f"**{name}**" if main else name
+        price = pays if edge is None else f"{pays} · {tr('edge')} {100 * edge:.2f}%"
         if staked.get(bet_id):
             label += f" · **{staked[bet_id]:,.0f}**"
-        about = f"{bet.label} pays {pays}"
+        about = tr("pays_about", bet=name, pays=pays)
         if edge is not None:
-            about += f"; house edge {100 * edge:.4f}%"
+            about += "; " + tr("house_edge_about", pct=f"{100 * edge:.4f}")
         where.button(
             label, key=f"{key}_bet_{bet_id}", disabled=reason is not None,
             help=reason or about, width="stretch",
@@ -215,12 +220,10 @@ def render_bet_panel(
     for bet_id, col in zip(MAIN_BETS, st.columns(3, gap="small"), strict=True):
         if bet_id in table.bets:
             bet_button(bet_id, col, main=True)
-    unsettled = [b.label for b in table.bets.values() if entry_reason(b, mode)]
+    unsettled = [bet_name(b) for b in table.bets.values() if entry_reason(b, mode)]
     if unsettled:
-        st.caption(
-            f"Not offered while rounds are entered by {ENTRY_LABELS[mode].lower()}: "
-            f"{', '.join(unsettled)} (they need {_needs_text(table, mode)})."
-        )
+        st.caption(tr("not_offered", mode=tr(ENTRY_LABELS[mode]).lower(),
+                      bets=", ".join(unsettled), what=_needs_text(table, mode)))  # fmt: skip
     with st.container(horizontal=True, gap="small", key=f"{key}_buttons"):
         for name, parts in table.shortcuts.items():
             total = stake * len(parts)
@@ -234,39 +237,39 @@ def render_bet_panel(
             price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
             if None not in part_edges:
                 price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
-            labels = " + ".join(table.bets[p].label if p in table.bets else p for p in parts)
+            labels = " + ".join(bet_name(table.bets[p]) if p in table.bets else p for p in parts)
             st.button(
-                f"{SHORTCUT_LABELS.get(name, name)} · {price}", key=f"{key}_short_{name}",
+                f"{bet_id_name(name, SHORTCUT_LABELS.get(name, name))} · {price}",
+                key=f"{key}_short_{name}",
                 disabled=reason is not None, help=reason or labels,
                 on_click=_change,
                 args=(key, *args, _shortcut(parts, stake, next_round, table, hand, mode),
                       ensure_saved),
             )  # fmt: skip
     closed = [
-        b.label for b in table.bets.values()
+        bet_name(b) for b in table.bets.values()
         if b.closes_after is not None and next_round > b.closes_after
     ]
     if closed:
-        st.caption(f"Closed for round {next_round}: {', '.join(closed)}.")
-    st.caption(f"Buttons: payout · house {edge_note}.")
+        st.caption(tr("closed_for", n=next_round, bets=", ".join(closed)))
+    st.caption(tr("edge_note", note=edge_note))
     with st.container(horizontal=True, gap="small"):
         st.button(
-            "Undo last chip", key=f"{key}_undo_chip", icon=":material/undo:",
+            tr("undo_chip"), key=f"{key}_undo_chip", icon=":material/undo:",
             disabled=not BL.can_clear(bets, next_round),
             on_click=_change,
             args=(key, *args, lambda b: BL.undo_last(b, next_round), None),
         )  # fmt: skip
         st.button(
-            "Clear bets", key=f"{key}_clear", disabled=not BL.can_clear(bets, next_round),
+            tr("clear_bets"), key=f"{key}_clear", disabled=not BL.can_clear(bets, next_round),
             on_click=_change,
             args=(key, *args, lambda b: BL.clear(b, next_round), None),
         )  # fmt: skip
         if allow_void:
             st.button(
-                f"Void round {next_round}", key=f"{key}_void",
+                tr("void_round", n=next_round), key=f"{key}_void",
                 disabled=not BL.can_void(bets, next_round),
-                help="the round was cancelled at the table (a card-reading failure): "
-                "its bets are refunded and no round is added",
+                help=tr("void_help"),
                 on_click=_change,
                 args=(key, *args, lambda b: BL.void(b, next_round), None),
             )  # fmt: skip
@@ -326,8 +329,11 @@ def _shortcut(
 MAIN_BETS: tuple[str, ...] = ("player", "tie", "banker")
 ENTRY_ORDER: tuple[str, ...] = ("winner", "points", "cards")
 """How much of a round is entered, least first; a bet needs its kind's `entry` or more."""
-ENTRY_LABELS: dict[str, str] = {"winner": "Result only", "points": "Points", "cards": "Cards"}
-NEED_WORDS: dict[str, str] = {"points": "the totals (and pair flags)", "cards": "the cards"}
+ENTRY_LABELS: dict[str, str] = {"winner": "entry_winner", "points": "entry_points",
+                                "cards": "entry_cards"}  # fmt: skip
+"""Catalogue keys of the entry modes' names."""
+NEED_WORDS: dict[str, str] = {"points": "need_points", "cards": "need_cards"}
+"""Catalogue keys of what a bet needs of a round."""
 
 
 def entry_reason(bet: Any, mode: str) -> str | None:
@@ -340,8 +346,8 @@ def entry_reason(bet: Any, mode: str) -> str | None:
     need = needed_entry(bet)
     if ENTRY_ORDER.index(need) <= ENTRY_ORDER.index(mode):
         return None
-    return (f"{bet.label} needs {NEED_WORDS[need]} of the round: "
-            f"enter it by {need} to bet on it")  # fmt: skip
+    return tr("bet_needs", bet=bet_name(bet), what=tr(NEED_WORDS[need]),
+              how=tr(ENTRY_LABELS[need]).lower())  # fmt: skip
 
 
 def needed_entry(bet: Any) -> str:
@@ -358,7 +364,7 @@ def needed_entry(bet: Any) -> str:
 
 def _needs_text(table: Table, mode: str) -> str:
     needs = {needed_entry(b) for b in table.bets.values() if entry_reason(b, mode)}
-    return " or ".join(NEED_WORDS[n] for n in ENTRY_ORDER if n in needs)
+    return tr("or_word").join(tr(NEED_WORDS[n]) for n in ENTRY_ORDER if n in needs)
 
 
 def _side_of(bet_id: str) -> str:
@@ -387,9 +393,9 @@ def _entry_mode(rounds: pl.DataFrame, pos: int, key: str, *, choosable: bool) ->
             round_entry(rounds.row(rounds.height - 1, named=True)) if rounds.height else "winner"
         )
     st.segmented_control(
-        "Next round entered by", ENTRY_ORDER, key=widget, required=True,
-        format_func=ENTRY_LABELS.__getitem__,
-        help="bets that need more than this are not offered for the next round",
+        tr("next_entered_by"), ENTRY_ORDER, key=widget, required=True,
+        format_func=lambda m: tr(ENTRY_LABELS[m]),
+        help=tr("next_entered_help"),
     )  # fmt: skip
     return str(st.session_state[widget])
 
@@ -397,16 +403,18 @@ def _entry_mode(rounds: pl.DataFrame, pos: int, key: str, *, choosable: bool) ->
 def render_history(settled: pl.DataFrame, table: Table) -> None:
     """Every bet, newest first, with its result (bets by the table's own labels)."""
     if not settled.height:
-        st.caption("No bets yet: pick a chip, then a bet for the next round.")
+        st.caption(tr("no_bets_yet"))
         return
-    labels = {k: b.label for k, b in table.bets.items()}
+    labels = {k: bet_name(b) for k, b in table.bets.items()}
+    outcomes = {o: tr(f"outcome_{o}") for o in OUTCOMES}
     view = settled.sort("id", descending=True).select(
-        pl.col("round").alias("Round"),
-        pl.col("bet").replace_strict(labels, default=pl.col("bet")).alias("Bet"),
-        pl.col("stake").alias("Stake"),
-        pl.col("outcome").alias("Outcome"),
-        pl.col("net").alias("Net"),
-        pl.col("reason").fill_null("").alias("Note"),
+        pl.col("round").alias(tr("col_round")),
+        pl.col("bet").replace_strict(labels, default=pl.col("bet")).alias(tr("col_bet")),
+        pl.col("stake").alias(tr("col_stake")),
+        pl.col("outcome").replace_strict(outcomes, default=pl.col("outcome"))
+        .alias(tr("col_outcome")),
+        pl.col("net").alias(tr("col_net")),
+        pl.col("reason").fill_null("").alias(tr("col_note")),
     )
     st.dataframe(view, hide_index=True, height=min(36 * (view.height + 1), 300))
 

@@ -36,14 +36,14 @@ from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.guard import guarded, plain
 from roads_app.ui.live_odds import render_live_odds
+from roads_app.ui.words import tr, winner_word
 
-FLAGS: tuple[tuple[str, str], ...] = (
-    ("banker_pair", "Banker pair"),
-    ("player_pair", "Player pair"),
-    ("player_natural", "Player natural"),
-    ("banker_natural", "Banker natural"),
-)
-WINNER_WORD = {"B": "Banker", "P": "Player", "T": "Tie"}
+FLAGS: tuple[str, ...] = ("banker_pair", "player_pair", "player_natural", "banker_natural")
+"""Round flags entered by toggles; each is also its label's catalogue key."""
+
+
+REPLACE_BY = {"Result": "by_result", "Points": "by_points", "Cards": "by_cards"}
+"""How a round can be replaced (the widget's values) and their labels' keys."""
 
 
 # --- actions (widget callbacks: they run before the fragment redraws) --------------------
@@ -51,11 +51,11 @@ WINNER_WORD = {"B": "Banker", "P": "Player", "T": "Tie"}
 
 def _flags() -> dict[str, bool | None]:
     """The toggles as round flags: on means yes, off means not recorded (null)."""
-    return {k: True if st.session_state.get(f"flag_{k}") else None for k, _ in FLAGS}
+    return {k: True if st.session_state.get(f"flag_{k}") else None for k in FLAGS}
 
 
 def _reset_flags() -> None:
-    for k, _ in FLAGS:
+    for k in FLAGS:
         st.session_state[f"flag_{k}"] = False
 
 
@@ -68,7 +68,7 @@ def on_winner(winner: str) -> None:
 def on_points() -> None:
     pp, bp = st.session_state.get("points_player"), st.session_state.get("points_banker")
     if pp is None or bp is None:
-        session.set_error("points", "enter both totals (0 to 9) before adding the round")
+        session.set_error("points", tr("need_both_totals"))
         return
     flags = _flags()
     if session.apply(
@@ -121,7 +121,7 @@ def _edit_row() -> dict[str, Any]:
     if how == "Points":
         pp, bp = st.session_state.get("edit_pp"), st.session_state.get("edit_bp")
         if pp is None or bp is None:
-            raise RoundError("enter both totals (0 to 9) to replace the round by points")
+            raise RoundError(tr("need_both_totals_edit"))
         return round_by_points(int(pp), int(bp), **flags)
     return round_by_cards(
         st.session_state.get("edit_pc", ""), st.session_state.get("edit_bc", "")
@@ -157,7 +157,7 @@ def on_new_shoe() -> None:
 def render_ask_toggle() -> None:
     """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
-        "Ask road on the board", ["B", "P"], key="ask_road", format_func=WINNER_WORD.__getitem__
+        tr("ask_on_board"), ["B", "P"], key="ask_road", format_func=winner_word
     )
 
 
@@ -168,42 +168,40 @@ def _pct(value: float | None) -> str:
 def render_stats(rounds: pl.DataFrame) -> None:
     """Counts and percentages of B/P/T, pairs, naturals, the streak and the longest ones."""
     s = shoe_stats(rounds)
-    streak = (
-        f"{WINNER_WORD[s['streak_side']]} × {s['streak']}" if s["streak_side"] else "–"
-    )
+    streak = f"{winner_word(s['streak_side'])} × {s['streak']}" if s["streak_side"] else "–"
     st.markdown(
-        f"**Statistics** · {s['rounds']} rounds\n\n"
-        "| | Count | Share |\n|:--|--:|--:|\n"
-        f"| :red[Banker] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
-        f"| :blue[Player] | {s['player']} | {_pct(s['player_pct'])} |\n"
-        f"| :green[Tie] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
-        f"Pairs: banker **{s['banker_pairs']}** · player **{s['player_pairs']}**  \n"
-        f"Naturals: banker **{s['banker_naturals']}** · player **{s['player_naturals']}**  \n"
-        f"Streak: **{streak}**  \n"
-        f"Longest: banker **{s['longest_banker']}** · player **{s['longest_player']}**"
+        f"**{tr('statistics')}** · {tr('rounds_n', n=s['rounds'])}\n\n"
+        f"| | {tr('count')} | {tr('share')} |\n|:--|--:|--:|\n"
+        f"| :red[{winner_word('B')}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
+        f"| :blue[{winner_word('P')}] | {s['player']} | {_pct(s['player_pct'])} |\n"
+        f"| :green[{winner_word('T')}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
+        f"{tr('pairs_line', b=s['banker_pairs'], p=s['player_pairs'])}  \n"
+        f"{tr('naturals_line', b=s['banker_naturals'], p=s['player_naturals'])}  \n"
+        f"{tr('streak_line', s=streak)}  \n"
+        f"{tr('longest_line', b=s['longest_banker'], p=s['longest_player'])}"
     )
 
 
 def render_odds(state: session.ShoeState) -> None:
     """The next hand's exact odds from the unseen cards (a note when cards are missing)."""
-    st.markdown("**Live odds**")
+    st.markdown(f"**{tr('live_odds')}**")
     try:
         table = load_table(state.meta.rules)
     except RoadsAppError as e:
-        st.warning(f"no odds: {e}")
+        st.warning(tr("no_odds", why=e))
         return
     render_live_odds(state.rounds, state.meta, table)
 
 
 def _header(state: session.ShoeState) -> None:
     meta: ShoeMeta = state.meta
-    title = plain(meta.name or f"Shoe {meta.id}")  # a name is text, never markup
-    saved = "" if state.saved else " · new, saved on the first result"
+    title = plain(meta.name or tr("shoe_default_name", id=meta.id))  # text, never markup
+    saved = "" if state.saved else f" · {tr('header_new')}"
     st.markdown(
         f"### {title}\n"
-        f"Table **{plain(meta.rules)}** · {meta.decks} decks{saved} · "
-        f"<span data-testid='round-count'>Round {state.round_count}</span>"
-        + (f" · <a href='display?shoe={meta.id}' target='_blank'>display screen</a>"
+        f"{tr('header_table', rules=plain(meta.rules), decks=meta.decks)}{saved} · "
+        f"<span data-testid='round-count'>{tr('round_of', n=state.round_count)}</span>"
+        + (f" · <a href='display?shoe={meta.id}' target='_blank'>{tr('display_link')}</a>"
            if state.saved else ""),
         unsafe_allow_html=True,
     )
@@ -223,33 +221,33 @@ def render_quick_entry(state: session.ShoeState) -> None:
                       on_click=on_winner, args=(w,))  # fmt: skip
         st.button(f"{word('undo', lg)} · U", key="btn_undo", on_click=on_undo,
                   disabled=not can_undo(state.rounds), icon=":material/undo:")
-        st.button("Bring back", key="btn_redo", on_click=on_bring_back,
+        st.button(tr("bring_back"), key="btn_redo", on_click=on_bring_back,
                   disabled=not session.can_bring_back(state), icon=":material/redo:",
-                  help="bring back the round the last undo took away")  # fmt: skip
+                  help=tr("bring_back_help"))  # fmt: skip
         render_ask_toggle()
     with st.container(horizontal=True, gap="medium"):
-        for k, label in FLAGS:
-            st.toggle(label, key=f"flag_{k}")
+        for k in FLAGS:
+            st.toggle(tr(k), key=f"flag_{k}")
     _error("result")
 
 
 def render_points_entry() -> None:
     with st.form("points_form", border=False):
         c1, c2 = st.columns(2, vertical_alignment="bottom")
-        c1.number_input("Player points", 0, 9, value=None, step=1, key="points_player")
-        c2.number_input("Banker points", 0, 9, value=None, step=1, key="points_banker")
-        st.form_submit_button("Add by points", on_click=on_points)
-    st.caption("The pair and natural toggles above apply to this round too.")
+        c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="points_player")
+        c2.number_input(tr("banker_points"), 0, 9, value=None, step=1, key="points_banker")
+        st.form_submit_button(tr("add_by_points"), on_click=on_points)
+    st.caption(tr("points_caption"))
     _error("points")
 
 
 def render_cards_entry() -> None:
     with st.form("cards_form", border=False):
         c1, c2 = st.columns(2, vertical_alignment="bottom")
-        c1.text_input("Player cards", key="cards_player", placeholder="9s Kd")
-        c2.text_input("Banker cards", key="cards_banker", placeholder="5c 2h 3d")
-        st.form_submit_button("Add by cards", on_click=on_cards)
-    st.caption("Ranks A 2-9 T J Q K, suits s h d c, in dealing order; drawing rules checked.")
+        c1.text_input(tr("player_cards"), key="cards_player", placeholder="9s Kd")
+        c2.text_input(tr("banker_cards"), key="cards_banker", placeholder="5c 2h 3d")
+        st.form_submit_button(tr("add_by_cards"), on_click=on_cards)
+    st.caption(tr("cards_caption"))
     _error("cards")
 
 
@@ -257,41 +255,42 @@ def render_edit(state: session.ShoeState) -> None:
     """Pick a round (its content shows at once), then enter its replacement."""
     n = state.round_count
     if not n:
-        st.caption("No rounds to edit yet.")
+        st.caption(tr("no_rounds_to_edit"))
         return
     if not 1 <= st.session_state.get("edit_round", 0) <= n:
         st.session_state["edit_round"] = n  # first time, or the shoe got shorter
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
-    no = int(c1.number_input("Round", 1, n, step=1, key="edit_round"))
-    c2.caption(f"Round {no} now: {_describe(state.rounds.row(no - 1, named=True))}")
+    no = int(c1.number_input(tr("round"), 1, n, step=1, key="edit_round"))
+    c2.caption(tr("round_now", n=no, what=_describe(state.rounds.row(no - 1, named=True))))
     # Outside the form, so picking how to replace the round shows only its inputs.
-    how = st.segmented_control("Replace by", ["Result", "Points", "Cards"], default="Result",
-                               key="edit_how", required=True)  # fmt: skip
+    how = st.segmented_control(tr("replace_by"), list(REPLACE_BY), default="Result",
+                               key="edit_how", required=True,
+                               format_func=lambda h: tr(REPLACE_BY[h]))  # fmt: skip
     with st.form("edit_form", border=False):
         if how == "Result":
             c1, c2 = st.columns(2)
-            c1.selectbox("Result", ["B", "P", "T"], key="edit_winner",
-                         format_func=WINNER_WORD.__getitem__)
+            c1.selectbox(tr("result"), ["B", "P", "T"], key="edit_winner",
+                         format_func=winner_word)
         elif how == "Points":
             c1, c2, c3 = st.columns(3)
-            c1.number_input("Player points", 0, 9, value=None, step=1, key="edit_pp")
-            c2.number_input("Banker points", 0, 9, value=None, step=1, key="edit_bp")
+            c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="edit_pp")
+            c2.number_input(tr("banker_points"), 0, 9, value=None, step=1, key="edit_bp")
             c2 = c3
         else:
             c1, c2 = st.columns(2)
-            c1.text_input("Player cards", key="edit_pc", placeholder="9s Kd")
-            c2.text_input("Banker cards", key="edit_bc", placeholder="5c 2h 3d")
+            c1.text_input(tr("player_cards"), key="edit_pc", placeholder="9s Kd")
+            c2.text_input(tr("banker_cards"), key="edit_bc", placeholder="5c 2h 3d")
         if how != "Cards":  # cards say for themselves whether there is a pair
-            c2.checkbox("Banker pair", key="edit_banker_pair")
-            c2.checkbox("Player pair", key="edit_player_pair")
-        st.form_submit_button("Replace round", on_click=on_edit)
+            c2.checkbox(tr("banker_pair"), key="edit_banker_pair")
+            c2.checkbox(tr("player_pair"), key="edit_player_pair")
+        st.form_submit_button(tr("replace_round"), on_click=on_edit)
     _error("edit")
 
 
 def _describe(row: dict[str, Any]) -> str:
-    text = WINNER_WORD[row["winner"]]
+    text = winner_word(row["winner"])
     if row["player_points"] is not None:
-        text += f", player {row['player_points']} – banker {row['banker_points']}"
+        text += ", " + tr("describe_points", pp=row["player_points"], bp=row["banker_points"])
     if row["player_cards"] is not None:
         text += f" ({' '.join(row['player_cards'])} / {' '.join(row['banker_cards'])})"
     return text
@@ -305,9 +304,9 @@ def render_new_shoe(state: session.ShoeState) -> None:
         )
         st.session_state["new_decks"] = state.meta.decks
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
-    c1.selectbox("Table (rules)", tables, key="new_table", on_change=on_table_change)
-    c2.number_input("Decks", 1, 8, step=1, key="new_decks")
-    c3.button("Start new shoe", key="btn_new", on_click=on_new_shoe)
+    c1.selectbox(tr("table_rules"), tables, key="new_table", on_change=on_table_change)
+    c2.number_input(tr("decks"), 1, 8, step=1, key="new_decks")
+    c3.button(tr("start_new_shoe"), key="btn_new", on_click=on_new_shoe)
     _error("new")
 
 
@@ -317,9 +316,9 @@ def render_resume() -> None:
     if last is None:
         return
     with st.container(horizontal=True, vertical_alignment="center", key="resume"):
-        st.markdown(f"Go on with **{last['name'] or last['id']}** ({last['rounds']} rounds)?"
-                    " Or enter a result to start this new shoe.")  # fmt: skip
-        st.button("Continue last shoe", key="btn_resume", icon=":material/history:",
+        st.markdown(tr("resume_offer", name=plain(last["name"] or last["id"]),
+                       n=last["rounds"]))  # fmt: skip
+        st.button(tr("continue_last"), key="btn_resume", icon=":material/history:",
                   on_click=session.open_shoe, args=(last["id"],))  # fmt: skip
 
 
@@ -340,7 +339,9 @@ def shoe_fragment() -> None:
     render_quick_entry(state)
     main, side = st.columns([1.25, 1], gap="medium")
     with main:
-        points, cards, edit, new = st.tabs(["By points", "By cards", "Edit a round", "New shoe"])
+        points, cards, edit, new = st.tabs(
+            [tr("tab_points"), tr("tab_cards"), tr("tab_edit"), tr("tab_new")]
+        )
         with points:
             render_points_entry()
         with cards:

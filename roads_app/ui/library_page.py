@@ -23,6 +23,7 @@ from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.guard import guarded, plain
+from roads_app.ui.words import tr
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list
 IMPORT_ERROR = "library.import_error"
@@ -82,7 +83,7 @@ def on_import() -> None:
     st.session_state[IMPORT_ERROR] = None
     upload = st.session_state.get(_upload_key())
     if upload is None:
-        st.session_state[IMPORT_ERROR] = "choose a .csv, .json or .parquet file first"
+        st.session_state[IMPORT_ERROR] = tr("choose_file_first")
         return
     name = (st.session_state.get("library_import_name") or "").strip() or None
     try:
@@ -90,7 +91,7 @@ def on_import() -> None:
     except RoadsAppError as e:
         st.session_state[IMPORT_ERROR] = str(e)
         return
-    _say("success", f"added {meta.name!r} ({meta.id}) to the library")
+    _say("success", tr("added_shoe", name=repr(meta.name), id=meta.id))
     st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
     st.session_state["library_import_name"] = ""
 
@@ -103,7 +104,7 @@ def on_rename(shoe_id: str) -> None:
     except RoadsAppError as e:
         _say("error", str(e))
         return
-    _say("success", f"renamed to {meta.name!r}")
+    _say("success", tr("renamed_to", name=repr(meta.name)))
 
 
 @guarded
@@ -114,7 +115,7 @@ def on_delete(shoe_id: str, name: str) -> None:
     except RoadsAppError as e:
         _say("error", str(e))
         return
-    _say("success", f"moved {name!r} to the trash")
+    _say("success", tr("moved_to_trash", name=repr(name)))
 
 
 def on_restore(shoe_id: str, name: str) -> None:
@@ -123,7 +124,7 @@ def on_restore(shoe_id: str, name: str) -> None:
     except RoadsAppError as e:
         _say("error", str(e))
         return
-    _say("success", f"restored {name!r}")
+    _say("success", tr("restored", name=repr(name)))
 
 
 def on_empty_trash(ids: list[str]) -> None:
@@ -133,7 +134,7 @@ def on_empty_trash(ids: list[str]) -> None:
     except RoadsAppError as e:
         _say("error", str(e))
         return
-    _say("success", f"removed {gone} shoe{'s' if gone != 1 else ''} for good")
+    _say("success", tr("removed_for_good", n=gone))
 
 
 def _exporter(shoe_id: str, fmt: str, folder: Path) -> Callable[[], bytes]:
@@ -158,58 +159,60 @@ def render_row(row: dict, folder: Path) -> None:
     sid = row["id"]
     with st.container(border=True, key=f"shoe-{sid}"):
         if row["error"]:
-            st.markdown(f"**{plain(sid)}** · cannot be read")
+            st.markdown(f"**{plain(sid)}** · {tr('cannot_be_read')}")
             st.caption(plain(row["error"]))
         else:
             icon = SOURCE_ICON.get(row["source"], "")
-            st.markdown(
-                f"**{plain(row['name'])}** &nbsp; {icon} {row['source']} · "
-                f"table **{plain(row['rules'])}** · "
-                f"{row['decks']} decks · **{row['rounds']}** rounds · {_when(row['created'])}"
-            )
+            source = row["source"]
+            if source in SOURCE_ICON:
+                source = tr(f"source_{source}")
+            st.markdown(tr("shoe_line", name=plain(row["name"]), icon=icon, source=source,
+                           rules=plain(row["rules"]), decks=row["decks"], rounds=row["rounds"],
+                           when=_when(row["created"])))  # fmt: skip
         with st.container(horizontal=True, gap="small"):
             if not row["error"]:
-                if st.button("Open", key=f"lib_open_{sid}", icon=":material/edit_note:",
-                             help="continue this shoe on the scoreboard"):  # fmt: skip
+                if st.button(tr("open"), key=f"lib_open_{sid}", icon=":material/edit_note:",
+                             help=tr("open_help")):  # fmt: skip
                     switch_to("scoreboard", {"shoe": sid})
-                if st.button("Replay", key=f"lib_replay_{sid}", icon=":material/replay:"):
+                if st.button(tr("page_replay"), key=f"lib_replay_{sid}",
+                             icon=":material/replay:"):  # fmt: skip
                     switch_to("replay", {"shoe": sid, "round": "0"})
-                with st.popover("Rename", icon=":material/edit:"):
-                    st.text_input("Name", value=row["name"], key=f"lib_name_{sid}",
+                with st.popover(tr("rename"), icon=":material/edit:"):
+                    st.text_input(tr("name"), value=row["name"], key=f"lib_name_{sid}",
                                   max_chars=100)  # fmt: skip
-                    st.button("Save name", key=f"lib_rename_{sid}", on_click=on_rename,
+                    st.button(tr("save_name"), key=f"lib_rename_{sid}", on_click=on_rename,
                               args=(sid,))  # fmt: skip
-                with st.popover("Export", icon=":material/download:"):
+                with st.popover(tr("export"), icon=":material/download:"):
                     for fmt in library.EXPORT_FORMATS:
-                        label = "Board as PNG" if fmt == "png" else fmt.upper()
+                        label = tr("board_png") if fmt == "png" else fmt.upper()
                         st.download_button(
                             label, data=_exporter(sid, fmt, folder),
                             file_name=f"{sid}.{fmt}", mime=library.MIME[fmt],
                             key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
                         )  # fmt: skip
             if st.session_state.get(CONFIRM) == sid:
-                st.warning(f"Move {row['name']!r} and its bets to the trash?")
-                st.button("Yes, delete", key=f"lib_del_yes_{sid}", type="primary",
+                st.warning(tr("confirm_delete", name=plain(repr(row["name"]))))
+                st.button(tr("yes_delete"), key=f"lib_del_yes_{sid}", type="primary",
                           on_click=on_delete, args=(sid, row["name"]))  # fmt: skip
-                st.button("Cancel", key=f"lib_del_no_{sid}",
+                st.button(tr("cancel"), key=f"lib_del_no_{sid}",
                           on_click=lambda: st.session_state.update({CONFIRM: None}))  # fmt: skip
             else:
-                st.button("Delete", key=f"lib_del_{sid}", icon=":material/delete:",
+                st.button(tr("delete"), key=f"lib_del_{sid}", icon=":material/delete:",
                           on_click=lambda s=sid: st.session_state.update({CONFIRM: s}))  # fmt: skip
 
 
 def render_import() -> None:
     """Upload a shoe file; its message (if refused) appears right under the uploader."""
-    st.markdown("**Import a shoe**")
+    st.markdown(f"**{tr('import_shoe')}**")
     st.file_uploader(
-        f"CSV, JSON or Parquet, at most {UPLOAD_MB} MB", type=["csv", "json", "parquet"],
+        tr("upload_label", mb=UPLOAD_MB), type=["csv", "json", "parquet"],
         key=_upload_key(), max_upload_size=UPLOAD_MB,
     )  # fmt: skip
     chosen = st.session_state.get(_upload_key())
     if chosen is not None:
-        st.caption(f"Ready to add: {plain(chosen.name)} ({chosen.size:,} bytes)")
-    st.text_input("Name (optional)", key="library_import_name", max_chars=100)
-    st.button("Add to library", key="lib_import", icon=":material/upload:", on_click=on_import)
+        st.caption(tr("ready_to_add", name=plain(chosen.name), size=f"{chosen.size:,}"))
+    st.text_input(tr("import_name"), key="library_import_name", max_chars=100)
+    st.button(tr("add_to_library"), key="lib_import", icon=":material/upload:", on_click=on_import)
     message = st.session_state.get(IMPORT_ERROR)
     if message:
         st.error(plain(message), icon=":material/error:")
@@ -220,7 +223,7 @@ def render_library_page() -> None:
     from roads_app.ui.replay_page import render_simulate
 
     folder = session.data_dir()
-    st.title("Library")
+    st.title(tr("page_library"))
     left, right = st.columns(2, gap="large")
     with left:
         render_import()
@@ -231,8 +234,9 @@ def render_library_page() -> None:
         kind, text = shown
         (st.success if kind == "success" else st.error)(text)
     shoes = session.store(folder).list_shoes()
-    st.markdown(f"**{shoes.height} saved shoe{'s' if shoes.height != 1 else ''}**")
-    query = st.text_input("Filter by name", key="library_filter", placeholder="name contains…")
+    st.markdown(tr("saved_shoes", n=shoes.height))
+    query = st.text_input(tr("filter_by_name"), key="library_filter",
+                          placeholder=tr("filter_placeholder"))  # fmt: skip
     if query:
         shoes = shoes.filter(  # as a person reads names: "Macau" finds "macau evening"
             pl.col("name").str.to_lowercase().str.contains(query.lower(), literal=True)
@@ -247,16 +251,15 @@ def render_trash(folder: Path) -> None:
     trash = session.store(folder).list_shoes(trash=True)
     if not trash.height:
         return
-    with st.expander(f"Trash ({trash.height})", icon=":material/delete:"):
+    with st.expander(tr("trash", n=trash.height), icon=":material/delete:"):
         for row in trash.iter_rows(named=True):
             sid = row["id"]
             with st.container(horizontal=True, gap="small", key=f"trash-{sid}",
                               vertical_alignment="center"):  # fmt: skip
-                st.markdown(f"**{row['name']}** · {row['rounds']} rounds · "
-                            f"deleted {_when(row['deleted'])}")  # fmt: skip
-                st.button("Restore", key=f"lib_restore_{sid}", icon=":material/restore:",
+                st.markdown(tr("trash_line", name=plain(row["name"]), rounds=row["rounds"],
+                               when=_when(row["deleted"])))  # fmt: skip
+                st.button(tr("restore"), key=f"lib_restore_{sid}", icon=":material/restore:",
                           on_click=on_restore, args=(sid, row["name"]))  # fmt: skip
-        st.button("Empty trash", key="lib_empty_trash", type="primary",
+        st.button(tr("empty_trash"), key="lib_empty_trash", type="primary",
                   icon=":material/delete_forever:", on_click=on_empty_trash,
-                  args=(trash["id"].to_list(),),
-                  help="remove these shoes and their bets for good")  # fmt: skip
+                  args=(trash["id"].to_list(),), help=tr("empty_trash_help"))  # fmt: skip

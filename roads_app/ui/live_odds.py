@@ -23,6 +23,7 @@ from roads_app.bets.tables import Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
+from roads_app.ui.words import bet_name, tr
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,27 +97,38 @@ def _table_height(rows: int) -> int:
 
 
 def _styled(frame: pl.DataFrame) -> Styler:
+    """The live-odds table with its headers and states in the page's language."""
+    closed, positive = tr("odds_closed"), tr("odds_positive")
+    now, pwin, ev = tr("col_now"), tr("col_pwin"), tr("col_ev")
     shown = frame.select(
-        pl.col("label").alias("Bet"),
-        (pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String)).alias("Pays"),
-        (100 * pl.col("probability")).alias("P(win) %"),
-        (100 * pl.col("ev")).alias("EV %"),
+        pl.col("label").alias(tr("col_bet")),
+        (pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String))
+        .alias(tr("col_pays")),
+        (100 * pl.col("probability")).alias(pwin),
+        (100 * pl.col("ev")).alias(ev),
         pl.when(~pl.col("open"))
-        .then(pl.lit("closed"))
+        .then(pl.lit(closed))
         .when(pl.col("positive"))
-        .then(pl.lit("positive"))
+        .then(pl.lit(positive))
         .otherwise(pl.lit(""))
-        .alias("Now"),
+        .alias(now),
     ).to_pandas()
 
     def colour(row: pd.Series) -> list[str]:
-        if row["Now"] == "positive":
+        if row[now] == positive:
             return [POSITIVE_BG] * len(row)
-        if row["Now"] == "closed":
+        if row[now] == closed:
             return [CLOSED_FG] * len(row)
         return [""] * len(row)
 
-    return shown.style.apply(colour, axis=1).format({"P(win) %": "{:.4f}", "EV %": "{:+.3f}"})
+    return shown.style.apply(colour, axis=1).format({pwin: "{:.4f}", ev: "{:+.3f}"})
+
+
+def _named(frame: pl.DataFrame, table: Table) -> pl.DataFrame:
+    """``label`` as the page's language names each bet (the table's labels in English)."""
+    names = {b: bet_name(bet) for b, bet in table.bets.items()}
+    return frame.with_columns(pl.col("bet").replace_strict(names, default=pl.col("label"))
+                              .alias("label"))  # fmt: skip
 
 
 def rank_figure(by_rank: dict[str, int], decks: int) -> go.Figure:
@@ -167,13 +179,16 @@ def render_live_odds(
         st.warning(str(e))
         return
     if not rem.ok:
-        st.caption(f"Live odds: {rem.reason}.")
+        missing = rounds.head(rem.hand - 1).with_row_index("n", 1).filter(
+            pl.col("player_cards").is_null())["n"]  # fmt: skip
+        st.caption(tr("odds_need_cards", n=missing[0]) if missing.len()
+                   else tr("odds_unavailable", why=rem.reason))  # fmt: skip
         return
-    frame = _priced(table.name, tuple(int(x) for x in rem.counts), rem.hand)
+    frame = _named(_priced(table.name, tuple(int(x) for x in rem.counts), rem.hand), table)
     positive = frame.filter(pl.col("positive") & pl.col("open"))
-    head = f"Hand {rem.hand}: {rem.cards_left} cards unseen"
+    head = tr("odds_head", hand=rem.hand, left=rem.cards_left)
     if positive.height:
-        head += " — positive now: " + ", ".join(positive["label"].to_list())
+        head += " — " + tr("odds_positive_now", bets=", ".join(positive["label"].to_list()))
     st.markdown(f"**{head}**")
     st.dataframe(
         _styled(frame),
@@ -182,7 +197,7 @@ def render_live_odds(
         key=f"{key}.table",
         height=_table_height(frame.height),
     )
-    st.caption("Cards unseen by rank (dotted: a full shoe)")
+    st.caption(tr("unseen_by_rank"))
     st.plotly_chart(
         rank_figure(rem.by_rank, meta.decks),
         theme=None,
@@ -283,16 +298,16 @@ def render_ev_chart(
     try:
         chart = _chart_frame(table.name, _shoe_key(rounds, meta))
     except RoadsAppError as e:
-        st.caption(f"EV chart: {e}.")
+        st.caption(tr("ev_chart_note", why=e))
         return
     options = list(table.bets)
     default = [b for b in options if b in CHART_DEFAULT_BETS]
     chosen = st.multiselect(
-        "Bets on the chart",
+        tr("bets_on_chart"),
         options,
         default=default,
         key=f"{key}.bets",
-        format_func=lambda b: table.bets[b].label,
+        format_func=lambda b: bet_name(table.bets[b]),
     )
     st.plotly_chart(
         ev_figure(chart, chosen, upto, last_hand=int(chart["hand"].max() or 1)),
@@ -302,7 +317,7 @@ def render_ev_chart(
     )
     seen = chart if upto is None else chart.filter(pl.col("hand") <= upto + 1)
     n_pos = seen.filter(pl.col("positive") & pl.col("open")).height
-    st.caption(f"{n_pos} bet-hands with a positive EV while the bet was open so far.")
+    st.caption(tr("ev_positive_count", n=n_pos))
 
 
 # --- the study page -------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from roads_app.render import board
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.guard import guarded, plain
+from roads_app.ui.words import tr
 
 COLUMNS = 4
 FOLLOW = "lobby_follow"
@@ -42,10 +43,11 @@ def _mini(shoe_id: str, folder: str, modified: float) -> go.Figure | None:
 
 
 def counts_line(c: dict[str, int]) -> str:
-    """``B 12 · P 9 · T 2 · pairs 1/3``: the counts under a lobby board."""
+    """``B 12 · P 9 · T 2 · pairs P 1 / B 3``: the counts under a lobby board."""
+    b, p, t = (tr(f"{w}_letter") for w in "BPT")
     return (
-        f":red[**B {c['B']}**] · :blue[**P {c['P']}**] · :green[**T {c['T']}**] · "
-        f"pairs P {c['player_pair']} / B {c['banker_pair']}"
+        f":red[**{b} {c['B']}**] · :blue[**{p} {c['P']}**] · :green[**{t} {c['T']}**] · "
+        + tr("pairs_short", p=c["player_pair"], b=c["banker_pair"])
     )
 
 
@@ -62,8 +64,8 @@ def render_tile(row: dict, folder: Path) -> None:
         if fig is not None:
             st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content",
                             key=f"lobby_fig_{sid}")  # fmt: skip
-        st.markdown(counts_line(library.counts(rounds)) + f" · {rounds.height} rounds")
-        if st.button("Open", key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
+        st.markdown(counts_line(library.counts(rounds)) + " · " + tr("rounds_n", n=rounds.height))
+        if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
             from roads_app.ui.library_page import switch_to
 
             switch_to("scoreboard", {"shoe": sid})
@@ -77,9 +79,9 @@ def render_grid() -> None:
         st.error(str(e), icon=":material/error:")
         return
     if not shoes.height:
-        st.info("No shoes in progress: start one on the scoreboard, and it shows up here.")
+        st.info(tr("lobby_empty"))
         return
-    st.caption(f"{shoes.height} shoe{'s' if shoes.height != 1 else ''} in progress")
+    st.caption(tr("in_progress", n=shoes.height))
     rows = shoes.iter_rows(named=True)
     for _ in range(0, shoes.height, COLUMNS):
         cols = st.columns(COLUMNS, gap="small")
@@ -93,8 +95,8 @@ def render_grid() -> None:
 
 def render_lobby_page() -> None:
     """``/lobby``: the tables in progress."""
-    st.title("Lobby")
-    follow = st.toggle("Follow live", key=FOLLOW, value=True,
-                       help=f"refresh every {REFRESH_S:g} s as results come in")  # fmt: skip
+    st.title(tr("page_lobby"))
+    follow = st.toggle(tr("follow_live"), key=FOLLOW, value=True,
+                       help=tr("follow_help", s=f"{REFRESH_S:g}"))  # fmt: skip
     st.fragment(guarded(render_grid), run_every=REFRESH_S if follow else None)()
 

@@ -31,6 +31,7 @@ from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.guard import guarded, plain
+from roads_app.ui.words import tr, winner_word
 
 POS = "replay.pos"  # rounds shown
 SHOE = "replay.shoe"  # the shoe the position belongs to
@@ -40,6 +41,8 @@ SPEED = "replay_speed"
 REVEAL = "replay_reveal"
 SLIDER = "replay_slider"
 ERROR = "replay.error"
+SOURCES = ("hand", "simulated", "imported")
+"""Where a shoe came from; each has its word in the catalogue (``source_<name>``)."""
 SUIT_GLYPH = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 RED_SUITS = "hd"
 
@@ -166,8 +169,8 @@ def reveal_html(row: dict, seconds: float) -> str:
             f"style='animation-delay:{done:.3f}s'>{pts if pts is not None else ''}</small></div>"
         )
 
-    body = side_html("P", pc, "Player", row["player_points"]) + side_html(
-        "B", bc, "Banker", row["banker_points"]
+    body = side_html("P", pc, html.escape(winner_word("P")), row["player_points"]) + side_html(
+        "B", bc, html.escape(winner_word("B")), row["banker_points"]
     )
     return (
         f"{REVEAL_CSS}<div class='rv-hand' data-testid='reveal' data-round='{row['round']}'>"
@@ -181,13 +184,15 @@ def reveal_html(row: dict, seconds: float) -> str:
 def _header(meta: ShoeMeta, n: int) -> None:
     st.markdown(
         f"### {plain(meta.name or meta.id)}\n"
-        f"{meta.source} · table **{plain(meta.rules)}** · {meta.decks} decks · {n} rounds"
+        + tr("replay_header", rules=plain(meta.rules), decks=meta.decks, n=n,
+             source=tr(f"source_{meta.source}") if meta.source in SOURCES else meta.source)
     )
 
 
 def _position_line(pos: int, n: int) -> None:
     st.markdown(
-        f"<span data-testid='round-count'>Round {pos}</span> of {n}", unsafe_allow_html=True
+        f"<span data-testid='round-count'>{tr('round_of', n=pos)}</span> {tr('of_n', n=n)}",
+        unsafe_allow_html=True,
     )
 
 
@@ -211,19 +216,19 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     shown = rounds.head(pos)
     _position_line(pos, n)
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        st.button("Previous", key="rp_prev", icon=":material/skip_previous:", shortcut="Left",
+        st.button(tr("previous"), key="rp_prev", icon=":material/skip_previous:", shortcut="Left",
                   disabled=not R.can_step(pos, n, -1), on_click=_on_step,
                   args=(-1, n, shoe_id))  # fmt: skip
-        st.button("Next", key="rp_next", icon=":material/skip_next:", shortcut="Right",
+        st.button(tr("next"), key="rp_next", icon=":material/skip_next:", shortcut="Right",
                   disabled=not R.can_step(pos, n, 1), on_click=_on_step,
                   args=(1, n, shoe_id))  # fmt: skip
     if st.session_state.get(PLAYING):
         # No slider while playing: the browser reports a slider's value late (debounced,
         # and again on the next page rerun), which would drag the replay back.
-        st.progress(pos / max(n, 1), text="Playing: pause to drag the position")
+        st.progress(pos / max(n, 1), text=tr("playing_note"))
     else:
         st.session_state[SLIDER] = pos
-        st.slider("Round", 0, max(n, 1), key=SLIDER, on_change=_on_slider,
+        st.slider(tr("round"), 0, max(n, 1), key=SLIDER, on_change=_on_slider,
                   args=(n, shoe_id), disabled=n == 0)  # fmt: skip
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
@@ -235,7 +240,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
         # While the hand's cards are still face down the board must not tell the result.
         render_board(shown, hold_last_s=reveal_done_s(row, 0.9 / _speed()) if revealing else None)
         if revealing:
-            st.caption(f"Round {pos} as it was dealt")
+            st.caption(tr("as_dealt", n=pos))
             st.html(reveal_html(row, 0.9 / _speed()))
         render_ev(rounds, meta, pos)
     with side:
@@ -254,9 +259,9 @@ def render_ev(rounds: pl.DataFrame, meta: ShoeMeta, pos: int) -> None:
     if not rounds.height or rounds["player_cards"].null_count():
         return
     if st.session_state.get(PLAYING):  # the heaviest chart: drawn when the replay stops
-        st.caption("EV chart: shown when paused.")
+        st.caption(tr("ev_when_paused"))
         return
-    with st.expander("EV of each bet through the shoe", expanded=False):
+    with st.expander(tr("ev_through_shoe"), expanded=False):
         render_ev_chart(rounds, meta, table_for(meta)[0], upto=pos, key="replay_ev")
 
 
@@ -266,10 +271,10 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
     c1, c2, c3 = st.columns([1, 1.4, 2], vertical_alignment="bottom")
     pos = st.session_state.get(POS, 0)
     if playing:
-        if c1.button("Pause", key="rp_pause", icon=":material/pause:", shortcut="K"):
+        if c1.button(tr("pause"), key="rp_pause", icon=":material/pause:", shortcut="K"):
             st.session_state[PLAYING] = False
             st.rerun()
-    elif c1.button("Play", key="rp_play", icon=":material/play_arrow:", shortcut="K",
+    elif c1.button(tr("play"), key="rp_play", icon=":material/play_arrow:", shortcut="K",
                    disabled=n == 0):  # fmt: skip
         start = 0 if pos >= n else pos
         _set_pos(start, n, shoe_id)
@@ -278,10 +283,10 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
         st.rerun()
     if SPEED not in st.session_state:
         st.session_state[SPEED] = "2 / s"
-    c2.selectbox("Speed (rounds a second)", list(R.SPEEDS), key=SPEED,
+    c2.selectbox(tr("speed"), list(R.SPEEDS), key=SPEED,
                  on_change=lambda: st.session_state.update({ANCHOR: (
                      time.monotonic(), st.session_state.get(POS, 0))}))  # fmt: skip
-    c3.toggle("Reveal each hand card by card", key=REVEAL, value=True, disabled=not has_cards)
+    c3.toggle(tr("reveal_toggle"), key=REVEAL, value=True, disabled=not has_cards)
 
 
 def render_picker(folder: Path) -> None:
@@ -289,32 +294,33 @@ def render_picker(folder: Path) -> None:
     shoes = session.store(folder).list_shoes()
     left, right = st.columns(2, gap="large")
     with left:
-        st.markdown("**Replay a saved shoe**")
+        st.markdown(f"**{tr('replay_saved')}**")
         if shoes.height:
             labels = {
-                r["id"]: f"{r['name']} · {r['rounds']} rounds · {r['source']}"
+                r["id"]: f"{r['name']} · {tr('rounds_n', n=r['rounds'])} · "
+                + (tr(f"source_{r['source']}") if r["source"] in SOURCES else r["source"])
                 for r in shoes.iter_rows(named=True)
             }
-            choice = st.selectbox("Shoe", list(labels), format_func=labels.__getitem__,
+            choice = st.selectbox(tr("shoe"), list(labels), format_func=labels.__getitem__,
                                   key="rp_choice")  # fmt: skip
-            if st.button("Replay", key="rp_open", icon=":material/replay:") and choice:
+            if st.button(tr("page_replay"), key="rp_open", icon=":material/replay:") and choice:
                 open_replay(choice, 0)
         else:
-            st.caption("The library is empty: import a shoe or simulate one.")
+            st.caption(tr("library_empty"))
     with right:
         render_simulate(folder, key="rp_sim")
 
 
 def render_simulate(folder: Path, key: str) -> None:
     """Deal a new shoe from a seed with a table's shoe rules, save it, open it in replay."""
-    st.markdown("**Simulate a shoe**")
+    st.markdown(f"**{tr('simulate_shoe')}**")
     tables = list_tables()
     with st.form(f"{key}_form", border=False):
         c1, c2 = st.columns(2)
-        seed = c1.number_input("Seed", min_value=0, value=1, step=1, key=f"{key}_seed")
+        seed = c1.number_input(tr("seed"), min_value=0, value=1, step=1, key=f"{key}_seed")
         first = tables.index("classic") if "classic" in tables else 0
-        table = c2.selectbox("Table", tables, key=f"{key}_table", index=first)
-        submitted = st.form_submit_button("Deal and replay", icon=":material/playing_cards:")
+        table = c2.selectbox(tr("table"), tables, key=f"{key}_table", index=first)
+        submitted = st.form_submit_button(tr("deal_and_replay"), icon=":material/playing_cards:")
     if submitted:
         from roads_app.sim.bulk import deal_one  # the compiled dealer (same shoe as deal_shoe)
 
@@ -339,13 +345,13 @@ def render_replay_page() -> None:
     folder = session.data_dir()
     shoe_id = R.first(st.query_params.to_dict(), "shoe")
     if not shoe_id:
-        st.title("Replay")
+        st.title(tr("page_replay"))
         render_picker(folder)
         return
     loaded = library.safe_load(shoe_id, folder)
     if isinstance(loaded, str):
-        st.title("Replay")
-        st.error(f"cannot replay shoe {shoe_id!r}: {loaded}", icon=":material/error:")
+        st.title(tr("page_replay"))
+        st.error(tr("cannot_replay", id=repr(shoe_id), why=loaded), icon=":material/error:")
         render_picker(folder)
         return
     rounds, meta = loaded
@@ -358,5 +364,5 @@ def render_replay_page() -> None:
     _controls(n, shoe_id, rounds["player_cards"].is_not_null().any())
     interval = R.play_interval(_speed()) if st.session_state.get(PLAYING) else None
     st.fragment(guarded(_body), run_every=interval)(shoe_id, rounds, meta, folder)
-    with st.expander("Another shoe"):
+    with st.expander(tr("another_shoe")):
         render_picker(folder)

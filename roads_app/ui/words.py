@@ -1,0 +1,36 @@
+"""The dashboard's words in the language picked in the sidebar (the catalogue is
+`roads_app/render/i18n.toml`; `board_view.lang` knows the language).
+
+One door for every label a player reads, so a page never hard-codes English. A bet's
+name is the table's own label in English (a table may call Super Tie "Egalité") and
+the catalogue's name of its kind in any other language.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roads_app.render.i18n import DEFAULT, word
+from roads_app.ui.board_view import lang
+
+
+def tr(key: str, **fields: object) -> str:
+    """The catalogue's ``key`` in the page's language, with ``fields`` filled in."""
+    return word(key, lang(), **fields)
+
+
+def bet_name(bet: Any) -> str:
+    """What the layout calls a table's bet (a `tables.Bet`) in the page's language."""
+    return bet.label if lang() == DEFAULT else word(f"bet_{bet.id}", lang())
+
+
+def bet_id_name(bet_id: str, label: str | None = None) -> str:
+    """A bet or shortcut named by its id (``label``: the table's English label)."""
+    if lang() == DEFAULT and label:
+        return label
+    return word(f"bet_{bet_id}", lang())
+
+
+def winner_word(w: str) -> str:
+    """Banker / Player / Tie (庄 / 闲 / 和) for a round's winner letter."""
+    return word(w, lang())
