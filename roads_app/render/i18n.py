@@ -25,11 +25,23 @@ def catalogue() -> dict[str, dict[str, str]]:
     """Every language's words, checked complete against English."""
     with CATALOGUE.open("rb") as f:
         data: dict[str, dict[str, str]] = tomllib.load(f)
+    return check(data)
+
+
+def check(
+    data: dict[str, dict[str, str]], name: str = CATALOGUE.name
+) -> dict[str, dict[str, str]]:
+    """``data`` if every language has exactly English's keys, else ValueError naming them
+    (a key only one language has is a typo or a word the other never shows)."""
     keys = set(data[DEFAULT])
     for lang, words in data.items():
-        missing = keys - set(words)
+        missing, extra = keys - set(words), set(words) - keys
         if missing:
-            raise ValueError(f"{CATALOGUE.name}: [{lang}] lacks {', '.join(sorted(missing))}")
+            raise ValueError(f"{name}: [{lang}] lacks {', '.join(sorted(missing))}")
+        if extra:
+            raise ValueError(
+                f"{name}: [{lang}] has {', '.join(sorted(extra))}, unknown in [{DEFAULT}]"
+            )
     return data
 
 

@@ -25,7 +25,7 @@ from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_tabl
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.store import db
-from roads_app.ui.words import bet_id_name, bet_name, tr
+from roads_app.ui.words import bet_id_name, bet_name, labels, tr
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
@@ -394,7 +394,7 @@ def _entry_mode(rounds: pl.DataFrame, pos: int, key: str, *, choosable: bool) ->
         )
     st.segmented_control(
         tr("next_entered_by"), ENTRY_ORDER, key=widget, required=True,
-        format_func=lambda m: tr(ENTRY_LABELS[m]),
+        format_func=labels(ENTRY_LABELS),
         help=tr("next_entered_help"),
     )  # fmt: skip
     return str(st.session_state[widget])

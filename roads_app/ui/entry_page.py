@@ -36,7 +36,7 @@ from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.guard import guarded, plain
 from roads_app.ui.live_odds import render_live_odds
-from roads_app.ui.words import tr, winner_word
+from roads_app.ui.words import WINNER_KEYS, labels, tr, winner_word
 
 FLAGS: tuple[str, ...] = ("banker_pair", "player_pair", "player_natural", "banker_natural")
 """Round flags entered by toggles; each is also its label's catalogue key."""
@@ -157,7 +157,7 @@ def on_new_shoe() -> None:
 def render_ask_toggle() -> None:
     """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
-        tr("ask_on_board"), ["B", "P"], key="ask_road", format_func=winner_word
+        tr("ask_on_board"), ["B", "P"], key="ask_road", format_func=labels(WINNER_KEYS)
     )
 
 
@@ -265,12 +265,12 @@ def render_edit(state: session.ShoeState) -> None:
     # Outside the form, so picking how to replace the round shows only its inputs.
     how = st.segmented_control(tr("replace_by"), list(REPLACE_BY), default="Result",
                                key="edit_how", required=True,
-                               format_func=lambda h: tr(REPLACE_BY[h]))  # fmt: skip
+                               format_func=labels(REPLACE_BY))  # fmt: skip
     with st.form("edit_form", border=False):
         if how == "Result":
             c1, c2 = st.columns(2)
             c1.selectbox(tr("result"), ["B", "P", "T"], key="edit_winner",
-                         format_func=winner_word)
+                         format_func=labels(WINNER_KEYS))
         elif how == "Points":
             c1, c2, c3 = st.columns(3)
             c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="edit_pp")

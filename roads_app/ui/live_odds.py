@@ -307,7 +307,7 @@ def render_ev_chart(
         options,
         default=default,
         key=f"{key}.bets",
-        format_func=lambda b: bet_name(table.bets[b]),
+        format_func={b: bet_name(bet) for b, bet in table.bets.items()}.__getitem__,
     )
     st.plotly_chart(
         ev_figure(chart, chosen, upto, last_hand=int(chart["hand"].max() or 1)),

@@ -8,6 +8,7 @@ the catalogue's name of its kind in any other language.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from roads_app.render.i18n import DEFAULT, word
@@ -34,3 +35,13 @@ def bet_id_name(bet_id: str, label: str | None = None) -> str:
 def winner_word(w: str) -> str:
     """Banker / Player / Tie (庄 / 闲 / 和) for a round's winner letter."""
     return word(w, lang())
+
+
+def labels(keys: Mapping[str, str]) -> Callable[[str], str]:
+    """A widget's ``format_func`` for options named by catalogue ``keys`` (option ->
+    key), in the language of this run: fixed now, not looked up whenever it is called."""
+    names = {option: tr(key) for option, key in keys.items()}
+    return names.__getitem__
+
+
+WINNER_KEYS: Mapping[str, str] = {"B": "B", "P": "P", "T": "T"}
