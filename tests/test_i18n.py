@@ -38,6 +38,7 @@ ALLOWED = {
     # tables' file names (the new-shoe picker) and titles are data, not labels
     *(w for name in list_tables() for w in re.findall(r"[A-Za-z]+", name)),
     *re.findall(r"[A-Za-z]+", load_table("classic").title),
+    "CSV", "JSON", "Parquet", "PARQUET", "PNG", "MB",  # file formats keep their names
 }
 """English tokens allowed on the Chinese page (besides card codes, see `_english`)."""
 CARD = re.compile(r"^(?:[2-9TJQKA][shdc])$")
@@ -106,6 +107,7 @@ def _english(text: str) -> list[str]:
     text = re.sub(r"<style>.*?</style>", " ", text, flags=re.S)
     text = re.sub(r"<[^>]+>", " ", text)  # tags and their attributes
     text = re.sub(r":material/[a-z_]+:", " ", text)  # icons
+    text = re.sub(r"&[a-z]+;", " ", text)  # entities (&nbsp;)
     text = re.sub(r":(?:red|blue|green|gray|orange)\[", " ", text)  # colour markup
     words = re.findall(r"[A-Za-z]{2,}", text)
     return [w for w in words if w not in ALLOWED and not CARD.match(w)]
@@ -194,3 +196,51 @@ def test_the_english_scoreboard_is_unchanged_by_the_catalogue(data: Path) -> Non
     labels = [b.label for b in at.button]
     assert "Undo last chip" in labels and "Bring back" in labels
     assert any(_english(b.label) for b in at.button)
+
+
+def _page_words(at: AppTest) -> list[tuple[str, str, str]]:
+    seen: list[tuple[str, str, str]] = []
+    for node in _walk(at._tree):
+        kind = type(node).__name__
+        proto = getattr(node, "proto", None)
+        if proto is None or kind in ("UnknownElement", "PlotlyChart", "Dataframe"):
+            continue
+        seen += [(kind, f, t) for f, t in _texts(MessageToDict(proto))]
+    for frame in at.dataframe:
+        df = frame.value
+        seen += [("Dataframe", "column", str(c)) for c in df.columns]
+    return seen
+
+
+def _harness(start: str) -> None:
+    """The app's navigation with another page first (AppTest cannot open a URL path)."""
+    import streamlit as st
+
+    from roads_app.ui.library_page import _page_funcs
+
+    funcs = _page_funcs()
+    order = [start, *[k for k in funcs if k != start]]
+    st.navigation([st.Page(funcs[k], url_path=k, default=k == start) for k in order]).run()
+
+
+@pytest.mark.parametrize("start", ["library", "lobby", "replay"])
+def test_library_lobby_and_replay_in_chinese_have_no_english_label_left(
+    data: Path, start: str
+) -> None:
+    dealt = deal_shoe(5)
+    meta = dealt.meta.__class__(**{**dealt.meta.to_dict(), "name": "周五夜"})
+    sh.save_shoe(dealt.rounds, meta, data)
+    hand = dealt.meta.__class__(name="手工靴", source="hand")
+    sh.save_shoe(dealt.rounds.head(6), hand, data)
+    at = AppTest.from_function(_harness, kwargs={"start": start}, default_timeout=60)
+    at.query_params["lang"] = "zh"
+    if start == "replay":
+        at.query_params[session.URL_PARAM] = meta.id
+        at.query_params["round"] = "12"
+    at.run()
+    assert not at.exception, at.exception
+    seen = _page_words(at)
+    assert len(seen) > 5
+    # a shoe's source kind is data only where no word exists for it: none here
+    left = [(k, f, t, _english(t)) for k, f, t in seen if _english(t)]
+    assert left == [], "\n".join(map(str, left))
