@@ -158,6 +158,7 @@ def test_the_scoreboard_in_chinese_has_no_english_label_left(data: Path) -> None
     at.button(key=f"FormSubmitter:cards_form-{i18n.word('add_by_cards', 'zh')}").click().run()
     assert sh.load_shoe(meta.id, data)[0].height == 21
     at.button(key="bets_bet_banker").click().run()
+    at.number_input(key="bets_start").set_value(10.0).run()  # every chip now refused
     assert not at.exception, at.exception
 
     seen: list[tuple[str, str, str]] = []
@@ -185,6 +186,7 @@ def test_the_scoreboard_in_chinese_has_no_english_label_left(data: Path) -> None
     for zh in ("庄", "闲", "统计", "撤回上一个筹码", "按点数", "实时赔率", "投注"):
         assert zh in page, zh
     assert any(w in page for w in ("赢", "输")) and str(CHIPS[2]) in page
+    assert "本金不足" in page  # the bankroll rule's refusal, in Chinese
 
 
 def test_the_english_scoreboard_is_unchanged_by_the_catalogue(data: Path) -> None:

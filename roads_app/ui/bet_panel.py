@@ -186,7 +186,7 @@ def render_bet_panel(
         reason = (
             BL.can_place(bets, bet_id, stake, next_round, table)
             or entry_reason(bet, mode)
-            or BL.beyond_bankroll(bets, stake, next_round, hand)
+            or beyond_bankroll(bets, stake, next_round, hand)
         )
         edge = edges.get(bet_id)
         pays = f"{bet.payout:g}:1"
@@ -230,7 +230,7 @@ def render_bet_panel(
             reason = (
                 next((entry_reason(table.bets[p], mode) for p in parts
                       if p in table.bets and entry_reason(table.bets[p], mode)), None)
-                or BL.beyond_bankroll(bets, total, next_round, hand)
+                or beyond_bankroll(bets, total, next_round, hand)
                 or table.can_place(name, next_round, stake)
             )  # fmt: skip
             part_edges = [edges.get(p) for p in parts]
@@ -284,6 +284,17 @@ def render_bet_panel(
     render_history(settled, table)
 
 
+def beyond_bankroll(bets: pl.DataFrame, stake: float, round_no: int, hand: float) -> str | None:
+    """The ledger's bankroll rule (`ledger.beyond_bankroll`), said in the page's language."""
+    if BL.beyond_bankroll(bets, stake, round_no, hand) is None:
+        return None
+    on_table = BL.staked_on(bets, round_no)
+    text = tr("not_enough_bankroll", asked=f"{stake:,.0f}", left=f"{max(hand - on_table, 0):,.0f}")
+    if on_table:
+        text += tr("already_on_round", amount=f"{on_table:,.0f}", n=round_no)
+    return text
+
+
 def _checked(
     change: Callable[[pl.DataFrame], pl.DataFrame],
     bet_ids: tuple[str, ...],
@@ -300,7 +311,7 @@ def _checked(
         for bet_id in bet_ids:
             if bet_id in table.bets and (why := entry_reason(table.bets[bet_id], mode)):
                 raise BetError(why)
-        if why := BL.beyond_bankroll(bets, total, round_no, bankroll):
+        if why := beyond_bankroll(bets, total, round_no, bankroll):
             raise BetError(why)
         return change(bets)
 
