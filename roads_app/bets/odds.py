@@ -191,6 +191,25 @@ _PAIR_SLOT = np.cumsum(_CLASS_DRAWS == 2) - 1
 _N_SLOTS = int((_CLASS_DRAWS == 2).sum())
 
 
+@njit(cache=True, inline="always")
+def _add_cross(t: np.ndarray, a: int, b: int, w: int) -> None:
+    """Add ``w`` times the products r[u]*r[v] that cards of values ``a`` and ``b`` make
+    together (``t`` kept for u <= v): the pair counted once, or twice on one value."""
+    if a == b:
+        t[a, a] += 2 * w
+    else:
+        t[min(a, b), max(a, b)] += w
+
+
+@njit(cache=True, inline="always")
+def _add_two_cards(t: np.ndarray, a: int, b: int, w: int) -> None:
+    """Add ``w`` times the products r[u]*r[v] of two cards' values: each card with
+    itself, and the two together."""
+    t[a, a] += w
+    t[b, b] += w
+    _add_cross(t, a, b, w)
+
+
 @njit(cache=True)
 def _play_into(c: np.ndarray, out: np.ndarray) -> None:
     """Probability of every play cell from ``c``, the cards left per point value.
@@ -235,16 +254,12 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                     s1[cls, k] += w
                     s1[cls, m] += w
                     if draws == 2:
-                        # r[u]*r[v] counts ordered pairs of the four cards: each card
-                        # with itself, and two cards of one value twice
                         t = s2[_PAIR_SLOT[cls]]
-                        t[k, k] += w
-                        t[m, m] += w
-                        t[k, m] += w << (k == m)
-                        t[min(i, k), max(i, k)] += w << (i == k)
-                        t[min(i, m), max(i, m)] += w << (i == m)
-                        t[min(j, k), max(j, k)] += w << (j == k)
-                        t[min(j, m), max(j, m)] += w << (j == m)
+                        _add_two_cards(t, k, m, w)
+                        _add_cross(t, i, k, w)
+                        _add_cross(t, i, m, w)
+                        _add_cross(t, j, k, w)
+                        _add_cross(t, j, m, w)
             for bt in range(10):
                 if by_banker[bt] == 0:
                     continue
@@ -257,10 +272,7 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                 s1[cls, i] += w
                 s1[cls, j] += w
                 if draws == 2:
-                    t = s2[_PAIR_SLOT[cls]]
-                    t[i, i] += w
-                    t[j, j] += w
-                    t[i, j] += w << (i == j)
+                    _add_two_cards(s2[_PAIR_SLOT[cls]], i, j, w)
             c[i] += 1
             c[j] += 1
 
