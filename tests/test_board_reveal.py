@@ -86,11 +86,13 @@ def test_a_second_tie_on_a_cell_keeps_its_old_count_until_the_reveal() -> None:
 
 def test_held_count_strip_shows_the_counts_before_the_last_round_first() -> None:
     rounds = rounds_from_winners("BBPT")
-    html = held_strip_html(rounds, "en", 1.5)
-    first, second = html.split("class='rd-hold-b'")
-    assert "data-count='T'>" in first and "Tie <b>0</b>" in first  # before: no tie yet
+    html = held_strip_html(rounds, "en")
+    first, second = html.split("<div class='rd-hold-b-4'>")
+    assert "<div class='rd-hold-a-4'>" in first and "Tie <b>0</b>" in first  # no tie yet
     assert "Tie <b>1</b>" in second and "Hands <b>4</b>" in second
-    assert "--rd-hold:1.500s" in html
+    # the swap waits for the page to say round 4's reveal has ended
+    assert 'html[data-rd-shown="4"] .rd-hold-b-4{max-height:none;visibility:visible}' in html
+    assert ".rd-hold-b-4,html[data-rd-shown=\"4\"] .rd-hold-a-4{max-height:0" in html
 
 
 def test_a_held_board_needs_the_rounds_frame() -> None:

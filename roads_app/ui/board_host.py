@@ -155,9 +155,13 @@ _SHOW_HELD_JS = r"""
 export default function (component) {
   const { data } = component;
   // Once shown, a round stays shown: the board can be drawn again (its first width
-  // report, a rerun) after the timer fired, and each drawing starts held again.
+  // report, a rerun) after the reveal ended, and each drawing starts held again.
+  const root = document.documentElement;
   const state = window.__roadsHeld || (window.__roadsHeld = {round: null, shown: false});
-  if (state.round !== data.round) Object.assign(state, {round: data.round, shown: false});
+  if (state.round !== data.round) {
+    Object.assign(state, {round: data.round, shown: false});
+    delete root.dataset.rdShown;
+  }
   const reveal = (g) => {
     const m = g.layout && g.layout.meta;
     if (!(state.shown && m && m.held && m.rounds === state.round)) return;
@@ -177,14 +181,26 @@ export default function (component) {
       reveal(g);
     }
   };
-  let loop = null;
+  let loop = null, frame = null;
   const show = () => {
     state.shown = true;
+    root.dataset.rdShown = String(data.round);  // the held strip and statistics swap (CSS)
     apply();
     loop = setInterval(apply, 150);
   };
-  const timer = setTimeout(show, state.shown ? 0 : data.ms);
-  return () => { clearTimeout(timer); clearInterval(loop); };
+  // The moment is the hand's last card turning face up, as the browser draws it (the
+  // reveal is its own element, started when it arrived); the delay is only a fallback
+  // for a hand that never shows.
+  const t0 = performance.now();
+  const wait = () => {
+    const hand = document.querySelector(`[data-testid="reveal"][data-round="${data.round}"]`);
+    const backs = hand ? Array.from(hand.querySelectorAll('.rv-back')) : [];
+    const up = backs.length && backs.every(b => parseFloat(getComputedStyle(b).opacity) < 0.05);
+    if (up || performance.now() - t0 > data.ms + 3000) show();
+    else frame = requestAnimationFrame(wait);
+  };
+  if (state.shown) show(); else wait();
+  return () => { cancelAnimationFrame(frame); clearInterval(loop); };
 }
 """
 
@@ -194,6 +210,8 @@ _show_held = st.components.v2.component(
 
 
 def show_held_after(seconds: float, round_no: int) -> None:
-    """After ``seconds``, show the board's held last-round marks (see `board_figure`)."""
+    """When round ``round_no``'s reveal has turned its last card (``seconds`` at most, as
+    a fallback), show the board's held marks (see `board_figure`) and mark the page
+    (``html[data-rd-shown]``) so the held strip and statistics swap in the same frame."""
     _show_held(key=f"show_held_{round_no}", data={"ms": round(seconds * 1000), "round": round_no},
                height=1)

@@ -90,24 +90,30 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
 
 
 HOLD_CSS = """<style>
-.rd-hold-a{overflow:hidden;animation:rd-hold-off 0s linear var(--rd-hold) forwards}
-.rd-hold-b{overflow:hidden;max-height:0;visibility:hidden;
-  animation:rd-hold-on 0s linear var(--rd-hold) forwards}
-@keyframes rd-hold-off{to{max-height:0;visibility:hidden}}
-@keyframes rd-hold-on{to{max-height:40em;visibility:visible}}
+.rd-hold-a-N,.rd-hold-b-N{overflow:hidden}
+.rd-hold-b-N,html[data-rd-shown="N"] .rd-hold-a-N{max-height:0;visibility:hidden}
+html[data-rd-shown="N"] .rd-hold-b-N{max-height:none;visibility:visible}
 </style>"""
 
 
-def held_strip_html(rounds: pl.DataFrame, lg: str, seconds: float) -> str:
+def held_css(before: str, after: str, round_no: int) -> str:
+    """CSS showing element class ``before`` until round ``round_no``'s reveal has ended
+    (the page says so: ``html[data-rd-shown]``, set by `board_host.show_held_after`),
+    then ``after`` instead, both in the same frame as the board's held marks."""
+    return (HOLD_CSS.replace(".rd-hold-a-N", f".{before}").replace(".rd-hold-b-N", f".{after}")
+            .replace('"N"', f'"{round_no}"'))  # fmt: skip
+
+
+def held_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     """The count strip as it stood before the last round, swapped for the strip with it
-    after ``seconds`` (the reveal's end): the counts do not tell the result early.
-    The browser does the swap (CSS delays), so no rerun is needed."""
-    before = count_strip_html(rounds.head(max(rounds.height - 1, 0)), lg).replace(
+    when the hand's reveal ends (`held_css`): the counts do not tell the result early."""
+    n = rounds.height
+    before = count_strip_html(rounds.head(max(n - 1, 0)), lg).replace(
         "data-testid='count-strip'", "data-testid='count-strip-before'"
     )
-    return (f"{HOLD_CSS}<div style='--rd-hold:{seconds:.3f}s'>"
-            f"<div class='rd-hold-a'>{before}</div>"
-            f"<div class='rd-hold-b'>{count_strip_html(rounds, lg)}</div></div>")  # fmt: skip
+    return (f"{held_css(f'rd-hold-a-{n}', f'rd-hold-b-{n}', n)}"
+            f"<div class='rd-hold-a-{n}'>{before}</div>"
+            f"<div class='rd-hold-b-{n}'>{count_strip_html(rounds, lg)}</div>")  # fmt: skip
 
 
 def render_board(
@@ -133,6 +139,6 @@ def render_board(
         board_host.show_held_after(hold_last_s, rounds.height)
     st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
     if hold_last_s is not None:
-        st.html(held_strip_html(rounds, lg, hold_last_s))
+        st.html(held_strip_html(rounds, lg))
     else:
         st.html(count_strip_html(rounds, lg))

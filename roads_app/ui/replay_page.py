@@ -244,11 +244,30 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             st.html(reveal_html(row, 0.9 / _speed()))
         render_ev(rounds, meta, pos)
     with side:
-        render_stats(shown)
+        if revealing:
+            held_stats(shown)
+        else:
+            render_stats(shown)
         render_bet_panel(
             shoe_id=shoe_id, rounds=rounds, meta=meta, data_dir=folder, position=pos,
             kind="replay-bets", allow_void=False, key="rbets",
         )  # fmt: skip
+
+
+def held_stats(shown: pl.DataFrame) -> None:
+    """The statistics as they stood before the hand being revealed, swapped for the
+    ones with it when its last card has turned (with the board's held marks): counts
+    tell no result early. Containers keyed by the round, so each round starts held."""
+    from roads_app.ui.board_view import held_css
+    from roads_app.ui.entry_page import render_stats
+
+    n = shown.height
+    before, after = f"rp_stats_before_{n}", f"rp_stats_after_{n}"
+    st.html(held_css(f"st-key-{before}", f"st-key-{after}", n))
+    with st.container(key=before):
+        render_stats(shown.head(n - 1))
+    with st.container(key=after):
+        render_stats(shown)
 
 
 def render_ev(rounds: pl.DataFrame, meta: ShoeMeta, pos: int) -> None:

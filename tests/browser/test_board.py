@@ -15,6 +15,7 @@ Speed (key press to redrawn board, first load, display lag) is recorded, not ass
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 
@@ -358,7 +359,11 @@ SHOWN_JS = """() => {
   points.sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
   const strip = Array.from(document.querySelectorAll('.rd-strip'))
     .filter(e => getComputedStyle(e).visibility === 'visible').map(e => e.innerText);
-  return JSON.stringify({points, strip});
+  // the statistics beside the board (replay): the copy on show
+  const stats = Array.from(document.querySelectorAll('[class*="st-key-rp_stats_"]'))
+    .filter(e => getComputedStyle(e).visibility === 'visible' && e.innerText.trim())
+    .map(e => e.innerText);
+  return JSON.stringify({points, strip, stats});
 }""".replace("(BOARD)", f"({BOARD_JS})")
 
 HOLD_WATCH_JS = """([round, before]) => {
@@ -381,13 +386,12 @@ HOLD_WATCH_JS = """([round, before]) => {
 
 def _shown_diff(before: str, after: str) -> dict:
     """What changed on show between two `SHOWN_JS` readings (for a failure message)."""
-    import json
-
     a, b = json.loads(before), json.loads(after)
     pa, pb = {json.dumps(p) for p in a["points"]}, {json.dumps(p) for p in b["points"]}
     return {"gone": sorted(pa - pb)[:5], "new": sorted(pb - pa)[:5],
             "strip": a["strip"] if a["strip"] != b["strip"] else None,
-            "strip_now": b["strip"] if a["strip"] != b["strip"] else None}  # fmt: skip
+            "strip_now": b["strip"] if a["strip"] != b["strip"] else None,
+            "stats": (a["stats"], b["stats"]) if a["stats"] != b["stats"] else None}  # fmt: skip
 
 
 def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal_ends(
@@ -414,3 +418,6 @@ def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal
     page.wait_for_function(f"() => ({BOARD_JS})().dataset.shownRound === '23'")
     after = page.evaluate(SHOWN_JS)
     assert '"2"' in after and '"2"' not in before  # the tie count, now shown
+    stats = json.loads(before)["stats"], json.loads(after)["stats"]
+    assert len(stats[0]) == len(stats[1]) == 1 and "22 rounds" in stats[0][0]
+    assert "23 rounds" in stats[1][0]
