@@ -23,7 +23,7 @@ import pyarrow as pa
 from numba import njit, prange
 
 from roads_app.errors import RoundError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNER, WINNERS, ShoeMeta
 from roads_app.game.shoe import POINTS_BY_CARD, ShoeOptions, check_seed, simulated_meta
 from roads_app.sim import kernel
@@ -46,7 +46,9 @@ depends_on(__file__, kernel)  # the kernels below inline the dealing primitives
 BATCH_SHOES = 8192
 """Shoes per batch: about 660,000 rounds, some 25 MB as a frame (8 decks)."""
 
-_CODE_BYTES = np.frombuffer("".join(C.ALL_CARDS).encode("ascii"), dtype=np.uint8).reshape(52, 2)
+_CODE_BYTES = np.frombuffer(
+    "".join(playing_cards.ALL_CARDS).encode("ascii"), dtype=np.uint8
+).reshape(52, 2)
 """The two ASCII bytes of each card code, by card number."""
 
 _PTS = POINTS_BY_CARD.astype(np.int64)
@@ -262,4 +264,6 @@ def deal_one(
     batch = deal_batch(check_seed(seed), options, index, 1)
     rounds = rounds_frame(batch).select(ROUNDS_SCHEMA.names())
     burn = int(batch.burn_card[0])
-    return rounds, simulated_meta(seed, options, index, C.ALL_CARDS[burn] if burn >= 0 else None)
+    return rounds, simulated_meta(
+        seed, options, index, playing_cards.ALL_CARDS[burn] if burn >= 0 else None
+    )
