@@ -109,13 +109,20 @@ def test_cli_streams_hand_odds_and_prints_the_plain_summary(tmp_path: Path) -> N
 
 
 def test_cached_kernels_are_keyed_by_the_kernels_they_call() -> None:
-    """Numba alone would keep the study kernel's old machine code after bets/odds.py
-    changed (and bulk's after sim/kernel.py changed)."""
-    from roads_app.sim import bulk
+    """Numba alone would keep a kernel's old machine code after a function or array it
+    compiles in from another file changed: the study kernel's after bets/odds.py, the
+    engine's after the shoe procedure or the road rule, bulk's after any of those."""
+    from roads_app.sim import bulk, kernel
 
-    for fn, dep in (
-        (study._hand_probabilities, "bets/odds.py"),
-        (bulk._deal_batch, "sim/kernel.py"),
+    game = ["game/cards.py", "game/drawing.py", "game/shoe.py"]
+    engine = [*game, "roads/derived.py", "sim/strategies.py"]
+    for fn, want in (
+        (study._hand_probabilities, ["bets/odds.py"]),
+        (kernel._run_kernel, engine),
+        (kernel.deal_cards_kernel, engine),
+        (bulk._deal_batch, ["sim/kernel.py", *engine]),
     ):
         _, deps = fn._cache._impl.locator.get_source_stamp()
-        assert [p.replace("\\", "/").endswith(dep) for p, _, _ in deps] == [True]
+        got = [p.replace("\\", "/") for p, _, _ in deps]
+        assert len(got) == len(want)
+        assert all(p.endswith(w) for p, w in zip(got, want, strict=True)), got
