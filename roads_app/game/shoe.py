@@ -15,10 +15,11 @@ cards face down as its value (T/J/Q/K = 10). The cut card sits ``cut`` cards fro
 end; once it has come out (during a hand, or as the first card of one), exactly one
 more hand is played. Optionally one card is burnt between hands.
 
-`deal_rows` is that procedure, written once over NumPy arrays with no call but indexing
-so that the compiled engine (`roads_app.sim.kernel`) compiles this very function with
-Numba; `deal_shoe`, the readable reference the engines are tested against, runs it
-as plain Python.
+That procedure is written once: `first_hand_at`, `deal_hand` (one hand, the cut card,
+the burn between hands) and `deal_rows` (a whole shoe), over NumPy arrays. Numba's
+``register_jitable`` leaves them plain Python functions, which `deal_shoe` (the
+readable reference the engines are tested against) runs as such, and lets the compiled
+engines (`roads_app.sim.kernel`, `roads_app.sim.bulk`) compile these very functions.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+from numba.extending import register_jitable
 
 from roads_app.errors import RoundError
 from roads_app.game import cards as playing_cards
@@ -107,46 +109,71 @@ class DealtShoe:
     order: tuple[str, ...] = field(repr=False)  # the whole shoe, top first
 
 
+@register_jitable(inline="always")
+def first_hand_at(order: np.ndarray, burn: bool) -> int:
+    """Where the first hand starts: after the face-up card and the cards it burns."""
+    return 1 + int(BURN_BY_CARD[order[0]]) if burn else 0
+
+
+@register_jitable(inline="always")
+def deal_hand(
+    order: np.ndarray, cursor: int, first_hand: bool, cut: int, burn_between: bool
+) -> tuple[int, bool, int, int, int, int, int, int, int]:
+    """The next hand of a shuffled shoe (card numbers, top first) from position ``cursor``.
+
+    Returns (position after the hand, whether it is the shoe's last hand, the card burnt
+    face down before it or -1, then card numbers p0, p1, p2, b0, b1, b2, -1 where a hand
+    took no third card). With too few cards left to be sure of finishing a hand no hand
+    is dealt and the position is -1. Deal order: Player, Banker, Player, Banker, then the
+    third cards by the drawing tables of `roads_app.game.drawing`.
+    """
+    n = order.shape[0]
+    between = burn_between and not first_hand
+    if n - cursor < 6 + between:
+        return -1, True, -1, -1, -1, -1, -1, -1, -1
+    burnt = int(order[cursor]) if between else -1
+    cursor += between
+    last = cursor >= n - cut  # the cut card has come out: this hand is the last
+    p0, b0 = int(order[cursor]), int(order[cursor + 1])
+    p1, b1 = int(order[cursor + 2]), int(order[cursor + 3])
+    cursor += 4
+    player = (POINTS_BY_CARD[p0] + POINTS_BY_CARD[p1]) % 10
+    banker = (POINTS_BY_CARD[b0] + POINTS_BY_CARD[b1]) % 10
+    p2 = b2 = -1
+    if PLAYER_DRAWS[player, banker]:
+        p2 = int(order[cursor])
+        cursor += 1
+        banker_draws = BANKER_DRAWS_AFTER[banker, POINTS_BY_CARD[p2]]
+    else:
+        banker_draws = BANKER_DRAWS_STOOD[banker, player]
+    if banker_draws:
+        b2 = int(order[cursor])
+        cursor += 1
+    return cursor, last, burnt, p0, p1, p2, b0, b1, b2
+
+
+@register_jitable
 def deal_rows(
     order: np.ndarray, cut: int, burn: bool, burn_between: bool, rows: np.ndarray, burnt: np.ndarray
 ) -> tuple[int, int, int]:
-    """Deal a shuffled shoe (card numbers, top first) by the shoe procedure.
-
-    Hand ``h`` goes to ``rows[h]`` as card numbers (p0, p1, p2, b0, b1, b2), -1 where a
-    hand took no third card, and ``burnt[h]`` is the card burnt face down before it (-1:
-    none); both need room for ``len(order) // 4 + 1`` hands. Returns (hands, position of
-    the first hand's first card, cards used). Deal order: Player, Banker, Player, Banker,
-    then third cards by the drawing tables of `roads_app.game.drawing`.
-    """
-    n = order.shape[0]
-    cursor = 1 + int(BURN_BY_CARD[order[0]]) if burn else 0
-    first = cursor
-    cut_at = n - cut
+    """Deal a whole shuffled shoe: hand ``h`` to ``rows[h]`` as (p0, p1, p2, b0, b1, b2)
+    and the card burnt before it to ``burnt[h]`` (-1: none); both need room for
+    ``len(order) // 4 + 1`` hands. Returns (hands, where the first hand started, cards
+    used)."""
+    first = first_hand_at(order, burn)
+    cursor = first
     h = 0
     last = False
     while not last:
-        between = burn_between and h > 0
-        if n - cursor < 6 + between:
-            break  # not enough cards left to be sure of finishing a hand
-        burnt[h] = order[cursor] if between else -1
-        cursor += between
-        last = cursor >= cut_at  # the cut card has come out: this hand is the last
-        p0, b0, p1, b1 = order[cursor], order[cursor + 1], order[cursor + 2], order[cursor + 3]
-        cursor += 4
-        player = (POINTS_BY_CARD[p0] + POINTS_BY_CARD[p1]) % 10
-        banker = (POINTS_BY_CARD[b0] + POINTS_BY_CARD[b1]) % 10
-        p2 = b2 = -1
-        if PLAYER_DRAWS[player, banker]:
-            p2 = order[cursor]
-            cursor += 1
-            banker_draws = BANKER_DRAWS_AFTER[banker, POINTS_BY_CARD[p2]]
-        else:
-            banker_draws = BANKER_DRAWS_STOOD[banker, player]
-        if banker_draws:
-            b2 = order[cursor]
-            cursor += 1
+        after, last, burnt_card, p0, p1, p2, b0, b1, b2 = deal_hand(
+            order, cursor, h == 0, cut, burn_between
+        )
+        if after < 0:
+            break
         rows[h, 0], rows[h, 1], rows[h, 2] = p0, p1, p2
         rows[h, 3], rows[h, 4], rows[h, 5] = b0, b1, b2
+        burnt[h] = burnt_card
+        cursor = after
         h += 1
     return h, first, cursor
 

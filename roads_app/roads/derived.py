@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 RED, BLUE, NO_MARK = 0, 1, -1
 """Colour codes: index into ``grids.COLOURS`` ("red", "blue"); -1 where no mark is made."""
 
@@ -36,22 +34,23 @@ def derived_colour(heights: Any, col: Any, row: Any, n: Any, k: int) -> Any:
     """Colour code a big-road mark at logical column ``col``, ``row`` adds to derived road ``k``.
 
     ``heights[c]`` is the height of column ``c`` as it stands when the mark is made (only
-    columns before ``col`` are read); ``n`` is ``col``'s number within its shoe, so that
+    columns up to ``col`` are read); ``n`` is ``col``'s number within its shoe, so that
     ``heights`` may hold many shoes one after another. Scalars or NumPy arrays alike.
 
-    A mark opening a column (row 0) is red when the two columns before it are as tall
-    as each other ``k`` apart. A mark further down is blue only when it is the first
-    one below the bottom of the column ``k`` back (red when that column reaches this
-    row, and red again below that). A road starts once its first comparison exists:
-    column ``k`` row 1, or column ``k + 1`` row 0.
+    A mark opening a column (row 0) compares the column before it with the one ``k``
+    further back: red when they are as tall. A mark further down compares its row with
+    the column ``k`` back: blue only when it is the first row below that column's bottom
+    (red when that column reaches this row, and red again below that). A road starts once
+    its first comparison exists: column ``k`` row 1, or column ``k + 1`` row 0.
     """
     opening = row == 0
-    # Clamped: where a column would be missing the mark is NO_MARK and the value unread.
-    back = heights[np.maximum(col - k, 0)]
-    before = heights[np.maximum(col - 1, 0)]
-    before_back = heights[np.maximum(col - 1 - k, 0)]
-    red = (opening & (before == before_back)) | ((row != 0) & (row != back))
-    has_mark = n >= k + opening
+    c = col - opening  # the column compared: an opening mark's previous one
+    back = c - k  # and the one k before that
+    # Indices clamped at 0 (``i * (i > 0)``: no branch, no ufunc): where a column would be
+    # missing the mark is NO_MARK and the value read there is not used.
+    here = row + opening * (heights[c * (c > 0)] - row)  # opening: that column's height
+    red = (here == heights[back * (back > 0)]) == opening
+    has_mark = n - opening >= k
     # Arithmetic selects (no branch, no np.where): the same code for arrays and scalars.
     colour = BLUE + red * (RED - BLUE)
     return NO_MARK + has_mark * (colour - NO_MARK)

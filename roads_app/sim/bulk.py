@@ -26,7 +26,13 @@ from numba import njit, prange
 from roads_app.errors import RoundError
 from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNER, WINNERS, ShoeMeta
-from roads_app.game.shoe import POINTS_BY_CARD, ShoeOptions, check_seed, simulated_meta
+from roads_app.game.shoe import (
+    POINTS_BY_CARD,
+    ShoeOptions,
+    check_seed,
+    deal_rows,
+    simulated_meta,
+)
 from roads_app.sim import kernel
 from roads_app.sim.cache import depends_on
 from roads_app.sim.kernel import (
@@ -34,7 +40,6 @@ from roads_app.sim.kernel import (
     W_BANKER,
     W_PLAYER,
     W_TIE,
-    _deal_rows,
     _halves,
     _jump,
     _shoe_states,
@@ -79,7 +84,7 @@ def _deal_batch(
         order = np.empty(n, dtype=np.int8)
         _shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order)
         burnt = np.empty(cards.shape[1], dtype=np.int8)  # the procedure's; not kept here
-        h, _, _ = _deal_rows(order, cut, burn, burn_between, cards[s], burnt)
+        h, _, _ = deal_rows(order, cut, burn, burn_between, cards[s], burnt)
         hands[s] = h
         first[s] = order[0] if burn else -1
 

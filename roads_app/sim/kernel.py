@@ -3,8 +3,8 @@
 It deals **exactly** the shoes `roads_app.game.shoe.deal_shoe(seed, options, k)` deals: the
 kernel runs NumPy's PCG64 itself (128-bit LCG in two 64-bit halves, XSL-RR output), each
 shoe starting at raw draw ``k*(n-1)`` of the seed's stream, repeats the documented
-Fisher-Yates card for card, then deals by `roads_app.game.shoe.deal_rows`, the burn and
-cut-card procedure itself, compiled. Generating the draws inside the
+Fisher-Yates card for card, then deals hand by hand with `roads_app.game.shoe.deal_hand`,
+the burn and cut-card procedure itself, compiled. Generating the draws inside the
 parallel loop keeps every core busy and no draws go through memory. One
 kernel serves every strategy: a selection is a small integer code and parameter, a
 staking its table of levels (`roads_app.sim.strategies.StakingTable`), and the bets
@@ -34,7 +34,14 @@ from numba.extending import intrinsic
 from roads_app.bets.spec import KIND_NAMES, KINDS, N_PAIR, N_PLAY, unit_returns
 from roads_app.bets.tables import Table
 from roads_app.game import cards, drawing, shoe
-from roads_app.game.shoe import POINTS_BY_CARD, ShoeOptions, check_seed
+from roads_app.game.shoe import (
+    POINTS_BY_CARD,
+    ShoeOptions,
+    check_seed,
+    deal_hand,
+    deal_rows,
+    first_hand_at,
+)
 from roads_app.roads import derived
 from roads_app.roads.derived import BLUE, RED
 from roads_app.sim import strategies
@@ -65,11 +72,6 @@ W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
 # Why a shoe stopped betting early.
 STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
 
-
-_POINTS = POINTS_BY_CARD.astype(np.int64)
-
-_deal_rows = njit(inline="always")(shoe.deal_rows)
-"""The shoe procedure, compiled: the very function `deal_shoe` runs as plain Python."""
 
 _derived_colour = njit(inline="always")(derived.derived_colour)
 """The derived-road colour rule, compiled: the very function the roads run on arrays."""
@@ -334,7 +336,7 @@ def deal_cards_kernel(
     _shuffle(start[0], start[1], inc[0], inc[1], order)
     most = n // 4 + 1
     out = np.empty((most, 6), dtype=np.int64)
-    h, _, _ = _deal_rows(order, cut, burn, burn_between, out, np.empty(most, dtype=np.int8))
+    h, _, _ = deal_rows(order, cut, burn, burn_between, out, np.empty(most, dtype=np.int8))
     return out[:h]
 
 
@@ -375,17 +377,13 @@ def _run_kernel(
     ilo = inc[1]
     n = decks * 52
     most = n // 4 + 1
-    pts = _POINTS
+    pts = POINTS_BY_CARD  # the very array the deal reads, so its loads are shared
     n_side = side_bets.shape[0]
     n_slots = out_slot.shape[1]
     width = paths.shape[1]
     for s in prange(n_shoes):
         order = np.empty(n, dtype=np.int8)
         _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
-        cards_of = np.empty((most, 6), dtype=np.int8)  # the shoe's hands, dealt up front
-        hands, _, _ = _deal_rows(
-            order, cut, burn, burn_between, cards_of, np.empty(most, dtype=np.int8)
-        )
         lengths = np.zeros(most + 1, dtype=np.int64)
         slot_w = np.zeros(n_slots)
         slot_n = np.zeros(n_slots)
@@ -398,7 +396,10 @@ def _run_kernel(
         stop = STOP_NONE
         stop_hand = 0
         bets = 0
-        for h in range(hands):
+        cursor = first_hand_at(order, burn)
+        h = 0
+        last = False
+        while not last:
             rnd = h + 1
             # --- the bets for this hand, decided before any card is seen
             bet = -1
@@ -427,9 +428,12 @@ def _run_kernel(
                     if stake > bankroll:
                         stake = bankroll
                 avail = bankroll - stake
-            # --- the hand's cards, unseen by the choice above
-            p0, p1, p2 = cards_of[h, 0], cards_of[h, 1], cards_of[h, 2]
-            b0, b1, b2 = cards_of[h, 3], cards_of[h, 4], cards_of[h, 5]
+            # --- deal (the choice above saw no card of it)
+            cursor, last, _, p0, p1, p2, b0, b1, b2 = deal_hand(
+                order, cursor, h == 0, cut, burn_between
+            )
+            if cursor < 0:
+                break  # too few cards left for a hand: the shoe ended before it
             ppts = (pts[p0] + pts[p1] + (pts[p2] if p2 >= 0 else 0)) % 10
             bpts = (pts[b0] + pts[b1] + (pts[b2] if b2 >= 0 else 0)) % 10
             w = W_BANKER if bpts > ppts else (W_PLAYER if ppts > bpts else W_TIE)
@@ -473,10 +477,11 @@ def _run_kernel(
             n_streaks, side = _road_step(lengths, n_streaks, side, w)
             if s < n_paths and h < width:
                 paths[s, h] = bankroll
+            h += 1
         if s < n_paths:
-            for i in range(hands, width):
+            for i in range(h, width):
                 paths[s, i] = bankroll
-        out_int[s, 0] = hands
+        out_int[s, 0] = h
         out_int[s, 1] = bets
         out_int[s, 2] = stop
         out_int[s, 3] = stop_hand
