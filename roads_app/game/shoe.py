@@ -35,10 +35,10 @@ from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS, Hand
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
 
-POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int8)
+POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
 """Baccarat points of each card number 0..51."""
 
-BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int8)
+BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int64)
 """Cards burnt for each card number turned face up."""
 
 
