@@ -141,9 +141,24 @@ def run_dashboard(
         signal.signal(signal.SIGTERM, previous)
 
 
+def serve_early_keys(folder: Path) -> None:
+    """Have Streamlit serve its page with the key queue in it (`early_keys`), from
+    ``folder``, so a key pressed before the app has connected is kept."""
+    from streamlit import file_util
+
+    from roads_app.ui.early_keys import serve_with_early_keys
+
+    served = serve_with_early_keys(Path(file_util.get_static_dir()), folder / "static")
+    file_util.get_static_dir = lambda: str(served)  # what Streamlit's static route reads
+
+
 if __name__ == "__main__":  # the child process: ``python -m roads_app.ui.launch run app.py ...``
+    import tempfile
+
     from streamlit.web import cli as streamlit_cli
 
     preload()
     sys.argv = ["streamlit", *sys.argv[1:]]
-    sys.exit(streamlit_cli.main())
+    with tempfile.TemporaryDirectory(prefix="roads-app-page-") as page_dir:  # gone on exit
+        serve_early_keys(Path(page_dir))
+        sys.exit(streamlit_cli.main())
