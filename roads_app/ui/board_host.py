@@ -14,7 +14,7 @@ holds every press. The server applies the presses it has not applied yet, in ord
 (`unapplied`), and sends back the last sequence number it applied; the page then drops
 those from its queue, and sends again what stays unacknowledged for a second (a rerun
 request made while a run is starting can be swallowed). A page load starts a new
-epoch, so numbers never collide. The queue itself (`early_keys.QUEUE_JS`) is in the
+epoch, so numbers never collide. The queue itself (`page_head.QUEUE_JS`) is in the
 page's HTML, listening before Streamlit has even connected; this component takes it
 over when it mounts, so a key pressed as the page opens is kept, not lost.
 """
@@ -26,9 +26,9 @@ from typing import Any
 
 import streamlit as st
 
-from roads_app.ui import early_keys
+from roads_app.ui import page_head
 
-KEYS = early_keys.KEYS
+KEYS = page_head.KEYS
 WIDGET_KEY = "board_host"
 APPLIED_KEY = "roads_app.keys_applied"  # (epoch, last sequence number applied)
 WIDTH_KEY = "roads_app.board_width"
@@ -61,7 +61,7 @@ export default function (component) {
     delete document.documentElement.dataset.roadsKeys;
   };
 }
-""".replace("__QUEUE__", early_keys.QUEUE_JS)
+""".replace("__QUEUE__", page_head.QUEUE_JS)
 
 _component = st.components.v2.component("roads_app.board_host", js=_JS, isolate_styles=False)
 

@@ -142,11 +142,11 @@ def run_dashboard(
 
 
 def serve_early_keys(folder: Path) -> None:
-    """Have Streamlit serve its page with the key queue in it (`early_keys`), from
+    """Have Streamlit serve its page with the key queue in it (`page_head`), from
     ``folder``, so a key pressed before the app has connected is kept."""
     from streamlit import file_util
 
-    from roads_app.ui.early_keys import serve_with_early_keys
+    from roads_app.ui.page_head import serve_with_early_keys
 
     served = serve_with_early_keys(Path(file_util.get_static_dir()), folder / "static")
     file_util.get_static_dir = lambda: str(served)  # what Streamlit's static route reads

@@ -1,5 +1,7 @@
-"""The page's key queue, in the page's own HTML so no press is lost before the app runs.
+"""What the served page's ``<head>`` carries before the app runs: the key queue, and
+the Plotly bundle asked for early.
 
+**The key queue.**
 A key pressed while the page is still starting (the browser has the page, but Streamlit
 has not connected and run the script yet, so no component of ours exists) would reach
 no listener at all. So the queue of B/P/T/U presses (`QUEUE_JS`) is an inline script
@@ -9,13 +11,19 @@ takes the queue over and sends it to the server. The component runs the same
 `QUEUE_JS` itself when the page did not carry it, so keys still work (from its mount
 on) if the HTML could not be changed.
 
+**The Plotly bundle** (Streamlit's chart code, about 5 MB) is otherwise fetched only
+when the first chart arrives, after the page has connected and the script has run up
+to the board; a ``modulepreload`` link in the head has the browser fetch and compile
+it while the rest of the page starts, off the first load's critical path.
+
 `serve_with_early_keys` makes the served folder: Streamlit's own static folder with
-its ``index.html`` replaced by one carrying the script (links for everything else). No
+its ``index.html`` replaced by one carrying both (links for everything else). No
 Streamlit import here: the launcher uses it before Streamlit starts.
 """
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -66,11 +74,15 @@ QUEUE_JS = r"""(function (w) {
 })(window)""".replace("__KEYS__", json.dumps(list(KEYS)))
 
 
-def with_early_keys(index_html: str) -> str:
-    """``index_html`` with the queue as the first script of its ``<head>``.
+def with_early_keys(index_html: str, preload: list[str] | None = None) -> str:
+    """``index_html`` with the queue as the first script of its ``<head>`` and a
+    ``modulepreload`` link for each path in ``preload`` (relative to the page).
 
-    >>> page = with_early_keys("<html><head><title>x</title></head></html>")
+    >>> page = with_early_keys("<html><head><title>x</title></head></html>",
+    ...                        ["./static/js/PlotlyChart.x1.js"])
     >>> page.index("roads-app-early-keys") < page.index("<title>")
+    True
+    >>> 'rel="modulepreload" crossorigin href="./static/js/PlotlyChart.x1.js"' in page
     True
     >>> with_early_keys(page) == page  # already there
     True
@@ -81,7 +93,16 @@ def with_early_keys(index_html: str) -> str:
     if head < 0:
         raise ValueError("the page has no <head> to put the key queue in")
     at = head + len("<head>")
-    return f'{index_html[:at]}\n<script id="{MARK}">{QUEUE_JS};</script>{index_html[at:]}'
+    links = "".join(
+        f'<link rel="modulepreload" crossorigin href="{html.escape(path)}">'
+        for path in preload or []
+    )
+    script = f'<script id="{MARK}">{QUEUE_JS};</script>'
+    return f"{index_html[:at]}\n{script}{links}{index_html[at:]}"
+
+
+PRELOAD_GLOB = "static/js/PlotlyChart.*.js"
+"""Streamlit's Plotly chunk (its name carries a content hash, so it is looked up)."""
 
 
 def serve_with_early_keys(static_dir: Path, out_dir: Path) -> Path:
@@ -92,5 +113,7 @@ def serve_with_early_keys(static_dir: Path, out_dir: Path) -> Path:
         if entry.name != "index.html":
             (out_dir / entry.name).symlink_to(entry)
     index = (static_dir / "index.html").read_text(encoding="utf-8")
-    (out_dir / "index.html").write_text(with_early_keys(index), encoding="utf-8")
+    preload = sorted(f"./{p.relative_to(static_dir).as_posix()}"
+                     for p in static_dir.glob(PRELOAD_GLOB))  # fmt: skip
+    (out_dir / "index.html").write_text(with_early_keys(index, preload), encoding="utf-8")
     return out_dir
