@@ -51,7 +51,8 @@ def preload() -> None:
     already loaded for the first visitor (about 0.8 s off the first page load). The
     pages themselves are left to Streamlit: their ``st.cache_data`` needs its runtime.
     """
-    import pandas  # noqa: F401  (Streamlit styles the live-odds table with it)
+    import pandas.io.formats.style  # noqa: F401  (the live-odds table's Styler, and jinja2)
+    import polars as pl
     import streamlit.elements.plotly_chart  # noqa: F401  (the slowest Streamlit import)
 
     from roads_app.bets import live_odds
@@ -62,6 +63,7 @@ def preload() -> None:
 
     warm = rounds_from_winners("BPPBTB")
     board.board_figure(warm)
+    pl.DataFrame({"warm": [1]}).to_pandas()  # its first call imports pyarrow (~0.5 s)
     stats.shoe_stats(warm)
     try:  # only a warm-up: a broken rules file is for the pages to report, not to stop us
         live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table("classic"))
