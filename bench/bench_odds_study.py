@@ -1,7 +1,7 @@
 """The odds study: today's plain code (main's `bets/live_odds.py`) against the compiled
 study (`roads_app.sim.study`), the same shoes in one run.
 
-Run: .venv/bin/python bench/bench_odds_study.py [--study-shoes 1000] [--ref REV]
+Run: .venv/bin/python bench/bench_odds_study.py [--study-shoes 1000] [--ref REV] [--cli]
 
 The reference is `git show REV:roads_app/bets/live_odds.py` and REV's `bets/odds.py`
 (REV: main) loaded as their own modules, so it is the code as landed (its exact-odds
@@ -10,13 +10,21 @@ Both are warmed up (Numba compile or cache load) on 2 shoes first, then timed on
 shoes of seed 1, table classic, with time.perf_counter (wall) and time.process_time
 (CPU of all threads). The two summaries are checked equal (target: the compiled study
 under a third of the reference's wall time).
+
+``--cli`` also times the whole command, ``roads-app odds-study --shoes N --seed 1 --rules
+classic``, as a user runs it: REV's tree checked out in a temporary worktree and run
+with it first on ``sys.path``, then this tree's, each once to warm its Numba cache and
+once timed (wall, and CPU of the child from ``resource``), in one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
+import tempfile
 import time
 import types
 from pathlib import Path
@@ -61,10 +69,53 @@ def timed(label: str, fn):  # type: ignore[no-untyped-def]
     return out, dt
 
 
+def _run_cli(tree: Path, n: int) -> tuple[float, float, str]:
+    """Wall and CPU seconds of one `odds-study` process run from ``tree``, its last line."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    cmd = [sys.executable, "-m", "roads_app", "odds-study", "--shoes", str(n), "--seed", "1"]
+    cmd += ["--rules", "classic"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    out = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu, out.stdout.strip().splitlines()[-1]
+
+
+def cli(rev: str, n: int) -> None:
+    """The whole command, REV's against this tree's, in one run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "ref"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(old), rev],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        try:
+            times = {}
+            for label, tree in ((rev, old), ("this tree", ROOT)):
+                _run_cli(tree, 2)  # warm: compile or load the Numba cache
+                wall, cpu, last = _run_cli(tree, n)
+                times[label] = wall
+                name = f"roads-app odds-study --shoes {n} ({label})"
+                print(f"{name:<45} {wall:7.2f} s wall {cpu:7.2f} s CPU")
+                print(f"  last line: {last}")
+            print(
+                f"whole command: this tree / {rev} wall time {times['this tree'] / times[rev]:.2f}"
+            )
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--study-shoes", type=int, default=1000)
     ap.add_argument("--ref", default="main")
+    ap.add_argument("--cli", action="store_true", help="also time the whole command")
     args, _ = ap.parse_known_args()
     n = args.study_shoes
     table = load_table("classic")
@@ -78,6 +129,8 @@ def main() -> None:
         f"{new.hands:,} hands; compiled/reference wall time {t_new / t_old:.2f} "
         f"(target: under 0.33); summaries equal"
     )
+    if args.cli:
+        cli(args.ref, n)
 
 
 if __name__ == "__main__":

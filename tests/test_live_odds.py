@@ -20,6 +20,7 @@ from roads_app.bets.live_odds import (
     ev_through_shoe,
     hand_compositions,
     hand_events,
+    hand_net,
     live_odds,
     odds_study,
     remaining_counts,
@@ -187,9 +188,9 @@ def test_hand_events_settle_like_the_settlement_module() -> None:
     for i, bet in enumerate(bets):
         b = table.bets[bet]
         _, _, coef = bet_vectors(bet, b.payouts)
-        mine = ind @ coef - 1.0
         theirs = settled.filter(pl.col("bet") == bet).sort("round")["net"].to_numpy()
-        assert np.allclose(mine, theirs, atol=1e-12), (i, bet)
+        assert np.allclose(ind @ coef - 1.0, theirs, atol=1e-12), (i, bet)
+        assert np.allclose(hand_net(rounds, coef[None, :])[:, 0], theirs, atol=1e-12), (i, bet)
 
 
 # --- the study ---------------------------------------------------------------------------

@@ -230,9 +230,9 @@ def ev_through_shoe(
 # --- what each dealt hand did ---------------------------------------------------------
 
 
-def hand_events(rounds: pl.DataFrame) -> np.ndarray:
-    """round × cell 0/1 matrix (EVENTS order): the play cell and the pair cell each round
-    with cards ended in (a row of zeros for a round without cards)."""
+def hand_cells(rounds: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The play cell and the pair cell (EVENTS columns) each round ended in, -1 for a
+    round without cards."""
     pc, bc = pl.col("player_cards"), pl.col("banker_cards")
 
     def state(cards: pl.Expr) -> pl.Expr:
@@ -252,12 +252,36 @@ def hand_events(rounds: pl.DataFrame) -> np.ndarray:
         play=(pts * 2 + pc.list.len() - 2) * 2 + bc.list.len() - 2,
         pair=N_PLAY + state(pc) * 3 + state(bc),
     ).fill_null(-1)
+    return idx["play"].to_numpy().astype(np.int64), idx["pair"].to_numpy().astype(np.int64)
+
+
+def hand_events(rounds: pl.DataFrame) -> np.ndarray:
+    """round × cell 0/1 matrix (EVENTS order): the play cell and the pair cell each round
+    with cards ended in (a row of zeros for a round without cards)."""
     out = np.zeros((rounds.height, N_EVENTS))
     rows = np.arange(rounds.height)
-    for col in ("play", "pair"):
-        v = idx[col].to_numpy().astype(np.int64)
+    for v in hand_cells(rounds):
         ok = v >= 0
         out[rows[ok], v[ok]] = 1.0
+    return out
+
+
+def hand_net(rounds: pl.DataFrame, coef: np.ndarray) -> np.ndarray:
+    """round × bet: what one unit on each bet (rows of ``coef``, the return per cell)
+    netted on each round, ``hand_events(rounds) @ coef.T - 1`` without the matrix: a
+    round ends in one play cell and one pair cell, so two columns are looked up."""
+    play, pair = hand_cells(rounds)
+    ok = (play >= 0)[:, None]
+    back = coef.T[np.maximum(play, 0)] + coef.T[np.maximum(pair, 0)]
+    return np.where(ok, back, 0.0) - 1.0
+
+
+def _per_shoe(shoe_id: np.ndarray, n_shoes: int, values: np.ndarray) -> np.ndarray:
+    """Sums of ``values`` rows per shoe (rows in shoe order), in row order."""
+    out = np.zeros((n_shoes, values.shape[1]))
+    if len(shoe_id):
+        starts = np.flatnonzero(np.r_[True, shoe_id[1:] != shoe_id[:-1]])
+        out[shoe_id[starts]] = np.add.reduceat(values, starts, axis=0)
     return out
 
 
@@ -321,16 +345,14 @@ def study_part(
 ) -> StudyPart:
     """The study's accounting for shoes ``shoes``: every dealt hand (``rounds``, with a
     1-based ``shoe`` column) and its exact event probabilities before it was dealt."""
-    bets, _win, _push, coef = table_matrices(table)
+    _bets, _win, _push, coef = table_matrices(table)
     ev = rows_dot(probs, coef) - 1.0  # split-proof: the same per hand in any batch
-    net = hand_events(rounds) @ coef.T - 1.0
+    net = hand_net(rounds, coef)
     positive = ev > POSITIVE_EV
     hand_no = rounds["round"].to_numpy().astype(np.float64)
     take = positive & _open_mask(table, hand_no) if closing else positive
     shoe_id = rounds["shoe"].to_numpy().astype(np.int64) - (shoes.start + 1)
-    out = np.zeros((3, len(shoes), len(bets)))
-    for arr, val in zip(out, (take, net * take, ev * take), strict=True):
-        np.add.at(arr, shoe_id, val)
+    out = (_per_shoe(shoe_id, len(shoes), val) for val in (take * 1.0, net * take, ev * take))
     return StudyPart(shoes.start, rounds.height, positive.sum(axis=0), *out)
 
 
@@ -342,7 +364,7 @@ def hand_odds(
     bets, win, _push, coef = table_matrices(table)
     nb = len(bets)
     ev = rows_dot(probs, coef) - 1.0  # as `study_part` prices them
-    net = hand_events(rounds) @ coef.T - 1.0
+    net = hand_net(rounds, coef)
     positive = ev > POSITIVE_EV
     hand_no = rounds["round"].to_numpy()
     is_open = _open_mask(table, hand_no.astype(np.float64))

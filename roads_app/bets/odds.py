@@ -54,9 +54,7 @@ from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
 from roads_app.game.shoe import POINTS_BY_CARD
 
-_PLAYER_DRAWS = PLAYER_DRAWS
 _BANKER_AFTER = BANKER_DRAWS_AFTER
-_BANKER_STOOD = BANKER_DRAWS_STOOD
 
 
 def _play_name(c: PlayCell) -> str:
@@ -176,26 +174,58 @@ def _mixed_term(n: np.ndarray, ranks: np.ndarray, total: float) -> float:
     return acc / (total * (total - 1) * (total - 2) * (total - 3))
 
 
+_CLASS_DRAWS = np.array(
+    [
+        2 if PLAYER_DRAWS[pt, bt] else 1 if BANKER_DRAWS_STOOD[bt, pt] else 0
+        for pt in range(10)
+        for bt in range(10)
+    ],
+    dtype=np.int64,
+)
+"""Third cards after two-card totals (player*10 + banker), from the drawing tables:
+0 none, 1 only the banker (player stood), 2 the player (then the banker by his card)."""
+
+
+_PAIR_SLOT = np.cumsum(_CLASS_DRAWS == 2) - 1
+"""Where a class whose player draws keeps its second moments (see `_play_into`)."""
+_N_SLOTS = int((_CLASS_DRAWS == 2).sum())
+
+
+@njit(cache=True, inline="always")
+def _add_cross(t: np.ndarray, a: int, b: int, w: int) -> None:
+    """Add ``w`` times the products r[u]*r[v] that cards of values ``a`` and ``b`` make
+    together (``t`` kept for u <= v): the pair counted once, or twice on one value."""
+    if a == b:
+        t[a, a] += 2 * w
+    else:
+        t[min(a, b), max(a, b)] += w
+
+
+@njit(cache=True, inline="always")
+def _add_two_cards(t: np.ndarray, a: int, b: int, w: int) -> None:
+    """Add ``w`` times the products r[u]*r[v] of two cards' values: each card with
+    itself, and the two together."""
+    t[a, a] += w
+    t[b, b] += w
+    _add_cross(t, a, b, w)
+
+
 @njit(cache=True)
-def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
-    """Probability of every cell in EVENTS for one composition of 52 counts.
+def _play_into(c: np.ndarray, out: np.ndarray) -> None:
+    """Probability of every play cell from ``c``, the cards left per point value.
 
-    The play: the player's and banker's two cards and the third cards are enumerated
-    over point values, weighted by the counts left, drawing as the drawing tables say.
+    A round's first four cards fix both two-card totals (a class); the third cards are
+    drawn from what those four left, ``c[v] - r[v]`` with ``r`` the four cards' values.
+    Summing the four-card weights ``w`` per class as moments (``Σw``, ``Σw·r[v]`` and
+    ``Σw·r[u]·r[v]``, kept for u <= v) makes every third-card term a few products of
+    them, so the third cards are enumerated once per class instead of once per four
+    cards. Terms of the player's two cards alone are added once per player pair. The
+    sums are exact integers; each cell is divided by the sequence count once.
     """
-    c = np.zeros(10, dtype=np.int64)
-    ranks = np.zeros(13, dtype=np.int64)
-    for i in range(52):
-        c[_POINT_OF_CARD[i]] += counts[i]
-        ranks[i // 4] += counts[i]
-    total = float(c.sum())
-    for e in range(out.shape[0]):
-        out[e] = 0.0
-
-    # play cell index = ((pt*10 + bt)*2 + player drew)*2 + banker drew
-    inv4 = 1.0 / (total * (total - 1) * (total - 2) * (total - 3))
-    inv5 = 1.0 / (total - 4)
-    inv6 = 1.0 / (total - 5)
+    s0 = np.zeros(100, dtype=np.int64)
+    s1 = np.zeros((100, 10), dtype=np.int64)
+    s2 = np.zeros((_N_SLOTS, 10, 10), dtype=np.int64)
+    by_banker = np.zeros(10, dtype=np.int64)
     for i in range(10):
         for j in range(i, 10):
             wp = c[i] * (c[j] - (1 if i == j else 0))
@@ -206,6 +236,7 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
             c[i] -= 1
             c[j] -= 1
             pt = (i + j) % 10
+            by_banker[:] = 0
             for k in range(10):
                 for m in range(k, 10):
                     wb = c[k] * (c[m] - (1 if k == m else 0))
@@ -213,36 +244,91 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
                         continue
                     if k != m:
                         wb *= 2
-                    c[k] -= 1
-                    c[m] -= 1
                     bt = (k + m) % 10
-                    w4 = float(wp * wb) * inv4
-                    if _PLAYER_DRAWS[pt, bt]:
-                        for p3 in range(10):
-                            if c[p3] == 0:
-                                continue
-                            w5 = w4 * c[p3] * inv5
-                            pf = (pt + p3) % 10
-                            if _BANKER_AFTER[bt, p3]:
-                                c[p3] -= 1
-                                for b3 in range(10):
-                                    if c[b3] > 0:
-                                        bf = (bt + b3) % 10
-                                        out[((pf * 10 + bf) * 2 + 1) * 2 + 1] += w5 * c[b3] * inv6
-                                c[p3] += 1
-                            else:
-                                out[((pf * 10 + bt) * 2 + 1) * 2] += w5
-                    elif _BANKER_STOOD[bt, pt]:
-                        for b3 in range(10):
-                            if c[b3] > 0:
-                                bf = (bt + b3) % 10
-                                out[(pt * 10 + bf) * 2 * 2 + 1] += w4 * c[b3] * inv5
-                    else:
-                        out[(pt * 10 + bt) * 2 * 2] += w4
-                    c[k] += 1
-                    c[m] += 1
+                    by_banker[bt] += wb
+                    cls = pt * 10 + bt
+                    draws = _CLASS_DRAWS[cls]
+                    if draws == 0:
+                        continue
+                    w = wp * wb
+                    s1[cls, k] += w
+                    s1[cls, m] += w
+                    if draws == 2:
+                        t = s2[_PAIR_SLOT[cls]]
+                        _add_two_cards(t, k, m, w)
+                        _add_cross(t, i, k, w)
+                        _add_cross(t, i, m, w)
+                        _add_cross(t, j, k, w)
+                        _add_cross(t, j, m, w)
+            for bt in range(10):
+                if by_banker[bt] == 0:
+                    continue
+                cls = pt * 10 + bt
+                w = wp * by_banker[bt]
+                s0[cls] += w
+                draws = _CLASS_DRAWS[cls]
+                if draws == 0:
+                    continue
+                s1[cls, i] += w
+                s1[cls, j] += w
+                if draws == 2:
+                    _add_two_cards(s2[_PAIR_SLOT[cls]], i, j, w)
             c[i] += 1
             c[j] += 1
+
+    total = float(c.sum())
+    inv4 = 1.0 / (total * (total - 1) * (total - 2) * (total - 3))
+    inv5 = inv4 / (total - 4)
+    inv6 = inv5 / (total - 5)
+    # play cell index = ((pt*10 + bt)*2 + player drew)*2 + banker drew
+    for pt in range(10):
+        for bt in range(10):
+            cls = pt * 10 + bt
+            n0 = s0[cls]
+            if n0 == 0:
+                continue
+            draws = _CLASS_DRAWS[cls]
+            if draws == 0:
+                out[cls * 4] += n0 * inv4
+            elif draws == 1:
+                for b3 in range(10):
+                    n = c[b3] * n0 - s1[cls, b3]
+                    if n > 0:
+                        out[(pt * 10 + (bt + b3) % 10) * 4 + 1] += n * inv5
+            else:
+                t = s2[_PAIR_SLOT[cls]]
+                for p3 in range(10):
+                    n = c[p3] * n0 - s1[cls, p3]
+                    if n <= 0:
+                        continue
+                    pf = (pt + p3) % 10
+                    if not _BANKER_AFTER[bt, p3]:
+                        out[(pf * 10 + bt) * 4 + 2] += n * inv5
+                        continue
+                    for b3 in range(10):
+                        d = c[b3] - (1 if b3 == p3 else 0)
+                        n6 = (
+                            c[p3] * d * n0
+                            - c[p3] * s1[cls, b3]
+                            - d * s1[cls, p3]
+                            + t[min(p3, b3), max(p3, b3)]
+                        )
+                        if n6 > 0:
+                            out[(pf * 10 + (bt + b3) % 10) * 4 + 3] += n6 * inv6
+
+
+@njit(cache=True)
+def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
+    """Probability of every cell in EVENTS for one composition of 52 counts."""
+    c = np.zeros(10, dtype=np.int64)
+    ranks = np.zeros(13, dtype=np.int64)
+    for i in range(52):
+        c[_POINT_OF_CARD[i]] += counts[i]
+        ranks[i // 4] += counts[i]
+    total = float(c.sum())
+    for e in range(out.shape[0]):
+        out[e] = 0.0
+    _play_into(c, out)
 
     # pairs: closed forms over card and rank counts (first two cards of each hand)
     one_s, both_s = _pair_terms(counts, total)
