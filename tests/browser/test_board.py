@@ -190,6 +190,18 @@ def test_the_first_key_after_a_page_load_counts(app_server: AppServer, page: Pag
     assert winners_on_disk(app_server, shoe_of(page)) == "B"
 
 
+def test_keys_pressed_as_the_page_opens_are_kept(app_server: AppServer, page: Page):
+    """No wait for the key listener: the page's HTML queues the presses until the
+    scoreboard's component takes them (the script has not even run yet)."""
+    page.goto(app_server.url)
+    assert page.evaluate("() => document.documentElement.dataset.roadsKeys") is None
+    page.keyboard.press("b")
+    page.keyboard.press("p")
+    wait_rounds(page, 2, timeout_ms=LOAD_MS)
+    wait_idle(page)
+    assert winners_on_disk(app_server, shoe_of(page)) == "BP"
+
+
 def test_a_whole_shoe_typed_fast_is_saved_as_typed(app_server: AppServer, page: Page):
     dealt = deal_shoe(77, ShoeOptions(decks=8), 0)
     typed = "".join(dealt.rounds["winner"].cast(pl.String).to_list())[:80]
