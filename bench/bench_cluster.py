@@ -27,49 +27,47 @@ from typing import Any
 import ray
 
 from roads_app.bets.tables import load_table
-from roads_app.sim import backtest as B
-from roads_app.sim import cluster as C
-from roads_app.sim import strategies as S
+from roads_app.sim import backtest, cluster, strategies
 
 TABLE = load_table("classic")
-STRATEGY = S.make_strategy("flat", bet="banker")
-MONEY = S.Settings()
-RESOLVED = S.resolve(MONEY, STRATEGY, TABLE)
+STRATEGY = strategies.make_strategy("flat", bet="banker")
+MONEY = strategies.Settings()
+RESOLVED = strategies.resolve(MONEY, STRATEGY, TABLE)
 
 
-def timed_shard(first: int, count: int, *args: Any) -> tuple[B.Run, float, float]:
+def timed_shard(first: int, count: int, *args: Any) -> tuple[backtest.Run, float, float]:
     """The backtest's shard function, with the CPU and wall time it took on its worker."""
     t, cpu = time.perf_counter(), time.process_time()
-    run = B._cluster_shard(first, count, *args)
+    run = backtest._cluster_shard(first, count, *args)
     return run, time.process_time() - cpu, time.perf_counter() - t
 
 
-def summary_json(run: B.Run, seconds: float = 0.0) -> str:
-    s = B.summarize(run, TABLE, RESOLVED.bankroll)
+def summary_json(run: backtest.Run, seconds: float = 0.0) -> str:
+    s = backtest.summarize(run, TABLE, RESOLVED.bankroll)
     d = s.to_dict()
     return json.dumps(d)
 
 
-def cluster_run(shoes: int, shard: int) -> tuple[B.Run, float, list[float], list[float]]:
-    parts = C.shards(shoes, shard)
+def cluster_run(shoes: int, shard: int) -> tuple[backtest.Run, float, list[float], list[float]]:
+    parts = cluster.shards(shoes, shard)
     args = (STRATEGY, RESOLVED, TABLE, 1, 1000, False)
     t = time.perf_counter()
-    out = C.map_shards(timed_shard, parts, args)
+    out = cluster.map_shards(timed_shard, parts, args)
     wall = time.perf_counter() - t
-    run = B.join_shards([o[0] for o in out], 1000, 0)
+    run = backtest.join_shards([o[0] for o in out], 1000, 0)
     return run, wall, [o[1] for o in out], [o[2] for o in out]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shoes", type=int, default=1_000_000)
-    ap.add_argument("--shard-shoes", type=int, default=B.SHARD_SHOES)
+    ap.add_argument("--shard-shoes", type=int, default=backtest.SHARD_SHOES)
     a = ap.parse_args()
     n, shard = a.shoes, a.shard_shoes
 
-    B.run_fast(STRATEGY, RESOLVED, TABLE, seed=1, shoes=1000)  # compile / load, warm threads
+    backtest.run_fast(STRATEGY, RESOLVED, TABLE, seed=1, shoes=1000)  # compile / load, warm threads
     t, cpu = time.perf_counter(), time.process_time()
-    single = B.run_fast(STRATEGY, RESOLVED, TABLE, seed=1, shoes=n)
+    single = backtest.run_fast(STRATEGY, RESOLVED, TABLE, seed=1, shoes=n)
     single_wall, single_cpu = time.perf_counter() - t, time.process_time() - cpu
     want = summary_json(single)
     hands = single.totals.hands
@@ -79,7 +77,7 @@ def main() -> None:
     results = {}
     for cpus in (2, 1):
         t = time.perf_counter()
-        C.start_local(num_cpus=cpus, log_to_driver=False, logging_level="ERROR")
+        cluster.start_local(num_cpus=cpus, log_to_driver=False, logging_level="ERROR")
         start = time.perf_counter() - t
         t = time.perf_counter()
         cluster_run(min(n, 2 * cpus * 2000), 2000)  # warm-up: every worker loads the engine

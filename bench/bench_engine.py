@@ -29,23 +29,23 @@ import time
 import numba
 
 from roads_app.bets.tables import load_table
-from roads_app.sim import backtest as B
-from roads_app.sim import kernel as E
-from roads_app.sim import strategies as S
+from roads_app.sim import backtest, kernel, strategies
 
 TABLE = load_table("classic")
 
 
-def plan(name: str, bankroll: float = 1e12, **kw) -> E.Plan:
-    strategy = S.make_strategy(name, **kw)
-    return E.make_plan(strategy, S.resolve(S.Settings(bankroll=bankroll), strategy, TABLE), TABLE)
+def plan(name: str, bankroll: float = 1e12, **kw) -> kernel.Plan:
+    strategy = strategies.make_strategy(name, **kw)
+    return kernel.make_plan(
+        strategy, strategies.resolve(strategies.Settings(bankroll=bankroll), strategy, TABLE), TABLE
+    )
 
 
-def timed(label: str, p: E.Plan, shoes: int, threads: int) -> float:
-    E.set_threads(threads)
-    E.run_fast(p, 1, 1000)  # warm the threads
+def timed(label: str, p: kernel.Plan, shoes: int, threads: int) -> float:
+    kernel.set_threads(threads)
+    kernel.run_fast(p, 1, 1000)  # warm the threads
     t, cpu = time.perf_counter(), time.process_time()
-    r = E.run_fast(p, 1, shoes, chunk=65536)
+    r = kernel.run_fast(p, 1, shoes, chunk=65536)
     dt, dcpu = time.perf_counter() - t, time.process_time() - cpu
     hands = int(r.hands.sum())
     print(
@@ -59,8 +59,8 @@ def timed(label: str, p: E.Plan, shoes: int, threads: int) -> float:
 def cold_compile() -> None:
     code = (
         "import time; t=time.perf_counter(); import sys; sys.path.insert(0, '.');"
-        "from bench.bench_engine import plan; from roads_app.sim import kernel as E;"
-        "E.run_fast(plan('flat', bet='banker'), 1, 10);"
+        "from bench.bench_engine import plan; from roads_app.sim import kernel;"
+        "kernel.run_fast(plan('flat', bet='banker'), 1, 10);"
         "print(f'{time.perf_counter()-t:.1f}')"
     )
     with tempfile.TemporaryDirectory() as d:
@@ -79,7 +79,7 @@ def main() -> None:
     print(f"numba {numba.__version__}, {cores} threads available, threading layer:", end=" ")
 
     t = time.perf_counter()
-    E.run_fast(plan("flat", bet="banker"), 1, 10)
+    kernel.run_fast(plan("flat", bet="banker"), 1, 10)
     first = time.perf_counter() - t
     print(numba.threading_layer())
     print(f"first call (compile or cached-code load): {first:.2f} s")
@@ -95,11 +95,11 @@ def main() -> None:
         "follow-road cockroach pig, 1 thread", plan("follow-road", road="cockroach_pig"), n // 4, 1
     )
 
-    strategy = S.make_strategy("flat", bet="banker")
-    resolved = S.resolve(S.Settings(), strategy, TABLE)
+    strategy = strategies.make_strategy("flat", bet="banker")
+    resolved = strategies.resolve(strategies.Settings(), strategy, TABLE)
     shoes = 200
     t = time.perf_counter()
-    run = B.run_plain(strategy, resolved, TABLE, seed=1, shoes=shoes)
+    run = backtest.run_plain(strategy, resolved, TABLE, seed=1, shoes=shoes)
     dt = time.perf_counter() - t
     hands = int(run.per_shoe["hands"].sum())
     print(

@@ -22,9 +22,7 @@ from roads_app.cli import main
 from roads_app.errors import BetError, RoadsAppError, StrategyError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
-from roads_app.sim import backtest as B
-from roads_app.sim import kernel as E
-from roads_app.sim import strategies as S
+from roads_app.sim import backtest, kernel, strategies
 from tests.storehelp import save_shoe
 
 # House edges from docs/rules.md ( "Reference figures", 8 decks off the top).
@@ -34,12 +32,12 @@ SPEC_EDGE = {
     "tie": 0.143596,
     "player_pair": 0.103614,
 }
-RICH = S.Settings(bankroll=1e12, unit=10.0)  # never ruined: every hand is bet
+RICH = strategies.Settings(bankroll=1e12, unit=10.0)  # never ruined: every hand is bet
 
 
-def _flat(bet: str, rules: str = "winbox", shoes: int = 20_000, seed: int = 7) -> B.Backtest:
-    return B.backtest(
-        S.make_strategy("flat", bet=bet), RICH, load_table(rules), seed=seed, shoes=shoes
+def _flat(bet: str, rules: str = "winbox", shoes: int = 20_000, seed: int = 7) -> backtest.Backtest:
+    return backtest.backtest(
+        strategies.make_strategy("flat", bet=bet), RICH, load_table(rules), seed=seed, shoes=shoes
     )
 
 
@@ -58,7 +56,7 @@ def test_flat_banker_measured_ev_agrees_with_the_exact_edge_within_its_95pct_ci(
 def test_other_flat_bets_agree_with_their_exact_edges(bet: str):
     result = _flat(bet, shoes=40_000, seed=8)
     s, f = result.summary, result.run.per_shoe
-    lo, hi = B.ratio_ci(f["net"].to_numpy(), f["wagered"].to_numpy(), level=0.999)
+    lo, hi = backtest.ratio_ci(f["net"].to_numpy(), f["wagered"].to_numpy(), level=0.999)
     assert lo <= -SPEC_EDGE[bet] <= hi
     assert s.exact_ev == pytest.approx(-SPEC_EDGE[bet], abs=5e-6)
 
@@ -67,14 +65,14 @@ def test_ratio_ci_with_equal_stakes_is_the_t_free_mean_interval():
     rng = np.random.default_rng(3)
     net = rng.normal(-0.01, 1.0, 500)
     wag = np.ones(500)
-    lo, hi = B.ratio_ci(net, wag)
+    lo, hi = backtest.ratio_ci(net, wag)
     half = 1.959964 * statistics.stdev(net.tolist()) / math.sqrt(500)
     assert (lo, hi) == pytest.approx((net.mean() - half, net.mean() + half), rel=1e-5)
 
 
 def test_verdict_says_beyond_chance_only_when_the_edge_is_outside_the_interval():
-    assert "Within chance" in B.verdict(-0.01, (-0.02, 0.0), -0.0106, 100)
-    v = B.verdict(0.05, (0.01, 0.09), -0.0106, 100)
+    assert "Within chance" in backtest.verdict(-0.01, (-0.02, 0.0), -0.0106, 100)
+    v = backtest.verdict(0.05, (0.01, 0.09), -0.0106, 100)
     assert "Differs beyond chance" in v and "better" in v
 
 
@@ -90,11 +88,11 @@ def test_verdict_says_beyond_chance_only_when_the_edge_is_outside_the_interval()
 def test_progressions_never_stake_beyond_the_maximum_or_the_bankroll(
     name, bet, unit, max_bet, bankroll, seed
 ):
-    strategy = S.make_strategy(name, bet=bet)
+    strategy = strategies.make_strategy(name, bet=bet)
     table = load_table("classic")
-    money = S.Settings(bankroll=bankroll, unit=unit, max_bet=max_bet)
-    resolved = S.resolve(money, strategy, table)
-    run = B.run_fast(strategy, resolved, table, seed=seed, shoes=20, n_paths=20)
+    money = strategies.Settings(bankroll=bankroll, unit=unit, max_bet=max_bet)
+    resolved = strategies.resolve(money, strategy, table)
+    run = backtest.run_fast(strategy, resolved, table, seed=seed, shoes=20, n_paths=20)
     before = np.concatenate([np.full((20, 1), bankroll), run.paths[:, :-1]], axis=1)
     step = np.abs(np.diff(np.concatenate([np.full((20, 1), bankroll), run.paths], axis=1)))
     # Player and Banker pay at most 1:1, so a hand moves the bankroll by at most the stake.
@@ -108,21 +106,23 @@ def test_progressions_never_stake_beyond_the_maximum_or_the_bankroll(
 
 def test_martingale_is_capped_at_the_table_maximum():
     # Double from 10 after losses: 10, 20, 40, 80 -> capped at 50 from the fourth loss on.
-    strategy = S.make_strategy("martingale", bet="player")
+    strategy = strategies.make_strategy("martingale", bet="player")
     table = load_table("classic")
-    resolved = S.resolve(S.Settings(bankroll=1e6, unit=10, max_bet=50), strategy, table)
-    run = B.run_fast(strategy, resolved, table, seed=4, shoes=200, n_paths=200)
+    resolved = strategies.resolve(
+        strategies.Settings(bankroll=1e6, unit=10, max_bet=50), strategy, table
+    )
+    run = backtest.run_fast(strategy, resolved, table, seed=4, shoes=200, n_paths=200)
     step = np.abs(np.diff(run.paths, axis=1))
     assert step.max() == 50.0
     assert set(np.unique(step).tolist()) <= {0.0, 10.0, 20.0, 40.0, 50.0}
 
 
 def test_stop_loss_and_take_profit_end_a_shoe_at_the_first_crossing():
-    strategy = S.make_strategy("flat", bet="banker")
+    strategy = strategies.make_strategy("flat", bet="banker")
     table = load_table("classic")
-    money = S.Settings(bankroll=1000, unit=10, stop_loss=60, take_profit=40)
-    resolved = S.resolve(money, strategy, table)
-    run = B.run_fast(strategy, resolved, table, seed=12, shoes=300, n_paths=300)
+    money = strategies.Settings(bankroll=1000, unit=10, stop_loss=60, take_profit=40)
+    resolved = strategies.resolve(money, strategy, table)
+    run = backtest.run_fast(strategy, resolved, table, seed=12, shoes=300, n_paths=300)
     f = run.per_shoe
     assert {"stop-loss", "take-profit"} <= set(f["stop"].cast(pl.String).to_list())
     for i, row in enumerate(f.iter_rows(named=True)):
@@ -139,10 +139,12 @@ def test_stop_loss_and_take_profit_end_a_shoe_at_the_first_crossing():
 
 def test_side_bets_respect_their_closing_round():
     # Winbox Big closes after round 20: a flat Big side bet is placed on rounds 1-20 only.
-    strategy = S.make_strategy("flat", bet="banker")
+    strategy = strategies.make_strategy("flat", bet="banker")
     table = load_table("winbox")
-    resolved = S.resolve(S.Settings(bankroll=1e9, side_bets=(("big", 1),)), strategy, table)
-    f = B.run_fast(strategy, resolved, table, seed=3, shoes=50).per_shoe
+    resolved = strategies.resolve(
+        strategies.Settings(bankroll=1e9, side_bets=(("big", 1),)), strategy, table
+    )
+    f = backtest.run_fast(strategy, resolved, table, seed=3, shoes=50).per_shoe
     assert (f["wagered_big"] == 20 * 10.0).all()
     assert (f["wagered_banker"] == f["hands"] * 10.0).all()
 
@@ -153,9 +155,9 @@ def test_pattern_strategies_sit_out_until_the_road_allows_a_bet():
     winners = rounds["winner"].cast(pl.String).to_list()
     first_bp = next(i for i, w in enumerate(winners) if w != "T")
     for name, kw in [("follow-last", {}), ("against-streak", {"after": 2})]:
-        strategy = S.make_strategy(name, **kw)
-        resolved = S.resolve(S.Settings(bankroll=1e9), strategy, table)
-        (ints, *_), path, _ = B.play_shoe(rounds, strategy, resolved, table)
+        strategy = strategies.make_strategy(name, **kw)
+        resolved = strategies.resolve(strategies.Settings(bankroll=1e9), strategy, table)
+        (ints, *_), path, _ = backtest.play_shoe(rounds, strategy, resolved, table)
         assert path[first_bp] == 1e9  # no bet before the first result decides a side
         # follow-last bets every hand after the first B/P result
         if name == "follow-last":
@@ -185,31 +187,33 @@ def test_a_first_run_says_it_is_compiling_the_engine(tmp_path: Path):
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert B.COMPILING in cold.stderr, cold.stderr
+    assert backtest.COMPILING in cold.stderr, cold.stderr
     page, page_cluster = cold.stdout.splitlines()  # the dashboard's bar, before any shoe
     assert page == "Compiling the engine, first run only…"
     assert page_cluster == "Sending the shoes to the Ray cluster (head:6379)…"
-    B.run_fast(*_flat_parts(), seed=1, shoes=2)  # compiled (or loaded) in this process now
-    assert not E.needs_compile()
+    backtest.run_fast(*_flat_parts(), seed=1, shoes=2)  # compiled (or loaded) in this process now
+    assert not kernel.needs_compile()
     warm = io.StringIO()
-    bar = B.progress_bar(warm)
+    bar = backtest.progress_bar(warm)
     bar(0, 100)
     bar(100, 100)
-    assert B.COMPILING not in warm.getvalue() and "starting" in warm.getvalue()
+    assert backtest.COMPILING not in warm.getvalue() and "starting" in warm.getvalue()
     from roads_app.ui.backtest_page import waiting_text
 
     assert waiting_text(True, None) == "Starting…"
     assert "backtest: 100%" in warm.getvalue()
 
 
-def _flat_parts() -> tuple[S.Strategy, S.Resolved, Table]:
-    strategy = S.make_strategy("flat", bet="banker")
+def _flat_parts() -> tuple[strategies.Strategy, strategies.Resolved, Table]:
+    strategy = strategies.make_strategy("flat", bet="banker")
     table = load_table("classic")
-    return strategy, S.resolve(S.Settings(), strategy, table), table
+    return strategy, strategies.resolve(strategies.Settings(), strategy, table), table
 
 
 def test_long_runs_draw_a_progress_bar_on_stderr(capsys):
-    code = main(["backtest", "--strategy", "flat", "--shoes", str(B.PROGRESS_FROM), "--json"])
+    code = main(
+        ["backtest", "--strategy", "flat", "--shoes", str(backtest.PROGRESS_FROM), "--json"]
+    )
     assert code == 0
     captured = capsys.readouterr()
     assert "backtest: 100%" in captured.err and " shoes" in captured.err
@@ -246,19 +250,21 @@ def test_bad_settings_are_one_line_errors(capsys, args, fragment):
 
 def test_bad_settings_raise_the_strategy_and_bet_errors():
     table = load_table("classic")
-    flat = S.make_strategy("flat")
+    flat = strategies.make_strategy("flat")
     with pytest.raises(StrategyError):
-        S.resolve(S.Settings(unit=float("nan")), flat, table)
+        strategies.resolve(strategies.Settings(unit=float("nan")), flat, table)
     with pytest.raises(StrategyError):
-        S.resolve(S.Settings(min_bet=0.5), flat, table)  # below the table's own minimum
+        strategies.resolve(
+            strategies.Settings(min_bet=0.5), flat, table
+        )  # below the table's own minimum
     with pytest.raises(BetError):
-        S.make_strategy("flat", bet="no_such_bet")
+        strategies.make_strategy("flat", bet="no_such_bet")
     with pytest.raises(BetError):
-        S.parse_side_bet(":2")
+        strategies.parse_side_bet(":2")
     with pytest.raises(StrategyError):
-        B.backtest(flat, S.Settings(), table, seed=1, shoes=0)
+        backtest.backtest(flat, strategies.Settings(), table, seed=1, shoes=0)
     with pytest.raises(RoadsAppError):
-        B.backtest(flat, S.Settings(), table, seed=-1, shoes=3)
+        backtest.backtest(flat, strategies.Settings(), table, seed=-1, shoes=3)
 
 
 def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
@@ -266,9 +272,9 @@ def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
     dealt = deal_shoe(8, table.shoe, 0).rounds
     save_shoe(dealt, ShoeMeta(id="dealt", source="simulated"), tmp_path)
     save_shoe(rounds_from_winners("BPPTBBPB"), ShoeMeta(id="winners", source="hand"), tmp_path)
-    strategy = S.make_strategy("flat", bet="banker")
-    money = S.Settings(bankroll=1e6, side_bets=(("player_pair", 1),))
-    result = B.backtest(strategy, money, table, data_dir=tmp_path)
+    strategy = strategies.make_strategy("flat", bet="banker")
+    money = strategies.Settings(bankroll=1e6, side_bets=(("player_pair", 1),))
+    result = backtest.backtest(strategy, money, table, data_dir=tmp_path)
     f = result.run.per_shoe.sort("shoe")
     assert f["shoe"].to_list() == ["dealt", "winners"]
     # Banker needs only the winner; the pair side bet needs cards or flags.
@@ -277,22 +283,29 @@ def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
     assert result.summary.unsettled == 8
     assert "lack the cards" in result.text()
     # The saved dealt shoe gives the same row as the simulated shoe it came from.
-    sim = B.run_fast(strategy, S.resolve(money, strategy, table), table, seed=8, shoes=1)
+    sim = backtest.run_fast(
+        strategy, strategies.resolve(money, strategy, table), table, seed=8, shoes=1
+    )
     row = f.filter(pl.col("shoe") == "dealt").drop("shoe")
     assert row.rows() == sim.per_shoe.drop("shoe").rows()
 
 
 def test_saved_backtest_with_no_shoes_says_so(tmp_path: Path):
     with pytest.raises(StrategyError, match="no saved shoes"):
-        B.backtest(S.make_strategy("flat"), S.Settings(), load_table("classic"), data_dir=tmp_path)
+        backtest.backtest(
+            strategies.make_strategy("flat"),
+            strategies.Settings(),
+            load_table("classic"),
+            data_dir=tmp_path,
+        )
 
 
 def test_bands_are_ordered_percentiles_of_the_paths():
-    strategy = S.make_strategy("dalembert")
+    strategy = strategies.make_strategy("dalembert")
     table = load_table("classic")
-    resolved = S.resolve(S.Settings(bankroll=300), strategy, table)
-    run = B.run_fast(strategy, resolved, table, seed=2, shoes=400, n_paths=400)
-    b = B.bands(run.paths)
+    resolved = strategies.resolve(strategies.Settings(bankroll=300), strategy, table)
+    run = backtest.run_fast(strategy, resolved, table, seed=2, shoes=400, n_paths=400)
+    b = backtest.bands(run.paths)
     assert b.columns == ["hand", "p5", "p25", "p50", "p75", "p95"]
     ordered = b.select(
         (pl.col("p5") <= pl.col("p25")) & (pl.col("p25") <= pl.col("p50"))
@@ -304,10 +317,10 @@ def test_bands_are_ordered_percentiles_of_the_paths():
 
 
 def test_risk_of_ruin_is_the_share_of_shoes_whose_bankroll_fell_below_the_minimum():
-    strategy = S.make_strategy("martingale", bet="banker")
+    strategy = strategies.make_strategy("martingale", bet="banker")
     table = load_table("classic")
-    money = S.Settings(bankroll=70, unit=10)
-    bt = B.backtest(strategy, money, table, seed=6, shoes=2000, n_paths=2000)
+    money = strategies.Settings(bankroll=70, unit=10)
+    bt = backtest.backtest(strategy, money, table, seed=6, shoes=2000, n_paths=2000)
     fell = (bt.run.paths.min(axis=1) < table.limits.min_bet).mean()  # read off the paths
     assert 0 < bt.summary.risk_of_ruin == fell < 1
 

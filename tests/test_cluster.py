@@ -20,8 +20,7 @@ from polars.testing import assert_frame_equal
 
 from roads_app.bets.tables import load_table
 from roads_app.cli import main
-from roads_app.sim import backtest as B
-from roads_app.sim import strategies as S
+from roads_app.sim import backtest, strategies
 
 ray = pytest.importorskip("ray", reason="the cluster tests need roads-app[cluster] (Ray)")
 
@@ -38,7 +37,7 @@ def local_ray():
     ray.shutdown()
 
 
-def _json(result: B.Backtest) -> str:
+def _json(result: backtest.Backtest) -> str:
     """The --json document without its timing fields, as the CLI prints it."""
     d = result.to_dict()
     for k in TIMING:
@@ -50,16 +49,16 @@ def _json(result: B.Backtest) -> str:
 # taken in another order or grouping would differ in the last bits.
 CASES = {
     "flat": (
-        S.make_strategy("flat", bet="banker"),
-        S.Settings(bankroll=1000.3, unit=13.7, side_bets=(("tie", 1.1),)),
+        strategies.make_strategy("flat", bet="banker"),
+        strategies.Settings(bankroll=1000.3, unit=13.7, side_bets=(("tie", 1.1),)),
     ),
     "martingale": (
-        S.make_strategy("martingale", bet="player"),
-        S.Settings(bankroll=777.7, unit=11.3, max_bet=500),
+        strategies.make_strategy("martingale", bet="player"),
+        strategies.Settings(bankroll=777.7, unit=11.3, max_bet=500),
     ),
     "follow-road": (
-        S.make_strategy("follow-road", road="small_road", progression="fibonacci"),
-        S.Settings(bankroll=1000.1, unit=10.1, stop_loss=300, take_profit=200),
+        strategies.make_strategy("follow-road", road="small_road", progression="fibonacci"),
+        strategies.Settings(bankroll=1000.1, unit=10.1, stop_loss=300, take_profit=200),
     ),
 }
 
@@ -69,16 +68,16 @@ CASES = {
 def test_cluster_json_is_the_single_machine_json_whatever_the_shards(local_ray, name: str):
     strategy, money = CASES[name]
     table = load_table("classic")
-    one = B.backtest(strategy, money, table, seed=77, shoes=2_000)
+    one = backtest.backtest(strategy, money, table, seed=77, shoes=2_000)
     want = _json(one)
     for shard, cpus in ((2_000, 1), (333, 1), (150, 2)):  # 1 shard; 7 on 2 workers; 1 at a time
-        resolved = S.resolve(money, strategy, table)
-        run = B.run_cluster(
+        resolved = strategies.resolve(money, strategy, table)
+        run = backtest.run_cluster(
             strategy, resolved, table, seed=77, shoes=2_000, address="auto",
             shard_shoes=shard, rows=True, task_cpus=cpus,
         )  # fmt: skip
-        got = B.Backtest(strategy, resolved, table, one.source, "fast", run,
-                         B.summarize(run, table, resolved.bankroll), 1.0)  # fmt: skip
+        got = backtest.Backtest(strategy, resolved, table, one.source, "fast", run,
+                         backtest.summarize(run, table, resolved.bankroll), 1.0)  # fmt: skip
         assert _json(got) == want, (shard, cpus)
         assert_frame_equal(run.per_shoe, one.run.per_shoe, check_exact=True)
         assert np.array_equal(run.paths, one.run.paths)
@@ -117,12 +116,12 @@ def _running_task_pids() -> list[int]:
 def test_a_worker_killed_mid_shard_is_retried_and_the_result_is_identical(local_ray):
     strategy, money = CASES["martingale"]
     table = load_table("classic")
-    want = _json(B.backtest(strategy, money, table, seed=5, shoes=60_000))
+    want = _json(backtest.backtest(strategy, money, table, seed=5, shoes=60_000))
     done: list[int] = []
-    out: dict[str, B.Backtest] = {}
+    out: dict[str, backtest.Backtest] = {}
 
     def run() -> None:
-        out["r"] = B.backtest(
+        out["r"] = backtest.backtest(
             strategy, money, table, seed=5, shoes=60_000, cluster="auto", shard_shoes=6_000,
             progress=lambda d, t: done.append(d),
         )  # fmt: skip
@@ -202,8 +201,9 @@ def test_dashboard_backtest_page_runs_on_the_configured_cluster(local_ray, monke
     assert not at.exception and not at.error
     shown = {m.label: m.value for m in at.metric}
     result = at.session_state["backtest_result"]
-    alone = B.backtest(result.strategy, S.Settings(unit=12.3), load_table("classic"), seed=1,
-                       shoes=3000)  # fmt: skip
+    alone = backtest.backtest(
+        result.strategy, strategies.Settings(unit=12.3), load_table("classic"), seed=1, shoes=3000
+    )
     assert _json(result) == _json(alone)
     assert_frame_equal(result.run.per_shoe, alone.run.per_shoe, check_exact=True)
     assert shown["Hands"] == f"{alone.summary.hands:,}"
@@ -215,12 +215,12 @@ def test_an_interrupt_cancels_the_shards_left(local_ray, tmp_path):
 
     strategy, money = CASES["flat"]
     table = load_table("classic")
-    resolved = S.resolve(money, strategy, table)
+    resolved = strategies.resolve(money, strategy, table)
     marks = str(tmp_path)
 
     def marking_shard(first: int, count: int) -> int:  # sent by value to the workers
         Path(marks, str(first)).touch()  # this shard started
-        B.run_shard(strategy, resolved, table, seed=3, first=first, shoes=count, rows=False)
+        backtest.run_shard(strategy, resolved, table, seed=3, first=first, shoes=count, rows=False)
         return first
 
     def interrupt(done: int, total: int) -> None:

@@ -13,6 +13,7 @@ from polars.testing import assert_frame_equal
 from roads_app.bets.tables import load_table
 from roads_app.game.rounds import rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.roads.derived import BLUE, NO_MARK, RED
 from roads_app.roads.grids import ask_road
 from roads_app.sim import backtest as sim_backtest
 from roads_app.sim import kernel as sim_kernel
@@ -146,7 +147,7 @@ def test_kernel_road_logic_reproduces_the_spec_example(k: int):
     ask = sim_kernel.ask_banker_before(w, k)
     # The mark a real result adds: the ask for B as it is on B, the opposite on P.
     marks = "".join(
-        ("R" if a == 1 else "B") if x == sim_kernel.W_BANKER else ("B" if a == 1 else "R")
+        ("R" if a == RED else "B") if x == sim_kernel.W_BANKER else ("B" if a == RED else "R")
         for a, x in zip(ask, w, strict=True)
         if x != sim_kernel.W_TIE and a >= 0
     )
@@ -160,7 +161,7 @@ def test_kernel_ask_road_agrees_with_roads_ask_road(text: str):
     expect = ask_road(rounds_from_winners(text), "B")
     for road, k in sim_strategies.ROADS.items():
         got = int(sim_kernel.ask_banker_before(nxt, k)[-1])
-        assert {1: "red", 0: "blue", -1: None}[got] == expect[road], road
+        assert {RED: "red", BLUE: "blue", NO_MARK: None}[got] == expect[road], road
 
 
 CASES = [

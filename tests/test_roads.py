@@ -26,7 +26,7 @@ from roads_app.game.rounds import (
     empty_rounds,
     rounds_from_winners,
 )
-from roads_app.roads import grids as R
+from roads_app.roads import grids
 
 DERIVED = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 
@@ -130,7 +130,7 @@ def _ref_ask(text: str, side: str) -> dict[str, str | None]:
 
 
 def test_spec_big_road_with_a_tie_inside() -> None:
-    big = R.big_road(rw("BBPTPB"))
+    big = grids.big_road(rw("BBPTPB"))
     assert big.select("winner", "col", "row", "ties").rows() == [
         ("B", 0, 0, 0),
         ("B", 0, 1, 0),
@@ -142,14 +142,16 @@ def test_spec_big_road_with_a_tie_inside() -> None:
 
 
 def test_spec_leading_ties() -> None:
-    assert R.big_road(rw("TTB")).select("round", "winner", "col", "row", "ties").rows() == [
+    assert grids.big_road(rw("TTB")).select("round", "winner", "col", "row", "ties").rows() == [
         (3, "B", 0, 0, 2)
     ]
-    assert R.big_road(rw("TT")).select("winner", "col", "row", "ties").rows() == [("T", 0, 0, 2)]
+    assert grids.big_road(rw("TT")).select("winner", "col", "row", "ties").rows() == [
+        ("T", 0, 0, 2)
+    ]
 
 
 def test_spec_dragon_tails_stay_on_their_row() -> None:
-    big = R.big_road(rw("B" * 9 + "P" * 10))
+    big = grids.big_road(rw("B" * 9 + "P" * 10))
     b = [(0, r) for r in range(6)] + [(1, 5), (2, 5), (3, 5)]
     p = [(1, r) for r in range(5)] + [(2, 4), (3, 4), (4, 4), (5, 4), (6, 4)]
     assert cells(big) == b + p
@@ -157,7 +159,7 @@ def test_spec_dragon_tails_stay_on_their_row() -> None:
 
 
 def test_spec_derived_roads_long_example() -> None:
-    roads = R.all_roads(rw("PBPPBPPPPBPPBPTBPPPP"))
+    roads = grids.all_roads(rw("PBPPBPPPPBPPBPTBPPPP"))
     assert colours(roads["big_eye_boy"]) == "RBBBBRRBBBBBRRBRR"
     assert colours(roads["small_road"]) == "BBRRBRBRRBRBRBRR"
     assert colours(roads["cockroach_pig"]) == "RBRRBBBBBRBBRR"
@@ -168,26 +170,26 @@ def test_spec_derived_roads_long_example() -> None:
     [("BPB", "R"), ("BPP", "B"), ("BTPB", "R"), ("PBPBPBPB", "RRRRRR")],
 )
 def test_spec_short_big_eye_boy(text: str, expected: str) -> None:
-    assert colours(R.big_eye_boy(rw(text))) == expected
+    assert colours(grids.big_eye_boy(rw(text))) == expected
 
 
 def test_derived_starting_cells_per_spec() -> None:
     # big eye boy starts at B2 (col 1 row 1) when it fills: BPP -> mark made by round 3
-    assert R.big_eye_boy(rw("BPP"))["round"].to_list() == [3]
+    assert grids.big_eye_boy(rw("BPP"))["round"].to_list() == [3]
     # ... or at C1 when B2 never fills: BPB -> mark made by round 3 (C1)
-    assert R.big_eye_boy(rw("BPB"))["round"].to_list() == [3]
+    assert grids.big_eye_boy(rw("BPB"))["round"].to_list() == [3]
     # small road at C2 or D1; cockroach pig at D2 or E1
-    assert R.small_road(rw("BPBB"))["round"].to_list() == [4]
-    assert R.small_road(rw("BPBP"))["round"].to_list() == [4]
-    assert R.small_road(rw("BPB")).height == 0
-    assert R.cockroach_pig(rw("BPBPP"))["round"].to_list() == [5]
-    assert R.cockroach_pig(rw("BPBPB"))["round"].to_list() == [5]
-    assert R.cockroach_pig(rw("BPBP")).height == 0
+    assert grids.small_road(rw("BPBB"))["round"].to_list() == [4]
+    assert grids.small_road(rw("BPBP"))["round"].to_list() == [4]
+    assert grids.small_road(rw("BPB")).height == 0
+    assert grids.cockroach_pig(rw("BPBPP"))["round"].to_list() == [5]
+    assert grids.cockroach_pig(rw("BPBPB"))["round"].to_list() == [5]
+    assert grids.cockroach_pig(rw("BPBP")).height == 0
 
 
 def test_bead_plate_positions_and_carried_fields() -> None:
     r = add_cards(add_points(add_winner(empty_rounds(), "T"), 9, 3), ["4s", "4h"], ["Ks", "5d"])
-    bead = R.bead_plate(r)
+    bead = grids.bead_plate(r)
     assert bead.select("col", "row", "round", "winner").rows() == [
         (0, 0, 1, "T"),
         (0, 1, 2, "P"),
@@ -198,7 +200,7 @@ def test_bead_plate_positions_and_carried_fields() -> None:
     assert bead["banker_points"].to_list() == [None, 3, 5]
     assert bead["player_pair"].to_list() == [None, None, True]
     assert bead["player_natural"].to_list() == [None, None, True]
-    big = R.big_road(r)
+    big = grids.big_road(r)
     assert big.select("round", "winner", "ties", "player_pair").rows() == [
         (2, "P", 1, None),
         (3, "P", 0, True),
@@ -269,12 +271,12 @@ LONG_FIRST_ROUND = {"big_eye_boy": 13, "small_road": 20, "cockroach_pig": 27}
 
 
 def test_long_hand_checked_shoe_big_road() -> None:
-    big = R.big_road(rw(LONG))
+    big = grids.big_road(rw(LONG))
     assert big.select("round", "winner", "ties", "col", "row").rows() == LONG_BIG
 
 
 def test_long_hand_checked_shoe_derived_roads() -> None:
-    roads = R.all_roads(rw(LONG))
+    roads = grids.all_roads(rw(LONG))
     for name, expected in LONG_DERIVED.items():
         assert colours(roads[name]) == expected, name
         assert roads[name]["round"][0] == LONG_FIRST_ROUND[name]
@@ -287,26 +289,26 @@ def test_long_hand_checked_shoe_derived_roads() -> None:
 def test_long_hand_checked_shoe_ask_road() -> None:
     # Last streak P of length 1, L[6]=3, L[5]=4, L[4]=4.
     # Next P continues at m=2: big eye boy p=L[6]=3 -> red; small p=L[5]=4 red; pig p=4 red.
-    assert R.ask_road(rw(LONG), "P") == dict.fromkeys(DERIVED, "red")
-    assert R.ask_road(rw(LONG), "banker") == dict.fromkeys(DERIVED, "blue")
+    assert grids.ask_road(rw(LONG), "P") == dict.fromkeys(DERIVED, "red")
+    assert grids.ask_road(rw(LONG), "banker") == dict.fromkeys(DERIVED, "blue")
 
 
 def test_derived_road_dragon_tail() -> None:
     # PBPB...: every streak has length 1, so each opening compares 1 with 1 -> red.
     # 12 results give 10 big-eye-boy reds: col 0 rows 0-5, then along row 5.
-    bey = R.big_eye_boy(rw("PB" * 6))
+    bey = grids.big_eye_boy(rw("PB" * 6))
     assert colours(bey) == "R" * 10
     assert cells(bey) == [(0, r) for r in range(6)] + [(c, 5) for c in range(1, 5)]
 
 
 def test_rows_other_than_six() -> None:
     # 3 rows: B (0,0) (0,1) (0,2) tail (1,2); P (1,0) (1,1), (1,2) taken -> (2,1) (3,1).
-    big = R.big_road(rw("BBBBPPPP"), rows=3)
+    big = grids.big_road(rw("BBBBPPPP"), rows=3)
     assert cells(big) == [(0, 0), (0, 1), (0, 2), (1, 2), (1, 0), (1, 1), (2, 1), (3, 1)]
-    bead = R.bead_plate(rw("BPTBP"), rows=np.int64(2))
+    bead = grids.bead_plate(rw("BPTBP"), rows=np.int64(2))
     assert cells(bead) == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
     # one row: every streak runs right along row 0, the next starts past its tail
-    assert cells(R.big_road(rw("BBPB"), rows=1)) == [(0, 0), (1, 0), (2, 0), (3, 0)]
+    assert cells(grids.big_road(rw("BBPB"), rows=1)) == [(0, 0), (1, 0), (2, 0), (3, 0)]
 
 
 # --- properties over random shoes ---------------------------------------------------------
@@ -334,7 +336,7 @@ def _streaks(text: str) -> list[int]:
 @settings(max_examples=300, deadline=None)
 @given(text=shoe_texts, rows=st.sampled_from([6, 6, 6, 1, 3, 8]))
 def test_roads_match_the_literal_reference(text: str, rows: int) -> None:
-    got = R.all_roads(rw(text), rows=rows)
+    got = grids.all_roads(rw(text), rows=rows)
     ref = _reference(text, rows)
     assert got["big_road"].select("round", "winner", "ties", "col", "row").rows() == ref["big_road"]
     for name in DERIVED:
@@ -344,7 +346,7 @@ def test_roads_match_the_literal_reference(text: str, rows: int) -> None:
 @settings(max_examples=200, deadline=None)
 @given(text=shoe_texts, rows=st.sampled_from([6, 6, 2, 5]))
 def test_road_properties(text: str, rows: int) -> None:
-    roads = R.all_roads(rw(text), rows=rows)
+    roads = grids.all_roads(rw(text), rows=rows)
     bead, big = roads["bead_plate"], roads["big_road"]
     # bead plate: one bead per round, in order, ties included
     assert bead["round"].to_list() == list(range(1, len(text) + 1))
@@ -384,7 +386,7 @@ def test_road_properties(text: str, rows: int) -> None:
 @settings(max_examples=200, deadline=None)
 @given(text=shoe_texts)
 def test_ask_road_matches_adding_the_result(text: str) -> None:
-    b, p = R.ask_road(rw(text), "B"), R.ask_road(rw(text), "P")
+    b, p = grids.ask_road(rw(text), "B"), grids.ask_road(rw(text), "P")
     assert b == _ref_ask(text, "B")
     assert p == _ref_ask(text, "P")
     opposite = {"red": "blue", "blue": "red", None: None}
@@ -394,7 +396,7 @@ def test_ask_road_matches_adding_the_result(text: str) -> None:
 @settings(max_examples=100, deadline=None)
 @given(text=shoe_texts)
 def test_marks_before_each_round_have_no_look_ahead(text: str) -> None:
-    before = R.derived_marks_before_each_round(rw(text))
+    before = grids.derived_marks_before_each_round(rw(text))
     assert before["round"].to_list() == list(range(1, len(text) + 1))
     for i in range(len(text)):
         for side in "BP":
@@ -414,22 +416,24 @@ def test_many_shoes_in_one_call_equal_one_at_a_time(texts: list[str], rows: int)
         for t, n in zip(texts, numbers, strict=True)
     ]
     many = pl.concat(frames).select(MULTI_SHOE_SCHEMA.names())
-    got = R.all_roads(many, rows=rows)
+    got = grids.all_roads(many, rows=rows)
     for name, frame in got.items():
         assert frame.columns[0] == "shoe"
         for text, n in zip(texts, numbers, strict=True):
-            one = R.all_roads(rw(text), rows=rows)[name]
+            one = grids.all_roads(rw(text), rows=rows)[name]
             assert frame.filter(pl.col("shoe") == n).drop("shoe").equals(one), (name, n)
-    asks = R.ask_roads(many)
+    asks = grids.ask_roads(many)
     assert asks["shoe"].to_list() == sorted(numbers)
     for text, n in zip(texts, numbers, strict=True):
         row = asks.filter(pl.col("shoe") == n).row(0, named=True)
         for side in "BP":
-            assert {name: row[f"{name}_{side}"] for name in DERIVED} == R.ask_road(rw(text), side)
-    before = R.derived_marks_before_each_round(many)
+            assert {name: row[f"{name}_{side}"] for name in DERIVED} == grids.ask_road(
+                rw(text), side
+            )
+    before = grids.derived_marks_before_each_round(many)
     assert before.height == many.height
     for text, n in zip(texts, numbers, strict=True):
-        one = R.derived_marks_before_each_round(rw(text))
+        one = grids.derived_marks_before_each_round(rw(text))
         assert before.filter(pl.col("shoe") == n).drop("shoe").equals(one)
 
 
@@ -437,7 +441,7 @@ def test_many_shoes_in_one_call_equal_one_at_a_time(texts: list[str], rows: int)
 
 
 def test_output_dtypes() -> None:
-    roads = R.all_roads(rw("BPPBTBBP"))
+    roads = grids.all_roads(rw("BPPBTBBP"))
     for frame in roads.values():
         assert frame.schema["col"] == pl.Int32 and frame.schema["row"] == pl.Int32
         assert frame.schema["round"] == pl.Int32
@@ -445,24 +449,24 @@ def test_output_dtypes() -> None:
     assert roads["big_road"].schema["winner"] == WINNER
     assert roads["big_road"].schema["ties"] == pl.Int32
     for name in DERIVED:
-        assert roads[name].schema["colour"] == R.COLOUR
+        assert roads[name].schema["colour"] == grids.COLOUR
         assert roads[name].columns == ["col", "row", "round", "colour"]
 
 
 def test_empty_shoe_gives_empty_roads_with_their_columns() -> None:
-    empty = R.all_roads(empty_rounds())
-    full = R.all_roads(rw("BPBPPBBP"))
-    for name in R.ROAD_NAMES:
+    empty = grids.all_roads(empty_rounds())
+    full = grids.all_roads(rw("BPBPPBBP"))
+    for name in grids.ROAD_NAMES:
         assert empty[name].height == 0
         assert empty[name].schema == full[name].schema, name
-    assert R.ask_road(empty_rounds(), "B") == dict.fromkeys(DERIVED)
-    many_empty = R.all_roads(MULTI_SHOE_SCHEMA.to_frame())
+    assert grids.ask_road(empty_rounds(), "B") == dict.fromkeys(DERIVED)
+    many_empty = grids.all_roads(MULTI_SHOE_SCHEMA.to_frame())
     assert all(f.columns[0] == "shoe" and f.height == 0 for f in many_empty.values())
 
 
 def test_winner_as_plain_strings_is_accepted() -> None:
     frame = pl.DataFrame({"winner": ["b", "P", "t", "P"]})
-    assert R.big_road(frame).select("round", "winner", "ties").rows() == [
+    assert grids.big_road(frame).select("round", "winner", "ties").rows() == [
         (1, "B", 0),
         (2, "P", 1),
         (4, "P", 0),
@@ -480,24 +484,24 @@ def test_winner_as_plain_strings_is_accepted() -> None:
 )
 def test_bad_tables_raise_one_line(frame: pl.DataFrame, message: str) -> None:
     with pytest.raises(RoundError, match=message) as info:
-        R.all_roads(frame)
+        grids.all_roads(frame)
     assert "\n" not in str(info.value)
 
 
 def test_bad_settings_raise_one_line() -> None:
     for rows in (0, -6, 51, 6.0, True):
         with pytest.raises(RoundError, match="rows"):
-            R.big_road(rw("BP"), rows=rows)  # type: ignore[arg-type]
+            grids.big_road(rw("BP"), rows=rows)  # type: ignore[arg-type]
     with pytest.raises(RoundError, match="side 'X'"):
-        R.ask_road(rw("BP"), "X")
+        grids.ask_road(rw("BP"), "X")
     with pytest.raises(RoundError, match="one shoe"):
-        R.ask_road(pl.DataFrame({"shoe": [1, 2], "winner": ["B", "P"]}), "B")
+        grids.ask_road(pl.DataFrame({"shoe": [1, 2], "winner": ["B", "P"]}), "B")
     with pytest.raises(RoadsAppError):
-        R.bead_plate("BPB")  # type: ignore[arg-type]
+        grids.bead_plate("BPB")  # type: ignore[arg-type]
 
 
 def test_input_frame_is_left_alone() -> None:
     r = rw("BTPPB")
     copy = r.clone()
-    R.all_roads(r)
+    grids.all_roads(r)
     assert r.equals(copy) and r.schema == ROUNDS_SCHEMA

@@ -7,6 +7,7 @@ never against a stored copy of a figure.
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -263,3 +264,26 @@ def test_no_mark_is_bigger_than_its_cell_at_any_width(text: str, width: int):
         if t.text is not None and any(t.text):
             assert t.textfont.size <= 0.6 * px, (t.name, t.textfont.size, px)
     assert checked >= len(text) + 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(shoes, hs.sampled_from([360, 1440]), hs.sampled_from([None, "B", "P"]),
+       hs.booleans(), hs.sampled_from(["en", "zh"]))  # fmt: skip
+def test_the_unchecked_board_is_what_plotly_checks_and_what_streamlit_sends(
+    text: str, width: int, ask: str | None, hold: bool, lang: str
+):
+    """The page hands the board's spec to Streamlit without Plotly's checks (`PlainFigure`):
+    Plotly must accept every attribute of it unchanged, and Streamlit must send it as is."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    import plotly.tools
+
+    rounds = add_cards(rounds_from_winners(text), ["4h", "4d"], ["Ks", "Kc"])
+    spec = board.board_spec(rounds, width_px=width, ask=ask, hold_last=hold, lang=lang)
+    checked = go.Figure(spec).to_dict()  # raises on any attribute Plotly does not know
+    checked["layout"].pop("template")
+    plain = {**spec, "layout": {k: v for k, v in spec["layout"].items() if k != "template"}}
+    assert json.loads(pio.to_json(checked)) == json.loads(pio.to_json(plain))
+    # what st.plotly_chart does with a figure before it serialises it
+    sent = plotly.tools.return_figure_from_figure_or_data(board.PlainFigure(spec), True)
+    assert sent is spec

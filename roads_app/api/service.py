@@ -24,7 +24,7 @@ import polars as pl
 from roads_app.api.models import RoundIn, ShoeCreate
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, StorageError
-from roads_app.game import rounds as R
+from roads_app.game import rounds as game_rounds
 from roads_app.roads.grids import all_roads
 from roads_app.roads.stats import shoe_stats
 from roads_app.store import db, tokens
@@ -68,7 +68,7 @@ def fingerprint(*parts: Any) -> str:
 
 def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     """Rounds as JSON-ready dicts (the rounds-frame columns)."""
-    return frame.select(R.ROUNDS_SCHEMA.names()).to_dicts()
+    return frame.select(game_rounds.ROUNDS_SCHEMA.names()).to_dicts()
 
 
 class Feed:
@@ -133,7 +133,7 @@ class Feed:
 
     def create(self, body: ShoeCreate, key: str | None) -> Reply:
         table = load_table(_table_name(body.table))
-        meta = R.ShoeMeta(
+        meta = game_rounds.ShoeMeta(
             name=body.name.strip(), source="hand", rules=body.table,
             decks=body.decks if body.decks is not None else table.shoe.decks,
         )  # fmt: skip
@@ -165,7 +165,7 @@ class Feed:
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             if not n:
-                raise R.RoundError("nothing to undo: the shoe has no rounds")
+                raise game_rounds.RoundError("nothing to undo: the shoe has no rounds")
             version = self.store.undo_in(c, shoe_id, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
@@ -227,11 +227,13 @@ class Feed:
 def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
     """The rounds with the entered one added, by the dashboard's own entry operations."""
     if body.mode == "cards":
-        return R.add_cards(rounds, body.player_cards or [], body.banker_cards or [], decks=decks)
+        return game_rounds.add_cards(
+            rounds, body.player_cards or [], body.banker_cards or [], decks=decks
+        )
     if body.mode == "points":
-        return R.add_points(rounds, body.player_points, body.banker_points,  # type: ignore[arg-type]
+        return game_rounds.add_points(rounds, body.player_points, body.banker_points,  # type: ignore[arg-type]
                             winner=body.winner, decks=decks, **body.flags())  # fmt: skip
-    return R.add_winner(rounds, body.winner, decks=decks, **body.flags())  # type: ignore[arg-type]
+    return game_rounds.add_winner(rounds, body.winner, decks=decks, **body.flags())  # type: ignore[arg-type]
 
 
 def _status(e: StorageError) -> RoadsAppError:
@@ -246,11 +248,11 @@ def _status(e: StorageError) -> RoadsAppError:
 def _table_name(name: str) -> str:
     """Tables by name only (a path would read any file on the server)."""
     if name not in list_tables():
-        raise R.RoundError(f"unknown table {name!r} (tables: {', '.join(list_tables())})")
+        raise game_rounds.RoundError(f"unknown table {name!r} (tables: {', '.join(list_tables())})")
     return name
 
 
-def _summary_of(meta: R.ShoeMeta, rounds: int, version: int) -> dict[str, Any]:
+def _summary_of(meta: game_rounds.ShoeMeta, rounds: int, version: int) -> dict[str, Any]:
     return {"id": meta.id, "name": meta.name, "table": meta.rules, "decks": meta.decks,
             "source": meta.source, "created": meta.created, "round_count": rounds,
             "version": version}  # fmt: skip

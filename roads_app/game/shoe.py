@@ -14,6 +14,12 @@ Shoe procedure (seed 002, docs/rules.md): the first card is turned face up and b
 cards face down as its value (T/J/Q/K = 10). The cut card sits ``cut`` cards from the
 end; once it has come out (during a hand, or as the first card of one), exactly one
 more hand is played. Optionally one card is burnt between hands.
+
+That procedure is written once: `first_hand_at`, `deal_hand` (one hand, the cut card,
+the burn between hands) and `deal_rows` (a whole shoe), over NumPy arrays. Numba's
+``register_jitable`` leaves them plain Python functions, which `deal_shoe` (the
+readable reference the engines are tested against) runs as such, and lets the compiled
+engines (`roads_app.sim.kernel`, `roads_app.sim.bulk`) compile these very functions.
 """
 
 from __future__ import annotations
@@ -22,16 +28,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+from numba.extending import register_jitable
 
 from roads_app.errors import RoundError
 from roads_app.game import cards as playing_cards
-from roads_app.game.drawing import Hand, banker_draws, player_draws
+from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS, Hand
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
 
-POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int8)
+POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
 """Baccarat points of each card number 0..51."""
 
-BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int8)
+BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int64)
 """Cards burnt for each card number turned face up."""
 
 
@@ -102,51 +109,93 @@ class DealtShoe:
     order: tuple[str, ...] = field(repr=False)  # the whole shoe, top first
 
 
-def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dict]:
-    """Deal a shuffled shoe by the shoe procedure; the one sequential step of a shoe."""
-    codes = playing_cards.ALL_CARDS
-    pts = POINTS_BY_CARD
-    n = len(order)
-    cut_at = n - options.cut
-    cursor = 0
-    burn_card = None
-    burnt: list[int] = []
-    if options.burn:
-        first = int(order[0])
-        burn_card = codes[first]
-        k = int(BURN_BY_CARD[first])
-        burnt.extend(int(x) for x in order[1 : 1 + k])
-        cursor = 1 + k
-    hands: list[Hand] = []
+@register_jitable(inline="always")
+def first_hand_at(order: np.ndarray, burn: bool) -> int:
+    """Where the first hand starts: after the face-up card and the cards it burns."""
+    return 1 + int(BURN_BY_CARD[order[0]]) if burn else 0
+
+
+@register_jitable(inline="always")
+def deal_hand(
+    order: np.ndarray, cursor: int, first_hand: bool, cut: int, burn_between: bool
+) -> tuple[int, bool, int, int, int, int, int, int, int]:
+    """The next hand of a shuffled shoe (card numbers, top first) from position ``cursor``.
+
+    Returns (position after the hand, whether it is the shoe's last hand, the card burnt
+    face down before it or -1, then card numbers p0, p1, p2, b0, b1, b2, -1 where a hand
+    took no third card). With too few cards left to be sure of finishing a hand no hand
+    is dealt and the position is -1. Deal order: Player, Banker, Player, Banker, then the
+    third cards by the drawing tables of `roads_app.game.drawing`.
+    """
+    n = order.shape[0]
+    between = burn_between and not first_hand
+    if n - cursor < 6 + between:
+        return -1, True, -1, -1, -1, -1, -1, -1, -1
+    burnt = int(order[cursor]) if between else -1
+    cursor += between
+    last = cursor >= n - cut  # the cut card has come out: this hand is the last
+    p0, b0 = int(order[cursor]), int(order[cursor + 1])
+    p1, b1 = int(order[cursor + 2]), int(order[cursor + 3])
+    cursor += 4
+    player = (POINTS_BY_CARD[p0] + POINTS_BY_CARD[p1]) % 10
+    banker = (POINTS_BY_CARD[b0] + POINTS_BY_CARD[b1]) % 10
+    p2 = b2 = -1
+    if PLAYER_DRAWS[player, banker]:
+        p2 = int(order[cursor])
+        cursor += 1
+        banker_draws = BANKER_DRAWS_AFTER[banker, POINTS_BY_CARD[p2]]
+    else:
+        banker_draws = BANKER_DRAWS_STOOD[banker, player]
+    if banker_draws:
+        b2 = int(order[cursor])
+        cursor += 1
+    return cursor, last, burnt, p0, p1, p2, b0, b1, b2
+
+
+@register_jitable
+def deal_rows(
+    order: np.ndarray, cut: int, burn: bool, burn_between: bool, rows: np.ndarray, burnt: np.ndarray
+) -> tuple[int, int, int]:
+    """Deal a whole shuffled shoe: hand ``h`` to ``rows[h]`` as (p0, p1, p2, b0, b1, b2)
+    and the card burnt before it to ``burnt[h]`` (-1: none); both need room for
+    ``len(order) // 4 + 1`` hands. Returns (hands, where the first hand started, cards
+    used)."""
+    first = first_hand_at(order, burn)
+    cursor = first
+    h = 0
     last = False
-    while True:
-        between = options.burn_between_hands and bool(hands)
-        if n - cursor < 6 + between:
-            break  # not enough cards left to be sure of finishing a hand
-        if between:
-            burnt.append(int(order[cursor]))
-            cursor += 1
-        if cursor >= cut_at:
-            last = True  # the cut card has come out: this hand is the last
-        p0, b0, p1, b1 = (int(x) for x in order[cursor : cursor + 4])
-        cursor += 4
-        pc, bc = [p0, p1], [b0, b1]
-        pt, bt = (pts[p0] + pts[p1]) % 10, (pts[b0] + pts[b1]) % 10
-        third = None
-        if player_draws(pt, bt):
-            pc.append(int(order[cursor]))
-            cursor += 1
-            third = int(pts[pc[2]])
-        if banker_draws(bt, third, pt):
-            bc.append(int(order[cursor]))
-            cursor += 1
-        hands.append(Hand(tuple(codes[c] for c in pc), tuple(codes[c] for c in bc)))
-        if last:
+    while not last:
+        after, last, burnt_card, p0, p1, p2, b0, b1, b2 = deal_hand(
+            order, cursor, h == 0, cut, burn_between
+        )
+        if after < 0:
             break
+        rows[h, 0], rows[h, 1], rows[h, 2] = p0, p1, p2
+        rows[h, 3], rows[h, 4], rows[h, 5] = b0, b1, b2
+        burnt[h] = burnt_card
+        cursor = after
+        h += 1
+    return h, first, cursor
+
+
+def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dict]:
+    """Deal a shuffled shoe by the shoe procedure (`deal_rows`, run as plain Python)."""
+    codes = playing_cards.ALL_CARDS
+    most = len(order) // 4 + 1
+    rows = np.full((most, 6), -1, dtype=np.int8)
+    burnt_before = np.full(most, -1, dtype=np.int8)
+    n_hands, first, used = deal_rows(
+        order, options.cut, options.burn, options.burn_between_hands, rows, burnt_before
+    )
+    hands = [
+        Hand(tuple(codes[c] for c in r[:3] if c >= 0), tuple(codes[c] for c in r[3:] if c >= 0))
+        for r in rows[:n_hands].tolist()
+    ]
+    burnt = [*order[1:first].tolist(), *(c for c in burnt_before[:n_hands].tolist() if c >= 0)]
     extra = {
-        "burn_card": burn_card,
+        "burn_card": codes[int(order[0])] if options.burn else None,
         "burnt": tuple(codes[c] for c in burnt),
-        "left": tuple(codes[int(c)] for c in order[cursor:]),
+        "left": tuple(codes[c] for c in order[used:].tolist()),
     }
     return hands, extra
 

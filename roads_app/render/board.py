@@ -27,6 +27,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
+from plotly.basedatatypes import BaseFigure
 
 from roads_app.game.rounds import add_winner
 from roads_app.render.i18n import word
@@ -484,7 +485,41 @@ def board_figure(
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
 ) -> go.Figure:
-    """The whole scoreboard as one figure, laid out as on casino boards, whole shoe.
+    """`board_spec` as a checked ``go.Figure`` (the PNG export, tests, scripts)."""
+    return go.Figure(board_spec(rounds_or_roads, rows, width_px=width_px, lang=lang, ask=ask,
+                                max_cell=max_cell, hold_last=hold_last))  # fmt: skip
+
+
+class PlainFigure(BaseFigure):
+    """A figure spec this module built, handed to ``st.plotly_chart`` as it is.
+
+    ``st.plotly_chart`` validates a plain dict by building a ``go.Figure`` from it, and
+    even an unchecked ``go.Figure`` builds one object per trace and attribute: either
+    costs more than building the whole board (tens of ms on an 80-round shoe, on every
+    key press). Plotly and Streamlit take any `BaseFigure` through ``to_dict()``, so this
+    one is only its dict; the board's names are fixed here, and the checked path
+    (`board_figure`) is the one the tests go through.
+    """
+
+    def __init__(self, spec: dict[str, Any]) -> None:  # no super(): that is the cost
+        self._spec = spec
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._spec
+
+
+def board_spec(
+    rounds_or_roads: Roads | pl.DataFrame,
+    rows: int = ROWS,
+    *,
+    width_px: float = DEFAULT_WIDTH_PX,
+    lang: str = "en",
+    ask: str | None = None,
+    max_cell: float = MAX_CELL_PX,
+    hold_last: bool = False,
+) -> dict[str, Any]:
+    """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
+    as on casino boards, whole shoe.
 
     Laid out by `board_layout` for a page ``width_px`` wide: every road shows every
     column of the shoe and every mark is sized from its cell, so a narrower page
@@ -528,6 +563,9 @@ def board_figure(
         "showlegend": False,
         "hovermode": False,
         "annotations": [],
+        # No template: every style is set here, and Plotly's default one is 6 kB that
+        # the browser would receive and apply to the board again on every redraw.
+        "template": {},
     }
     data: list[dict[str, Any]] = []
     metas = {}
@@ -576,7 +614,7 @@ def board_figure(
         "held": hold_last,
         "roads": metas,
     }
-    return go.Figure(data=data, layout=layout)
+    return {"data": data, "layout": layout}
 
 
 GHOST_OPACITY = 0.35

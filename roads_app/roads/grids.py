@@ -9,10 +9,9 @@ it as its first column.
 How the work is split (so 10,000 shoes cost one pass, not 10,000):
 
 * streaks, tie counts and derived-road colours are NumPy index arithmetic over all
-  shoes at once. Derived colours need only the logical streak lengths ``L[i]``
-  (spec formula), never the drawn grid, so they are set per streak: the opening
-  result compares two earlier lengths, and a continuing streak is red except at
-  the one position ``L[n-k] + 1``;
+  shoes at once. Derived colours need only the logical streak lengths (the columns'
+  heights, never the drawn grid): `roads_app.roads.derived.derived_colour`, the rule
+  the compiled engine also uses, colours every mark of every shoe in one call;
 * the only sequential step is laying marks out on the grid (dragon tails depend on
   what is already drawn): one Numba kernel lays out every shoe in one call.
 
@@ -34,6 +33,7 @@ from numba import njit
 
 from roads_app.errors import RoundError
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
+from roads_app.roads.derived import BLUE, NO_MARK, RED, derived_colour
 
 DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 """Derived roads and how many columns back each one compares (k in docs/roads.md)."""
@@ -48,7 +48,6 @@ FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banke
 POINTS: tuple[str, ...] = ("player_points", "banker_points")
 
 _B, _P, _T = 0, 1, 2  # physical codes of the WINNER enum
-_RED, _BLUE, _NONE = 0, 1, -1
 _COLOUR_SERIES = pl.Series("colour", COLOURS, dtype=COLOUR)
 _BEAD_REST = ["round", "winner", *FLAGS, *POINTS]
 _SIDES = {"B": _B, "BANKER": _B, "P": _P, "PLAYER": _P}
@@ -199,59 +198,47 @@ def _big(s: _Shoes) -> _Big:
     )
 
 
-def _shift(a: np.ndarray, by: int) -> np.ndarray:
-    """``a[i - by]``, zero where ``i < by``."""
-    out = np.zeros_like(a)
-    if by < a.size:
-        out[by:] = a[: a.size - by]
-    return out
-
-
 def _derived_colour(b: _Big, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Marks of derived road ``k``: which big-road marks make one, and its colour code.
 
-    Spec formula, per streak ``s`` at shoe position ``n`` with final lengths ``L``: the
-    opening result is red iff ``L[s-1] == L[s-1-k]`` (needs ``n >= k+1``); a result at
-    position ``m > 1`` is red iff ``m != L[s-k] + 1`` (needs ``n >= k``). Both compare
-    only finished streaks, so final lengths are exact and the work is per streak plus
-    a fill. A tie-only cell is streak 0 of its shoe: it makes no mark.
+    Every mark at once: a mark's column is its streak and its row its place in it. The
+    rule reads only columns before the mark's, finished by then, so final lengths are
+    the heights as they stood. A tie-only cell is streak 0 of its shoe: it makes no mark.
     """
-    L, n, first = b.length, b.n, b.start
-    red = np.ones(b.m.size, dtype=np.bool_)
-    red[first] = _shift(L, 1) == _shift(L, k + 1)
-    p = _shift(L, k)  # continuing results are red except at position p + 1
-    blue = np.flatnonzero(p < L)
-    red[first[blue] + p[blue]] = False
-    has = np.repeat(n >= k, L)
-    has[first] = n >= k + 1
-    sel = np.flatnonzero(has)
-    return sel, (~red[sel]).view(np.int8)
+    code = derived_colour(b.length, b.streak, b.m - 1, b.n[b.streak], k).astype(np.int8)
+    sel = np.flatnonzero(code != NO_MARK)
+    return sel, code[sel]
 
 
 def _if_banker(b: _Big, last: np.ndarray) -> dict[int, np.ndarray]:
     """Per derived road k: the colour it would add if the next result after mark ``last``
     were Banker (-1: none).
 
-    ``last`` is a mark index or -1 (no B/P result yet). Continuing a Banker streak of
-    ``l`` against ``p = L[n-k]`` is red when ``l != p``; opening one after a Player
-    streak of ``l`` is red when ``l == L[n-k]``. Player is always the opposite colour.
+    ``last`` is a mark index or -1 (no B/P result yet). The result that continues the
+    last streak is a mark one row further down its column; the other side opens a new
+    column after it and, by the same rule (both compare the column's height now with
+    the one ``k`` back), always takes the opposite colour.
     """
     if b.rows.size == 0:
-        return {k: np.full(last.size, _NONE, dtype=np.int8) for k in DERIVED.values()}
+        return {k: np.full(last.size, NO_MARK, dtype=np.int8) for k in DERIVED.values()}
     ok = last >= 0
     i = np.where(ok, last, 0)
     s = b.streak[i]
-    ok &= b.winner[i] != _T
-    n = b.n[s]
-    m = b.m[i]
-    after_banker = b.winner[i] == _B
+    no_mark = ~ok | (b.winner[i] == _T)
+    flip = b.winner[i] == _P  # the side that continues is Player: Banker is the opposite
+    m, n = b.m[i], b.n[s]
     out = {}
     for k in DERIVED.values():
-        red = (m == b.length[np.maximum(s - k, 0)]) != after_banker
-        code = (~red).view(np.int8)
-        code[~(ok & (n >= k))] = _NONE
+        same = derived_colour(b.length, s, m, n, k).astype(np.int8)
+        code = np.where(flip, _opposite(same), same)
+        code[no_mark] = NO_MARK
         out[k] = code
     return out
+
+
+def _opposite(code: np.ndarray) -> np.ndarray:
+    """Red for blue and blue for red; no mark stays no mark."""
+    return np.where(code == NO_MARK, code, (RED + BLUE - code).astype(code.dtype))
 
 
 # --- layout ---------------------------------------------------------------------------
@@ -467,8 +454,8 @@ def ask_road(rounds: pl.DataFrame, side: str) -> dict[str, str | None]:
     banker = _if_banker(b, np.array([b.rows.size - 1]))
     out = {}
     for name, k in DERIVED.items():
-        c = int(banker[k][0])
-        out[name] = _name(c if c < 0 or code == _B else 1 - c)
+        c = banker[k] if code == _B else _opposite(banker[k])
+        out[name] = _name(int(c[0]))
     return out
 
 
@@ -518,7 +505,7 @@ def _hypothetical_frame(
         for name, k in DERIVED.items():
             c = np.empty(0, dtype=np.int8) if banker is None else banker[k]
             if side == "P":
-                c = np.where(c < 0, c, 1 - c).astype(np.int8)
+                c = _opposite(c).astype(np.int8)
             cols.append(_colour_series(c, f"{name}_{side}"))
     if keys is None and s.multi and b is None:
         cols.insert(0, pl.Series("shoe", [], dtype=pl.Int32))

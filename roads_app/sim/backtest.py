@@ -33,8 +33,7 @@ import polars as pl
 from roads_app.bets.tables import Limits, Table
 from roads_app.errors import StrategyError
 from roads_app.game.shoe import check_seed, deal_shoe
-from roads_app.sim import cluster
-from roads_app.sim import kernel as E
+from roads_app.sim import cluster, kernel
 from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
 from roads_app.sim.strategies import History, Resolved, Settings, Strategy, resolve, slots
 
@@ -213,9 +212,9 @@ def run_shard(
     numbered below ``n_paths``; ``rows=False`` drops the per-shoe rows once totalled
     (a cluster task returns only what the driver merges).
     """
-    plan = E.make_plan(strategy, resolved, table)
+    plan = kernel.make_plan(strategy, resolved, table)
     keep = max(0, min(n_paths - first, shoes))
-    r = E.run_fast(
+    r = kernel.run_fast(
         plan, check_seed(seed), shoes, first_shoe=first, n_paths=keep, progress=progress,
         chunk=chunk,
     )  # fmt: skip
@@ -304,7 +303,7 @@ def run_cluster(
         progress=progress,
         threads=task_cpus,
     )
-    return join_shards(runs, n_paths, E.path_width(table.shoe))
+    return join_shards(runs, n_paths, kernel.path_width(table.shoe))
 
 
 def unit_nets(
@@ -363,7 +362,7 @@ def play_shoe(
     bankroll = r.bankroll
     low = bankroll
     wagered = 0.0
-    stop = E.STOP_NONE
+    stop = kernel.STOP_NONE
     stop_hand = 0
     n_bets = 0
     level = 0
@@ -374,7 +373,7 @@ def play_shoe(
     streak = 0
     path: list[float] = []
     for h, (w, rnd) in enumerate(zip(winners, round_nos, strict=True)):
-        if stop == E.STOP_NONE:
+        if stop == kernel.STOP_NONE:
             hist = History(side, streak, {k: v[h] for k, v in ask_cols.items()})
             bet = sel.choose(hist)
             stake = 0.0
@@ -410,12 +409,12 @@ def play_shoe(
                     slot_n[col[sb]] += net
             low = min(low, bankroll)
             if bankroll < r.min_bet:
-                stop = E.STOP_RUIN
+                stop = kernel.STOP_RUIN
             elif bankroll <= r.stop_low:
-                stop = E.STOP_LOSS
+                stop = kernel.STOP_LOSS
             elif bankroll >= r.stop_high:
-                stop = E.STOP_PROFIT
-            if stop != E.STOP_NONE:
+                stop = kernel.STOP_PROFIT
+            if stop != kernel.STOP_NONE:
                 stop_hand = rnd
         if w != "T":
             if w == side:
@@ -479,7 +478,7 @@ def run_plain(
         results,
         slots(strategy, resolved),
         resolved.bankroll,
-        E.path_width(table.shoe),
+        kernel.path_width(table.shoe),
         n_paths,
     )
 
@@ -517,7 +516,7 @@ def run_saved(
         results,
         slots(strategy, resolved),
         resolved.bankroll,
-        E.path_width(table.shoe),
+        kernel.path_width(table.shoe),
         n_paths,
     )
 
@@ -883,7 +882,7 @@ class ProgressBar:
     ):
         self.stream = stream
         self.label = label
-        self.waiting = COMPILING if engine and E.needs_compile() else starting_text
+        self.waiting = COMPILING if engine and kernel.needs_compile() else starting_text
         self.bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:

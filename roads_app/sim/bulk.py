@@ -1,12 +1,13 @@
 """Many simulated shoes at engine speed, as multi-shoe rounds frames in batches.
 
 The compiled engine (`roads_app.sim.kernel`) shuffles and deals every shoe of a batch in
-parallel, with the very PCG64 stream, Fisher-Yates, burn and cut-card procedure of
-`roads_app.game.shoe.deal_shoe`, which stays the readable reference (the tests compare
-the two card for card). What the kernel hands back is one small int8 row of six card
-numbers per hand; the rounds frame is then built column-wise from those arrays:
-points, pairs and naturals in one compiled pass, and the card lists straight from flat
-arrays and offsets (every card code is two ASCII bytes), never a Python object per round.
+parallel, with the very PCG64 stream and Fisher-Yates of `roads_app.game.shoe.deal_shoe`
+and its burn and cut-card procedure (`roads_app.game.shoe.deal_rows`, compiled); the
+plain `deal_shoe` stays the readable reference (the tests compare the two card for
+card). What the kernel hands back is one small int8 row of six card numbers per hand;
+the rounds frame is then built column-wise from those arrays: points, pairs and
+naturals in one compiled pass, and the card lists straight from flat arrays and offsets
+(every card code is two ASCII bytes), never a Python object per round.
 
 `batches` yields one frame per batch of shoes, so a caller that writes each one out
 (`roads_app.store.files.write_batches`) holds one batch in memory whatever the count.
@@ -23,9 +24,15 @@ import pyarrow as pa
 from numba import njit, prange
 
 from roads_app.errors import RoundError
-from roads_app.game import cards as C
+from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNER, WINNERS, ShoeMeta
-from roads_app.game.shoe import POINTS_BY_CARD, ShoeOptions, check_seed, simulated_meta
+from roads_app.game.shoe import (
+    POINTS_BY_CARD,
+    ShoeOptions,
+    check_seed,
+    deal_rows,
+    simulated_meta,
+)
 from roads_app.sim import kernel
 from roads_app.sim.cache import depends_on
 from roads_app.sim.kernel import (
@@ -33,7 +40,6 @@ from roads_app.sim.kernel import (
     W_BANKER,
     W_PLAYER,
     W_TIE,
-    _deal_rows,
     _halves,
     _jump,
     _shoe_states,
@@ -41,12 +47,14 @@ from roads_app.sim.kernel import (
     pcg_start,
 )
 
-depends_on(__file__, kernel)  # the kernels below inline the dealing primitives
+depends_on(__file__, kernel)  # the kernels below inline the dealing primitives (and theirs)
 
 BATCH_SHOES = 8192
 """Shoes per batch: about 660,000 rounds, some 25 MB as a frame (8 decks)."""
 
-_CODE_BYTES = np.frombuffer("".join(C.ALL_CARDS).encode("ascii"), dtype=np.uint8).reshape(52, 2)
+_CODE_BYTES = np.frombuffer(
+    "".join(playing_cards.ALL_CARDS).encode("ascii"), dtype=np.uint8
+).reshape(52, 2)
 """The two ASCII bytes of each card code, by card number."""
 
 _PTS = POINTS_BY_CARD.astype(np.int64)
@@ -67,7 +75,7 @@ def _deal_batch(
     cut: int,
     burn: bool,
     burn_between: bool,
-    cards: np.ndarray,  # [shoes, most hands, 6] int8, pre-filled with -1
+    cards: np.ndarray,  # [shoes, most hands, 6] int8
     hands: np.ndarray,  # [shoes] int64
     first: np.ndarray,  # [shoes] int8: the card turned face up to burn (-1: no burn)
 ) -> None:
@@ -75,7 +83,9 @@ def _deal_batch(
     for s in prange(starts.shape[0]):
         order = np.empty(n, dtype=np.int8)
         _shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order)
-        hands[s] = _deal_rows(order, cut, burn, burn_between, cards[s])
+        burnt = np.empty(cards.shape[1], dtype=np.int8)  # the procedure's; not kept here
+        h, _, _ = deal_rows(order, cut, burn, burn_between, cards[s], burnt)
+        hands[s] = h
         first[s] = order[0] if burn else -1
 
 
@@ -262,4 +272,6 @@ def deal_one(
     batch = deal_batch(check_seed(seed), options, index, 1)
     rounds = rounds_frame(batch).select(ROUNDS_SCHEMA.names())
     burn = int(batch.burn_card[0])
-    return rounds, simulated_meta(seed, options, index, C.ALL_CARDS[burn] if burn >= 0 else None)
+    return rounds, simulated_meta(
+        seed, options, index, playing_cards.ALL_CARDS[burn] if burn >= 0 else None
+    )

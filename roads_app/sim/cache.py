@@ -4,7 +4,8 @@ Numba keys a cached function by its own file's stamp only: change a kernel it ca
 another file (the dealing primitives in `sim/kernel.py`, the exact-odds kernel in
 `bets/odds.py`) and it would go on loading the old machine code. A module that calls
 another module's kernels says so with `depends_on` (before its ``@njit(cache=True)``
-definitions) and its cached code is then also keyed by those files' stamps.
+definitions) and its cached code is then also keyed by those files' stamps, and by the
+files those modules said they depend on in turn.
 """
 
 from __future__ import annotations
@@ -36,9 +37,14 @@ class _DependentLocator(InTreeCacheLocator):
 
 
 def depends_on(module_file: str, *modules: ModuleType) -> None:
-    """Key the cached kernels of ``module_file`` by ``modules``' source files as well."""
-    _DEPENDS[os.path.abspath(module_file)] = tuple(
-        os.path.abspath(str(m.__file__)) for m in modules
-    )
+    """Key the cached kernels of ``module_file`` by ``modules``' source files as well
+    (and by what those declared, so a chain of kernels calling kernels is followed)."""
+    paths: list[str] = []
+    for m in modules:
+        path = os.path.abspath(str(m.__file__))
+        for p in (path, *_DEPENDS.get(path, ())):
+            if p not in paths:
+                paths.append(p)
+    _DEPENDS[os.path.abspath(module_file)] = tuple(paths)
     if _DependentLocator not in CacheImpl._locator_classes:
         CacheImpl._locator_classes.insert(0, _DependentLocator)

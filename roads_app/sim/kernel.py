@@ -2,14 +2,16 @@
 
 It deals **exactly** the shoes `roads_app.game.shoe.deal_shoe(seed, options, k)` deals: the
 kernel runs NumPy's PCG64 itself (128-bit LCG in two 64-bit halves, XSL-RR output), each
-shoe starting at raw draw ``k*(n-1)`` of the seed's stream, and repeats the documented
-Fisher-Yates, burn and cut-card procedure card for card. Generating the draws inside the
+shoe starting at raw draw ``k*(n-1)`` of the seed's stream, repeats the documented
+Fisher-Yates card for card, then deals hand by hand with `roads_app.game.shoe.deal_hand`,
+the burn and cut-card procedure itself, compiled. Generating the draws inside the
 parallel loop keeps every core busy and no draws go through memory. One
 kernel serves every strategy: a selection is a small integer code and parameter, a
 staking its table of levels (`roads_app.sim.strategies.StakingTable`), and the bets
 are read from per-cell net tables generated from the bet spec (`Plan`), so neither a
 new bet nor a new staking means another kernel. Card points, the drawing rules and the
-burn values are arrays built from `roads_app.game`.
+burn values are arrays built from `roads_app.game`; road-following reads the derived-road
+colour rule of `roads_app.roads.derived`, compiled.
 
 Shoes are independent runs (each starts with the full bankroll, see
 `roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange`` and writes
@@ -31,9 +33,19 @@ from numba.extending import intrinsic
 
 from roads_app.bets.spec import KIND_NAMES, KINDS, N_PAIR, N_PLAY, unit_returns
 from roads_app.bets.tables import Table
-from roads_app.game import cards
-from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
-from roads_app.game.shoe import BURN_BY_CARD, POINTS_BY_CARD, ShoeOptions, check_seed
+from roads_app.game import cards, drawing, shoe
+from roads_app.game.shoe import (
+    POINTS_BY_CARD,
+    ShoeOptions,
+    check_seed,
+    deal_hand,
+    deal_rows,
+    first_hand_at,
+)
+from roads_app.roads import derived
+from roads_app.roads.derived import BLUE, RED
+from roads_app.sim import strategies
+from roads_app.sim.cache import depends_on
 from roads_app.sim.strategies import (
     SEL_AGAINST_STREAK,
     SEL_FIXED,
@@ -43,6 +55,9 @@ from roads_app.sim.strategies import (
     Strategy,
     slots,
 )
+
+# The kernels below compile functions and arrays of these modules into their machine code.
+depends_on(__file__, cards, drawing, shoe, derived, strategies)
 
 ENGINE_BETS: tuple[str, ...] = KIND_NAMES
 """Bet ids in kernel index order: every kind of `roads_app.bets.spec`, in its order."""
@@ -58,11 +73,8 @@ W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
 STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
 
 
-_POINTS = POINTS_BY_CARD.astype(np.int64)
-_BURN = BURN_BY_CARD.astype(np.int64)
-_PLAYER_DRAWS = PLAYER_DRAWS
-_BANKER_STOOD = BANKER_DRAWS_STOOD
-_BANKER_AFTER = BANKER_DRAWS_AFTER
+_derived_colour = njit(inline="always")(derived.derived_colour)
+"""The derived-road colour rule, compiled: the very function the roads run on arrays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,20 +164,16 @@ def _pair_state(a: int, b: int) -> int:
 
 @njit(cache=True, inline="always")
 def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
-    """Colour a next Banker result would add to derived road k: 1 red, 0 blue, -1 none.
+    """Colour a next Banker result would add to derived road k (RED, BLUE or NO_MARK).
 
-    The formula of docs/roads.md ("Derived roads") on the logical big-road columns.
+    ``lengths`` are the logical big-road columns as they stand (``lengths[n_streaks-1]``
+    the current one): Banker after Banker goes one row down the current column, else it
+    opens the next column.
     """
-    if n_streaks == 0:
-        return -1
-    n = n_streaks - 1  # the current streak
-    if n - k < 0:
-        return -1
-    if side == W_BANKER:  # the streak goes on: m = L[n] + 1, compared with L[n-k]
-        m = lengths[n] + 1
-        p = lengths[n - k]
-        return 0 if m == p + 1 else 1
-    return 1 if lengths[n] == lengths[n - k] else 0  # a new streak
+    if side == W_BANKER:
+        col = n_streaks - 1
+        return _derived_colour(lengths, col, lengths[col], col, k)
+    return _derived_colour(lengths, n_streaks, 0, n_streaks, k)
 
 
 @njit(cache=True, inline="always")
@@ -184,7 +192,7 @@ def _road_step(lengths: np.ndarray, n_streaks: int, side: int, w: int) -> tuple[
 @njit(cache=True)
 def ask_banker_before(winners: np.ndarray, k: int) -> np.ndarray:
     """Per round, the colour derived road ``k`` would add if that round were Banker
-    (1 red, 0 blue, -1 none), from the rounds before it: the kernel's road logic, for tests.
+    (`RED`, `BLUE` or `NO_MARK`), from the rounds before it: the kernel's road logic, for tests.
     """
     n = winners.shape[0]
     out = np.empty(n, dtype=np.int64)
@@ -318,61 +326,6 @@ def _shuffle(
         order[j] = t
 
 
-@njit(cache=True, inline="always")
-def _first_cursor(order: np.ndarray, burn: bool, burn_by: np.ndarray) -> int:
-    return 1 + burn_by[order[0]] if burn else 0
-
-
-@njit(cache=True, inline="always")
-def _deal(order: np.ndarray, cursor: int, pts: np.ndarray) -> tuple:
-    """One hand from ``cursor``: (new cursor, p0, p1, p2, b0, b1, b2); -1 = no third card."""
-    p0 = order[cursor]
-    b0 = order[cursor + 1]
-    p1 = order[cursor + 2]
-    b1 = order[cursor + 3]
-    cursor += 4
-    pt = (pts[p0] + pts[p1]) % 10
-    bt = (pts[b0] + pts[b1]) % 10
-    p2 = -1
-    b2 = -1
-    if _PLAYER_DRAWS[pt, bt]:
-        p2 = order[cursor]
-        cursor += 1
-        draw = _BANKER_AFTER[bt, pts[p2]]
-    else:
-        draw = _BANKER_STOOD[bt, pt]
-    if draw:
-        b2 = order[cursor]
-        cursor += 1
-    return cursor, p0, p1, p2, b0, b1, b2
-
-
-@njit(cache=True, inline="always")
-def _deal_rows(order: np.ndarray, cut: int, burn: bool, burn_between: bool, out: np.ndarray) -> int:
-    """Deal a shuffled shoe by the shoe procedure into rows (p0, p1, p2, b0, b1, b2) of
-    ``out`` (-1 = no card, ``out`` pre-filled with -1); returns the number of hands."""
-    n = order.shape[0]
-    pts = _POINTS
-    cursor = _first_cursor(order, burn, _BURN)
-    cut_at = n - cut
-    h = 0
-    last = False
-    while True:
-        between = 1 if burn_between and h > 0 else 0
-        if n - cursor < 6 + between:
-            break  # not enough cards left to be sure of finishing a hand
-        cursor += between
-        if cursor >= cut_at:
-            last = True  # the cut card has come out: this hand is the last
-        cursor, p0, p1, p2, b0, b1, b2 = _deal(order, cursor, pts)
-        out[h, 0], out[h, 1], out[h, 2] = p0, p1, p2
-        out[h, 3], out[h, 4], out[h, 5] = b0, b1, b2
-        h += 1
-        if last:
-            break
-    return h
-
-
 @njit(cache=True)
 def deal_cards_kernel(
     start: np.ndarray, inc: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
@@ -381,8 +334,9 @@ def deal_cards_kernel(
     n = decks * 52
     order = np.empty(n, dtype=np.int8)
     _shuffle(start[0], start[1], inc[0], inc[1], order)
-    out = np.full((n // 4 + 1, 6), -1, dtype=np.int64)
-    h = _deal_rows(order, cut, burn, burn_between, out)
+    most = n // 4 + 1
+    out = np.empty((most, 6), dtype=np.int64)
+    h, _, _ = deal_rows(order, cut, burn, burn_between, out, np.empty(most, dtype=np.int8))
     return out[:h]
 
 
@@ -422,15 +376,15 @@ def _run_kernel(
     ihi = inc[0]
     ilo = inc[1]
     n = decks * 52
-    cut_at = n - cut
-    pts, burn_by = _POINTS, _BURN
+    most = n // 4 + 1
+    pts = POINTS_BY_CARD  # the very array the deal reads, so its loads are shared
     n_side = side_bets.shape[0]
     n_slots = out_slot.shape[1]
     width = paths.shape[1]
     for s in prange(n_shoes):
         order = np.empty(n, dtype=np.int8)
         _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
-        lengths = np.zeros(n // 4 + 2, dtype=np.int64)
+        lengths = np.zeros(most + 1, dtype=np.int64)
         slot_w = np.zeros(n_slots)
         slot_n = np.zeros(n_slots)
         n_streaks = 0
@@ -442,16 +396,10 @@ def _run_kernel(
         stop = STOP_NONE
         stop_hand = 0
         bets = 0
-        cursor = _first_cursor(order, burn, burn_by)
+        cursor = first_hand_at(order, burn)
         h = 0
         last = False
-        while True:
-            between = 1 if burn_between and h > 0 else 0
-            if n - cursor < 6 + between:
-                break
-            cursor += between
-            if cursor >= cut_at:
-                last = True
+        while not last:
             rnd = h + 1
             # --- the bets for this hand, decided before any card is seen
             bet = -1
@@ -468,9 +416,9 @@ def _run_kernel(
                         bet = PLAYER if side == W_BANKER else BANKER
                 elif sel_code == SEL_ROAD:
                     colour = _ask_banker(lengths, n_streaks, side, sel_param)
-                    if colour == 1:
+                    if colour == RED:
                         bet = BANKER
-                    elif colour == 0:
+                    elif colour == BLUE:
                         bet = PLAYER
                 if bet >= 0 and rnd > closes[bet]:
                     bet = -1
@@ -480,8 +428,12 @@ def _run_kernel(
                     if stake > bankroll:
                         stake = bankroll
                 avail = bankroll - stake
-            # --- deal
-            cursor, p0, p1, p2, b0, b1, b2 = _deal(order, cursor, pts)
+            # --- deal (the choice above saw no card of it)
+            cursor, last, _, p0, p1, p2, b0, b1, b2 = deal_hand(
+                order, cursor, h == 0, cut, burn_between
+            )
+            if cursor < 0:
+                break  # too few cards left for a hand: the shoe ended before it
             ppts = (pts[p0] + pts[p1] + (pts[p2] if p2 >= 0 else 0)) % 10
             bpts = (pts[b0] + pts[b1] + (pts[b2] if b2 >= 0 else 0)) % 10
             w = W_BANKER if bpts > ppts else (W_PLAYER if ppts > bpts else W_TIE)
@@ -526,8 +478,6 @@ def _run_kernel(
             if s < n_paths and h < width:
                 paths[s, h] = bankroll
             h += 1
-            if last:
-                break
         if s < n_paths:
             for i in range(h, width):
                 paths[s, i] = bankroll

@@ -19,8 +19,7 @@ import numpy as np
 import polars as pl
 from numba import njit, prange
 
-from roads_app.bets import live_odds as L
-from roads_app.bets import odds
+from roads_app.bets import live_odds, odds
 from roads_app.bets.odds import _PARALLEL_LOCK, N_EVENTS, TableLike, _outcomes_into
 from roads_app.game.shoe import ShoeOptions, check_seed
 from roads_app.sim import bulk
@@ -77,10 +76,10 @@ def study_range(
     table: TableLike,
     options: ShoeOptions | None = None,
     closing: bool = True,
-) -> L.StudyPart:
+) -> live_odds.StudyPart:
     """`live_odds.study_shoes` at engine speed: the same part for the same shoes."""
     rounds, probs = priced_batch(seed, shoes, _options(table, options))
-    return L.study_part(shoes, rounds, probs, table, closing)
+    return live_odds.study_part(shoes, rounds, probs, table, closing)
 
 
 def study_parts(
@@ -93,16 +92,16 @@ def study_parts(
     batch: int = STUDY_BATCH,
     with_hands: bool = False,
     progress: Callable[[int], None] | None = None,
-) -> Iterator[tuple[L.StudyPart, pl.DataFrame | None]]:
+) -> Iterator[tuple[live_odds.StudyPart, pl.DataFrame | None]]:
     """The study range by range, in shoe order: each range's part and, ``with_hands``,
     its per-hand odds (`live_odds.hand_odds`) to stream out. Memory is one range's
     worth whatever ``n_shoes``; ``progress(shoes)`` is called after each range."""
-    L.check_study_size(n_shoes)
+    live_odds.check_study_size(n_shoes)
     opts = _options(table, options)
     for shoes in bulk.batch_ranges(n_shoes, batch):
         rounds, probs = priced_batch(seed, shoes, opts)
-        hands = L.hand_odds(rounds, probs, table, closing) if with_hands else None
-        yield L.study_part(shoes, rounds, probs, table, closing), hands
+        hands = live_odds.hand_odds(rounds, probs, table, closing) if with_hands else None
+        yield live_odds.study_part(shoes, rounds, probs, table, closing), hands
         if progress is not None:
             progress(len(shoes))
 
@@ -116,7 +115,7 @@ def odds_study(
     *,
     batch: int = STUDY_BATCH,
     progress: Callable[[int], None] | None = None,
-) -> L.StudyResult:
+) -> live_odds.StudyResult:
     """`live_odds.odds_study` at engine speed (same result for the same shoes)."""
     parts = [
         part
@@ -124,4 +123,4 @@ def odds_study(
             seed, n_shoes, table, options, closing, batch=batch, progress=progress
         )
     ]
-    return L.summarize_study(parts, seed, table, closing)
+    return live_odds.summarize_study(parts, seed, table, closing)

@@ -17,9 +17,7 @@ import streamlit as st
 
 from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
-from roads_app.sim import backtest as B
-from roads_app.sim import kernel as E
-from roads_app.sim import strategies as S
+from roads_app.sim import backtest, kernel, strategies
 
 RESULT_KEY = "backtest_result"
 MAX_UI_SHOES = 2_000_000
@@ -32,16 +30,16 @@ def _label(bet: str) -> str:
     return BET_LABELS.get(bet, bet)
 
 
-def _strategy_inputs(table: Table) -> S.Strategy:
+def _strategy_inputs(table: Table) -> strategies.Strategy:
     """Strategy select plus the options that strategy takes."""
     name = st.selectbox(
         "Strategy",
-        S.STRATEGY_NAMES,
-        format_func=lambda n: f"{n} — {S.describe(n)}",
+        strategies.STRATEGY_NAMES,
+        format_func=lambda n: f"{n} — {strategies.describe(n)}",
         key="bt_strategy",
     )
     kw: dict[str, object] = {}
-    if name in S.STAKINGS:
+    if name in strategies.STAKINGS:
         bets = list(table.bets)
         kw["bet"] = st.selectbox(
             "Bet", bets, index=bets.index("banker"), format_func=_label, key="bt_bet"
@@ -53,13 +51,16 @@ def _strategy_inputs(table: Table) -> S.Strategy:
             kw["after"] = int(st.number_input("Bet against after a streak of", 1, 30, 3))
         if name == "follow-road":
             kw["road"] = st.selectbox(
-                "Road", list(S.ROADS), format_func=lambda r: r.replace("_", " "), key="bt_road"
+                "Road",
+                list(strategies.ROADS),
+                format_func=lambda r: r.replace("_", " "),
+                key="bt_road",
             )
-        kw["progression"] = st.selectbox("Staking", list(S.STAKINGS), key="bt_progression")
-    return S.make_strategy(name, **kw)  # type: ignore[arg-type]
+        kw["progression"] = st.selectbox("Staking", list(strategies.STAKINGS), key="bt_progression")
+    return strategies.make_strategy(name, **kw)  # type: ignore[arg-type]
 
 
-def _money_inputs(table: Table) -> S.Settings:
+def _money_inputs(table: Table) -> strategies.Settings:
     lim = table.limits
     c1, c2, c3, c4 = st.columns(4)
     bankroll = c1.number_input("Bankroll per shoe", min_value=0.0, value=1000.0, step=100.0)
@@ -77,7 +78,7 @@ def _money_inputs(table: Table) -> S.Settings:
         format_func=_label,
         key="bt_sides",
     )
-    return S.Settings(
+    return strategies.Settings(
         bankroll=bankroll,
         unit=unit,
         min_bet=min_bet,
@@ -99,13 +100,18 @@ def waiting_text(simulated: bool, cluster: str | None) -> str:
     """What the bar says before the first shoes are done: why the wait, not 'Starting…'."""
     if simulated and cluster:
         return f"Sending the shoes to the Ray cluster ({cluster})…"
-    if simulated and E.needs_compile():
-        return f"{B.COMPILING.capitalize()}…"
+    if simulated and kernel.needs_compile():
+        return f"{backtest.COMPILING.capitalize()}…"
     return "Starting…"
 
 
 def _run(
-    strategy: S.Strategy, money: S.Settings, table: Table, source: str, shoes: int, seed: int
+    strategy: strategies.Strategy,
+    money: strategies.Settings,
+    table: Table,
+    source: str,
+    shoes: int,
+    seed: int,
 ) -> None:
     from roads_app.ui.session import data_dir
 
@@ -119,9 +125,11 @@ def _run(
 
     try:
         if not simulated:
-            result = B.backtest(strategy, money, table, data_dir=data_dir(), progress=progress)
+            result = backtest.backtest(
+                strategy, money, table, data_dir=data_dir(), progress=progress
+            )
         else:
-            result = B.backtest(
+            result = backtest.backtest(
                 strategy,
                 money,
                 table,
@@ -130,7 +138,7 @@ def _run(
                 progress=progress,
                 chunk=max(1024, min(16384, shoes // 20)),
                 cluster=cluster,
-                shard_shoes=max(1000, min(B.SHARD_SHOES, shoes // 20)),
+                shard_shoes=max(1000, min(backtest.SHARD_SHOES, shoes // 20)),
             )
     except RoadsAppError as e:
         bar.empty()
@@ -141,8 +149,8 @@ def _run(
     st.session_state[RESULT_KEY] = result
 
 
-def _fan_chart(result: B.Backtest) -> go.Figure:
-    bands = B.bands(result.run.paths, int(result.run.per_shoe["hands"].max()))
+def _fan_chart(result: backtest.Backtest) -> go.Figure:
+    bands = backtest.bands(result.run.paths, int(result.run.per_shoe["hands"].max()))
     x = bands["hand"].to_list()
     fig = go.Figure()
     for lo, hi, name, alpha in (("p5", "p95", "5–95%", 0.15), ("p25", "p75", "25–75%", 0.3)):
@@ -172,7 +180,7 @@ def _fan_chart(result: B.Backtest) -> go.Figure:
     return fig
 
 
-def _histogram(result: B.Backtest) -> go.Figure:
+def _histogram(result: backtest.Backtest) -> go.Figure:
     net = result.run.per_shoe["net"]
     sample = net.sample(min(net.len(), 200_000), seed=0) if net.len() > 200_000 else net
     fig = go.Figure(go.Histogram(x=sample.to_list(), nbinsx=60, marker_color="#d62728"))
@@ -187,7 +195,7 @@ def _histogram(result: B.Backtest) -> go.Figure:
     return fig
 
 
-def _show(result: B.Backtest) -> None:
+def _show(result: backtest.Backtest) -> None:
     s = result.summary
     st.caption(f"{result.strategy.label} · {result.table.title} · {result.source} · "
                f"{result.engine} engine · {result.seconds:.2f} s")  # fmt: skip

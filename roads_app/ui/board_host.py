@@ -14,7 +14,9 @@ holds every press. The server applies the presses it has not applied yet, in ord
 (`unapplied`), and sends back the last sequence number it applied; the page then drops
 those from its queue, and sends again what stays unacknowledged for a second (a rerun
 request made while a run is starting can be swallowed). A page load starts a new
-epoch, so numbers never collide.
+epoch, so numbers never collide. The queue itself (`page_head.QUEUE_JS`) is in the
+page's HTML, listening before Streamlit has even connected; this component takes it
+over when it mounts, so a key pressed as the page opens is kept, not lost.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import Any
 
 import streamlit as st
 
-KEYS = ("b", "p", "t", "u")
+from roads_app.ui import page_head
+
+KEYS = page_head.KEYS
 WIDGET_KEY = "board_host"
 APPLIED_KEY = "roads_app.keys_applied"  # (epoch, last sequence number applied)
 WIDTH_KEY = "roads_app.board_width"
@@ -47,45 +51,17 @@ export default function (component) {
   report();
   if (!data.keys) return () => watcher.disconnect();
 
-  const q = window.__roadsKeys || (window.__roadsKeys = {
-    epoch: Date.now().toString(36) + Math.random().toString(36).slice(2, 8),
-    seq: 0, pending: [], send: null, listener: null,
-  });
-  q.send = setStateValue;
+  const q = __QUEUE__;
   if (data.epoch === q.epoch) q.pending = q.pending.filter(p => p[0] > data.acked);
-  const typing = (el) => el && (el.isContentEditable ||
-    ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
-  if (!q.listener) {
-    q.listener = (e) => {
-      const key = (e.key || '').toLowerCase();
-      if (!KEYS.includes(key) || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
-      if (typing(e.target) || typing(document.activeElement)) return;
-      e.preventDefault();
-      q.pending.push([++q.seq, key]);
-      q.flush();
-    };
-    // ``at`` makes a resend differ from the last send, so it is never deduplicated.
-    q.flush = () => {
-      q.sentAt = Date.now();
-      q.send('presses', { epoch: q.epoch, items: q.pending.slice(), at: q.sentAt });
-    };
-    document.addEventListener('keydown', q.listener, true);
-    // A rerun request can be swallowed while another run is starting (right after a
-    // page load): presses not acknowledged within a second are sent again.
-    q.retry = setInterval(() => {
-      if (q.pending.length && Date.now() - q.sentAt > 1000) q.flush();
-    }, 500);
-  }
+  q.claim(setStateValue);
   document.documentElement.dataset.roadsKeys = 'ready';
   return () => {
     watcher.disconnect();
-    document.removeEventListener('keydown', q.listener, true);
-    clearInterval(q.retry);
-    q.listener = null;
+    q.release();
     delete document.documentElement.dataset.roadsKeys;
   };
 }
-""".replace("KEYS", repr(list(KEYS)))
+""".replace("__QUEUE__", page_head.QUEUE_JS)
 
 _component = st.components.v2.component("roads_app.board_host", js=_JS, isolate_styles=False)
 

@@ -132,12 +132,14 @@ def render_board(
     """
     lg = lang()
     width = board_host.board_width(board.DEFAULT_WIDTH_PX)
-    fig = board.board_figure(rounds, width_px=width - 4, lang=lg, ask=ask,
-                             max_cell=max_cell or board.MAX_CELL_PX,
-                             hold_last=hold_last_s is not None)  # fmt: skip
+    spec = board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask,
+                            max_cell=max_cell or board.MAX_CELL_PX,
+                            hold_last=hold_last_s is not None)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
-    st.plotly_chart(fig, theme=None, config=board.PLOT_CONFIG, width="content", key=key)
+    # as built: no Plotly re-validation of the whole board on every key press
+    st.plotly_chart(board.PlainFigure(spec), theme=None, config=board.PLOT_CONFIG,
+                    width="content", key=key)
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
     else:

@@ -51,7 +51,8 @@ def preload() -> None:
     already loaded for the first visitor (about 0.8 s off the first page load). The
     pages themselves are left to Streamlit: their ``st.cache_data`` needs its runtime.
     """
-    import pandas  # noqa: F401  (Streamlit styles the live-odds table with it)
+    import pandas.io.formats.style  # noqa: F401  (the live-odds table's Styler, and jinja2)
+    import polars as pl
     import streamlit.elements.plotly_chart  # noqa: F401  (the slowest Streamlit import)
 
     from roads_app.bets import live_odds
@@ -62,6 +63,7 @@ def preload() -> None:
 
     warm = rounds_from_winners("BPPBTB")
     board.board_figure(warm)
+    pl.DataFrame({"warm": [1]}).to_pandas()  # its first call imports pyarrow (~0.5 s)
     stats.shoe_stats(warm)
     try:  # only a warm-up: a broken rules file is for the pages to report, not to stop us
         live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table("classic"))
@@ -141,9 +143,24 @@ def run_dashboard(
         signal.signal(signal.SIGTERM, previous)
 
 
+def serve_early_keys(folder: Path) -> None:
+    """Have Streamlit serve its page with the key queue in it (`page_head`), from
+    ``folder``, so a key pressed before the app has connected is kept."""
+    from streamlit import file_util
+
+    from roads_app.ui.page_head import serve_with_early_keys
+
+    served = serve_with_early_keys(Path(file_util.get_static_dir()), folder / "static")
+    file_util.get_static_dir = lambda: str(served)  # what Streamlit's static route reads
+
+
 if __name__ == "__main__":  # the child process: ``python -m roads_app.ui.launch run app.py ...``
+    import tempfile
+
     from streamlit.web import cli as streamlit_cli
 
     preload()
     sys.argv = ["streamlit", *sys.argv[1:]]
-    sys.exit(streamlit_cli.main())
+    with tempfile.TemporaryDirectory(prefix="roads-app-page-") as page_dir:  # gone on exit
+        serve_early_keys(Path(page_dir))
+        sys.exit(streamlit_cli.main())

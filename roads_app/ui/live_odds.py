@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
-from roads_app.bets import live_odds as L
+from roads_app.bets import live_odds
 from roads_app.bets.tables import Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
@@ -49,9 +49,9 @@ def _priced(table_name: str, counts: tuple[int, ...], hand: int) -> pl.DataFrame
 
     table = load_table(table_name)
     frame = odds_frame(table, outcomes(np.array(counts, dtype=np.int64)))
-    is_open = L._open_mask(table, np.array([hand], dtype=np.float64))[0]
+    is_open = live_odds._open_mask(table, np.array([hand], dtype=np.float64))[0]
     return frame.with_columns(
-        (pl.col("ev") > L.POSITIVE_EV).alias("positive"),
+        (pl.col("ev") > live_odds.POSITIVE_EV).alias("positive"),
         pl.Series("open", is_open, dtype=pl.Boolean),
     )
 
@@ -78,11 +78,13 @@ def _chart_frame(table_name: str, key: str) -> pl.DataFrame:
         },
     )
     meta = ShoeMeta(decks=decks, burn_card=burn)
-    return L.ev_through_shoe(rounds, meta, load_table(table_name))
+    return live_odds.ev_through_shoe(rounds, meta, load_table(table_name))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _study_part(table_name: str, seed: int, start: int, stop: int, closing: bool) -> L.StudyPart:
+def _study_part(
+    table_name: str, seed: int, start: int, stop: int, closing: bool
+) -> live_odds.StudyPart:
     from roads_app.sim.study import study_range
 
     return study_range(seed, range(start, stop), load_table(table_name), closing=closing)
@@ -174,7 +176,7 @@ def render_live_odds(
     """The next hand's exact odds from the unseen cards: bets (positive ones highlighted)
     and the cards remaining by rank; a one-line note when rounds lack cards."""
     try:
-        rem = L.remaining_counts(rounds, meta, after)
+        rem = live_odds.remaining_counts(rounds, meta, after)
     except RoadsAppError as e:
         st.warning(str(e))
         return
@@ -329,19 +331,19 @@ def run_study(
     n_shoes: int,
     closing: bool,
     progress: Callable[[int, int], None] | None = None,
-) -> L.StudyResult:
+) -> live_odds.StudyResult:
     """The study in cached pieces of `STUDY_CHUNK` shoes (same result as `odds_study`)."""
-    L.check_study_size(n_shoes)
+    live_odds.check_study_size(n_shoes)
     parts = []
     for start in range(0, n_shoes, STUDY_CHUNK):
         stop = min(start + STUDY_CHUNK, n_shoes)
         parts.append(_study_part(table_name, seed, start, stop, closing))
         if progress is not None:
             progress(stop, n_shoes)
-    return L.summarize_study(parts, seed, load_table(table_name), closing)
+    return live_odds.summarize_study(parts, seed, load_table(table_name), closing)
 
 
-def _study_table(result: L.StudyResult) -> pl.DataFrame:
+def _study_table(result: live_odds.StudyResult) -> pl.DataFrame:
     return result.summary.select(
         pl.col("label").alias("Bet"),
         pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String).alias("Pays"),

@@ -26,7 +26,7 @@ import streamlit as st
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
-from roads_app.roads import replay as R
+from roads_app.roads import replay
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
@@ -51,19 +51,19 @@ RED_SUITS = "hd"
 
 
 def _set_pos(pos: int, n: int, shoe_id: str) -> int:
-    pos = R.clamp(pos, n)
+    pos = replay.clamp(pos, n)
     st.session_state[POS] = pos
     st.session_state[SLIDER] = pos
     if st.session_state.get(PLAYING):
         st.session_state[ANCHOR] = (time.monotonic(), pos)
-    want = R.query_for(shoe_id, pos)
+    want = replay.query_for(shoe_id, pos)
     if {k: st.query_params.get(k) for k in want} != want:
         st.query_params.update(want)
     return pos
 
 
 def _speed() -> float:
-    return R.SPEEDS.get(st.session_state.get(SPEED) or "", 2.0)
+    return replay.SPEEDS.get(st.session_state.get(SPEED) or "", 2.0)
 
 
 def _on_step(delta: int, n: int, shoe_id: str) -> None:
@@ -84,7 +84,7 @@ def _init_position(shoe_id: str, n: int) -> None:
         _set_pos(st.session_state[POS], n, shoe_id)
         return
     try:
-        pos = R.parse_round(R.first(st.query_params.to_dict(), "round"), n)
+        pos = replay.parse_round(replay.first(st.query_params.to_dict(), "round"), n)
     except RoadsAppError as e:
         st.session_state[ERROR] = str(e)
         pos = n
@@ -131,7 +131,7 @@ REVEAL_CSS = """
 
 def reveal_done_s(row: dict, seconds: float) -> float:
     """Seconds until the reveal of ``row`` spread over ``seconds`` has turned its last card."""
-    steps = R.reveal_steps(row["player_cards"], row["banker_cards"])
+    steps = replay.reveal_steps(row["player_cards"], row["banker_cards"])
     return (len(steps) - 1) * seconds / len(steps) + 0.1
 
 
@@ -142,14 +142,14 @@ def reveal_html(row: dict, seconds: float) -> str:
     check the order without timing the animation.
     """
     pc, bc = row["player_cards"], row["banker_cards"]
-    steps = R.reveal_steps(pc, bc)
+    steps = replay.reveal_steps(pc, bc)
     per = seconds / len(steps)
     # when each card is dealt and turned: step index of its first and its face-up showing
     turned: dict[tuple[str, int], int] = {}
     for k, s in enumerate(steps):
         for side, shown in (("P", s.player), ("B", s.banker)):
             for i, code in enumerate(shown):
-                if code not in (None, R.FACE_DOWN) and (side, i) not in turned:
+                if code not in (None, replay.FACE_DOWN) and (side, i) not in turned:
                     turned[(side, i)] = k
     order = sorted(turned, key=turned.__getitem__)
     done = reveal_done_s(row, seconds)  # the totals wait for the last card
@@ -217,10 +217,10 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     _position_line(pos, n)
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.button(tr("previous"), key="rp_prev", icon=":material/skip_previous:", shortcut="Left",
-                  disabled=not R.can_step(pos, n, -1), on_click=_on_step,
+                  disabled=not replay.can_step(pos, n, -1), on_click=_on_step,
                   args=(-1, n, shoe_id))  # fmt: skip
         st.button(tr("next"), key="rp_next", icon=":material/skip_next:", shortcut="Right",
-                  disabled=not R.can_step(pos, n, 1), on_click=_on_step,
+                  disabled=not replay.can_step(pos, n, 1), on_click=_on_step,
                   args=(1, n, shoe_id))  # fmt: skip
     if st.session_state.get(PLAYING):
         # No slider while playing: the browser reports a slider's value late (debounced,
@@ -302,7 +302,7 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
         st.rerun()
     if SPEED not in st.session_state:
         st.session_state[SPEED] = "2 / s"
-    c2.selectbox(tr("speed"), list(R.SPEEDS), key=SPEED,
+    c2.selectbox(tr("speed"), list(replay.SPEEDS), key=SPEED,
                  on_change=lambda: st.session_state.update({ANCHOR: (
                      time.monotonic(), st.session_state.get(POS, 0))}))  # fmt: skip
     c3.toggle(tr("reveal_toggle"), key=REVEAL, value=True, disabled=not has_cards)
@@ -362,7 +362,7 @@ def open_replay(shoe_id: str, position: int) -> None:
 def render_replay_page() -> None:
     """``/replay``: the picker, or the shoe the URL names at its position."""
     folder = session.data_dir()
-    shoe_id = R.first(st.query_params.to_dict(), "shoe")
+    shoe_id = replay.first(st.query_params.to_dict(), "shoe")
     if not shoe_id:
         st.title(tr("page_replay"))
         render_picker(folder)
@@ -381,7 +381,7 @@ def render_replay_page() -> None:
     if message:
         st.warning(message, icon=":material/warning:")
     _controls(n, shoe_id, rounds["player_cards"].is_not_null().any())
-    interval = R.play_interval(_speed()) if st.session_state.get(PLAYING) else None
+    interval = replay.play_interval(_speed()) if st.session_state.get(PLAYING) else None
     st.fragment(guarded(_body), run_every=interval)(shoe_id, rounds, meta, folder)
     with st.expander(tr("another_shoe")):
         render_picker(folder)

@@ -1,0 +1,119 @@
+"""What the served page's ``<head>`` carries before the app runs: the key queue, and
+the Plotly bundle asked for early.
+
+**The key queue.**
+A key pressed while the page is still starting (the browser has the page, but Streamlit
+has not connected and run the script yet, so no component of ours exists) would reach
+no listener at all. So the queue of B/P/T/U presses (`QUEUE_JS`) is an inline script
+in the ``index.html`` the server sends: it listens from the moment the page is parsed
+and keeps every press, numbered, until the scoreboard's key component (`board_host`)
+takes the queue over and sends it to the server. The component runs the same
+`QUEUE_JS` itself when the page did not carry it, so keys still work (from its mount
+on) if the HTML could not be changed.
+
+**The Plotly bundle** (Streamlit's chart code, about 5 MB) is otherwise fetched only
+when the first chart arrives, after the page has connected and the script has run up
+to the board; a ``modulepreload`` link in the head has the browser fetch and compile
+it while the rest of the page starts, off the first load's critical path.
+
+`serve_with_early_keys` makes the served folder: Streamlit's own static folder with
+its ``index.html`` replaced by one carrying both (links for everything else). No
+Streamlit import here: the launcher uses it before Streamlit starts.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+KEYS = ("b", "p", "t", "u")
+MARK = "roads-app-early-keys"
+"""The id of the inline script tag (tests and a second injection look for it)."""
+
+QUEUE_JS = r"""(function (w) {
+  if (w.__roadsKeys) return w.__roadsKeys;
+  const KEYS = __KEYS__;
+  const q = w.__roadsKeys = {
+    epoch: Date.now().toString(36) + Math.random().toString(36).slice(2, 8),
+    seq: 0, pending: [], send: null, sentAt: 0, unsent: false,
+  };
+  const typing = (el) => el && (el.isContentEditable ||
+    ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+  // ``at`` makes a resend differ from the last send, so it is never deduplicated.
+  q.flush = () => {
+    if (!q.send) { q.unsent = q.pending.length > 0; return; }
+    if (!q.pending.length) return;
+    q.unsent = false;
+    q.sentAt = Date.now();
+    q.send('presses', {epoch: q.epoch, items: q.pending.map(p => [p[0], p[1]]), at: q.sentAt});
+  };
+  // The scoreboard's component takes the queue: presses made on another page of the
+  // app (same window, another path) are not for this shoe.
+  // Presses made before any component took the queue are sent at once.
+  q.claim = (send) => {
+    q.send = send;
+    q.pending = q.pending.filter(p => p[2] === w.location.pathname);
+    if (q.unsent) q.flush();
+  };
+  q.release = () => { q.send = null; };
+  w.document.addEventListener('keydown', (e) => {
+    const key = (e.key || '').toLowerCase();
+    if (!KEYS.includes(key) || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+    if (typing(e.target) || typing(w.document.activeElement)) return;
+    e.preventDefault();
+    q.pending.push([++q.seq, key, w.location.pathname]);
+    q.flush();
+  }, true);
+  // A rerun request can be swallowed while another run is starting (right after a
+  // page load): presses not acknowledged within a second are sent again.
+  setInterval(() => {
+    if (q.send && q.pending.length && Date.now() - q.sentAt > 1000) q.flush();
+  }, 500);
+  return q;
+})(window)""".replace("__KEYS__", json.dumps(list(KEYS)))
+
+
+def with_early_keys(index_html: str, preload: list[str] | None = None) -> str:
+    """``index_html`` with the queue as the first script of its ``<head>`` and a
+    ``modulepreload`` link for each path in ``preload`` (relative to the page).
+
+    >>> page = with_early_keys("<html><head><title>x</title></head></html>",
+    ...                        ["./static/js/PlotlyChart.x1.js"])
+    >>> page.index("roads-app-early-keys") < page.index("<title>")
+    True
+    >>> 'rel="modulepreload" crossorigin href="./static/js/PlotlyChart.x1.js"' in page
+    True
+    >>> with_early_keys(page) == page  # already there
+    True
+    """
+    if MARK in index_html:
+        return index_html
+    head = index_html.find("<head>")
+    if head < 0:
+        raise ValueError("the page has no <head> to put the key queue in")
+    at = head + len("<head>")
+    links = "".join(
+        f'<link rel="modulepreload" crossorigin href="{html.escape(path)}">'
+        for path in preload or []
+    )
+    script = f'<script id="{MARK}">{QUEUE_JS};</script>'
+    return f"{index_html[:at]}\n{script}{links}{index_html[at:]}"
+
+
+PRELOAD_GLOB = "static/js/PlotlyChart.*.js"
+"""Streamlit's Plotly chunk (its name carries a content hash, so it is looked up)."""
+
+
+def serve_with_early_keys(static_dir: Path, out_dir: Path) -> Path:
+    """A folder to serve instead of ``static_dir``: its ``index.html`` carries the queue,
+    every other entry is a link to the original (nothing is copied)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for entry in static_dir.iterdir():
+        if entry.name != "index.html":
+            (out_dir / entry.name).symlink_to(entry)
+    index = (static_dir / "index.html").read_text(encoding="utf-8")
+    preload = sorted(f"./{p.relative_to(static_dir).as_posix()}"
+                     for p in static_dir.glob(PRELOAD_GLOB))  # fmt: skip
+    (out_dir / "index.html").write_text(with_early_keys(index, preload), encoding="utf-8")
+    return out_dir
