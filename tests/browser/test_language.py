@@ -38,6 +38,8 @@ def test_the_scoreboard_reads_in_chinese_after_the_switch(app_server: AppServer,
     sh.save_shoe(dealt.rounds.head(25), meta, app_server.data_dir)
     page.goto(f"{app_server.url}/?shoe={meta.id}", timeout=LOAD_MS)
     wait_rounds(page, 25, timeout_ms=LOAD_MS)
+    page.locator(".st-key-bets_undo_chip button").first.wait_for()  # the page drawn whole
+    wait_idle(page)
     before = page.get_by_test_id("stMain").inner_text()
     assert "Undo last chip" in before and english_words(before)  # English first
     page.locator('[data-testid="stSidebar"]').get_by_text("中文", exact=True).click()
