@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from roads_app.bets.live_odds import (
     ev_through_shoe,
     hand_compositions,
-    hand_events,
     hand_net,
     live_odds,
     odds_study,
@@ -170,7 +169,7 @@ def test_ev_through_shoe_agrees_with_live_odds_hand_by_hand() -> None:
 # --- what dealt hands did: agrees with the settlement module ---------------------------
 
 
-def test_hand_events_settle_like_the_settlement_module() -> None:
+def test_hand_net_settles_like_the_settlement_module() -> None:
     from roads_app.bets.settlement import settle
 
     table = load_table("winbox-no-commission")
@@ -184,12 +183,10 @@ def test_hand_events_settle_like_the_settlement_module() -> None:
     open_table = replace(table, bets=never_closing)
     settled = settle(rounds, placed, open_table)
     assert (settled["outcome"] != "refused").all()
-    ind = hand_events(rounds)
     for i, bet in enumerate(bets):
         b = table.bets[bet]
         _, _, coef = bet_vectors(bet, b.payouts)
         theirs = settled.filter(pl.col("bet") == bet).sort("round")["net"].to_numpy()
-        assert np.allclose(ind @ coef - 1.0, theirs, atol=1e-12), (i, bet)
         assert np.allclose(hand_net(rounds, coef[None, :])[:, 0], theirs, atol=1e-12), (i, bet)
 
 

@@ -30,7 +30,6 @@ import polars as pl
 from roads_app.bets.odds import (
     EVENTS,
     MIN_CARDS,
-    N_EVENTS,
     TableLike,
     counts_by_rank,
     full_shoe_counts,
@@ -255,21 +254,10 @@ def hand_cells(rounds: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return idx["play"].to_numpy().astype(np.int64), idx["pair"].to_numpy().astype(np.int64)
 
 
-def hand_events(rounds: pl.DataFrame) -> np.ndarray:
-    """round × cell 0/1 matrix (EVENTS order): the play cell and the pair cell each round
-    with cards ended in (a row of zeros for a round without cards)."""
-    out = np.zeros((rounds.height, N_EVENTS))
-    rows = np.arange(rounds.height)
-    for v in hand_cells(rounds):
-        ok = v >= 0
-        out[rows[ok], v[ok]] = 1.0
-    return out
-
-
 def hand_net(rounds: pl.DataFrame, coef: np.ndarray) -> np.ndarray:
     """round × bet: what one unit on each bet (rows of ``coef``, the return per cell)
-    netted on each round, ``hand_events(rounds) @ coef.T - 1`` without the matrix: a
-    round ends in one play cell and one pair cell, so two columns are looked up."""
+    netted on each round. A round ends in one play cell and one pair cell, so two
+    columns are looked up (no rounds × cells matrix); a round without cards loses."""
     play, pair = hand_cells(rounds)
     ok = (play >= 0)[:, None]
     back = coef.T[np.maximum(play, 0)] + coef.T[np.maximum(pair, 0)]
