@@ -5,10 +5,11 @@ road repeats itself ``k`` columns back (docs/roads.md, "Derived roads"). It need
 big road's logical columns (one per streak, as tall as the streak, never folded by a
 dragon tail), so the rule is a function of column heights.
 
-`derived_colour` is plain arithmetic and indexing with no branch, so one function object
-serves both readers: `roads_app.roads.grids` calls it on NumPy arrays (every mark of
-every shoe in one call) and `roads_app.sim.kernel` compiles it with Numba for one mark
-at a time.
+`derived_colour` is plain arithmetic and indexing with no branch, so it reads scalars and
+NumPy arrays alike, and Numba compiles the very function (``register_jitable``): the
+roads colour every mark of every shoe with the compiled loops `mark_colours` and
+`next_colours` below (one pass, no temporary arrays), and `roads_app.sim.kernel` inlines
+`next_colour` into its betting loop, one hand at a time.
 
 >>> import numpy as np
 >>> heights = np.array([1, 1, 2])  # big road B, P, BB: three columns of 1, 1 and 2
@@ -20,16 +21,32 @@ at a time.
 0
 >>> derived_colour(heights, np.array([1, 2]), np.array([0, 0]), np.array([1, 2]), 1).tolist()
 [-1, 0]
+
+The rule gives the two sides opposite colours after any road: the result that continues
+the last column and the one that opens the next both ask whether that column is as tall
+as the one ``k`` before it, and read the answer the opposite way. So a reader that
+asks "what would Banker add" may ask for the opening mark (row 0, the cheaper form) and
+take `opposite` when Banker is the side that continues.
+
+>>> int(derived_colour(heights, 2, 2, 2, 1)), int(derived_colour(heights, 3, 0, 3, 1))
+(0, 1)
+>>> opposite(np.array([RED, BLUE, NO_MARK])).tolist()
+[1, 0, -1]
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+from numba import njit
+from numba.extending import register_jitable
+
 RED, BLUE, NO_MARK = 0, 1, -1
 """Colour codes: index into ``grids.COLOURS`` ("red", "blue"); -1 where no mark is made."""
 
 
+@register_jitable(inline="always")
 def derived_colour(heights: Any, col: Any, row: Any, n: Any, k: int) -> Any:
     """Colour code a big-road mark at logical column ``col``, ``row`` adds to derived road ``k``.
 
@@ -54,3 +71,44 @@ def derived_colour(heights: Any, col: Any, row: Any, n: Any, k: int) -> Any:
     # Arithmetic selects (no branch, no np.where): the same code for arrays and scalars.
     colour = BLUE + red * (RED - BLUE)
     return NO_MARK + has_mark * (colour - NO_MARK)
+
+
+@register_jitable(inline="always")
+def opposite(code: Any) -> Any:
+    """The other side's colour code: red for blue, blue for red, no mark for no mark."""
+    return code + (code != NO_MARK) * (RED + BLUE - 2 * code)
+
+
+@register_jitable(inline="always")
+def next_colour(heights: Any, col: Any, n: Any, continues: Any, k: int) -> Any:
+    """Colour code the next result adds to derived road ``k``, where ``heights`` are the
+    big road's columns as they stand and ``col`` the next column to open (``n`` its
+    number within its shoe): a result opening it, or with ``continues`` one going down
+    column ``col - 1``.
+
+    The rule is asked for the opening mark (row 0: the two heights compared are those of
+    columns ``col - 1`` and ``col - 1 - k``, as they stand now), and the continuing side
+    takes the `opposite`. For readers that keep the heights as they stand (the engine).
+    """
+    colour = derived_colour(heights, col, 0, n, k)
+    return colour + continues * (opposite(colour) - colour)
+
+
+@njit(cache=True)
+def mark_colours(
+    heights: np.ndarray,
+    col: np.ndarray,
+    row: np.ndarray,
+    n: np.ndarray,
+    k: int,
+    flip: np.ndarray | None = None,
+) -> np.ndarray:
+    """int8 `derived_colour` of every mark ``i`` at (``col[i]``, ``row[i]``), compiled;
+    the `opposite` where ``flip[i]`` (the colour the other side's result would add)."""
+    out = np.empty(col.shape[0], dtype=np.int8)
+    for i in range(col.shape[0]):
+        colour = derived_colour(heights, col[i], row[i], n[i], k)
+        if flip is not None and flip[i]:
+            colour = opposite(colour)
+        out[i] = colour
+    return out

@@ -8,10 +8,10 @@ it as its first column.
 
 How the work is split (so 10,000 shoes cost one pass, not 10,000):
 
-* streaks, tie counts and derived-road colours are NumPy index arithmetic over all
-  shoes at once. Derived colours need only the logical streak lengths (the columns'
-  heights, never the drawn grid): `roads_app.roads.derived.derived_colour`, the rule
-  the compiled engine also uses, colours every mark of every shoe in one call;
+* streaks and tie counts are NumPy index arithmetic over all shoes at once. Derived
+  colours need only the logical streak lengths (the columns' heights, never the drawn
+  grid): `roads_app.roads.derived.derived_colour`, the rule the compiled engine also
+  uses, colours every mark of every shoe in one compiled pass;
 * the only sequential step is laying marks out on the grid (dragon tails depend on
   what is already drawn): one Numba kernel lays out every shoe in one call.
 
@@ -33,7 +33,7 @@ from numba import njit
 
 from roads_app.errors import RoundError
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
-from roads_app.roads.derived import BLUE, NO_MARK, RED, derived_colour
+from roads_app.roads.derived import NO_MARK, mark_colours, opposite
 
 DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 """Derived roads and how many columns back each one compares (k in docs/roads.md)."""
@@ -48,7 +48,6 @@ FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banke
 POINTS: tuple[str, ...] = ("player_points", "banker_points")
 
 _B, _P, _T = 0, 1, 2  # physical codes of the WINNER enum
-_COLOUR_SERIES = pl.Series("colour", COLOURS, dtype=COLOUR)
 _BEAD_REST = ["round", "winner", *FLAGS, *POINTS]
 _SIDES = {"B": _B, "BANKER": _B, "P": _P, "PLAYER": _P}
 
@@ -205,7 +204,7 @@ def _derived_colour(b: _Big, k: int) -> tuple[np.ndarray, np.ndarray]:
     rule reads only columns before the mark's, finished by then, so final lengths are
     the heights as they stood. A tie-only cell is streak 0 of its shoe: it makes no mark.
     """
-    code = derived_colour(b.length, b.streak, b.m - 1, b.n[b.streak], k).astype(np.int8)
+    code = mark_colours(b.length, b.streak, b.m - 1, b.n[b.streak], k)
     sel = np.flatnonzero(code != NO_MARK)
     return sel, code[sel]
 
@@ -215,30 +214,19 @@ def _if_banker(b: _Big, last: np.ndarray) -> dict[int, np.ndarray]:
     were Banker (-1: none).
 
     ``last`` is a mark index or -1 (no B/P result yet). The result that continues the
-    last streak is a mark one row further down its column; the other side opens a new
-    column after it and, by the same rule (both compare the column's height now with
-    the one ``k`` back), always takes the opposite colour.
+    last streak is a mark one row further down its column (its row: the streak's length
+    then, ``m``; the final lengths of later columns are not read); the other side opens a
+    new column and takes the opposite colour (`roads_app.roads.derived`). With no result
+    yet, or after a tie-only cell, no road has a mark to add (``n`` -1 or 0).
     """
     if b.rows.size == 0:
         return {k: np.full(last.size, NO_MARK, dtype=np.int8) for k in DERIVED.values()}
     ok = last >= 0
     i = np.where(ok, last, 0)
     s = b.streak[i]
-    no_mark = ~ok | (b.winner[i] == _T)
     flip = b.winner[i] == _P  # the side that continues is Player: Banker is the opposite
-    m, n = b.m[i], b.n[s]
-    out = {}
-    for k in DERIVED.values():
-        same = derived_colour(b.length, s, m, n, k).astype(np.int8)
-        code = np.where(flip, _opposite(same), same)
-        code[no_mark] = NO_MARK
-        out[k] = code
-    return out
-
-
-def _opposite(code: np.ndarray) -> np.ndarray:
-    """Red for blue and blue for red; no mark stays no mark."""
-    return np.where(code == NO_MARK, code, (RED + BLUE - code).astype(code.dtype))
+    m, n = b.m[i], np.where(ok, b.n[s], -1)
+    return {k: mark_colours(b.length, s, m, n, k, flip) for k in DERIVED.values()}
 
 
 # --- layout ---------------------------------------------------------------------------
@@ -284,9 +272,16 @@ def _layout(new_col: np.ndarray, shoe_start: np.ndarray, rows: int) -> tuple:
 
 
 def _colour_series(code: np.ndarray, name: str) -> pl.Series:
-    """Colour codes (-1 = no mark) as a nullable colour Enum column."""
+    """Colour codes (-1 = no mark) as a nullable colour Enum column.
+
+    One when/then per colour with Enum literals: several times faster than gathering
+    from the Enum series with a nullable index.
+    """
     idx = pl.Series(name, code, dtype=pl.Int8)
-    return _COLOUR_SERIES.gather(pl.select(pl.when(idx >= 0).then(idx)).to_series()).alias(name)
+    when = pl.when(idx == 0).then(pl.lit(COLOURS[0], dtype=COLOUR))
+    for i, colour in enumerate(COLOURS[1:], 1):
+        when = when.when(idx == i).then(pl.lit(colour, dtype=COLOUR))
+    return pl.select(when.alias(name)).to_series()
 
 
 def _firsts(group: np.ndarray) -> np.ndarray:
@@ -335,7 +330,7 @@ def _derived_road(s: _Shoes, b: _Big, k: int, rows: int) -> pl.DataFrame:
     new = shoe_first.copy()
     new[1:] |= c[1:] != c[:-1]
     col, row = _layout(new, shoe_first, rows)
-    return _with_cells(s, b.rows[sel], col, row, ["round"], (_COLOUR_SERIES.gather(c),))
+    return _with_cells(s, b.rows[sel], col, row, ["round"], (_colour_series(c, "colour"),))
 
 
 def _empty(s: _Shoes, rest: list[str], extra: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -454,7 +449,7 @@ def ask_road(rounds: pl.DataFrame, side: str) -> dict[str, str | None]:
     banker = _if_banker(b, np.array([b.rows.size - 1]))
     out = {}
     for name, k in DERIVED.items():
-        c = banker[k] if code == _B else _opposite(banker[k])
+        c = banker[k] if code == _B else opposite(banker[k])
         out[name] = _name(int(c[0]))
     return out
 
@@ -505,7 +500,7 @@ def _hypothetical_frame(
         for name, k in DERIVED.items():
             c = np.empty(0, dtype=np.int8) if banker is None else banker[k]
             if side == "P":
-                c = _opposite(c).astype(np.int8)
+                c = opposite(c).astype(np.int8)
             cols.append(_colour_series(c, f"{name}_{side}"))
     if keys is None and s.multi and b is None:
         cols.insert(0, pl.Series("shoe", [], dtype=pl.Int32))

@@ -73,10 +73,6 @@ W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
 STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
 
 
-_derived_colour = njit(inline="always")(derived.derived_colour)
-"""The derived-road colour rule, compiled: the very function the roads run on arrays."""
-
-
 @dataclass(frozen=True, slots=True)
 class Plan:
     """A strategy, its settings and a table, as plain numbers and arrays for the kernel."""
@@ -167,13 +163,10 @@ def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
     """Colour a next Banker result would add to derived road k (RED, BLUE or NO_MARK).
 
     ``lengths`` are the logical big-road columns as they stand (``lengths[n_streaks-1]``
-    the current one): Banker after Banker goes one row down the current column, else it
-    opens the next column.
+    the current one): Banker continues the current column after Banker, else it opens
+    the next one (`roads_app.roads.derived.next_colour`, inlined).
     """
-    if side == W_BANKER:
-        col = n_streaks - 1
-        return _derived_colour(lengths, col, lengths[col], col, k)
-    return _derived_colour(lengths, n_streaks, 0, n_streaks, k)
+    return derived.next_colour(lengths, n_streaks, n_streaks, side == W_BANKER, k)
 
 
 @njit(cache=True, inline="always")
