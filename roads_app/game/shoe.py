@@ -15,8 +15,9 @@ cards face down as its value (T/J/Q/K = 10). The cut card sits ``cut`` cards fro
 end; once it has come out (during a hand, or as the first card of one), exactly one
 more hand is played. Optionally one card is burnt between hands.
 
-That procedure is written once: `first_hand_at`, `deal_hand` (one hand, the cut card,
-the burn between hands) and `deal_rows` (a whole shoe), over NumPy arrays. Numba's
+That procedure is written once: `first_hand_at`, `hand_start` (the burn between hands
+and the cut card), `hand_cards` (one hand's cards by the drawing tables), `deal_hand`
+(the two together) and `deal_rows` (a whole shoe), over NumPy arrays. Numba's
 ``register_jitable`` leaves them plain Python functions, which `deal_shoe` (the
 readable reference the engines are tested against) runs as such, and lets the compiled
 engines (`roads_app.sim.kernel`, `roads_app.sim.bulk`) compile these very functions.
@@ -116,40 +117,64 @@ def first_hand_at(order: np.ndarray, burn: bool) -> int:
 
 
 @register_jitable(inline="always")
-def deal_hand(
+def hand_start(
     order: np.ndarray, cursor: int, first_hand: bool, cut: int, burn_between: bool
-) -> tuple[int, bool, int, int, int, int, int, int, int]:
-    """The next hand of a shuffled shoe (card numbers, top first) from position ``cursor``.
+) -> tuple[int, bool, int]:
+    """Where the next hand's first card is, from position ``cursor`` of a shuffled shoe.
 
-    Returns (position after the hand, whether it is the shoe's last hand, the card burnt
-    face down before it or -1, then card numbers p0, p1, p2, b0, b1, b2, -1 where a hand
-    took no third card). With too few cards left to be sure of finishing a hand no hand
-    is dealt and the position is -1. Deal order: Player, Banker, Player, Banker, then the
-    third cards by the drawing tables of `roads_app.game.drawing`.
+    Returns (that position, whether the hand is the shoe's last, the card burnt face
+    down before it or -1). With too few cards left to be sure of finishing a hand there
+    is no hand: the position is -1. The cut card has come out once the hand starts at or
+    behind it (``cut`` cards from the end): that hand is the last.
     """
     n = order.shape[0]
     between = burn_between and not first_hand
     if n - cursor < 6 + between:
-        return -1, True, -1, -1, -1, -1, -1, -1, -1
+        return -1, True, -1
     burnt = int(order[cursor]) if between else -1
     cursor += between
-    last = cursor >= n - cut  # the cut card has come out: this hand is the last
-    p0, b0 = int(order[cursor]), int(order[cursor + 1])
-    p1, b1 = int(order[cursor + 2]), int(order[cursor + 3])
+    return cursor, cursor >= n - cut, burnt
+
+
+@register_jitable(inline="always")
+def hand_cards(order: np.ndarray, cursor: int) -> tuple[int, int, int, int, int, int, int]:
+    """The cards of a hand starting at ``cursor``: (position after it, p0, p1, p2, b0, b1,
+    b2), -1 where a hand took no third card. Deal order: Player, Banker, Player, Banker,
+    then the third cards by the drawing tables of `roads_app.game.drawing`."""
+    p0, b0 = order[cursor], order[cursor + 1]
+    p1, b1 = order[cursor + 2], order[cursor + 3]
     cursor += 4
     player = (POINTS_BY_CARD[p0] + POINTS_BY_CARD[p1]) % 10
     banker = (POINTS_BY_CARD[b0] + POINTS_BY_CARD[b1]) % 10
     p2 = b2 = -1
     if PLAYER_DRAWS[player, banker]:
-        p2 = int(order[cursor])
+        p2 = order[cursor]
         cursor += 1
         banker_draws = BANKER_DRAWS_AFTER[banker, POINTS_BY_CARD[p2]]
     else:
         banker_draws = BANKER_DRAWS_STOOD[banker, player]
     if banker_draws:
-        b2 = int(order[cursor])
+        b2 = order[cursor]
         cursor += 1
-    return cursor, last, burnt, p0, p1, p2, b0, b1, b2
+    return cursor, p0, p1, p2, b0, b1, b2
+
+
+@register_jitable(inline="always")
+def deal_hand(
+    order: np.ndarray, cursor: int, first_hand: bool, cut: int, burn_between: bool
+) -> tuple[int, bool, int, int, int, int, int, int, int]:
+    """The next hand of a shuffled shoe (card numbers, top first) from position ``cursor``:
+    `hand_start` then `hand_cards`.
+
+    Returns (position after the hand, whether it is the shoe's last hand, the card burnt
+    face down before it or -1, then card numbers p0, p1, p2, b0, b1, b2, -1 where a hand
+    took no third card); the position is -1 where no hand could be dealt.
+    """
+    start, last, burnt = hand_start(order, cursor, first_hand, cut, burn_between)
+    if start < 0:
+        return -1, True, -1, -1, -1, -1, -1, -1, -1
+    after, p0, p1, p2, b0, b1, b2 = hand_cards(order, start)
+    return after, last, burnt, int(p0), int(p1), int(p2), int(b0), int(b1), int(b2)
 
 
 @register_jitable

@@ -3,10 +3,10 @@
 It deals **exactly** the shoes `roads_app.game.shoe.deal_shoe(seed, options, k)` deals: the
 kernel runs NumPy's PCG64 itself (128-bit LCG in two 64-bit halves, XSL-RR output), each
 shoe starting at raw draw ``k*(n-1)`` of the seed's stream, repeats the documented
-Fisher-Yates card for card, then deals hand by hand with `roads_app.game.shoe.deal_hand`,
-the burn and cut-card procedure itself, compiled. Generating the draws inside the
-parallel loop keeps every core busy and no draws go through memory. One
-kernel serves every strategy: a selection is a small integer code and parameter, a
+Fisher-Yates card for card, then deals hand by hand with `roads_app.game.shoe`'s
+`hand_start` (burn, cut card) and `hand_cards` (the drawing tables), the shoe procedure
+itself, compiled. Generating the draws inside the parallel loop keeps every core busy
+and no draws go through memory. One kernel serves every strategy: a selection is a small integer code and parameter, a
 staking its table of levels (`roads_app.sim.strategies.StakingTable`), and the bets
 are read from per-cell net tables generated from the bet spec (`Plan`), so neither a
 new bet nor a new staking means another kernel. Card points, the drawing rules and the
@@ -38,9 +38,10 @@ from roads_app.game.shoe import (
     POINTS_BY_CARD,
     ShoeOptions,
     check_seed,
-    deal_hand,
     deal_rows,
     first_hand_at,
+    hand_cards,
+    hand_start,
 )
 from roads_app.roads import derived
 from roads_app.roads.derived import BLUE, RED
@@ -393,6 +394,9 @@ def _run_kernel(
         h = 0
         last = False
         while not last:
+            cursor, last, _ = hand_start(order, cursor, h == 0, cut, burn_between)
+            if cursor < 0:
+                break  # too few cards left for a hand: the shoe ended before it
             rnd = h + 1
             # --- the bets for this hand, decided before any card is seen
             bet = -1
@@ -422,11 +426,7 @@ def _run_kernel(
                         stake = bankroll
                 avail = bankroll - stake
             # --- deal (the choice above saw no card of it)
-            cursor, last, _, p0, p1, p2, b0, b1, b2 = deal_hand(
-                order, cursor, h == 0, cut, burn_between
-            )
-            if cursor < 0:
-                break  # too few cards left for a hand: the shoe ended before it
+            cursor, p0, p1, p2, b0, b1, b2 = hand_cards(order, cursor)
             ppts = (pts[p0] + pts[p1] + (pts[p2] if p2 >= 0 else 0)) % 10
             bpts = (pts[b0] + pts[b1] + (pts[b2] if b2 >= 0 else 0)) % 10
             w = W_BANKER if bpts > ppts else (W_PLAYER if ppts > bpts else W_TIE)
