@@ -137,10 +137,14 @@ def hand_start(
 
 
 @register_jitable(inline="always")
-def hand_cards(order: np.ndarray, cursor: int) -> tuple[int, int, int, int, int, int, int]:
+def hand_cards(
+    order: np.ndarray, cursor: int
+) -> tuple[int, int, int, int, int, int, int, int, int]:
     """The cards of a hand starting at ``cursor``: (position after it, p0, p1, p2, b0, b1,
-    b2), -1 where a hand took no third card. Deal order: Player, Banker, Player, Banker,
-    then the third cards by the drawing tables of `roads_app.game.drawing`."""
+    b2, Player's total, Banker's total), -1 where a hand took no third card. Deal order:
+    Player, Banker, Player, Banker, then the third cards by the drawing tables of
+    `roads_app.game.drawing`. The totals come with the cards because the drawing rules
+    need them anyway (a caller that settles need not look the points up again)."""
     p0, b0 = order[cursor], order[cursor + 1]
     p1, b1 = order[cursor + 2], order[cursor + 3]
     cursor += 4
@@ -150,13 +154,18 @@ def hand_cards(order: np.ndarray, cursor: int) -> tuple[int, int, int, int, int,
     if PLAYER_DRAWS[player, banker]:
         p2 = order[cursor]
         cursor += 1
-        banker_draws = BANKER_DRAWS_AFTER[banker, POINTS_BY_CARD[p2]]
+        third = POINTS_BY_CARD[p2]
+        banker_draws = BANKER_DRAWS_AFTER[banker, third]
+        player_total = (player + third) % 10
     else:
         banker_draws = BANKER_DRAWS_STOOD[banker, player]
+        player_total = player
+    banker_total = banker
     if banker_draws:
         b2 = order[cursor]
         cursor += 1
-    return cursor, p0, p1, p2, b0, b1, b2
+        banker_total = (banker + POINTS_BY_CARD[b2]) % 10
+    return cursor, p0, p1, p2, b0, b1, b2, player_total, banker_total
 
 
 @register_jitable(inline="always")
@@ -173,7 +182,7 @@ def deal_hand(
     start, last, burnt = hand_start(order, cursor, first_hand, cut, burn_between)
     if start < 0:
         return -1, True, -1, -1, -1, -1, -1, -1, -1
-    after, p0, p1, p2, b0, b1, b2 = hand_cards(order, start)
+    after, p0, p1, p2, b0, b1, b2, _, _ = hand_cards(order, start)
     return after, last, burnt, int(p0), int(p1), int(p2), int(b0), int(b1), int(b2)
 
 

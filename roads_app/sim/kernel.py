@@ -6,12 +6,13 @@ shoe starting at raw draw ``k*(n-1)`` of the seed's stream, repeats the document
 Fisher-Yates card for card, then deals hand by hand with `roads_app.game.shoe`'s
 `hand_start` (burn, cut card) and `hand_cards` (the drawing tables), the shoe procedure
 itself, compiled. Generating the draws inside the parallel loop keeps every core busy
-and no draws go through memory. One kernel serves every strategy: a selection is a small integer code and parameter, a
-staking its table of levels (`roads_app.sim.strategies.StakingTable`), and the bets
-are read from per-cell net tables generated from the bet spec (`Plan`), so neither a
-new bet nor a new staking means another kernel. Card points, the drawing rules and the
-burn values are arrays built from `roads_app.game`; road-following reads the derived-road
-colour rule of `roads_app.roads.derived`, compiled.
+and no draws go through memory. One kernel serves every strategy: a selection is a small
+integer code and parameter, a staking its table of levels
+(`roads_app.sim.strategies.StakingTable`), and the bets are read from per-cell net tables
+generated from the bet spec (`Plan`), so neither a new bet nor a new staking means
+another kernel. Card points, the drawing rules and the burn values are arrays built from
+`roads_app.game` (the hand's totals come from `hand_cards` with its cards);
+road-following reads the derived-road colour rule of `roads_app.roads.derived`, compiled.
 
 Shoes are independent runs (each starts with the full bankroll, see
 `roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange`` and writes
@@ -35,7 +36,6 @@ from roads_app.bets.spec import KIND_NAMES, KINDS, N_PAIR, N_PLAY, unit_returns
 from roads_app.bets.tables import Table
 from roads_app.game import cards, drawing, shoe
 from roads_app.game.shoe import (
-    POINTS_BY_CARD,
     ShoeOptions,
     check_seed,
     deal_rows,
@@ -371,7 +371,6 @@ def _run_kernel(
     ilo = inc[1]
     n = decks * 52
     most = n // 4 + 1
-    pts = POINTS_BY_CARD  # the very array the deal reads, so its loads are shared
     n_side = side_bets.shape[0]
     n_slots = out_slot.shape[1]
     width = paths.shape[1]
@@ -426,9 +425,7 @@ def _run_kernel(
                         stake = bankroll
                 avail = bankroll - stake
             # --- deal (the choice above saw no card of it)
-            cursor, p0, p1, p2, b0, b1, b2 = hand_cards(order, cursor)
-            ppts = (pts[p0] + pts[p1] + (pts[p2] if p2 >= 0 else 0)) % 10
-            bpts = (pts[b0] + pts[b1] + (pts[b2] if b2 >= 0 else 0)) % 10
+            cursor, p0, p1, p2, b0, b1, b2, ppts, bpts = hand_cards(order, cursor)
             w = W_BANKER if bpts > ppts else (W_PLAYER if ppts > bpts else W_TIE)
             # --- settle
             if stop == STOP_NONE:
