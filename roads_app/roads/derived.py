@@ -5,22 +5,22 @@ road repeats itself ``k`` columns back (docs/roads.md, "Derived roads"). It need
 big road's logical columns (one per streak, as tall as the streak, never folded by a
 dragon tail), so the rule is a function of column heights.
 
-`derived_colour` is plain arithmetic and indexing with no branch, so it reads scalars and
-NumPy arrays alike, and Numba compiles the very function (``register_jitable``): the
-roads colour every mark of every shoe with the compiled loops `mark_colours` and
-`next_colours` below (one pass, no temporary arrays), and `roads_app.sim.kernel` inlines
-`next_colour` into its betting loop, one hand at a time.
+`derived_colour` is written once, for one mark, and Numba compiles the very function
+(``register_jitable``; it stays a plain Python function too): the roads colour every mark
+of every shoe with the compiled loop `mark_colours` below (one pass, no temporary
+arrays), and `roads_app.sim.kernel` inlines `next_colour` into its betting loop, one hand
+at a time.
 
 >>> import numpy as np
 >>> heights = np.array([1, 1, 2])  # big road B, P, BB: three columns of 1, 1 and 2
->>> int(derived_colour(heights, 2, 1, 2, 1))  # the second B: column 1 has no row 1
+>>> derived_colour(heights, 2, 1, 2, 1)  # the second B: column 1 has no row 1
 1
->>> int(derived_colour(heights, 3, 0, 3, 1))  # a P opening column 3: 2 != 1
+>>> derived_colour(heights, 3, 0, 3, 1)  # a P opening column 3: 2 != 1
 1
->>> int(derived_colour(heights, 2, 0, 2, 1))  # the first B, column 2: 1 == 1
+>>> derived_colour(heights, 2, 0, 2, 1)  # the first B, column 2: 1 == 1
 0
->>> derived_colour(heights, np.array([1, 2]), np.array([0, 0]), np.array([1, 2]), 1).tolist()
-[-1, 0]
+>>> derived_colour(heights, 1, 0, 1, 1)  # the first P: no column before column 0
+-1
 
 The rule gives the two sides opposite colours after any road: the result that continues
 the last column and the one that opens the next both ask whether that column is as tall
@@ -28,7 +28,7 @@ as the one ``k`` before it, and read the answer the opposite way. So a reader th
 asks "what would Banker add" may ask for the opening mark (row 0, the cheaper form) and
 take `opposite` when Banker is the side that continues.
 
->>> int(derived_colour(heights, 2, 2, 2, 1)), int(derived_colour(heights, 3, 0, 3, 1))
+>>> derived_colour(heights, 2, 2, 2, 1), derived_colour(heights, 3, 0, 3, 1)
 (0, 1)
 >>> opposite(np.array([RED, BLUE, NO_MARK])).tolist()
 [1, 0, -1]
@@ -47,12 +47,12 @@ RED, BLUE, NO_MARK = 0, 1, -1
 
 
 @register_jitable(inline="always")
-def derived_colour(heights: Any, col: Any, row: Any, n: Any, k: int) -> Any:
+def derived_colour(heights: Any, col: int, row: int, n: int, k: int) -> int:
     """Colour code a big-road mark at logical column ``col``, ``row`` adds to derived road ``k``.
 
     ``heights[c]`` is the height of column ``c`` as it stands when the mark is made (only
-    columns up to ``col`` are read); ``n`` is ``col``'s number within its shoe, so that
-    ``heights`` may hold many shoes one after another. Scalars or NumPy arrays alike.
+    columns before ``col`` are read); ``n`` is ``col``'s number within its shoe, so that
+    ``heights`` may hold many shoes one after another.
 
     A mark opening a column (row 0) compares the column before it with the one ``k``
     further back: red when they are as tall. A mark further down compares its row with
@@ -60,17 +60,13 @@ def derived_colour(heights: Any, col: Any, row: Any, n: Any, k: int) -> Any:
     (red when that column reaches this row, and red again below that). A road starts once
     its first comparison exists: column ``k`` row 1, or column ``k + 1`` row 0.
     """
-    opening = row == 0
-    c = col - opening  # the column compared: an opening mark's previous one
-    back = c - k  # and the one k before that
-    # Indices clamped at 0 (``i * (i > 0)``: no branch, no ufunc): where a column would be
-    # missing the mark is NO_MARK and the value read there is not used.
-    here = row + opening * (heights[c * (c > 0)] - row)  # opening: that column's height
-    red = (here == heights[back * (back > 0)]) == opening
-    has_mark = n - opening >= k
-    # Arithmetic selects (no branch, no np.where): the same code for arrays and scalars.
-    colour = BLUE + red * (RED - BLUE)
-    return NO_MARK + has_mark * (colour - NO_MARK)
+    if row == 0:
+        if n - 1 < k:
+            return NO_MARK
+        return RED if heights[col - 1] == heights[col - 1 - k] else BLUE
+    if n < k:
+        return NO_MARK
+    return BLUE if row == heights[col - k] else RED
 
 
 @register_jitable(inline="always")
@@ -91,7 +87,7 @@ def next_colour(heights: Any, col: Any, n: Any, continues: Any, k: int) -> Any:
     takes the `opposite`. For readers that keep the heights as they stand (the engine).
     """
     colour = derived_colour(heights, col, 0, n, k)
-    return colour + continues * (opposite(colour) - colour)
+    return opposite(colour) if continues else colour
 
 
 @njit(cache=True)
