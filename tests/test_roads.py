@@ -505,3 +505,31 @@ def test_input_frame_is_left_alone() -> None:
     copy = r.clone()
     grids.all_roads(r)
     assert r.equals(copy) and r.schema == ROUNDS_SCHEMA
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    heights=st.lists(st.integers(1, 6), min_size=1, max_size=12),
+    k=st.integers(1, 3),
+    continues=st.booleans(),
+)
+def test_next_colour_is_the_rule_for_the_mark_it_stands_for(
+    heights: list[int], k: int, continues: bool
+):
+    """The engine asks the rule's opening form and flips it for a continuing result
+    (`derived.next_colour`): it must equal the rule asked for that very mark, the row
+    below the last column or the top of a new one, with the heights it would then have."""
+    from roads_app.roads import derived
+
+    last = len(heights) - 1
+    now = np.array(heights + [0])  # room for a column the result may open
+    if continues:
+        want = derived.derived_colour(now, last, heights[last], last, k)
+    else:
+        want = derived.derived_colour(now, last + 1, 0, last + 1, k)
+    got = derived.next_colour(now, last + 1, last + 1, continues, k)
+    assert got == want
+    compiled = derived.mark_colours(
+        now, np.array([last + 1]), np.array([0]), np.array([last + 1]), k, np.array([continues])
+    )
+    assert compiled[0] == want
