@@ -23,10 +23,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     n = bulk.check_shoe_count(args.shoes)
     check_seed(args.seed)
     out = Path(args.out)
-    storage.check_out_path(out)  # refuse a bad name before dealing anything
+    fmt = storage.check_out_path(out)  # refuse a bad name before dealing anything
     quiet = args.no_progress or n < PROGRESS_FROM
     with tqdm(total=n, unit="shoe", file=sys.stderr, disable=quiet, unit_scale=True) as bar:
-        frames = bulk.batches(args.seed, n, opts, progress=bar.update)
+        deal = bulk.arrow_batches if fmt == "parquet" else bulk.batches  # Parquet: no frame
+        frames = deal(args.seed, n, opts, progress=bar.update)
         path, rows = storage.write_batches(frames, out)
     print(f"wrote {n} shoes, {rows} rounds to {path}")
     return 0
