@@ -29,19 +29,22 @@ import tempfile
 import time
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent
+
 
 def child(label: str, *args: str, path: str | None = None) -> tuple[float, float]:
     """Run ``roads-app args`` in a child (of the checkout at ``path``, or this one); print
     wall, CPU and peak memory; return (wall, CPU)."""
-    env = dict(os.environ)
-    if path is not None:
-        env["PYTHONPATH"] = path
+    # `python -m` puts the working folder first on the path: run from a neutral one, and
+    # name the checkout in PYTHONPATH (this one unless told).
+    env = {**os.environ, "PYTHONPATH": path or str(HERE.parent)}
     t = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "roads_app", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
+        cwd=tempfile.gettempdir(),
     )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
