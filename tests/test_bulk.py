@@ -46,7 +46,7 @@ def shoe_options(draw: st.DrawFn) -> ShoeOptions:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    seed=st.integers(0, 2**64),
+    seed=st.integers(0, 2**64 - 1),  # a shoe's metadata holds a uint64 seed
     first=st.integers(0, 10**7),
     n=st.integers(1, 40),
     batch=st.integers(1, 17),
