@@ -257,17 +257,20 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
 def held_stats(shown: pl.DataFrame) -> None:
     """The statistics as they stood before the hand being revealed, swapped for the
     ones with it when its last card has turned (with the board's held marks): counts
-    tell no result early. Containers keyed by the round, so each round starts held."""
+    tell no result early. Both copies and the rule choosing between them are one element,
+    so the page never shows a copy whose rule has not arrived yet (a frame between two
+    elements' updates once showed the round before's statistics)."""
     from roads_app.ui.board_view import held_css
-    from roads_app.ui.entry_page import render_stats
+    from roads_app.ui.entry_page import stats_markdown
 
     n = shown.height
-    before, after = f"rp_stats_before_{n}", f"rp_stats_after_{n}"
-    st.html(held_css(f"st-key-{before}", f"st-key-{after}", n))
-    with st.container(key=before):
-        render_stats(shown.head(n - 1))
-    with st.container(key=after):
-        render_stats(shown)
+    before, after = f"rp-stats-before-{n}", f"rp-stats-after-{n}"
+    st.markdown(
+        f"{held_css(before, after, n)}\n\n"
+        f"<div class='{before}'>\n\n{stats_markdown(shown.head(n - 1))}\n\n</div>\n\n"
+        f"<div class='{after}'>\n\n{stats_markdown(shown)}\n\n</div>",
+        unsafe_allow_html=True,
+    )
 
 
 def render_ev(rounds: pl.DataFrame, meta: ShoeMeta, pos: int) -> None:

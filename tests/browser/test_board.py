@@ -372,7 +372,7 @@ SHOWN_JS = """() => {
   const strip = Array.from(document.querySelectorAll('.rd-strip'))
     .filter(e => getComputedStyle(e).visibility === 'visible').map(e => e.innerText);
   // the statistics beside the board (replay): the copy on show
-  const stats = Array.from(document.querySelectorAll('[class*="st-key-rp_stats_"]'))
+  const stats = Array.from(document.querySelectorAll('[class*="rp-stats-"]'))
     .filter(e => getComputedStyle(e).visibility === 'visible' && e.innerText.trim())
     .map(e => e.innerText);
   return JSON.stringify({points, strip, stats});
@@ -434,3 +434,4 @@ def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal
     stats = json.loads(before)["stats"], json.loads(after)["stats"]
     assert len(stats[0]) == len(stats[1]) == 1 and "22 rounds" in stats[0][0]
     assert "23 rounds" in stats[1][0]
+    assert "\tCount\tShare" in stats[1][0]  # drawn as a table, not Markdown text
