@@ -250,25 +250,21 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             render_stats(shown)
         render_bet_panel(
             shoe_id=shoe_id, rounds=rounds, meta=meta, data_dir=folder, position=pos,
-            kind="replay-bets", allow_void=False, key="rbets",
+            kind="replay-bets", allow_void=False, key="rbets", hold=revealing,
         )  # fmt: skip
 
 
 def held_stats(shown: pl.DataFrame) -> None:
     """The statistics as they stood before the hand being revealed, swapped for the
     ones with it when its last card has turned (with the board's held marks): counts
-    tell no result early. Both copies and the rule choosing between them are one element,
-    so the page never shows a copy whose rule has not arrived yet (a frame between two
-    elements' updates once showed the round before's statistics)."""
-    from roads_app.ui.board_view import held_css
+    tell no result early. One element (`held_pair_markdown`): a frame between two
+    elements' updates once showed the statistics of the round before."""
+    from roads_app.ui.board_view import held_pair_markdown
     from roads_app.ui.entry_page import stats_markdown
 
     n = shown.height
-    before, after = f"rp-stats-before-{n}", f"rp-stats-after-{n}"
     st.markdown(
-        f"{held_css(before, after, n)}\n\n"
-        f"<div class='{before}'>\n\n{stats_markdown(shown.head(n - 1))}\n\n</div>\n\n"
-        f"<div class='{after}'>\n\n{stats_markdown(shown)}\n\n</div>",
+        held_pair_markdown("rp-stats", n, stats_markdown(shown.head(n - 1)), stats_markdown(shown)),
         unsafe_allow_html=True,
     )
 
