@@ -75,6 +75,13 @@ def load_lean(dispatcher: D) -> D:
     ``@njit(cache=True)``): for the kernels a short command calls first, so
     ``roads-app simulate`` does not pay for registries only a compile needs.
     A function without a disk cache (or with the JIT disabled) is left as it is."""
-    if isinstance(getattr(dispatcher, "_cache", None), FunctionCache):
+    if isinstance(getattr(dispatcher, "_cache", None), FunctionCache) and _LEAN_PARTS:
         dispatcher._cache = _LeanFunctionCache(dispatcher.py_func)  # type: ignore[attr-defined]
     return dispatcher
+
+
+_LEAN_PARTS = all(
+    hasattr(FunctionCache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors")
+)
+"""The lean load reuses two private steps of Numba's cache: a Numba without them gets
+the ordinary load (slower to start, same code) rather than an error."""
