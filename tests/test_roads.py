@@ -522,7 +522,7 @@ def test_next_colour_is_the_rule_for_the_mark_it_stands_for(
     from roads_app.roads import derived
 
     last = len(heights) - 1
-    now = np.array(heights + [0])  # room for a column the result may open
+    now = np.array([*heights, 0])  # room for a column the result may open
     if continues:
         want = derived.derived_colour(now, last, heights[last], last, k)
     else:
