@@ -87,7 +87,9 @@ def next_colour(heights: Any, col: Any, n: Any, continues: Any, k: int) -> Any:
     takes the `opposite`. For readers that keep the heights as they stand (the engine).
     """
     colour = derived_colour(heights, col, 0, n, k)
-    return opposite(colour) if continues else colour
+    if continues and colour != NO_MARK:
+        return opposite(colour)
+    return colour
 
 
 @njit(cache=True)
