@@ -59,7 +59,7 @@ def preload() -> None:
     import streamlit.elements.plotly_chart  # noqa: F401  (the slowest Streamlit import)
 
     from roads_app.bets import live_odds
-    from roads_app.bets.tables import load_table
+    from roads_app.bets.tables import list_tables, load_table
     from roads_app.game.rounds import ShoeMeta, empty_rounds, rounds_from_winners
     from roads_app.render import board
     from roads_app.roads import stats
@@ -80,8 +80,13 @@ def preload() -> None:
     finally:
         cache_log.level = level
 
+    from streamlit.string_util import extract_leading_icon
+
+    extract_leading_icon("中文")  # a label not in ASCII compiles the emoji catalogue once
+    list_tables()  # the user's table folder (platformdirs) is looked up on every page
+
     warm = rounds_from_winners("BPPBTB")
-    board.board_figure(warm)
+    board.board_figure(warm)  # the spec, and go.Figure (the rank chart) imported
     pl.DataFrame({"warm": [1]}).to_pandas()  # its first call imports pyarrow (~0.5 s)
     stats.shoe_stats(warm)
     try:  # only a warm-up: a broken rules file is for the pages to report, not to stop us

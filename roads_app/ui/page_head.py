@@ -106,7 +106,8 @@ def with_early_keys(index_html: str) -> str:
         raise ValueError("the page has no <head> to put the key queue in")
     at = head + len("<head>")
     script = f'<script id="{MARK}">{QUEUE_JS};</script>'
-    plotly = f'<script async id="{PLOTLY_ID}" src="{PLOTLY_SRC}"></script>'
+    plotly = (f'<script async id="{PLOTLY_ID}" src="{PLOTLY_SRC}" '
+              f'onerror="this.dataset.failed=1"></script>')  # fmt: skip
     return f"{index_html[:at]}\n{script}{plotly}{index_html[at:]}"
 
 

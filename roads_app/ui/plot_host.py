@@ -58,9 +58,9 @@ export default function (component) {
   }
   const loaded = () => window.Plotly ? draw(window.Plotly)
     : (gd.textContent = 'The chart library did not load (' + src + ').');
+  if (tag.dataset.failed) { loaded(); return; }
   tag.addEventListener('load', loaded, {once: true});
   tag.addEventListener('error', loaded, {once: true});
-  if (window.Plotly) draw(window.Plotly);  // loaded between the check and the listener
 }
 """.replace("__SRC__", json.dumps(page_head.PLOTLY_SRC)).replace(
     "__ID__", json.dumps(page_head.PLOTLY_ID)
