@@ -13,12 +13,14 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 import tomllib
 from pathlib import Path
 
 import pytest
 from google.protobuf.json_format import MessageToDict
+from pandas.api.types import is_numeric_dtype
 from streamlit.testing.v1 import AppTest
 
 from roads_app.bets.ledger import CHIPS
@@ -92,7 +94,7 @@ def test_every_key_the_code_asks_for_is_in_the_catalogue() -> None:
 def test_the_chinese_words_are_chinese() -> None:
     """Each Chinese entry, once its {fields} and markup are gone, holds no English word
     (the card-rank caption and file formats are the deliberate exceptions)."""
-    allowed = {"CSV", "JSON", "Parquet", "PNG", "MB", "csv", "json", "parquet"}
+    allowed = {"CSV", "JSON", "Parquet", "PNG", "MB", "csv", "json", "parquet", "Ray"}
     for key, text in _raw()["zh"].items():
         bare = re.sub(r"\{[a-z_]+\}|&nbsp;|\*\*|\?[a-z]+=<[a-z]+>", " ", text)  # ?shoe=<id>
         words = {w for w in re.findall(r"[A-Za-z]{2,}", bare)} - allowed
@@ -246,3 +248,44 @@ def test_library_lobby_and_replay_in_chinese_have_no_english_label_left(
     # a shoe's source kind is data only where no word exists for it: none here
     left = [(k, f, t, _english(t)) for k, f, t in seen if _english(t)]
     assert left == [], "\n".join(map(str, left))
+
+
+def _backtest_page() -> None:
+    from roads_app.ui.backtest_page import render_backtest_page
+
+    render_backtest_page()
+
+
+@pytest.mark.parametrize("strategy", ["martingale", "follow-road"])
+def test_the_backtest_page_in_chinese_has_no_english_label_left(
+    data: Path, strategy: str
+) -> None:
+    """The inputs, a run's metrics, charts' words, verdict and both tables, in Chinese."""
+    at = AppTest.from_function(_backtest_page, default_timeout=120)
+    at.query_params["lang"] = "zh"
+    at.run()
+    at.selectbox(key="bt_strategy").set_value(strategy).run()
+    at.number_input(key="bt_shoes").set_value(300)
+    at.multiselect(key="bt_sides").set_value(["tie"])
+    at.button(key="bt_run").click().run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    seen = _page_words(at)
+    for frame in at.dataframe:  # the per-bet and per-shoe tables: cells too
+        df = frame.value
+        seen += [("Dataframe", "cell", str(v)) for col in df.columns
+                 if not is_numeric_dtype(df[col]) for v in df[col]]  # fmt: skip
+    charts = [json.loads(n.proto.spec) for n in _walk(at._tree)
+              if getattr(n, "type", "") == "plotly_chart"]  # fmt: skip
+    assert len(charts) == 2  # the fan chart and the histogram: titles, axes, traces
+    for fig in charts:
+        layout = fig["layout"]
+        seen += [("Chart", "title", layout[k]["title"]["text"]) for k in ("xaxis", "yaxis")]
+        seen += [("Chart", "title", layout["title"]["text"])]
+        seen += [("Chart", "trace", t["name"]) for t in fig["data"] if t.get("name")]
+    kinds = {kind for kind, _, _ in seen}
+    assert {"Metric", "Dataframe", "Chart"} <= kinds
+    left = [(k, f, t, _english(t)) for k, f, t in seen if _english(t)]
+    assert left == [], "\n".join(map(str, left))
+    page = "\n".join(t for _, _, t in seen)
+    for zh in ("策略回测", "每单位投注的期望值", "输光风险", "置信区间", "打完整靴", "总投注 · 和"):
+        assert zh in page, zh

@@ -610,33 +610,28 @@ def _pct(x: float) -> str:
 
 
 def verdict(
-    ev: float | None, ci: tuple[float, float] | None, exact: float | None, shoes: int
+    ev: float | None,
+    ci: tuple[float, float] | None,
+    exact: float | None,
+    shoes: int,
+    lang: str = "en",
 ) -> str:
-    """Say from the measured numbers whether the result differs from the edge beyond chance."""
+    """Say from the measured numbers whether the result differs from the edge beyond chance
+    (the sentences are the catalogue's, so the dashboard says it in its language)."""
+    from roads_app.render.i18n import word
+
     if ev is None:
-        return "No bets were placed, so there is nothing to compare with the house edge."
+        return word("verdict_no_bets", lang)
     if exact is None:
-        return f"Measured {_pct(ev)} per unit wagered; the exact edge of these bets is unknown."
+        return word("verdict_no_edge", lang, ev=_pct(ev))
     if ci is None:
-        return (
-            f"Measured {_pct(ev)} per unit wagered against an exact {_pct(exact)}; one shoe "
-            "is too few to tell chance from a real difference."
-        )
+        return word("verdict_one_shoe", lang, ev=_pct(ev), exact=_pct(exact))
     lo, hi = ci
-    head = (
-        f"Measured {_pct(ev)} per unit wagered over {shoes:,} shoes (95% CI {_pct(lo)} to "
-        f"{_pct(hi)}); the exact figure for these bets is {_pct(exact)}."
-    )
+    head = word("verdict_head", lang, ev=_pct(ev), shoes=f"{shoes:,}", lo=_pct(lo),
+                hi=_pct(hi), exact=_pct(exact))  # fmt: skip
     if lo <= exact <= hi:
-        return (
-            f"{head} Within chance of the house edge: over these shoes the strategy returned "
-            "what the edge of its bets predicts, no better and no worse."
-        )
-    side = "better" if ev > exact else "worse"
-    return (
-        f"{head} Differs beyond chance: {side} than the house edge by more than the 95% "
-        "interval allows (a 1-in-20 event by luck alone; more shoes would tell)."
-    )
+        return word("verdict_within", lang, head=head)
+    return word("verdict_better" if ev > exact else "verdict_worse", lang, head=head)
 
 
 def summarize(run: Run, table: Table, bankroll: float) -> Summary:

@@ -10,6 +10,7 @@ the view do not re-run the backtest.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 
 import plotly.graph_objects as go
 import polars as pl
@@ -17,65 +18,86 @@ import streamlit as st
 
 from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
+from roads_app.render.i18n import DEFAULT
 from roads_app.sim import backtest, kernel, strategies
+from roads_app.ui.board_view import lang
+from roads_app.ui.words import bet_id_name, tr
 
 RESULT_KEY = "backtest_result"
 MAX_UI_SHOES = 2_000_000
 """Most simulated shoes the page runs at once (about 160 million hands, a few seconds)."""
 
-_SOURCES = ("Simulated shoes", "Saved shoes")
+_SOURCES = ("simulated", "saved")
+"""Where the shoes come from (named ``bt_source_<source>`` in the catalogue)."""
 
 
 def _label(bet: str) -> str:
-    return BET_LABELS.get(bet, bet)
+    return bet_id_name(bet, BET_LABELS.get(bet, bet))
+
+
+def _named(options: Iterable[str], name: Callable[[str], str]) -> Callable[[str], str]:
+    """A widget's ``format_func`` naming each option now, in this run's language (a
+    widget may call it later, outside the run)."""
+    return {option: name(option) for option in options}.__getitem__
+
+
+def _strategy_name(name: str) -> str:
+    """A strategy or staking as the page names it: with what it does, in English."""
+    if lang() == DEFAULT:
+        return f"{name} — {strategies.describe(name)}"
+    return tr(f"strategy_{name}")
 
 
 def _strategy_inputs(table: Table) -> strategies.Strategy:
     """Strategy select plus the options that strategy takes."""
     name = st.selectbox(
-        "Strategy",
-        strategies.STRATEGY_NAMES,
-        format_func=lambda n: f"{n} — {strategies.describe(n)}",
-        key="bt_strategy",
-    )
+        tr("bt_strategy"), strategies.STRATEGY_NAMES, key="bt_strategy",
+        format_func=_named(strategies.STRATEGY_NAMES, _strategy_name),
+    )  # fmt: skip
     kw: dict[str, object] = {}
     if name in strategies.STAKINGS:
         bets = list(table.bets)
         kw["bet"] = st.selectbox(
-            "Bet", bets, index=bets.index("banker"), format_func=_label, key="bt_bet"
+            tr("col_bet"), bets, index=bets.index("banker"), key="bt_bet",
+            format_func=_named(bets, _label),
         )
         if name == "paroli":
-            kw["wins"] = int(st.number_input("Wins before reset", 1, 30, 3, key="bt_wins"))
+            kw["wins"] = int(st.number_input(tr("bt_wins"), 1, 30, 3, key="bt_wins"))
     else:
         if name == "against-streak":
-            kw["after"] = int(st.number_input("Bet against after a streak of", 1, 30, 3))
+            kw["after"] = int(st.number_input(tr("bt_after"), 1, 30, 3, key="bt_after"))
         if name == "follow-road":
             kw["road"] = st.selectbox(
-                "Road",
-                list(strategies.ROADS),
-                format_func=lambda r: r.replace("_", " "),
-                key="bt_road",
+                tr("bt_road"), list(strategies.ROADS), key="bt_road",
+                format_func=_named(strategies.ROADS, tr),
             )
-        kw["progression"] = st.selectbox("Staking", list(strategies.STAKINGS), key="bt_progression")
+        kw["progression"] = st.selectbox(
+            tr("bt_staking"), list(strategies.STAKINGS), key="bt_progression",
+            format_func=_named(strategies.STAKINGS,
+                               lambda n: n if lang() == DEFAULT else tr(f"strategy_{n}")),
+        )  # fmt: skip
     return strategies.make_strategy(name, **kw)  # type: ignore[arg-type]
 
 
 def _money_inputs(table: Table) -> strategies.Settings:
     lim = table.limits
     c1, c2, c3, c4 = st.columns(4)
-    bankroll = c1.number_input("Bankroll per shoe", min_value=0.0, value=1000.0, step=100.0)
+    bankroll = c1.number_input(tr("bt_bankroll"), min_value=0.0, value=1000.0, step=100.0,
+                               key="bt_bankroll")  # fmt: skip
     unit = c2.number_input(
-        "Base unit", min_value=0.0, value=max(10.0, lim.min_bet), step=1.0, key="bt_unit"
+        tr("bt_unit"), min_value=0.0, value=max(10.0, lim.min_bet), step=1.0, key="bt_unit"
     )
-    min_bet = c3.number_input("Table minimum", min_value=0.0, value=float(lim.min_bet))
-    max_bet = c4.number_input("Table maximum", min_value=0.0, value=float(lim.max_bet))
+    min_bet = c3.number_input(tr("bt_min"), min_value=0.0, value=float(lim.min_bet), key="bt_min")
+    max_bet = c4.number_input(tr("bt_max"), min_value=0.0, value=float(lim.max_bet), key="bt_max")
     c1, c2, c3 = st.columns([1, 1, 2])
-    stop_loss = c1.number_input("Stop-loss (0 = off)", min_value=0.0, value=0.0, step=50.0)
-    take_profit = c2.number_input("Take-profit (0 = off)", min_value=0.0, value=0.0, step=50.0)
+    stop_loss = c1.number_input(tr("bt_stop_loss"), min_value=0.0, value=0.0, step=50.0,
+                                key="bt_stop_loss")  # fmt: skip
+    take_profit = c2.number_input(tr("bt_take_profit"), min_value=0.0, value=0.0, step=50.0,
+                                  key="bt_take_profit")  # fmt: skip
     sides = c3.multiselect(
-        "Side bets (1 unit each, every hand)",
+        tr("bt_sides"),
         [b for b in table.bets if b not in ("banker", "player")],
-        format_func=_label,
+        format_func=_named(table.bets, _label),
         key="bt_sides",
     )
     return strategies.Settings(
@@ -99,10 +121,10 @@ def cluster_address() -> str | None:
 def waiting_text(simulated: bool, cluster: str | None) -> str:
     """What the bar says before the first shoes are done: why the wait, not 'Starting…'."""
     if simulated and cluster:
-        return f"Sending the shoes to the Ray cluster ({cluster})…"
+        return tr("bt_sending", address=cluster)
     if simulated and kernel.needs_compile():
-        return f"{backtest.COMPILING.capitalize()}…"
-    return "Starting…"
+        return tr("bt_compiling")
+    return tr("bt_starting")
 
 
 def _run(
@@ -121,7 +143,7 @@ def _run(
 
     def progress(done: int, total: int) -> None:
         if done:
-            bar.progress(done / total, text=f"{done:,} of {total:,} shoes")
+            bar.progress(done / total, text=tr("bt_progress", done=f"{done:,}", total=f"{total:,}"))
 
     try:
         if not simulated:
@@ -167,13 +189,14 @@ def _fan_chart(result: backtest.Backtest) -> go.Figure:
             )
         )
     fig.add_trace(
-        go.Scatter(x=x, y=bands["p50"].to_list(), name="median", line={"color": "#1f77b4"})
+        go.Scatter(x=x, y=bands["p50"].to_list(), name=tr("bt_median"),
+                   line={"color": "#1f77b4"})
     )
     fig.add_hline(y=result.resolved.bankroll, line_dash="dot", line_color="gray")
     fig.update_layout(
-        title=f"Bankroll through the shoe ({result.run.paths.shape[0]} sampled shoes)",
-        xaxis_title="hand",
-        yaxis_title="bankroll",
+        title=tr("bt_fan_title", n=result.run.paths.shape[0]),
+        xaxis_title=tr("bt_hand_axis"),
+        yaxis_title=tr("bt_bankroll_axis"),
         height=380,
         margin={"t": 50, "b": 40},
     )
@@ -186,9 +209,9 @@ def _histogram(result: backtest.Backtest) -> go.Figure:
     fig = go.Figure(go.Histogram(x=sample.to_list(), nbinsx=60, marker_color="#d62728"))
     fig.add_vline(x=0, line_dash="dot", line_color="gray")
     fig.update_layout(
-        title="Net result per shoe",
-        xaxis_title="net",
-        yaxis_title="shoes",
+        title=tr("bt_hist_title"),
+        xaxis_title=tr("bt_net_axis"),
+        yaxis_title=tr("bt_shoes_axis"),
         height=380,
         margin={"t": 50, "b": 40},
     )
@@ -197,79 +220,106 @@ def _histogram(result: backtest.Backtest) -> go.Figure:
 
 def _show(result: backtest.Backtest) -> None:
     s = result.summary
-    st.caption(f"{result.strategy.label} · {result.table.title} · {result.source} · "
-               f"{result.engine} engine · {result.seconds:.2f} s")  # fmt: skip
+    if lang() == DEFAULT:
+        st.caption(f"{result.strategy.label} · {result.table.title} · {result.source} · "
+                   f"{result.engine} engine · {result.seconds:.2f} s")  # fmt: skip
+    else:  # the engine's own words are English: the page says the same in its language
+        st.caption(tr("bt_caption", strategy=tr(f"strategy_{result.strategy.name}"),
+                      table=result.table.title, shoes=f"{s.shoes:,}",
+                      seconds=f"{result.seconds:.2f}"))  # fmt: skip
     c = st.columns(5)
-    c[0].metric("Hands", f"{s.hands:,}", help=f"{s.bets:,} with a main bet")
-    c[1].metric("Wagered", f"{s.wagered:,.0f}")
-    c[2].metric("Net", f"{s.net:+,.0f}")
+    c[0].metric(tr("hands"), f"{s.hands:,}", help=tr("bt_with_main", n=f"{s.bets:,}"))
+    c[1].metric(tr("bt_wagered"), f"{s.wagered:,.0f}")
+    c[2].metric(tr("col_net"), f"{s.net:+,.0f}")
     ev = "–" if s.ev is None else f"{s.ev:+.3%}"
-    ci = "" if s.ci is None else f"95% CI {s.ci[0]:+.3%} to {s.ci[1]:+.3%}"
-    c[3].metric("EV per unit wagered", ev, help=ci or None)
-    c[4].metric("Risk of ruin", f"{s.risk_of_ruin:.2%}", help="share of shoes that went broke")
+    ci = "" if s.ci is None else tr("bt_ci", lo=f"{s.ci[0]:+.3%}", hi=f"{s.ci[1]:+.3%}")
+    c[3].metric(tr("bt_ev"), ev, help=ci or None)
+    c[4].metric(tr("bt_ruin"), f"{s.risk_of_ruin:.2%}", help=tr("bt_ruin_help"))
+    verdict = backtest.verdict(s.ev, s.ci, s.exact_ev, s.shoes, lang())
     if s.ci and s.exact_ev is not None and not s.ci[0] <= s.exact_ev <= s.ci[1]:
-        st.warning(s.verdict)
+        st.warning(verdict)
     else:
-        st.info(s.verdict)
+        st.info(verdict)
     if s.unsettled:
-        st.caption(
-            f"{s.unsettled:,} bets were not placed: their saved shoes lack the cards or "
-            "totals to settle them (entered by winner only)."
-        )
+        st.caption(tr("bt_unsettled", n=f"{s.unsettled:,}"))
     left, right = st.columns(2)
     left.plotly_chart(_fan_chart(result), width="stretch")
     right.plotly_chart(_histogram(result), width="stretch")
-    by_bet = s.by_bet.with_columns(
-        pl.col("bet").replace_strict(dict(BET_LABELS), default=pl.col("bet")),
-        (pl.col("ev") * 100).round(3).alias("ev %"),
-        (pl.col("exact_ev") * 100).round(3).alias("exact ev %"),
-    ).drop("ev", "exact_ev")
+    by_bet = s.by_bet.select(
+        pl.col("bet").replace_strict({b: _label(b) for b in s.by_bet["bet"]}).alias(tr("col_bet")),
+        pl.col("wagered").alias(tr("bt_wagered")),
+        pl.col("net").alias(tr("col_net")),
+        (pl.col("ev") * 100).round(3).alias(tr("bt_ev_pct")),
+        (pl.col("exact_ev") * 100).round(3).alias(tr("bt_exact_ev_pct")),
+    )
     st.dataframe(by_bet, hide_index=True)
-    with st.expander("Per-shoe results"):
-        st.dataframe(result.run.per_shoe.head(10_000), hide_index=True)
+    with st.expander(tr("bt_per_shoe")):
+        st.dataframe(_per_shoe_view(result.run.per_shoe.head(10_000)), hide_index=True)
         st.download_button(
-            "Download per-shoe results (CSV)",
+            tr("bt_download"),
             result.run.per_shoe.write_csv().encode(),
             file_name="backtest_per_shoe.csv",
             mime="text/csv",
         )
 
 
+_PER_SHOE_WORDS = {"shoe": "shoe", "hands": "hands", "bets": "bt_col_bets", "stop": "bt_col_stop",
+                   "stop_hand": "bt_col_stop_hand", "wagered": "bt_wagered", "net": "col_net",
+                   "final": "bt_col_final", "low": "bt_col_low"}  # fmt: skip
+"""The per-shoe table's columns as the page names them (the CSV keeps the engine's)."""
+
+
+def _per_shoe_view(per_shoe: pl.DataFrame) -> pl.DataFrame:
+    """The per-shoe rows with the page's words for their columns and stops."""
+    names = {}
+    for col in per_shoe.columns:
+        kind, _, bet = col.partition("_")
+        if col in _PER_SHOE_WORDS:
+            names[col] = tr(_PER_SHOE_WORDS[col])
+        else:  # wagered_<bet>, net_<bet>
+            names[col] = f"{tr(_PER_SHOE_WORDS[kind])} · {_label(bet)}"
+    stops = {s: tr(f"stop_{s.replace(' ', '_').replace('-', '_')}") for s in backtest.STOPS}
+    return per_shoe.with_columns(
+        pl.col("stop").cast(pl.String).replace_strict(stops)
+    ).rename(names)
+
+
 def render_backtest_page() -> None:
     """Inputs, a run button with a progress bar, and the last result."""
-    st.header("Strategy backtest")
-    st.caption(
-        "Each shoe is one session with the full bankroll; stop-loss, take-profit and ruin "
-        "stop betting for the rest of that shoe."
-    )
+    st.header(tr("bt_title"))
+    st.caption(tr("bt_intro"))
     tables = list_tables()
     if not tables:
-        st.error("No rules files found: add a table to rules/.")
+        st.error(tr("bt_no_tables"))
         return
     left, right = st.columns([2, 1])
     with left:
         rules = st.selectbox(
-            "Table", tables, index=tables.index("classic") if "classic" in tables else 0
-        )
+            tr("table"), tables, index=tables.index("classic") if "classic" in tables else 0,
+            key="bt_rules",
+        )  # fmt: skip
     try:
         table = load_table(rules)
         with left:
             strategy = _strategy_inputs(table)
         with right:
-            source = st.radio("Shoes", _SOURCES, horizontal=True, key="bt_source")
+            source = st.radio(tr("bt_shoes"), _SOURCES, horizontal=True, key="bt_source",
+                              format_func=_named(_SOURCES, lambda k: tr(f"bt_source_{k}")),
+                              )  # fmt: skip
             simulated = source == _SOURCES[0]
             shoes = st.number_input(
-                "Number of shoes", 1, MAX_UI_SHOES, 10_000, step=1000, disabled=not simulated,
+                tr("bt_n_shoes"), 1, MAX_UI_SHOES, 10_000, step=1000, disabled=not simulated,
                 key="bt_shoes",
             )  # fmt: skip
-            seed = st.number_input("Seed", 0, 2**53 - 1, 1, disabled=not simulated, key="bt_seed")
+            seed = st.number_input(tr("seed"), 0, 2**53 - 1, 1, disabled=not simulated,
+                                   key="bt_seed")  # fmt: skip
             if simulated and cluster_address():
-                st.caption(f"Runs on the Ray cluster {cluster_address()}, same result as here.")
+                st.caption(tr("bt_on_cluster", address=cluster_address()))
         money = _money_inputs(table)
     except RoadsAppError as e:
         st.error(str(e))
         return
-    if st.button("Run backtest", type="primary", key="bt_run"):
+    if st.button(tr("bt_run"), type="primary", key="bt_run"):
         _run(strategy, money, table, source, int(shoes), int(seed))
     result = st.session_state.get(RESULT_KEY)
     if result is not None:

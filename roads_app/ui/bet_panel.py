@@ -138,10 +138,13 @@ def render_bet_panel(
     allow_void: bool = True,
     ensure_saved: Callable[[], bool] | None = None,
     key: str = "bets",
+    hold: bool = False,
 ) -> None:
     """The whole panel for one shoe at one position (default: after its last round).
 
     ``ensure_saved`` is called before the first bet of a shoe that has no file yet.
+    ``hold``: the last round's hand is being revealed, so its settlement (bankroll, chart,
+    history) shows only when the board's held marks do.
     """
     pos = rounds.height if position is None else max(0, min(position, rounds.height))
     next_round = pos + 1
@@ -162,13 +165,19 @@ def render_bet_panel(
     )
     settled = BL.settle_log(bets, rounds, table, upto=pos)
     curve = BL.bankroll(settled, start, pos)
-    tot = BL.totals(settled)
-    st.markdown(
-        f"{tr('bankroll')} <b data-testid='bankroll'>{curve['bankroll'][-1]:,.2f}</b> · "
-        f"{tr('net')} <b data-testid='bet-net'>{tot['net']:+,.2f}</b> · "
-        f"{tr('on_the_table')} <b data-testid='bet-pending'>{tot['pending']:,.0f}</b>",
-        unsafe_allow_html=True,
-    )
+    hold = hold and pos > 0
+    if hold:
+        from roads_app.ui.board_view import held_pair_markdown
+
+        held = BL.settle_log(bets, rounds, table, upto=pos - 1)
+        held_curve = BL.bankroll(held, start, pos - 1)
+        st.markdown(
+            held_pair_markdown(f"{key}-bank", pos, _bankroll_line(held, held_curve, "-held"),
+                               _bankroll_line(settled, curve)),
+            unsafe_allow_html=True,
+        )  # fmt: skip
+    else:
+        st.markdown(_bankroll_line(settled, curve), unsafe_allow_html=True)
 
     st.segmented_control(
         tr("chip"), BL.CHIPS, default=BL.CHIPS[2], key=f"{key}_chip", required=True,
@@ -277,6 +286,32 @@ def render_bet_panel(
     if message:
         st.error(message, icon=":material/error:")
 
+    if not hold:
+        _settled_view(settled, curve, table, key)
+        return
+    # Fixed keys, the rule first: whatever the order the page applies them in, the copy
+    # with the revealed round stays hidden until the board shows that round.
+    from roads_app.ui.board_view import held_css
+
+    st.html(held_css(f"st-key-{key}_settled_held", f"st-key-{key}_settled_now", pos))
+    with st.container(key=f"{key}_settled_held"):
+        _settled_view(held, held_curve, table, f"{key}_held")
+    with st.container(key=f"{key}_settled_now"):
+        _settled_view(settled, curve, table, key)
+
+
+def _bankroll_line(settled: pl.DataFrame, curve: pl.DataFrame, testid: str = "") -> str:
+    """Bankroll, net and stakes on the table (``testid`` marks a held copy's numbers)."""
+    tot = BL.totals(settled)
+    return (
+        f"{tr('bankroll')} <b data-testid='bankroll{testid}'>{curve['bankroll'][-1]:,.2f}</b>"
+        f" · {tr('net')} <b data-testid='bet-net{testid}'>{tot['net']:+,.2f}</b> · "
+        f"{tr('on_the_table')} <b data-testid='bet-pending{testid}'>{tot['pending']:,.0f}</b>"
+    )
+
+
+def _settled_view(settled: pl.DataFrame, curve: pl.DataFrame, table: Table, key: str) -> None:
+    """The bankroll chart (once there are bets) and the bet history."""
     if settled.height:  # no chart to redraw on every result for a player not betting
         st.plotly_chart(
             bankroll_figure(curve), key=f"{key}_bankroll", config={"displayModeBar": False}

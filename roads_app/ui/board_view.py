@@ -104,6 +104,15 @@ def held_css(before: str, after: str, round_no: int) -> str:
             .replace('"N"', f'"{round_no}"'))  # fmt: skip
 
 
+def held_pair_markdown(name: str, round_no: int, before: str, after: str) -> str:
+    """Markdown (with HTML) showing ``before`` until round ``round_no``'s reveal has ended,
+    then ``after``: both copies and the rule choosing between them in one element, so no
+    frame can show a copy whose rule has not arrived yet."""
+    a, b = f"{name}-before-{round_no}", f"{name}-after-{round_no}"
+    return (f"{held_css(a, b, round_no)}\n\n<div class='{a}'>\n\n{before}\n\n</div>\n\n"
+            f"<div class='{b}'>\n\n{after}\n\n</div>")  # fmt: skip
+
+
 def held_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     """The count strip as it stood before the last round, swapped for the strip with it
     when the hand's reveal ends (`held_css`): the counts do not tell the result early."""

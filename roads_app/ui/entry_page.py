@@ -167,9 +167,14 @@ def _pct(value: float | None) -> str:
 
 def render_stats(rounds: pl.DataFrame) -> None:
     """Counts and percentages of B/P/T, pairs, naturals, the streak and the longest ones."""
+    st.markdown(stats_markdown(rounds))
+
+
+def stats_markdown(rounds: pl.DataFrame) -> str:
+    """The statistics as one Markdown text (the replay's held reveal shows two of them)."""
     s = shoe_stats(rounds)
     streak = f"{winner_word(s['streak_side'])} × {s['streak']}" if s["streak_side"] else "–"
-    st.markdown(
+    return (
         f"**{tr('statistics')}** · {tr('rounds_n', n=s['rounds'])}\n\n"
         f"| | {tr('count')} | {tr('share')} |\n|:--|--:|--:|\n"
         f"| :red[{winner_word('B')}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"

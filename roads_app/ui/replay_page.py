@@ -250,24 +250,23 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             render_stats(shown)
         render_bet_panel(
             shoe_id=shoe_id, rounds=rounds, meta=meta, data_dir=folder, position=pos,
-            kind="replay-bets", allow_void=False, key="rbets",
+            kind="replay-bets", allow_void=False, key="rbets", hold=revealing,
         )  # fmt: skip
 
 
 def held_stats(shown: pl.DataFrame) -> None:
     """The statistics as they stood before the hand being revealed, swapped for the
     ones with it when its last card has turned (with the board's held marks): counts
-    tell no result early. Containers keyed by the round, so each round starts held."""
-    from roads_app.ui.board_view import held_css
-    from roads_app.ui.entry_page import render_stats
+    tell no result early. One element (`held_pair_markdown`): a frame between two
+    elements' updates once showed the statistics of the round before."""
+    from roads_app.ui.board_view import held_pair_markdown
+    from roads_app.ui.entry_page import stats_markdown
 
     n = shown.height
-    before, after = f"rp_stats_before_{n}", f"rp_stats_after_{n}"
-    st.html(held_css(f"st-key-{before}", f"st-key-{after}", n))
-    with st.container(key=before):
-        render_stats(shown.head(n - 1))
-    with st.container(key=after):
-        render_stats(shown)
+    st.markdown(
+        held_pair_markdown("rp-stats", n, stats_markdown(shown.head(n - 1)), stats_markdown(shown)),
+        unsafe_allow_html=True,
+    )
 
 
 def render_ev(rounds: pl.DataFrame, meta: ShoeMeta, pos: int) -> None:

@@ -32,7 +32,7 @@ from conftest import (
     wait_idle,
     wait_rounds,
 )
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from tests import storehelp as storage
@@ -372,10 +372,18 @@ SHOWN_JS = """() => {
   const strip = Array.from(document.querySelectorAll('.rd-strip'))
     .filter(e => getComputedStyle(e).visibility === 'visible').map(e => e.innerText);
   // the statistics beside the board (replay): the copy on show
-  const stats = Array.from(document.querySelectorAll('[class*="st-key-rp_stats_"]'))
+  const stats = Array.from(document.querySelectorAll('[class*="rp-stats-"]'))
     .filter(e => getComputedStyle(e).visibility === 'visible' && e.innerText.trim())
     .map(e => e.innerText);
-  return JSON.stringify({points, strip, stats});
+  // the bet panel's bankroll, stakes on the table and bankroll chart on show (replay)
+  const bank = Array.from(
+      document.querySelectorAll('[data-testid^="bankroll"], [data-testid^="bet-"]'))
+    .filter(e => getComputedStyle(e).visibility === 'visible')
+    .map(e => e.dataset.testid.replace(/-held$/, '') + '=' + e.textContent);
+  const charts = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .filter(g => getComputedStyle(g).visibility === 'visible' && g.layout && g.layout.meta
+            && 'bankroll' in g.layout.meta).map(g => g.layout.meta.bankroll);
+  return JSON.stringify({points, strip, stats, bank, charts});
 }""".replace("(BOARD)", f"({BOARD_JS})")
 
 HOLD_WATCH_JS = """([round, before]) => {
@@ -404,7 +412,8 @@ def _shown_diff(before: str, after: str) -> dict:
     return {"gone": sorted(pa - pb)[:5], "new": sorted(pb - pa)[:5],
             "strip": a["strip"] if a["strip"] != b["strip"] else None,
             "strip_now": b["strip"] if a["strip"] != b["strip"] else None,
-            "stats": (a["stats"], b["stats"]) if a["stats"] != b["stats"] else None}  # fmt: skip
+            "stats": (a["stats"], b["stats"]) if a["stats"] != b["stats"] else None,
+            "bank": (a["bank"], a["charts"], b["bank"], b["charts"])}  # fmt: skip
 
 
 def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal_ends(
@@ -412,7 +421,8 @@ def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal
 ):
     """Seed 1's round 23 is its second tie in a row: the big road cell's count goes from
     one slash to "2". While any card is face down, every mark on show (tie counts
-    included) and the count strip are those of round 22; then they are round 23's."""
+    included), the count strip, the statistics and a Tie bet's bankroll are those of
+    round 22; then they are round 23's."""
     dealt = deal_shoe(1, ShoeOptions(decks=8), 0).rounds
     assert dealt["winner"].cast(pl.String).to_list()[20:23] == ["B", "T", "T"]
     shoe = dealt_shoe(app_server, rounds=30, seed=1)
@@ -420,7 +430,13 @@ def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal
     wait_rounds(page, 22, timeout_ms=LOAD_MS)
     settle(page)
     page.wait_for_function(f"() => ({BOARD_JS})().dataset.shownRound === '22'")
+    page.locator(".st-key-rbets_bet_tie button").first.click()  # a chip on round 23
+    pending = page.locator('[data-testid="bet-pending"]').locator("visible=true")
+    expect(pending).not_to_have_text("0")
+    settle(page)
     before = page.evaluate(SHOWN_JS)
+    bank_before = json.loads(before)["bank"]
+    assert "bankroll=1,000.00" in bank_before, bank_before
     page.evaluate(HOLD_WATCH_JS, [23, before])
     page.locator(".st-key-rp_next button").click()
     wait_rounds(page, 23)
@@ -434,3 +450,7 @@ def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal
     stats = json.loads(before)["stats"], json.loads(after)["stats"]
     assert len(stats[0]) == len(stats[1]) == 1 and "22 rounds" in stats[0][0]
     assert "23 rounds" in stats[1][0]
+    assert "\tCount\tShare" in stats[1][0]  # drawn as a table, not Markdown text
+    stake = float(bank_before[-1].removeprefix("bet-pending=").replace(",", ""))
+    assert f"bankroll={1000 + 8 * stake:,.2f}" in json.loads(after)["bank"]
+    assert json.loads(after)["charts"] == [1000 + 8 * stake]  # the Tie paid 8:1
