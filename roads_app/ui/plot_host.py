@@ -37,32 +37,43 @@ export default function (component) {
   }
   gd.__rdWant = data;  // only the newest spec is drawn, whatever order loading ends in
   if (!data.draw) {
-    if (!gd.__rdDrawn) gd.style.minHeight = (data.height || 0) + 'px';
+    if (gd.__rdDrawn) return;
+    gd.style.minHeight = (data.height || 0) + 'px';
+    // Should the page's width report never get through, the newest spec is drawn anyway.
+    if (!gd.__rdLate) gd.__rdLate = setTimeout(() => {
+      gd.__rdLate = null;
+      if (!gd.__rdDrawn && !gd.__rdWant.draw) start(true);
+    }, __LATE_MS__);
     return;
   }
-  const draw = (P) => {
+  start(false);
+
+  function start(late) {
+    if (window.Plotly) { draw(window.Plotly, late); return; }
+    const src = __SRC__;
+    let tag = document.getElementById(__ID__);
+    if (!tag) {  // a page not served by our launcher: load the bundle now
+      tag = document.createElement('script');
+      tag.id = __ID__;
+      tag.src = src;
+      document.head.appendChild(tag);
+    }
+    const loaded = () => window.Plotly ? draw(window.Plotly, late)
+      : (gd.textContent = 'The chart library did not load (' + src + ').');
+    if (tag.dataset.failed) { loaded(); return; }
+    tag.addEventListener('load', loaded, {once: true});
+    tag.addEventListener('error', loaded, {once: true});
+  }
+
+  function draw(P, late) {
     const want = gd.__rdWant;
-    if (!want.draw || gd.__rdDrawn === want.sig) return;
+    if (!(want.draw || late) || gd.__rdDrawn === want.sig) return;
     gd.__rdDrawn = want.sig;
     gd.style.minHeight = '';
     P.react(gd, want.spec.data, want.spec.layout, want.config || {});
-  };
-  if (window.Plotly) { draw(window.Plotly); return; }
-  const src = __SRC__;
-  let tag = document.getElementById(__ID__);
-  if (!tag) {  // a page not served by our launcher: load the bundle now
-    tag = document.createElement('script');
-    tag.id = __ID__;
-    tag.src = src;
-    document.head.appendChild(tag);
   }
-  const loaded = () => window.Plotly ? draw(window.Plotly)
-    : (gd.textContent = 'The chart library did not load (' + src + ').');
-  if (tag.dataset.failed) { loaded(); return; }
-  tag.addEventListener('load', loaded, {once: true});
-  tag.addEventListener('error', loaded, {once: true});
 }
-""".replace("__SRC__", json.dumps(page_head.PLOTLY_SRC)).replace(
+""".replace("__SRC__", json.dumps(page_head.PLOTLY_SRC)).replace("__LATE_MS__", "1500").replace(
     "__ID__", json.dumps(page_head.PLOTLY_ID)
 )
 
@@ -88,7 +99,8 @@ def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None
 
     ``draw=False`` sends the spec (a test reads it) but the page does not draw it: it
     keeps what it last drew, or on a first draw holds ``placeholder_height`` pixels so
-    the page does not jump when the real drawing comes.
+    the page does not jump when the real drawing comes (and draws this spec after all
+    if none has come within 1.5 s).
     """
     config = config or {}
     _component(key=key, height="content", data={
