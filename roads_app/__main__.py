@@ -1,7 +1,5 @@
 """`python -m roads_app` is the `roads-app` command."""
 
-import sys
+from roads_app.cli import run
 
-from roads_app.cli import main
-
-sys.exit(main())
+run()

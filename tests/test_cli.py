@@ -61,3 +61,48 @@ def test_show_a_corrupt_file(tmp_path: Path) -> None:
     r = run("show", str(bad))
     assert r.returncode == 2 and "bad.parquet: not a readable Parquet" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def _loaded(code: str, *modules: str) -> list[str]:
+    """Which of ``modules`` a fresh interpreter holds after running ``code``."""
+    r = subprocess.run(
+        [sys.executable, "-c", f"import sys\n{code}\nprint('loaded:', *[m for m in "
+         f"{modules!r} if m in sys.modules])"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()[-1].split()[1:]
+
+
+def test_the_parser_imports_no_engine_and_backtest_help_still_names_the_strategies() -> None:
+    from roads_app.sim.strategies import ROADS, STAKINGS, STRATEGY_NAMES
+
+    heavy = ("numba", "polars", "pydantic", "pyarrow", "roads_app.sim.strategies")
+    assert _loaded("from roads_app.cli import build_parser; build_parser()", *heavy) == []
+    r = run("backtest", "--help")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert not any(f"{{{field}}}" in text for field in ("strategies", "roads", "stakings"))
+    for names in (STRATEGY_NAMES, tuple(ROADS), tuple(STAKINGS)):
+        assert ", ".join(names) in text
+
+
+def test_simulate_in_a_fresh_process_is_deal_shoes_without_numbas_registries(
+    tmp_path: Path,
+) -> None:
+    """A cold `simulate` loads its two cached kernels the lean way (no typing or lowering
+    registries, no array module) and its Parquet file is still `deal_shoes`' rounds."""
+    from polars.testing import assert_frame_equal
+
+    from roads_app.game.shoe import deal_shoes
+
+    warm = run("simulate", "--shoes", "2", "--seed", "1", "--out", str(tmp_path / "w.parquet"))
+    assert warm.returncode == 0, warm.stderr  # compiles the kernels if the cache is cold
+    out = tmp_path / "sims.parquet"
+    loaded = _loaded(
+        "from roads_app.cli import main\n"
+        f"assert main(['simulate', '--shoes', '300', '--seed', '41', '--out', {str(out)!r}]) == 0",
+        "numba.np.arraymath", "numba.np.arrayobj", "numba.cpython.unicode", "tqdm",
+    )  # fmt: skip
+    assert loaded == []
+    assert_frame_equal(pl.read_parquet(out), deal_shoes(41, 300))

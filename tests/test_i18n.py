@@ -289,3 +289,36 @@ def test_the_backtest_page_in_chinese_has_no_english_label_left(
     page = "\n".join(t for _, _, t in seen)
     for zh in ("策略回测", "每单位投注的期望值", "输光风险", "置信区间", "打完整靴", "总投注 · 和"):
         assert zh in page, zh
+
+
+def _study_page() -> None:
+    from roads_app.ui.live_odds import render_study_page
+
+    render_study_page()
+
+
+def test_the_live_odds_study_page_in_chinese_has_no_english_label_left(data: Path) -> None:
+    at = AppTest.from_function(_study_page, default_timeout=120)
+    at.query_params["lang"] = "zh"
+    at.run()
+    at.selectbox(key="study.table").set_value("classic")
+    at.number_input(key="study.shoes").set_value(20)
+    at.checkbox(key="study.closing").set_value(False)
+    at.button(key="study.run").click().run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    seen = _page_words(at)
+    for frame in at.dataframe:
+        df = frame.value
+        seen += [("Dataframe", "cell", str(v)) for col in df.columns
+                 if not is_numeric_dtype(df[col]) for v in df[col]]  # fmt: skip
+    charts = [json.loads(n.proto.spec) for n in _walk(at._tree)
+              if getattr(n, "type", "") == "plotly_chart"]  # fmt: skip
+    for fig in charts:
+        seen += [("Chart", "title", fig["layout"]["title"]["text"])]
+        seen += [("Chart", "trace", t["name"]) for t in fig["data"] if t.get("name")]
+    assert len(charts) == 1 and len(at.dataframe) == 1
+    left = [(k, f, t, _english(t)) for k, f, t in seen if _english(t)]
+    assert left == [], "\n".join(map(str, left))
+    page = "\n".join(t for _, _, t in seen)
+    for zh in ("实时赔率研究", "正期望局 %", "每靴精确期望值", "庄", "和", "忽略截止局数"):
+        assert zh in page, zh

@@ -11,7 +11,7 @@ import argparse
 import ipaddress
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 MAX_SEED = 2**64 - 1
 MAX_MONEY = 1e9
@@ -71,6 +71,20 @@ def host_name(text: str) -> str:
     if _HOST_RE.match(text):
         return text
     raise argparse.ArgumentTypeError(f"{text!r} is not an IP address or host name")
+
+
+def late_help(fill: Callable[[], Mapping[str, str]]) -> type[argparse.HelpFormatter]:
+    """A help formatter that fills the ``{name}`` fields of a parser's help texts only
+    when its help is printed: listing the strategies in ``backtest --help`` must not
+    import the engine for every other command (``roads-app simulate`` starts in half
+    the time). Pass it as ``formatter_class``."""
+
+    class LateHelp(argparse.HelpFormatter):
+        def _get_help_string(self, action: argparse.Action) -> str | None:
+            text = super()._get_help_string(action)
+            return text.format_map(fill()) if text and "{" in text else text
+
+    return LateHelp
 
 
 def print_json(obj: object) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from roads_app.cli.args import int_range, money, print_json, seed_number
+from roads_app.cli.args import int_range, late_help, money, print_json, seed_number
 
 MAX_BACKTEST_SHOES = 10_000_000
 """Most shoes one backtest deals (about an hour on one core with the fast engine)."""
@@ -97,12 +97,26 @@ def add_cluster_options(s: argparse.ArgumentParser, shard: int, what: str) -> No
     )
 
 
-def register_backtest(sub: argparse._SubParsersAction) -> None:
-    from roads_app.sim.cluster import SHARD_SHOES
+def _strategy_names() -> dict[str, str]:
+    """The names `backtest --help` lists (the engine is imported for the help only)."""
     from roads_app.sim.strategies import ROADS, STAKINGS, STRATEGY_NAMES
 
-    s = sub.add_parser("backtest", help="a betting strategy over many shoes: EV, CI, ruin")
-    s.add_argument("--strategy", required=True, help=f"one of {', '.join(STRATEGY_NAMES)}")
+    return {
+        "strategies": ", ".join(STRATEGY_NAMES),
+        "roads": ", ".join(ROADS),
+        "stakings": ", ".join(STAKINGS),
+    }
+
+
+def register_backtest(sub: argparse._SubParsersAction) -> None:
+    from roads_app.sim.cluster import SHARD_SHOES
+
+    s = sub.add_parser(
+        "backtest",
+        help="a betting strategy over many shoes: EV, CI, ruin",
+        formatter_class=late_help(_strategy_names),
+    )
+    s.add_argument("--strategy", required=True, help="one of {strategies}")
     s.add_argument("--bet", default=None, help="bet of flat/progression strategies (banker)")
     s.add_argument(
         "--shoes",
@@ -131,16 +145,14 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
         default=3,
         help="against-streak: streak length, 1 to 100 (3)",
     )
-    s.add_argument("--road", default="big_eye_boy", help=f"follow-road: {', '.join(ROADS)}")
+    s.add_argument("--road", default="big_eye_boy", help="follow-road: {roads}")
     s.add_argument(
         "--wins",
         type=int_range(1, 100),
         default=3,
         help="paroli: wins before the reset, 1 to 100 (3)",
     )
-    s.add_argument(
-        "--progression", default="flat", help=f"pattern strategies' staking: {', '.join(STAKINGS)}"
-    )
+    s.add_argument("--progression", default="flat", help="pattern strategies' staking: {stakings}")
     s.add_argument("--engine", default="fast", choices=("fast", "plain"), help="fast (Numba)")
     s.add_argument(
         "--threads", type=int_range(1, 1024), default=None, help="threads for the fast engine (all)"

@@ -13,8 +13,6 @@ MAX_SIMULATE_SHOES = 1_000_000
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from roads_app.game.shoe import ShoeOptions, check_seed
     from roads_app.sim import bulk
     from roads_app.store import files as storage
@@ -23,11 +21,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     n = bulk.check_shoe_count(args.shoes)
     check_seed(args.seed)
     out = Path(args.out)
-    storage.check_out_path(out)  # refuse a bad name before dealing anything
-    quiet = args.no_progress or n < PROGRESS_FROM
-    with tqdm(total=n, unit="shoe", file=sys.stderr, disable=quiet, unit_scale=True) as bar:
-        frames = bulk.batches(args.seed, n, opts, progress=bar.update)
-        path, rows = storage.write_batches(frames, out)
+    fmt = storage.check_out_path(out)  # refuse a bad name before dealing anything
+    deal = bulk.arrow_batches if fmt == "parquet" else bulk.batches  # Parquet: no frame
+    if args.no_progress or n < PROGRESS_FROM:  # no bar: tqdm is not even imported
+        path, rows = storage.write_batches(deal(args.seed, n, opts), out)
+    else:
+        from tqdm import tqdm
+
+        with tqdm(total=n, unit="shoe", file=sys.stderr, unit_scale=True) as bar:
+            path, rows = storage.write_batches(deal(args.seed, n, opts, progress=bar.update), out)
     print(f"wrote {n} shoes, {rows} rounds to {path}")
     return 0
 

@@ -15,6 +15,7 @@ naturals in one compiled pass, and the card lists straight from flat arrays and 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ from numba import njit, prange
 
 from roads_app.errors import RoundError
 from roads_app.game import cards as playing_cards
-from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNER, WINNERS, ShoeMeta
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
 from roads_app.game.shoe import (
     POINTS_BY_CARD,
     ShoeOptions,
@@ -34,7 +35,7 @@ from roads_app.game.shoe import (
     simulated_meta,
 )
 from roads_app.sim import kernel
-from roads_app.sim.cache import depends_on
+from roads_app.sim.cache import depends_on, load_lean
 from roads_app.sim.kernel import (
     _KERNEL_LOCK,
     W_BANKER,
@@ -42,7 +43,7 @@ from roads_app.sim.kernel import (
     W_TIE,
     _halves,
     _jump,
-    _shoe_states,
+    _lcg,
     _shuffle,
     pcg_start,
 )
@@ -67,26 +68,35 @@ def check_shoe_count(n_shoes: object) -> int:
     return n_shoes
 
 
+@load_lean
 @njit(cache=True, parallel=True, nogil=True)
 def _deal_batch(
-    starts: np.ndarray,  # [shoes, 2] uint64: each shoe's PCG64 state (hi, lo)
+    jump: np.ndarray,  # [6] uint64: first shoe's PCG64 state (hi, lo), jump A (hi, lo), C (hi, lo)
     inc: np.ndarray,  # [2] uint64
-    decks: int,
     cut: int,
     burn: bool,
     burn_between: bool,
-    cards: np.ndarray,  # [shoes, most hands, 6] int8
-    hands: np.ndarray,  # [shoes] int64
+    starts: np.ndarray,  # [shoes, 2] uint64: room for each shoe's start state
+    order: np.ndarray,  # [shoes, cards] int8: room for each shoe's shuffle
+    burnt: np.ndarray,  # [shoes, most hands] int8: room for the procedure's burnt cards
+    cards: np.ndarray,  # [shoes, most hands, 6] int8: the hands, filled in
+    hands: np.ndarray,  # [shoes] int64: hands in each shoe, filled in
     first: np.ndarray,  # [shoes] int8: the card turned face up to burn (-1: no burn)
 ) -> None:
-    n = decks * 52
+    """Shuffle and deal every shoe of the batch on every core: one compiled call.
+
+    The caller allocates the arrays: a kernel that allocates loads Numba's array
+    module along with its cached code (a tenth of a second at a cold start)."""
+    hi, lo = jump[0], jump[1]
+    for s in range(starts.shape[0]):  # one jump of a shoe's draws each, as `_shoe_states`
+        starts[s, 0] = hi
+        starts[s, 1] = lo
+        hi, lo = _lcg(hi, lo, jump[2], jump[3], jump[4], jump[5])
     for s in prange(starts.shape[0]):
-        order = np.empty(n, dtype=np.int8)
-        _shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order)
-        burnt = np.empty(cards.shape[1], dtype=np.int8)  # the procedure's; not kept here
-        h, _, _ = deal_rows(order, cut, burn, burn_between, cards[s], burnt)
+        _shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order[s])
+        h, _, _ = deal_rows(order[s], cut, burn, burn_between, cards[s], burnt[s])
         hands[s] = h
-        first[s] = order[0] if burn else -1
+        first[s] = order[s, 0] if burn else -1
 
 
 @dataclass(frozen=True)
@@ -113,19 +123,20 @@ def deal_batch(seed: int, options: ShoeOptions, first_shoe: int, n_shoes: int) -
     per = options.cards - 1  # raw draws per shoe
     state, inc = pcg_start(check_seed(seed), first_shoe * per)
     jump_a, jump_c = (_halves(x) for x in _jump(per, inc))
-    starts = _shoe_states(*_halves(state), *jump_a, *jump_c, n_shoes)
     most = options.cards // 4 + 1
     cards = np.full((n_shoes, most, 6), -1, dtype=np.int8)
     hands = np.zeros(n_shoes, dtype=np.int64)
     first = np.zeros(n_shoes, dtype=np.int8)
     with _KERNEL_LOCK:
         _deal_batch(
-            starts,
-            np.array(_halves(inc)),
-            options.decks,
+            np.array([*_halves(state), *jump_a, *jump_c], dtype=np.uint64),
+            np.array(_halves(inc), dtype=np.uint64),
             options.cut,
             options.burn,
             options.burn_between_hands,
+            np.empty((n_shoes, 2), dtype=np.uint64),
+            np.empty((n_shoes, options.cards), dtype=np.int8),
+            np.empty((n_shoes, most), dtype=np.int8),
             cards,
             hands,
             first,
@@ -134,15 +145,22 @@ def deal_batch(seed: int, options: ShoeOptions, first_shoe: int, n_shoes: int) -
     return DealtBatch(first_shoe, hands, dealt, first)
 
 
+@load_lean
 @njit(cache=True, nogil=True)
-def _round_columns(cards: np.ndarray) -> tuple:
-    """Winner code, totals, pair and natural flags of every row of cards."""
+def _round_columns(
+    cards: np.ndarray,  # [rounds, 6] int8
+    pts: np.ndarray,  # [52] int64: points by card number
+    code_bytes: np.ndarray,  # [52, 2] uint8: each card code's two ASCII bytes
+    winner: np.ndarray,  # [rounds] uint8, filled in: index into WINNERS
+    points: np.ndarray,  # [2, rounds] int8, filled in: player, banker totals
+    flags: np.ndarray,  # [4, rounds] bool, filled in: player pair, banker pair, naturals
+    offsets: np.ndarray,  # [2, rounds + 1] int64, filled in: each side's cards per row
+    text: np.ndarray,  # [2, 6 * rounds] uint8, filled in: each side's codes, two bytes each
+) -> None:
+    """Every column of the rows of cards, in one compiled pass (one function to load)."""
     r = cards.shape[0]
-    pts = _PTS
-    winner = np.empty(r, dtype=np.uint8)
-    ppts = np.empty(r, dtype=np.int8)
-    bpts = np.empty(r, dtype=np.int8)
-    flags = np.empty((4, r), dtype=np.bool_)  # player pair, banker pair, naturals
+    offsets[0, 0] = 0
+    offsets[1, 0] = 0
     for i in range(r):
         p0, p1, p2, b0, b1, b2 = (
             cards[i, 0],
@@ -156,79 +174,92 @@ def _round_columns(cards: np.ndarray) -> tuple:
         b2v = pts[b2] if b2 >= 0 else 0
         p = (pts[p0] + pts[p1] + p2v) % 10
         b = (pts[b0] + pts[b1] + b2v) % 10
-        ppts[i] = p
-        bpts[i] = b
+        points[0, i] = p
+        points[1, i] = b
         winner[i] = W_BANKER if b > p else (W_PLAYER if p > b else W_TIE)
         flags[0, i] = (p0 >> 2) == (p1 >> 2)
         flags[1, i] = (b0 >> 2) == (b1 >> 2)
         flags[2, i] = (pts[p0] + pts[p1]) % 10 >= 8
         flags[3, i] = (pts[b0] + pts[b1]) % 10 >= 8
-    return winner, ppts, bpts, flags
+        for side in range(2):
+            at = offsets[side, i]
+            for k in range(3 * side, 3 * side + 3):
+                c = cards[i, k]
+                if c >= 0:
+                    text[side, 2 * at] = code_bytes[c, 0]
+                    text[side, 2 * at + 1] = code_bytes[c, 1]
+                    at += 1
+            offsets[side, i + 1] = at
 
 
-@njit(cache=True, nogil=True)
-def _list_views(cards: np.ndarray, lo: int, hi: int, code_bytes: np.ndarray) -> tuple:
-    """Offsets and Arrow string views of the cards in columns ``lo:hi`` of each row.
-
-    A view of a string of up to 12 bytes holds it inline: length (int32) then the bytes.
-    """
-    r = cards.shape[0]
-    offsets = np.empty(r + 1, dtype=np.int64)
-    offsets[0] = 0
-    n = 0
-    for i in range(r):
-        for k in range(lo, hi):
-            if cards[i, k] >= 0:
-                n += 1
-        offsets[i + 1] = n
-    views = np.zeros((n, 16), dtype=np.uint8)
-    j = 0
-    for i in range(r):
-        for k in range(lo, hi):
-            c = cards[i, k]
-            if c >= 0:
-                views[j, 0] = 2
-                views[j, 4] = code_bytes[c, 0]
-                views[j, 5] = code_bytes[c, 1]
-                j += 1
-    return offsets, views
+@functools.cache
+def arrow_schema() -> pa.Schema:
+    """`MULTI_SHOE_SCHEMA` as Arrow (and Parquet) see it: what Polars writes, taken from
+    Polars itself (the Enum's metadata included), so both writers make the same file."""
+    return MULTI_SHOE_SCHEMA.to_frame().to_arrow().schema
 
 
-def _card_lists(cards: np.ndarray, lo: int, hi: int) -> pl.Series:
-    """A List(String) column of the card codes in columns ``lo:hi`` (-1: no card), built
-    from Arrow buffers (offsets, inline string views): no Python object per card."""
-    offsets, views = _list_views(cards, lo, hi, _CODE_BYTES)
-    codes = pa.Array.from_buffers(pa.string_view(), len(views), [None, pa.py_buffer(views)])
+def _arrow(dtype: pa.DataType, values: np.ndarray) -> pa.Array:
     # Buffers, not pa.array(numpy): that one imports pandas (a second off every command).
-    starts = pa.Array.from_buffers(pa.int64(), len(offsets), [None, pa.py_buffer(offsets)])
-    return pl.from_arrow(pa.LargeListArray.from_arrays(starts, codes))  # type: ignore[return-value]
+    return pa.Array.from_buffers(dtype, len(values), [None, pa.py_buffer(values)])
 
 
-def rounds_frame(batch: DealtBatch) -> pl.DataFrame:
-    """The batch as a multi-shoe rounds frame (`MULTI_SHOE_SCHEMA`), shoes numbered from 1."""
+def _bools(flags: np.ndarray) -> pa.Array:
+    """Arrow packs booleans eight to a byte, lowest bit first."""
+    bits = np.packbits(flags, bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(flags), [None, pa.py_buffer(bits)])
+
+
+def _card_lists(offsets: np.ndarray, text: np.ndarray) -> pa.Array:
+    """A list of card codes per row: every code is two bytes, so the strings' own
+    offsets are 0, 2, 4, ... (no Python object per card)."""
+    n = len(text) // 2
+    codes = pa.Array.from_buffers(
+        pa.large_string(),
+        n,
+        [None, pa.py_buffer(np.arange(0, 2 * n + 1, 2, dtype=np.int64)), pa.py_buffer(text)],
+    )
+    return pa.LargeListArray.from_arrays(_arrow(pa.int64(), offsets), codes)
+
+
+def arrow_batch(batch: DealtBatch) -> pa.RecordBatch:
+    """The batch as Arrow columns of `MULTI_SHOE_SCHEMA` (shoes numbered from 1), built
+    from the kernel's arrays: what Parquet is written from without a Polars frame."""
     n = batch.cards.shape[0]
-    winner, ppts, bpts, flags = _round_columns(batch.cards)
+    winner = np.empty(n, dtype=np.uint8)
+    points = np.empty((2, n), dtype=np.int8)
+    flags = np.empty((4, n), dtype=np.bool_)
+    offsets = np.empty((2, n + 1), dtype=np.int64)
+    text = np.empty((2, 6 * n), dtype=np.uint8)
+    _round_columns(batch.cards, _PTS, _CODE_BYTES, winner, points, flags, offsets, text)
     shoe_no = np.repeat(
         np.arange(batch.first_shoe + 1, batch.first_shoe + batch.n_shoes + 1, dtype=np.int32),
         batch.hands,
     )
     round_no = np.arange(n, dtype=np.int64) - np.repeat(batch.offsets[:-1], batch.hands) + 1
-    frame = pl.DataFrame(
-        {
-            "shoe": shoe_no,
-            "round": round_no.astype(np.int32),
-            "winner": pl.Series(WINNERS, dtype=WINNER).gather(winner),
-            "player_points": ppts,
-            "banker_points": bpts,
-            "player_pair": flags[0],
-            "banker_pair": flags[1],
-            "player_natural": flags[2],
-            "banker_natural": flags[3],
-            "player_cards": _card_lists(batch.cards, 0, 3),
-            "banker_cards": _card_lists(batch.cards, 3, 6),
-        }
-    )
-    return frame.cast(dict(MULTI_SHOE_SCHEMA))
+    schema = arrow_schema()
+    names = pa.Array.from_buffers(
+        pa.large_string(),
+        len(WINNERS),
+        [None, pa.py_buffer(np.arange(len(WINNERS) + 1, dtype=np.int64)),
+         pa.py_buffer("".join(WINNERS).encode("ascii"))],
+    )  # fmt: skip
+    columns = [
+        _arrow(pa.int32(), shoe_no),
+        _arrow(pa.int32(), round_no.astype(np.int32)),
+        pa.DictionaryArray.from_arrays(_arrow(pa.uint8(), winner), names, ordered=True),
+        _arrow(pa.int8(), points[0]),
+        _arrow(pa.int8(), points[1]),
+        *(_bools(f) for f in flags),
+        *(_card_lists(offsets[side], text[side, : 2 * offsets[side, -1]]) for side in range(2)),
+    ]
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def rounds_frame(batch: DealtBatch) -> pl.DataFrame:
+    """The batch as a multi-shoe rounds frame (`MULTI_SHOE_SCHEMA`), shoes numbered from 1."""
+    frame = pl.from_arrow(arrow_batch(batch))
+    return frame.cast(dict(MULTI_SHOE_SCHEMA))  # type: ignore[union-attr]
 
 
 def batch_ranges(n_shoes: int, batch: int = BATCH_SHOES, first_shoe: int = 0) -> list[range]:
@@ -257,6 +288,25 @@ def batches(
         if progress is not None:
             progress(len(shoes))
         yield frame
+
+
+def arrow_batches(
+    seed: int,
+    n_shoes: int,
+    options: ShoeOptions | None = None,
+    *,
+    batch: int = BATCH_SHOES,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """`batches` as Arrow record batches, never a Polars frame: what `simulate` writes
+    to Parquet (the same file either way)."""
+    options = options or ShoeOptions()
+    check_seed(seed)
+    for shoes in batch_ranges(n_shoes, batch):
+        columns = arrow_batch(deal_batch(seed, options, shoes.start, len(shoes)))
+        if progress is not None:
+            progress(len(shoes))
+        yield columns
 
 
 def deal_shoes_fast(seed: int, n_shoes: int, options: ShoeOptions | None = None) -> pl.DataFrame:

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import TypeVar
 
 from numba.core import config
-from numba.core.caching import CacheImpl, InTreeCacheLocator
+from numba.core.caching import CacheImpl, FunctionCache, InTreeCacheLocator
+
+D = TypeVar("D")
 
 _DEPENDS: dict[str, tuple[str, ...]] = {}
 
@@ -48,3 +51,37 @@ def depends_on(module_file: str, *modules: ModuleType) -> None:
     _DEPENDS[os.path.abspath(module_file)] = tuple(paths)
     if _DependentLocator not in CacheImpl._locator_classes:
         CacheImpl._locator_classes.insert(0, _DependentLocator)
+
+
+class _LeanFunctionCache(FunctionCache):
+    """Numba's cache of one function, loading its machine code without first importing
+    every typing and lowering registry Numba has (its `load_overload` refreshes the
+    whole target context: half a second of CPU at a cold start, for code that is
+    already compiled). Only the runtime (NRT) the loaded code allocates with is
+    started. A miss returns None as before and the function compiles; the compiler
+    refreshes the context itself."""
+
+    def load_overload(self, sig, target_context):  # type: ignore[no-untyped-def]
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+        return None  # the guard swallowed an I/O error: compile
+
+
+def load_lean(dispatcher: D) -> D:
+    """Load ``dispatcher``'s cached code the lean way (a decorator over
+    ``@njit(cache=True)``): for the kernels a short command calls first, so
+    ``roads-app simulate`` does not pay for registries only a compile needs.
+    A function without a disk cache (or with the JIT disabled) is left as it is."""
+    if isinstance(getattr(dispatcher, "_cache", None), FunctionCache) and _LEAN_PARTS:
+        dispatcher._cache = _LeanFunctionCache(dispatcher.py_func)  # type: ignore[attr-defined]
+    return dispatcher
+
+
+_LEAN_PARTS = all(
+    hasattr(FunctionCache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors")
+)
+"""The lean load reuses two private steps of Numba's cache: a Numba without them gets
+the ordinary load (slower to start, same code) rather than an error."""

@@ -277,13 +277,17 @@ class _ParquetSink:
         self.path = path
         self.writer: Any = None  # pyarrow.parquet.ParquetWriter, made on the first batch
 
-    def write(self, frame: pl.DataFrame) -> None:
+    def write(self, frame: Any) -> None:
+        """A Polars frame or an Arrow record batch (`roads_app.sim.bulk.arrow_batch`)."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = frame.to_arrow()
+        table = (
+            frame.to_arrow() if isinstance(frame, pl.DataFrame) else pa.Table.from_batches([frame])
+        )
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, table.schema)
-        self.writer.write_table(table, row_group_size=max(frame.height, 1))
+        self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
 
     def close(self) -> None:
         if self.writer is not None:
@@ -298,7 +302,9 @@ class _TextSink:
         self.fmt = fmt
         self.first = True
 
-    def write(self, frame: pl.DataFrame) -> None:
+    def write(self, frame: Any) -> None:
+        if not isinstance(frame, pl.DataFrame):  # Arrow columns: text goes through Polars
+            frame = pl.from_arrow(frame)
         if self.fmt == "csv":
             _cards_to_text(frame).write_csv(self.fh, include_header=self.first)
         elif frame.height:
@@ -314,8 +320,11 @@ class _TextSink:
         self.fh.close()
 
 
-def write_batches(frames: Iterable[pl.DataFrame], path: Path) -> tuple[Path, int]:
+def write_batches(frames: Iterable[Any], path: Path) -> tuple[Path, int]:
     """Write rounds frames (one or many shoes each) one after another into one file.
+
+    A frame is a Polars frame or an Arrow record batch of the same schema (Parquet is
+    written from Arrow either way: `roads_app.sim.bulk.arrow_batches` skips Polars).
 
     Memory stays that of two batches whatever the total: a batch is written (in a
     second thread, so the next one is built meanwhile) and dropped. Parquet gets a row
@@ -339,7 +348,7 @@ def write_batches(frames: Iterable[pl.DataFrame], path: Path) -> tuple[Path, int
                     if pending is not None:
                         pending.result()  # at most one batch waiting: memory stays flat
                     pending = pool.submit(sink.write, frame)
-                    rows += frame.height
+                    rows += len(frame)
                 if pending is not None:
                     pending.result()
                 if rows == 0 and fmt == "parquet":

@@ -350,50 +350,50 @@ def run_study(
 
 
 def _study_table(result: live_odds.StudyResult) -> pl.DataFrame:
+    table = load_table(result.table)
+    names = {bet: bet_name(table.bets[bet]) if bet in table.bets else bet
+             for bet in result.summary["bet"]}  # fmt: skip
     return result.summary.select(
-        pl.col("label").alias("Bet"),
-        pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String).alias("Pays"),
-        (100 * pl.col("positive_share")).round(3).alias("Positive hands %"),
-        pl.col("bets_per_shoe").round(3).alias("Bets per shoe"),
-        pl.col("net_per_shoe").round(4).alias("Net per shoe"),
-        pl.format("{} to {}", pl.col("net_ci_low").round(3), pl.col("net_ci_high").round(3)).alias(
-            "95% CI"
-        ),
-        pl.col("ev_per_shoe").round(4).alias("Exact EV per shoe"),
+        pl.col("bet").replace_strict(names).alias(tr("col_bet")),
+        pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String)
+        .alias(tr("col_pays")),
+        (100 * pl.col("positive_share")).round(3).alias(tr("st_positive_pct")),
+        pl.col("bets_per_shoe").round(3).alias(tr("st_bets_per_shoe")),
+        pl.col("net_per_shoe").round(4).alias(tr("st_net_per_shoe")),
+        pl.format(tr("st_ci_range"), pl.col("net_ci_low").round(3), pl.col("net_ci_high").round(3))
+        .alias(tr("st_ci")),
+        pl.col("ev_per_shoe").round(4).alias(tr("st_exact_ev")),
     )
 
 
 def render_study_page() -> None:
     """Page body: how often each bet turns positive over many simulated shoes, and what
     betting one unit only then would have won per shoe."""
-    st.header("Live odds study")
-    st.caption(
-        "Deals simulated shoes from a seed, prices every hand from the cards seen so far "
-        "and bets one unit on each bet only when its exact EV is positive."
-    )
+    st.header(tr("st_title"))
+    st.caption(tr("st_intro"))
     tables = list_tables()
     c1, c2, c3, c4 = st.columns([2, 1, 1, 2])
     name = c1.selectbox(
-        "Table",
+        tr("table"),
         tables,
         index=tables.index("winbox") if "winbox" in tables else 0,
         key="study.table",
     )
-    seed = int(c2.number_input("Seed", min_value=0, value=1, step=1, key="study.seed"))
+    seed = int(c2.number_input(tr("seed"), min_value=0, value=1, step=1, key="study.seed"))
     shoes = int(
         c3.number_input(
-            "Shoes", min_value=1, max_value=20000, value=200, step=100, key="study.shoes"
+            tr("bt_shoes"), min_value=1, max_value=20000, value=200, step=100, key="study.shoes"
         )
     )
     closing = c4.checkbox(
-        "Respect closing rounds",
+        tr("st_closing"),
         value=True,
         key="study.closing",
-        help="Off: bet every positive hand even after the table closes a bet",
+        help=tr("st_closing_help"),
     )
     inputs = (name, seed, shoes, closing)
-    if st.button("Run study", type="primary", key="study.run"):
-        bar = st.progress(0.0, text="dealing and pricing shoes…")
+    if st.button(tr("st_run"), type="primary", key="study.run"):
+        bar = st.progress(0.0, text=tr("st_dealing"))
         try:
             result = run_study(
                 name,
@@ -401,7 +401,7 @@ def render_study_page() -> None:
                 shoes,
                 closing,
                 progress=lambda done, total: bar.progress(
-                    done / total, text=f"{done:,} of {total:,} shoes"
+                    done / total, text=tr("bt_progress", done=f"{done:,}", total=f"{total:,}")
                 ),
             )
         except RoadsAppError as e:
@@ -412,23 +412,20 @@ def render_study_page() -> None:
         st.session_state["study.result"] = (inputs, result)
     stored = st.session_state.get("study.result")
     if not stored:
-        st.info("Choose a table, a seed and a number of shoes, then run the study.")
+        st.info(tr("st_choose"))
         return
     shown_inputs, result = stored
     if shown_inputs != inputs:
-        st.caption("Results below are for the previous settings; run again for these.")
+        st.caption(tr("st_previous"))
     st.markdown(
-        f"**{result.n_shoes:,} shoes, seed {result.seed}, table {result.table}: "
-        f"{result.hands:,} hands**" + ("" if result.closing else " (closing rounds ignored)")
-    )
+        tr("st_head", shoes=f"{result.n_shoes:,}", seed=result.seed, table=result.table,
+           hands=f"{result.hands:,}") + ("" if result.closing else tr("st_ignored"))
+    )  # fmt: skip
     if (
         result.closing
         and (result.summary["bets_per_shoe"] < result.summary["positive_share"]).any()
     ):
-        st.caption(
-            "Most positive hands come late in the shoe, after tables close side bets "
-            "(see the table's closing rounds); untick *Respect closing rounds* to bet them all."
-        )
+        st.caption(tr("st_late"))
     st.dataframe(
         _study_table(result),
         hide_index=True,
@@ -439,16 +436,17 @@ def render_study_page() -> None:
     per_shoe = result.per_shoe.filter(pl.col("bets") > 0)
     if per_shoe.height:
         fig = go.Figure()
+        table = load_table(result.table)
         for bet in per_shoe["bet"].unique(maintain_order=True).to_list():
             one = per_shoe.filter(pl.col("bet") == bet)
-            label = result.summary.filter(pl.col("bet") == bet)["label"][0]
+            label = bet_name(table.bets[bet]) if bet in table.bets else bet
             fig.add_trace(go.Box(y=one["net"].to_list(), name=label, boxmean=True,
                                  marker_color=bet_colour(bet, per_shoe["bet"].unique(
                                      maintain_order=True).to_list())))  # fmt: skip
         fig.update_layout(
             height=320,
             margin={"l": 40, "r": 10, "t": 30, "b": 40},
-            title="Net per shoe where the bet was placed",
+            title=tr("st_box_title"),
             showlegend=False,
         )
         st.plotly_chart(fig, theme=None, key="study.box")

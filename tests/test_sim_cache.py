@@ -1,0 +1,59 @@
+"""`roads_app.sim.cache.load_lean`: cached machine code loaded without Numba's registries,
+and a cache miss still compiling, in fresh interpreters (the only place a load happens)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+KERNEL = """
+import numpy as np
+from numba import njit, prange
+from roads_app.sim.cache import load_lean
+
+
+@load_lean
+@njit(cache=True, parallel=True)
+def fill(out, k):
+    for i in prange(out.shape[0]):
+        out[i] = (i * k) % 7
+"""
+
+CALL = """
+import sys
+import numpy as np
+import lean_kernel
+out = np.zeros(1000, dtype=np.int64)
+lean_kernel.fill(out, 5)
+assert out.tolist() == [(i * 5) % 7 for i in range(1000)], out
+hits = sum(lean_kernel.fill.stats.cache_hits.values())
+print(hits, "numba.np.arraymath" in sys.modules)
+"""
+
+
+def _call(folder: Path) -> str:
+    r = subprocess.run([sys.executable, "-c", CALL], capture_output=True, text=True, cwd=folder)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_a_miss_compiles_then_a_hit_loads_without_the_registries(tmp_path: Path) -> None:
+    (tmp_path / "lean_kernel.py").write_text(KERNEL)
+    assert _call(tmp_path) == "0 True"  # compiled: the compiler loads every registry
+    assert _call(tmp_path) == "1 False"  # loaded from disk, right, and none of them
+    (tmp_path / "lean_kernel.py").write_text(KERNEL.replace("% 7", "%  7"))  # a new stamp
+    assert _call(tmp_path) == "0 True"  # the stale cache is a miss: compiled again
+
+
+def test_a_function_without_a_disk_cache_is_left_alone() -> None:
+    from numba import njit
+
+    from roads_app.sim.cache import load_lean
+
+    def double(x: int) -> int:
+        return 2 * x
+
+    plain = njit(double)
+    assert load_lean(plain) is plain and type(plain._cache).__name__ == "NullCache"
+    assert load_lean(double) is double and load_lean(double)(4) == 8
