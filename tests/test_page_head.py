@@ -1,7 +1,7 @@
-"""The served page's head: Streamlit's own page with the key queue and the Plotly preload.
+"""The served page's head: Streamlit's own page with the key queue and plotly.js.
 
 Checked on the Streamlit installed here (its hashed bundle names change per release), so a
-Streamlit upgrade that moves the page or renames the chart bundle fails here, not silently.
+Streamlit upgrade that moves the page or moves plotly.js fails here, not silently.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from streamlit import file_util
 from roads_app.ui import board_host, page_head
 
 
-def test_the_served_page_is_streamlits_with_the_queue_first_and_the_chart_bundle_preloaded(
+def test_the_served_page_is_streamlits_with_the_queue_first_and_plotly_js_beside_it(
     tmp_path: Path,
 ):
     src = Path(file_util.get_static_dir())
@@ -26,15 +26,19 @@ def test_the_served_page_is_streamlits_with_the_queue_first_and_the_chart_bundle
     assert page.index(page_head.MARK) < page.index("<script type=\"module\"")
     # nothing of Streamlit's page is lost
     assert all(line in page for line in original.splitlines())
-    # the preloaded bundle is a real file of this Streamlit
-    links = re.findall(r'rel="modulepreload" crossorigin href="\./([^"]+)"', page)
-    assert any("PlotlyChart" in link for link in links)
-    for link in links:
-        assert (out / link).is_file()
+    # plotly.js is the installed package's file, served beside the page, loading async
+    tag = re.search(r'<script async id="([^"]+)" src="\./([^"]+)" onerror=[^>]*></script>', page)
+    assert tag and tag[1] == page_head.PLOTLY_ID
+    served = out / tag[2]
+    assert served.is_file() and served.stat().st_size > 1_000_000
+    assert served.read_bytes()[:200] == page_head.plotly_js().read_bytes()[:200]
+    assert b"Plotly" in served.read_bytes()[:2000]
     # every other entry is Streamlit's own, linked not copied
-    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in src.iterdir())
+    assert sorted(p.name for p in out.iterdir() if p != served) == sorted(
+        p.name for p in src.iterdir()
+    )
     for entry in out.iterdir():
-        if entry.name != "index.html":
+        if entry.name != "index.html" and entry != served:
             assert entry.is_symlink() and entry.resolve() == (src / entry.name).resolve()
 
 

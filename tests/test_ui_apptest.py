@@ -326,8 +326,14 @@ def test_opening_a_shoe_saved_elsewhere_shows_it(data: Path):
     assert "imported" in header(at)
 
 
+def drawn_specs(at: AppTest) -> list[dict]:
+    """The figure specs the page draws in place (`plot_host`), as the browser gets them."""
+    return [json.loads(c.proto.json)["spec"] for c in at.get("bidi_component")
+            if c.proto.component_name == "roads_app.plot"]  # fmt: skip
+
+
 def board_meta(at: AppTest) -> dict:
-    metas = [json.loads(c.proto.spec)["layout"].get("meta") for c in at.get("plotly_chart")]
+    metas = [spec["layout"].get("meta") for spec in drawn_specs(at)]
     boards = [m for m in metas if m and m.get("road") == "board"]
     assert len(boards) == 1
     return boards[0]

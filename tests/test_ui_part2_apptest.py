@@ -87,8 +87,9 @@ def road_metas(at: AppTest) -> dict[str, dict]:
     import json
 
     out: dict[str, dict] = {}
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
+    drawn = [json.loads(c.proto.json)["spec"] for c in at.get("bidi_component")
+             if c.proto.component_name == "roads_app.plot"]  # in place (`plot_host`)
+    for spec in [json.loads(c.proto.spec) for c in at.get("plotly_chart")] + drawn:
         m = spec.get("layout", {}).get("meta")
         if isinstance(m, dict) and m.get("road") == "board":  # the five roads in one figure
             out.update(m["roads"])

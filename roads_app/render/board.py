@@ -27,7 +27,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
-from plotly.basedatatypes import BaseFigure
 
 from roads_app.game.rounds import add_winner
 from roads_app.render.i18n import word
@@ -75,7 +74,7 @@ DERIVED_COLS = 14
 MINI_COLS = 24
 
 PLOT_CONFIG: dict[str, Any] = {"staticPlot": True, "displayModeBar": False}
-"""What pages pass to ``st.plotly_chart(config=...)``: a board is read, not zoomed."""
+"""The Plotly config pages draw a board with: a board is read, not zoomed."""
 
 Roads = Mapping[str, pl.DataFrame]
 
@@ -490,24 +489,6 @@ def board_figure(
                                 max_cell=max_cell, hold_last=hold_last))  # fmt: skip
 
 
-class PlainFigure(BaseFigure):
-    """A figure spec this module built, handed to ``st.plotly_chart`` as it is.
-
-    ``st.plotly_chart`` validates a plain dict by building a ``go.Figure`` from it, and
-    even an unchecked ``go.Figure`` builds one object per trace and attribute: either
-    costs more than building the whole board (tens of ms on an 80-round shoe, on every
-    key press). Plotly and Streamlit take any `BaseFigure` through ``to_dict()``, so this
-    one is only its dict; the board's names are fixed here, and the checked path
-    (`board_figure`) is the one the tests go through.
-    """
-
-    def __init__(self, spec: dict[str, Any]) -> None:  # no super(): that is the cost
-        self._spec = spec
-
-    def to_dict(self) -> dict[str, Any]:
-        return self._spec
-
-
 def board_spec(
     rounds_or_roads: Roads | pl.DataFrame,
     rows: int = ROWS,
@@ -573,8 +554,11 @@ def board_spec(
         suffix = "" if i == 1 else str(i)
         px = cell * size
         road, before = roads[name], shown[name]
-        held = road.join(before, on=road.columns, how="anti", nulls_equal=True)
-        old = before.join(road, on=road.columns, how="anti", nulls_equal=True)
+        if shown is roads:  # nothing held: no cell to compare
+            held = old = road[:0]
+        else:
+            held = road.join(before, on=road.columns, how="anti", nulls_equal=True)
+            old = before.join(road, on=road.columns, how="anti", nulls_equal=True)
         traces = _road_traces(name, before if old.is_empty() else before.join(
             old, on=road.columns, how="anti", nulls_equal=True), px, lang)  # fmt: skip
         for t in _road_traces(name, old, px, lang):  # cells the last round changes

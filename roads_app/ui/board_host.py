@@ -94,10 +94,15 @@ def _state(name: str) -> Any:
         return getattr(value, name, None)
 
 
+def reported_width() -> int | None:
+    """The board's width on the page as last reported (None before the first report)."""
+    width = _state("width")
+    return int(width) if isinstance(width, int | float) and width > 0 else None
+
+
 def board_width(default: int) -> int:
     """The board's width on the page as last reported (``default`` before the first)."""
-    width = _state("width")
-    return int(width) if isinstance(width, int | float) and width > 0 else default
+    return reported_width() or default
 
 
 def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:

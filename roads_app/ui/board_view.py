@@ -18,7 +18,7 @@ from roads_app.render import board
 from roads_app.render.i18n import DEFAULT, LANGUAGES, word
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import board_host
+from roads_app.ui import board_host, plot_host
 
 LANG_KEY = "lang"
 
@@ -140,15 +140,18 @@ def render_board(
     while its cards are still face down.
     """
     lg = lang()
-    width = board_host.board_width(board.DEFAULT_WIDTH_PX)
+    reported = board_host.reported_width()
+    width = reported or board.DEFAULT_WIDTH_PX
     spec = board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask,
                             max_cell=max_cell or board.MAX_CELL_PX,
                             hold_last=hold_last_s is not None)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
-    # as built: no Plotly re-validation of the whole board on every key press
-    st.plotly_chart(board.PlainFigure(spec), theme=None, config=board.PLOT_CONFIG,
-                    width="content", key=key)
+    # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.
+    # Before the page has said how wide the board is, the browser draws nothing (it
+    # would draw again at once at the real width) and only keeps the board's height.
+    plot_host.plot(spec, key=key, config=board.PLOT_CONFIG,
+                   draw=reported is not None, placeholder_height=spec["layout"]["height"])
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
     else:

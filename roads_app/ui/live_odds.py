@@ -23,6 +23,7 @@ from roads_app.bets.tables import Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
+from roads_app.ui import plot_host
 from roads_app.ui.words import bet_name, tr
 
 if TYPE_CHECKING:
@@ -166,6 +167,13 @@ def rank_figure(by_rank: dict[str, int], decks: int) -> go.Figure:
     return fig
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def rank_spec(by_rank: dict[str, int], decks: int) -> dict:
+    """`rank_figure` as the plain spec the page draws (its inputs change only when a card
+    is seen, so a rerun costs a look-up)."""
+    return json.loads(rank_figure(by_rank, decks).to_json())
+
+
 def render_live_odds(
     rounds: pl.DataFrame,
     meta: ShoeMeta,
@@ -200,12 +208,10 @@ def render_live_odds(
         height=_table_height(frame.height),
     )
     st.caption(tr("unseen_by_rank"))
-    st.plotly_chart(
-        rank_figure(rem.by_rank, meta.decks),
-        theme=None,
-        key=f"{key}.ranks",
-        config={"displayModeBar": False},
-    )
+    # Drawn in place (`plot_host`): a key press that leaves the unseen cards as they
+    # were (a result entered without cards) leaves the chart still.
+    plot_host.plot(rank_spec(rem.by_rank, meta.decks), key=f"{key}.ranks",
+                   config={"displayModeBar": False, "responsive": True})
 
 
 # --- the EV chart through a shoe -----------------------------------------------------------

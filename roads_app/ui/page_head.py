@@ -1,5 +1,5 @@
 """What the served page's ``<head>`` carries before the app runs: the key queue, and
-the Plotly bundle asked for early.
+the plotly.js bundle the board is drawn with.
 
 **The key queue.**
 A key pressed while the page is still starting (the browser has the page, but Streamlit
@@ -11,10 +11,11 @@ takes the queue over and sends it to the server. The component runs the same
 `QUEUE_JS` itself when the page did not carry it, so keys still work (from its mount
 on) if the HTML could not be changed.
 
-**The Plotly bundle** (Streamlit's chart code, about 5 MB) is otherwise fetched only
-when the first chart arrives, after the page has connected and the script has run up
-to the board; a ``modulepreload`` link in the head has the browser fetch and compile
-it while the rest of the page starts, off the first load's critical path.
+**plotly.js** (`PLOTLY_SRC`, the ``plotly`` package's own ``plotly.min.js``, about
+5 MB) draws the board in place (`plot_host`). An ``async`` script in the head has the
+browser fetch and compile it while Streamlit's own bundle starts and connects, off the
+first load's critical path, and it is cached like Streamlit's files afterwards. Nothing
+comes from the network: the file is the installed package's, linked into the folder.
 
 `serve_with_early_keys` makes the served folder: Streamlit's own static folder with
 its ``index.html`` replaced by one carrying both (links for everything else). No
@@ -23,7 +24,7 @@ Streamlit import here: the launcher uses it before Streamlit starts.
 
 from __future__ import annotations
 
-import html
+import importlib.util
 import json
 from pathlib import Path
 
@@ -74,15 +75,26 @@ QUEUE_JS = r"""(function (w) {
 })(window)""".replace("__KEYS__", json.dumps(list(KEYS)))
 
 
-def with_early_keys(index_html: str, preload: list[str] | None = None) -> str:
-    """``index_html`` with the queue as the first script of its ``<head>`` and a
-    ``modulepreload`` link for each path in ``preload`` (relative to the page).
+PLOTLY_SRC = "./roads-app-plotly.min.js"
+"""Where the page loads plotly.js from (relative to the page, as Streamlit's own files)."""
+PLOTLY_ID = "roads-app-plotly"
+"""The id of its script tag (`plot_host` waits on it, or adds it on a page without it)."""
 
-    >>> page = with_early_keys("<html><head><title>x</title></head></html>",
-    ...                        ["./static/js/PlotlyChart.x1.js"])
-    >>> page.index("roads-app-early-keys") < page.index("<title>")
-    True
-    >>> 'rel="modulepreload" crossorigin href="./static/js/PlotlyChart.x1.js"' in page
+
+def plotly_js() -> Path:
+    """The installed ``plotly`` package's ``plotly.min.js`` (found without importing it)."""
+    spec = importlib.util.find_spec("plotly")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("the plotly package is not installed")
+    return Path(spec.origin).parent / "package_data" / "plotly.min.js"
+
+
+def with_early_keys(index_html: str) -> str:
+    """``index_html`` with the queue as the first script of its ``<head>``, then the
+    plotly.js bundle loading ``async`` (it holds nothing else up).
+
+    >>> page = with_early_keys("<html><head><title>x</title></head></html>")
+    >>> page.index("roads-app-early-keys") < page.index("roads-app-plotly") < page.index("<title>")
     True
     >>> with_early_keys(page) == page  # already there
     True
@@ -93,27 +105,21 @@ def with_early_keys(index_html: str, preload: list[str] | None = None) -> str:
     if head < 0:
         raise ValueError("the page has no <head> to put the key queue in")
     at = head + len("<head>")
-    links = "".join(
-        f'<link rel="modulepreload" crossorigin href="{html.escape(path)}">'
-        for path in preload or []
-    )
     script = f'<script id="{MARK}">{QUEUE_JS};</script>'
-    return f"{index_html[:at]}\n{script}{links}{index_html[at:]}"
-
-
-PRELOAD_GLOB = "static/js/PlotlyChart.*.js"
-"""Streamlit's Plotly chunk (its name carries a content hash, so it is looked up)."""
+    plotly = (f'<script async id="{PLOTLY_ID}" src="{PLOTLY_SRC}" '
+              f'onerror="this.dataset.failed=1"></script>')  # fmt: skip
+    return f"{index_html[:at]}\n{script}{plotly}{index_html[at:]}"
 
 
 def serve_with_early_keys(static_dir: Path, out_dir: Path) -> Path:
-    """A folder to serve instead of ``static_dir``: its ``index.html`` carries the queue,
-    every other entry is a link to the original (nothing is copied)."""
+    """A folder to serve instead of ``static_dir``: its ``index.html`` carries the queue
+    and loads plotly.js, linked in beside it; every other entry is a link to the
+    original (nothing is copied)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for entry in static_dir.iterdir():
         if entry.name != "index.html":
             (out_dir / entry.name).symlink_to(entry)
+    (out_dir / PLOTLY_SRC.removeprefix("./")).symlink_to(plotly_js())
     index = (static_dir / "index.html").read_text(encoding="utf-8")
-    preload = sorted(f"./{p.relative_to(static_dir).as_posix()}"
-                     for p in static_dir.glob(PRELOAD_GLOB))  # fmt: skip
-    (out_dir / "index.html").write_text(with_early_keys(index, preload), encoding="utf-8")
+    (out_dir / "index.html").write_text(with_early_keys(index), encoding="utf-8")
     return out_dir

@@ -434,6 +434,8 @@ def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal
     pending = page.locator('[data-testid="bet-pending"]').locator("visible=true")
     expect(pending).not_to_have_text("0")
     settle(page)
+    # the bankroll chart the chip brings is drawn when Plotly's chart code has loaded
+    page.wait_for_function(f"() => JSON.parse(({SHOWN_JS})()).charts.length === 1")
     before = page.evaluate(SHOWN_JS)
     bank_before = json.loads(before)["bank"]
     assert "bankroll=1,000.00" in bank_before, bank_before

@@ -100,6 +100,7 @@ def test_entry_by_cards_and_a_forbidden_sequence(app_server: AppServer, page: Pa
     banker.press_sequentially("Tc 5d")
     banker.press("Enter")  # Enter submits the form
     wait_rounds(page, 1)
+    wait_idle(page)  # the board is drawn as its part arrives; the old message goes at the end
     assert error_box(page, "natural").count() == 0
     rounds, _ = sh.load_shoe(shoe_of(page), app_server.data_dir)
     row = rounds.row(0, named=True)
