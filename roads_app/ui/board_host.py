@@ -137,12 +137,12 @@ export default function (component) {
   const { data } = component;
   // Once shown, a round stays shown: the board can be drawn again (its first width
   // report, a rerun) after the reveal ended, and each drawing starts held again.
+  // `data-rd-shown` keeps naming the last round shown until the new one is: the page
+  // still holds the last round's strip and statistics for a moment, and they must stay
+  // on their own round's numbers (held copies hold only while their round is not shown).
   const root = document.documentElement;
   const state = window.__roadsHeld || (window.__roadsHeld = {round: null, shown: false});
-  if (state.round !== data.round) {
-    Object.assign(state, {round: data.round, shown: false});
-    delete root.dataset.rdShown;
-  }
+  if (state.round !== data.round) Object.assign(state, {round: data.round, shown: false});
   const reveal = (g) => {
     const m = g.layout && g.layout.meta;
     if (!(state.shown && m && m.held && m.rounds === state.round)) return;

@@ -388,6 +388,17 @@ SHOWN_JS = """() => {
 
 HOLD_WATCH_JS = """([round, before]) => {
   const w = window.__holdWatch = {frames: 0, down: 0, leaks: [], done: false};
+  // The board, strip and statistics must be exactly as before. The bet panel's numbers
+  // and bankroll chart must show nothing but what they showed before: while Streamlit
+  // swaps its elements a chart may be missing or doubled for a frame, but never new.
+  const was = JSON.parse(before);
+  const leaks = (shown) => {
+    const now = JSON.parse(shown);
+    const exact = ['points', 'strip', 'stats'];
+    return exact.some(k => JSON.stringify(now[k]) !== JSON.stringify(was[k]))
+      || now.bank.some(v => !was.bank.includes(v))
+      || now.charts.some(v => !was.charts.includes(v));
+  };
   const tick = () => {
     const hand = document.querySelector(`[data-testid="reveal"][data-round="${round}"]`);
     if (hand) {
@@ -396,7 +407,7 @@ HOLD_WATCH_JS = """([round, before]) => {
       const shown = (SHOWN)();
       w.frames++;
       if (down) w.down++;
-      if (down && shown !== before && w.leaks.length < 3) w.leaks.push(shown);
+      if (down && leaks(shown) && w.leaks.length < 3) w.leaks.push(shown);
       if (!down) w.done = true;
     }
     if (!w.done) requestAnimationFrame(tick);
