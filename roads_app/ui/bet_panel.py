@@ -167,12 +167,12 @@ def render_bet_panel(
     curve = BL.bankroll(settled, start, pos)
     hold = hold and pos > 0
     if hold:
-        from roads_app.ui.board_view import held_pair_markdown
+        from roads_app.ui.board_view import held_pair
 
         held = BL.settle_log(bets, rounds, table, upto=pos - 1)
         held_curve = BL.bankroll(held, start, pos - 1)
         st.markdown(
-            held_pair_markdown(f"{key}-bank", pos, _bankroll_line(held, held_curve, "-held"),
+            held_pair(f"{key}-bank", pos, _bankroll_line(held, held_curve, "-held"),
                                _bankroll_line(settled, curve)),
             unsafe_allow_html=True,
         )  # fmt: skip

@@ -104,25 +104,24 @@ def held_css(before: str, after: str, round_no: int) -> str:
             .replace('"N"', f'"{round_no}"'))  # fmt: skip
 
 
-def held_pair_markdown(name: str, round_no: int, before: str, after: str) -> str:
-    """Markdown (with HTML) showing ``before`` until round ``round_no``'s reveal has ended,
-    then ``after``: both copies and the rule choosing between them in one element, so no
-    frame can show a copy whose rule has not arrived yet."""
-    a, b = f"{name}-before-{round_no}", f"{name}-after-{round_no}"
+def held_pair(name: str, round_no: int, before: str, after: str) -> str:
+    """HTML (or Markdown with HTML) showing ``before`` until round ``round_no``'s reveal
+    has ended, then ``after``: both copies and the rule choosing between them in one
+    element, so no frame can show a copy whose rule has not arrived yet. The copies'
+    classes are ``<name>-a-<round>`` and ``<name>-b-<round>``."""
+    a, b = f"{name}-a-{round_no}", f"{name}-b-{round_no}"
     return (f"{held_css(a, b, round_no)}\n\n<div class='{a}'>\n\n{before}\n\n</div>\n\n"
             f"<div class='{b}'>\n\n{after}\n\n</div>")  # fmt: skip
 
 
 def held_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     """The count strip as it stood before the last round, swapped for the strip with it
-    when the hand's reveal ends (`held_css`): the counts do not tell the result early."""
+    when the hand's reveal ends (`held_pair`): the counts do not tell the result early."""
     n = rounds.height
     before = count_strip_html(rounds.head(max(n - 1, 0)), lg).replace(
         "data-testid='count-strip'", "data-testid='count-strip-before'"
     )
-    return (f"{held_css(f'rd-hold-a-{n}', f'rd-hold-b-{n}', n)}"
-            f"<div class='rd-hold-a-{n}'>{before}</div>"
-            f"<div class='rd-hold-b-{n}'>{count_strip_html(rounds, lg)}</div>")  # fmt: skip
+    return held_pair("rd-hold", n, before, count_strip_html(rounds, lg))
 
 
 def render_board(

@@ -257,14 +257,14 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
 def held_stats(shown: pl.DataFrame) -> None:
     """The statistics as they stood before the hand being revealed, swapped for the
     ones with it when its last card has turned (with the board's held marks): counts
-    tell no result early. One element (`held_pair_markdown`): a frame between two
+    tell no result early. One element (`held_pair`): a frame between two
     elements' updates once showed the statistics of the round before."""
-    from roads_app.ui.board_view import held_pair_markdown
+    from roads_app.ui.board_view import held_pair
     from roads_app.ui.entry_page import stats_markdown
 
     n = shown.height
     st.markdown(
-        held_pair_markdown("rp-stats", n, stats_markdown(shown.head(n - 1)), stats_markdown(shown)),
+        held_pair("rp-stats", n, stats_markdown(shown.head(n - 1)), stats_markdown(shown)),
         unsafe_allow_html=True,
     )
 
