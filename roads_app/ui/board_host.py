@@ -100,6 +100,32 @@ def reported_width() -> int | None:
     return int(width) if isinstance(width, int | float) and width > 0 else None
 
 
+def viewport_width() -> int | None:
+    """The browser window's width, as the page's head left it in a cookie before the app
+    connected (`page_head.VIEWPORT_JS`); None without a believable one."""
+    raw = st.context.cookies.get(page_head.VIEWPORT_COOKIE)
+    width = int(raw) if isinstance(raw, str) and raw.isdigit() else 0
+    return width if 200 <= width <= 20_000 else None
+
+
+SIDEBAR_PX = 300
+"""Streamlit's sidebar width, open by default in a window wider than 768 px."""
+
+
+def streamlit_width(viewport: int) -> int:
+    """The width of a page's main column in Streamlit's wide layout in a window
+    ``viewport`` wide: less the open sidebar, and the main block's side padding (1 rem
+    on narrow windows, 5 rem from about 870 px). A first guess only, for the first
+    drawing: the page's own report corrects it (one more drawing if it was wrong).
+
+    >>> streamlit_width(390), streamlit_width(1440)
+    (358, 980)
+    """
+    side = SIDEBAR_PX if viewport > 768 else 0
+    pad = 80 if viewport >= 870 else 16
+    return viewport - side - 2 * pad
+
+
 def board_width(default: int) -> int:
     """The board's width on the page as last reported (``default`` before the first)."""
     return reported_width() or default

@@ -10,6 +10,7 @@ come from the catalogue (`render.i18n`) in the language picked in the sidebar.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -152,31 +153,38 @@ def render_board(
     max_cell: float | None = None,
     hold_last_s: float | None = None,
     follows: tuple[str, int] | None = None,
+    column_width: Callable[[int], int] | None = board_host.streamlit_width,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
     ``hold_last_s``: the last round's marks, the tie counts it changes and its counts
     in the strip appear only after that many seconds (the hand reveal's length), not
     while its cards are still face down. ``follows``: the key presses this board
-    includes (`plot_host.plot`), on the scoreboard.
+    includes (`plot_host.plot`), on the scoreboard. ``column_width``: the board's width
+    in a window so wide, as the page lays it out, for the first drawing before the page
+    has reported the real one (None: wait for the report).
     """
     lg = lang()
-    reported = board_host.reported_width()
+    width, note = board_host.reported_width(), "reported width"
+    viewport = board_host.viewport_width() if width is None and column_width else None
+    if viewport is not None and column_width is not None:
+        width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
-    spec = _spec(rounds, reported or board.DEFAULT_WIDTH_PX, lg, ask, cap,
+    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap,
                  hold=hold_last_s is not None)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.
     # Before the page has said how wide the board is, the browser draws nothing (it
     # would draw again at once at the real width) and only keeps the board's height.
-    sig = plot_host.plot(spec, key=key, config=board.PLOT_CONFIG, draw=reported is not None,
-                         placeholder_height=spec["layout"]["height"], follows=follows)
+    sig = plot_host.plot(spec, key=key, config=board.PLOT_CONFIG, draw=width is not None,
+                         placeholder_height=spec["layout"]["height"], follows=follows,
+                         note=note)  # fmt: skip
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
     else:
         st.html(count_strip_html(rounds, lg))
-    return Drawn(key, sig, reported, lg, ask, cap)
+    return Drawn(key, sig, width, lg, ask, cap)
 
 
 def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:

@@ -45,7 +45,7 @@ def _follow(shoe_id: str) -> None:
         f"{word('round_of', lang(), n=rounds.height)}</span>",
         unsafe_allow_html=True,
     )
-    render_board(rounds, key="display_board", max_cell=80)
+    render_board(rounds, key="display_board", max_cell=80, column_width=lambda vw: vw - 48)
     st.session_state[SHOWN_KEY] = (shoe_id, version)
 
 

@@ -11,6 +11,8 @@ takes the queue over and sends it to the server. The component runs the same
 `QUEUE_JS` itself when the page did not carry it, so keys still work (from its mount
 on) if the HTML could not be changed.
 
+**The window's width** (`VIEWPORT_JS`), in a cookie the first script run can read.
+
 **plotly.js** (`PLOTLY_SRC`, the ``plotly`` package's own ``plotly.min.js``, about
 5 MB) draws the board in place (`plot_host`). An ``async`` script in the head has the
 browser fetch and compile it while Streamlit's own bundle starts and connects, off the
@@ -77,6 +79,13 @@ QUEUE_JS = r"""(function (w) {
 })(window)""".replace("__KEYS__", json.dumps(list(KEYS)))
 
 
+VIEWPORT_COOKIE = "roads-vw"
+VIEWPORT_JS = (f'document.cookie = "{VIEWPORT_COOKIE}=" + innerWidth + '
+               '"; path=/; SameSite=Strict";')  # fmt: skip
+"""The window's width, left in a cookie before the app connects: the server's first run
+reads it (`board_host.viewport_width`) to lay the board out for the page's width at once,
+instead of waiting for the page to report it."""
+
 PLOTLY_SRC = "./roads-app-plotly.min.js"
 """Where the page loads plotly.js from (relative to the page, as Streamlit's own files)."""
 PLOTLY_ID = "roads-app-plotly"
@@ -114,7 +123,7 @@ def with_early_keys(index_html: str) -> str:
     if head < 0:
         raise ValueError("the page has no <head> to put the key queue in")
     at = head + len("<head>")
-    script = f'<script id="{MARK}">{QUEUE_JS};</script>'
+    script = f'<script id="{MARK}">{QUEUE_JS};{VIEWPORT_JS}</script>'
     plotly = (f'<script async id="{PLOTLY_ID}" src="{PLOTLY_SRC}" '
               f'onerror="this.dataset.failed=1"></script>')  # fmt: skip
     return f"{index_html[:at]}\n{script}{plotly}{index_html[at:]}"

@@ -99,6 +99,8 @@ export default function (component) {
     const want = pick(gd.__rdWant);
     if (!(want.draw || late) || gd.__rdDrawn === want.sig) return;
     gd.__rdDrawn = want.sig;
+    // what the first drawing was laid out for, and why (tests read it)
+    gd.__rdFirst = gd.__rdFirst || {width: want.spec.layout.width, note: want.note};
     gd.style.minHeight = '';
     P.react(gd, want.spec.data, want.spec.layout, want.config || {});
   }
@@ -134,7 +136,7 @@ def signature(spec: dict[str, Any], config: dict[str, Any]) -> str:
 
 def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None,
          draw: bool = True, placeholder_height: int = 0,
-         follows: tuple[str, int] | None = None) -> str:
+         follows: tuple[str, int] | None = None, note: str = "") -> str:
     """Draw ``spec`` (a plain Plotly ``{"data", "layout"}`` dict) in place under ``key``;
     returns its `signature`.
 
@@ -146,11 +148,12 @@ def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None
     ``follows``: the key queue's ``(epoch, last press applied)`` this spec includes
     (`board_host`); a press after it makes the page draw the spec `plot_next` sent for
     that key at once, and the server's own spec when its run has applied the press.
+    ``note``: a word on how the spec was made, kept by the page with its first drawing.
     """
     config = config or {}
     sig = signature(spec, config)
     _component(key=key, height="content", data={
-        "spec": spec, "config": config, "sig": sig, "draw": draw, "name": key,
+        "spec": spec, "config": config, "sig": sig, "draw": draw, "name": key, "note": note,
         "height": placeholder_height,
         "follows": {"epoch": follows[0], "acked": follows[1]} if follows else None,
     })  # fmt: skip

@@ -238,7 +238,8 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             st.session_state.get(REVEAL, True) and row and row["player_cards"] is not None
         )
         # While the hand's cards are still face down the board must not tell the result.
-        render_board(shown, hold_last_s=reveal_done_s(row, 0.9 / _speed()) if revealing else None)
+        render_board(shown, hold_last_s=reveal_done_s(row, 0.9 / _speed()) if revealing else None,
+                     column_width=None)  # in a column: drawn once the page says how wide
         if revealing:
             st.caption(tr("as_dealt", n=pos))
             st.html(reveal_html(row, 0.9 / _speed()))

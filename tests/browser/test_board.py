@@ -103,6 +103,12 @@ OVERFLOW_JS = """() => {
   return bad;
 }"""
 
+FIRST_WIDTH_JS = """() => {
+  const g = (BOARD)();
+  return [g.__rdFirst.note, g.__rdFirst.width === g.layout.width,
+          g._fullLayout.width === g.layout.width];
+}""".replace("BOARD", BOARD_JS)
+
 SETTLED_JS = """() => {
   const g = (BOARD)();
   return !!(g && g._fullLayout && g._fullLayout.width === g.layout.width);
@@ -156,6 +162,9 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
                page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))  # fmt: skip
         if width >= 1440:
             assert meta["big_road"]["cols"] >= 40
+        # laid out for this width from the first drawing (the window's width known at
+        # once, the page's layout guessed right), not redrawn when the page reports it
+        assert page.evaluate(FIRST_WIDTH_JS) == ["window width", True, True], width
         page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
     finally:
         context.close()
@@ -264,6 +273,9 @@ def test_display_page_follows_an_operator_in_another_browser(
             board_meta(screen)["bead_plate"]["marks"] == 43
         )
         settle(screen)
+        # the first drawing was laid out for the screen's width: only results redrew it
+        # the first drawing was laid out for the screen's width, before it was reported
+        assert screen.evaluate(FIRST_WIDTH_JS) == ["window width", True, True]
         screen.screenshot(path=str(SCREENS / "display_1920.png"))
         assert screen.evaluate(MARKS_IN_CELLS_JS)["bad"] == []
     finally:
