@@ -138,8 +138,15 @@ def parse(
     return None
 
 
-ROW_PARTS: tuple[str, ...] = ("msg_round", "msg_shoe_round", "msg_limits")
-"""Pieces of row reasons that are messages themselves (where, the limits)."""
+ROW_PARTS: tuple[str, ...] = (
+    "msg_round",
+    "msg_shoe_round",
+    "msg_limits",
+    "msg_and",
+    *(f"msg_data_{d}" for d in ("winner", "points", "cards", "naturals", "pairs")),
+)
+"""Pieces of row reasons that are messages themselves (where, the limits, what a round
+lacks)."""
 
 ROW_REASONS: tuple[str, ...] = (
     "msg_round_not_dealt",

@@ -54,7 +54,7 @@ from roads_app.bets.tables import (
 from roads_app.errors import BetError, RoundError
 from roads_app.game import cards
 from roads_app.game.rounds import ROUNDS_SCHEMA
-from roads_app.messages import Message, fields_of, polars_template
+from roads_app.messages import Message, fields_of, parse, polars_template
 
 OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused")
 OUTCOME = pl.Enum(list(OUTCOMES))
@@ -239,6 +239,21 @@ def needs_text(kind: BetKind) -> Message:
     for item in reversed(items[:-1]):  # "a and b and c", as the catalogue joins two
         said = Message("msg_and", a=NEEDS_TEXT[item], b=said)
     return said
+
+
+def read_reason(reason: str | None, table: Table) -> Message | None:
+    """The message a `settle` reason was written from (None: not one of ours), with the
+    bet named as a message too: the table's label in English, its kind's name elsewhere.
+
+    >>> from roads_app.bets.tables import load_table
+    >>> read_reason("round 3 lacks pair flags or cards to settle Player Pair",
+    ...             load_table("classic")).text("zh")
+    '第 3 局缺少对子标记或牌，无法结算闲对'
+    """
+    names = {label: Message.named(label, f"bet_{k}")
+             for k, label in (*BET_LABELS.items(), *SHORTCUT_LABELS.items())}  # fmt: skip
+    names |= {b.label: Message.named(b.label, f"bet_{k}") for k, b in table.bets.items()}
+    return parse(reason, inner={"bet": names.get})
 
 
 def _said(key: str, **fields: pl.Expr | object) -> pl.Expr:

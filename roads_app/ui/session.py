@@ -27,6 +27,7 @@ import streamlit as st
 
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta, empty_rounds
+from roads_app.messages import Message
 from roads_app.store import db
 from roads_app.store import files as storage
 
@@ -174,8 +175,12 @@ def scrub(message: str, folder: Path | None = None) -> str:
     return message.replace(root, "the data folder")
 
 
-def set_error(area: str, message: str) -> None:
-    errors()[area] = scrub(message)
+def set_error(area: str, message: str | BaseException) -> None:
+    """Show ``message`` (an error, a `Message`, text) next to ``area``, in the page's
+    language where the message has a translation."""
+    from roads_app.ui.words import say
+
+    errors()[area] = scrub(say(message))
 
 
 def clear_errors() -> None:
@@ -201,7 +206,9 @@ def current() -> ShoeState:
         try:
             state = load_state(wanted, folder)
         except RoadsAppError as e:
-            set_error("shoe", f"could not open shoe {wanted!r}: {e}")
+            from roads_app.ui.words import say, tr
+
+            set_error("shoe", tr("could_not_open", id=repr(wanted), why=say(e)))
             _set_url(None)
             state = None
     if state is None or (wanted is None and state.saved):
@@ -227,11 +234,11 @@ def apply(area: str, change: Callable[[pl.DataFrame, ShoeMeta], pl.DataFrame]) -
         new_rounds = change(state.rounds, state.meta)
         saved = save_checked(state, new_rounds, folder)
     except StaleShoeError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         st.session_state.pop(STATE_KEY, None)
         return False
     except RoadsAppError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         return False
     st.session_state[STATE_KEY] = saved
     _set_url(saved.meta.id)
@@ -250,15 +257,15 @@ def bring_back(area: str = "result") -> bool:
     state = st.session_state.get(STATE_KEY) or current()
     try:
         if not state.saved:
-            raise db.StorageError("nothing to bring back: this shoe has no saved rounds")
+            raise db.StorageError(Message("msg_bring_back_unsaved"))
         store(folder).redo(state.meta.id, state.version)
         st.session_state[STATE_KEY] = load_state(state.meta.id, folder)
     except StaleShoeError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         st.session_state.pop(STATE_KEY, None)
         return False
     except RoadsAppError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         return False
     return True
 
