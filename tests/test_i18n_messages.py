@@ -237,3 +237,16 @@ def test_a_refused_hand_by_cards_says_why_in_chinese(
     assert any(zh in e for e in errors), errors
     for e in errors:
         _chinese(e, *numbers)
+
+
+def test_a_shoe_that_cannot_be_opened_says_why_in_chinese(data: Path) -> None:
+    """The store's refusal, with the server's folder named as the page names it."""
+    missing = deal_shoe(4).meta.id
+    sh.save_shoe(deal_shoe(3).rounds.head(2), deal_shoe(3).meta, data)  # a library to look in
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params[session.URL_PARAM] = missing
+    at.query_params["lang"] = "zh"
+    at.run()
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error]
+    assert errors == [f"无法打开牌靴 '{missing}'：{missing}：数据文件夹中没有这个编号的牌靴"], errors

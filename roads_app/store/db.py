@@ -580,7 +580,7 @@ class Store:
             "SELECT version, rounds, deleted FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
-            raise StorageError(f"no saved shoe {shoe_id!r} in {self.data_dir}")
+            raise StorageError(Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.data_dir))
         if row[2] is not None:
             raise StaleShoeError(Message("msg_deleted_elsewhere", id=shoe_id))
         return int(row[0]), int(row[1])
@@ -851,7 +851,7 @@ class Store:
             f"SELECT {', '.join(_META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
-            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.data_dir))
         return _meta_of(row)
 
     def load(self, shoe_id: str) -> Saved:
@@ -866,9 +866,9 @@ class Store:
             (shoe_id,),
         ).fetchone()
         if row is None:
-            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.data_dir))
         if row[-1] is not None:
-            raise StorageError(f"{shoe_id}: this shoe is in the trash (restore it to open it)")
+            raise StorageError(Message("msg_shoe_in_trash", id=shoe_id))
         rounds = frame_of(c.execute(_SQL_ROUNDS, (shoe_id,)).fetchall())
         return Saved(rounds, _meta_of(row[: len(_META_COLS)]), int(row[-2]))
 
@@ -925,7 +925,7 @@ class Store:
             "WHERE shoe = ? ORDER BY seq", (shoe_id,),
         ).fetchall()  # fmt: skip
         if not rows:
-            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.data_dir))
         return pl.DataFrame(rows, schema=HISTORY_SCHEMA, orient="row")
 
     # bets

@@ -28,6 +28,7 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta, empty_rounds
 from roads_app.messages import Message
+from roads_app.render.i18n import DEFAULT, word
 from roads_app.store import db
 from roads_app.store import files as storage
 
@@ -161,7 +162,7 @@ def errors() -> dict[str, str]:
     return st.session_state.setdefault(ERRORS_KEY, {})
 
 
-def scrub(message: str, folder: Path | None = None) -> str:
+def scrub(message: str, folder: Path | None = None, lang: str = DEFAULT) -> str:
     """A message fit for a browser: the server's own folder paths are not the reader's
     business (and may be another person's machine), so they become "the data folder".
 
@@ -171,16 +172,17 @@ def scrub(message: str, folder: Path | None = None) -> str:
     'roads.db in the data folder: is busy'
     """
     root = str(folder or data_dir())
-    message = message.replace(root + "/roads.db", "roads.db in the data folder")
-    return message.replace(root, "the data folder")
+    message = message.replace(root + "/roads.db", word("db_in_data_folder", lang))
+    return message.replace(root, word("the_data_folder", lang))
 
 
 def set_error(area: str, message: str | BaseException) -> None:
     """Show ``message`` (an error, a `Message`, text) next to ``area``, in the page's
     language where the message has a translation."""
+    from roads_app.ui.board_view import lang
     from roads_app.ui.words import say
 
-    errors()[area] = scrub(say(message))
+    errors()[area] = scrub(say(message), lang=lang())
 
 
 def clear_errors() -> None:
