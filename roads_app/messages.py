@@ -80,6 +80,13 @@ def say(what: object, lang: str = DEFAULT) -> str:
     return str(what)
 
 
+def bet(bet_id: str) -> str:
+    """A bet or shortcut named by its id: the id in English, its name elsewhere (an id
+    the catalogue does not know stays as it is)."""
+    key = f"bet_{bet_id}"
+    return Message.named(bet_id, key) if key in catalogue()[DEFAULT] else bet_id
+
+
 def side(name: str) -> Message:
     """``player`` / ``banker`` as a message names a hand (闲 / 庄 in Chinese)."""
     return Message.named(name, {"player": "P", "banker": "B"}[name])

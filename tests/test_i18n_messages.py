@@ -28,7 +28,7 @@ from roads_app import messages
 from roads_app.bets import ledger as BL
 from roads_app.bets.settlement import read_reason, settle
 from roads_app.bets.tables import BET_IDS, SHORTCUTS, load_table
-from roads_app.errors import CardError, DrawingRuleError, RoadsAppError, RoundError
+from roads_app.errors import BetError, CardError, DrawingRuleError, RoadsAppError, RoundError
 from roads_app.game.rounds import add_cards, apply_keys, round_by_points, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.render import i18n
@@ -112,6 +112,10 @@ def test_the_ledgers_refusals_say_themselves_in_chinese() -> None:
     assert messages.say(why, "zh") == "本金不足：下注 5,000，剩余 895（第 3 局已下注 100）"
     closed = load_table("winbox").can_place("big", 21, 10.0)
     assert messages.say(closed, "zh") == "大在本靴第 20 局后停止接受（这是第 21 局）"
+    with pytest.raises(BetError) as info:
+        BL.place(BL.empty_bets(), "big", 10.0, round_no=21, table=load_table("winbox"))
+    assert str(info.value) == "cannot bet big on round 21: " + closed
+    assert messages.say(info.value, "zh") == "第 21 局不能投注 大：" + messages.say(closed, "zh")
 
 
 # --- reasons written in a column read back -------------------------------------------------
@@ -249,4 +253,5 @@ def test_a_shoe_that_cannot_be_opened_says_why_in_chinese(data: Path) -> None:
     at.run()
     assert not at.exception, at.exception
     errors = [e.value for e in at.error]
-    assert errors == [f"无法打开牌靴 '{missing}'：{missing}：数据文件夹中没有这个编号的牌靴"], errors
+    said = f"无法打开牌靴 '{missing}'：{missing}：数据文件夹中没有这个编号的牌靴"
+    assert errors == [said], errors

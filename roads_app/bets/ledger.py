@@ -27,7 +27,7 @@ import polars as pl
 
 from roads_app.bets.tables import TableLike
 from roads_app.errors import BetError
-from roads_app.messages import Message
+from roads_app.messages import Message, bet
 
 CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
 """Chip sizes offered by the bet panel."""
@@ -124,7 +124,7 @@ def place(
     """Add a bet on ``round_no``; BetError (one line) when the table refuses it."""
     reason = can_place(bets, bet_id, stake, round_no, table)
     if reason:
-        raise BetError(Message("msg_cannot_bet", bet=bet_id, n=round_no, reason=reason))
+        raise BetError(Message("msg_cannot_bet", bet=bet(bet_id), n=round_no, reason=reason))
     return place_many(bets, [(bet_id, float(stake))], round_no=round_no)
 
 

@@ -522,8 +522,8 @@ class Store:
         check_shoe_id(meta.id)
         row = c.execute("SELECT deleted FROM shoes WHERE id = ?", (meta.id,)).fetchone()
         if row is not None:
-            where = "in the trash" if row[0] else "in the library"
-            raise StaleShoeError(f"shoe id {meta.id} is already taken ({where}): start a new shoe")
+            taken = "msg_id_taken_trash" if row[0] else "msg_id_taken"
+            raise StaleShoeError(Message(taken, id=meta.id))
         m = meta.to_dict()
         c.execute(
             f"INSERT INTO shoes ({', '.join(_META_COLS)}, updated, version, rounds) "
