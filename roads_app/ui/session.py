@@ -172,7 +172,7 @@ def scrub(message: str, folder: Path | None = None, lang: str = DEFAULT) -> str:
     'roads.db in the data folder: is busy'
     """
     root = str(folder or data_dir())
-    message = message.replace(root + "/roads.db", word("db_in_data_folder", lang))
+    message = message.replace(root + "/roads.db", word("db_in_data_folder", lang, db="roads.db"))
     return message.replace(root, word("the_data_folder", lang))
 
 
