@@ -4,7 +4,8 @@ A `Message` *is* its English text (a ``str``), so every caller that prints, comp
 logs or serialises a reason keeps working, and the CLI, the HTTP API and JSON stay in
 English. It also carries the catalogue key and fields it was made from, so a page in
 another language says it in that language (`Message.text`). The template is written
-once, in `roads_app/render/i18n.toml` (keys ``msg_...``), beside its translations.
+once, in `roads_app/render/i18n.toml` (keys ``msg_...``; the bankroll rule's
+``not_enough_bankroll``), beside its translations.
 
 A reason built row by row in a Polars column is plain text; `parse` finds the message
 it was made from again, by the same templates (`polars_template` writes the column).

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -87,14 +88,14 @@ def test_a_message_is_its_english_and_says_itself_in_chinese() -> None:
 
 
 def test_errors_carry_their_message() -> None:
-    cases: list[tuple[type[RoadsAppError], object]] = [
+    cases: list[tuple[type[RoadsAppError], Callable[[], object]]] = [
         (CardError, lambda: add_cards(rounds_from_winners(""), "9x Kd", "5h Kc")),
         (DrawingRuleError, lambda: add_cards(rounds_from_winners(""), "9s Kd 2c", "5h Kc")),
         (RoundError, lambda: round_by_points(3, 4, winner="P")),
     ]
     for kind, act in cases:
         with pytest.raises(kind) as info:
-            act()  # type: ignore[operator]
+            act()
         e = info.value
         assert e.message == str(e) and isinstance(e.message, messages.Message)
         zh = messages.say(e, "zh")
