@@ -233,6 +233,12 @@ def test_the_dashboard_answers_its_health_check(installed: Installed) -> None:
                     log = (installed.work / "dashboard.log").read_text(errors="replace")
                     pytest.fail(f"the dashboard exited with {code}:\n{log[-3000:]}")
         assert answer == (200, "ok")
+        # the page's plotly.js bundle travels in the wheel and is served beside the page
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/roads-app-plotly.min.js", timeout=10
+        ) as r:
+            head = r.read(200).decode()
+        assert r.status == 200 and "plotly.js (basic - minified)" in head
     data = Path(installed.env["XDG_DATA_HOME"]) / "roads-app"
     assert data.is_dir()  # the platform's data folder, not one beside the working folder
     listed = json.loads(installed.run("shoes", "list", "--json").stdout)

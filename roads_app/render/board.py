@@ -561,8 +561,8 @@ def board_spec(
             old = before.join(road, on=road.columns, how="anti", nulls_equal=True)
         traces = _road_traces(name, before if old.is_empty() else before.join(
             old, on=road.columns, how="anti", nulls_equal=True), px, lang)  # fmt: skip
-        for t in _road_traces(name, old, px, lang):  # cells the last round changes
-            t["name"] = f"old {t['name']}"
+        for t in _road_traces(name, old, px, lang) if old.height else ():
+            t["name"] = f"old {t['name']}"  # cells the last round changes
             traces.append(t)
         if held.height:  # what the last round adds or changes, when it is held
             for t in _road_traces(name, held, px, lang):

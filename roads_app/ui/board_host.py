@@ -105,6 +105,12 @@ def board_width(default: int) -> int:
     return reported_width() or default
 
 
+def applied() -> tuple[str, int]:
+    """The page load's key queue (its epoch) and the last press applied from it."""
+    epoch, seq = st.session_state.get(APPLIED_KEY) or ("", 0)
+    return epoch, seq
+
+
 def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:
     """Place the component; with ``on_keys`` it also takes B/P/T/U presses.
 
@@ -121,10 +127,10 @@ def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:
         st.session_state[APPLIED_KEY] = (epoch, new[-1][0])
         on_keys([key for _, key in new])
 
-    applied = st.session_state.get(APPLIED_KEY) or ("", 0)
+    epoch, acked = applied()
     _component(
         key=WIDGET_KEY,
-        data={"keys": on_keys is not None, "epoch": applied[0], "acked": applied[1],
+        data={"keys": on_keys is not None, "epoch": epoch, "acked": acked,
               "width": board_width(0)},
         height=1,
         on_presses_change=_presses,

@@ -10,6 +10,7 @@ come from the catalogue (`render.i18n`) in the language picked in the sidebar.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 import polars as pl
 import streamlit as st
@@ -124,6 +125,25 @@ def held_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     return held_pair("rd-hold", n, before, count_strip_html(rounds, lg))
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """How `render_board` laid the board out, so the boards one key away (`render_next`)
+    are laid out alike, and which spec (``sig``) they follow from."""
+
+    key: str
+    sig: str
+    width: int | None
+    lang: str
+    ask: str | None
+    max_cell: float
+
+
+def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
+          hold: bool = False) -> dict:
+    return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
+                            hold_last=hold)  # fmt: skip
+
+
 def render_board(
     rounds: pl.DataFrame,
     *,
@@ -131,27 +151,41 @@ def render_board(
     key: str = "board",
     max_cell: float | None = None,
     hold_last_s: float | None = None,
-) -> None:
+    follows: tuple[str, int] | None = None,
+) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
     ``hold_last_s``: the last round's marks, the tie counts it changes and its counts
     in the strip appear only after that many seconds (the hand reveal's length), not
-    while its cards are still face down.
+    while its cards are still face down. ``follows``: the key presses this board
+    includes (`plot_host.plot`), on the scoreboard.
     """
     lg = lang()
     reported = board_host.reported_width()
-    width = reported or board.DEFAULT_WIDTH_PX
-    spec = board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask,
-                            max_cell=max_cell or board.MAX_CELL_PX,
-                            hold_last=hold_last_s is not None)  # fmt: skip
+    cap = max_cell or board.MAX_CELL_PX
+    spec = _spec(rounds, reported or board.DEFAULT_WIDTH_PX, lg, ask, cap,
+                 hold=hold_last_s is not None)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.
     # Before the page has said how wide the board is, the browser draws nothing (it
     # would draw again at once at the real width) and only keeps the board's height.
-    plot_host.plot(spec, key=key, config=board.PLOT_CONFIG,
-                   draw=reported is not None, placeholder_height=spec["layout"]["height"])
+    sig = plot_host.plot(spec, key=key, config=board.PLOT_CONFIG, draw=reported is not None,
+                         placeholder_height=spec["layout"]["height"], follows=follows)
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
     else:
         st.html(count_strip_html(rounds, lg))
+    return Drawn(key, sig, reported, lg, ask, cap)
+
+
+def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
+    """Send the board each key press would give (``{"b": rounds after B, ...}``), laid
+    out as ``drawn`` was, for the page to draw the moment the key is pressed. Keys that
+    change nothing are left out (the page keeps its board); nothing is sent before the
+    page has reported its width (the board is not drawn yet either)."""
+    if drawn.width is None:
+        return
+    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell)
+             for k, r in successors.items()}  # fmt: skip
+    plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)

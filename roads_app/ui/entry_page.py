@@ -33,7 +33,7 @@ from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
 from roads_app.ui import access, board_host, session
 from roads_app.ui.bet_panel import render_entry_bets
-from roads_app.ui.board_view import lang, render_board
+from roads_app.ui.board_view import lang, render_board, render_next
 from roads_app.ui.guard import guarded, plain
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.words import WINNER_KEYS, labels, say, tr, winner_word
@@ -340,7 +340,8 @@ def shoe_fragment() -> None:
     with st.container():  # always there, so the elements after it keep their places
         if not state.saved:
             render_resume()
-    render_board(state.rounds, ask=st.session_state.get("ask_road"))
+    drawn = render_board(state.rounds, ask=st.session_state.get("ask_road"),
+                         follows=board_host.applied())
     render_quick_entry(state)
     main, side = st.columns([1.25, 1], gap="medium")
     with main:
@@ -359,6 +360,18 @@ def shoe_fragment() -> None:
     with side:
         render_stats(state.rounds)
         render_odds(state)
+    render_next(drawn, next_rounds(state))
+
+
+def next_rounds(state: session.ShoeState) -> dict[str, pl.DataFrame]:
+    """The shoe after each result key, as `on_keys` would make it (keys it would refuse,
+    such as U on an empty shoe, left out): the boards the page draws on a press."""
+    out = {}
+    for key in board_host.KEYS:
+        rounds, refused = apply_keys(state.rounds, [key], decks=state.meta.decks, **_flags())
+        if not refused:
+            out[key] = rounds
+    return out
 
 
 def render_viewer() -> None:

@@ -24,7 +24,6 @@ Streamlit import here: the launcher uses it before Streamlit starts.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -65,6 +64,9 @@ QUEUE_JS = r"""(function (w) {
     e.preventDefault();
     q.pending.push([++q.seq, key, w.location.pathname]);
     q.flush();
+    // The board draws what it already knows (`plot_host`), in the next frame: the
+    // press is sent first, and the drawing runs before the server's answer arrives.
+    requestAnimationFrame(() => w.dispatchEvent(new Event('roads-key')));
   }, true);
   // A rerun request can be swallowed while another run is starting (right after a
   // page load): presses not acknowledged within a second are sent again.
@@ -81,12 +83,19 @@ PLOTLY_ID = "roads-app-plotly"
 """The id of its script tag (`plot_host` waits on it, or adds it on a page without it)."""
 
 
+PLOTLY_BUNDLE = Path(__file__).with_name("static") / "plotly-basic.min.js"
+"""plotly.js's own "basic" bundle (scatter, bar, pie: all the board and the rank chart
+draw), MIT-licensed (``plotly-basic.LICENSE`` beside it), shipped with the package: the
+``plotly`` package's full bundle is four times its size, and the browser spent 1.5-2 s
+compiling it on a first load, in the way of Streamlit's own start. Taken unchanged from
+npm (``npm pack plotly.js-basic-dist-min@<version of the plotly package's plotly.js>``)."""
+
+
 def plotly_js() -> Path:
-    """The installed ``plotly`` package's ``plotly.min.js`` (found without importing it)."""
-    spec = importlib.util.find_spec("plotly")
-    if spec is None or spec.origin is None:
-        raise FileNotFoundError("the plotly package is not installed")
-    return Path(spec.origin).parent / "package_data" / "plotly.min.js"
+    """The plotly.js bundle the page loads (`PLOTLY_BUNDLE`)."""
+    if not PLOTLY_BUNDLE.is_file():
+        raise FileNotFoundError(f"{PLOTLY_BUNDLE} is missing from the installed package")
+    return PLOTLY_BUNDLE
 
 
 def with_early_keys(index_html: str) -> str:

@@ -8,12 +8,14 @@ each new figure spec (the plain ``{"data", "layout"}`` dict, as JSON) to
 ``Plotly.react``, which redraws only what changed. A spec equal to the one drawn is
 not drawn again, so a chart whose inputs did not change stays still on a rerun.
 
-plotly.js comes from the ``plotly`` package installed with the app
-(``plotly/package_data/plotly.min.js``), served beside the page by the launcher
-(`page_head.PLOTLY_JS`) and loaded by the page's head as it opens; nothing is fetched
-from the network. The drawn ``div`` is Plotly's own graph div (``.js-plotly-plot``,
-with ``layout``, ``data`` and ``on``), as ``st.plotly_chart`` leaves it, so the held
-reveal (`board_host.show_held_after`) and the browser tests read it the same way.
+plotly.js is the basic bundle shipped with the package (`page_head.PLOTLY_BUNDLE`),
+served beside the page by the launcher and loaded by the page's head as it opens;
+nothing is fetched from the network. On the scoreboard a key press draws the board
+that key gives before the server has answered (`plot_next`).
+
+The drawn ``div`` is Plotly's own graph div (``.js-plotly-plot``, with ``layout``,
+``data`` and ``on``), as ``st.plotly_chart`` leaves it, so the held reveal
+(`board_host.show_held_after`) and the browser tests read it the same way.
 """
 
 from __future__ import annotations
@@ -36,17 +38,33 @@ export default function (component) {
     parentElement.appendChild(gd);
   }
   gd.__rdWant = data;  // only the newest spec is drawn, whatever order loading ends in
+  // A board that follows the key queue draws, on a key press, the board that key gives
+  // (laid out by the server beforehand, `plot_next`), without waiting for the server.
+  if (data.follows && !gd.__rdOnKey) gd.__rdOnKey = () => {
+    if (gd.__rdWant.draw && window.Plotly) draw(window.Plotly, false);
+  };
+  const onKey = data.follows ? gd.__rdOnKey : null;
+  if (onKey) {  // the same function each time: added once however often this runs
+    window.addEventListener('roads-key', onKey);
+    window.addEventListener('roads-next', onKey);
+  }
+  const cleanup = () => {
+    if (!onKey) return;
+    window.removeEventListener('roads-key', onKey);
+    window.removeEventListener('roads-next', onKey);
+  };
   if (!data.draw) {
-    if (gd.__rdDrawn) return;
+    if (gd.__rdDrawn) return cleanup;
     gd.style.minHeight = (data.height || 0) + 'px';
     // Should the page's width report never get through, the newest spec is drawn anyway.
     if (!gd.__rdLate) gd.__rdLate = setTimeout(() => {
       gd.__rdLate = null;
       if (!gd.__rdDrawn && !gd.__rdWant.draw) start(true);
     }, __LATE_MS__);
-    return;
+    return cleanup;
   }
   start(false);
+  return cleanup;
 
   function start(late) {
     if (window.Plotly) { draw(window.Plotly, late); return; }
@@ -65,8 +83,20 @@ export default function (component) {
     tag.addEventListener('error', loaded, {once: true});
   }
 
+  // The server's board, or, while the first key press it has not applied yet is
+  // waiting, the board that press gives (when the server sent it for this very board).
+  function pick(want) {
+    const f = want.follows, q = window.__roadsKeys;
+    if (!f || !q) return want;
+    const acked = q.epoch === f.epoch ? f.acked : 0;  // none of this page load's presses yet
+    const first = q.pending.find(p => p[0] > acked);
+    const next = first && (window.__rdNext || {})[want.name];
+    const got = next && next.base === want.sig && next.specs[first[1]];
+    return got ? {...want, spec: got.spec, sig: got.sig} : want;
+  }
+
   function draw(P, late) {
-    const want = gd.__rdWant;
+    const want = pick(gd.__rdWant);
     if (!(want.draw || late) || gd.__rdDrawn === want.sig) return;
     gd.__rdDrawn = want.sig;
     gd.style.minHeight = '';
@@ -77,7 +107,16 @@ export default function (component) {
     "__ID__", json.dumps(page_head.PLOTLY_ID)
 )
 
+_NEXT_JS = r"""
+export default function (component) {
+  const { data } = component;
+  (window.__rdNext || (window.__rdNext = {}))[data.name] = data;
+  window.dispatchEvent(new Event('roads-next'));
+}
+"""
+
 _component = st.components.v2.component("roads_app.plot", js=_JS, isolate_styles=False)
+_next = st.components.v2.component("roads_app.plot_next", js=_NEXT_JS, isolate_styles=False)
 
 
 def signature(spec: dict[str, Any], config: dict[str, Any]) -> str:
@@ -94,16 +133,44 @@ def signature(spec: dict[str, Any], config: dict[str, Any]) -> str:
 
 
 def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None,
-         draw: bool = True, placeholder_height: int = 0) -> None:
-    """Draw ``spec`` (a plain Plotly ``{"data", "layout"}`` dict) in place under ``key``.
+         draw: bool = True, placeholder_height: int = 0,
+         follows: tuple[str, int] | None = None) -> str:
+    """Draw ``spec`` (a plain Plotly ``{"data", "layout"}`` dict) in place under ``key``;
+    returns its `signature`.
 
     ``draw=False`` sends the spec (a test reads it) but the page does not draw it: it
     keeps what it last drew, or on a first draw holds ``placeholder_height`` pixels so
     the page does not jump when the real drawing comes (and draws this spec after all
     if none has come within 1.5 s).
+
+    ``follows``: the key queue's ``(epoch, last press applied)`` this spec includes
+    (`board_host`); a press after it makes the page draw the spec `plot_next` sent for
+    that key at once, and the server's own spec when its run has applied the press.
     """
     config = config or {}
+    sig = signature(spec, config)
     _component(key=key, height="content", data={
-        "spec": spec, "config": config, "sig": signature(spec, config), "draw": draw,
+        "spec": spec, "config": config, "sig": sig, "draw": draw, "name": key,
         "height": placeholder_height,
+        "follows": {"epoch": follows[0], "acked": follows[1]} if follows else None,
+    })  # fmt: skip
+    return sig
+
+
+def plot_next(specs: dict[str, dict[str, Any]], *, key: str, base: str,
+              config: dict[str, Any] | None = None) -> None:
+    """What the plot under ``key`` becomes after each key press (``{"b": spec, ...}``),
+    while it shows the spec whose signature is ``base``.
+
+    Why: a key press's own round trip (the script run, its messages, the page's update
+    of every element) took 150-250 ms before the board could be drawn; with the boards
+    one key away already on the page, the press draws its board at once, from specs the
+    server laid out with the same code as every board. The server's own board follows
+    and is not drawn again when it is the same (same signature). Sent after the rest of
+    the page, so laying them out never delays what the press changed.
+    """
+    config = config or {}
+    _next(key=f"{key}_next", height=1, data={
+        "name": key, "base": base,
+        "specs": {k: {"spec": s, "sig": signature(s, config)} for k, s in specs.items()},
     })  # fmt: skip

@@ -264,7 +264,9 @@ PROBE_JS = """() => {
       .find(m => m && (m.road === 'board' || m.road === 'bead_plate'));
     return m ? m.rounds : null;
   };
-  document.addEventListener('keydown', () => {
+  // On the window, capturing: before the page's own key listener (on the document),
+  // which may already draw the new board while it handles the press.
+  window.addEventListener('keydown', () => {
     p.down = performance.now(); p.seen = null; p.from = rounds();
   }, true);
   const tick = () => {

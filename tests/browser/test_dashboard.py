@@ -189,6 +189,59 @@ def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
     assert board_meta(page)["bead_plate"]["marks"] == start + 16
 
 
+NEXT_READY_JS = """() => {
+  const gd = document.querySelector('.rd-plot');
+  const next = (window.__rdNext || {}).board;
+  return !!(gd && gd.__rdWant && next && next.base === gd.__rdWant.sig);
+}"""
+DRAWN_JS = """() => {
+  const gd = document.querySelector('.rd-plot');
+  return {rounds: gd.layout.meta.rounds, drawn: gd.__rdDrawn, server: gd.__rdWant.sig};
+}"""
+
+
+@pytest.mark.parametrize("key, change", [("b", 1), ("u", -1)])
+def test_a_key_press_draws_its_board_before_the_server_answers(
+    app_server: AppServer, page: Page, key: str, change: int
+):
+    """Every message from the server is held back after the press: the board must still
+    show the pressed key's result (sent ahead by the server), and it must be exactly the
+    board the server then sends (the same spec: not drawn a second time)."""
+    dealt = deal_shoe(7, ShoeOptions(decks=8), 0)
+    start = 40
+    sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
+    holding, held, socket = [False], [], []
+
+    def route(ws) -> None:  # a proxy between the page and the app, in the test's hands
+        server = ws.connect_to_server()
+        socket.append(ws)
+        server.on_message(lambda m: held.append(m) if holding[0] else ws.send(m))
+
+    page.route_web_socket("**/_stcore/stream", route)
+    open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
+    wait_idle(page)
+    page.wait_for_function(NEXT_READY_JS)
+    before = page.evaluate(DRAWN_JS)
+    holding[0] = True
+    page.keyboard.press(key)
+    page.wait_for_function("(n) => document.querySelector('.rd-plot').layout.meta.rounds === n",
+                           arg=start + change, timeout=10_000)  # fmt: skip
+    assert round_count(page) == start  # the page has heard nothing back yet
+    predicted = page.evaluate(DRAWN_JS)
+    assert predicted["server"] == before["server"] and predicted["drawn"] != before["drawn"]
+    holding[0] = False
+    for message in held:
+        socket[-1].send(message)
+    held.clear()
+    wait_rounds(page, start + change)
+    wait_idle(page)
+    after = page.evaluate(DRAWN_JS)
+    assert after["server"] == predicted["drawn"]  # the server's board is the one drawn
+    assert after["drawn"] == predicted["drawn"]
+    shoe = "".join(dealt.rounds.head(start)["winner"].cast(pl.String).to_list())
+    assert winners_on_disk(app_server, dealt.meta.id) == (shoe + "B" if key == "b" else shoe[:-1])
+
+
 def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
     app_server: AppServer, page: Page, browser
 ):
