@@ -15,6 +15,13 @@ from pathlib import Path
 class RoadsAppError(Exception):
     """Base of every error a person or a file can cause; its str() is a one-line message."""
 
+    @property
+    def message(self) -> str:
+        """The one line as raised: a `roads_app.messages.Message` where the raiser gave
+        one (so a page can say it in its own language), else the plain text."""
+        first = self.args[0] if len(self.args) == 1 else None
+        return first if isinstance(first, str) else str(self)
+
 
 class CardError(RoadsAppError, ValueError):
     """A card code that is not a card (`Zz`, `11h`, empty)."""

@@ -27,6 +27,7 @@ import polars as pl
 
 from roads_app.bets.tables import TableLike
 from roads_app.errors import BetError
+from roads_app.messages import Message, bet
 
 CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
 """Chip sizes offered by the bet panel."""
@@ -52,7 +53,7 @@ SETTLED_SCHEMA: pl.Schema = pl.Schema(
 
 PENDING = "pending"
 REFUND = "refund"
-VOID_REASON = "round voided: stake returned"
+VOID_REASON = Message("msg_round_voided")
 
 KINDS: tuple[str, ...] = ("bets", "replay-bets")
 """Which history a file holds: bets made while entering a shoe, or while replaying it."""
@@ -74,16 +75,16 @@ def with_placement(bets: pl.DataFrame) -> pl.DataFrame:
 
 def _stake(stake: object) -> float:
     if isinstance(stake, bool) or not isinstance(stake, int | float):
-        raise BetError(f"stake {stake!r} is not a number")
+        raise BetError(Message("msg_not_a_number", stake=repr(stake)))
     value = float(stake)
     if not math.isfinite(value) or value <= 0:
-        raise BetError(f"stake {stake!r} must be a positive amount")
+        raise BetError(Message("msg_stake_positive", stake=repr(stake)))
     return value
 
 
 def _round_no(round_no: object) -> int:
     if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
-        raise BetError(f"round {round_no!r} is not a round number (1 or more)")
+        raise BetError(Message("msg_round_number", round=repr(round_no)))
     return round_no
 
 
@@ -103,11 +104,11 @@ def can_place(
         value = _stake(stake)
         _round_no(round_no)
     except BetError as e:
-        return str(e)
+        return e.message
     if table is None:
         return None
     if bet_id not in table.bets:
-        return f"bet {bet_id!r} is not offered at this table"
+        return Message("msg_not_offered_here", bet=repr(bet_id))
     already = pending(bets, round_no).filter(pl.col("bet") == bet_id)["stake"].sum()
     return table.can_place(bet_id, round_no, float(already or 0.0) + value)
 
@@ -123,7 +124,7 @@ def place(
     """Add a bet on ``round_no``; BetError (one line) when the table refuses it."""
     reason = can_place(bets, bet_id, stake, round_no, table)
     if reason:
-        raise BetError(f"cannot bet {bet_id} on round {round_no}: {reason}")
+        raise BetError(Message("msg_cannot_bet", bet=bet(bet_id), n=round_no, reason=reason))
     return place_many(bets, [(bet_id, float(stake))], round_no=round_no)
 
 
@@ -159,7 +160,7 @@ def place_shortcut(
     """Place ``stake`` on each bet of a shortcut (2-Way = Banker + Player Pair ...), all or none."""
     parts = list(parts)
     if not parts:
-        raise BetError("the shortcut holds no bets")
+        raise BetError(Message("msg_shortcut_empty"))
     log = bets
     for bet_id in parts:  # each part checked with the parts before it on the table
         log = place(log, bet_id, stake, round_no=round_no, table=table)
@@ -179,7 +180,7 @@ def can_void(bets: pl.DataFrame, round_no: int) -> bool:
 def void(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
     """Cancel round ``round_no`` at the table: its bets are refunded, kept in the history."""
     if not can_void(bets, round_no):
-        raise BetError(f"round {round_no} has no bets to refund")
+        raise BetError(Message("msg_no_refund", n=round_no))
     hit = (pl.col("round") == round_no) & ~pl.col("voided")
     return bets.with_columns(voided=pl.when(hit).then(True).otherwise(pl.col("voided")))
 
@@ -192,7 +193,7 @@ def can_clear(bets: pl.DataFrame, round_no: int) -> bool:
 def clear(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
     """Take back the bets on a round not dealt yet (changed one's mind, not a void)."""
     if not can_clear(bets, round_no):
-        raise BetError(f"round {round_no} has no bets to take back")
+        raise BetError(Message("msg_no_take_back", n=round_no))
     return bets.filter(~((pl.col("round") == round_no) & ~pl.col("voided")))
 
 
@@ -280,8 +281,11 @@ def beyond_bankroll(
     left = bankroll - on_table
     if stake <= left + 1e-9:
         return None
-    already = f" ({on_table:,.0f} already on round {round_no})" if on_table else ""
-    return f"not enough bankroll: {stake:,.0f} asked, {max(left, 0):,.0f} left{already}"
+    asked, rest = f"{stake:,.0f}", f"{max(left, 0):,.0f}"
+    if on_table:
+        return Message("not_enough_bankroll_on", asked=asked, left=rest,
+                       amount=f"{on_table:,.0f}", n=round_no)  # fmt: skip
+    return Message("not_enough_bankroll", asked=asked, left=rest)
 
 
 def undo_last(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
@@ -295,7 +299,7 @@ def undo_last(bets: pl.DataFrame, round_no: int) -> pl.DataFrame:
     """
     mine = with_placement(pending(bets, round_no))
     if not mine.height:
-        raise BetError(f"round {round_no} has no chip to take back")
+        raise BetError(Message("msg_no_chip", n=round_no))
     last = mine.filter(pl.col("id") == pl.col("id").max())["placement"][0]
     taken = mine.filter(pl.col("placement") == last)["id"]
     return bets.filter(~pl.col("id").is_in(taken.implode()))

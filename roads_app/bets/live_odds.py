@@ -44,6 +44,7 @@ from roads_app.errors import RoundError, ShoeCompositionError
 from roads_app.game import cards as playing_cards
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, check_seed, deal_shoe
+from roads_app.messages import Message
 
 POSITIVE_EV = 1e-12
 """EV above this counts as positive (guards against rounding noise at exactly zero)."""
@@ -124,10 +125,8 @@ def _check_seen(full: np.ndarray, seen: np.ndarray, decks: int) -> None:
     over = np.flatnonzero(seen > full)
     if over.size:
         i = int(over[np.argmax(seen[over])])
-        raise ShoeCompositionError(
-            f"{int(seen[i])} × {playing_cards.ALL_CARDS[i]} seen but the {decks}-deck shoe "
-            f"holds only {decks}"
-        )
+        code = playing_cards.ALL_CARDS[i]
+        raise ShoeCompositionError(Message("msg_too_many", n=int(seen[i]), code=code, decks=decks))
 
 
 def remaining_counts(rounds: pl.DataFrame, meta: ShoeMeta, after: int | None = None) -> Remaining:
@@ -139,17 +138,13 @@ def remaining_counts(rounds: pl.DataFrame, meta: ShoeMeta, after: int | None = N
     head = rounds.head(n)
     missing = _missing_cards(head)
     if missing is not None:
-        return Remaining(
-            None,
-            n + 1,
-            f"round {missing} was entered without cards: enter cards to see live odds",
-        )
+        return Remaining(None, n + 1, Message("msg_no_cards_no_odds", n=missing))
     full = full_shoe_counts(meta.decks)
     seen = round_card_counts(head).sum(axis=0) + _burn_counts(meta)
     _check_seen(full, seen, meta.decks)
     left = full - seen
     if left.sum() < MIN_CARDS:
-        return Remaining(left, n + 1, f"only {int(left.sum())} cards left: the shoe is finished")
+        return Remaining(left, n + 1, Message("msg_shoe_finished", n=int(left.sum())))
     return Remaining(left, n + 1)
 
 

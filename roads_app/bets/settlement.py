@@ -44,17 +44,17 @@ from roads_app.bets.spec import (
     cell_results,
 )
 from roads_app.bets.tables import (
-    BET_IDS,
     BET_LABELS,
     SHORTCUT_LABELS,
-    SHORTCUTS,
     Table,
+    known_bets,
     limits_text,
     not_offered_reason,
 )
 from roads_app.errors import BetError, RoundError
 from roads_app.game import cards
 from roads_app.game.rounds import ROUNDS_SCHEMA
+from roads_app.messages import Message, fields_of, parse, polars_template
 
 OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused")
 OUTCOME = pl.Enum(list(OUTCOMES))
@@ -228,12 +228,42 @@ def _params(table: Table) -> pl.DataFrame:
     )
 
 
-def needs_text(kind: BetKind) -> str:
+def needs_text(kind: BetKind) -> Message:
     """What a round must show to settle ``kind``, in the words of a refusal."""
     items = [i for i in kind.needs if i != "winner"]
     if {"cards", "suits"} & set(items):
-        return "cards"
-    return " and ".join(NEEDS_TEXT[i] for i in items) or NEEDS_TEXT["winner"]
+        return NEEDS_TEXT["cards"]
+    if not items:
+        return NEEDS_TEXT["winner"]
+    said = NEEDS_TEXT[items[-1]]
+    for item in reversed(items[:-1]):  # "a and b and c", as the catalogue joins two
+        said = Message("msg_and", a=NEEDS_TEXT[item], b=said)
+    return said
+
+
+def read_reason(reason: str | None, table: Table) -> Message | None:
+    """The message a `settle` reason was written from (None: not one of ours), with the
+    bet named as a message too: the table's label in English, its kind's name elsewhere.
+
+    >>> from roads_app.bets.tables import load_table
+    >>> read_reason("round 3 lacks pair flags or cards to settle Player Pair",
+    ...             load_table("classic")).text("zh")
+    '第 3 局缺少对子标记或牌，无法结算闲对'
+    """
+    names = {label: Message.named(label, f"bet_{k}")
+             for k, label in (*BET_LABELS.items(), *SHORTCUT_LABELS.items())}  # fmt: skip
+    names |= {b.label: Message.named(b.label, f"bet_{k}") for k, b in table.bets.items()}
+    return parse(reason, inner={"bet": names.get})
+
+
+def _said(key: str, **fields: pl.Expr | object) -> pl.Expr:
+    """A `Message`'s English row by row: ``key``'s template, each field a column or a
+    value, so the column reads back into the message (`roads_app.messages.parse`)."""
+    parts = [
+        f if isinstance(f, pl.Expr) else pl.lit(str(f), dtype=pl.String)
+        for f in (fields[name] for name in fields_of(key))
+    ]
+    return pl.format(polars_template(key), *parts)
 
 
 # --- what a round's data decides ------------------------------------------------------------
@@ -448,40 +478,28 @@ def settle(
         if refusals
         else pl.lit(None, dtype=pl.String)
     )
-    unknown_reason = pl.format(
-        "unknown bet '{}' (known: {})", bet, pl.lit(", ".join(BET_IDS + tuple(SHORTCUTS)))
-    )
-    where = pl.format("shoe {} round {}", "shoe", rnd) if multi else pl.format("round {}", rnd)
+    unknown_reason = _said("msg_unknown_bet", bet=pl.format("'{}'", bet), known=known_bets())
+    where = (
+        _said("msg_shoe_round", shoe=pl.col("shoe"), n=rnd) if multi
+        else _said("msg_round", n=rnd)
+    )  # fmt: skip
     needs = pl.col("__needs")
 
     reason = (
         pl.when(~offered)
         .then(pl.coalesce(known_refusal, unknown_reason))
         .when(stake.is_nan())
-        .then(pl.lit("stake NaN is not a number"))
+        .then(pl.lit(str(Message("msg_not_a_number", stake="NaN"))))
         .when(bad_stake)
-        .then(
-            pl.format(
-                "stake {} is outside the table limits ({})",
-                _num_text(stake),
-                pl.lit(limits_text(lim)),
-            )
-        )
+        .then(_said("msg_outside_limits", stake=_num_text(stake), limits=limits_text(lim)))
         .when(closed)
-        .then(
-            pl.format(
-                "{} closes after round {} of the shoe (this is round {})",
-                "__label",
-                "__closes",
-                rnd,
-            )
-        )
+        .then(_said("msg_closes_after", bet=pl.col("__label"), closes=pl.col("__closes"), n=rnd))
         .when(void)
         .then(pl.lit(None, dtype=pl.String))
         .when(~dealt)
-        .then(pl.format("{} has not been dealt", where))
+        .then(_said("msg_round_not_dealt", where=where))
         .when(lacking)
-        .then(pl.format("{} lacks {} to settle {}", where, needs, "__label"))
+        .then(_said("msg_round_lacks", where=where, needs=needs, bet=pl.col("__label")))
     )
     outcome = (
         pl.when(~offered | bad_stake | closed)

@@ -38,6 +38,7 @@ from typing import Literal
 import numpy as np
 
 from roads_app.game.drawing import banker_draws, player_draws
+from roads_app.messages import Message
 
 LOSE, PUSH, REFUND = "lose", "push", "refund"
 """Results that are not a win (a win is named by its payout key)."""
@@ -49,15 +50,8 @@ DATA: tuple[str, ...] = ("winner", "points", "cards", "naturals", "pairs", "suit
 """What a bet may need from a round: the winner, the totals, the number of cards in
 each hand, the natural flags, the pair flags, the suits (identical cards)."""
 
-NEEDS_TEXT: Mapping[str, str] = MappingProxyType(
-    {
-        "winner": "the winner",
-        "points": "the totals",
-        "cards": "cards",
-        "naturals": "natural flags or cards",
-        "pairs": "pair flags or cards",
-        "suits": "cards",
-    }
+NEEDS_TEXT: Mapping[str, Message] = MappingProxyType(
+    {item: Message(f"msg_data_{'cards' if item == 'suits' else item}") for item in DATA}
 )
 """Each data item in the words of a refusal ("round 3 lacks cards to settle Big")."""
 

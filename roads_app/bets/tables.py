@@ -68,6 +68,7 @@ from roads_app import safe_io
 from roads_app.bets.spec import KIND_NAMES, KINDS, BetKind, resolve_payouts
 from roads_app.errors import RoadsAppError, RulesError
 from roads_app.game.shoe import ShoeOptions
+from roads_app.messages import Message
 
 RULES_DIR: Path = Path(str(resources.files("roads_app.rules")))
 """The built-in tables (package data): `load_table("classic")` reads ``classic.toml`` here."""
@@ -241,31 +242,41 @@ class Table:
         if bet_id not in self.bets:
             return not_offered_reason(self, bet_id)
         if not isinstance(stake, numbers.Real) or isinstance(stake, bool):
-            return f"stake {stake!r} is not a number"
+            return Message("msg_not_a_number", stake=repr(stake))
         if math.isnan(stake):
-            return "stake NaN is not a number"
+            return Message("msg_not_a_number", stake="NaN")
         if not self.limits.min_bet <= stake <= self.limits.max_bet:
-            return f"stake {stake:g} is outside the table limits ({limits_text(self.limits)})"
+            limits = limits_text(self.limits)
+            return Message("msg_outside_limits", stake=f"{stake:g}", limits=limits)
         bet = self.bets[bet_id]
         if bet.closes_after is not None and round_no > bet.closes_after:
-            return (
-                f"{bet.label} closes after round {bet.closes_after} of the shoe "
-                f"(this is round {round_no})"
-            )
+            return Message("msg_closes_after", bet=bet_name(bet), closes=bet.closes_after,
+                           n=round_no)  # fmt: skip
         return None
 
 
-def limits_text(limits: Limits) -> str:
+def limits_text(limits: Limits) -> Message:
     """``1 to 10,000``: how reasons quote the limits."""
-    return f"{limits.min_bet:,g} to {limits.max_bet:,g}"
+    return Message("msg_limits", lo=f"{limits.min_bet:,g}", hi=f"{limits.max_bet:,g}")
 
 
-def not_offered_reason(table: Table, bet_id: str) -> str:
+def bet_name(bet: BetLike) -> Message:
+    """A bet as reasons name it: the table's own label, the catalogue's name elsewhere."""
+    return Message.named(bet.label, f"bet_{bet.id}")
+
+
+def known_bets() -> str:
+    """The bet ids and shortcuts a reason lists when it meets an unknown one."""
+    return ", ".join(BET_IDS + tuple(SHORTCUTS))
+
+
+def not_offered_reason(table: Table, bet_id: str) -> Message:
     """Why a bet id the table lacks is refused: unknown everywhere, or just not here."""
     if bet_id in BET_LABELS or bet_id in SHORTCUT_LABELS:
         label = BET_LABELS.get(bet_id) or SHORTCUT_LABELS[bet_id]
-        return f"the {table.title} table does not offer {label}"
-    return f"unknown bet {bet_id!r} (known: {', '.join(BET_IDS + tuple(SHORTCUTS))})"
+        return Message("msg_table_lacks_bet", table=table.title,
+                       bet=Message.named(label, f"bet_{bet_id}"))  # fmt: skip
+    return Message("msg_unknown_bet", bet=repr(bet_id), known=known_bets())
 
 
 def user_tables_dir() -> Path:

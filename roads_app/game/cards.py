@@ -20,6 +20,7 @@ import enum
 from collections.abc import Iterable, Sequence
 
 from roads_app.errors import CardError
+from roads_app.messages import Message
 
 RANKS: str = "A23456789TJQK"
 """Rank letters in index order (A = 0 ... K = 12)."""
@@ -54,19 +55,17 @@ _CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(ALL_CARDS)}
 def parse_card(code: object) -> str:
     """Canonical card code from any accepted spelling; CardError says what is wrong."""
     if not isinstance(code, str):
-        raise CardError(f"card {code!r} is not a card code like 'As', 'Td' or '10h'")
+        raise CardError(Message("msg_card_code", code=repr(code), a="'As'", b="'Td'", c="'10h'"))
     text = code.strip()
     if len(text) == 3 and text[:2] == "10":
         text = "T" + text[2]
     if len(text) != 2:
-        raise CardError(
-            f"card {code!r} is not a card code: use rank A 2-9 T J Q K (or 10) and suit s h d c"
-        )
+        raise CardError(Message("msg_card_length", code=repr(code)))
     rank, suit = text[0].upper(), text[1].lower()
     if rank not in RANKS:
-        raise CardError(f"card {code!r} has no rank {text[0]!r}: ranks are A 2-9 T J Q K (or 10)")
+        raise CardError(Message("msg_card_rank", code=repr(code), rank=repr(text[0])))
     if suit not in SUITS:
-        raise CardError(f"card {code!r} has no suit {text[1]!r}: suits are s h d c")
+        raise CardError(Message("msg_card_suit", code=repr(code), suit=repr(text[1])))
     return rank + suit
 
 

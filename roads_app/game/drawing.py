@@ -25,6 +25,7 @@ import numpy as np
 
 from roads_app.errors import DrawingRuleError
 from roads_app.game import cards as playing_cards
+from roads_app.messages import Message, side
 
 BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
     0: frozenset(range(10)),
@@ -133,28 +134,20 @@ def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand
     """Validate a hand entered by cards; DrawingRuleError names the rule it breaks."""
     p = playing_cards.parse_cards(player_cards)
     b = playing_cards.parse_cards(banker_cards)
-    for side, hand in (("player", p), ("banker", b)):
+    for name, hand in (("player", p), ("banker", b)):
         if not 2 <= len(hand) <= 3:
-            n = len(hand)
-            raise DrawingRuleError(
-                f"{side} has {n} card{'' if n == 1 else 's'}: a hand has 2 or 3 cards"
-            )
+            raise DrawingRuleError(Message("msg_hand_cards", side=side(name), n=len(hand)))
     pt, bt = playing_cards.points(p[:2]), playing_cards.points(b[:2])
     natural = pt >= 8 or bt >= 8
     if natural and (len(p) == 3 or len(b) == 3):
         who = "player" if pt >= 8 else "banker"
         total = pt if pt >= 8 else bt
-        raise DrawingRuleError(
-            f"{who} has a natural {total}: both hands stand on two cards, no third card"
-        )
+        raise DrawingRuleError(Message("msg_natural_stands", side=side(who), total=total))
     must_p = player_draws(pt, bt)
     if must_p and len(p) == 2:
-        raise DrawingRuleError(f"player has {pt} on two cards and must draw (player draws on 0-5)")
+        raise DrawingRuleError(Message("msg_player_must_draw", pt=pt))
     if not must_p and len(p) == 3:
-        raise DrawingRuleError(
-            f"player has {pt} on two cards and must stand (player stands on 6-7), "
-            f"but was given a third card {p[2]}"
-        )
+        raise DrawingRuleError(Message("msg_player_must_stand", pt=pt, card=p[2]))
     third = playing_cards.point(p[2]) if len(p) == 3 else None
     must_b = banker_draws(bt, third, pt)
     if must_b != (len(b) == 3):
@@ -162,22 +155,22 @@ def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand
     return Hand(tuple(p), tuple(b))
 
 
-def _banker_rule_message(bt: int, third: int | None, p: Sequence[str], must: bool) -> str:
-    act = "must draw" if must else "must stand"
+def _banker_rule_message(bt: int, third: int | None, p: Sequence[str], must: bool) -> Message:
+    act = Message("msg_must_draw" if must else "msg_must_stand")
     if third is None:
-        rule = "when player stands, banker draws on 0-5 and stands on 6-7"
-        return f"banker has {bt} and player stood: banker {act} ({rule})"
+        rule = Message("msg_rule_player_stood")
+        return Message("msg_banker_player_stood", bt=bt, act=act, rule=rule)
     draws_on = sorted(BANKER_DRAWS_ON[bt])
     if bt <= 2:
-        rule = "banker draws on 0-2 whatever player's third card"
+        rule = Message("msg_rule_banker_low")
     elif bt == 7:
-        rule = "banker stands on 7"
+        rule = Message("msg_rule_banker_7")
     else:
-        rule = f"banker on {bt} draws only when player's third card is {_values(draws_on)}"
-    return f"banker has {bt} and player's third card is {p[2]} ({third}): banker {act} ({rule})"
+        rule = Message("msg_rule_banker_on", bt=bt, values=_values(draws_on))
+    return Message("msg_banker_third", bt=bt, card=p[2], third=third, act=act, rule=rule)
 
 
 def _values(vals: list[int]) -> str:
-    return (
-        ", ".join(str(v) for v in vals[:-1]) + f" or {vals[-1]}" if len(vals) > 1 else str(vals[0])
-    )
+    if len(vals) == 1:
+        return str(vals[0])
+    return Message("msg_or", a=", ".join(str(v) for v in vals[:-1]), b=vals[-1])

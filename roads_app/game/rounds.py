@@ -32,6 +32,8 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from roads_app.errors import RoundError, SchemaError, ShoeCompositionError, validation_message
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, check_hand
+from roads_app.messages import Message, side
+from roads_app.messages import winner as _named
 
 WINNERS: tuple[str, str, str] = ("B", "P", "T")
 WINNER = pl.Enum(list(WINNERS))
@@ -201,7 +203,7 @@ def _winner(w: object) -> str:
     aliases = {"BANKER": "B", "PLAYER": "P", "TIE": "T"}
     text = aliases.get(text, text)
     if text not in WINNERS:
-        raise RoundError(f"winner {w!r} is not B (banker), P (player) or T (tie)")
+        raise RoundError(Message("msg_winner_letter", w=repr(w)))
     return text
 
 
@@ -216,9 +218,9 @@ def round_by_winner(
     """A round known by its result (and optionally pair/natural flags) only."""
     w = _winner(winner)
     if player_natural and banker_natural is False and w != "P":
-        raise RoundError(f"player natural against no banker natural means player wins, not {w}")
+        raise RoundError(Message("msg_natural_player_wins", w=_named(w)))
     if banker_natural and player_natural is False and w != "B":
-        raise RoundError(f"banker natural against no player natural means banker wins, not {w}")
+        raise RoundError(Message("msg_natural_banker_wins", w=_named(w)))
     return {
         "round": 0,
         "winner": w,
@@ -244,21 +246,19 @@ def round_by_points(
     banker_natural: bool | None = None,
 ) -> dict[str, Any]:
     """A round known by its two totals; the winner follows from them."""
-    for side, pts in (("player", player_points), ("banker", banker_points)):
+    for name, pts in (("player", player_points), ("banker", banker_points)):
         if isinstance(pts, bool) or not isinstance(pts, int) or not 0 <= pts <= 9:
-            raise RoundError(f"{side} points {pts!r} out of range: a total is 0 to 9")
+            raise RoundError(Message("msg_points_range", side=side(name), pts=repr(pts)))
     w = "B" if banker_points > player_points else "P" if player_points > banker_points else "T"
     if winner is not None and _winner(winner) != w:
-        raise RoundError(
-            f"winner {_winner(winner)} disagrees with the points: "
-            f"player {player_points}, banker {banker_points} means {w}"
-        )
-    for side, pts, nat in (
+        raise RoundError(Message("msg_winner_disagrees", w=_named(_winner(winner)),
+                                 pp=player_points, bp=banker_points, means=_named(w)))
+    for name, pts, nat in (
         ("player", player_points, player_natural),
         ("banker", banker_points, banker_natural),
     ):
         if nat and pts < 8:
-            raise RoundError(f"{side} natural with {pts} points: a natural is 8 or 9")
+            raise RoundError(Message("msg_natural_points", side=side(name), pts=pts))
     row = round_by_winner(
         w,
         player_pair=player_pair,
@@ -317,10 +317,11 @@ def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[
     if over:
         code, n = max(over, key=lambda x: x[1])
         first = _first_round_exceeding(rounds, code, decks)
-        where = f" (the extra one in round {first})" if first else ""
-        raise ShoeCompositionError(
-            f"{n} × {code} seen but the {decks}-deck shoe holds only {decks}{where}"
-        )
+        if first:
+            raise ShoeCompositionError(
+                Message("msg_too_many_in", n=n, code=code, decks=decks, first=first)
+            )
+        raise ShoeCompositionError(Message("msg_too_many", n=n, code=code, decks=decks))
 
 
 def _first_round_exceeding(rounds: pl.DataFrame, code: str, decks: int) -> int | None:
@@ -370,7 +371,7 @@ def can_undo(rounds: pl.DataFrame) -> bool:
 def undo(rounds: pl.DataFrame) -> pl.DataFrame:
     """Take back the last round."""
     if not can_undo(rounds):
-        raise RoundError("nothing to undo: the shoe has no rounds")
+        raise RoundError(Message("msg_undo_empty"))
     return rounds.slice(0, rounds.height - 1)
 
 
@@ -379,7 +380,7 @@ def edit_round(
 ) -> pl.DataFrame:
     """Replace round ``round_no`` (1-based) with a row from one of the ``round_by_*`` builders."""
     if not 1 <= round_no <= rounds.height:
-        raise RoundError(f"round {round_no} does not exist: the shoe has {rounds.height} rounds")
+        raise RoundError(Message("msg_no_such_round", n=round_no, rounds=rounds.height))
     i = round_no - 1
     out = _renumber(
         pl.concat([rounds.slice(0, i), _frame([row]), rounds.slice(i + 1)]).select(
@@ -396,7 +397,7 @@ def rounds_from_winners(text: str) -> pl.DataFrame:
     bad = [(i, ch) for i, ch in enumerate(letters) if ch not in WINNERS]
     if bad:
         i, ch = bad[0]
-        raise RoundError(f"result {i + 1} is {ch!r}: results are B, P or T")
+        raise RoundError(Message("msg_result_letter", i=i + 1, ch=repr(ch)))
     return _renumber(
         pl.DataFrame({"winner": letters}, schema={"winner": WINNER}).with_columns(
             [pl.lit(None, dtype=t).alias(n) for n, t in ROUNDS_SCHEMA.items() if n != "winner"]
@@ -496,11 +497,11 @@ def apply_keys(
         try:
             if key == "u":
                 if not can_undo(rounds):
-                    raise RoundError("nothing to undo")
+                    raise RoundError(Message("msg_nothing_to_undo"))
                 rounds = undo(rounds)
             else:
                 rounds = add_winner(rounds, key.upper(), decks=decks, **flags)
                 flags = {}
         except RoundError as e:
-            notes.append(str(e))
+            notes.append(e.message)
     return rounds, notes

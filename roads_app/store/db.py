@@ -47,6 +47,7 @@ from roads_app.errors import RoadsAppError, RoundError, StorageError
 
 __all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, check_name, empty_rounds
+from roads_app.messages import Message
 from roads_app.store.files import check_shoe_id
 
 log = logging.getLogger(__name__)
@@ -521,8 +522,8 @@ class Store:
         check_shoe_id(meta.id)
         row = c.execute("SELECT deleted FROM shoes WHERE id = ?", (meta.id,)).fetchone()
         if row is not None:
-            where = "in the trash" if row[0] else "in the library"
-            raise StaleShoeError(f"shoe id {meta.id} is already taken ({where}): start a new shoe")
+            taken = "msg_id_taken_trash" if row[0] else "msg_id_taken"
+            raise StaleShoeError(Message(taken, id=meta.id))
         m = meta.to_dict()
         c.execute(
             f"INSERT INTO shoes ({', '.join(_META_COLS)}, updated, version, rounds) "
@@ -579,12 +580,9 @@ class Store:
             "SELECT version, rounds, deleted FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
-            raise StorageError(f"no saved shoe {shoe_id!r} in {self.data_dir}")
+            raise StorageError(Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.data_dir))
         if row[2] is not None:
-            raise StaleShoeError(
-                f"shoe {shoe_id} was deleted elsewhere (it is in the library's trash): "
-                "restore it or start a new shoe"
-            )
+            raise StaleShoeError(Message("msg_deleted_elsewhere", id=shoe_id))
         return int(row[0]), int(row[1])
 
     def _checked(
@@ -605,11 +603,10 @@ class Store:
                 "ORDER BY version DESC LIMIT 1",
                 (shoe_id, expected),
             ).fetchone()
-            here = f", {had[0]} here" if had else ""
             raise StaleShoeError(
-                f"shoe {shoe_id} was changed in another tab or window "
-                f"({n} rounds saved there{here}): it has been reloaded, enter your result again"
-            )
+                Message("msg_changed_elsewhere_here", id=shoe_id, n=n, had=had[0]) if had
+                else Message("msg_changed_elsewhere", id=shoe_id, n=n)
+            )  # fmt: skip
         return version, n
 
     def _bump(self, c: sqlite3.Connection, shoe_id: str, version: int, rounds: int) -> int:
@@ -658,7 +655,7 @@ class Store:
         """`undo` inside a transaction the caller holds (`write`)."""
         version, n = self._checked(c, shoe_id, expected)
         if count > n:
-            raise StorageError(f"nothing to undo: shoe {shoe_id} has {n} rounds")
+            raise StorageError(Message("msg_store_undo", id=shoe_id, n=n))
         gone = frame_of(c.execute(
             f"SELECT {', '.join(_ROUND_COLS)} FROM rounds WHERE shoe = ? AND round > ? "
             "ORDER BY round DESC", (shoe_id, n - count)).fetchall())  # fmt: skip
@@ -695,7 +692,7 @@ class Store:
             version, n = self._checked(c, shoe_id, expected)
             back = self.redoable(shoe_id)
             if not back.height:
-                raise StorageError(f"nothing to bring back: no undone round of shoe {shoe_id}")
+                raise StorageError(Message("msg_store_bring_back", id=shoe_id))
             return self._append(c, shoe_id, back.head(1), version, n, "redone")
 
     def edit_round(
@@ -705,7 +702,7 @@ class Store:
         with self.write() as c:
             version, n = self._checked(c, shoe_id, expected)
             if not 1 <= round_no <= n:
-                raise StorageError(f"round {round_no} does not exist: the shoe has {n} rounds")
+                raise StorageError(Message("msg_no_such_round", n=round_no, rounds=n))
             new = row.head(1).with_columns(pl.lit(round_no, dtype=pl.Int32).alias("round"))
             old = frame_of(c.execute(
                 f"SELECT {', '.join(_ROUND_COLS)} FROM rounds WHERE shoe = ? AND round = ?",
@@ -854,7 +851,7 @@ class Store:
             f"SELECT {', '.join(_META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
-            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.data_dir))
         return _meta_of(row)
 
     def load(self, shoe_id: str) -> Saved:
@@ -869,9 +866,9 @@ class Store:
             (shoe_id,),
         ).fetchone()
         if row is None:
-            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.data_dir))
         if row[-1] is not None:
-            raise StorageError(f"{shoe_id}: this shoe is in the trash (restore it to open it)")
+            raise StorageError(Message("msg_shoe_in_trash", id=shoe_id))
         rounds = frame_of(c.execute(_SQL_ROUNDS, (shoe_id,)).fetchall())
         return Saved(rounds, _meta_of(row[: len(_META_COLS)]), int(row[-2]))
 
@@ -928,7 +925,7 @@ class Store:
             "WHERE shoe = ? ORDER BY seq", (shoe_id,),
         ).fetchall()  # fmt: skip
         if not rows:
-            raise StorageError(f"{shoe_id}: no saved shoe with that id in {self.data_dir}")
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.data_dir))
         return pl.DataFrame(rows, schema=HISTORY_SCHEMA, orient="row")
 
     # bets
@@ -1006,7 +1003,7 @@ class Store:
         """`void_round` inside a transaction the caller holds (`write`)."""
         version, n = self._checked(c, shoe_id, expected)
         if not 1 <= round_no <= n:
-            raise StorageError(f"round {round_no} does not exist: the shoe has {n} rounds")
+            raise StorageError(Message("msg_no_such_round", n=round_no, rounds=n))
         gone = frame_of(c.execute(
             f"SELECT {', '.join(_ROUND_COLS)} FROM rounds WHERE shoe = ? AND round = ?",
             (shoe_id, round_no)).fetchall())  # fmt: skip

@@ -21,11 +21,14 @@ import polars as pl
 import streamlit as st
 
 from roads_app.bets import ledger as BL
+from roads_app.bets.settlement import read_reason
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.render.i18n import DEFAULT
 from roads_app.store import db
-from roads_app.ui.words import bet_id_name, bet_name, labels, tr
+from roads_app.ui.board_view import lang
+from roads_app.ui.words import bet_id_name, bet_name, labels, say, tr
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
@@ -40,7 +43,7 @@ def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
         return load_table(meta.rules), None
     except RoadsAppError as e:
         fallback = "classic" if "classic" in list_tables() else list_tables()[0]
-        return load_table(fallback), tr("table_fallback", why=e, table=fallback)
+        return load_table(fallback), tr("table_fallback", why=say(e), table=fallback)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -75,7 +78,7 @@ def house_edges(table: Table, rounds: pl.DataFrame, meta: ShoeMeta) -> tuple[dic
 def _error(key: str, message: str | None) -> None:
     from roads_app.ui.session import scrub
 
-    st.session_state[f"{ERROR_KEY}.{key}"] = message and scrub(message)
+    st.session_state[f"{ERROR_KEY}.{key}"] = message and scrub(message, lang=lang())
 
 
 def _change(
@@ -92,7 +95,7 @@ def _change(
     try:
         db.open_store(data_dir).change_bets(shoe_id, kind, change)
     except RoadsAppError as e:
-        _error(key, str(e))
+        _error(key, say(e))
 
 
 def _stake(key: str) -> float:
@@ -152,7 +155,7 @@ def render_bet_panel(
     try:
         bets = db.open_store(data_dir).load_bets(shoe_id, kind)
     except RoadsAppError as e:
-        st.error(str(e), icon=":material/error:")
+        st.error(say(e), icon=":material/error:")
         return
     args = (shoe_id, data_dir, kind)
 
@@ -193,7 +196,7 @@ def render_bet_panel(
     def bet_button(bet_id: str, where: Any, main: bool = False) -> None:
         bet = table.bets[bet_id]
         reason = (
-            BL.can_place(bets, bet_id, stake, next_round, table)
+            _said(BL.can_place(bets, bet_id, stake, next_round, table))
             or entry_reason(bet, mode)
             or beyond_bankroll(bets, stake, next_round, hand)
         )
@@ -240,7 +243,7 @@ def render_bet_panel(
                 next((entry_reason(table.bets[p], mode) for p in parts
                       if p in table.bets and entry_reason(table.bets[p], mode)), None)
                 or beyond_bankroll(bets, total, next_round, hand)
-                or table.can_place(name, next_round, stake)
+                or _said(table.can_place(name, next_round, stake))
             )  # fmt: skip
             part_edges = [edges.get(p) for p in parts]
             price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
@@ -321,13 +324,25 @@ def _settled_view(settled: pl.DataFrame, curve: pl.DataFrame, table: Table, key:
 
 def beyond_bankroll(bets: pl.DataFrame, stake: float, round_no: int, hand: float) -> str | None:
     """The ledger's bankroll rule (`ledger.beyond_bankroll`), said in the page's language."""
-    if BL.beyond_bankroll(bets, stake, round_no, hand) is None:
-        return None
-    on_table = BL.staked_on(bets, round_no)
-    text = tr("not_enough_bankroll", asked=f"{stake:,.0f}", left=f"{max(hand - on_table, 0):,.0f}")
-    if on_table:
-        text += tr("already_on_round", amount=f"{on_table:,.0f}", n=round_no)
-    return text
+    return _said(BL.beyond_bankroll(bets, stake, round_no, hand))
+
+
+def _said(reason: str | None) -> str | None:
+    """A refusal of the ledger or the table in the page's language (None stays None)."""
+    return None if reason is None else say(reason)
+
+
+def notes(reasons: pl.Series, table: Table) -> pl.Series:
+    """The settled bets' reasons (English, written row by row by the settlement) in the
+    page's language: each read back into the message it was made from, bets named as
+    the page names them."""
+    if lang() == DEFAULT:
+        return reasons
+    said: dict[str, str] = {}
+    for text in reasons.drop_nulls().unique().to_list():
+        message = read_reason(text, table)
+        said[text] = text if message is None else message.text(lang())
+    return reasons.replace_strict(said, default=reasons, return_dtype=pl.String)
 
 
 def _checked(
@@ -453,6 +468,7 @@ def render_history(settled: pl.DataFrame, table: Table) -> None:
         return
     labels = {k: bet_name(b) for k, b in table.bets.items()}
     outcomes = {o: tr(f"outcome_{o}") for o in OUTCOMES}
+    settled = settled.with_columns(reason=notes(settled["reason"], table))
     view = settled.sort("id", descending=True).select(
         pl.col("round").alias(tr("col_round")),
         pl.col("bet").replace_strict(labels, default=pl.col("bet")).alias(tr("col_bet")),

@@ -15,6 +15,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.render.i18n import word
 from roads_app.ui import board_host, session
 from roads_app.ui.board_view import lang, render_board
+from roads_app.ui.words import say
 
 POLL_S = 0.4
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
@@ -37,7 +38,7 @@ def _follow(shoe_id: str) -> None:
             return
         rounds, meta = session.load_for_display(shoe_id, version)
     except RoadsAppError as e:
-        st.error(str(e))
+        st.error(say(e))
         return
     title = meta.name or meta.id
     st.markdown(

@@ -36,7 +36,7 @@ from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next
 from roads_app.ui.guard import guarded, plain
 from roads_app.ui.live_odds import render_live_odds
-from roads_app.ui.words import WINNER_KEYS, labels, tr, winner_word
+from roads_app.ui.words import WINNER_KEYS, labels, say, tr, winner_word
 
 FLAGS: tuple[str, ...] = ("banker_pair", "player_pair", "player_natural", "banker_natural")
 """Round flags entered by toggles; each is also its label's catalogue key."""
@@ -103,7 +103,7 @@ def on_keys(keys: list[str]) -> None:
         if set(keys) - {"u"}:
             _reset_flags()
         if notes:
-            session.set_error("result", "; ".join(dict.fromkeys(notes)))
+            session.set_error("result", "; ".join(dict.fromkeys(map(say, notes))))
 
 
 def on_bring_back() -> None:
@@ -139,7 +139,7 @@ def on_table_change() -> None:
     try:
         st.session_state["new_decks"] = load_table(st.session_state["new_table"]).shoe.decks
     except RoadsAppError as e:
-        session.set_error("new", str(e))
+        session.set_error("new", e)
 
 
 def on_new_shoe() -> None:
@@ -148,7 +148,7 @@ def on_new_shoe() -> None:
     try:
         session.start_new_shoe(rules, decks)
     except RoadsAppError as e:
-        session.set_error("new", str(e))
+        session.set_error("new", e)
 
 
 # --- drawing ---------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def render_odds(state: session.ShoeState) -> None:
     try:
         table = load_table(state.meta.rules)
     except RoadsAppError as e:
-        st.warning(tr("no_odds", why=e))
+        st.warning(tr("no_odds", why=say(e)))
         return
     render_live_odds(state.rounds, state.meta, table)
 

@@ -23,7 +23,7 @@ from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import tr
+from roads_app.ui.words import say, tr
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list
 IMPORT_ERROR = "library.import_error"
@@ -89,7 +89,7 @@ def on_import() -> None:
     try:
         meta = library.import_upload(upload.getvalue(), upload.name, session.data_dir(), name)
     except RoadsAppError as e:
-        st.session_state[IMPORT_ERROR] = str(e)
+        st.session_state[IMPORT_ERROR] = say(e)
         return
     _say("success", tr("added_shoe", name=repr(meta.name), id=meta.id))
     st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
@@ -102,7 +102,7 @@ def on_rename(shoe_id: str) -> None:
     try:
         meta = session.store().rename(shoe_id, name)
     except RoadsAppError as e:
-        _say("error", str(e))
+        _say("error", say(e))
         return
     _say("success", tr("renamed_to", name=repr(meta.name)))
 
@@ -113,7 +113,7 @@ def on_delete(shoe_id: str, name: str) -> None:
     try:
         session.store().delete(shoe_id)
     except RoadsAppError as e:
-        _say("error", str(e))
+        _say("error", say(e))
         return
     _say("success", tr("moved_to_trash", name=repr(name)))
 
@@ -122,7 +122,7 @@ def on_restore(shoe_id: str, name: str) -> None:
     try:
         session.store().restore(shoe_id)
     except RoadsAppError as e:
-        _say("error", str(e))
+        _say("error", say(e))
         return
     _say("success", tr("restored", name=repr(name)))
 
@@ -132,7 +132,7 @@ def on_empty_trash(ids: list[str]) -> None:
     try:
         gone = session.store().empty_trash(ids)
     except RoadsAppError as e:
-        _say("error", str(e))
+        _say("error", say(e))
         return
     _say("success", tr("removed_for_good", n=gone))
 

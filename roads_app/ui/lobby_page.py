@@ -21,7 +21,7 @@ from roads_app.render import board
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import tr
+from roads_app.ui.words import say, tr
 
 COLUMNS = 4
 FOLLOW = "lobby_follow"
@@ -76,7 +76,7 @@ def render_grid() -> None:
     try:
         shoes = library.lobby_shoes(folder)
     except RoadsAppError as e:
-        st.error(str(e), icon=":material/error:")
+        st.error(say(e), icon=":material/error:")
         return
     if not shoes.height:
         st.info(tr("lobby_empty"))

@@ -31,7 +31,7 @@ from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import tr, winner_word
+from roads_app.ui.words import say, tr, winner_word
 
 POS = "replay.pos"  # rounds shown
 SHOE = "replay.shoe"  # the shoe the position belongs to
@@ -86,7 +86,7 @@ def _init_position(shoe_id: str, n: int) -> None:
     try:
         pos = replay.parse_round(replay.first(st.query_params.to_dict(), "round"), n)
     except RoadsAppError as e:
-        st.session_state[ERROR] = str(e)
+        st.session_state[ERROR] = say(e)
         pos = n
     st.session_state[SHOE] = shoe_id
     st.session_state[PLAYING] = False
@@ -346,7 +346,7 @@ def render_simulate(folder: Path, key: str) -> None:
         try:
             meta = library.simulate(int(seed), folder, load_table(table), deal=deal_one)
         except RoadsAppError as e:
-            st.error(str(e), icon=":material/error:")
+            st.error(say(e), icon=":material/error:")
             return
         open_replay(meta.id, 0)
 

@@ -27,6 +27,8 @@ import streamlit as st
 
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta, empty_rounds
+from roads_app.messages import Message
+from roads_app.render.i18n import DEFAULT, word
 from roads_app.store import db
 from roads_app.store import files as storage
 
@@ -160,7 +162,7 @@ def errors() -> dict[str, str]:
     return st.session_state.setdefault(ERRORS_KEY, {})
 
 
-def scrub(message: str, folder: Path | None = None) -> str:
+def scrub(message: str, folder: Path | None = None, lang: str = DEFAULT) -> str:
     """A message fit for a browser: the server's own folder paths are not the reader's
     business (and may be another person's machine), so they become "the data folder".
 
@@ -170,12 +172,17 @@ def scrub(message: str, folder: Path | None = None) -> str:
     'roads.db in the data folder: is busy'
     """
     root = str(folder or data_dir())
-    message = message.replace(root + "/roads.db", "roads.db in the data folder")
-    return message.replace(root, "the data folder")
+    message = message.replace(root + "/roads.db", word("db_in_data_folder", lang, db="roads.db"))
+    return message.replace(root, word("the_data_folder", lang))
 
 
-def set_error(area: str, message: str) -> None:
-    errors()[area] = scrub(message)
+def set_error(area: str, message: str | BaseException) -> None:
+    """Show ``message`` (an error, a `Message`, text) next to ``area``, in the page's
+    language where the message has a translation."""
+    from roads_app.ui.board_view import lang
+    from roads_app.ui.words import say
+
+    errors()[area] = scrub(say(message), lang=lang())
 
 
 def clear_errors() -> None:
@@ -201,7 +208,9 @@ def current() -> ShoeState:
         try:
             state = load_state(wanted, folder)
         except RoadsAppError as e:
-            set_error("shoe", f"could not open shoe {wanted!r}: {e}")
+            from roads_app.ui.words import say, tr
+
+            set_error("shoe", tr("could_not_open", id=repr(wanted), why=say(e)))
             _set_url(None)
             state = None
     if state is None or (wanted is None and state.saved):
@@ -227,11 +236,11 @@ def apply(area: str, change: Callable[[pl.DataFrame, ShoeMeta], pl.DataFrame]) -
         new_rounds = change(state.rounds, state.meta)
         saved = save_checked(state, new_rounds, folder)
     except StaleShoeError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         st.session_state.pop(STATE_KEY, None)
         return False
     except RoadsAppError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         return False
     st.session_state[STATE_KEY] = saved
     _set_url(saved.meta.id)
@@ -250,15 +259,15 @@ def bring_back(area: str = "result") -> bool:
     state = st.session_state.get(STATE_KEY) or current()
     try:
         if not state.saved:
-            raise db.StorageError("nothing to bring back: this shoe has no saved rounds")
+            raise db.StorageError(Message("msg_bring_back_unsaved"))
         store(folder).redo(state.meta.id, state.version)
         st.session_state[STATE_KEY] = load_state(state.meta.id, folder)
     except StaleShoeError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         st.session_state.pop(STATE_KEY, None)
         return False
     except RoadsAppError as e:
-        set_error(area, str(e))
+        set_error(area, e)
         return False
     return True
 

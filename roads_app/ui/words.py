@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from roads_app import messages
 from roads_app.render.i18n import DEFAULT, word
 from roads_app.ui.board_view import lang
 
@@ -18,6 +19,12 @@ from roads_app.ui.board_view import lang
 def tr(key: str, **fields: object) -> str:
     """The catalogue's ``key`` in the page's language, with ``fields`` filled in."""
     return word(key, lang(), **fields)
+
+
+def say(what: object) -> str:
+    """A message of the engine or the store (a `Message`, or an error raised with one)
+    in the page's language; plain text as it is."""
+    return messages.say(what, lang())
 
 
 def bet_name(bet: Any) -> str:
