@@ -24,7 +24,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
 from roads_app.ui import plot_host
-from roads_app.ui.words import bet_name, tr
+from roads_app.ui.words import bet_name, say, tr
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -186,13 +186,13 @@ def render_live_odds(
     try:
         rem = live_odds.remaining_counts(rounds, meta, after)
     except RoadsAppError as e:
-        st.warning(str(e))
+        st.warning(say(e))
         return
     if not rem.ok:
         missing = rounds.head(rem.hand - 1).with_row_index("n", 1).filter(
             pl.col("player_cards").is_null())["n"]  # fmt: skip
         st.caption(tr("odds_need_cards", n=missing[0]) if missing.len()
-                   else tr("odds_unavailable", why=rem.reason))  # fmt: skip
+                   else tr("odds_unavailable", why=say(rem.reason)))  # fmt: skip
         return
     frame = _named(_priced(table.name, tuple(int(x) for x in rem.counts), rem.hand), table)
     positive = frame.filter(pl.col("positive") & pl.col("open"))
@@ -406,7 +406,7 @@ def render_study_page() -> None:
             )
         except RoadsAppError as e:
             bar.empty()
-            st.error(str(e))
+            st.error(say(e))
             return
         bar.empty()
         st.session_state["study.result"] = (inputs, result)
