@@ -175,8 +175,9 @@ def render_board(
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.
-    # Before the page has said how wide the board is, the browser draws nothing (it
-    # would draw again at once at the real width) and only keeps the board's height.
+    # While the board's width is not known (no report, no window width to guess from),
+    # the browser draws nothing (it would draw again at once at the real width) and
+    # only keeps the board's height.
     sig = plot_host.plot(spec, key=key, config=board.PLOT_CONFIG, draw=width is not None,
                          placeholder_height=spec["layout"]["height"], follows=follows,
                          note=note)  # fmt: skip
@@ -190,8 +191,8 @@ def render_board(
 def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
     """Send the board each key press would give (``{"b": rounds after B, ...}``), laid
     out as ``drawn`` was, for the page to draw the moment the key is pressed. Keys that
-    change nothing are left out (the page keeps its board); nothing is sent before the
-    page has reported its width (the board is not drawn yet either)."""
+    change nothing are left out (the page keeps its board); nothing is sent while the
+    board's width is not known (the board is not drawn yet either)."""
     if drawn.width is None:
         return
     specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell)
