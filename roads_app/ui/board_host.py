@@ -49,14 +49,21 @@ export default function (component) {
   const watcher = new ResizeObserver(report);
   watcher.observe(box);
   report();
-  if (!data.keys) return () => watcher.disconnect();
+  // A page sent in part asks for the rest (a width report asks too, once): every second
+  // until a run has sent the whole page, however a request is lost.
+  root.__rdMore = data.more;
+  const more = data.more && setInterval(() => {
+    if (root.__rdMore) setStateValue('more', Date.now()); else clearInterval(more);
+  }, 1000);
+  const stop = () => { watcher.disconnect(); if (more) clearInterval(more); };
+  if (!data.keys) return stop;
 
   const q = __QUEUE__;
   if (data.epoch === q.epoch) q.pending = q.pending.filter(p => p[0] > data.acked);
   q.claim(setStateValue);
   document.documentElement.dataset.roadsKeys = 'ready';
   return () => {
-    watcher.disconnect();
+    stop();
     q.release();
     delete document.documentElement.dataset.roadsKeys;
   };
@@ -137,8 +144,11 @@ def applied() -> tuple[str, int]:
     return epoch, seq
 
 
-def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:
+def mount(on_keys: Callable[[list[str]], None] | None = None, *, more: bool = False) -> None:
     """Place the component; with ``on_keys`` it also takes B/P/T/U presses.
+
+    ``more``: this run sends only part of the page; the page asks for a run again (its
+    width report, then once a second) until a run has sent the rest.
 
     ``on_keys`` gets the presses not applied yet (``["b", "p", ...]``) in order; they
     are marked applied *before* it runs, so a refused batch is reported, not retried.
@@ -157,10 +167,11 @@ def mount(on_keys: Callable[[list[str]], None] | None = None) -> None:
     _component(
         key=WIDGET_KEY,
         data={"keys": on_keys is not None, "epoch": epoch, "acked": acked,
-              "width": board_width(0)},
+              "width": board_width(0), "more": more},
         height=1,
         on_presses_change=_presses,
         on_width_change=lambda: None,
+        on_more_change=lambda: None,
     )
 
 

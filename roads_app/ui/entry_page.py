@@ -333,7 +333,8 @@ def shoe_fragment() -> None:
     """The part of the page one result reruns: the board across the whole width, the
     entry under it, then the entry tabs and bets beside the statistics and odds (the
     two stack on a phone)."""
-    board_host.mount(on_keys)
+    first = board_first()
+    board_host.mount(on_keys, more=first)
     state = session.current()
     _error("shoe")
     _header(state)
@@ -343,6 +344,9 @@ def shoe_fragment() -> None:
     drawn = render_board(state.rounds, ask=st.session_state.get("ask_road"),
                          follows=board_host.applied())
     render_quick_entry(state)
+    if first:  # the rest when the page asks, right after it has drawn the board
+        render_next(drawn, next_rounds(state))
+        return
     main, side = st.columns([1.25, 1], gap="medium")
     with main:
         points, cards, edit, new = st.tabs(
@@ -361,6 +365,21 @@ def shoe_fragment() -> None:
         render_stats(state.rounds)
         render_odds(state)
     render_next(drawn, next_rounds(state))
+
+
+FIRST_KEY = "roads_app.board_first"
+
+
+def board_first() -> bool:
+    """Whether this is the scoreboard's first run in a browser (the page sent its
+    window's width), which sends the board and the result keys alone; the page asks for
+    the rest once it has them (`board_host.mount`). Why: the browser's first rendering of
+    the whole page (entry tabs, bet panel, statistics, odds) took 0.6-0.7 s before the
+    board's element could draw, and the board is what the page is opened for."""
+    if st.session_state.get(FIRST_KEY) or board_host.viewport_width() is None:
+        return False
+    st.session_state[FIRST_KEY] = True
+    return True
 
 
 def next_rounds(state: session.ShoeState) -> dict[str, pl.DataFrame]:

@@ -242,6 +242,42 @@ def test_a_key_press_draws_its_board_before_the_server_answers(
     assert winners_on_disk(app_server, dealt.meta.id) == (shoe + "B" if key == "b" else shoe[:-1])
 
 
+def test_the_board_comes_first_and_the_rest_of_the_page_even_if_its_request_is_lost(
+    app_server: AppServer, page: Page
+):
+    """The first run sends the board alone; the page then asks for the rest. Every message
+    the page sends after its first one is dropped until the board is drawn (its width
+    report, its first request for more): the page must ask again and get the rest."""
+    dealt = deal_shoe(11, ShoeOptions(decks=8), 0)
+    sh.save_shoe(dealt.rounds.head(30), dealt.meta, app_server.data_dir)
+    sent, dropping = [0], [True]
+
+    def route(ws) -> None:
+        server = ws.connect_to_server()
+        server.on_message(ws.send)
+
+        def from_page(message) -> None:
+            sent[0] += 1
+            if sent[0] == 1 or not dropping[0]:
+                server.send(message)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket("**/_stcore/stream", route)
+    page.goto(f"{app_server.url}/?shoe={dealt.meta.id}")
+    wait_rounds(page, 30)
+    tabs = page.locator('[data-testid="stTab"]')
+    assert tabs.count() == 0  # the board and the result keys came alone
+    deadline = time.monotonic() + 15
+    while sent[0] < 2 and time.monotonic() < deadline:  # until its width report is lost
+        page.wait_for_timeout(20)
+    dropping[0] = False
+    tabs.first.wait_for(timeout=15_000)  # asked again, and the rest came
+    assert sent[0] > 1
+    wait_idle(page)
+    assert round_count(page) == 30 and board_meta(page)["bead_plate"]["marks"] == 30
+
+
 def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
     app_server: AppServer, page: Page, browser
 ):
