@@ -8,6 +8,7 @@ last shoe; the replay's EV chart draws Banker red and Player blue as the board d
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -68,10 +69,19 @@ def test_a_successful_import_empties_the_form(
     assert sh.list_shoes(app_server.data_dir).height == before + 1
 
 
-def _edit_labels(page: Page) -> set[str]:
+def _edit_labels(page: Page, want: set[str]) -> set[str]:
+    """The edit form's input labels once they are ``want``, or as they are after 10 s (a
+    run still replacing the form's inputs may show the old ones for a moment)."""
     form = page.locator('[data-testid="stForm"]').filter(
         has=page.get_by_role("button", name="Replace round"))
-    return {t.strip() for t in form.locator('[data-testid="stWidgetLabel"]').all_inner_texts()}
+    deadline = time.monotonic() + 10
+    while True:
+        wait_idle(page)
+        labels = {t.strip() for t in
+                  form.locator('[data-testid="stWidgetLabel"]').all_inner_texts()}
+        if labels == want or time.monotonic() > deadline:
+            return labels
+        page.wait_for_timeout(100)
 
 
 def test_edit_form_shows_only_the_inputs_replace_by_asks_for(
@@ -83,16 +93,15 @@ def test_edit_form_shows_only_the_inputs_replace_by_asks_for(
     wait_rounds(page, 3, timeout_ms=LOAD_MS)
     page.get_by_role("tab", name="Edit a round").click()
     expect(page.locator(key("edit_how"))).to_be_visible()
-    assert _edit_labels(page) == {"Result", "Banker pair", "Player pair"}
+    want = {"Result", "Banker pair", "Player pair"}
+    assert _edit_labels(page, want) == want
     page.locator(key("edit_how")).get_by_text("Cards", exact=True).click()
     expect(page.get_by_label("Player cards").last).to_be_visible()
-    wait_idle(page)
-    assert _edit_labels(page) == {"Player cards", "Banker cards"}
+    assert _edit_labels(page, want := {"Player cards", "Banker cards"}) == want
     page.locator(key("edit_how")).get_by_text("Points", exact=True).click()
     expect(page.get_by_label("Player points").last).to_be_visible()
-    wait_idle(page)
-    assert _edit_labels(page) == {"Player points", "Banker points", "Banker pair",
-                                  "Player pair"}  # fmt: skip
+    want = {"Player points", "Banker points", "Banker pair", "Player pair"}
+    assert _edit_labels(page, want) == want
 
 
 def test_one_card_is_singular_and_no_message_names_the_server_folder(
