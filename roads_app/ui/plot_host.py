@@ -5,17 +5,23 @@ down and the new one built and drawn (twice) by Streamlit's chart code, about 0.
 per key press on an 80-round board. Here a small `st.components.v2` component (no
 iframe) keeps one plot ``div`` for as long as its element stays on the page and hands
 each new figure spec (the plain ``{"data", "layout"}`` dict, as JSON) to
-``Plotly.react``, which redraws only what changed. A spec equal to the one drawn is
-not drawn again, so a chart whose inputs did not change stays still on a rerun.
+``Plotly.react`` (which still redraws the whole figure when its marks changed). A spec
+equal to the one drawn is not drawn again, so a chart whose inputs did not change stays
+still on a rerun.
 
 plotly.js is the basic bundle shipped with the package (`page_head.PLOTLY_BUNDLE`),
 served beside the page by the launcher and loaded by the page's head as it opens;
 nothing is fetched from the network. On the scoreboard a key press draws the board
-that key gives before the server has answered (`plot_next`).
+that key gives before the server has answered (`plot_next`): the boards one key away
+are drawn ahead into hidden divs while the page is idle, and a press shows one of
+them (a redraw of the whole board takes 80-200 ms in the page on this project's
+2-core test machine; showing a drawn one, a frame). The div shown is then the drawn
+one; the one it replaces is kept hidden, as it is the board U gives back.
 
 The drawn ``div`` is Plotly's own graph div (``.js-plotly-plot``, with ``layout``,
 ``data`` and ``on``), as ``st.plotly_chart`` leaves it, so the held reveal
-(`board_host.show_held_after`) and the browser tests read it the same way.
+(`board_host.show_held_after`) and the browser tests read it the same way; hidden
+boards drawn ahead are ``.rd-spare`` without that class, so neither counts them.
 """
 
 from __future__ import annotations
@@ -30,20 +36,24 @@ from roads_app.ui import page_head
 
 _JS = r"""
 export default function (component) {
-  const { data, parentElement } = component;
-  let gd = parentElement.querySelector(':scope > .rd-plot');
+  const { data, parentElement: box } = component;
+  // The state lives on the component's element: on the scoreboard the drawn div changes
+  // when a press shows a board drawn ahead of time (`prepare`).
+  const s = box.__rd || (box.__rd = {spares: []});
+  let gd = box.querySelector(':scope > .rd-plot');
   if (!gd) {
     gd = document.createElement('div');
     gd.className = 'rd-plot';
-    parentElement.appendChild(gd);
+    box.appendChild(gd);
   }
-  gd.__rdWant = data;  // only the newest spec is drawn, whatever order loading ends in
+  s.want = data;  // only the newest spec is drawn, whatever order loading ends in
+  expose();
   // A board that follows the key queue draws, on a key press, the board that key gives
   // (laid out by the server beforehand, `plot_next`), without waiting for the server.
-  if (data.follows && !gd.__rdOnKey) gd.__rdOnKey = () => {
-    if (gd.__rdWant.draw && window.Plotly) draw(window.Plotly, false);
+  if (data.follows && !s.onKey) s.onKey = () => {
+    if (s.want.draw && window.Plotly) draw(window.Plotly, false);
   };
-  const onKey = data.follows ? gd.__rdOnKey : null;
+  const onKey = data.follows ? s.onKey : null;
   if (onKey) {  // the same function each time: added once however often this runs
     window.addEventListener('roads-key', onKey);
     window.addEventListener('roads-next', onKey);
@@ -54,12 +64,12 @@ export default function (component) {
     window.removeEventListener('roads-next', onKey);
   };
   if (!data.draw) {
-    if (gd.__rdDrawn) return cleanup;
+    if (s.drawn) return cleanup;
     gd.style.minHeight = (data.height || 0) + 'px';
     // Should the page's width report never get through, the newest spec is drawn anyway.
-    if (!gd.__rdLate) gd.__rdLate = setTimeout(() => {
-      gd.__rdLate = null;
-      if (!gd.__rdDrawn && !gd.__rdWant.draw) start(true);
+    if (!s.late) s.late = setTimeout(() => {
+      s.late = null;
+      if (!s.drawn && !s.want.draw) start(true);
     }, __LATE_MS__);
     return cleanup;
   }
@@ -83,6 +93,15 @@ export default function (component) {
     tag.addEventListener('error', loaded, {once: true});
   }
 
+  // What the tests (and anyone debugging) read on the drawn div.
+  function expose() {
+    const g = box.querySelector(':scope > .rd-plot');
+    if (!g) return;
+    g.__rdWant = s.want;
+    g.__rdDrawn = s.drawn;
+    if (s.first) g.__rdFirst = s.first;
+  }
+
   // The server's board, or, while the first key press it has not applied yet is
   // waiting, the board that press gives (when the server sent it for this very board).
   function pick(want) {
@@ -96,18 +115,78 @@ export default function (component) {
   }
 
   function draw(P, late) {
-    const want = pick(gd.__rdWant);
-    if (!(want.draw || late) || gd.__rdDrawn === want.sig) return;
-    gd.__rdDrawn = want.sig;
+    const want = pick(s.want);
+    if (!(want.draw || late) || s.drawn === want.sig) { prepare(P); return; }
+    s.drawn = want.sig;
     // what the first drawing was laid out for, and why (tests read it)
-    gd.__rdFirst = gd.__rdFirst || {width: want.spec.layout.width, note: want.note};
-    gd.style.minHeight = '';
-    P.react(gd, want.spec.data, want.spec.layout, want.config || {});
+    s.first = s.first || {width: want.spec.layout.width, note: want.note};
+    const ready = s.spares.find(d => d.__rdSig === want.sig);
+    if (ready) show(ready);
+    else {
+      const g = box.querySelector(':scope > .rd-plot');
+      g.style.minHeight = '';
+      P.react(g, want.spec.data, want.spec.layout, want.config || {});
+      g.__rdSig = want.sig;
+    }
+    expose();
+    prepare(P);
+  }
+
+  // A board drawn ahead becomes the drawn one; the one it replaces is kept as a spare
+  // (after B, the board U gives is the one just shown).
+  function show(d) {
+    const g = box.querySelector(':scope > .rd-plot');
+    s.spares = s.spares.filter(x => x !== d);
+    d.className = 'rd-plot js-plotly-plot';
+    d.style.cssText = '';
+    box.insertBefore(d, g);
+    hide(g);
+    s.spares.push(g);
+  }
+
+  // Out of sight and out of the tests' and the reveal's lookups (no `js-plotly-plot`),
+  // yet laid out, so Plotly can measure it while it draws.
+  function hide(d) {
+    d.className = 'rd-spare';
+    d.style.cssText = 'position:absolute;left:0;top:0;height:0;overflow:hidden;' +
+      'visibility:hidden;pointer-events:none';
+  }
+
+  // On the scoreboard, the boards one key away are drawn ahead, hidden, one per idle
+  // moment after the page has painted, so a press only has to show one: a Plotly redraw
+  // of the whole board takes 80-200 ms here, too long to wait for after a press.
+  function prepare(P) {
+    if (!s.want.follows || s.preparing) return;
+    const nx = (window.__rdNext || {})[s.want.name];
+    if (!nx || nx.base !== s.drawn || nx.base !== s.want.sig) return;
+    const have = new Set([s.drawn, ...s.spares.map(d => d.__rdSig)]);
+    const todo = ORDER.filter(k => nx.specs[k] && !have.has(nx.specs[k].sig));
+    if (!todo.length) return;
+    s.preparing = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      s.preparing = false;
+      const now = (window.__rdNext || {})[s.want.name];
+      if (now !== nx || nx.base !== s.drawn || nx.base !== s.want.sig) return;
+      const x = nx.specs[todo[0]];
+      const keep = new Set([s.drawn, ...Object.values(nx.specs).map(v => v.sig)]);
+      let d = s.spares.find(v => !keep.has(v.__rdSig));
+      if (!d && s.spares.length < ORDER.length) {
+        d = document.createElement('div');
+        hide(d);
+        box.appendChild(d);
+        s.spares.push(d);
+      }
+      if (!d) return;
+      P.react(d, x.spec.data, x.spec.layout, s.want.config || {});
+      hide(d);  // Plotly marks the div `js-plotly-plot` as it draws
+      d.__rdSig = x.sig;
+      prepare(P);
+    }, 0));
   }
 }
 """.replace("__SRC__", json.dumps(page_head.PLOTLY_SRC)).replace("__LATE_MS__", "1500").replace(
     "__ID__", json.dumps(page_head.PLOTLY_ID)
-)
+).replace("ORDER", '["b", "p", "t", "u"]')
 
 _NEXT_JS = r"""
 export default function (component) {

@@ -242,6 +242,72 @@ def test_a_key_press_draws_its_board_before_the_server_answers(
     assert winners_on_disk(app_server, dealt.meta.id) == (shoe + "B" if key == "b" else shoe[:-1])
 
 
+SPARES_READY_JS = """() => {
+  const next = (window.__rdNext || {}).board;
+  if (!next) return false;
+  const spares = Array.from(document.querySelectorAll('.rd-spare'));
+  return Object.values(next.specs).every(x => spares.some(d => d.__rdSig === x.sig));
+}"""
+SPARES_SEEN_JS = """() => Array.from(document.querySelectorAll('.rd-spare')).map(d => {
+  const box = d.getBoundingClientRect();
+  return {visibility: getComputedStyle(d).visibility, height: box.height,
+          plotly: d.classList.contains('js-plotly-plot')};
+})"""
+COUNT_REDRAWS_JS = """() => {
+  window.__reacts = 0;
+  const react = window.Plotly.react;
+  window.Plotly.react = function (...args) {
+    window.__reacts += 1;
+    return react.apply(this, args);
+  };
+}"""
+
+
+def test_boards_one_key_away_are_drawn_ahead_and_a_press_only_shows_one(
+    app_server: AppServer, page: Page
+):
+    """Once the page is idle, every board one key away is drawn, hidden, so a press shows
+    one without a Plotly redraw; hidden boards are out of sight and not counted as boards.
+    The server's messages are held after the press, so nothing else draws meanwhile."""
+    dealt = deal_shoe(5, ShoeOptions(decks=8), 0)
+    start = 40
+    sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
+    holding, held, socket = [False], [], []
+
+    def route(ws) -> None:
+        server = ws.connect_to_server()
+        socket.append(ws)
+        server.on_message(lambda m: held.append(m) if holding[0] else ws.send(m))
+
+    page.route_web_socket("**/_stcore/stream", route)
+    open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
+    wait_idle(page)
+    page.wait_for_function(NEXT_READY_JS)
+    page.wait_for_function(SPARES_READY_JS, timeout=15_000)
+    spares = page.evaluate(SPARES_SEEN_JS)
+    assert len(spares) >= 3  # B, P and T (U's board is the one before: drawn ahead too)
+    assert all(s == {"visibility": "hidden", "height": 0, "plotly": False} for s in spares)
+    assert board_meta(page)["bead_plate"]["rounds"] == start  # one board counted
+    want = page.evaluate("() => window.__rdNext.board.specs.p.sig")
+    page.evaluate(COUNT_REDRAWS_JS)
+    holding[0] = True
+    page.keyboard.press("p")
+    page.wait_for_function("(n) => document.querySelector('.rd-plot').layout.meta.rounds === n",
+                           arg=start + 1, timeout=10_000)  # fmt: skip
+    assert page.evaluate("() => window.__reacts") == 0  # shown, not redrawn
+    assert page.evaluate("() => document.querySelector('.rd-plot').__rdSig") == want
+    assert page.evaluate(
+        "() => getComputedStyle(document.querySelector('.rd-plot')).visibility") == "visible"
+    holding[0] = False
+    for message in held:
+        socket[-1].send(message)
+    held.clear()
+    wait_rounds(page, start + 1)
+    wait_idle(page)
+    assert page.evaluate(DRAWN_JS)["server"] == want  # the server's board is the one shown
+    assert board_meta(page)["bead_plate"]["marks"] == start + 1
+
+
 def test_the_board_comes_first_and_the_rest_of_the_page_even_if_its_request_is_lost(
     app_server: AppServer, page: Page
 ):
