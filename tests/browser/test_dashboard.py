@@ -200,6 +200,32 @@ DRAWN_JS = """() => {
 }"""
 
 
+class HeldServer:
+    """A proxy between the page and the app, in the test's hands: while ``holding``, the
+    server's messages wait, until `release` sends them on in order."""
+
+    def __init__(self, page: Page) -> None:
+        self.holding, self.held, self.sockets = False, [], []
+        page.route_web_socket("**/_stcore/stream", self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        self.sockets.append(ws)
+        server.on_message(lambda m: self.held.append(m) if self.holding else ws.send(m))
+
+    def release(self) -> None:
+        self.holding = False
+        for message in self.held:
+            self.sockets[-1].send(message)
+        self.held.clear()
+
+
+def wait_drawn(page: Page, n: int) -> None:
+    """Until the drawn board holds n rounds, whatever the header says."""
+    page.wait_for_function("(n) => document.querySelector('.rd-plot').layout.meta.rounds === n",
+                           arg=n, timeout=10_000)  # fmt: skip
+
+
 @pytest.mark.parametrize("key, change", [("b", 1), ("u", -1)])
 def test_a_key_press_draws_its_board_before_the_server_answers(
     app_server: AppServer, page: Page, key: str, change: int
@@ -210,29 +236,18 @@ def test_a_key_press_draws_its_board_before_the_server_answers(
     dealt = deal_shoe(7, ShoeOptions(decks=8), 0)
     start = 40
     sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
-    holding, held, socket = [False], [], []
-
-    def route(ws) -> None:  # a proxy between the page and the app, in the test's hands
-        server = ws.connect_to_server()
-        socket.append(ws)
-        server.on_message(lambda m: held.append(m) if holding[0] else ws.send(m))
-
-    page.route_web_socket("**/_stcore/stream", route)
+    proxy = HeldServer(page)
     open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
     wait_idle(page)
     page.wait_for_function(NEXT_READY_JS)
     before = page.evaluate(DRAWN_JS)
-    holding[0] = True
+    proxy.holding = True
     page.keyboard.press(key)
-    page.wait_for_function("(n) => document.querySelector('.rd-plot').layout.meta.rounds === n",
-                           arg=start + change, timeout=10_000)  # fmt: skip
+    wait_drawn(page, start + change)
     assert round_count(page) == start  # the page has heard nothing back yet
     predicted = page.evaluate(DRAWN_JS)
     assert predicted["server"] == before["server"] and predicted["drawn"] != before["drawn"]
-    holding[0] = False
-    for message in held:
-        socket[-1].send(message)
-    held.clear()
+    proxy.release()
     wait_rounds(page, start + change)
     wait_idle(page)
     after = page.evaluate(DRAWN_JS)
@@ -272,14 +287,7 @@ def test_boards_one_key_away_are_drawn_ahead_and_a_press_only_shows_one(
     dealt = deal_shoe(5, ShoeOptions(decks=8), 0)
     start = 40
     sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
-    holding, held, socket = [False], [], []
-
-    def route(ws) -> None:
-        server = ws.connect_to_server()
-        socket.append(ws)
-        server.on_message(lambda m: held.append(m) if holding[0] else ws.send(m))
-
-    page.route_web_socket("**/_stcore/stream", route)
+    proxy = HeldServer(page)
     open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
     wait_idle(page)
     page.wait_for_function(NEXT_READY_JS)
@@ -290,18 +298,14 @@ def test_boards_one_key_away_are_drawn_ahead_and_a_press_only_shows_one(
     assert board_meta(page)["bead_plate"]["rounds"] == start  # one board counted
     want = page.evaluate("() => window.__rdNext.board.specs.p.sig")
     page.evaluate(COUNT_REDRAWS_JS)
-    holding[0] = True
+    proxy.holding = True
     page.keyboard.press("p")
-    page.wait_for_function("(n) => document.querySelector('.rd-plot').layout.meta.rounds === n",
-                           arg=start + 1, timeout=10_000)  # fmt: skip
+    wait_drawn(page, start + 1)
     assert page.evaluate("() => window.__reacts") == 0  # shown, not redrawn
     assert page.evaluate("() => document.querySelector('.rd-plot').__rdSig") == want
     assert page.evaluate(
         "() => getComputedStyle(document.querySelector('.rd-plot')).visibility") == "visible"
-    holding[0] = False
-    for message in held:
-        socket[-1].send(message)
-    held.clear()
+    proxy.release()
     wait_rounds(page, start + 1)
     wait_idle(page)
     assert page.evaluate(DRAWN_JS)["server"] == want  # the server's board is the one shown
