@@ -220,6 +220,18 @@ class HeldServer:
         self.held.clear()
 
 
+def open_held(app_server: AppServer, page: Page, seed: int, start: int):
+    """A dealt shoe's first ``start`` rounds saved and opened through a `HeldServer`,
+    once the page is idle and has the boards one key away."""
+    dealt = deal_shoe(seed, ShoeOptions(decks=8), 0)
+    sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
+    proxy = HeldServer(page)
+    open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
+    wait_idle(page)
+    page.wait_for_function(NEXT_READY_JS)
+    return dealt, proxy
+
+
 def wait_drawn(page: Page, n: int) -> None:
     """Until the drawn board holds n rounds, whatever the header says."""
     page.wait_for_function("(n) => document.querySelector('.rd-plot').layout.meta.rounds === n",
@@ -233,13 +245,8 @@ def test_a_key_press_draws_its_board_before_the_server_answers(
     """Every message from the server is held back after the press: the board must still
     show the pressed key's result (sent ahead by the server), and it must be exactly the
     board the server then sends (the same spec: not drawn a second time)."""
-    dealt = deal_shoe(7, ShoeOptions(decks=8), 0)
     start = 40
-    sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
-    proxy = HeldServer(page)
-    open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
-    wait_idle(page)
-    page.wait_for_function(NEXT_READY_JS)
+    dealt, proxy = open_held(app_server, page, 7, start)
     before = page.evaluate(DRAWN_JS)
     proxy.holding = True
     page.keyboard.press(key)
@@ -284,13 +291,8 @@ def test_boards_one_key_away_are_drawn_ahead_and_a_press_only_shows_one(
     """Once the page is idle, every board one key away is drawn, hidden, so a press shows
     one without a Plotly redraw; hidden boards are out of sight and not counted as boards.
     The server's messages are held after the press, so nothing else draws meanwhile."""
-    dealt = deal_shoe(5, ShoeOptions(decks=8), 0)
     start = 40
-    sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
-    proxy = HeldServer(page)
-    open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
-    wait_idle(page)
-    page.wait_for_function(NEXT_READY_JS)
+    _, proxy = open_held(app_server, page, 5, start)
     page.wait_for_function(SPARES_READY_JS, timeout=15_000)
     spares = page.evaluate(SPARES_SEEN_JS)
     assert len(spares) >= 3  # B, P and T (U's board is the one before: drawn ahead too)
