@@ -35,6 +35,11 @@ WAIT_BANKROLL_JS = """(v) => {
 }"""
 
 
+# the bankroll chart's ``layout.meta`` (null until the chart is drawn)
+CHART_META_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .map(g => g.layout && g.layout.meta).filter(m => m && 'bankroll' in m)[0] || null"""
+
+
 def button(page: Page, name: str):
     """The visible button of widget ``name`` (a button with help has a hidden twin)."""
     return page.locator(f"{key(name)} button").locator("visible=true").first
@@ -185,11 +190,10 @@ def test_bets_move_the_bankroll_and_a_void_refunds(app_server: AppServer, page: 
     button(page, "btn_P").click()
     wait_rounds(page, 1)
     wait_bankroll(page, 1100.0)
-    fig = page.evaluate(
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
-        ".map(g => g.layout && g.layout.meta).filter(m => m && 'bankroll' in m)[0]"
-    )
-    assert fig["bankroll"] == 1100.0
+    # the chart is its own element, drawn once Plotly's chart code has loaded: wait for it
+    # to end at the bankroll shown (a timeout here fails the test)
+    page.wait_for_function(f"() => (({CHART_META_JS})() || {{}}).bankroll === 1100",
+                           polling="raf")
 
     button(page, "bets_bet_banker").click()
     expect(page.locator('[data-testid="bet-pending"]')).to_have_text("100")
