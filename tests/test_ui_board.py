@@ -52,7 +52,8 @@ def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int)
     fig = board.board_figure(roads, width_px=width)
     meta = fig.layout.meta
     assert meta["rounds"] == len(text)
-    assert fig.layout.width <= width + 2  # laid out for the page: never squeezed after
+    if width >= board.NARROW_PX:  # laid out for the page: never squeezed after
+        assert fig.layout.width <= width + 2
     for name, road in roads.items():
         assert meta["roads"][name]["marks"] == road.height
         shown = road  # the whole shoe, from its first column
@@ -74,6 +75,50 @@ def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int)
         assert xr[0] == 0
         if road.height:
             assert int(road["col"].max()) < xr[1] - 0.5
+
+
+# shoes long enough to need more columns than a phone shows, as well as short ones
+phone_shoes = hs.one_of(shoes, hs.text(alphabet="BPT", min_size=60, max_size=160),
+                        hs.integers(10, 80).map(lambda n: "BP" * n))  # fmt: skip
+
+
+def _x_px(fig, axis: str, x: float) -> float:
+    """Where ``x`` of road axis ``axis`` lands across the figure, in px."""
+    lay = fig.layout
+    xa = lay[f"xaxis{axis[1:]}"]
+    w = lay.width - lay.margin.l - lay.margin.r
+    d0, d1 = xa.domain
+    return lay.margin.l + (d0 + (d1 - d0) * (x - xa.range[0]) / (xa.range[1] - xa.range[0])) * w
+
+
+@settings(max_examples=80, deadline=None)
+@given(phone_shoes, hs.sampled_from([320, 360, 390, 430, 600]))
+def test_a_phone_board_keeps_readable_cells_and_opens_on_the_newest_columns(
+    text: str, width: int
+):
+    """Narrow pages: cells never below `NARROW_CELL_PX`; a board wider than the page
+    only when the whole shoe would need smaller ones; at the right-hand end (where the
+    page opens it) every road's newest column and every road's title are in view, and a
+    road that fits the page is in view whole."""
+    rounds = rounds_from_winners(text)
+    roads = all_roads(rounds)
+    fig = board.board_figure(roads, width_px=width)
+    lay, cell = fig.layout, fig.layout.meta["cell"]
+    assert cell >= board.NARROW_CELL_PX
+    if lay.width > width + 2:
+        assert cell == board.NARROW_CELL_PX  # it scrolls only because the floor binds
+    view_left = lay.width - width - 1  # the part in view at the right-hand end
+    for name, road in roads.items():
+        axis = AXIS_OF[name]
+        xa = lay[f"xaxis{axis[1:]}"]
+        assert xa.domain[1] == pytest.approx(1.0)  # right-aligned
+        if road.height:
+            newest = int(road["col"].max()) + 1
+            assert _x_px(fig, axis, newest) >= view_left, (name, width)
+        if _x_px(fig, axis, xa.range[1]) - _x_px(fig, axis, 0) <= width:
+            assert _x_px(fig, axis, 0) >= view_left - 0.5, (name, width)
+    for note in lay.annotations:
+        assert note.x * (lay.width - 2) + 1 >= view_left - 0.5, (note.text, width)
 
 
 @settings(max_examples=30, deadline=None)

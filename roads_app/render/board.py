@@ -406,6 +406,10 @@ DEFAULT_WIDTH_PX = 1100
 """Width the board is laid out for until the page has said how wide it is."""
 NARROW_PX = 640
 """Below this width the roads are stacked one per row (phones), not side by side."""
+NARROW_CELL_PX = 16.0
+"""A narrow page's cells are never smaller than this: a long shoe's board grows wider
+than the page and scrolls sideways (newest columns in view) rather than shrink its
+marks past reading (a whole 81-round shoe at 390 px would be 9 px, derived roads 4.5)."""
 BEAD_MIN_COLS = 12
 BIG_MIN_COLS = 40
 BIG_MIN_COLS_NARROW = 20
@@ -425,22 +429,24 @@ def title_px(cell: float) -> float:
     return round(min(24.0, max(11.0, cell * 0.55))) + 6
 
 
-# (name, left, top, width, height) in cell units; columns; cell size factor (1 or 1/2)
-_Box = tuple[str, float, float, float, float, int, float]
+# (name, left, top, width, height) in cell units; columns; cell size factor (1 or 1/2);
+# where its title goes across (in cell units: the left of the part in view)
+_Box = tuple[str, float, float, float, float, int, float, float]
 
 
 def board_layout(
     roads: Roads, width_px: float = DEFAULT_WIDTH_PX, rows: int = ROWS,
-    max_cell: float = MAX_CELL_PX, spare: int = 1,
+    max_cell: float = MAX_CELL_PX, spare: int = 1, min_cell: float = NARROW_CELL_PX,
 ) -> tuple[list[_Box], float]:
     """Where each road goes and the cell size, so the whole shoe fits ``width_px``.
 
     Wide pages: bead plate and big road side by side, the three derived roads (half
-    cells) under them, three or two to a row, whichever shows each one whole. Narrow
-    pages: one road per row. Every road is as wide as the shoe needs (never fewer than
-    its minimum columns), so nothing scrolls away; the cell is the page width over the
-    columns, capped at `MAX_CELL_PX`. ``spare`` empty columns follow each road's last
-    (2 leave room for any one more round). Returns the boxes and the cell size in px.
+    cells) under them, three or two to a row, whichever shows each one whole. Every
+    road is as wide as the shoe needs (never fewer than its minimum columns), so
+    nothing scrolls away; the cell is the page width over the columns, capped at
+    `MAX_CELL_PX`. Narrow pages: `_narrow_layout`. ``spare`` empty columns follow each
+    road's last (2 leave room for any one more round). Returns the boxes and the cell
+    size in px.
 
     >>> from roads_app.game.rounds import rounds_from_winners
     >>> boxes, cell = board_layout(all_roads(rounds_from_winners("BP" * 40)), 1100)
@@ -450,27 +456,66 @@ def board_layout(
     narrow = width_px < NARROW_PX
     bead = _need(roads["bead_plate"], BEAD_MIN_COLS, spare)
     big = _need(roads["big_road"], BIG_MIN_COLS_NARROW if narrow else BIG_MIN_COLS, spare)
-    derived = max(_need(roads[k], DERIVED_MIN_COLS, spare) for k in DERIVED) / 2  # in cells
-    units = max(bead, big) if narrow else bead + GAP_CELLS + big
+    derived_cols = max(_need(roads[k], DERIVED_MIN_COLS, spare) for k in DERIVED)
+    if narrow:
+        return _narrow_layout(bead, big, derived_cols, width_px, rows, max_cell, min_cell)
+    derived = derived_cols / 2  # in cells
+    units = bead + GAP_CELLS + big
     per_row = next((k for k in (3, 2) if k * derived + (k - 1) * GAP_CELLS <= units), 1)
     units = max(units, derived)
     cell = min(max_cell, width_px / units)
     t = title_px(cell) / cell  # a title line, in cells
-    boxes: list[_Box] = []
-    if narrow:
-        boxes.append(("bead_plate", 0, t, bead, rows, bead, 1.0))
-        boxes.append(("big_road", 0, 2 * t + rows, units, rows, int(units), 1.0))
-        top = 3 * t + 2 * rows
-    else:
-        big_w = units - bead - GAP_CELLS
-        boxes.append(("bead_plate", 0, t, bead, rows, bead, 1.0))
-        boxes.append(("big_road", bead + GAP_CELLS, t, big_w, rows, int(big_w), 1.0))
-        top = 2 * t + rows
+    big_w = units - bead - GAP_CELLS
+    boxes: list[_Box] = [
+        ("bead_plate", 0, t, bead, rows, bead, 1.0, 0),
+        ("big_road", bead + GAP_CELLS, t, big_w, rows, int(big_w), 1.0, bead + GAP_CELLS),
+    ]
+    top = 2 * t + rows
     box_w = (units - (per_row - 1) * GAP_CELLS) / per_row
     for i, kind in enumerate(DERIVED):
         r, c = divmod(i, per_row)
         y = top + r * (rows / 2 + t)
-        boxes.append((kind, c * (box_w + GAP_CELLS), y, box_w, rows / 2, int(box_w * 2), 0.5))
+        x = c * (box_w + GAP_CELLS)
+        boxes.append((kind, x, y, box_w, rows / 2, int(box_w * 2), 0.5, x))
+    return boxes, cell
+
+
+def _narrow_layout(
+    bead: int, big: int, derived: int, width_px: float, rows: int, max_cell: float,
+    min_cell: float,
+) -> tuple[list[_Box], float]:
+    """A phone's board: one road per row, each at least as wide as the page.
+
+    The cell is the page width over the widest road's columns, as on wide pages, but
+    never below ``min_cell``: past that the board is wider than the page and its box
+    scrolls sideways (`ui.plot_host`), opened at the right-hand end. Each road is right-
+    aligned, so there every road shows its newest columns (a road shorter than the page
+    shows from its first), and scrolling left reaches the big road's earliest ones. Each
+    road's title sits at the left of the part in view at that end.
+
+    An 81-round shoe on a 390 px phone: 16 px cells, 22.4 of them in view; the board
+    is 40 cells wide, the bead plate a page wide, the derived roads 49 half cells.
+
+    >>> boxes, cell = _narrow_layout(15, 40, 49, 358, 6, 44.0, 16.0)
+    >>> cell, [(b[0], b[1], b[5]) for b in boxes]  # doctest: +NORMALIZE_WHITESPACE
+    (16.0, [('bead_plate', 18.0, 22), ('big_road', 0.0, 40),
+            ('big_eye_boy', 15.5, 49), ('small_road', 15.5, 49), ('cockroach_pig', 15.5, 49)])
+    """
+    cell = min(max_cell, max(min_cell, width_px / max(bead, big, derived / 2)))
+    view = width_px / cell  # cells in view
+    cols = {"bead_plate": max(bead, int(view + 1e-9)), "big_road": max(big, int(view + 1e-9))}
+    cols |= dict.fromkeys(DERIVED, max(derived, int(2 * view + 1e-9)))
+    size = {name: 0.5 if name in DERIVED else 1.0 for name in cols}
+    units = max(cols[n] * size[n] for n in cols)
+    t = title_px(cell) / cell  # a title line, in cells
+    view_left = max(0.0, units - view)
+    boxes: list[_Box] = []
+    top = t
+    for name in ("bead_plate", "big_road", *DERIVED):
+        w, h = cols[name] * size[name], rows * size[name]
+        left = units - w
+        boxes.append((name, left, top, w, h, cols[name], size[name], max(left, view_left)))
+        top += h + t
     return boxes, cell
 
 
@@ -504,7 +549,8 @@ def board_spec(
 
     Laid out by `board_layout` for a page ``width_px`` wide: every road shows every
     column of the shoe and every mark is sized from its cell, so a narrower page
-    gives smaller marks, never overlapping ones. One figure (five pairs of axes)
+    gives smaller marks, never overlapping ones (down to `NARROW_CELL_PX` on a phone,
+    past which the figure is wider than the page, to scroll). One figure (five pairs of axes)
     rather than five keeps the browser's redraw after each result to one Plotly
     update. ``layout.meta`` has ``{"road": "board", "rounds": n, "ask": ask, "cell":
     px, "lang": lang, "roads": {name: {"rounds", "marks", "cols"}}}``.
@@ -550,7 +596,7 @@ def board_spec(
     }
     data: list[dict[str, Any]] = []
     metas = {}
-    for i, (name, left, top, _w, h, cols, size) in enumerate(boxes, start=1):
+    for i, (name, left, top, _w, h, cols, size, title_x) in enumerate(boxes, start=1):
         suffix = "" if i == 1 else str(i)
         px = cell * size
         road, before = roads[name], shown[name]
@@ -583,7 +629,7 @@ def board_spec(
             t["xaxis"], t["yaxis"] = f"x{suffix}", f"y{suffix}"
         data += traces
         layout["annotations"].append({
-            "text": word(name, lang), "x": left / units_w, "y": 1 - top / units_h,
+            "text": word(name, lang), "x": title_x / units_w, "y": 1 - top / units_h,
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
             "showarrow": False, "font": {"size": font, "color": "#4b5563"},
         })

@@ -18,6 +18,10 @@ them (a redraw of the whole board takes 80-200 ms in the page on this project's
 2-core test machine; showing a drawn one, a frame). The div shown is then the drawn
 one; the one it replaces is kept hidden, as it is the board U gives back.
 
+A figure wider than the page (a phone's board, `board._narrow_layout`) scrolls sideways
+in the component's own box, and each new board opens at its right-hand end: there every
+road of such a board shows its newest columns.
+
 The drawn ``div`` is Plotly's own graph div (``.js-plotly-plot``, with ``layout``,
 ``data`` and ``on``), as ``st.plotly_chart`` leaves it, so the held reveal
 (`board_host.show_held_after`) and the browser tests read it the same way; hidden
@@ -40,6 +44,14 @@ export default function (component) {
   // The state lives on the component's element: on the scoreboard the drawn div changes
   // when a press shows a board drawn ahead of time (`prepare`).
   const s = box.__rd || (box.__rd = {spares: []});
+  // A board wider than the page (a phone's, `board._narrow_layout`) scrolls sideways in
+  // its own box, never the page; spares are placed in it, so they widen nothing else.
+  if (!s.styled) {
+    box.style.overflowX = 'auto';
+    box.style.overflowY = 'hidden';
+    box.style.position = 'relative';
+    s.styled = true;
+  }
   let gd = box.querySelector(':scope > .rd-plot');
   if (!gd) {
     gd = document.createElement('div');
@@ -121,15 +133,23 @@ export default function (component) {
     // what the first drawing was laid out for, and why (tests read it)
     s.first = s.first || {width: want.spec.layout.width, note: want.note};
     const ready = s.spares.find(d => d.__rdSig === want.sig);
-    if (ready) show(ready);
+    if (ready) { show(ready); toEnd(); }
     else {
       const g = box.querySelector(':scope > .rd-plot');
       g.style.minHeight = '';
-      P.react(g, want.spec.data, want.spec.layout, want.config || {});
+      Promise.resolve(P.react(g, want.spec.data, want.spec.layout, want.config || {}))
+        .then(toEnd);
       g.__rdSig = want.sig;
+      toEnd();
     }
     expose();
     prepare(P);
+  }
+
+  // A new board opens on its newest columns (the right-hand end, where every road of a
+  // board wider than the page ends); earlier ones are a sideways scroll away.
+  function toEnd() {
+    box.scrollLeft = box.scrollWidth;
   }
 
   // A board drawn ahead becomes the drawn one; the one it replaces is kept as a spare

@@ -35,6 +35,7 @@ from conftest import (
 from playwright.sync_api import Browser, Page, expect
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.render.board import NARROW_PX
 from tests import storehelp as storage
 
 pytestmark = pytest.mark.browser
@@ -89,7 +90,12 @@ OVERFLOW_JS = """() => {
   if (document.documentElement.scrollWidth > vw + 1)
     bad.push('page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw);
   const main = document.querySelector('[data-testid="stMain"]');
+  // a phone's board scrolls sideways in its own box: what it holds may lie beyond the
+  // viewport (a scroll away), the box itself may not
+  const plot = document.querySelector('.rd-plot.js-plotly-plot');
+  const board = plot && plot.parentElement;
   for (const el of main.querySelectorAll('*')) {
+    if (board && el !== board && board.contains(el)) continue;
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) continue;
     const what = (el.getAttribute('data-testid') || el.tagName) + ' "' +
@@ -107,6 +113,31 @@ FIRST_WIDTH_JS = """() => {
   const g = (BOARD)();
   return [g.__rdFirst.note, g.__rdFirst.width === g.layout.width,
           g._fullLayout.width === g.layout.width];
+}""".replace("BOARD", BOARD_JS)
+
+PHONE_JS = """() => {
+  // Each road's marks on the page: how big they are drawn, whether the newest is in the
+  // viewport now (the board opened at its right-hand end) and the first once scrolled
+  // all the way left.
+  const g = (BOARD)(), box = g.parentElement, vw = document.documentElement.clientWidth;
+  const marks = () => Array.from(g.querySelectorAll('.cartesianlayer .subplot')).map(sp => {
+    const id = Array.from(sp.classList).find(c => /^x\\d*y\\d*$/.test(c));
+    const rs = Array.from(sp.querySelectorAll('.scatterlayer path.point'))
+      .map(el => el.getBoundingClientRect()).filter(r => r.width > 0);
+    rs.sort((a, b) => a.left - b.left);
+    return {id, rs};
+  });
+  const inView = r => r.left >= -0.5 && r.right <= vw + 0.5;
+  const atEnd = marks().map(({id, rs}) => ({
+    id, n: rs.length, size: rs.length ? rs.map(r => Math.max(r.width, r.height))
+      .sort((a, b) => a - b)[rs.length >> 1] : null,  // the median mark
+    newest: rs.length ? inView(rs[rs.length - 1]) : null,
+    first: rs.length ? inView(rs[0]) : null}));
+  const scrolls = box.scrollWidth > box.clientWidth + 1, end = box.scrollLeft;
+  box.scrollLeft = 0;  // a road's first mark is in view at one end or the other
+  const first = marks().map(({id, rs}, i) => rs.length ? atEnd[i].first || inView(rs[0]) : null);
+  box.scrollLeft = end;
+  return {scrolls, atEnd, first, boxRight: box.getBoundingClientRect().right, vw};
 }""".replace("BOARD", BOARD_JS)
 
 SETTLED_JS = """() => {
@@ -162,6 +193,15 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
                page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))  # fmt: skip
         if width >= 1440:
             assert meta["big_road"]["cols"] >= 40
+        if width < NARROW_PX:  # a phone: readable marks, the board scrolls sideways
+            phone = page.evaluate(PHONE_JS)
+            record(f"board_mark_px_at_{width}", {r["id"]: r["size"] for r in phone["atEnd"]})
+            assert phone["scrolls"] and phone["boxRight"] <= phone["vw"] + 1, phone
+            for road in phone["atEnd"]:  # x, x2: full cells; x3-x5: the derived roads'
+                assert road["n"] > 0, phone
+                assert road["size"] >= (9 if road["id"] in ("xy", "x2y2") else 4.5), phone
+                assert road["newest"], (width, road)  # opened on the newest columns
+            assert all(phone["first"]), (width, phone)  # the first ones a scroll away
         # laid out for this width from the first drawing (the window's width known at
         # once, the page's layout guessed right), not redrawn when the page reports it
         assert page.evaluate(FIRST_WIDTH_JS) == ["window width", True, True], width
