@@ -13,7 +13,8 @@ a temporary data folder), saves a dealt shoe of ``--rounds`` rounds, then:
   after the one before. These keys find the page still drawing its boards one key away
   (`plot_host`), so this is the harder case; the b/u pairs mostly find them drawn.
 
-Run: ``.venv/bin/python bench/bench_dashboard.py [--rounds 80] [--presses 10]``.
+Run: ``.venv/bin/python bench/bench_dashboard.py [--rounds 80] [--presses 10]
+[--width 1440]`` (``--width 390``: a phone's window, where the board scrolls sideways).
 Figures depend on the machine and its load; they are printed, never asserted.
 """
 
@@ -50,6 +51,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=80)
     ap.add_argument("--presses", type=int, default=10, help="b + undo pairs")
     ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--width", type=int, default=VIEWPORT["width"], help="window width, px")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -63,7 +65,7 @@ def main() -> int:
                 browser = p.chromium.launch(
                     executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
                 )
-                page = browser.new_context(viewport=VIEWPORT).new_page()
+                page = browser.new_context(viewport={**VIEWPORT, "width": args.width}).new_page()
                 t0 = time.perf_counter()
                 page.goto(f"{server.url}/?shoe={dealt.meta.id}")
                 wait_rounds(page, n)
@@ -98,6 +100,7 @@ def main() -> int:
         finally:
             server.stop()
 
+    print(f"window {args.width} px wide")
     print(f"server start (dev.py app to healthy): {server.started_in_s:.2f} s")
     print(f"first page load, cold browser, {n}-round shoe: {first:.2f} s")
     print(f"page reload, warm browser cache: {warm:.2f} s")
