@@ -260,10 +260,16 @@ def test_out_of_range_or_bad_round_in_the_url(
 
 
 def test_unknown_or_path_like_shoe_in_the_url_is_refused(data: Path) -> None:
+    """Refused in one line that never names the server's folder, in either language."""
     for bad in ("doesnotexist", "../../etc/passwd.parquet"):
         at = app("replay", shoe=bad, round="3")
         no_exceptions(at)
         assert at.error and "cannot replay shoe" in at.error[0].value
+        assert str(data) not in text(at), text(at)
+    at = app("replay", shoe="doesnotexist", lang="zh")
+    no_exceptions(at)
+    assert at.error and str(data) not in text(at), text(at)
+    assert "the data folder" not in at.error[0].value  # said in Chinese, the folder too
 
 
 def test_replay_reveal_shows_the_hand_in_peek_order(data: Path) -> None:

@@ -360,9 +360,10 @@ def counts(rounds: pl.DataFrame) -> dict[str, int]:
 
 
 def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | str:
-    """Load a shoe or say in one line why it cannot be (for pages that show, not raise)."""
+    """Load a shoe or say in one line why it cannot be (for pages that show, not raise):
+    the error's `Message`, so a page can say it in its own language."""
     try:
         saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))  # never a path
         return saved.rounds, saved.meta
     except RoadsAppError as e:
-        return str(e)
+        return e.message

@@ -21,7 +21,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.render.i18n import DEFAULT
 from roads_app.sim import backtest, kernel, strategies
 from roads_app.ui.board_view import lang
-from roads_app.ui.words import bet_id_name, tr
+from roads_app.ui.words import bet_id_name, say, tr
 
 RESULT_KEY = "backtest_result"
 MAX_UI_SHOES = 2_000_000
@@ -165,7 +165,7 @@ def _run(
     except RoadsAppError as e:
         bar.empty()
         st.session_state.pop(RESULT_KEY, None)
-        st.error(str(e))
+        st.error(say(e))
         return
     bar.empty()
     st.session_state[RESULT_KEY] = result
@@ -317,7 +317,7 @@ def render_backtest_page() -> None:
                 st.caption(tr("bt_on_cluster", address=cluster_address()))
         money = _money_inputs(table)
     except RoadsAppError as e:
-        st.error(str(e))
+        st.error(say(e))
         return
     if st.button(tr("bt_run"), type="primary", key="bt_run"):
         _run(strategy, money, table, source, int(shoes), int(seed))

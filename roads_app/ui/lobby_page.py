@@ -57,7 +57,7 @@ def render_tile(row: dict, folder: Path) -> None:
         loaded = _load(sid, str(folder), row["modified"])
         st.markdown(f"**{plain(row['name'])}** · {plain(row['rules'])}")
         if isinstance(loaded, str):
-            st.caption(plain(loaded))
+            st.caption(plain(say(loaded)))
             return
         rounds, _meta = loaded
         fig = _mini(sid, str(folder), row["modified"])

@@ -370,7 +370,7 @@ def render_replay_page() -> None:
     loaded = library.safe_load(shoe_id, folder)
     if isinstance(loaded, str):
         st.title(tr("page_replay"))
-        st.error(tr("cannot_replay", id=repr(shoe_id), why=loaded), icon=":material/error:")
+        st.error(tr("cannot_replay", id=repr(shoe_id), why=say(loaded)), icon=":material/error:")
         render_picker(folder)
         return
     rounds, meta = loaded

