@@ -29,6 +29,7 @@ from roads_app.game.rounds import (
     round_by_winner,
     undo,
 )
+from roads_app.render import board
 from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
 from roads_app.ui import access, board_host, session
@@ -331,8 +332,8 @@ def render_resume() -> None:
 @guarded
 def shoe_fragment() -> None:
     """The part of the page one result reruns: the board across the whole width, the
-    entry under it, then the entry tabs and bets beside the statistics and odds (the
-    two stack on a phone)."""
+    entry under it, then the entry tabs and bets beside the statistics and odds, or
+    above them where the page is too narrow for both (`SIDE_BY_SIDE_PX`)."""
     first = board_first()
     board_host.mount(on_keys, more=first)
     state = session.current()
@@ -347,7 +348,10 @@ def shoe_fragment() -> None:
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
         return
-    main, side = st.columns([1.25, 1], gap="medium")
+    if (drawn.width or board.DEFAULT_WIDTH_PX) >= SIDE_BY_SIDE_PX:
+        main, side = st.columns([1.25, 1], gap="medium")
+    else:
+        main, side = st.container(), st.container()
     with main:
         points, cards, edit, new = st.tabs(
             [tr("tab_points"), tr("tab_cards"), tr("tab_edit"), tr("tab_new")]
@@ -366,6 +370,11 @@ def shoe_fragment() -> None:
         render_odds(state)
     render_next(drawn, next_rounds(state))
 
+
+SIDE_BY_SIDE_PX = 760
+"""The page width (the board's) from which the statistics and odds sit beside the entry.
+Narrower, the odds column would be under 290 px, the width its five columns need (a
+1024 px laptop with the sidebar open gave it 233 px, hiding "Now" behind a scroll)."""
 
 FIRST_KEY = "roads_app.board_first"
 

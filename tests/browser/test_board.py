@@ -109,6 +109,14 @@ OVERFLOW_JS = """() => {
   return bad;
 }"""
 
+TABLES_JS = """() => Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'))
+  .map(df => {  // a grid wider than its box hides columns behind a sideways scroll
+    const sc = df.querySelector('.dvn-scroller');
+    return sc ? {scroll: sc.scrollWidth, box: sc.clientWidth,
+                 heads: Array.from(df.querySelectorAll('[role=columnheader]'))
+                   .map(h => h.textContent)} : null;
+  }).filter(t => t && t.scroll > t.box + 1)"""
+
 FIRST_WIDTH_JS = """() => {
   const g = (BOARD)();
   return [g.__rdFirst.note, g.__rdFirst.width === g.layout.width,
@@ -188,6 +196,7 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
         overflow = page.evaluate(OVERFLOW_JS)
         page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
         assert overflow == [], (width, overflow)
+        assert page.evaluate(TABLES_JS) == [], width  # every table shows all its columns
         meta = board_meta(page)
         record(f"board_cell_px_at_{width}",
                page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))  # fmt: skip
