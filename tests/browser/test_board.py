@@ -219,6 +219,29 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
         context.close()
 
 
+GRID_JS = """() => {  // the gridlines Plotly drew on each road's axes, by axis
+  const g = (BOARD)(), out = {};
+  for (const a of g.querySelectorAll('.gridlayer > g'))
+    out[a.getAttribute('class')] = a.querySelectorAll('path').length;
+  return out;
+}""".replace("BOARD", BOARD_JS)
+
+
+def test_an_empty_shoe_shows_the_grid_of_every_road(app_server: AppServer, page: Page):
+    """Before the first result each road is an empty ruled grid, as on a casino board
+    (Plotly draws no axes that carry no trace)."""
+    page.goto(app_server.url)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
+    settle(page)
+    lines = page.evaluate(GRID_JS)
+    cols = {k: v["cols"] for k, v in board_meta(page).items()}
+    for i, road in enumerate(("bead_plate", "big_road", "big_eye_boy", "small_road",
+                              "cockroach_pig"), start=1):  # fmt: skip
+        sfx = "" if i == 1 else str(i)
+        assert lines.get(f"x{sfx}") == cols[road] - 1, (road, lines)  # between columns
+        assert lines.get(f"y{sfx}") == 5, (road, lines)  # between the six rows
+
+
 def test_twenty_presses_thirty_ms_apart_give_twenty_rounds(app_server: AppServer, page: Page):
     page.goto(app_server.url)
     wait_rounds(page, 0, timeout_ms=LOAD_MS)
