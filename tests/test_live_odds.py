@@ -374,3 +374,20 @@ def test_rank_chart_shows_all_thirteen_ranks() -> None:
     assert list(fig.data[0].x) == list(playing_cards.RANKS)
     assert list(fig.data[0].y) == [rem.by_rank[r] for r in playing_cards.RANKS]
     assert fig.layout.xaxis.type == "category"  # "2".."9" must not become a number axis
+
+
+def test_study_box_chart_draws_banker_red_and_player_blue_as_the_board() -> None:
+    """The board's colours (Banker red, Player blue), whatever order the bets come in;
+    side bets in colours clear of both."""
+    from roads_app.render import board
+    from roads_app.ui.live_odds import study_box_figure
+
+    bets = ["player_pair", "banker", "player", "banker_pair"]
+    per_shoe = pl.DataFrame({"shoe": [s for s in (0, 1) for _ in bets], "bet": bets * 2,
+                             "bets": [1] * 8, "net": [5.0, -1.0, 2.0, -3.0] * 2})  # fmt: skip
+    fig = study_box_figure(per_shoe, WINBOX)
+    colour = {t.name: t.marker.color for t in fig.data}
+    label = {b: WINBOX.bets[b].label for b in bets}
+    assert colour[label["banker"]] == board.RED and colour[label["player"]] == board.BLUE
+    sides = {colour[label["player_pair"]], colour[label["banker_pair"]]}
+    assert len(sides) == 2 and not sides & {board.RED, board.BLUE, board.GREEN}

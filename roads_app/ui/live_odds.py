@@ -234,6 +234,24 @@ def bet_colour(bet: str, bets: list[str]) -> str:
     return SIDE_BET_COLOURS[side.index(bet) % len(SIDE_BET_COLOURS)] if bet in side else "#555"
 
 
+def study_box_figure(per_shoe: pl.DataFrame, table: Table) -> go.Figure:
+    """Each bet's net per shoe as a box, in the board's colours (`bet_colour`)."""
+    fig = go.Figure()
+    bets = per_shoe["bet"].unique(maintain_order=True).to_list()
+    for bet in bets:
+        one = per_shoe.filter(pl.col("bet") == bet)
+        label = bet_name(table.bets[bet]) if bet in table.bets else bet
+        fig.add_trace(go.Box(y=one["net"].to_list(), name=label, boxmean=True,
+                             marker_color=bet_colour(bet, bets)))  # fmt: skip
+    fig.update_layout(
+        height=320,
+        margin={"l": 40, "r": 10, "t": 30, "b": 40},
+        title=tr("st_box_title"),
+        showlegend=False,
+    )
+    return fig
+
+
 def ev_figure(
     chart: pl.DataFrame, bets: list[str], upto: int | None = None, last_hand: int | None = None
 ) -> go.Figure:
@@ -435,18 +453,5 @@ def render_study_page() -> None:
     )
     per_shoe = result.per_shoe.filter(pl.col("bets") > 0)
     if per_shoe.height:
-        fig = go.Figure()
-        table = load_table(result.table)
-        for bet in per_shoe["bet"].unique(maintain_order=True).to_list():
-            one = per_shoe.filter(pl.col("bet") == bet)
-            label = bet_name(table.bets[bet]) if bet in table.bets else bet
-            fig.add_trace(go.Box(y=one["net"].to_list(), name=label, boxmean=True,
-                                 marker_color=bet_colour(bet, per_shoe["bet"].unique(
-                                     maintain_order=True).to_list())))  # fmt: skip
-        fig.update_layout(
-            height=320,
-            margin={"l": 40, "r": 10, "t": 30, "b": 40},
-            title=tr("st_box_title"),
-            showlegend=False,
-        )
+        fig = study_box_figure(per_shoe, load_table(result.table))
         st.plotly_chart(fig, theme=None, key="study.box")
