@@ -150,6 +150,14 @@ export default function (component) {
   // board wider than the page ends); earlier ones are a sideways scroll away.
   function toEnd() {
     box.scrollLeft = box.scrollWidth;
+    // While a board on the page scrolls sideways, a swipe that reaches its first column
+    // and goes on must not become the browser's swipe-back (it left the page). Chromium
+    // (156, mobile) heeds only the root's overscroll-behavior here, and only while no
+    // scroller inside sets its own: the box keeps the default.
+    const wide = window.__rdWide || (window.__rdWide = new Set());
+    if (box.scrollWidth > box.clientWidth + 1) wide.add(box); else wide.delete(box);
+    for (const b of wide) if (!b.isConnected) wide.delete(b);
+    document.documentElement.style.overscrollBehaviorX = wide.size ? 'none' : '';
   }
 
   // A board drawn ahead becomes the drawn one; the one it replaces is kept as a spare

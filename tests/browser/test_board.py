@@ -242,6 +242,58 @@ def test_an_empty_shoe_shows_the_grid_of_every_road(app_server: AppServer, page:
         assert lines.get(f"y{sfx}") == 5, (road, lines)  # between the six rows
 
 
+BOARD_BOX_JS = """() => {
+  const b = (BOARD)().parentElement, r = b.getBoundingClientRect();
+  return {left: b.scrollLeft, end: b.scrollWidth - b.clientWidth, y: r.top + r.height / 2,
+          pageX: window.scrollX, pageWidth: document.documentElement.scrollWidth};
+}""".replace("BOARD", BOARD_JS)
+
+
+def swipe_right(page: Page, y: float) -> None:
+    """A finger dragged left to right across the board (the content follows it)."""
+    cdp = page.context.new_cdp_session(page)
+    touch = {"type": "touchStart", "touchPoints": [{"x": 40, "y": y}]}
+    cdp.send("Input.dispatchTouchEvent", touch)
+    for x in range(50, 350, 10):
+        cdp.send("Input.dispatchTouchEvent",
+                 {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})  # fmt: skip
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_on_a_phone_a_swipe_reaches_the_first_columns_and_a_result_brings_the_newest(
+    app_server: AppServer, browser: Browser
+):
+    """A touch phone: the board opens on its newest columns, a swipe on it (not on the
+    page) scrolls back to the first, swiping on past it stays on the page (no swipe-back
+    navigation), and the next result opens it on the newest again."""
+    shoe = dealt_shoe(app_server)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=3)  # fmt: skip
+    try:
+        page = context.new_page()
+        page.goto(f"{app_server.url}/?shoe={shoe}")
+        wait_rounds(page, 81, timeout_ms=LOAD_MS)
+        settle(page)
+        box = page.evaluate(BOARD_BOX_JS)
+        assert box["end"] > 100 and box["left"] == box["end"], box  # opened at the end
+        for _ in range(3):
+            swipe_right(page, box["y"])
+            page.wait_for_timeout(300)
+        assert page.url.endswith(f"?shoe={shoe}")  # swiping past the start left no page
+        moved = page.evaluate(BOARD_BOX_JS)
+        assert moved["left"] == 0, moved
+        assert moved["pageX"] == 0 and moved["pageWidth"] <= 390, moved  # the page stayed
+        assert all(page.evaluate(PHONE_JS)["first"])
+        page.keyboard.press("b")
+        wait_rounds(page, 82)
+        settle(page)
+        after = page.evaluate(BOARD_BOX_JS)
+        assert after["left"] == after["end"] > 0, after
+    finally:
+        context.close()
+
+
 def test_twenty_presses_thirty_ms_apart_give_twenty_rounds(app_server: AppServer, page: Page):
     page.goto(app_server.url)
     wait_rounds(page, 0, timeout_ms=LOAD_MS)
