@@ -406,10 +406,12 @@ DEFAULT_WIDTH_PX = 1100
 """Width the board is laid out for until the page has said how wide it is."""
 NARROW_PX = 640
 """Below this width the roads are stacked one per row (phones), not side by side."""
-NARROW_CELL_PX = 16.0
+NARROW_CELL_PX = 13.0
 """A narrow page's cells are never smaller than this: a long shoe's board grows wider
 than the page and scrolls sideways (newest columns in view) rather than shrink its
-marks past reading (a whole 81-round shoe at 390 px would be 9 px, derived roads 4.5)."""
+marks past reading (a whole 81-round shoe at 390 px would be 9 px, derived roads 4.5).
+About the cells of live-casino phone boards; a laptop's 560 px column (1024 px, sidebar
+open) still shows a whole 81-round shoe at 13.4 px."""
 BEAD_MIN_COLS = 12
 BIG_MIN_COLS = 40
 BIG_MIN_COLS_NARROW = 20
@@ -493,13 +495,14 @@ def _narrow_layout(
     shows from its first), and scrolling left reaches the big road's earliest ones. Each
     road's title sits at the left of the part in view at that end.
 
-    An 81-round shoe on a 390 px phone: 16 px cells, 22.4 of them in view; the board
-    is 40 cells wide, the bead plate a page wide, the derived roads 49 half cells.
+    An 81-round shoe on a 390 px phone: 13 px cells, 27.5 of them in view; the board
+    is 40 cells wide, the bead plate a page wide (27 columns), the derived roads too
+    (55 half cells, more than their 49).
 
-    >>> boxes, cell = _narrow_layout(15, 40, 49, 358, 6, 44.0, 16.0)
+    >>> boxes, cell = _narrow_layout(15, 40, 49, 358, 6, 44.0, 13.0)
     >>> cell, [(b[0], b[1], b[5]) for b in boxes]  # doctest: +NORMALIZE_WHITESPACE
-    (16.0, [('bead_plate', 18.0, 22), ('big_road', 0.0, 40),
-            ('big_eye_boy', 15.5, 49), ('small_road', 15.5, 49), ('cockroach_pig', 15.5, 49)])
+    (13.0, [('bead_plate', 13.0, 27), ('big_road', 0.0, 40),
+            ('big_eye_boy', 12.5, 55), ('small_road', 12.5, 55), ('cockroach_pig', 12.5, 55)])
     """
     cell = min(max_cell, max(min_cell, width_px / max(bead, big, derived / 2)))
     view = width_px / cell  # cells in view
