@@ -60,6 +60,7 @@ export default function (component) {
   }
   s.want = data;  // only the newest spec is drawn, whatever order loading ends in
   expose();
+  swipes();
   // A board that follows the key queue draws, on a key press, the board that key gives
   // (laid out by the server beforehand, `plot_next`), without waiting for the server.
   if (data.follows && !s.onKey) s.onKey = () => {
@@ -71,6 +72,7 @@ export default function (component) {
     window.addEventListener('roads-next', onKey);
   }
   const cleanup = () => {
+    swipes(true);  // gone from the page (or about to run again, which puts it back)
     if (!onKey) return;
     window.removeEventListener('roads-key', onKey);
     window.removeEventListener('roads-next', onKey);
@@ -150,12 +152,18 @@ export default function (component) {
   // board wider than the page ends); earlier ones are a sideways scroll away.
   function toEnd() {
     box.scrollLeft = box.scrollWidth;
-    // While a board on the page scrolls sideways, a swipe that reaches its first column
-    // and goes on must not become the browser's swipe-back (it left the page). Chromium
-    // (156, mobile) heeds only the root's overscroll-behavior here, and only while no
-    // scroller inside sets its own: the box keeps the default.
+    swipes();
+  }
+
+  // While a board on the page scrolls sideways, a swipe that reaches its first column
+  // and goes on must not become the browser's swipe-back (it left the page). Chromium
+  // (156, mobile) heeds only the root's overscroll-behavior here, and only while no
+  // scroller inside sets its own: the box keeps the default. Pages without such a
+  // board keep the browser's swipe-back.
+  function swipes(gone) {
     const wide = window.__rdWide || (window.__rdWide = new Set());
-    if (box.scrollWidth > box.clientWidth + 1) wide.add(box); else wide.delete(box);
+    if (!gone && box.isConnected && box.scrollWidth > box.clientWidth + 1) wide.add(box);
+    else wide.delete(box);
     for (const b of wide) if (!b.isConnected) wide.delete(b);
     document.documentElement.style.overscrollBehaviorX = wide.size ? 'none' : '';
   }

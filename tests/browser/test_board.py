@@ -252,6 +252,9 @@ BOARD_BOX_JS = """() => {
 }""".replace("BOARD", BOARD_JS)
 
 
+ROOT_OVERSCROLL_JS = "() => document.documentElement.style.overscrollBehaviorX"
+
+
 def swipe_right(page: Page, y: float) -> None:
     """A finger dragged left to right across the board (the content follows it)."""
     cdp = page.context.new_cdp_session(page)
@@ -269,7 +272,8 @@ def test_on_a_phone_a_swipe_reaches_the_first_columns_and_a_result_brings_the_ne
 ):
     """A touch phone: the board opens on its newest columns, a swipe on it (not on the
     page) scrolls back to the first, swiping on past it stays on the page (no swipe-back
-    navigation), and the next result opens it on the newest again."""
+    navigation), the next result opens it on the newest again, and a page without such
+    a board has the browser's swipe-back again."""
     shoe = dealt_shoe(app_server)
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   has_touch=True, device_scale_factor=3)  # fmt: skip
@@ -293,6 +297,14 @@ def test_on_a_phone_a_swipe_reaches_the_first_columns_and_a_result_brings_the_ne
         settle(page)
         after = page.evaluate(BOARD_BOX_JS)
         assert after["left"] == after["end"] > 0, after
+        # the page without a sideways board gets the browser's swipe-back again
+        assert page.evaluate(ROOT_OVERSCROLL_JS) == "none"
+        page.locator('[data-testid="stExpandSidebarButton"], '
+                     '[data-testid="stSidebarCollapsedControl"] button').first.click()
+        page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Library").click()
+        page.wait_for_url("**/library")
+        wait_idle(page)
+        assert page.evaluate(ROOT_OVERSCROLL_JS) == ""
     finally:
         context.close()
 
