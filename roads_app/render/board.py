@@ -506,7 +506,8 @@ def _narrow_layout(
     """
     cell = min(max_cell, max(min_cell, width_px / max(bead, big, derived / 2)))
     view = width_px / cell  # cells in view
-    cols = {"bead_plate": max(bead, int(view + 1e-9)), "big_road": max(big, int(view + 1e-9))}
+    fit = int(view + 1e-9)  # whole columns in view (a hair of float error allowed)
+    cols = {"bead_plate": max(bead, fit), "big_road": max(big, fit)}
     cols |= dict.fromkeys(DERIVED, max(derived, int(2 * view + 1e-9)))
     size = {name: 0.5 if name in DERIVED else 1.0 for name in cols}
     units = max(cols[n] * size[n] for n in cols)

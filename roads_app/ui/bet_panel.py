@@ -76,9 +76,7 @@ def house_edges(table: Table, rounds: pl.DataFrame, meta: ShoeMeta) -> tuple[dic
 
 
 def _error(key: str, message: str | None) -> None:
-    from roads_app.ui.session import scrub
-
-    st.session_state[f"{ERROR_KEY}.{key}"] = message and scrub(message, lang=lang())
+    st.session_state[f"{ERROR_KEY}.{key}"] = message  # said by `say`: already scrubbed
 
 
 def _change(

@@ -140,9 +140,8 @@ export default function (component) {
       const g = box.querySelector(':scope > .rd-plot');
       g.style.minHeight = '';
       Promise.resolve(P.react(g, want.spec.data, want.spec.layout, want.config || {}))
-        .then(toEnd);
+        .then(toEnd);  // drawn (this runs before the next paint when the draw was at once)
       g.__rdSig = want.sig;
-      toEnd();
     }
     expose();
     prepare(P);

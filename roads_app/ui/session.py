@@ -171,6 +171,8 @@ def scrub(message: str, folder: Path | None = None, lang: str = DEFAULT) -> str:
     >>> scrub("/srv/roads/data/roads.db: is busy", Path("/srv/roads/data"))
     'roads.db in the data folder: is busy'
     """
+    if os.sep not in message:  # no path in it: spare the folder look-up (and its mkdir)
+        return message
     root = str(folder or data_dir())
     message = message.replace(root + "/roads.db", word("db_in_data_folder", lang, db="roads.db"))
     return message.replace(root, word("the_data_folder", lang))
