@@ -65,6 +65,36 @@ class SchemaError(RoadsAppError):
     """
 
 
+QUOTE_LIMIT = 60
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """A short, escaped, one-line quote of what a person or a file gave, for a message.
+
+    Whatever came in (a 1 MB card code, a 4,000-digit number, a name with a newline or
+    markup) is shown as at most about ``limit`` characters of its ``repr``, control and
+    invisible characters escaped, so a message stays one line and never echoes a payload.
+
+    >>> quote("Kd")
+    "'Kd'"
+    >>> quote("a\\nb")
+    "'a\\\\nb'"
+    >>> len(quote("x" * 10_000)) <= 63
+    True
+    >>> quote(10 ** 5000)
+    'a number of about 5001 digits'
+    >>> quote("庄\u200b")
+    "'庄\\\\u200b'"
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 40:
+        digits = int(abs(value).bit_length() * 0.30103) + 1  # str() of it is slow, capped
+        return f"a number of about {digits} digits"
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit] + "…"  # repr of a 2 MB string is no use in one line
+    shown = repr(value)  # escapes line breaks, controls and invisible characters
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
 def validation_message(errors: list[dict], where: str = "") -> str:
     """One line from a schema library's error list: the field, what was wanted, what came.
 
@@ -77,10 +107,7 @@ def validation_message(errors: list[dict], where: str = "") -> str:
     first = errors[0]
     loc = ".".join(str(p) for p in first.get("loc", ()) if p != "__root__")
     loc = loc.encode("unicode_escape").decode("ascii")  # a field named by a file: one line
-    got = first.get("input")
-    shown = repr(got)
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
+    shown = quote(first.get("input"), 40)
     msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
     if first.get("type") in ("extra_forbidden", "unexpected_keyword_argument"):
         msg = "unknown field"
