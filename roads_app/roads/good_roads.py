@@ -29,6 +29,7 @@ side of every column follows from it).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tomllib
@@ -235,6 +236,7 @@ class Catalogue:
         return _arrays(self)
 
 
+@functools.cache
 def _arrays(cat: Catalogue) -> CatalogueArrays:
     cols = [c for p in cat.active for c in p.columns]
     counts = np.array([len(p.columns) for p in cat.active], dtype=np.int64)
