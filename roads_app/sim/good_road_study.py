@@ -148,15 +148,27 @@ class Part:
         )
 
 
+@njit(cache=True, nogil=True)
+def _to_results(full: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """[hands, 3] B/P/T probabilities from the events', each summed in event order."""
+    out = np.zeros((full.shape[0], 3))
+    for h in range(full.shape[0]):
+        for e in range(full.shape[1]):
+            r = which[e]
+            if r >= 0:
+                out[h, r] += full[h, e]
+    return out
+
+
 def _probability_matrix() -> np.ndarray:
-    """[N_EVENTS, 3]: which exact-odds events are a Banker, Player, Tie result."""
+    """Per exact-odds event: 0, 1, 2 where it is a Banker, Player, Tie result (-1 not one)."""
     from roads_app.bets.odds import N_EVENTS
     from roads_app.bets.spec import PLAY_CELLS
 
-    m = np.zeros((N_EVENTS, 3))
+    which = np.full(N_EVENTS, -1, dtype=np.int64)
     for i, c in enumerate(PLAY_CELLS):
-        m[i, RESULTS.index(c.winner)] = 1.0
-    return m
+        which[i] = RESULTS.index(c.winner)
+    return which
 
 
 def _nets(table: Table) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +250,7 @@ def study_range(
                     batch.cards[:rows], offsets[: priced + 1], batch.burn_card[:priced],
                     table.shoe.decks, full,
                 )  # fmt: skip
-            probs = full @ to_bpt
+            probs = _to_results(full, to_bpt)  # not a BLAS product: its sums vary by shape
         else:
             probs = np.zeros((0, 3))
         p = len(keys)
