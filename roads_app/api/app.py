@@ -29,6 +29,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from roads_app.api.models import (
     AppendOut,
     ChangeOut,
+    GoodRoadShoe,
     Problem,
     RoundIn,
     ShoeCreate,
@@ -36,7 +37,7 @@ from roads_app.api.models import (
     ShoeSummary,
     TableOut,
 )
-from roads_app.api.service import Feed, NotFound, Refused, Reply
+from roads_app.api.service import Feed, NotFound, Refused, Reply, tags
 from roads_app.api.stream import Hub
 from roads_app.errors import RoadsAppError
 
@@ -87,7 +88,7 @@ def _bearer(authorization: str | None) -> str | None:
 def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False) -> FastAPI:
     """The API over the store in ``data_dir``, for a server listening on ``host``."""
     feed = Feed(Path(data_dir), samples=samples)
-    hub = Hub(feed.snapshot, feed.version)
+    hub = Hub(feed.snapshot, feed.version, tags)
     open_reads = is_loopback(host)
 
     @asynccontextmanager
@@ -191,6 +192,12 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     async def tables() -> Any:
         """The rules tables a shoe can be created at."""
         return await run(feed.tables)
+
+    @app.get("/good-roads", response_model=list[GoodRoadShoe], dependencies=[Read])
+    async def good_roads() -> Any:
+        """Every live shoe holding a good road (好路) now, headline first: each shoe's
+        keys in the catalogue's priority order, shoes by their headline's priority."""
+        return await run(feed.good_roads)
 
     @app.get("/shoes", response_model=list[ShoeSummary], dependencies=[Read])
     async def shoes() -> Any:

@@ -470,11 +470,55 @@ def current(rounds: pl.DataFrame, catalogue: Catalogue | None = None) -> list[st
     return after[-1] if after else []
 
 
+def tags_of_winners(winners: Sequence[str], catalogue: Catalogue | None = None) -> list[str]:
+    """One shoe given by its results as letters: what holds after the last one, in
+    priority order. Plain Python over one shoe (a key press, an API event): `holds`
+    itself, no frame, no compiled call.
+
+    >>> tags_of_winners("BTPBP")
+    ['single_jump']
+    """
+    cat = catalogue or in_force()
+    lengths, side = columns_of(winners)
+    a = cat.arrays()
+    n = len(lengths)
+    cols = (a.c_side, a.c_len, a.c_min)
+    return [
+        key
+        for p, key in enumerate(cat.keys)
+        if holds(lengths, n, side, *cols, int(a.p_first[p]), int(a.p_count[p]))
+    ]
+
+
+_IN_FORCE: dict[tuple[str, int, int], Catalogue] = {}
+
+
+def in_force() -> Catalogue:
+    """`load_catalogue()` (the player's file, else the default), read again only when
+    that file changes: what every page and the API tag with."""
+    user = user_path()
+    path = user if user.is_file() else default_path()
+    try:
+        st = path.stat()
+        key = (str(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        return load_catalogue()
+    cat = _IN_FORCE.get(key)
+    if cat is None:
+        cat = load_catalogue()
+        _IN_FORCE.clear()
+        _IN_FORCE[key] = cat
+    return cat
+
+
 def columns_of(winners: Sequence[str]) -> tuple[list[int], int]:
     """The logical columns' heights and the current side code (-1: none) of a shoe's
     results as letters: the state `holds` reads, for plain readers."""
     lengths = [0] * (len(winners) + 1)
     n, side = 0, -1
     for w in winners:
-        n, side = add_result(lengths, n, side, {"B": 0, "P": 1, "T": 2}[w])
+        n, side = add_result(lengths, n, side, _CODES[w])
     return lengths[:n], side
+
+
+_CODES = {"B": SIDE_B, "P": SIDE_P, "T": _TIE}
