@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import polars as pl
@@ -47,6 +47,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError, validation_message
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SIDE_B, SIDE_P, SIDE_ANY = 0, 1, 2
 """Constraint sides: B and P are the winner codes of the rounds frame; any is either."""
@@ -124,7 +127,7 @@ def holds(
     """
     if n_cols < count:
         return False
-    for j in range(count):
+    for j in range(count - 1, -1, -1):  # the current column first: most often the one off
         col = n_cols - count + j
         s = side if (n_cols - 1 - col) % 2 == 0 else 1 - side  # sides alternate
         want = c_side[first + j]
@@ -446,16 +449,41 @@ def good_roads(rounds: pl.DataFrame, catalogue: Catalogue | None = None) -> pl.D
     s = _shoes(rounds)
     mask = _mask_of(s, cat)
     keys = s.frame.select(["shoe", "round"] if s.multi else ["round"])
-    m = pl.Series("mask", mask, dtype=pl.UInt64)
-    if cat.keys:
-        tags = [
-            pl.when((pl.col("mask") & (1 << p)) != 0).then(pl.lit(k))
-            for p, k in enumerate(cat.keys)
-        ]
-        listed = pl.concat_list(tags).list.drop_nulls().alias("good_roads")
-    else:
-        listed = pl.lit([], dtype=pl.List(pl.String)).alias("good_roads")
-    return keys.with_columns(m).select(*keys.columns, listed, "mask")
+    listed = pl.Series("good_roads", _key_lists(mask, cat.keys))
+    return keys.with_columns(listed, pl.Series("mask", mask, dtype=pl.UInt64))
+
+
+@njit(cache=True)
+def _unpack(mask: np.ndarray, n_pat: int) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, pattern numbers) of the bits set in each mask, lowest bit first."""
+    offsets = np.zeros(mask.shape[0] + 1, dtype=np.int32)
+    total = 0
+    for i in range(mask.shape[0]):
+        m = mask[i]
+        while m:
+            m &= m - np.uint64(1)
+            total += 1
+        offsets[i + 1] = total
+    cols = np.empty(total, dtype=np.int32)
+    k = 0
+    for i in range(mask.shape[0]):
+        for p in range(n_pat):
+            if (mask[i] >> np.uint64(p)) & np.uint64(1):
+                cols[k] = p
+                k += 1
+    return offsets, cols
+
+
+def _key_lists(mask: np.ndarray, keys: tuple[str, ...]) -> pa.Array:
+    """Per round, the keys of the bits set in ``mask`` (lowest bit first: priority
+    order), as one Arrow list array of dictionary-coded keys built from offsets."""
+    import pyarrow as pa
+
+    offsets, cols = _unpack(mask, len(keys))
+    values = pa.DictionaryArray.from_arrays(
+        pa.array(cols, pa.int32()), pa.array(list(keys), pa.string())
+    )
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
 
 
 def good_roads_after(rounds: pl.DataFrame, catalogue: Catalogue | None = None) -> list[list[str]]:

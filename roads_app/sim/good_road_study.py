@@ -27,19 +27,26 @@ from numba import njit, prange
 
 from roads_app.bets.tables import Table
 from roads_app.errors import StrategyError
-from roads_app.game.shoe import POINTS_BY_CARD, check_seed
+from roads_app.game import shoe
+from roads_app.game.shoe import (
+    POINTS_BY_CARD,
+    check_seed,
+    first_hand_at,
+    hand_cards,
+    hand_start,
+)
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue, add_result, holds
 from roads_app.sim import bulk, kernel
 from roads_app.sim.cache import depends_on
 from roads_app.sim.exact import exact_sums, to_fraction, two_product
 
-depends_on(__file__, good_roads)
+depends_on(__file__, good_roads, kernel, shoe)
 
 Progress = Callable[[int, int], None]
 
-BATCH = 8192
-"""Shoes dealt and studied at a time (memory of one batch of cards)."""
+BATCH = 32768
+"""Shoes studied per kernel call (their per-pattern tallies are held at once)."""
 
 PRICED_SHOES = 2000
 """Shoes priced exactly by default (the exact odds cost ~2,500 times a dealt hand)."""
@@ -50,65 +57,117 @@ _SCALE = 1 << 1074  # an int count as an exact sum (units of 2**-1074)
 
 @njit(cache=True, parallel=True, nogil=True)
 def _study_kernel(
-    cards: np.ndarray,  # int8 [hands, 6]
-    offsets: np.ndarray,  # int64 [shoes + 1]
-    pts: np.ndarray,  # int64 [52]
+    starts: np.ndarray,  # [shoes, 2] uint64: each shoe's PCG64 state (the engine's)
+    inc: np.ndarray,  # [2] uint64
+    deal: np.ndarray,  # int64 [decks, cut, burn, burn between hands]
     net_b: np.ndarray,  # float64 [N_PLAY]: one unit on banker, per play cell
     net_p: np.ndarray,  # float64 [N_PLAY]: one unit on player
     arrays: tuple,
-    probs: np.ndarray,  # float64 [hands, 3] B/P/T exact, or [0, 3] (none priced)
-    priced_upto: int,  # shoes of this batch with probs
     held: np.ndarray,  # int64 [shoes, P]: rounds after which it holds
     longest: np.ndarray,  # int64 [shoes, P]
     nxt: np.ndarray,  # int64 [shoes, P, 3]: next result after a hold
     bets: np.ndarray,  # int64 [shoes, P, 2]: bets on banker, on player
     net: np.ndarray,  # float64 [shoes, P]
-    exact: np.ndarray,  # float64 [shoes, P, 3]: exact B/P/T summed over priced holds
+    hands: np.ndarray,  # int64 [shoes]: hands dealt
 ) -> None:
+    """Deal each shoe as the backtest engine does (`kernel._shuffle`, the shoe procedure)
+    and follow every pattern hand by hand: no card leaves the loop."""
     c_side, c_len, c_min, p_first, p_count, p_invite = arrays
     n_pat = p_first.shape[0]
-    for s in prange(offsets.shape[0] - 1):
-        lo = offsets[s]
-        hi = offsets[s + 1]
-        lengths = np.zeros(hi - lo + 1, dtype=np.int64)
+    decks, cut, burn, burn_between = deal[0], deal[1], deal[2] != 0, deal[3] != 0
+    n = decks * 52
+    for s in prange(starts.shape[0]):
+        order = np.empty(n, dtype=np.int8)
+        kernel._shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order)
+        lengths = np.zeros(n // 4 + 2, dtype=np.int64)
         run = np.zeros(n_pat, dtype=np.int64)
         bet = np.full(n_pat, -1, dtype=np.int64)  # side each pattern invites for this hand
+        t_held = np.zeros(n_pat, dtype=np.int64)  # this shoe's tallies, written once at the end
+        t_long = np.zeros(n_pat, dtype=np.int64)
+        t_next = np.zeros((n_pat, 3), dtype=np.int64)
+        t_bets = np.zeros((n_pat, 2), dtype=np.int64)
+        t_net = np.zeros(n_pat)
+        betting = False  # some pattern held after the last hand
         n_cols = 0
         side = -1
-        for h in range(lo, hi):
-            p0, p1, p2 = cards[h, 0], cards[h, 1], cards[h, 2]
-            b0, b1, b2 = cards[h, 3], cards[h, 4], cards[h, 5]
-            pp = pts[p0] + pts[p1]
-            if p2 >= 0:
-                pp += pts[p2]
-            bp = pts[b0] + pts[b1]
-            if b2 >= 0:
-                bp += pts[b2]
-            pp %= 10
-            bp %= 10
+        cursor = first_hand_at(order, burn)
+        h = 0
+        last = False
+        while not last:
+            cursor, last, _ = hand_start(order, cursor, h == 0, cut, burn_between)
+            if cursor < 0:
+                break
+            cursor, _p0, _p1, p2, _b0, _b1, b2, pp, bp = hand_cards(order, cursor)
             w = 0 if bp > pp else (1 if pp > bp else 2)
-            play = ((pp * 10 + bp) * 2 + (p2 >= 0)) * 2 + (b2 >= 0)
+            h += 1
+            if w == 2 and not betting:
+                continue  # a tie changes no column: nothing holds now that did not before
             # --- settle what the patterns that held before this hand invited
-            for p in range(n_pat):
-                if bet[p] >= 0:
-                    nxt[s, p, w] += 1
-                    bets[s, p, bet[p]] += 1
-                    net[s, p] += net_b[play] if bet[p] == 0 else net_p[play]
-                    if s < priced_upto:
-                        for r in range(3):
-                            exact[s, p, r] += probs[h, r]
+            if betting:
+                play = ((pp * 10 + bp) * 2 + (p2 >= 0)) * 2 + (b2 >= 0)
+                nb = net_b[play]
+                np_ = net_p[play]
+                for p in range(n_pat):
+                    if bet[p] >= 0:
+                        t_next[p, w] += 1
+                        t_bets[p, bet[p]] += 1
+                        t_net[p] += nb if bet[p] == 0 else np_
             # --- the road after it, and what holds now
             n_cols, side = add_result(lengths, n_cols, side, w)
+            betting = False
             for p in range(n_pat):
                 if holds(lengths, n_cols, side, c_side, c_len, c_min, p_first[p], p_count[p]):
-                    held[s, p] += 1
+                    t_held[p] += 1
                     run[p] += 1
-                    if run[p] > longest[s, p]:
-                        longest[s, p] = run[p]
+                    if run[p] > t_long[p]:
+                        t_long[p] = run[p]
                     bet[p] = side if p_invite[p] == 0 else 1 - side
+                    betting = True
                 else:
                     run[p] = 0
                     bet[p] = -1
+        hands[s] = h
+        for p in range(n_pat):
+            held[s, p] = t_held[p]
+            longest[s, p] = t_long[p]
+            net[s, p] = t_net[p]
+            for r in range(3):
+                nxt[s, p, r] = t_next[p, r]
+            bets[s, p, 0] = t_bets[p, 0]
+            bets[s, p, 1] = t_bets[p, 1]
+
+
+@njit(cache=True, nogil=True)
+def _priced_sums(
+    cards: np.ndarray,  # int8 [hands, 6] of the priced shoes
+    offsets: np.ndarray,  # int64 [shoes + 1]
+    pts: np.ndarray,  # int64 [52]
+    probs: np.ndarray,  # float64 [hands, 3]: exact B/P/T before each hand
+    arrays: tuple,
+    exact: np.ndarray,  # float64 [shoes, P, 3], filled in
+) -> None:
+    """Per priced shoe and pattern: the exact B/P/T odds summed over the hands that
+    follow a hold (the same holds as `_study_kernel`, from the dealt cards)."""
+    c_side, c_len, c_min, p_first, p_count, _ = arrays
+    n_pat = p_first.shape[0]
+    for s in range(offsets.shape[0] - 1):
+        lengths = np.zeros(offsets[s + 1] - offsets[s] + 1, dtype=np.int64)
+        on = np.zeros(n_pat, dtype=np.bool_)
+        n_cols = 0
+        side = -1
+        for h in range(offsets[s], offsets[s + 1]):
+            for p in range(n_pat):
+                if on[p]:
+                    for r in range(3):
+                        exact[s, p, r] += probs[h, r]
+            pp = pts[cards[h, 0]] + pts[cards[h, 1]] + (pts[cards[h, 2]] if cards[h, 2] >= 0 else 0)
+            bp = pts[cards[h, 3]] + pts[cards[h, 4]] + (pts[cards[h, 5]] if cards[h, 5] >= 0 else 0)
+            pp %= 10
+            bp %= 10
+            w = 0 if bp > pp else (1 if pp > bp else 2)
+            n_cols, side = add_result(lengths, n_cols, side, w)
+            for p in range(n_pat):
+                on[p] = holds(lengths, n_cols, side, c_side, c_len, c_min, p_first[p], p_count[p])
 
 
 @dataclass(frozen=True)
@@ -180,48 +239,90 @@ def _nets(table: Table) -> tuple[np.ndarray, np.ndarray]:
     return plan.net_play[kernel.BANKER].copy(), plan.net_play[kernel.PLAYER].copy()
 
 
+@njit(cache=True, nogil=True)
+def _int_totals(
+    held: np.ndarray, longest: np.ndarray, nxt: np.ndarray, bets: np.ndarray
+) -> np.ndarray:
+    """[INT_COLUMNS, P] int64 totals of the shoes' tallies in one pass (see `INT_COLUMNS`)."""
+    n_pat = held.shape[1]
+    out = np.zeros((len(INT_COLUMNS), n_pat), dtype=np.int64)
+    for s in range(held.shape[0]):
+        for p in range(n_pat):
+            out[0, p] += held[s, p]
+            out[1, p] += held[s, p] > 0
+            out[2, p] = max(out[2, p], longest[s, p])
+            n = nxt[s, p, 0] + nxt[s, p, 1] + nxt[s, p, 2]
+            for r in range(3):
+                x = nxt[s, p, r]
+                out[3 + r, p] += x
+                out[6 + r, p] += x * x
+                out[9 + r, p] += x * n
+            out[12, p] += n * n
+            out[13, p] += bets[s, p, 0]
+            out[14, p] += bets[s, p, 1]
+    return out
+
+
+INT_COLUMNS = (
+    "held", "shoes_with", "longest",
+    "next_B", "next_P", "next_T", "next_B_sq", "next_P_sq", "next_T_sq",
+    "next_B_n", "next_P_n", "next_T_n", "next_n_sq", "bets_banker", "bets_player",
+)  # fmt: skip
+"""The integer totals of a part, per pattern: counts, and the moments the intervals need."""
+
+
+def _exact_columns(columns: list[np.ndarray], n_pat: int) -> list[tuple[int, ...]]:
+    """Exact sums over the shoes of each [shoes, P] column, per pattern."""
+    if not columns or columns[0].shape[0] == 0:
+        return [(0,) * n_pat for _ in columns]
+    exact = exact_sums(np.concatenate(columns, axis=1))
+    return [tuple(exact[i * n_pat : (i + 1) * n_pat]) for i in range(len(columns))]
+
+
 def _columns_part(
     keys: tuple[str, ...], rounds: int, priced: int, h: np.ndarray, lg: np.ndarray,
     nxt: np.ndarray, bets: np.ndarray, net: np.ndarray, ex: np.ndarray,
 ) -> Part:  # fmt: skip
-    shoes = h.shape[0]
-    counts: dict[str, tuple[int, ...]] = {}
-    n_next = nxt.sum(axis=2)  # holds followed by a hand = bets
-    for r, name in enumerate(RESULTS):
-        x = nxt[:, :, r]
-        counts[f"next_{name}"] = tuple(int(v) for v in x.sum(axis=0))
-        counts[f"next_{name}_sq"] = tuple(int(v) for v in (x * x).sum(axis=0))
-        counts[f"next_{name}_n"] = tuple(int(v) for v in (x * n_next).sum(axis=0))
-    counts["next_n_sq"] = tuple(int(v) for v in (n_next * n_next).sum(axis=0))
-    counts["bets_banker"] = tuple(int(v) for v in bets[:, :, 0].sum(axis=0))
-    counts["bets_player"] = tuple(int(v) for v in bets[:, :, 1].sum(axis=0))
-    wag = n_next.astype(np.float64)
-    cols = [net]
-    for a, b in ((net, net), (net, wag)):
-        cols.extend(two_product(a, b))
-    cols.extend(ex[:, :, r] for r in range(3))
     n_pat = len(keys)
-    if shoes:
-        flat = np.concatenate([c.reshape(shoes, n_pat) for c in cols], axis=1)
-        exact = exact_sums(flat)
-    else:
-        exact = [0] * (len(cols) * n_pat)
-    block = [tuple(exact[i * n_pat : (i + 1) * n_pat]) for i in range(len(cols))]
+    ints = _int_totals(h, lg, nxt, bets)
+    row = {name: tuple(int(v) for v in ints[i]) for i, name in enumerate(INT_COLUMNS)}
+    wag = nxt.sum(axis=2).astype(np.float64)  # holds followed by a hand = unit bets
+    nn_hi, nn_lo = two_product(net, net)
+    nw_hi, nw_lo = two_product(net, wag)
+    money = _exact_columns([net, nn_hi, nn_lo, nw_hi, nw_lo], n_pat)
+    odds = _exact_columns([ex[:priced, :, r] for r in range(3)], n_pat)
+
+    def add(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(x + y for x, y in zip(a, b, strict=True))
+
     sums = {
-        "net": block[0],
-        "net_net": tuple(a + b for a, b in zip(block[1], block[2], strict=True)),
-        "net_wagered": tuple(a + b for a, b in zip(block[3], block[4], strict=True)),
-        "exact_B": block[5],
-        "exact_P": block[6],
-        "exact_T": block[7],
+        "net": money[0],
+        "net_net": add(money[1], money[2]),
+        "net_wagered": add(money[3], money[4]),
+        **{f"exact_{r}": odds[i] for i, r in enumerate(RESULTS)},
     }
-    return Part(
-        keys, shoes, rounds, priced,
-        tuple(int(v) for v in h.sum(axis=0)),
-        tuple(int(v) for v in (h > 0).sum(axis=0)),
-        tuple(int(v) for v in (lg.max(axis=0) if shoes else np.zeros(n_pat, dtype=np.int64))),
-        counts, sums,
-    )  # fmt: skip
+    counts = {k: v for k, v in row.items() if k not in ("held", "shoes_with", "longest")}
+    return Part(keys, h.shape[0], rounds, priced, row["held"], row["shoes_with"],
+                row["longest"], counts, sums)  # fmt: skip
+
+
+def _priced(
+    catalogue: Catalogue, table: Table, seed: int, first: int, count: int
+) -> np.ndarray:
+    """[count, P, 3]: each priced shoe's exact B/P/T odds summed over the hands after a
+    hold (the exact-odds kernel of `roads_app.sim.study` on the engine's shoes)."""
+    from roads_app.bets.odds import _PARALLEL_LOCK, N_EVENTS
+    from roads_app.sim.study import _hand_probabilities
+
+    batch = bulk.deal_batch(check_seed(seed), table.shoe, first, count)
+    full = np.empty((batch.cards.shape[0], N_EVENTS))
+    with _PARALLEL_LOCK:
+        _hand_probabilities(batch.cards, batch.offsets, batch.burn_card, table.shoe.decks, full)
+    probs = _to_results(full, _probability_matrix())  # not BLAS: its sums vary by shape
+    out = np.zeros((count, len(catalogue.keys), 3))
+    _priced_sums(batch.cards, batch.offsets, POINTS_BY_CARD, probs,
+                 catalogue.arrays().as_tuple(), out)  # fmt: skip
+    return out
 
 
 def study_range(
@@ -232,40 +333,32 @@ def study_range(
     arrays = catalogue.arrays().as_tuple()
     keys = catalogue.keys
     net_b, net_p = _nets(table)
-    to_bpt = _probability_matrix()
+    opts = table.shoe
+    deal = np.array([opts.decks, opts.cut, opts.burn, opts.burn_between_hands], dtype=np.int64)
+    per = opts.cards - 1  # raw draws per shoe
+    state, inc = kernel.pcg_start(check_seed(seed), first * per)
+    jump_a, jump_c = (kernel._halves(x) for x in kernel._jump(per, inc))
+    inc_halves = np.array(kernel._halves(inc))
     total: Part | None = None
     for start in range(first, first + count, BATCH):
         n = min(BATCH, first + count - start)
-        batch = bulk.deal_batch(check_seed(seed), table.shoe, start, n)
-        offsets = batch.offsets
-        priced = max(0, min(n, priced_shoes - start))
-        if priced:
-            from roads_app.bets.odds import _PARALLEL_LOCK, N_EVENTS
-            from roads_app.sim.study import _hand_probabilities
-
-            rows = int(offsets[priced])
-            full = np.empty((rows, N_EVENTS))
-            with _PARALLEL_LOCK:
-                _hand_probabilities(
-                    batch.cards[:rows], offsets[: priced + 1], batch.burn_card[:priced],
-                    table.shoe.decks, full,
-                )  # fmt: skip
-            probs = _to_results(full, to_bpt)  # not a BLAS product: its sums vary by shape
-        else:
-            probs = np.zeros((0, 3))
+        starts = kernel._shoe_states(*kernel._halves(state), *jump_a, *jump_c, n + 1)
+        state = (int(starts[n, 0]) << 64) | int(starts[n, 1])
         p = len(keys)
         held = np.zeros((n, p), dtype=np.int64)
         longest = np.zeros((n, p), dtype=np.int64)
         nxt = np.zeros((n, p, 3), dtype=np.int64)
         bets = np.zeros((n, p, 2), dtype=np.int64)
         net = np.zeros((n, p))
-        ex = np.zeros((n, p, 3))
+        hands = np.zeros(n, dtype=np.int64)
         with kernel._KERNEL_LOCK:
-            _study_kernel(
-                batch.cards, offsets, POINTS_BY_CARD, net_b, net_p, arrays, probs, priced,
-                held, longest, nxt, bets, net, ex,
-            )  # fmt: skip
-        part = _columns_part(keys, int(offsets[-1]), priced, held, longest, nxt, bets, net, ex)
+            _study_kernel(starts[:n], inc_halves, deal, net_b, net_p, arrays,
+                          held, longest, nxt, bets, net, hands)  # fmt: skip
+        priced = max(0, min(n, priced_shoes - start))
+        ex = np.zeros((n, p, 3))
+        if priced:
+            ex[:priced] = _priced(catalogue, table, seed, start, priced)
+        part = _columns_part(keys, int(hands.sum()), priced, held, longest, nxt, bets, net, ex)
         total = part if total is None else total + part
     if total is None:
         raise StrategyError("a study range needs at least one shoe")

@@ -35,6 +35,7 @@ from roads_app.roads.stats import shoe_stats
 from roads_app.ui import access, board_host, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next
+from roads_app.ui.good_roads_view import keys_now, render_tags
 from roads_app.ui.guard import guarded, plain
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.words import WINNER_KEYS, labels, say, tr, winner_word
@@ -211,6 +212,7 @@ def _header(state: session.ShoeState) -> None:
            if state.saved else ""),
         unsafe_allow_html=True,
     )
+    render_tags(keys_now(state.rounds), lang())
 
 
 def _error(area: str) -> None:
