@@ -6,7 +6,7 @@ Run: ``.venv/bin/python bench/bench_good_roads.py [--shoes 10000] [--study-shoes
 Targets:
 * good roads after every round of 10,000 shoes (`good_roads.good_roads`, the frame with
   the keys listed) no slower than `grids.all_roads` on the same shoes;
-* the study of 1,000,000 shoes (`good-roads --study`, its default 2,000 priced shoes)
+* the study of 1,000,000 shoes (`good-roads --study`, its default 500 priced shoes)
   within 2x the flat Banker backtest of the same shoes (the fast engine);
 * a key press on the scoreboard: the tags of one 80-round shoe (`tags_of_winners`, what
   the scoreboard, the display and the lobby call, plus the words of the page) under 5 ms.
@@ -24,13 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_roads import synthetic_shoes  # noqa: E402
+from bench_roads import synthetic_shoes
 
-from roads_app.bets.tables import load_table  # noqa: E402
-from roads_app.roads import good_roads as gr  # noqa: E402
-from roads_app.roads import grids  # noqa: E402
-from roads_app.sim import backtest, strategies  # noqa: E402
-from roads_app.sim import good_road_study as gs  # noqa: E402
+from roads_app.bets.tables import load_table
+from roads_app.roads import good_roads as gr
+from roads_app.roads import grids
+from roads_app.sim import backtest, strategies
+from roads_app.sim import good_road_study as gs
 
 
 def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ from roads_app.ui.backtest_page import render_backtest_page
 from roads_app.ui.board_view import lang, language_switch
 from roads_app.ui.display_page import render_display_page
 from roads_app.ui.entry_page import render_entry_page
+from roads_app.ui.good_roads_page import render_good_roads_page
 from roads_app.ui.good_roads_view import render_in_force
 from roads_app.ui.guard import guarded
 from roads_app.ui.library_page import render_library_page
@@ -46,6 +47,8 @@ def pages() -> dict[str, list[st.Page]]:
                     icon=":material/monitoring:", url_path="backtest"),
             st.Page(render_study_page, title=tr("page_study"),
                     icon=":material/query_stats:", url_path="odds-study"),
+            st.Page(render_good_roads_page, title=tr("page_good_roads"),
+                    icon=":material/trending_up:", url_path="good-roads"),
         ],
     }
 

@@ -19,6 +19,7 @@ import streamlit as st
 from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.render.i18n import DEFAULT
+from roads_app.roads import good_roads
 from roads_app.sim import backtest, kernel, strategies
 from roads_app.ui.board_view import lang
 from roads_app.ui.words import bet_id_name, say, tr
@@ -71,6 +72,12 @@ def _strategy_inputs(table: Table) -> strategies.Strategy:
                 tr("bt_road"), list(strategies.ROADS), key="bt_road",
                 format_func=_named(strategies.ROADS, tr),
             )
+        if name == "follow-good-road":
+            cat = good_roads.in_force()
+            names = {"any": tr("bt_any_good_road"), **{p.key: p.name(lang()) for p in cat.active}}
+            kw["pattern"] = st.selectbox(tr("bt_good_road"), list(names), key="bt_good_road",
+                                         format_func=names.__getitem__)  # fmt: skip
+            kw["catalogue"] = cat
         kw["progression"] = st.selectbox(
             tr("bt_staking"), list(strategies.STAKINGS), key="bt_progression",
             format_func=_named(strategies.STAKINGS,

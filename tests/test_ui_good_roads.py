@@ -1,0 +1,109 @@
+"""Good roads on the dashboard through Streamlit's AppTest: the scoreboard header's tags
+follow each key, in English and 中文; the sidebar names the catalogue in force; the
+good-roads page runs the study and shows it in both languages; the settings' edits are
+checked like a file and saved as the player's catalogue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from roads_app.bets import tables
+from roads_app.errors import RulesError
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.roads import good_roads as gr
+from roads_app.ui import session
+from tests import storehelp as sh
+
+APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "data"
+    monkeypatch.setenv(session.DATA_ENV, str(folder))
+    monkeypatch.setenv(tables.TABLES_ENV, str(tmp_path / "tables"))
+    return folder
+
+
+def _tags(at: AppTest, key: str = "good_roads") -> str:
+    texts = [t.value for t in at.get("text") if t.value.startswith(("Good roads:", "好路："))]
+    assert texts, [t.value for t in at.get("text")]
+    return texts[0]
+
+
+@pytest.mark.parametrize(
+    ("lang", "before", "after"),
+    [
+        ("en", "Good roads: Single jump", "Good roads: Single jump · Banker jumps"),
+        ("zh", "好路：单跳", "好路：单跳 · 逢庄跳"),
+    ],
+)
+def test_the_scoreboard_header_tags_follow_each_key(
+    data: Path, lang: str, before: str, after: str
+) -> None:
+    meta = ShoeMeta(name="Table 9")
+    sh.save_shoe(rounds_from_winners("BPTBP"), meta, data)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params[session.URL_PARAM] = meta.id
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, at.exception
+    assert _tags(at) == before
+    at.button(key="btn_B").click().run()
+    assert _tags(at) == after
+    at.button(key="btn_B").click().run()
+    assert _tags(at) == ("Good roads: none" if lang == "en" else "好路：暂无")
+    side = [t.value for t in at.sidebar.get("text")]
+    assert any("rules/good_roads/default.toml" in s for s in side), side
+
+
+def _page() -> None:
+    from roads_app.ui.good_roads_page import render_good_roads_page
+
+    render_good_roads_page()
+
+
+@pytest.mark.parametrize(("lang", "pattern"), [("en", "Single jump"), ("zh", "单跳")])
+def test_the_study_page_shows_every_pattern(data: Path, lang: str, pattern: str) -> None:
+    at = AppTest.from_function(_page, default_timeout=300)
+    at.query_params["lang"] = lang
+    at.run()
+    at.number_input(key="gr.study.shoes").set_value(2000)
+    at.button(key="gr.study.run").click().run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    frame = at.dataframe[0].value
+    assert len(frame) == len(gr.in_force().keys)
+    assert frame.iloc[0, 0] == pattern
+    verdicts = [t.value for t in at.get("text") if t.value.startswith(pattern + ":")]
+    assert verdicts and ("within" in verdicts[0] or "运气" in verdicts[0])
+
+
+def _edited(changes: dict[str, str], off: set[str]) -> pl.DataFrame:
+    cat = gr.load_catalogue(gr.default_path())
+    return pl.DataFrame([
+        {"key": p.key, "name": p.en, "invites": p.invites.value, "rule": p.description,
+         "enabled": p.key not in off,
+         "columns": changes.get(p.key, ", ".join(c.text for c in p.columns))}
+        for p in cat.patterns
+    ])  # fmt: skip
+
+
+def test_settings_edits_are_checked_and_saved_as_the_players_catalogue(data: Path) -> None:
+    from roads_app.ui.good_roads_page import edited_catalogue
+
+    cat = gr.load_catalogue(gr.default_path())
+    new = edited_catalogue(cat, _edited({"long_banker": "B>=8"}, {"single_jump"}))
+    path = gr.save_user_catalogue(new)
+    assert path == gr.user_path()
+    force = gr.in_force()
+    assert force.where == str(path)
+    assert "single_jump" not in force.keys
+    assert gr.tags_of_winners("BBBBBBB", force) == []
+    assert gr.tags_of_winners("BBBBBBBB", force) == ["long_banker"]
+    with pytest.raises(RulesError) as e:
+        edited_catalogue(cat, _edited({"long_player": "P>=4, X=2"}, set()))
+    assert "patterns.10.columns.1" in str(e.value) and "\n" not in str(e.value)
