@@ -158,3 +158,16 @@ def test_pyproject_lists_every_subpackage() -> None:
     mapped = set(setup["package-dir"])
     assert set(setup["packages"]) == on_disk | mapped
     assert setup["package-dir"] == {"roads_app.rules": "rules", "roads_app.sample_shoes": "data"}
+
+
+def test_the_good_road_catalogue_is_package_data_and_not_a_table() -> None:
+    import importlib.resources
+
+    from roads_app.roads import good_roads
+
+    shipped = importlib.resources.files("roads_app.rules") / "good_roads" / "default.toml"
+    assert shipped.is_file()
+    assert good_roads.load_catalogue(Path(str(shipped))).keys
+    assert "good_roads" in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"][
+        "setuptools"]["package-data"]["roads_app.rules"][1]
+    assert not any("good" in t for t in tables.list_tables())

@@ -150,6 +150,24 @@ def test_a_user_table_is_found_in_the_platform_config_folder(installed: Installe
         shutil.rmtree(folder)
 
 
+def test_the_good_road_catalogue_travels_and_a_users_replaces_it(installed: Installed) -> None:
+    installed.run("simulate", "--shoes", "2", "--seed", "5", "--out", "gr.parquet")
+    default = json.loads(installed.run("good-roads", "gr.parquet", "--json").stdout)
+    assert [d["shoe"] for d in default] == [1, 2]
+    assert any(keys for d in default for keys in d["after_round"])
+    folder = Path(installed.env["XDG_CONFIG_HOME"]) / "roads-app" / "tables" / "good_roads"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (REPO / "rules" / "good_roads" / "default.toml").read_text(encoding="utf-8")
+    all_off = text.replace("invites = ", "enabled = false\ninvites = ")
+    (folder / "catalogue.toml").write_text(all_off, encoding="utf-8")
+    try:
+        off = json.loads(installed.run("good-roads", "gr.parquet", "--json").stdout)
+        assert not any(keys for d in off for keys in d["after_round"])
+        assert "good_roads" not in installed.run("rules").stdout  # not taken for a table
+    finally:
+        shutil.rmtree(folder.parent)
+
+
 def test_simulate_import_odds_export_round_trip(installed: Installed) -> None:
     work = installed.work
     installed.run("simulate", "--shoes", "3", "--seed", "21", "--out", "sim.parquet")
