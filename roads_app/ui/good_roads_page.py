@@ -135,6 +135,19 @@ def _settings() -> None:
             st.error(plain(say(e)))
         else:
             st.success(plain(tr("gr_saved", path=str(path))))
+    upload = st.file_uploader(tr("gr_upload"), type=["toml"], key="gr.settings.upload",
+                              max_upload_size=1)  # fmt: skip
+    if upload is not None and st.button(tr("gr_use_upload"), key="gr.settings.use"):
+        try:
+            data = upload.getvalue()
+            if len(data) > gr.MAX_CATALOGUE_BYTES:
+                raise gr.RulesError(tr("gr_upload_big", kb=gr.MAX_CATALOGUE_BYTES // 1024))
+            chosen = gr.parse_catalogue(data.decode("utf-8", "replace"), tr("gr_upload_where"))
+            path = gr.save_user_catalogue(chosen)
+        except RoadsAppError as e:
+            st.error(plain(say(e)))
+        else:
+            st.success(plain(tr("gr_saved", path=str(path))))
     if gr.user_path().is_file() and c2.button(tr("gr_reset"), key="gr.settings.reset"):
         gr.user_path().unlink(missing_ok=True)
         st.rerun()
