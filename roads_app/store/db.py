@@ -991,16 +991,11 @@ class Store:
         version, n = self._checked(c, shoe_id, expected)
         return self._append(c, shoe_id, new, version, n, "entered")
 
-    def void_round(self, shoe_id: str, round_no: int, expected: int | None) -> int:
-        """Void a round (a misdeal): it leaves the shoe, later rounds move up one, and the
-        history keeps its content (action ``voided``)."""
-        with self.write() as c:
-            return self.void_in(c, shoe_id, round_no, expected)
-
     def void_in(
         self, c: sqlite3.Connection, shoe_id: str, round_no: int, expected: int | None
     ) -> int:
-        """`void_round` inside a transaction the caller holds (`write`)."""
+        """Void a round (a misdeal) inside a transaction the caller holds (`write`): it leaves
+        the shoe, later rounds move up one, and the history keeps its content (``voided``)."""
         version, n = self._checked(c, shoe_id, expected)
         if not 1 <= round_no <= n:
             raise StorageError(Message("msg_no_such_round", n=round_no, rounds=n))
