@@ -332,6 +332,10 @@ def validation_line(errors: Any) -> str:
     >>> validation_line([{"loc": ("body", "winner"), "msg": "Input should be 'B'"}])
     "winner: Input should be 'B'"
     """
+    errors = list(errors)
+    if errors and errors[0].get("type") == "json_invalid":  # where in the text, not a field
+        why = str(errors[0].get("ctx", {}).get("error", "")).splitlines()[:1]
+        return "the body is not JSON" + (f": {quote(why[0], 80)}" if why else "")
     cleaned = []
     for err in errors:
         loc = tuple(_loc_part(p) for p in err.get("loc", ()) if p != "body")
