@@ -21,10 +21,10 @@ from roads_app.api.app import STORE_THREADS
 from roads_app.api.limits import BODY_CAPS
 from roads_app.store import db, tokens
 from tests.api_server import ApiServer
+from tests.hostile.api_requests import NAT
 
 MB = 2**20
 HUGE = 300 * MB
-NAT = {"player_cards": ["9s", "Kd"], "banker_cards": ["5c", "2h"]}
 
 
 @pytest.fixture(scope="module")

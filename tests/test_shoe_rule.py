@@ -31,8 +31,7 @@ from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import db, tokens
 from roads_app.store.files import export_bytes, import_bytes
 from tests.api_server import ApiServer
-
-NAT = {"player_cards": ["9s", "Kd"], "banker_cards": ["5c", "2h"]}
+from tests.hostile.api_requests import NAT
 
 
 @pytest.fixture(scope="module")
