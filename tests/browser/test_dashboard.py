@@ -29,6 +29,7 @@ from conftest import (
 )
 from playwright.sync_api import Page
 
+from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from tests import storehelp as sh
 
@@ -175,6 +176,13 @@ def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
 
+    # The key presses go to the same rounds begun by a result: a shoe recorded by cards
+    # takes no result without its cards (`check_by_cards`).
+    keyed = ShoeMeta(name="keys")
+    sh.save_shoe(sh.begun_by_result(dealt.rounds.head(start)), keyed, app_server.data_dir)
+    open_board(page, f"{app_server.url}/?shoe={keyed.id}", start)
+    wait_idle(page)
+
     install_latency_probe(page)
     in_page, driver = [], []
     for i, key in enumerate("bpbbptbpbbppbpbb", start=start + 1):
@@ -228,7 +236,8 @@ def open_held(app_server: AppServer, page: Page, seed: int, start: int):
     """A dealt shoe's first ``start`` rounds saved and opened through a `HeldServer`,
     once the page is idle and has the boards one key away."""
     dealt = deal_shoe(seed, ShoeOptions(decks=8), 0)
-    sh.save_shoe(dealt.rounds.head(start), dealt.meta, app_server.data_dir)
+    # round 1 by result alone: a shoe recorded by cards would take no result by key
+    sh.save_shoe(sh.begun_by_result(dealt.rounds.head(start)), dealt.meta, app_server.data_dir)
     proxy = HeldServer(page)
     open_board(page, f"{app_server.url}/?shoe={dealt.meta.id}", start)
     wait_idle(page)
