@@ -32,7 +32,9 @@ CASES = cases()
 
 def snapshot(folder: Path) -> list[tuple]:
     """The library as the database holds it (every shoe, its version), plus other files."""
-    shoes = db.open_store(folder).list_shoes(trash=True).drop("modified").rows()
+    store = db.open_store(folder)
+    shoes = [*store.list_shoes().drop("modified").rows(),
+             *store.list_shoes(trash=True).drop("modified").rows()]  # fmt: skip
     others = sorted(p.name for p in folder.iterdir() if not p.name.startswith("roads.db"))
     return [*shoes, *others]
 
