@@ -94,10 +94,11 @@ TABLES_HELP = "folder of your own <name>.toml tables (the platform's config fold
 def _places(args: argparse.Namespace) -> None:
     """Resolve the data folder once; the tables folder travels in the environment so the
     dashboard's own process and every loader see the same one."""
-    from roads_app.store.location import default_data_dir
+    from roads_app.store.location import check_data_dir, default_data_dir
 
     if args.data is None:
         args.data = str(default_data_dir())
+    check_data_dir(args.data)
     if args.tables is not None:  # the rules module (pydantic, the engine) only when needed
         from roads_app.bets.tables import TABLES_ENV
 
