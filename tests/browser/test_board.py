@@ -392,7 +392,7 @@ def test_key_to_board_latency_on_an_80_round_shoe(app_server: AppServer, page: P
     record("board_key_to_board_ms_80_rounds", in_page)
     record("board_key_to_board_ms_median", statistics.median(in_page))
     record("board_key_to_board_ms_max", max(in_page))
-    assert round_count(page) == 88
+    assert round_count(page) == 80
 
 
 def test_display_page_follows_an_operator_in_another_browser(
