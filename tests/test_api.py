@@ -166,7 +166,7 @@ def test_append_by_winner_points_and_cards(op: httpx.Client):
         ({"player_cards": ["9s", "Kd", "2c"], "banker_cards": ["5c", "2h"]}, "natural"),
         ({"player_cards": ["Zz", "Kd"], "banker_cards": ["5c", "2h"]}, "'Zz'"),
         ({"player_points": 5, "banker_points": 3, "winner": "B"}, "disagrees with the points"),
-        ({"player_points": 12, "banker_points": 3}, "out of range"),
+        ({"player_points": 12, "banker_points": 3}, "less than or equal to 9 (got 12)"),
         ({"winner": "X"}, "winner"),
         ({}, "give winner"),
         ({"player_cards": ["9s", "Kd"]}, "needs both"),
