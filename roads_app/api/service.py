@@ -23,7 +23,7 @@ import polars as pl
 
 from roads_app.api.models import RoundIn, ShoeCreate
 from roads_app.bets.tables import list_tables, load_table
-from roads_app.errors import RoadsAppError, StorageError
+from roads_app.errors import RoadsAppError, StorageError, quote
 from roads_app.game import rounds as game_rounds
 from roads_app.roads import good_roads
 from roads_app.roads.grids import all_roads
@@ -224,7 +224,7 @@ class Feed:
 
     def _exists(self, shoe_id: str) -> None:
         if self.store.version(shoe_id) is None:
-            raise NotFound(f"no shoe {shoe_id!r} (it never existed or is in the trash)")
+            raise NotFound(f"no shoe {quote(shoe_id)} (it never existed or is in the trash)")
 
     def _load(self, shoe_id: str) -> db.Saved:
         self._exists(shoe_id)
@@ -276,7 +276,9 @@ def _status(e: StorageError) -> RoadsAppError:
 def _table_name(name: str) -> str:
     """Tables by name only (a path would read any file on the server)."""
     if name not in list_tables():
-        raise game_rounds.RoundError(f"unknown table {name!r} (tables: {', '.join(list_tables())})")
+        raise game_rounds.RoundError(
+            f"unknown table {quote(name)} (tables: {', '.join(list_tables())})"
+        )
     return name
 
 

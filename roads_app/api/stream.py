@@ -20,11 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-import anyio
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +32,8 @@ POLL_S = 0.1
 Rounds = list[dict[str, Any]]
 Snapshot = tuple[int, Rounds] | None
 """(version, rounds) of a shoe, or None when it does not exist (any more)."""
+Run = Callable[..., Awaitable[Any]]
+"""Runs a blocking store call off the event loop (the server's store threads)."""
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,10 @@ def diff(before: Rounds | None, version: int | None, after: Rounds | None) -> Ch
 class _Watch:
     """The latest (version, rounds) of one shoe, and an event that fires when it moves."""
 
-    def __init__(self, shoe_id: str, read: Callable[[str], Snapshot]) -> None:
+    def __init__(self, shoe_id: str, read: Callable[[str], Snapshot], run: Run) -> None:
         self.shoe_id = shoe_id
         self._read = read
+        self._run = run
         self.latest: Snapshot = None
         self.loaded = asyncio.Event()
         self.moved = asyncio.Event()  # replaced by a fresh one after each move
@@ -88,9 +89,9 @@ class _Watch:
         while True:
             self.poke.clear()
             try:
-                v = await anyio.to_thread.run_sync(version, self.shoe_id)
+                v = await self._run(version, self.shoe_id)
                 if v != seen:
-                    snap = await anyio.to_thread.run_sync(self._read, self.shoe_id)
+                    snap = await self._run(self._read, self.shoe_id)
                     seen = snap[0] if snap else None
                     self.latest = snap
                     self.loaded.set()
@@ -109,10 +110,12 @@ class Hub:
         self,
         read: Callable[[str], Snapshot],
         version: Callable[[str], int | None],
+        run: Run,
         tags: Callable[[Rounds], list[str]] | None = None,
     ) -> None:
         self._read = read
         self._version = version
+        self._run = run
         self._tags = tags
         self._watches: dict[str, _Watch] = {}
 
@@ -126,7 +129,7 @@ class Hub:
         """The changes of one shoe, from a snapshot on, until it is gone or we are cancelled."""
         w = self._watches.get(shoe_id)
         if w is None:
-            w = self._watches[shoe_id] = _Watch(shoe_id, self._read)
+            w = self._watches[shoe_id] = _Watch(shoe_id, self._read, self._run)
             w.task = asyncio.create_task(w.run(self._version))
         w.followers += 1
         try:

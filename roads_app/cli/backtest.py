@@ -119,13 +119,24 @@ def add_cluster_options(s: argparse.ArgumentParser, shard: int, what: str) -> No
 
 def _strategy_names() -> dict[str, str]:
     """The names `backtest --help` lists (the engine is imported for the help only)."""
-    from roads_app.sim.strategies import ROADS, STAKINGS, STRATEGY_NAMES
+    from roads_app.sim.strategies import MAX_PAROLI_WINS, ROADS, STAKINGS, STRATEGY_NAMES
 
     return {
+        "max_wins": str(MAX_PAROLI_WINS),
         "strategies": ", ".join(STRATEGY_NAMES),
         "roads": ", ".join(ROADS),
         "stakings": ", ".join(STAKINGS),
     }
+
+
+def _wins(text: str) -> int:
+    """``--wins``: the range is the Paroli staking's own (imported only when it is given)."""
+    from roads_app.sim.strategies import MAX_PAROLI_WINS
+
+    return int_range(1, MAX_PAROLI_WINS)(text)
+
+
+_wins.__name__ = "whole number"
 
 
 def register_backtest(sub: argparse._SubParsersAction) -> None:
@@ -168,9 +179,9 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--road", default="big_eye_boy", help="follow-road: {roads}")
     s.add_argument(
         "--wins",
-        type=int_range(1, 100),
+        type=_wins,
         default=3,
-        help="paroli: wins before the reset, 1 to 100 (3)",
+        help="paroli: wins before the reset, 1 to {max_wins} (3)",
     )
     s.add_argument("--progression", default="flat", help="pattern strategies' staking: {stakings}")
     s.add_argument("--pattern", default="any",

@@ -215,8 +215,6 @@ def _next_level(level: int, result: float, on_win: np.ndarray, on_loss: np.ndarr
 PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
 """PCG's default 128-bit LCG multiplier, as NumPy's PCG64 uses it."""
 _MASK64 = (1 << 64) - 1
-_U32 = np.uint64(0xFFFFFFFF)
-_S32 = np.uint64(32)
 _S58 = np.uint64(58)
 _MUL_HI = np.uint64(PCG_MULTIPLIER >> 64)
 _MUL_LO = np.uint64(PCG_MULTIPLIER & _MASK64)

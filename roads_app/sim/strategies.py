@@ -45,7 +45,7 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from roads_app.bets.tables import BET_IDS, Table, not_offered_reason
-from roads_app.errors import BetError, StrategyError
+from roads_app.errors import BetError, StrategyError, quote
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue
 
@@ -341,6 +341,10 @@ class Martingale(Staking):
 _MARTINGALE = _table(lambda i: 2.0**i, lambda i: 0, lambda i: i + 1)
 
 
+MAX_PAROLI_WINS = 30
+"""Most wins a Paroli run doubles through: 2^30 units already passes any table's limit."""
+
+
 @dataclass(frozen=True, slots=True)
 class Paroli(Staking):
     """Reverse Martingale: double after a win, back to one unit after ``wins`` wins or a loss."""
@@ -352,9 +356,12 @@ class Paroli(Staking):
         if (
             isinstance(self.wins, bool)
             or not isinstance(self.wins, int)
-            or not 1 <= self.wins <= 30
+            or not 1 <= self.wins <= MAX_PAROLI_WINS
         ):
-            raise StrategyError(f"--wins must be a whole number from 1 to 30, not {self.wins!r}")
+            raise StrategyError(
+                f"--wins must be a whole number from 1 to {MAX_PAROLI_WINS}, "
+                f"not {quote(self.wins)}"
+            )
 
     @property
     def param(self) -> int:

@@ -24,7 +24,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
-from roads_app.errors import RoadsAppError
+from roads_app.errors import RoadsAppError, quote
 from roads_app.game.rounds import ShoeMeta
 from roads_app.roads import replay
 from roads_app.store import library
@@ -32,8 +32,8 @@ from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import keys_now, render_tags
-from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import say, tr, winner_word
+from roads_app.ui.guard import guarded
+from roads_app.ui.words import md_text, say, tr, winner_word
 
 POS = "replay.pos"  # rounds shown
 SHOE = "replay.shoe"  # the shoe the position belongs to
@@ -185,9 +185,10 @@ def reveal_html(row: dict, seconds: float) -> str:
 
 def _header(meta: ShoeMeta, n: int) -> None:
     st.markdown(
-        f"### {plain(meta.name or meta.id)}\n"
-        + tr("replay_header", rules=plain(meta.rules), decks=meta.decks, n=n,
-             source=tr(f"source_{meta.source}") if meta.source in SOURCES else meta.source)
+        f"### {md_text(meta.name or meta.id)}\n"
+        + tr("replay_header", rules=md_text(meta.rules), decks=meta.decks, n=n,
+             source=tr(f"source_{meta.source}") if meta.source in SOURCES
+             else md_text(meta.source))
     )
 
 
@@ -374,7 +375,8 @@ def render_replay_page() -> None:
     loaded = library.safe_load(shoe_id, folder)
     if isinstance(loaded, str):
         st.title(tr("page_replay"))
-        st.error(tr("cannot_replay", id=repr(shoe_id), why=say(loaded)), icon=":material/error:")
+        st.error(tr("cannot_replay", id=md_text(quote(shoe_id)), why=say(loaded)),
+                 icon=":material/error:")
         render_picker(folder)
         return
     rounds, meta = loaded
