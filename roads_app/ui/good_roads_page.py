@@ -19,8 +19,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.roads import good_roads as gr
 from roads_app.sim import good_road_study as gs
 from roads_app.ui.board_view import lang
-from roads_app.ui.guard import plain
-from roads_app.ui.words import say, tr
+from roads_app.ui.words import md_text, say, tr
 
 MAX_PAGE_SHOES = 1_000_000
 RESULT = "gr.study.result"
@@ -91,7 +90,7 @@ def _run_study() -> None:
                               progress=lambda d, t: bar.progress(min(d / t, 1.0)))  # fmt: skip
         except RoadsAppError as e:
             bar.empty()
-            st.error(plain(say(e)))
+            st.error(say(e))
             return
         bar.empty()
         st.session_state[RESULT] = result
@@ -114,9 +113,9 @@ def _settings() -> None:
     try:
         cat = gr.in_force()
     except RoadsAppError as e:
-        st.error(plain(say(e)))
+        st.error(say(e))
         cat = gr.load_catalogue(gr.default_path())
-    st.text(tr("gr_settings_intro", path=str(gr.user_path())))
+    st.text(tr("gr_settings_intro", path=f"{gr.CATALOGUE_DIR}/{gr.USER_FILE}"))
     rows = [{"key": p.key, "name": p.name(lang()), "enabled": p.enabled,
              "columns": ", ".join(c.text for c in p.columns), "invites": p.invites.value,
              "rule": p.description} for p in cat.patterns]  # fmt: skip
@@ -132,9 +131,9 @@ def _settings() -> None:
             new = edited_catalogue(cat, edited)
             path = gr.save_user_catalogue(new)
         except RoadsAppError as e:
-            st.error(plain(say(e)))
+            st.error(say(e))
         else:
-            st.success(plain(tr("gr_saved", path=str(path))))
+            st.success(tr("gr_saved", path=md_text(f"{gr.CATALOGUE_DIR}/{path.name}")))
     upload = st.file_uploader(tr("gr_upload"), type=["toml"], key="gr.settings.upload",
                               max_upload_size=1)  # fmt: skip
     if upload is not None and st.button(tr("gr_use_upload"), key="gr.settings.use"):
@@ -145,9 +144,9 @@ def _settings() -> None:
             chosen = gr.parse_catalogue(data.decode("utf-8", "replace"), tr("gr_upload_where"))
             path = gr.save_user_catalogue(chosen)
         except RoadsAppError as e:
-            st.error(plain(say(e)))
+            st.error(say(e))
         else:
-            st.success(plain(tr("gr_saved", path=str(path))))
+            st.success(tr("gr_saved", path=md_text(f"{gr.CATALOGUE_DIR}/{path.name}")))
     if gr.user_path().is_file() and c2.button(tr("gr_reset"), key="gr.settings.reset"):
         gr.user_path().unlink(missing_ok=True)
         st.rerun()
