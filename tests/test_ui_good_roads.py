@@ -107,3 +107,31 @@ def test_settings_edits_are_checked_and_saved_as_the_players_catalogue(data: Pat
     with pytest.raises(RulesError) as e:
         edited_catalogue(cat, _edited({"long_player": "P>=4, X=2"}, set()))
     assert "patterns.10.columns.1" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("shoe", "new"),
+    [
+        ("BPBP", ["single_jump"]),  # entered on its last round
+        ("BPBPT", []),  # a tie changes nothing: it held before
+        ("BPBPB", ["banker_jumps"]),  # single jump held already: only the newcomer
+        ("BBBB", ["long_banker"]),
+        ("BBBBB", []),
+        ("", []),
+    ],
+)
+def test_a_table_alerts_only_on_a_pattern_it_did_not_hold_a_round_before(
+    shoe: str, new: list[str]
+) -> None:
+    from roads_app.ui.good_roads_view import entered
+
+    assert entered(rounds_from_winners(shoe)) == new
+
+
+def test_the_filter_passes_tables_on_a_picked_pattern() -> None:
+    from roads_app.ui.good_roads_view import shown
+
+    assert shown([], []) and shown(["single_jump"], [])
+    assert shown(["single_jump", "long_banker"], ["long_banker", "long_player"])
+    assert not shown(["single_jump"], ["long_banker", "long_player"])
+    assert not shown([], ["long_banker"])
