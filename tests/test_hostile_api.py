@@ -51,7 +51,8 @@ def shoes(server: ApiServer) -> dict[str, str]:
         deck1 = op.post("/shoes", json={"name": "1 deck", "decks": 1}).json()["id"]
         for _ in range(13):
             assert op.post(f"/shoes/{deck1}/rounds", json={"winner": "B"}).status_code == 201
-    return {"cards": cards, "deck1": deck1, "token": token}
+        empty = op.post("/shoes", json={"name": "empty"}).json()["id"]
+    return {"cards": cards, "deck1": deck1, "open": empty, "token": token}
 
 
 def library(server: ApiServer) -> list[dict]:
@@ -72,7 +73,9 @@ def check_detail(detail: object, server_dir: Path, payload: str = "") -> str:
 
 
 def send(server: ApiServer, case: BadRequest, shoes: dict[str, str]) -> httpx.Response:
-    path = case.path.replace("{cards}", shoes["cards"]).replace("{deck1}", shoes["deck1"])
+    path = case.path
+    for name in ("cards", "deck1", "open"):
+        path = path.replace(f"{{{name}}}", shoes[name])
     headers = {"Content-Type": "application/json", **case.headers}
     if case.token:
         headers.setdefault("Authorization", f"Bearer {shoes['token']}")
