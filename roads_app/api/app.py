@@ -35,6 +35,7 @@ from roads_app.api.limits import Gate, Refusal
 from roads_app.api.models import (
     AppendOut,
     ChangeOut,
+    GoodRoadShoe,
     Problem,
     RoundIn,
     ShoeCreate,
@@ -42,7 +43,7 @@ from roads_app.api.models import (
     ShoeSummary,
     TableOut,
 )
-from roads_app.api.service import Feed, NotFound, Refused, Reply
+from roads_app.api.service import Feed, NotFound, Refused, Reply, tags
 from roads_app.api.stream import Hub
 from roads_app.errors import RoadsAppError, quote, report_bug, validation_message
 from roads_app.game.rounds import max_rounds
@@ -110,7 +111,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     async def run(fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
 
-    hub = Hub(feed.snapshot, feed.version, run)
+    hub = Hub(feed.snapshot, feed.version, run, tags)
     open_reads = is_loopback(host)
 
     @asynccontextmanager
@@ -231,6 +232,12 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     async def tables() -> Any:
         """The rules tables a shoe can be created at."""
         return await run(feed.tables)
+
+    @app.get("/good-roads", response_model=list[GoodRoadShoe], dependencies=[Read])
+    async def good_roads() -> Any:
+        """Every live shoe holding a good road (好路) now, headline first: each shoe's
+        keys in the catalogue's priority order, shoes by their headline's priority."""
+        return await run(feed.good_roads)
 
     @app.get("/shoes", response_model=list[ShoeSummary], dependencies=[Read])
     async def shoes() -> Any:

@@ -117,6 +117,7 @@ class ShoeOut(ShoeSummary):
     rounds: list[RoundOut]
     stats: dict[str, Any]
     roads: dict[str, list[dict[str, Any]]]
+    good_roads: list[str]  # the good roads (好路) that hold now, priority order
 
 
 class AppendOut(BaseModel):
@@ -146,3 +147,10 @@ class Problem(BaseModel):
     """Every refusal: a one-line reason."""
 
     detail: str
+
+
+class GoodRoadShoe(ShoeSummary):
+    """A live shoe on a good road: the keys that hold now, headline first."""
+
+    good_roads: list[str]
+    headline: str

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -43,9 +43,10 @@ class Change:
     kind: str  # snapshot | append | reset | gone
     version: int | None
     rounds: Rounds
+    good_roads: list[str] = field(default_factory=list)  # what holds after the shoe's last round
 
     def data(self) -> dict[str, Any]:
-        return {"version": self.version, "rounds": self.rounds}
+        return {"version": self.version, "rounds": self.rounds, "good_roads": self.good_roads}
 
 
 def diff(before: Rounds | None, version: int | None, after: Rounds | None) -> Change:
@@ -106,11 +107,16 @@ class Hub:
     """All watched shoes of one server process."""
 
     def __init__(
-        self, read: Callable[[str], Snapshot], version: Callable[[str], int | None], run: Run
+        self,
+        read: Callable[[str], Snapshot],
+        version: Callable[[str], int | None],
+        run: Run,
+        tags: Callable[[Rounds], list[str]] | None = None,
     ) -> None:
         self._read = read
         self._version = version
         self._run = run
+        self._tags = tags
         self._watches: dict[str, _Watch] = {}
 
     def changed(self, shoe_id: str) -> None:
@@ -136,6 +142,8 @@ class Hub:
                 version, rounds = snap if snap else (None, None)
                 if version != sent_version:
                     change = diff(sent, version, rounds)
+                    if rounds is not None and self._tags is not None:
+                        change = replace(change, good_roads=self._tags(rounds))
                     yield change
                     if change.kind == "gone":
                         return

@@ -15,14 +15,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from roads_app.cli import api, backtest, files, odds, rules, shoes
+from roads_app.cli import api, backtest, files, good_roads, odds, rules, shoes
 from roads_app.cli.args import host_name, int_range, port_number
 from roads_app.errors import RoadsAppError, report_bug
 
 DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
 
-COMMAND_GROUPS = (files, shoes, odds, backtest, rules, api)
+COMMAND_GROUPS = (files, shoes, odds, backtest, good_roads, rules, api)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
 
 
@@ -94,10 +94,11 @@ TABLES_HELP = "folder of your own <name>.toml tables (the platform's config fold
 def _places(args: argparse.Namespace) -> None:
     """Resolve the data folder once; the tables folder travels in the environment so the
     dashboard's own process and every loader see the same one."""
-    from roads_app.store.location import default_data_dir
+    from roads_app.store.location import check_data_dir, default_data_dir
 
     if args.data is None:
         args.data = str(default_data_dir())
+    check_data_dir(args.data)
     if args.tables is not None:  # the rules module (pydantic, the engine) only when needed
         from roads_app.bets.tables import TABLES_ENV
 

@@ -485,45 +485,6 @@ def rounds_from_hands(hands: Sequence[Hand]) -> pl.DataFrame:
     return pl.DataFrame(data, schema=ROUNDS_SCHEMA)
 
 
-def derive_from_cards(rounds: pl.DataFrame) -> pl.DataFrame:
-    """Recompute points, winner, pairs and naturals from the card lists, vectorised.
-
-    Rows without cards keep what they have. Used to check imported files.
-    """
-    point_of = {
-        code: playing_cards.RANK_POINTS[i // 4] for i, code in enumerate(playing_cards.ALL_CARDS)
-    }
-    rank_of = {code: code[0] for code in playing_cards.ALL_CARDS}
-
-    def hand(col: str) -> dict[str, pl.Expr]:
-        lst = pl.col(col)
-        total = (
-            lst.list.eval(pl.element().replace_strict(point_of, return_dtype=pl.Int32)).list.sum()
-            % 10
-        ).cast(pl.Int8)
-        two = (
-            lst.list.head(2)
-            .list.eval(pl.element().replace_strict(point_of, return_dtype=pl.Int32))
-            .list.sum()
-            % 10
-        )
-        r0 = lst.list.get(0, null_on_oob=True).replace_strict(rank_of, default=None)
-        r1 = lst.list.get(1, null_on_oob=True).replace_strict(rank_of, default=None)
-        side = col.split("_")[0]
-        has = lst.is_not_null()
-        return {
-            f"{side}_points": pl.when(has).then(total).otherwise(pl.col(f"{side}_points")),
-            f"{side}_natural": pl.when(has).then(two >= 8).otherwise(pl.col(f"{side}_natural")),
-            f"{side}_pair": pl.when(has).then(r0 == r1).otherwise(pl.col(f"{side}_pair")),
-        }
-
-    out = rounds.with_columns(**hand("player_cards"), **hand("banker_cards"))
-    has = pl.col("player_cards").is_not_null()
-    return out.with_columns(
-        winner=pl.when(has).then(winner_from_points()).otherwise(pl.col("winner"))
-    )
-
-
 def winner_from_points() -> pl.Expr:
     """The winner the two totals decide (null where a total is unknown)."""
     return (
