@@ -110,7 +110,7 @@ class Feed:
         rounds = saved.rounds
         roads = {name: grid.to_dicts() for name, grid in all_roads(rounds).items()}
         return {
-            **_summary_of(saved.meta, rounds.height, saved.version),
+            **_summary_of(saved.meta, rounds.height, saved.version, saved.ended),
             "rounds": rows(rounds),
             "stats": shoe_stats(rounds),
             "roads": roads,
@@ -181,6 +181,17 @@ class Feed:
 
         return self._once(key, fingerprint("void", shoe_id, round_no), shoe_id, do)
 
+    def end(self, shoe_id: str, key: str | None) -> Reply:
+        """End the shoe (the cut card's last hand was played): read-only after."""
+        self._exists(shoe_id)
+
+        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+            n = self._saved(c, shoe_id).rounds.height
+            version = self.store.end_in(c, shoe_id)
+            return 200, {"shoe": shoe_id, "version": version, "rounds": n}
+
+        return self._once(key, fingerprint("end", shoe_id), shoe_id, do)
+
     # --- helpers -----------------------------------------------------------------------------
 
     def _saved(self, c: sqlite3.Connection, shoe_id: str) -> db.Saved:
@@ -238,7 +249,7 @@ def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
 
 def _status(e: StorageError) -> RoadsAppError:
     """Store refusals a client should handle apart: stale (409), busy (503, retry)."""
-    if isinstance(e, db.StaleShoeError):
+    if isinstance(e, db.StaleShoeError | db.ShoeEndedError):
         return Refused(409, str(e))
     if "is busy" in str(e):
         return Refused(503, str(e))
@@ -252,13 +263,15 @@ def _table_name(name: str) -> str:
     return name
 
 
-def _summary_of(meta: game_rounds.ShoeMeta, rounds: int, version: int) -> dict[str, Any]:
+def _summary_of(
+    meta: game_rounds.ShoeMeta, rounds: int, version: int, ended: str | None = None
+) -> dict[str, Any]:
     return {"id": meta.id, "name": meta.name, "table": meta.rules, "decks": meta.decks,
             "source": meta.source, "created": meta.created, "round_count": rounds,
-            "version": version}  # fmt: skip
+            "version": version, "ended": ended}  # fmt: skip
 
 
 def _summary(r: dict[str, Any]) -> dict[str, Any]:
     return {"id": r["id"], "name": r["name"], "table": r["rules"], "decks": r["decks"],
             "source": r["source"], "created": r["created"], "round_count": r["rounds"],
-            "version": r["version"]}  # fmt: skip
+            "version": r["version"], "ended": r["ended"]}  # fmt: skip

@@ -2,9 +2,10 @@
 
 What a table's scoreboard screen shows: the roads, the counts and the ask marks, large,
 read-only, and nothing else (no sidebar, no header). It follows the saved shoe, not a
-tab: a fragment checks the shoe's version every `POLL_S` seconds (one cheap look at the
-store, `session.shoe_version`) and redraws only when it moved, so a result entered in
-any tab, window or device shows here within a second.
+tab: the fragment is rerun by the process's watcher of the store (`follow.follow_shoe`)
+only when the shoe's version moved, so a result entered in any tab, window or device,
+by the CLI or the HTTP API, shows here within a second, and an idle display costs the
+server nothing.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ import streamlit as st
 
 from roads_app.errors import RoadsAppError
 from roads_app.render.i18n import word
-from roads_app.ui import board_host, session
+from roads_app.ui import board_host, follow, session
 from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.words import say
 
-POLL_S = 0.4
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
 
 FULL_SCREEN_CSS = """<style>
@@ -28,11 +28,12 @@ FULL_SCREEN_CSS = """<style>
 </style>"""
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment
 def _follow(shoe_id: str) -> None:
     board_host.mount()
     try:
         version = session.shoe_version(shoe_id)
+        follow.follow_shoe(shoe_id, version)
         if version is None:
             st.info(word("display_missing", lang()))
             return

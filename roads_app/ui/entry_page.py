@@ -32,7 +32,7 @@ from roads_app.game.rounds import (
 from roads_app.render import board
 from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import access, board_host, session
+from roads_app.ui import access, board_host, follow, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next
 from roads_app.ui.guard import guarded, plain
@@ -337,6 +337,8 @@ def shoe_fragment() -> None:
     first = board_first()
     board_host.mount(on_keys, more=first)
     state = session.current()
+    if state.saved:  # a result written elsewhere (another tab, the CLI, the API) reruns this
+        follow.follow_shoe(state.meta.id, state.version)
     _error("shoe")
     _header(state)
     with st.container():  # always there, so the elements after it keep their places
