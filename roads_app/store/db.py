@@ -572,12 +572,20 @@ class Store:
         )
 
     def create_shoe(
-        self, meta: ShoeMeta, rounds: pl.DataFrame | None = None, *, action: str = "created"
+        self,
+        meta: ShoeMeta,
+        rounds: pl.DataFrame | None = None,
+        *,
+        action: str = "created",
+        ended: bool = False,
     ) -> int:
-        """Add a new shoe (refused if its id is taken, even by one in the trash); version 1."""
+        """Add a new shoe (refused if its id is taken, even by one in the trash); version 1.
+        ``ended``: a whole shoe (dealt to the cut card's last hand), ended in the same
+        transaction (version 2)."""
         frame = empty_rounds() if rounds is None else rounds
         with self.write() as c:
-            return self._insert_shoe(c, meta, frame, action)
+            version = self._insert_shoe(c, meta, frame, action)
+            return self.end_in(c, meta.id) if ended else version
 
     def create_shoes(
         self, shoes: Iterable[tuple[pl.DataFrame, ShoeMeta]], *, action: str = "imported"

@@ -321,7 +321,8 @@ def simulate(
     name: str | None = None,
     deal: Dealer | None = None,
 ) -> ShoeMeta:
-    """Deal a shoe from a seed with the table's shoe options and save it (source simulated)."""
+    """Deal a shoe from a seed with the table's shoe options and save it (source
+    simulated), ended: it was dealt to the cut card's last hand."""
     options = table.shoe if table is not None else ShoeOptions()
     rounds, dealt_meta = (deal or _plain_deal)(seed, options)
     meta = ShoeMeta.from_dict(
@@ -332,7 +333,7 @@ def simulate(
             "name": name or dealt_meta.name,
         }
     )
-    db.open_store(data_dir).create_shoe(meta, rounds)
+    db.open_store(data_dir).create_shoe(meta, rounds, ended=True)
     return meta
 
 
