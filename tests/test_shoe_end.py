@@ -26,10 +26,15 @@ WRITES: dict[str, Callable[[db.Store, str, int], object]] = {
     "undo": lambda s, i, v: s.undo(i, v),
     "edit": lambda s, i, v: s.edit_round(i, 1, rounds_from_winners("T"), v),
     "replace": lambda s, i, v: s.replace_rounds(i, rounds_from_winners("PP"), v),
-    "void": lambda s, i, v: s.void_round(i, 1, v),
+    "void": lambda s, i, v: _void(s, i, v),
     "bets": lambda s, i, v: s.change_bets(i, "bets", lambda b: place(b, "banker", 10.0, round_no=4)),
     "end again": lambda s, i, v: s.end(i),
 }
+
+
+def _void(s: db.Store, shoe_id: str, version: int) -> int:
+    with s.write() as c:
+        return s.void_in(c, shoe_id, 1, version)
 
 
 def ended_shoe(data: Path, name: str = "Table 9") -> tuple[db.Store, str, int]:

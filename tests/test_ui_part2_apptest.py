@@ -345,7 +345,7 @@ def test_lobby_shows_hand_shoes_with_counts_and_opens_one(data: Path) -> None:
     at = app("lobby")
     no_exceptions(at)
     page = text(at)
-    assert "3 shoes in progress" in page
+    assert "3 live tables" in page
     assert ":red[**B 2**] · :blue[**P 1**] · :green[**T 0**]" in page
     at.button(key=f"lobby_open_{shoes[1].id}").click().run()
     no_exceptions(at)

@@ -937,13 +937,21 @@ class Store:
         return None if row is None else int(row[0])
 
     def list_shoes(
-        self, *, trash: bool = False, source: str | None = None, limit: int | None = None
+        self,
+        *,
+        trash: bool = False,
+        source: str | None = None,
+        limit: int | None = None,
+        live: bool = False,
     ) -> pl.DataFrame:
         """The library (or the trash), most recently changed first; one query.
 
-        ``source`` keeps shoes of one source (the lobby: ``hand``), ``limit`` the newest few.
+        ``source`` keeps shoes of one source (the wall: ``hand``), ``limit`` the newest
+        few, ``live`` those not ended.
         """
         where = "deleted IS NOT NULL" if trash else "deleted IS NULL"
+        if live:
+            where += " AND ended IS NULL"
         params: list[Any] = []
         if source is not None:
             where += " AND source = ?"

@@ -36,8 +36,6 @@ MIME: dict[str, str] = {
     "png": "image/png",
 }
 
-LOBBY_SIZE = 8
-"""Shoes the lobby shows at most (the tables a multi-table player follows)."""
 
 
 
@@ -337,9 +335,10 @@ def simulate(
     return meta
 
 
-def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
-    """The shoes being entered by hand, most recently changed first (readable ones only)."""
-    return db.open_store(data_dir).list_shoes(source="hand", limit=limit)
+def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
+    """Every live shoe (being played by hand or fed through the API, not ended), most
+    recently changed first: the wall of live tables."""
+    return db.open_store(data_dir).list_shoes(source="hand", limit=limit, live=True)
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, int]:

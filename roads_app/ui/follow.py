@@ -42,9 +42,12 @@ def follow_shoe(shoe_id: str, version: int | None, key: str = "follow") -> None:
                on_seen_change=lambda: None)  # fmt: skip
 
 
-def follow_wall(seq: int, key: str = "follow_wall") -> None:
-    """Rerun the calling fragment when any shoe changed after the watcher's change ``seq``."""
-    _component(key=key, data={"wall": True, "seq": seq}, height=1, on_seen_change=lambda: None)
+def follow_wall(seq: int, key: str = "follow_wall", wake_s: float | None = None) -> None:
+    """Rerun the calling fragment when any shoe changed after the watcher's change ``seq``,
+    or after ``wake_s`` seconds (when a table turns stale with no change at all)."""
+    wake_ms = round(wake_s * 1000) if wake_s is not None else 0
+    _component(key=key, data={"wall": True, "seq": seq, "wake_ms": wake_ms}, height=1,
+               on_seen_change=lambda: None)  # fmt: skip
 
 
 def wall_seq(data_dir: Path) -> int:

@@ -44,7 +44,9 @@ export default function (component) {
       }
     }
   };
+  // The wall also wakes when a table is due to turn stale (no result for N minutes).
+  const wake = data.wake_ms > 0 && setTimeout(() => ask(`t${Date.now()}`), data.wake_ms);
   document.documentElement.dataset.rdFollow = 'on';
   loop();
-  return () => stop.abort();
+  return () => { stop.abort(); if (wake) clearTimeout(wake); };
 }
