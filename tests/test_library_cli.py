@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from roads_app.cli import main
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
-from roads_app.store import files as storage
 from roads_app.store import db, library
+from roads_app.store import files as storage
 from tests import storehelp as sh
 
 

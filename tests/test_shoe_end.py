@@ -27,9 +27,13 @@ WRITES: dict[str, Callable[[db.Store, str, int], object]] = {
     "edit": lambda s, i, v: s.edit_round(i, 1, rounds_from_winners("T"), v),
     "replace": lambda s, i, v: s.replace_rounds(i, rounds_from_winners("PP"), v),
     "void": lambda s, i, v: _void(s, i, v),
-    "bets": lambda s, i, v: s.change_bets(i, "bets", lambda b: place(b, "banker", 10.0, round_no=4)),
+    "bets": lambda s, i, v: s.change_bets(i, "bets", _bet),
     "end again": lambda s, i, v: s.end(i),
 }
+
+
+def _bet(bets: pl.DataFrame) -> pl.DataFrame:
+    return place(bets, "banker", 10.0, round_no=4)
 
 
 def _void(s: db.Store, shoe_id: str, version: int) -> int:
