@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -24,7 +25,7 @@ import pytest
 from conftest import REPO, AppServer, free_port, record, wait_idle, wait_keys, wait_rounds
 from playwright.sync_api import Browser, Page
 
-from roads_app.store import tokens
+from roads_app.store import db, tokens
 from tests import storehelp as sh
 
 pytestmark = pytest.mark.browser
@@ -160,3 +161,50 @@ def test_keys_typed_while_a_feeder_appends_are_applied_or_refused(
         wait_rounds(board, len(winners), timeout_ms=60_000)  # and the page shows the store
     finally:
         board.context.close()
+
+
+TILE_ROUNDS_JS = """(want) => Object.entries(want).every(([sid, n]) => {
+  const t = document.querySelector(`.st-key-lobby-${sid} [data-testid="tile-rounds"]`);
+  return t && parseInt(t.textContent, 10) === n;
+})"""
+
+
+def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
+    live_server: AppServer, browser: Browser
+) -> None:
+    """24 tables fed through the API all show, each with its round count as fed; a
+    table whose last result is older than the stale setting is marked; an ended shoe
+    leaves the wall without a reload."""
+    server = live_server
+    for sid in (r["id"] for r in httpx.get(f"http://127.0.0.1:{server.api_port}/shoes").json()):
+        if db.open_store(server.data_dir).ended(sid) is None:  # earlier tests' shoes
+            db.open_store(server.data_dir).end(sid)
+    shoes = [new_shoe(server, f"Table {i + 1}") for i in range(24)]
+    wall = open_page(browser, f"{server.url}/lobby")
+    try:
+        want = {}
+        for i, sid in enumerate(shoes):
+            for w in "BPT"[: 1 + i % 3]:
+                api_append(server, sid, w)
+            want[sid] = 1 + i % 3
+        wall.wait_for_function(TILE_ROUNDS_JS, arg=want, timeout=60_000, polling="raf")
+        api_append(server, shoes[0], "B")  # one more: the wall follows it too
+        want[shoes[0]] += 1
+        wall.wait_for_function(TILE_ROUNDS_JS, arg=want, timeout=60_000, polling="raf")
+
+        # stale: table 2's last result is made 10 minutes old (the store's clock), the
+        # others are fresh; then a change anywhere redraws the wall
+        with db.open_store(server.data_dir).write() as c:
+            c.execute("UPDATE shoes SET updated = ? WHERE id = ?",
+                      ((datetime.now(UTC) - timedelta(minutes=10)).isoformat(), shoes[1]))
+        stale = wall.locator(f".st-key-lobby-{shoes[1]}").get_by_text("no result for 5 min")
+        stale.wait_for(timeout=60_000)
+        assert wall.get_by_text("no result for 5 min").count() == 1
+
+        r = httpx.post(f"http://127.0.0.1:{server.api_port}/shoes/{shoes[2]}/end",
+                       headers={"Authorization": f"Bearer {token(server)}"})  # fmt: skip
+        assert r.status_code == 200, r.text
+        wall.locator(f".st-key-lobby-{shoes[2]}").wait_for(state="detached", timeout=60_000)
+        assert wall.locator('[class*="st-key-lobby-"]').count() == 23
+    finally:
+        wall.context.close()
