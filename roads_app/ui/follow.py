@@ -36,10 +36,27 @@ _JS = (Path(__file__).with_name("static") / "follow.js").read_text(encoding="utf
 _component = st.components.v2.component("roads_app.follow", js=_JS, isolate_styles=False)
 
 
-def follow_shoe(shoe_id: str, version: int | None, key: str = "follow") -> None:
-    """Rerun the calling fragment when the saved shoe's version is no longer ``version``."""
-    _component(key=key, data={"shoe": shoe_id, "version": version}, height=1,
-               on_seen_change=lambda: None)  # fmt: skip
+def follow_shoe(
+    shoe_id: str, version: int | None, key: str = "follow", *, screen: bool = False
+) -> None:
+    """Rerun the calling fragment when the saved shoe's version is no longer ``version``.
+    ``screen``: also report the window's size (`screen_size`), for a page laid out to
+    fill it."""
+    _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
+               data={"shoe": shoe_id, "version": version, "screen": screen,
+                     "screen_now": screen_size(key)})  # fmt: skip
+
+
+def screen_size(key: str = "follow") -> dict[str, int] | None:
+    """The window's size the page reported (``{"w", "h"}``), None before its report."""
+    value = st.session_state.get(key)
+    try:
+        got = value["screen"] if value is not None else None
+    except (KeyError, TypeError):
+        got = getattr(value, "screen", None)
+    if isinstance(got, dict) and all(isinstance(got.get(k), int | float) for k in "wh"):
+        return {"w": int(got["w"]), "h": int(got["h"])}
+    return None
 
 
 def follow_wall(seq: int, key: str = "follow_wall", wake_s: float | None = None) -> None:
@@ -47,7 +64,7 @@ def follow_wall(seq: int, key: str = "follow_wall", wake_s: float | None = None)
     or after ``wake_s`` seconds (when a table turns stale with no change at all)."""
     wake_ms = round(wake_s * 1000) if wake_s is not None else 0
     _component(key=key, data={"wall": True, "seq": seq, "wake_ms": wake_ms}, height=1,
-               on_seen_change=lambda: None)  # fmt: skip
+               on_seen_change=lambda: None, on_screen_change=lambda: None)  # fmt: skip
 
 
 def wall_seq(data_dir: Path) -> int:

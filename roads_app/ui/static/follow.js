@@ -44,9 +44,26 @@ export default function (component) {
       }
     }
   };
+  // A page laid out for the screen (the display) reports the window's size.
+  let onResize = null;
+  if (data.screen) {
+    const report = () => {
+      const w = window.innerWidth, h = window.innerHeight, had = data.screen_now || {};
+      if (Math.abs((had.w || 0) - w) > 2 || Math.abs((had.h || 0) - h) > 2) {
+        setStateValue('screen', { w, h });
+      }
+    };
+    onResize = () => { clearTimeout(s.resize); s.resize = setTimeout(report, 150); };
+    window.addEventListener('resize', onResize);
+    report();
+  }
   // The wall also wakes when a table is due to turn stale (no result for N minutes).
   const wake = data.wake_ms > 0 && setTimeout(() => ask(`t${Date.now()}`), data.wake_ms);
   document.documentElement.dataset.rdFollow = 'on';
   loop();
-  return () => { stop.abort(); if (wake) clearTimeout(wake); };
+  return () => {
+    stop.abort();
+    if (wake) clearTimeout(wake);
+    if (onResize) window.removeEventListener('resize', onResize);
+  };
 }
