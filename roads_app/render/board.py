@@ -569,7 +569,9 @@ def fill_layout(
 
     # one road per row: 6 + 6 + 3 * 3 cells of roads and five title lines
     tall = height_px / (rows * 2 + rows * 1.5 + 5 * 0.6)
-    tall_boxes, tall_cell = _narrow_layout(bead, big, int(derived * 2), width_px, rows, tall, tall)
+    narrow_big = _need(roads["big_road"], BIG_MIN_COLS_NARROW, spare)
+    tall_boxes, tall_cell = _narrow_layout(bead, narrow_big, int(derived * 2), width_px, rows,
+                                           tall, tall)  # fmt: skip
     tall_h = max(b[2] + b[4] for b in tall_boxes) * tall_cell
     tall_area = width_px * min(tall_h, height_px)
     if tall_area > wide_area * 1.05 and tall_h <= height_px * 1.02:

@@ -59,12 +59,12 @@ def render_display_header(meta: ShoeMeta, rounds: pl.DataFrame, lg: str) -> None
     except RoadsAppError as e:
         parts.append(f"<span class='rd-sub'>{html.escape(say(e))}</span>")
     else:
-        rows = [f"<tr><td>{html.escape(table.title)}</td><td data-testid='limits'>"
-                f"{table.limits.min_bet:,g} – {table.limits.max_bet:,g}</td></tr>"]  # fmt: skip
-        rows += [f"<tr><td>{html.escape(bet_name(table.bets[b]))}</td>"
-                 f"<td>{html.escape(table.bets[b].payout_text())}</td></tr>"
-                 for b in HEADER_BETS if b in table.bets]  # fmt: skip
-        parts.append(f"<table data-testid='payouts'>{''.join(rows)}</table>")
+        items = [f"<span>{html.escape(table.title)}<b data-testid='limits'>"
+                 f"{table.limits.min_bet:,g} – {table.limits.max_bet:,g}</b></span>"]  # fmt: skip
+        items += [f"<span>{html.escape(bet_name(table.bets[b]))}"
+                  f"<b>{html.escape(table.bets[b].payout_text())}</b></span>"
+                  for b in HEADER_BETS if b in table.bets]  # fmt: skip
+        parts.append(f"<span class='rd-pay' data-testid='payouts'>{''.join(items)}</span>")
     st.html(f"<style>{_CSS}</style><div class='rd-display-head'>{''.join(parts)}</div>"
             + count_strip_html(rounds, lg))  # fmt: skip
 

@@ -208,3 +208,47 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         assert wall.locator('[class*="st-key-lobby-"]').count() == 23
     finally:
         wall.context.close()
+
+
+COVER_JS = """() => {
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
+  if (!g) return null;
+  // what shows: the drawing, inside its (sideways-scrolling) box, inside the window
+  const r = g.querySelector('.main-svg').getBoundingClientRect();
+  const box = g.parentElement.getBoundingClientRect();
+  const w = Math.max(0, Math.min(r.right, box.right, innerWidth) - Math.max(r.left, box.left, 0));
+  const h = Math.max(0, Math.min(r.bottom, box.bottom, innerHeight) - Math.max(r.top, box.top, 0));
+  return {share: (w * h) / (innerWidth * innerHeight), rounds: g.layout.meta.rounds,
+          scrollY: document.scrollingElement.scrollTop};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160), (1080, 1920)])
+def test_the_display_fills_the_screen_with_name_and_limits(
+    live_server: AppServer, browser: Browser, size: tuple[int, int]
+) -> None:
+    """The board covers at least 60% of the screen as the page measures it (the part of
+    it inside the window), with the table's name and limits on the same screen."""
+    server = live_server
+    shoe = new_shoe(server, "Table <b>7</b>")
+    cli(server, "shoes", "add", shoe, "BPPBTBBPBP" * 4)
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    pg = ctx.new_page()
+    pg.set_default_timeout(120_000)
+    try:
+        pg.goto(f"{server.url}/display?shoe={shoe}")
+        wait_rounds(pg, 40, timeout_ms=120_000)
+        pg.wait_for_function(f"() => {{ const c = ({COVER_JS})(); return c && c.share >= 0.6; }}",
+                             timeout=60_000)  # fmt: skip
+        cover = pg.evaluate(COVER_JS)
+        record(f"display_board_share_{size[0]}x{size[1]}", round(cover["share"], 3))
+        assert cover["share"] >= 0.6 and cover["scrollY"] == 0, cover
+        assert pg.get_by_test_id("display-name").inner_text() == "Table <b>7</b>"  # text
+        assert pg.get_by_test_id("limits").inner_text() == "1 – 10,000"
+        assert pg.get_by_test_id("last-result").inner_text() == "Player"
+        for el in ("display-name", "limits"):
+            r = pg.get_by_test_id(el).bounding_box()
+            assert r is not None and r["y"] + r["height"] <= size[1], el
+    finally:
+        ctx.close()
