@@ -22,7 +22,16 @@ from pathlib import Path
 import httpx
 import polars as pl
 import pytest
-from conftest import REPO, AppServer, free_port, record, wait_idle, wait_keys, wait_rounds
+from conftest import (
+    REPO,
+    AppServer,
+    free_port,
+    record,
+    wait_api,
+    wait_idle,
+    wait_keys,
+    wait_rounds,
+)
 from playwright.sync_api import Browser, Page
 
 from roads_app.store import db, tokens
@@ -39,24 +48,11 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]
     root = tmp_path_factory.mktemp("live")
     server = AppServer(root / "data", root / "server.log", api_port=free_port())
     server.start()
-    deadline = time.monotonic() + 60
-    api = f"http://127.0.0.1:{server.api_port}"
-    while True:  # the API starts beside Streamlit: wait for its own health answer
-        try:
-            if httpx.get(f"{api}/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            if time.monotonic() > deadline:
-                server.stop()
-                raise RuntimeError(f"the API never answered:\n{server.log_tail()}") from None
-        wait_a_moment()
-    yield server
-    server.stop()
-
-
-def wait_a_moment() -> None:
-    """The pause between health polls (not a wait for a result)."""
-    time.sleep(0.1)
+    try:
+        wait_api(server)
+        yield server
+    finally:
+        server.stop()
 
 
 def cli(server: AppServer, *args: str) -> None:
