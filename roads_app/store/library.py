@@ -337,8 +337,11 @@ def simulate(
 
 def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
     """Every live shoe (being played by hand or fed through the API, not ended), most
-    recently changed first: the wall of live tables."""
-    return db.open_store(data_dir).list_shoes(source="hand", limit=limit, live=True)
+    recently changed first: the wall of live tables. The shipped sample shoes are no
+    table being played (as `session.last_shoe` leaves them out too)."""
+    shoes = db.open_store(data_dir).list_shoes(source="hand", live=True)
+    shoes = shoes.filter(~pl.col("id").str.starts_with("sample"))
+    return shoes if limit is None else shoes.head(limit)
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, int]:
