@@ -193,6 +193,7 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         with db.open_store(server.data_dir).write() as c:
             c.execute("UPDATE shoes SET updated = ? WHERE id = ?",
                       ((datetime.now(UTC) - timedelta(minutes=10)).isoformat(), shoes[1]))
+        api_append(server, shoes[5], "P")  # (the store's clock moved by hand: no version did)
         stale = wall.locator(f".st-key-lobby-{shoes[1]}").get_by_text("no result for 5 min")
         stale.wait_for(timeout=60_000)
         assert wall.get_by_text("no result for 5 min").count() == 1
