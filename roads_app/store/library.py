@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from roads_app import safe_io
-from roads_app.errors import RoadsAppError, StorageError, shown_path
+from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import db, importing
@@ -237,7 +237,7 @@ def _first_line(e: BaseException) -> str:
 
 def check_format(fmt: str) -> str:
     if fmt not in EXPORT_FORMATS:
-        raise StorageError(f"export format {fmt!r} is not one of {', '.join(EXPORT_FORMATS)}")
+        raise StorageError(f"export format {quote(fmt)} is not one of {', '.join(EXPORT_FORMATS)}")
     return fmt
 
 
