@@ -79,11 +79,6 @@ TABLES_ENV = "ROADS_APP_TABLES"
 MAX_RULES_BYTES = 256 * 1024
 """Largest rules file read (ours are about 3 KB)."""
 
-BET_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
-    {k.kind: k.description for k in KINDS.values()}
-)
-"""What each bet kind wins on, in words (from `roads_app.bets.spec`)."""
-
 BET_IDS: tuple[str, ...] = KIND_NAMES
 """Canonical bet ids (the bet kinds), in display order; a rules file may only use these."""
 

@@ -26,6 +26,8 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         road=args.road,
         wins=args.wins,
         progression=args.progression,
+        pattern=args.pattern,
+        catalogue=_catalogue(args),
     )
     settings = Settings(
         bankroll=args.bankroll,
@@ -74,6 +76,24 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     else:
         print(result.text())
     return 0
+
+
+def _catalogue(args: argparse.Namespace) -> object:
+    """The good-road catalogue follow-good-road reads (--catalogue, else the one in force)."""
+    if args.strategy.strip().lower().replace("_", "-") != "follow-good-road":
+        for opt in ("pattern", "catalogue"):
+            if getattr(args, opt) not in (None, "any"):
+                raise bt_error(f"--{opt} is for --strategy follow-good-road")
+        return None
+    from roads_app.roads.good_roads import load_catalogue
+
+    return load_catalogue(args.catalogue)
+
+
+def bt_error(text: str) -> Exception:
+    from roads_app.errors import StrategyError
+
+    return StrategyError(text)
 
 
 def _waiting(address: str) -> str:
@@ -164,6 +184,10 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
         help="paroli: wins before the reset, 1 to {max_wins} (3)",
     )
     s.add_argument("--progression", default="flat", help="pattern strategies' staking: {stakings}")
+    s.add_argument("--pattern", default="any",
+                   help="follow-good-road: a good road's key, or any (the headline)")  # fmt: skip
+    s.add_argument("--catalogue", default=None, metavar="FILE",
+                   help="follow-good-road: a good-road catalogue (the one in force)")  # fmt: skip
     s.add_argument("--engine", default="fast", choices=("fast", "plain"), help="fast (Numba)")
     s.add_argument(
         "--threads", type=int_range(1, 1024), default=None, help="threads for the fast engine (all)"

@@ -50,22 +50,14 @@ def _cmd_add(args: argparse.Namespace) -> int:
     if not given:
         raise RoundError("no results given: write them as B, P and T, like BPPT")
     rounds = saved.rounds
-    if rounds.height and rounds["player_cards"].null_count() == 0:
-        raise RoundError(
-            f"shoe {shoe_id} is recorded card by card: a result without its cards would "
-            "break its live odds; enter the cards on the scoreboard"
-        )
-    most = saved.meta.decks * 52 // 4  # every round takes at least four cards
     for i, ch in enumerate(given):  # checked as typed: "ı".upper() is "I", "ß" is "SS"
         if ch not in "BPTbpt":
             raise RoundError(f"result {i + 1} is {quote(ch)}: results are B, P or T")
-    if rounds.height + len(given) > most:
-        raise RoundError(
-            f"shoe {shoe_id} would have {rounds.height + len(given)} rounds: "
-            f"{saved.meta.decks} decks deal at most {most}"
-        )
-    for ch in given:
-        rounds = add_winner(rounds, ch.upper(), decks=saved.meta.decks)
+    for ch in given:  # the entry rule of every door (`check_shoe`): decks, cards
+        try:
+            rounds = add_winner(rounds, ch.upper(), decks=saved.meta.decks)
+        except RoundError as e:
+            raise RoundError(f"shoe {shoe_id}: {e}") from None
     version = store.append_rounds(shoe_id, rounds.slice(saved.rounds.height), saved.version)
     print(f"{shoe_id}: {rounds.height} rounds (version {version})")
     return 0

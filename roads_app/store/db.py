@@ -333,6 +333,31 @@ def translate(e: BaseException, where: Path, doing: str = "change") -> StorageEr
     return StorageError(f"{name}: {_first_line(e)}; nothing was changed")
 
 
+class _Held:
+    """One thread's connection, closed when the thread ends.
+
+    A connection and its statement cache refer to each other, so a dropped one waits
+    for a full garbage collection to close: an API server whose worker threads came
+    and went kept 147 open (294 file descriptors). Held in the thread's local storage,
+    this small object goes with the thread (no cycle) and closes the connection then,
+    in that same thread.
+    """
+
+    __slots__ = ("con", "pid")
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+        self.pid = os.getpid()
+
+    def close(self) -> None:
+        if self.pid == os.getpid():  # a forked child leaves its parent's connection be
+            with contextlib.suppress(sqlite3.Error):
+                self.con.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
 class Store:
     """The database of one data folder. Cheap to share: one connection per thread."""
 
@@ -377,18 +402,19 @@ class Store:
 
     @property
     def con(self) -> sqlite3.Connection:
-        """This thread's connection (a forked child opens its own)."""
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid() or local.con is None:
-            local.con = self._connect()
-            local.pid = os.getpid()
-        return local.con
+        """This thread's connection (a forked child opens its own), closed when the
+        thread ends (`_Held`)."""
+        held: _Held | None = getattr(self._local, "held", None)
+        if held is None or held.pid != os.getpid():
+            held = self._local.held = _Held(self._connect())
+        return held.con
 
     def close(self) -> None:
-        con = getattr(self._local, "con", None)
-        if con is not None and getattr(self._local, "pid", None) == os.getpid():
-            con.close()
-        self._local.con = None
+        """Close this thread's connection now (the next use opens a new one)."""
+        held: _Held | None = getattr(self._local, "held", None)
+        self._local.held = None
+        if held is not None:
+            held.close()
 
     @contextlib.contextmanager
     def write(self, doing: str = "change") -> Iterator[sqlite3.Connection]:
@@ -1025,16 +1051,11 @@ class Store:
         version, n = self._checked(c, shoe_id, expected)
         return self._append(c, shoe_id, new, version, n, "entered")
 
-    def void_round(self, shoe_id: str, round_no: int, expected: int | None) -> int:
-        """Void a round (a misdeal): it leaves the shoe, later rounds move up one, and the
-        history keeps its content (action ``voided``)."""
-        with self.write() as c:
-            return self.void_in(c, shoe_id, round_no, expected)
-
     def void_in(
         self, c: sqlite3.Connection, shoe_id: str, round_no: int, expected: int | None
     ) -> int:
-        """`void_round` inside a transaction the caller holds (`write`)."""
+        """Void a round (a misdeal) inside a transaction the caller holds (`write`): it leaves
+        the shoe, later rounds move up one, and the history keeps its content (``voided``)."""
         version, n = self._checked(c, shoe_id, expected)
         if not 1 <= round_no <= n:
             raise StorageError(Message("msg_no_such_round", n=round_no, rounds=n))

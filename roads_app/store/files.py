@@ -290,11 +290,6 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
 # --- whole files: the CLI's simulate/show ---------------------------------------------
 
 
-def write_frame(frame: pl.DataFrame, path: Path) -> Path:
-    """Write a rounds frame (one or many shoes) as .parquet, .csv or .json, atomically."""
-    return write_batches([frame], path)[0]
-
-
 def check_out_path(path: Path) -> str:
     """The format an output file's name asks for (.parquet, .csv or .json); a folder of
     that name is refused before any work is done."""

@@ -31,11 +31,13 @@ import polars as pl
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import (
+    CARDS_PER_ROUND_MIN,
     NAME_MAX,
     ROUNDS_SCHEMA,
     ShoeMeta,
-    check_composition,
     check_name,
+    check_shoe,
+    max_rounds,
     round_by_cards,
     round_by_points,
     round_by_winner,
@@ -54,7 +56,6 @@ MAX_SHOW_BYTES = 100 * 1024 * 1024
 MAX_SHOW_ROWS = 20_000_000
 MAX_SHOW_UNPACKED = 2 * 1024**3
 MAX_COLUMNS = 16
-CARDS_PER_ROUND_MIN = 4
 MAX_IMPORT_SHOES = 1_000
 """Most shoes one file may hold for `import` (and `show` of a JSON file, checked shoe by
 shoe): at most 104,000 rounds, each rebuilt and checked, a few seconds' work. A larger
@@ -62,14 +63,6 @@ shoe): at most 104,000 rounds, each rebuilt and checked, a few seconds' work. A 
 SHOE_COLUMN = "shoe"
 """The column a multi-shoe file (``roads-app simulate``) numbers its shoes by."""
 
-
-def max_rounds(decks: int) -> int:
-    """Most rounds a shoe of ``decks`` decks can deal: every round uses at least 4 cards.
-
-    >>> max_rounds(8), max_rounds(1)
-    (104, 13)
-    """
-    return decks * 52 // CARDS_PER_ROUND_MIN
 
 
 # --- entry points --------------------------------------------------------------------
@@ -191,18 +184,11 @@ def rounds_from_rows(
         except RoadsAppError as e:
             raise StorageError(f"{where}: {e}") from None
         built[-1]["round"] = i + 1
-    cards = sum(len(b["player_cards"] or ()) + len(b["banker_cards"] or ()) for b in built)
-    cards += CARDS_PER_ROUND_MIN * sum(b["player_cards"] is None for b in built)
-    if cards > decks * 52:
-        raise StorageError(
-            f"{label}: these rounds use at least {cards} cards but the {decks}-deck shoe "
-            f"holds {decks * 52}"
-        )
     frame = pl.DataFrame(built, schema=ROUNDS_SCHEMA, orient="row") if built else (
         ROUNDS_SCHEMA.to_frame()
     )
-    try:
-        check_composition(frame, decks, [burn_card] if burn_card else [])
+    try:  # the one rule of what a shoe holds, as for a round entered by hand or the API
+        check_shoe(frame, decks, also_seen=[burn_card] if burn_card else [])
     except RoadsAppError as e:
         raise StorageError(f"{label}: {e}") from None
     return frame
