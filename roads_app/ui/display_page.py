@@ -27,7 +27,7 @@ from roads_app.render import board
 from roads_app.render.i18n import word
 from roads_app.ui import board_host, follow, session
 from roads_app.ui.board_view import count_strip_html, lang, render_board
-from roads_app.ui.words import bet_name, say
+from roads_app.ui.words import bet_name, md_text, say
 
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
 FOLLOW_KEY = "display_follow"
@@ -41,13 +41,13 @@ _CSS = (Path(__file__).with_name("static") / "display.css").read_text(encoding="
 
 def render_display_header(meta: ShoeMeta, rounds: pl.DataFrame, lg: str) -> None:
     """The display's header: name, shoe, table, limits and payouts, round count, the
-    last result (marked a few seconds), the counts and the ask road. Every user text in
-    it is escaped (`html.escape`): names are text, never markup."""
-    name = html.escape(meta.name or word("shoe_default_name", lg, id=meta.id))
+    last result (marked a few seconds), the counts and the ask road. The name is text
+    (`md_text`, no HTML); the rest is our own words and the table's, escaped."""
+    with st.container(key="display_name"):
+        st.markdown(f"# {md_text(meta.name or word('shoe_default_name', lg, id=meta.id))}")
     shoe = html.escape(word("shoe_default_name", lg, id=meta.id))
-    count = word("round_of", lg, n=rounds.height)
-    parts = [f"<span class='rd-name' data-testid='display-name'>{name}</span>",
-             f"<span class='rd-sub'>{shoe}</span>",
+    count = html.escape(word("round_of", lg, n=rounds.height))
+    parts = [f"<span class='rd-sub'>{shoe}</span>",
              f"<span data-testid='round-count'>{count}</span>"]  # fmt: skip
     if rounds.height:
         last = str(rounds["winner"][-1])

@@ -15,6 +15,7 @@ and drawn in place (`plot_host`), so a rerun redraws only the tiles that changed
 
 from __future__ import annotations
 
+import html
 import json
 import time
 from pathlib import Path
@@ -30,8 +31,8 @@ from roads_app.render import board
 from roads_app.store import library
 from roads_app.ui import follow, plot_host, session
 from roads_app.ui.board_view import lang
-from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import say, tr
+from roads_app.ui.guard import guarded
+from roads_app.ui.words import md_text, say, tr
 
 COLUMNS = 4
 STALE_KEY = "lobby_stale_min"
@@ -85,13 +86,13 @@ def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
         tile = _tile(sid, str(folder), int(row["version"]), lang())
         meta: ShoeMeta | None = tile["meta"] if isinstance(tile, dict) else None
         name = (meta.name if meta else row["name"]) or tr("shoe_default_name", id=sid)
-        st.markdown(f"**{plain(name)}** · {plain(row['rules'])} · "
-                    f"<span data-testid='tile-rounds'>{tr('rounds_n', n=row['rounds'])}</span>",
-                    unsafe_allow_html=True)  # fmt: skip
+        st.markdown(f"**{md_text(name)}** · {md_text(row['rules'])}")  # names are text
+        st.html(f"<span data-testid='tile-rounds'>{html.escape(tr('rounds_n', n=row['rounds']))}"
+                "</span>")  # fmt: skip
         if is_stale(row["modified"], now, stale_min):
             st.caption(f":orange[{tr('stale_badge', m=f'{stale_min:g}')}]")
         if not isinstance(tile, dict):
-            st.caption(plain(say(tile)))
+            st.caption(say(tile))
             return
         plot_host.plot(tile["bead"], key=f"lobby_bead_{sid}", config=board.PLOT_CONFIG)
         plot_host.plot(tile["big"], key=f"lobby_big_{sid}", config=board.PLOT_CONFIG)

@@ -241,11 +241,11 @@ def test_the_display_fills_the_screen_with_name_and_limits(
         cover = pg.evaluate(COVER_JS)
         record(f"display_board_share_{size[0]}x{size[1]}", round(cover["share"], 3))
         assert cover["share"] >= 0.6 and cover["scrollY"] == 0, cover
-        assert pg.get_by_test_id("display-name").inner_text() == "Table <b>7</b>"  # text
+        assert pg.locator(".st-key-display_name h1").inner_text() == "Table <b>7</b>"  # text
         assert pg.get_by_test_id("limits").inner_text() == "1 – 10,000"
         assert pg.get_by_test_id("last-result").inner_text() == "Player"
-        for el in ("display-name", "limits"):
-            r = pg.get_by_test_id(el).bounding_box()
-            assert r is not None and r["y"] + r["height"] <= size[1], el
+        for el in (pg.locator(".st-key-display_name h1"), pg.get_by_test_id("limits")):
+            r = el.bounding_box()
+            assert r is not None and r["y"] + r["height"] <= size[1]
     finally:
         ctx.close()
