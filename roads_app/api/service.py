@@ -124,7 +124,8 @@ class Feed:
         shoes in the order of their headlines' priority, then most recently changed."""
         cat = good_roads.in_force()
         out = []
-        for r in self.store.list_shoes(source="hand", limit=LIVE_SHOES).iter_rows(named=True):
+        live = self.store.list_shoes(source="hand", limit=LIVE_SHOES, live=True)  # not ended
+        for r in live.iter_rows(named=True):
             try:
                 saved = self.store.load(r["id"])
             except StorageError:
