@@ -68,6 +68,17 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 _BAD_NAME_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")  # controls, lone surrogates, line breaks
 
 
+def default_name(table: str, when: datetime | None = None) -> str:
+    """A new shoe's name until a person gives one: the table and the minute it started,
+    so shoes on one wall (and in one library) are told apart.
+
+    >>> default_name("classic", datetime(2026, 12, 2, 4, 25, tzinfo=UTC))
+    'classic 2026-12-02 04:25'
+    """
+    when = when or datetime.now().astimezone()
+    return f"{table} {when:%Y-%m-%d %H:%M}"
+
+
 def check_name(name: object) -> str:
     """The one rule for a shoe's name (new shoes, rename, import): its trimmed text.
 

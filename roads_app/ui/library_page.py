@@ -175,6 +175,8 @@ def render_row(row: dict, folder: Path) -> None:
             st.markdown(tr("shoe_line", name=md_text(row["name"]), icon=icon, source=source,
                            rules=md_text(row["rules"]), decks=row["decks"], rounds=row["rounds"],
                            when=_when(row["created"])))  # fmt: skip
+            if row.get("ended"):
+                st.caption(tr("finished_at", when=_when(row["ended"])))
         with st.container(horizontal=True, gap="small"):
             if not row["error"]:
                 if st.button(tr("open"), key=f"lib_open_{sid}", icon=":material/edit_note:",
@@ -197,9 +199,10 @@ def render_row(row: dict, folder: Path) -> None:
                             key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
                         )  # fmt: skip
             if st.session_state.get(CONFIRM) == sid:
-                st.warning(tr("confirm_delete", name=_named(row["name"])))
+                name = row["name"] or tr("shoe_default_name", id=sid)  # never ''
+                st.warning(tr("confirm_delete", name=_named(name)))
                 st.button(tr("yes_delete"), key=f"lib_del_yes_{sid}", type="primary",
-                          on_click=on_delete, args=(sid, row["name"]))  # fmt: skip
+                          on_click=on_delete, args=(sid, name))  # fmt: skip
                 st.button(tr("cancel"), key=f"lib_del_no_{sid}",
                           on_click=lambda: st.session_state.update({CONFIRM: None}))  # fmt: skip
             else:

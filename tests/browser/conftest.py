@@ -131,6 +131,23 @@ class AppServer:
         return self.start()
 
 
+def wait_api(server: AppServer, timeout_s: float = 60.0) -> None:
+    """Until the API started beside the dashboard answers its health check (it starts
+    after Streamlit does). The pause between polls is not a wait for a result."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    api = f"http://127.0.0.1:{server.api_port}"
+    while True:
+        try:
+            if httpx.get(f"{api}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API never answered:\n{server.log_tail()}") from None
+        time.sleep(0.1)
+
+
 def _group_members(pgid: int) -> list[int]:
     """Pids whose process group is ``pgid`` (Linux /proc)."""
     pids = []
