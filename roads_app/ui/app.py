@@ -70,6 +70,7 @@ def main() -> None:
     sections = {name: items for name, items in sections.items() if items}
     page = st.navigation(sections, position="sidebar")
     language_switch()
+    access.notice()
     guarded(page.run)()
 
 

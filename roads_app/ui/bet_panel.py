@@ -27,6 +27,7 @@ from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render.i18n import DEFAULT
 from roads_app.store import db
+from roads_app.ui import access
 from roads_app.ui.board_view import lang
 from roads_app.ui.words import bet_id_name, bet_name, labels, md_text, say, tr
 
@@ -79,6 +80,7 @@ def _error(key: str, message: str | None) -> None:
     st.session_state[f"{ERROR_KEY}.{key}"] = message  # said by `say`: already scrubbed
 
 
+@access.writes
 def _change(
     key: str,
     shoe_id: str,
