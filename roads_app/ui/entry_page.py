@@ -36,6 +36,7 @@ from roads_app.roads.stats import shoe_stats
 from roads_app.ui import access, board_host, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next, round_count
+from roads_app.ui.good_roads_view import keys_now, render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.words import WINNER_KEYS, Md, labels, md_text, say, tr, winner_word
@@ -220,6 +221,7 @@ def _header(state: session.ShoeState) -> None:
         if state.saved:
             link = f"display?shoe={urllib.parse.quote(meta.id, safe='')}"
             st.markdown(f"· [{tr('display_link')}]({link})", width="content")
+    render_tags(keys_now(state.rounds), lang())
 
 
 def _error(area: str) -> None:

@@ -30,6 +30,8 @@ from roads_app.roads import replay
 from roads_app.store import library
 from roads_app.ui import access, session
 from roads_app.ui.bet_panel import render_bet_panel
+from roads_app.ui.board_view import lang
+from roads_app.ui.good_roads_view import keys_now, render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.words import md_text, say, tr, winner_word
 
@@ -216,7 +218,13 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             st.session_state[PLAYING] = False
             st.rerun(scope="app")  # removes the timer
     shown = rounds.head(pos)
+    row = shown.row(pos - 1, named=True) if pos else None
+    revealing = bool(
+        st.session_state.get(REVEAL, True) and row and row["player_cards"] is not None
+    )
     _position_line(pos, n)
+    # the good roads of the round on show; while its cards turn, those before it
+    render_tags(keys_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.button(tr("previous"), key="rp_prev", icon=":material/skip_previous:", shortcut="Left",
                   disabled=not replay.can_step(pos, n, -1), on_click=_on_step,
@@ -235,10 +243,6 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
         board_host.mount()
-        row = shown.row(pos - 1, named=True) if pos else None
-        revealing = bool(
-            st.session_state.get(REVEAL, True) and row and row["player_cards"] is not None
-        )
         # While the hand's cards are still face down the board must not tell the result.
         render_board(shown, hold_last_s=reveal_done_s(row, 0.9 / _speed()) if revealing else None,
                      column_width=None)  # in a column: drawn once the page says how wide
