@@ -73,7 +73,7 @@ def test_the_text_reads_as_typed_on_one_line(s: str) -> None:
     assert not any(c in out for c in LINE_BREAKS)
     assert not out.startswith((" ", "\t"))  # four of them would be a code block
     one_line = re.sub(f"[{LINE_BREAKS}]+", " ", s).strip(" \t")
-    assert shown(out) == one_line
+    assert shown(out) == one_line.replace("\u2060", "")  # `shown` drops every joiner
 
 
 @given(hostile)
