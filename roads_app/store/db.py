@@ -43,7 +43,7 @@ from typing import Any
 import polars as pl
 
 from roads_app.bets.ledger import BETS_SCHEMA, KINDS, with_placement
-from roads_app.errors import RoadsAppError, RoundError, StorageError, shown_path
+from roads_app.errors import RoadsAppError, RoundError, StorageError, quote, shown_path
 
 __all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, check_name, empty_rounds
@@ -873,9 +873,9 @@ class Store:
                 purged = c.execute("SELECT 1 FROM history WHERE shoe = ? LIMIT 1", (shoe_id,))
                 gone = "was removed for good when the trash was emptied" if purged.fetchone() \
                     else f"is not in {self.data_dir}"  # fmt: skip
-                raise StorageError(f"shoe {shoe_id!r} {gone}")
+                raise StorageError(f"shoe {quote(shoe_id)} {gone}")
             if row[2] is None:
-                raise StorageError(f"shoe {shoe_id!r} is not in the trash")
+                raise StorageError(f"shoe {quote(shoe_id)} is not in the trash")
             version = self._bump(c, shoe_id, int(row[0]), int(row[1]))
             c.execute("UPDATE shoes SET deleted = NULL WHERE id = ?", (shoe_id,))
             self._log(c, shoe_id, "restored", version, int(row[1]))
@@ -891,7 +891,7 @@ class Store:
                 row = c.execute("SELECT version, rounds FROM shoes WHERE id = ? AND "
                                 "deleted IS NOT NULL", (shoe_id,)).fetchone()  # fmt: skip
                 if row is None:
-                    raise StorageError(f"shoe {shoe_id!r} is not in the trash")
+                    raise StorageError(f"shoe {quote(shoe_id)} is not in the trash")
                 c.execute("DELETE FROM shoes WHERE id = ?", (shoe_id,))
                 self._log(c, shoe_id, "purged", int(row[0]) + 1, int(row[1]))
                 gone += 1
@@ -1137,7 +1137,7 @@ class Store:
 
 def _check_kind(kind: str) -> None:
     if kind not in KINDS:
-        raise StorageError(f"bet history kind {kind!r} is not one of {', '.join(KINDS)}")
+        raise StorageError(f"bet history kind {quote(kind)} is not one of {', '.join(KINDS)}")
 
 
 def _bets_action(old: pl.DataFrame, new: pl.DataFrame) -> str:
