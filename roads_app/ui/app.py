@@ -72,6 +72,7 @@ def main() -> None:
     page = st.navigation(sections, position="sidebar")
     language_switch()
     render_in_force(lang())
+    access.notice()
     guarded(page.run)()
 
 

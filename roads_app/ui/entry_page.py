@@ -64,12 +64,14 @@ def _reset_flags() -> None:
         st.session_state[f"flag_{k}"] = False
 
 
+@access.writes
 def on_winner(winner: str) -> None:
     flags = _flags()
     if session.apply("result", lambda r, m: add_winner(r, winner, decks=m.decks, **flags)):
         _reset_flags()
 
 
+@access.writes
 def on_points() -> None:
     pp, bp = st.session_state.get("points_player"), st.session_state.get("points_banker")
     if pp is None or bp is None:
@@ -83,6 +85,7 @@ def on_points() -> None:
         st.session_state["points_player"] = st.session_state["points_banker"] = None
 
 
+@access.writes
 def on_cards() -> None:
     pc = st.session_state.get("cards_player", "")
     bc = st.session_state.get("cards_banker", "")
@@ -90,10 +93,12 @@ def on_cards() -> None:
         st.session_state["cards_player"] = st.session_state["cards_banker"] = ""
 
 
+@access.writes
 def on_undo() -> None:
     session.apply("result", lambda r, m: undo(r))
 
 
+@access.writes
 def on_keys(keys: list[str]) -> None:
     """B/P/T/U presses from the page's queue, applied in order and saved in one write."""
     flags = _flags()
@@ -111,6 +116,7 @@ def on_keys(keys: list[str]) -> None:
             session.set_error("result", Md("; ".join(dict.fromkeys(map(say, notes)))))
 
 
+@access.writes
 def on_bring_back() -> None:
     session.bring_back("result")
 
@@ -133,6 +139,7 @@ def _edit_row() -> dict[str, Any]:
     )
 
 
+@access.writes
 def on_edit() -> None:
     no = int(st.session_state.get("edit_round") or 0)
     session.apply("edit", lambda r, m: edit_round(r, no, _edit_row(), decks=m.decks))
@@ -147,6 +154,7 @@ def on_table_change() -> None:
         session.set_error("new", e)
 
 
+@access.writes
 def on_new_shoe() -> None:
     rules = st.session_state.get("new_table") or session.DEFAULT_TABLE
     decks = int(st.session_state.get("new_decks") or session.DEFAULT_DECKS)
@@ -354,6 +362,7 @@ def shoe_fragment() -> None:
     """The part of the page one result reruns: the board across the whole width, the
     entry under it, then the entry tabs and bets beside the statistics and odds, or
     above them where the page is too narrow for both (`SIDE_BY_SIDE_PX`)."""
+    access.rerun_if_refused()
     first = board_first()
     board_host.mount(on_keys, more=first)
     state = session.current()
