@@ -523,6 +523,62 @@ def _narrow_layout(
     return boxes, cell
 
 
+def fill_layout(
+    roads: Roads, width_px: float, height_px: float, rows: int = ROWS, spare: int = 1
+) -> tuple[list[_Box], float]:
+    """The board filling a screen (the display): the larger of two layouts fitted to
+    both ``width_px`` and ``height_px``.
+
+    Landscape, as casino screens: the big road across the top, the bead plate under it
+    on the left and the three derived roads stacked on its right; the cell is the
+    largest that fits both ways, and spare width goes to the roads as more columns.
+    Portrait (or wherever it is larger): one road per row (`_narrow_layout`) with the
+    cell that fills the height; a shoe wider than the screen then shows every road's
+    newest columns (its box opens at the right-hand end).
+
+    >>> from roads_app.game.rounds import rounds_from_winners
+    >>> roads = all_roads(rounds_from_winners("BP" * 40))
+    >>> _, cell = fill_layout(roads, 1872, 900)
+    >>> 40 < cell < 46
+    True
+    """
+    bead = _need(roads["bead_plate"], BEAD_MIN_COLS, spare)
+    big = _need(roads["big_road"], BIG_MIN_COLS, spare)
+    derived = max(_need(roads[k], DERIVED_MIN_COLS, spare) for k in DERIVED) / 2
+
+    def landscape(cell: float) -> tuple[list[_Box], float, float]:
+        t = title_px(cell) / cell
+        units_h = 4 * t + rows + 3 * rows / 2
+        fit = min(width_px / max(big, bead + GAP_CELLS + derived), height_px / units_h)
+        units_w = max(big, bead + GAP_CELLS + derived, width_px / fit)
+        units_w = float(int(units_w + 1e-9))  # whole columns
+        x0 = bead + GAP_CELLS
+        boxes: list[_Box] = [
+            ("big_road", 0, t, units_w, rows, int(units_w), 1.0, 0),
+            ("bead_plate", 0, 2 * t + rows, bead, rows, bead, 1.0, 0),
+        ]
+        for i, kind in enumerate(DERIVED):
+            y = 2 * t + rows + i * (rows / 2 + t)
+            boxes.append((kind, x0, y, units_w - x0, rows / 2, int((units_w - x0) * 2), 0.5, x0))
+        return boxes, fit, units_h
+
+    cell = min(width_px / (big + 1), height_px / (rows * 2.5 + 3))
+    for _ in range(3):  # the title line depends on the cell: settle it
+        boxes, cell, units_h = landscape(cell)
+    wide_area = min(width_px, max(b[1] + b[3] for b in boxes) * cell) * units_h * cell
+
+    # one road per row: 6 + 6 + 3 * 3 cells of roads and five title lines
+    tall = height_px / (rows * 2 + rows * 1.5 + 5 * 0.6)
+    narrow_big = _need(roads["big_road"], BIG_MIN_COLS_NARROW, spare)
+    tall_boxes, tall_cell = _narrow_layout(bead, narrow_big, int(derived * 2), width_px, rows,
+                                           tall, tall)  # fmt: skip
+    tall_h = max(b[2] + b[4] for b in tall_boxes) * tall_cell
+    tall_area = width_px * min(tall_h, height_px)
+    if tall_area > wide_area * 1.05 and tall_h <= height_px * 1.02:
+        return tall_boxes, tall_cell
+    return boxes, cell
+
+
 def board_figure(
     rounds_or_roads: Roads | pl.DataFrame,
     rows: int = ROWS,
@@ -547,6 +603,7 @@ def board_spec(
     ask: str | None = None,
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
+    height_px: float | None = None,
 ) -> dict[str, Any]:
     """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
     as on casino boards, whole shoe.
@@ -561,6 +618,9 @@ def board_spec(
 
     ``ask="B"`` or ``"P"`` (needs the rounds frame) adds the ask road on the board: the
     marks that result would add, ghosted (faint), in every road where it adds one.
+
+    ``height_px``: the board fills a screen ``width_px`` by ``height_px`` (the display,
+    `fill_layout`) rather than a page's width.
 
     ``hold_last=True`` (needs the rounds frame) shows the board as it stood before the
     last round, and draws every mark the last round adds *or changes* (a tie's count
@@ -580,7 +640,10 @@ def board_spec(
     shown, spare = roads, 1
     if hold_last and isinstance(rounds_or_roads, pl.DataFrame) and rounds_or_roads.height:
         shown, spare = all_roads(rounds_or_roads.head(rounds_or_roads.height - 1), rows=rows), 2
-    boxes, cell = board_layout(shown, width_px, rows, max_cell, spare)
+    if height_px is not None:
+        boxes, cell = fill_layout(shown, width_px, height_px, rows, spare)
+    else:
+        boxes, cell = board_layout(shown, width_px, rows, max_cell, spare)
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
     width, height = units_w * cell, units_h * cell

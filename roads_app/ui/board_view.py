@@ -140,9 +140,9 @@ class Drawn:
 
 
 def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          hold: bool = False) -> dict:
+          hold: bool = False, height: int | None = None) -> dict:
     return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
-                            hold_last=hold)  # fmt: skip
+                            hold_last=hold, height_px=height)  # fmt: skip
 
 
 def render_board(
@@ -154,6 +154,8 @@ def render_board(
     hold_last_s: float | None = None,
     follows: tuple[str, int] | None = None,
     column_width: Callable[[int], int] | None = board_host.streamlit_width,
+    fill_height: int | None = None,
+    strip: bool = True,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
@@ -162,7 +164,8 @@ def render_board(
     while its cards are still face down. ``follows``: the key presses this board
     includes (`plot_host.plot`), on the scoreboard. ``column_width``: the board's width
     in a window so wide, as the page lays it out, for the first drawing before the page
-    has reported the real one (None: wait for the report).
+    has reported the real one (None: wait for the report). ``fill_height``: the board
+    fills that many pixels of height too (the display, `board.fill_layout`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -171,7 +174,7 @@ def render_board(
         width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
     spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap,
-                 hold=hold_last_s is not None)  # fmt: skip
+                 hold=hold_last_s is not None, height=fill_height)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.
@@ -183,7 +186,7 @@ def render_board(
                          note=note)  # fmt: skip
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
-    else:
+    elif strip:  # (the display has it in its header)
         st.html(count_strip_html(rounds, lg))
     return Drawn(key, sig, width, lg, ask, cap)
 

@@ -54,7 +54,7 @@ def render_in_force(lang: str) -> None:
     try:
         where = gr.in_force().where
     except RulesError as e:
-        st.sidebar.error(say(e))
+        st.sidebar.error(say(e))  # a catalogue file's message quotes it: text
         return
     if where.startswith("rules/"):
         st.sidebar.text(word("good_roads_in_force", lang, where=where))
