@@ -112,15 +112,17 @@ def test_cached_kernels_are_keyed_by_the_kernels_they_call() -> None:
     """Numba alone would keep a kernel's old machine code after a function or array it
     compiles in from another file changed: the study kernel's after bets/odds.py, the
     engine's after the shoe procedure or the road rule, bulk's after any of those."""
-    from roads_app.sim import bulk, kernel
+    from roads_app.sim import bulk, good_road_study, kernel
 
     game = ["game/cards.py", "game/drawing.py", "game/shoe.py"]
-    engine = [*game, "roads/derived.py", "sim/strategies.py"]
+    engine = [*game, "roads/derived.py", "roads/good_roads.py", "sim/strategies.py"]
     for fn, want in (
         (study._hand_probabilities, ["bets/odds.py"]),
         (kernel._run_kernel, engine),
         (kernel.deal_cards_kernel, engine),
         (bulk._deal_batch, ["sim/kernel.py", *engine]),
+        (good_road_study._study_kernel,
+         ["roads/good_roads.py", "sim/kernel.py", *game, "roads/derived.py", "sim/strategies.py"]),
     ):
         _, deps = fn._cache._impl.locator.get_source_stamp()
         got = [p.replace("\\", "/") for p, _, _ in deps]
