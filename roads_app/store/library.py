@@ -23,6 +23,7 @@ from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.roads import stats
 from roads_app.store import db, importing
 from roads_app.store import files as storage
 
@@ -341,22 +342,24 @@ def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
     return db.open_store(data_dir).list_shoes(source="hand", limit=limit)
 
 
-def counts(rounds: pl.DataFrame) -> dict[str, int]:
+def counts(rounds: pl.DataFrame) -> dict[str, Any]:
     """Banker / Player / Tie wins and pairs so far: the line under each lobby board.
 
+    Pairs come with the rounds that recorded them (`stats.flag_counts`), so a shoe
+    that never recorded pairs does not read as a shoe without any.
+
     >>> from roads_app.game.rounds import rounds_from_winners
-    >>> counts(rounds_from_winners("BBPT"))
-    {'B': 2, 'P': 1, 'T': 1, 'player_pair': 0, 'banker_pair': 0, 'rounds': 4}
+    >>> c = counts(rounds_from_winners("BBPT"))
+    >>> c["B"], c["P"], c["T"], c["rounds"], c["flags"]["player_pair"].recorded
+    (2, 1, 1, 4, 0)
     """
     row = rounds.select(
         B=(pl.col("winner") == "B").sum(),
         P=(pl.col("winner") == "P").sum(),
         T=(pl.col("winner") == "T").sum(),
-        player_pair=pl.col("player_pair").fill_null(False).sum(),
-        banker_pair=pl.col("banker_pair").fill_null(False).sum(),
         rounds=pl.len(),
     ).row(0, named=True)
-    return {k: int(v or 0) for k, v in row.items()}
+    return {**{k: int(v or 0) for k, v in row.items()}, "flags": stats.flag_counts(rounds)}
 
 
 def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | str:

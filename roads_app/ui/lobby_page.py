@@ -10,6 +10,7 @@ on, so results entered in other tabs show up; a shoe is re-read only when it cha
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
@@ -18,10 +19,11 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
+from roads_app.render.i18n import flag_value
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import say, tr
+from roads_app.ui.words import flag_note, say, tr
 
 COLUMNS = 4
 FOLLOW = "lobby_follow"
@@ -42,12 +44,19 @@ def _mini(shoe_id: str, folder: str, modified: float) -> go.Figure | None:
     return board.big_road_figure(loaded[0], mini=True)
 
 
-def counts_line(c: dict[str, int]) -> str:
-    """``B 12 · P 9 · T 2 · pairs P 1 / B 3``: the counts under a lobby board."""
+def counts_line(c: dict[str, Any]) -> str:
+    """``B 12 · P 9 · T 2 · pairs P 1 / B 3``: the counts under a lobby board (pairs
+    with the rounds that recorded them, as on every page)."""
     b, p, t = (tr(f"{w}_letter") for w in "BPT")
+    flags = c["flags"]
+    pairs = tr("pairs_short", p=flag_value(flags["player_pair"]),
+               b=flag_value(flags["banker_pair"]))  # fmt: skip
+    note = flag_note(flags, "pair")
+    if not (flags["player_pair"].known or flags["banker_pair"].known):
+        pairs, note = tr("what_pair"), tr("flags_none")
     return (
         f":red[**{b} {c['B']}**] · :blue[**{p} {c['P']}**] · :green[**{t} {c['T']}**] · "
-        + tr("pairs_short", p=c["player_pair"], b=c["banker_pair"])
+        + (f"{pairs} {note}" if note else pairs)
     )
 
 

@@ -12,7 +12,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from roads_app import messages
+from roads_app.render import i18n
 from roads_app.render.i18n import DEFAULT, word
+from roads_app.roads.stats import FlagCount
 from roads_app.ui.board_view import lang
 
 
@@ -55,3 +57,14 @@ def labels(keys: Mapping[str, str]) -> Callable[[str], str]:
 
 
 WINNER_KEYS: Mapping[str, str] = {"B": "B", "P": "P", "T": "T"}
+
+
+
+def flags_line(counts: Mapping[str, FlagCount], group: str) -> str:
+    """`i18n.flags_line` in the page's language."""
+    return i18n.flags_line(counts, group, lang())
+
+
+def flag_note(counts: Mapping[str, FlagCount], group: str) -> str:
+    """`i18n.flag_note` in the page's language."""
+    return i18n.flag_note(counts, group, lang())
