@@ -121,12 +121,23 @@ def bankroll_figure(curve: pl.DataFrame) -> go.Figure:
     fig.update_layout(
         height=200,
         margin={"l": 10, "r": 10, "t": 10, "b": 30},
-        xaxis={"title": None, "rangemode": "tozero"},
+        # Rounds are whole: ticks 1, 2, 5, 10… apart, never 0.2 of a round.
+        xaxis={"title": None, "rangemode": "tozero", "tick0": 0, "tickformat": "d",
+               "dtick": round_step(int(curve["round"].max() or 0) if curve.height else 0)},
         yaxis={"title": None},
         showlegend=False,
         meta={"bankroll": last, "rounds": int(curve["round"].max() or 0) if curve.height else 0},
     )
     return fig
+
+
+def round_step(last: int, ticks: int = 10) -> int:
+    """A whole-round tick spacing that gives at most ``ticks`` ticks up to round ``last``.
+
+    >>> round_step(1), round_step(30), round_step(80)
+    (1, 5, 10)
+    """
+    return next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if last / s <= ticks)
 
 
 def render_bet_panel(

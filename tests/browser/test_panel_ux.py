@@ -118,3 +118,58 @@ def test_a_side_bet_the_keyed_round_cannot_settle_is_refused_aloud_at_the_key_pr
     assert "Round 2 · Big: round 2 lacks cards to settle Big" in page.get_by_test_id(
         "stMain"
     ).inner_text()
+
+
+def column_edges(page: Page, grid) -> list[float]:
+    """The grid's column boundaries (x from its left), found as a person finds them:
+    where the pointer over the header row turns into the column-resize cursor."""
+    box = grid.bounding_box()
+    edges, was = [], False
+    for dx in range(2, int(box["width"]) - 1, 2):
+        page.mouse.move(box["x"] + dx, box["y"] + 17)
+        now = page.evaluate(
+            "(g) => getComputedStyle(g.querySelector('canvas')).cursor === 'col-resize'",
+            grid.element_handle(),
+        )
+        if now and not was:
+            edges.append(dx)
+        was = now
+    return edges
+
+
+TEXT_PX_JS = """(labels) => {
+  const df = document.querySelector('[data-testid="stDataFrame"]');  // the grids' font
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = '14px ' + getComputedStyle(df).fontFamily;
+  return labels.map(t => ctx.measureText(t).width);
+}"""
+
+TICKS_JS = """() => {
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.layout && g.layout.meta && 'bankroll' in g.layout.meta);
+  return g ? Array.from(g.querySelectorAll('.xtick text')).map(t => t.textContent) : null;
+}"""
+
+
+def test_live_odds_names_every_bet_whole_and_the_bankroll_counts_whole_rounds(
+    app_server: AppServer, page: Page
+):
+    from roads_app.bets.tables import load_table
+
+    shoe = dealt(app_server, "winbox", 1)
+    page.goto(f"{app_server.url}/?shoe={shoe}", timeout=LOAD_MS)
+    wait_rounds(page, 1, timeout_ms=LOAD_MS)
+    settle(page)
+    page.locator(".st-key-bets_bet_player button").first.click()
+    page.wait_for_function(f"() => ({TICKS_JS})() && ({TICKS_JS})().length > 1")
+    ticks = page.evaluate(TICKS_JS)
+    assert all(t.replace(",", "").isdigit() for t in ticks), ticks  # not 0.2, 0.4 …
+    grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="P(win)").first
+    grid.wait_for()
+    wait_idle(page)
+    labels = [b.label for b in load_table("winbox").bets.values()]
+    needed = max(page.evaluate(TEXT_PX_JS, labels)) + 16  # the grid pads 8 px a side
+    edges = column_edges(page, grid)
+    assert len(edges) >= 5, edges
+    assert edges[0] >= needed, (edges, needed)  # "Player Natural", not "Player Natur…"
+    assert edges[-1] <= grid.bounding_box()["width"]  # and no sideways scroll for it
