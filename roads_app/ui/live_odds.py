@@ -349,6 +349,7 @@ def render_ev_chart(
         default=default,
         key=f"{key}.bets",
         format_func={b: bet_name(bet) for b, bet in table.bets.items()}.__getitem__,
+        placeholder=tr("choose_options"),
     )
     st.plotly_chart(
         ev_figure(chart, chosen, upto, last_hand=int(chart["hand"].max() or 1)),

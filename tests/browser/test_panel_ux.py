@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import AppServer, wait_idle, wait_keys, wait_rounds
 from playwright.sync_api import Page
@@ -173,3 +175,67 @@ def test_live_odds_names_every_bet_whole_and_the_bankroll_counts_whole_rounds(
     assert len(edges) >= 5, edges
     assert edges[0] >= needed, (edges, needed)  # "Player Natural", not "Player Natur…"
     assert edges[-1] <= grid.bounding_box()["width"]  # and no sideways scroll for it
+
+
+ICONS_JS = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stIconMaterial"], span[role="img"][aria-label$=" icon"]'))
+  .forEach(e => { e.textContent = ''; })"""  # icon ligatures ("upload", "edit"): not words
+PLACEHOLDERS_JS = """(where) => Array.from(document.querySelectorAll(
+    `[data-testid="${where}"] [placeholder]`))
+  .filter(e => {  // shown: the input is empty, and a select has nothing chosen
+    if (!e.getBoundingClientRect().width || e.value) return false;
+    const select = e.closest('[data-baseweb="select"]');
+    return !select || !select.innerText.trim();
+  }).map(e => e.placeholder).join('\\n')"""
+"""What an empty input or multiselect shows in grey ("Choose options"): read too."""
+FORMATS = {"CSV", "JSON", "Parquet", "MB"}  # file formats keep their names (README)
+
+
+def chinese_page_words(
+    page: Page, url: str, ready: str, data: set[str]
+) -> dict[str, list[str]]:
+    """The English words left on the page at ``url`` once ``ready`` shows, main area and
+    sidebar, as the browser renders them (hidden text is not read), but the deliberate
+    exceptions (`test_language.english_words`), file formats and ``data`` (shoe names)."""
+    from test_language import english_words
+
+    page.goto(url, timeout=LOAD_MS)
+    page.locator(ready).first.wait_for(timeout=LOAD_MS)
+    wait_idle(page)
+    shown = {  # icons cleared and text read in one go: a rerun may draw icons again
+        where: page.evaluate(f"(w) => {{ ({ICONS_JS})(); "
+                             f"return document.querySelector(`[data-testid='${{w}}']`).innerText"
+                             f" + '\\n' + ({PLACEHOLDERS_JS})(w); }}", where)
+        for where in ("stMain", "stSidebar")
+        if page.get_by_test_id(where).count()
+    }
+    return {
+        where: [w for w in english_words(text) if w not in FORMATS and w not in data]
+        for where, text in shown.items()
+    }
+
+
+def test_every_page_in_chinese_holds_no_english_word_widget_chrome_included(
+    app_server: AppServer, page: Page
+):
+    shoe = deal_shoe(6)
+    meta = ShoeMeta(**{**shoe.meta.to_dict(), "name": "周六", "source": "hand"})
+    storage.save_shoe(shoe.rounds.head(25), meta, app_server.data_dir)
+    sid, url = meta.id, app_server.url
+    pages = {
+        "scoreboard": (f"{url}/?shoe={sid}&lang=zh", ".st-key-bets_undo_chip"),
+        "display": (f"{url}/display?shoe={sid}&lang=zh", '[data-testid="count-strip"]'),
+        "lobby": (f"{url}/lobby?lang=zh", f".st-key-lobby-{sid}"),
+        "library": (f"{url}/library?lang=zh", '[data-testid="stFileUploader"]'),
+        "replay picker": (f"{url}/replay?lang=zh", '[data-testid="stForm"]'),
+        "replay": (f"{url}/replay?shoe={sid}&round=5&lang=zh", ".st-key-rp_next"),
+        "backtest": (f"{url}/backtest?lang=zh", ".st-key-bt_sides"),
+        "odds study": (f"{url}/odds-study?lang=zh", '[data-testid="stNumberInput"]'),
+    }
+    names = storage.list_shoes(app_server.data_dir)["name"].to_list()
+    data = {w for name in names for w in re.findall(r"[A-Za-z]+", name)}  # shoe names: data
+    left = {}
+    for name, (address, ready) in pages.items():
+        found = chinese_page_words(page, address, ready, data)
+        left.update({f"{name} {where}": words for where, words in found.items() if words})
+    assert left == {}, left
