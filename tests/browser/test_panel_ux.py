@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -239,3 +240,48 @@ def test_every_page_in_chinese_holds_no_english_word_widget_chrome_included(
         found = chinese_page_words(page, address, ready, data)
         left.update({f"{name} {where}": words for where, words in found.items() if words})
     assert left == {}, left
+
+
+PACE_WATCH_JS = """(round) => {
+  // Frame by frame, in the page: when each card of the hand shows its face, and when
+  // the hand's totals show, from the press of Next.
+  const w = window.__paceWatch = {click: null, turned: {}, total: null, done: false};
+  document.addEventListener('click', () => { if (w.click === null) w.click = performance.now(); },
+                            true);
+  const tick = () => {
+    const hand = document.querySelector(`[data-testid="reveal"][data-round="${round}"]`);
+    if (hand) {
+      const now = performance.now();
+      for (const card of hand.querySelectorAll('.rv-card')) {
+        const face = card.querySelector('.rv-face');
+        if (!(card.dataset.turn in w.turned) && parseFloat(getComputedStyle(face).opacity) > 0.5)
+          w.turned[card.dataset.turn] = now;
+      }
+      const total = hand.querySelector('.rv-total');
+      if (w.total === null && parseFloat(getComputedStyle(total).opacity) > 0.5) w.total = now;
+      const cards = hand.querySelectorAll('.rv-card').length;
+      if (Object.keys(w.turned).length === cards && w.total !== null) { w.done = true; return; }
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def test_the_reveal_turns_each_card_on_its_own_beat(app_server: AppServer, page: Page):
+    shoe = deal_shoe(12, ShoeOptions(decks=8), 0)
+    storage.save_shoe(shoe.rounds.head(30), shoe.meta, app_server.data_dir)
+    page.goto(f"{app_server.url}/replay?shoe={shoe.meta.id}&round=5", timeout=LOAD_MS)
+    wait_rounds(page, 5, timeout_ms=LOAD_MS)
+    settle(page)
+    page.evaluate(PACE_WATCH_JS, 6)
+    page.locator(".st-key-rp_next button").click()
+    page.wait_for_function("() => window.__paceWatch.done", timeout=60_000)
+    watch = page.evaluate("() => window.__paceWatch")
+    times = [watch["turned"][str(k)] for k in range(1, len(watch["turned"]) + 1)]
+    assert len(times) >= 4
+    gaps = [(b - a) / 1000 for a, b in itertools.pairwise(times)]
+    # the default beat is a second a card: each card its own beat, in turn order
+    assert all(0.8 <= g <= 1.6 for g in gaps), gaps
+    assert watch["total"] >= times[-1]  # the totals, like the board, wait for the last card
+    assert (times[0] - watch["click"]) / 1000 >= 0.8  # the first card waits for its beat too
