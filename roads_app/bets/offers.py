@@ -99,15 +99,15 @@ def refusal(
     'not enough bankroll: 500 asked, 100 left'
     """
     parts = table.shortcuts.get(bet_id, (bet_id,))
-    for part in parts:
-        if part in table.bets and (why := entry_reason(table.bets[part], mode)):
-            return why
     if bet_id in table.shortcuts:
         why = table.can_place(bet_id, round_no, stake)
     else:
         why = BL.can_place(bets, bet_id, stake, round_no, table)
-    if why is not None:
+    if why is not None:  # the table first: a bet closed for the shoe says so
         return why
+    for part in parts:
+        if part in table.bets and (why := entry_reason(table.bets[part], mode)):
+            return why
     return BL.beyond_bankroll(bets, stake * len(parts), round_no, bankroll)
 
 
