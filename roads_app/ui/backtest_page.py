@@ -21,7 +21,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.render.i18n import DEFAULT
 from roads_app.sim import backtest, kernel, strategies
 from roads_app.ui.board_view import lang
-from roads_app.ui.words import bet_id_name, say, tr
+from roads_app.ui.words import bet_id_name, md_text, say, tr
 
 RESULT_KEY = "backtest_result"
 SEED_KEY = "backtest_result.seed"  # the seed of the simulated shoes it ran on (None: saved)
@@ -244,15 +244,16 @@ def summary_caption(result: backtest.Backtest, seed: int | None) -> str:
     shoes = f"{result.summary.shoes:,}"
     source = (tr("bt_src_saved", shoes=shoes) if seed is None
               else tr("bt_src_simulated", seed=seed, shoes=shoes))  # fmt: skip
-    return tr("bt_caption", strategy=strategy_words(result.strategy), table=result.table.title,
-              source=source, seconds=f"{result.seconds:.2f}")  # fmt: skip
+    return tr("bt_caption", strategy=strategy_words(result.strategy),
+              table=md_text(result.table.title), source=source,
+              seconds=f"{result.seconds:.2f}")  # fmt: skip
 
 
 def _show(result: backtest.Backtest) -> None:
     s = result.summary
     if lang() == DEFAULT:
-        st.caption(f"{result.strategy.label} · {result.table.title} · {result.source} · "
-                   f"{result.engine} engine · {result.seconds:.2f} s")  # fmt: skip
+        st.caption(md_text(f"{result.strategy.label} · {result.table.title} · {result.source}"
+                           f" · {result.engine} engine · {result.seconds:.2f} s"))  # fmt: skip
     else:  # the engine's own words are English: the page says the same in its language
         st.caption(summary_caption(result, st.session_state.get(SEED_KEY)))
     c = st.columns(5)
@@ -342,7 +343,7 @@ def render_backtest_page() -> None:
             seed = st.number_input(tr("seed"), 0, 2**53 - 1, 1, disabled=not simulated,
                                    key="bt_seed")  # fmt: skip
             if simulated and cluster_address():
-                st.caption(tr("bt_on_cluster", address=cluster_address()))
+                st.caption(tr("bt_on_cluster", address=md_text(cluster_address() or "")))
         money = _money_inputs(table)
     except RoadsAppError as e:
         st.error(say(e))
