@@ -287,7 +287,7 @@ def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: P
     con = sqlite3.connect(tmp_path / "roads.db")  # as the migration before it left the file
     placement = next(i for i, (what, _) in enumerate(db.MIGRATIONS, 1) if "chip action" in what)
     con.execute("ALTER TABLE bets DROP COLUMN placement")  # and every later migration undone
-    if db.SCHEMA_VERSION > placement:
+    if placement < db.SCHEMA_VERSION:
         con.execute("ALTER TABLE shoes DROP COLUMN ended")
     con.execute("DELETE FROM schema_migrations WHERE version >= ?", (placement,))
     con.commit()
