@@ -135,3 +135,76 @@ def test_the_filter_passes_tables_on_a_picked_pattern() -> None:
     assert shown(["single_jump", "long_banker"], ["long_banker", "long_player"])
     assert not shown(["single_jump"], ["long_banker", "long_player"])
     assert not shown([], ["long_banker"])
+
+
+# --- the lobby: tags, filter, alert ---------------------------------------------------
+
+
+def _lobby() -> None:
+    import streamlit as st
+
+    from roads_app.ui.lobby_page import render_lobby_page
+
+    st.navigation([st.Page(render_lobby_page, url_path="lobby", default=True)]).run()
+
+
+def _hand(data: Path, winners: str, name: str) -> ShoeMeta:
+    meta = ShoeMeta(name=name, source="hand")
+    sh.save_shoe(rounds_from_winners(winners), meta, data)
+    return meta
+
+
+def _open_buttons(at: AppTest) -> set[str]:
+    return {b.key.removeprefix("lobby_open_") for b in at.button if b.key.startswith("lobby_open_")}
+
+
+@pytest.mark.parametrize(
+    ("lang", "dragon", "alert_words"),
+    [("en", "Good roads: Long banker dragon", "is on a good road: Long banker dragon"),
+     ("zh", "好路：长庄", "出现好路：长庄")],
+)  # fmt: skip
+def test_the_lobby_tags_filters_and_alerts(
+    data: Path, lang: str, dragon: str, alert_words: str
+) -> None:
+    long_b = _hand(data, "PBBBB", "dragon table")
+    jumps = _hand(data, "BPBP", "jump table")
+    later = _hand(data, "PBBB", "later table")
+    at = AppTest.from_function(_lobby, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, at.exception
+    texts = [t.value for t in at.get("text")]
+    assert dragon in texts
+    assert ("Good roads: Single jump" if lang == "en" else "好路：单跳") in texts
+    assert not at.toast  # what tables held when the page opened is not news
+    assert _open_buttons(at) == {long_b.id, jumps.id, later.id}
+    at.multiselect(key="lobby_good_roads_filter").set_value(["long_banker", "long_player"]).run()
+    assert _open_buttons(at) == {long_b.id}  # tables on a long dragon only
+    # another writer (the API, another tab) adds a Banker: the later table turns a dragon
+    sh.save_shoe(rounds_from_winners("PBBBB"), later, data)
+    at.run()
+    assert _open_buttons(at) == {long_b.id, later.id}
+    toasts = [t.value for t in at.toast]
+    assert len(toasts) == 1 and alert_words in toasts[0] and "later table" in toasts[0]
+    at.run()
+    assert not at.toast  # said once
+
+
+def _display() -> None:
+    import streamlit as st
+
+    from roads_app.ui.display_page import render_display_page
+
+    st.navigation([st.Page(render_display_page, url_path="display", default=True)]).run()
+
+
+@pytest.mark.parametrize(("lang", "want"), [("en", "Good roads: Double jump · Paired columns"),
+                                             ("zh", "好路：双跳 · 排排连")])  # fmt: skip
+def test_the_display_header_shows_the_tags(data: Path, lang: str, want: str) -> None:
+    meta = _hand(data, "BBPPTBBPP", "display table")
+    at = AppTest.from_function(_display, default_timeout=60)
+    at.query_params["shoe"] = meta.id
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, at.exception
+    assert want in [t.value for t in at.get("text")]

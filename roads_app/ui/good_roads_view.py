@@ -73,7 +73,11 @@ _SEEN = "lobby_good_roads_seen"  # shoe id -> the version first seen / last aler
 def entered(rounds: pl.DataFrame) -> list[str]:
     """The patterns a shoe holds after its last round that it did not hold after the
     round before (what the lobby alerts on), in priority order."""
-    winners = rounds["winner"].cast(pl.String).to_list()
+    return entered_of(rounds["winner"].cast(pl.String).to_list())
+
+
+def entered_of(winners: Sequence[str]) -> list[str]:
+    """`entered` for a shoe given by its results as letters."""
     if not winners:
         return []
     before = set(gr.tags_of_winners(winners[:-1]))

@@ -29,9 +29,18 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
 from roads_app.render.i18n import flag_value
+from roads_app.roads import good_roads as gr
 from roads_app.store import library
 from roads_app.ui import follow, plot_host, session
 from roads_app.ui.board_view import lang
+from roads_app.ui.good_roads_view import (
+    FILTER_KEY,
+    alert,
+    entered_of,
+    render_filter,
+    render_tags,
+    shown,
+)
 from roads_app.ui.guard import guarded
 from roads_app.ui.words import flag_note, md_text, say, tr
 
@@ -55,6 +64,7 @@ def _tile(shoe_id: str, folder: str, version: int, lg: str) -> dict[str, Any] | 
     big = board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True)
     return {
         "meta": meta,
+        "winners": rounds["winner"].cast(pl.String).to_list(),  # its good roads, below
         "counts": library.counts(rounds),
         "bead": json.loads(pio.to_json(bead, validate=False)),
         "big": json.loads(pio.to_json(big, validate=False)),
@@ -97,6 +107,8 @@ def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
         st.markdown(f"**{md_text(name)}** · {md_text(row['rules'])}")  # names are text
         st.html(f"<span data-testid='tile-rounds'>{html.escape(tr('rounds_n', n=row['rounds']))}"
                 "</span>")  # fmt: skip
+        if isinstance(tile, dict):
+            render_tags(gr.tags_of_winners(tile["winners"]), lang(), key=f"lobby-gr-{sid}")
         if is_stale(row["modified"], now, stale_min):
             st.caption(f":orange[{tr('stale_badge', m=f'{stale_min:g}')}]")
         if not isinstance(tile, dict):
@@ -117,6 +129,21 @@ def _next_stale_s(shoes: pl.DataFrame, now: float, minutes: float) -> float | No
     return min(due) + 0.5 if due else None
 
 
+def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> pl.DataFrame:
+    """Alert on every table that entered a good road since this page last saw it, and
+    keep the tables the good-road filter asks for (all when it asks for none)."""
+    picked = st.session_state.get(FILTER_KEY) or []
+    keep = []
+    lg = lang()
+    for row in shoes.iter_rows(named=True):
+        tile = _tile(row["id"], str(folder), int(row["version"]), lg)
+        winners = tile["winners"] if isinstance(tile, dict) else []
+        name = (tile["meta"].name if isinstance(tile, dict) else row["name"]) or row["id"]
+        alert(row["id"], int(row["version"]), name, entered_of(winners), lg)
+        keep.append(shown(gr.tags_of_winners(winners), picked))
+    return shoes.filter(pl.Series(keep, dtype=pl.Boolean))
+
+
 def render_grid() -> None:
     folder = session.data_dir()
     seq = follow.wall_seq(folder)  # read before the shoes: a change after it wakes us again
@@ -133,6 +160,10 @@ def render_grid() -> None:
         st.info(tr("lobby_empty"))
         return
     st.caption(tr("live_tables", n=shoes.height))
+    shoes = _good_road_pass(shoes, folder)
+    if not shoes.height:
+        st.info(tr("gr_filter_none"))
+        return
     rows = shoes.iter_rows(named=True)
     for _ in range(0, shoes.height, COLUMNS):
         cols = st.columns(COLUMNS, gap="small")
@@ -149,4 +180,5 @@ def render_lobby_page() -> None:
     st.title(tr("page_lobby"))
     st.number_input(tr("stale_after"), min_value=1, max_value=24 * 60,
                     value=STALE_DEFAULT_MIN, step=1, key=STALE_KEY)  # fmt: skip
+    render_filter(lang())
     st.fragment(guarded(render_grid))()
