@@ -107,8 +107,8 @@ def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
         st.markdown(f"**{md_text(name)}** · {md_text(row['rules'])}")  # names are text
         st.html(f"<span data-testid='tile-rounds'>{html.escape(tr('rounds_n', n=row['rounds']))}"
                 "</span>")  # fmt: skip
-        if isinstance(tile, dict):
-            render_tags(gr.tags_of_winners(tile["winners"]), lang(), key=f"lobby-gr-{sid}")
+        if isinstance(tile, dict):  # keyed apart from "lobby-<id>", the tile's own key
+            render_tags(gr.tags_of_winners(tile["winners"]), lang(), key=f"gr-tile-{sid}")
         if is_stale(row["modified"], now, stale_min):
             st.caption(f":orange[{tr('stale_badge', m=f'{stale_min:g}')}]")
         if not isinstance(tile, dict):

@@ -1,6 +1,7 @@
-"""Good-road tags in the system Chromium: the scoreboard's header follows each key press,
-in English and in 中文 (the display's header and the lobby's filter and alert are in
-the tests of those pages' tiles and headers once they call the same tag function)."""
+"""Good roads in the system Chromium, in English and in 中文: the scoreboard's header
+follows each key press; the display's header shows the tags; the lobby tags each tile,
+filters the tables on a long dragon, and alerts (a toast) when another writer turns a
+table into one."""
 
 from __future__ import annotations
 
@@ -27,11 +28,11 @@ def _wait_round(page: Page, lang: str, n: int) -> None:
     )  # fmt: skip
 
 
-def _wait_tags(page: Page, text: str) -> None:
+def _wait_tags(page: Page, text: str, sel: str = TAGS) -> None:
     page.wait_for_function(
         "([sel, want]) => { const e = document.querySelector(sel); "
         "return e !== null && e.innerText.trim() === want; }",
-        arg=[TAGS, text], timeout=LOAD_MS,
+        arg=[sel, text], timeout=LOAD_MS,
     )  # fmt: skip
 
 
@@ -58,3 +59,44 @@ def test_the_scoreboard_tags_follow_each_key(
     page.keyboard.press("b")
     _wait_round(page, lang, 7)
     _wait_tags(page, none)
+
+
+@pytest.mark.parametrize(("lang", "want"), [("en", "Good roads: Double jump · Paired columns"),
+                                             ("zh", "好路：双跳 · 排排连")])  # fmt: skip
+def test_the_display_header_shows_the_tags(
+    app_server: AppServer, page: Page, lang: str, want: str
+) -> None:
+    meta = ShoeMeta(name=f"display {lang}", source="hand")
+    sh.save_shoe(rounds_from_winners("BBPPTBBPP"), meta, app_server.data_dir)
+    page.goto(f"{app_server.url}/display?shoe={meta.id}&lang={lang}", timeout=LOAD_MS)
+    _wait_tags(page, want, ".st-key-display_good_roads")
+
+
+@pytest.mark.parametrize(
+    ("lang", "dragon", "pick", "alert"),
+    [("en", "Good roads: Long banker dragon", "Long banker dragon", "is on a good road"),
+     ("zh", "好路：长庄", "长庄", "出现好路")],
+)  # fmt: skip
+def test_the_lobby_tags_filters_and_alerts(
+    fresh_server: AppServer, page: Page, lang: str, dragon: str, pick: str, alert: str
+) -> None:
+    data = fresh_server.data_dir
+    dragon_t = ShoeMeta(name="dragon table", source="hand")
+    jumps = ShoeMeta(name="jump table", source="hand")
+    later = ShoeMeta(name="later table", source="hand")
+    for meta, winners in ((dragon_t, "PBBBB"), (jumps, "BPBP"), (later, "PBBB")):
+        sh.save_shoe(rounds_from_winners(winners), meta, data)
+    page.goto(f"{fresh_server.url}/lobby?lang={lang}", timeout=LOAD_MS)
+    _wait_tags(page, dragon, f".st-key-gr-tile-{dragon_t.id}")
+    wait_idle(page)
+    box = page.locator(".st-key-lobby_good_roads_filter input")
+    box.click()
+    box.fill(pick)
+    box.press("Enter")
+    page.locator(f".st-key-lobby-{jumps.id}").wait_for(state="detached", timeout=LOAD_MS)
+    assert page.locator(f".st-key-lobby-{dragon_t.id}").count() == 1
+    sh.save_shoe(rounds_from_winners("PBBBB"), later, data)  # another writer: a dragon now
+    toast = page.locator('[data-testid="stToast"]').filter(has_text=alert)
+    toast.wait_for(timeout=LOAD_MS)
+    assert "later table" in toast.inner_text()
+    _wait_tags(page, dragon, f".st-key-gr-tile-{later.id}")  # and it passes the filter
