@@ -6,7 +6,7 @@ Run: ``.venv/bin/python bench/bench_good_roads.py [--shoes 10000] [--study-shoes
 Targets:
 * good roads after every round of 10,000 shoes (`good_roads.good_roads`, the frame with
   the keys listed) no slower than `grids.all_roads` on the same shoes;
-* the study of 1,000,000 shoes (`good-roads --study`, its default 500 priced shoes)
+* the study of 1,000,000 shoes (`good-roads --study`, its default 200 priced shoes)
   within 2x the flat Banker backtest of the same shoes (the fast engine);
 * a key press on the scoreboard: the tags of one 80-round shoe (`tags_of_winners`, what
   the scoreboard, the display and the lobby call, plus the words of the page) under 5 ms.

@@ -128,7 +128,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--rules", default="classic", help="--study: table name (classic)")
     s.add_argument("--priced-shoes", type=int_range(0, 1_000_000), default=None,
                    help="--study: shoes whose hands are priced exactly from the cards left "
-                   "(the first 500; 0: none)")  # fmt: skip
+                   "(the first 200; 0: none)")  # fmt: skip
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_cluster_options(s, 50_000, "the study")
     s.set_defaults(func=_cmd_good_roads)

@@ -48,7 +48,7 @@ Progress = Callable[[int, int], None]
 BATCH = 32768
 """Shoes studied per kernel call (their per-pattern tallies are held at once)."""
 
-PRICED_SHOES = 500
+PRICED_SHOES = 200
 """Shoes priced exactly by default: the exact odds cost thousands of times a dealt hand,
 so the averages come from the first shoes (the study of 1M shoes stays within 2x the
 flat backtest)."""
