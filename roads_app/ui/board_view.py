@@ -20,20 +20,12 @@ from roads_app.render import board
 from roads_app.render.i18n import DEFAULT, LANGUAGES, word
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import board_host, plot_host
+from roads_app.ui import board_host, page_head, plot_host
 
 LANG_KEY = "lang"
 
-STRIP_CSS = """<style>
-.rd-strip{display:flex;flex-wrap:wrap;gap:.35rem 1.1rem;align-items:center;
-  font-size:var(--rd-font,1rem);line-height:1.4;margin:0}
-.rd-strip span{white-space:nowrap}
-.rd-dot{display:inline-block;width:1.1em;height:1.1em;border-radius:50%;color:#fff;
-  text-align:center;font-size:.75em;line-height:1.45em;font-weight:700;margin-right:.25em;
-  vertical-align:.05em}
-.rd-ask b{font-weight:600;margin-right:.3em}
-.rd-ask i{font-style:normal;display:inline-block;min-width:1.1em;text-align:center}
-</style>"""
+STRIP_CSS = f"<style>{page_head.static_text('board.css')}</style>"
+"""The count strip's style (``static/board.css``), sent with the strip."""
 
 
 def lang() -> str:
