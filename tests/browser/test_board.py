@@ -618,3 +618,64 @@ def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal
     stake = float(bank_before[-1].removeprefix("bet-pending=").replace(",", ""))
     assert f"bankroll={1000 + 8 * stake:,.2f}" in json.loads(after)["bank"]
     assert json.loads(after)["charts"] == [1000 + 8 * stake]  # the Tie paid 8:1
+
+
+FOCUS_JS = """() => {
+  const el = document.activeElement;
+  return el ? el.tagName + ':' + (el.getAttribute('type') || el.getAttribute('role') || '') : '';
+}"""
+
+
+def _press_after(page: Page, focus: str, key: str, rounds: int) -> None:
+    """With the focus left where a click put it (``focus`` says where, for a failure
+    message), a key press gives the next round."""
+    wait_idle(page)
+    where = page.evaluate(FOCUS_JS)
+    page.keyboard.press(key)
+    try:
+        wait_rounds(page, rounds, timeout_ms=20_000)
+    except Exception as e:  # the message says which control kept the key
+        raise AssertionError(f"{key!r} after {focus} (focus on {where}) was not applied") from e
+
+
+def test_a_key_reaches_the_board_wherever_the_focus_is_but_a_text_input_types(
+    app_server: AppServer, page: Page
+):
+    """Issue 26 item 1: a toggle, a button, the ask control, a tab or a select keeps the
+    focus after a click, and the next key still enters its result (with the toggled
+    flag); a text or number input takes the typed letters instead."""
+    page.goto(app_server.url)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
+    settle(page)
+    page.locator(".st-key-flag_player_pair").get_by_text("Player pair").click()
+    _press_after(page, "the Player pair toggle", "p", 1)
+    page.locator(".st-key-ask_road button").first.click()
+    _press_after(page, "the ask control", "b", 2)
+    page.locator(".st-key-btn_B button").click()
+    wait_rounds(page, 3)
+    _press_after(page, "the Banker button", "t", 4)
+    page.get_by_role("tab", name="New shoe").click()
+    _press_after(page, "a tab", "p", 5)
+    page.locator(".st-key-new_table").click()
+    page.get_by_role("option").first.click()
+    _press_after(page, "a select", "b", 6)
+    assert page.evaluate(FOCUS_JS) != "BODY:"  # the select kept the focus
+    page.get_by_role("tab", name="Cards").click()
+    cards = page.locator(".st-key-cards_player input")
+    cards.click()
+    page.keyboard.type("bp")
+    page.get_by_role("tab", name="Points").click()
+    points = page.locator(".st-key-points_player input")
+    points.click()
+    page.keyboard.press("u")
+    page.keyboard.type("7")
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("t")  # the only one of these keys that is a result
+    wait_rounds(page, 7)
+    wait_idle(page)
+    rounds, _ = storage.load_shoe(shoe_of(page), app_server.data_dir)
+    assert "".join(rounds["winner"].cast(pl.String).to_list()) == "PBBTPBT"
+    assert rounds["player_pair"].to_list()[0] is True  # the toggle went with the key
+    assert points.input_value() == "7"
+    page.get_by_role("tab", name="Cards").click()
+    assert cards.input_value() == "bp"

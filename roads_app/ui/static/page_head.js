@@ -13,8 +13,18 @@ function roadsKeyQueue(w, KEYS) {
     epoch: Date.now().toString(36) + Math.random().toString(36).slice(2, 8),
     seq: 0, pending: [], send: null, sentAt: 0, unsent: false,
   };
-  const typing = (el) => el && (el.isContentEditable ||
-    ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+  // Only where a key types text is it not a result: a text or number input, a text
+  // area, an editable element, a select's search field while its list is open. A toggle,
+  // a button, a tab or a closed select keeps the focus after a click, and the next key
+  // still goes to the board (the toggles go with it).
+  const TEXT = ['', 'text', 'search', 'number', 'email', 'url', 'tel', 'password'];
+  const typing = (el) => {
+    if (!el) return false;
+    if (el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT') return true;
+    if (el.tagName !== 'INPUT') return false;
+    if (el.getAttribute('role') === 'combobox') return el.getAttribute('aria-expanded') === 'true';
+    return TEXT.includes((el.getAttribute('type') || '').toLowerCase());
+  };
   // ``at`` makes a resend differ from the last send, so it is never deduplicated.
   q.flush = () => {
     if (!q.send) { q.unsent = q.pending.length > 0; return; }
