@@ -283,7 +283,7 @@ def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[d
         traces.append(
             _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.86,
                      text=[word(f"{w}_letter", lang)] * part.height,
-                     font_size=cell_px * (0.46 if lang == "en" else 0.5), name=w)
+                     font_size=cell_px * (0.5 if lang == "en" else 0.54), name=w)
         )
     return traces + _pair_and_natural_traces(road, cell_px)
 
@@ -407,23 +407,43 @@ DEFAULT_WIDTH_PX = 1100
 NARROW_PX = 640
 """Below this width the roads are stacked one per row (phones), not side by side."""
 NARROW_CELL_PX = 13.0
-"""A narrow page's cells are never smaller than this: a long shoe's board grows wider
-than the page and scrolls sideways (newest columns in view) rather than shrink its
-marks past reading (a whole 81-round shoe at 390 px would be 9 px, derived roads 4.5).
-About the cells of live-casino phone boards; a laptop's 560 px column (1024 px, sidebar
-open) still shows a whole 81-round shoe at 13.4 px."""
-BEAD_MIN_COLS = 12
-BIG_MIN_COLS = 40
-BIG_MIN_COLS_NARROW = 20
-DERIVED_MIN_COLS = 24
+"""A stacked board's big-road cells are never smaller than this: a long shoe's board
+grows wider than the page and scrolls sideways (newest columns in view) rather than
+shrink its marks past reading. About the cells of live-casino phone boards."""
+BEAD_MIN_CELL_PX = 19.0
+"""The smallest bead-plate cell drawn where the page has room for it (a 390 px phone
+and up): its letter (B/P/T, 庄/闲/和) is then 9.5 px or more, readable. Where the side-by-
+side board cannot give the bead plate this much, the roads are stacked instead."""
+BEAD_RATIO_NARROW = 1.6
+"""A stacked bead plate's cells at most this many times the big road's: bigger beads
+for their letters, without a wide page's plate filling the screen."""
+ROUNDS_PER_DECK = 13
+"""A round takes at least four cards, so one 52-card deck deals at most 13 rounds."""
+BIG_COLS_PER_ROUND = 0.5
+"""Big-road columns the layout keeps per round of the longest shoe: a new column comes
+with about every other result (8 decks: 104 rounds, 52 columns; the longest big road
+of 300 dealt 8-deck shoes had 49). A longer road shows its newest columns."""
+BIG_MIN_COLS = 24
 GAP_CELLS = 1.0
 """Horizontal gap between two roads side by side, in cells."""
 
 
-def _need(road: pl.DataFrame, minimum: int, spare: int = 1) -> int:
-    """Columns a road needs to show its whole shoe: its last one, spare ones, a floor."""
+def shoe_columns(decks: int = 8) -> tuple[int, int]:
+    """The bead plate's and the big road's columns for the longest shoe ``decks`` decks
+    allow: the board is laid out for them from the first round to the last, so nothing
+    on the page moves as the shoe goes on.
+
+    >>> shoe_columns(8), shoe_columns(6), shoe_columns(1)
+    ((18, 52), (13, 39), (3, 24))
+    """
+    rounds = ROUNDS_PER_DECK * max(1, decks)
+    return -(-rounds // ROWS), max(BIG_MIN_COLS, -(-rounds // 2))
+
+
+def _need(road: pl.DataFrame, spare: int = 1) -> int:
+    """Columns a road needs to show its whole shoe: its last one and spare ones."""
     last = int(road["col"].max()) if road.height else -1
-    return max(minimum, last + 1 + spare)
+    return last + 1 + spare
 
 
 def title_px(cell: float) -> float:
@@ -431,96 +451,121 @@ def title_px(cell: float) -> float:
     return round(min(24.0, max(11.0, cell * 0.55))) + 6
 
 
-# (name, left, top, width, height) in cell units; columns; cell size factor (1 or 1/2);
-# where its title goes across (in cell units: the left of the part in view)
+# (name, left, top, width, height) in cell units; columns; cell size factor (1 for the
+# big road's cell); where its title goes across (in cell units: the left of the part in view)
 _Box = tuple[str, float, float, float, float, int, float, float]
 
 
 def board_layout(
     roads: Roads, width_px: float = DEFAULT_WIDTH_PX, rows: int = ROWS,
     max_cell: float = MAX_CELL_PX, spare: int = 1, min_cell: float = NARROW_CELL_PX,
-) -> tuple[list[_Box], float]:
-    """Where each road goes and the cell size, so the whole shoe fits ``width_px``.
+    decks: int = 8,
+) -> tuple[list[_Box], float, float]:
+    """Where each road goes, the big road's cell size and the title lines' height (px).
 
-    Wide pages: bead plate and big road side by side, the three derived roads (half
-    cells) under them, three or two to a row, whichever shows each one whole. Every
-    road is as wide as the shoe needs (never fewer than its minimum columns), so
-    nothing scrolls away; the cell is the page width over the columns, capped at
-    `MAX_CELL_PX`. Narrow pages: `_narrow_layout`. ``spare`` empty columns follow each
-    road's last (2 leave room for any one more round). Returns the boxes and the cell
-    size in px.
+    Laid out for the longest shoe ``decks`` allow (`shoe_columns`), never for the rounds
+    so far: at a given width the board keeps its shape, size and cells from the first
+    round to the last. Side by side where the bead plate's cells are at least
+    `BEAD_MIN_CELL_PX` (`_wide_layout`), stacked otherwise (`_narrow_layout`).
 
     >>> from roads_app.game.rounds import rounds_from_winners
-    >>> boxes, cell = board_layout(all_roads(rounds_from_winners("BP" * 40)), 1100)
-    >>> [(b[0], b[5]) for b in boxes][:2], round(cell, 2)
-    ([('bead_plate', 15), ('big_road', 81)], 11.34)
+    >>> boxes, cell, title = board_layout(all_roads(rounds_from_winners("BP" * 40)), 976)
+    >>> [(b[0], b[5], round(b[6] * cell, 1)) for b in boxes][:2], round(cell, 2)
+    ([('bead_plate', 18, 20.2), ('big_road', 52, 11.6)], 11.56)
     """
-    narrow = width_px < NARROW_PX
-    bead = _need(roads["bead_plate"], BEAD_MIN_COLS, spare)
-    big = _need(roads["big_road"], BIG_MIN_COLS_NARROW if narrow else BIG_MIN_COLS, spare)
-    derived_cols = max(_need(roads[k], DERIVED_MIN_COLS, spare) for k in DERIVED)
-    if narrow:
-        return _narrow_layout(bead, big, derived_cols, width_px, rows, max_cell, min_cell)
-    derived = derived_cols / 2  # in cells
-    units = bead + GAP_CELLS + big
-    per_row = next((k for k in (3, 2) if k * derived + (k - 1) * GAP_CELLS <= units), 1)
-    units = max(units, derived)
-    cell = min(max_cell, width_px / units)
-    t = title_px(cell) / cell  # a title line, in cells
-    big_w = units - bead - GAP_CELLS
+    bead, big = shoe_columns(decks)
+    need = {name: _need(roads[name], spare) for name in ROAD_NAMES}
+    if width_px >= NARROW_PX:
+        wide = _wide_layout(bead, big, width_px, rows, max_cell)
+        if wide[1] * wide[0][0][6] >= BEAD_MIN_CELL_PX:
+            return wide
+    return _narrow_layout(bead, big, need, width_px, rows, max_cell, min_cell)
+
+
+def _wide_layout(
+    bead: int, big: int, width_px: float, rows: int, max_cell: float
+) -> tuple[list[_Box], float, float]:
+    """A page's board as casino boards lay it out: the bead plate on the left, in larger
+    cells as tall as the big road and the big eye boy under it on the right; the small
+    road and the cockroach pig side by side under both, across the whole width.
+
+    Every road has the columns of the longest shoe: the derived roads (half cells) as
+    many as the big road, or more. The cell is the width over the columns, capped.
+    """
+    t = title_px(width_px / (1.7 * bead + GAP_CELLS + big))
+    for _ in range(2):  # the title's height scales with the cell (to a px): settle it
+        cell = (width_px - bead * t / 6) / (1.5 * bead + GAP_CELLS + big)
+        cell = min(max_cell, cell)
+        t = title_px(cell)
+    cell = min(max_cell, (width_px - bead * t / 6) / (1.5 * bead + GAP_CELLS + big))
+    tc = t / cell  # a title line, in cells
+    ratio = (1.5 * rows + tc) / rows  # bead cell over big-road cell: the same height
+    right = bead * ratio + GAP_CELLS
+    units = right + big
+    half = (units - GAP_CELLS) / 2
+    low = 3 * tc + 1.5 * rows
     boxes: list[_Box] = [
-        ("bead_plate", 0, t, bead, rows, bead, 1.0, 0),
-        ("big_road", bead + GAP_CELLS, t, big_w, rows, int(big_w), 1.0, bead + GAP_CELLS),
-    ]
-    top = 2 * t + rows
-    box_w = (units - (per_row - 1) * GAP_CELLS) / per_row
-    for i, kind in enumerate(DERIVED):
-        r, c = divmod(i, per_row)
-        y = top + r * (rows / 2 + t)
-        x = c * (box_w + GAP_CELLS)
-        boxes.append((kind, x, y, box_w, rows / 2, int(box_w * 2), 0.5, x))
-    return boxes, cell
+        ("bead_plate", 0, tc, bead * ratio, rows * ratio, bead, ratio, 0),
+        ("big_road", right, tc, big, rows, big, 1.0, right),
+        ("big_eye_boy", right, 2 * tc + rows, big, rows / 2, 2 * big, 0.5, right),
+        ("small_road", 0, low, half, rows / 2, int(2 * half + 1e-9), 0.5, 0),
+        ("cockroach_pig", half + GAP_CELLS, low, half, rows / 2, int(2 * half + 1e-9), 0.5,
+         half + GAP_CELLS),
+    ]  # fmt: skip
+    return boxes, cell, t
 
 
 def _narrow_layout(
-    bead: int, big: int, derived: int, width_px: float, rows: int, max_cell: float,
-    min_cell: float,
-) -> tuple[list[_Box], float]:
+    bead: int, big: int, need: Mapping[str, int], width_px: float, rows: int,
+    max_cell: float, min_cell: float,
+) -> tuple[list[_Box], float, float]:
     """A phone's board: one road per row, each at least as wide as the page.
 
-    The cell is the page width over the widest road's columns, as on wide pages, but
-    never below ``min_cell``: past that the board is wider than the page and its box
-    scrolls sideways (`ui.plot_host`), opened at the right-hand end. Each road is right-
-    aligned, so there every road shows its newest columns (a road shorter than the page
-    shows from its first), and scrolling left reaches the big road's earliest ones. Each
-    road's title sits at the left of the part in view at that end.
+    The cell is the page width over the longest shoe's big-road columns, as on wide
+    pages, but never below ``min_cell``, and such that a whole number of cells fills the
+    page: a board wider than the page (a long shoe: its roads grow to the right, the
+    board's height never changes) scrolls sideways in its box (`ui.plot_host`), opened
+    at the right-hand end, cut there on a cell boundary. Each road is right-aligned, so
+    there every road shows its newest columns, and scrolling left reaches the earliest.
+    The bead plate has its own, larger cells (`BEAD_MIN_CELL_PX`, `BEAD_RATIO_NARROW`),
+    and the longest shoe's columns, whole in view where they fit the page.
 
-    An 81-round shoe on a 390 px phone: 13 px cells, 27.5 of them in view; the board
-    is 40 cells wide, the bead plate a page wide (27 columns), the derived roads too
-    (55 half cells, more than their 49).
+    An 81-round shoe on a 390 px phone: 13.26 px cells, 27 of them in view; the bead
+    plate 18 columns of 19.9 px, the big road 40 columns, the derived roads 54 half cells.
 
-    >>> boxes, cell = _narrow_layout(15, 40, 49, 358, 6, 44.0, 13.0)
-    >>> cell, [(b[0], b[1], b[5]) for b in boxes]  # doctest: +NORMALIZE_WHITESPACE
-    (13.0, [('bead_plate', 13.0, 27), ('big_road', 0.0, 40),
-            ('big_eye_boy', 12.5, 55), ('small_road', 12.5, 55), ('cockroach_pig', 12.5, 55)])
+    >>> need = {"bead_plate": 15, "big_road": 40, "big_eye_boy": 49, "small_road": 48,
+    ...         "cockroach_pig": 47}
+    >>> boxes, cell, _ = _narrow_layout(18, 52, need, 356, 6, 44.0, 13.0)
+    >>> round(cell, 2), [(b[0], round(b[1], 2), b[5]) for b in boxes]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    (13.26, [('bead_plate', 13.0, 18), ('big_road', 0.0, 40),
+             ('big_eye_boy', 13.0, 54), ('small_road', 13.0, 54), ('cockroach_pig', 13.0, 54)])
     """
-    cell = min(max_cell, max(min_cell, width_px / max(bead, big, derived / 2)))
-    view = width_px / cell  # cells in view
-    fit = int(view + 1e-9)  # whole columns in view (a hair of float error allowed)
-    cols = {"bead_plate": max(bead, fit), "big_road": max(big, fit)}
-    cols |= dict.fromkeys(DERIVED, max(derived, int(2 * view + 1e-9)))
+    view_px = width_px + 2  # a board that fits is the page's width with its 1 px margins
+    cell = max(min_cell, min(max_cell, view_px / big))
+    n = view_px / cell
+    n = int(n + 1e-9) if cell == min_cell else max(1, -int(-n + 1e-9))
+    cell = view_px / n  # whole cells in view: the view's left edge is a cell boundary
+    # the whole plate in view; from a 376 px phone up, in cells of `BEAD_MIN_CELL_PX` or more
+    bead_cell = min(view_px / bead, max(BEAD_MIN_CELL_PX, BEAD_RATIO_NARROW * cell), max_cell)
+    view = view_px / cell  # cells in view
+    cols = {"bead_plate": max(bead, need["bead_plate"]),
+            "big_road": max(need["big_road"], n)}  # fmt: skip
+    cols |= {k: max(need[k], 2 * n) for k in DERIVED}
     size = {name: 0.5 if name in DERIVED else 1.0 for name in cols}
-    units = max(cols[n] * size[n] for n in cols)
-    t = title_px(cell) / cell  # a title line, in cells
+    size["bead_plate"] = bead_cell / cell
+    units = max(cols[k] * size[k] for k in cols)
+    t = title_px(cell)
+    tc = t / cell  # a title line, in cells
     view_left = max(0.0, units - view)
     boxes: list[_Box] = []
-    top = t
+    top = tc
     for name in ("bead_plate", "big_road", *DERIVED):
         w, h = cols[name] * size[name], rows * size[name]
-        left = units - w
+        left = units - w if name != "bead_plate" else min(units - w, view_left)
         boxes.append((name, left, top, w, h, cols[name], size[name], max(left, view_left)))
-        top += h + t
-    return boxes, cell
+        top += h + tc
+    return boxes, cell, t
 
 
 def board_figure(
@@ -532,10 +577,12 @@ def board_figure(
     ask: str | None = None,
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
+    decks: int = 8,
 ) -> go.Figure:
     """`board_spec` as a checked ``go.Figure`` (the PNG export, tests, scripts)."""
     return go.Figure(board_spec(rounds_or_roads, rows, width_px=width_px, lang=lang, ask=ask,
-                                max_cell=max_cell, hold_last=hold_last))  # fmt: skip
+                                max_cell=max_cell, hold_last=hold_last,
+                                decks=decks))  # fmt: skip
 
 
 def board_spec(
@@ -547,6 +594,7 @@ def board_spec(
     ask: str | None = None,
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
+    decks: int = 8,
 ) -> dict[str, Any]:
     """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
     as on casino boards, whole shoe.
@@ -580,11 +628,11 @@ def board_spec(
     shown, spare = roads, 1
     if hold_last and isinstance(rounds_or_roads, pl.DataFrame) and rounds_or_roads.height:
         shown, spare = all_roads(rounds_or_roads.head(rounds_or_roads.height - 1), rows=rows), 2
-    boxes, cell = board_layout(shown, width_px, rows, max_cell, spare)
+    boxes, cell, title = board_layout(shown, width_px, rows, max_cell, spare, decks=decks)
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
     width, height = units_w * cell, units_h * cell
-    font = title_px(cell) - 6
+    font = title - 6
     layout: dict[str, Any] = {
         "width": round(width) + 2,
         "height": round(height) + 2,
@@ -603,7 +651,9 @@ def board_spec(
     for i, (name, left, top, _w, h, cols, size, title_x) in enumerate(boxes, start=1):
         suffix = "" if i == 1 else str(i)
         px = cell * size
-        road, before = roads[name], shown[name]
+        # a road longer than the longest shoe's columns shows its newest ones
+        first = max(0, _need(shown[name], spare) - cols)
+        road, before = _from(roads[name], first), _from(shown[name], first)
         if shown is roads:  # nothing held: no cell to compare
             held = old = road[:0]
         else:
@@ -619,11 +669,11 @@ def board_spec(
                 t["name"], t["opacity"] = f"new {t['name']}", 0.0
                 traces.append(t)
         if name in ghosts:
-            traces = traces + _ghost_traces(name, ghosts[name], px, lang)
+            traces = traces + _ghost_traces(name, _from(ghosts[name], first), px, lang)
         # an empty road still draws its grid: Plotly only draws axes that carry a trace
         traces = [{"type": "scatter", "x": [], "y": [], "name": "grid", "mode": "markers",
                    "hoverinfo": "skip"}, *traces]  # fmt: skip
-        xaxis = {**_AXIS, "range": [0, cols]}
+        xaxis = {**_AXIS, "range": [first, first + cols]}
         yaxis = {**_AXIS, "range": [rows, 0]}
         xaxis["domain"] = [left / units_w, (left + cols * size) / units_w]
         yaxis["domain"] = [1 - (top + h) / units_h, 1 - top / units_h]
@@ -637,7 +687,8 @@ def board_spec(
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
             "showarrow": False, "font": {"size": font, "color": "#4b5563"},
         })
-        metas[name] = {**_meta(road, name), "cols": cols}
+        metas[name] = {**_meta(roads[name], name), "cols": cols, "first": first,
+                       "cell": round(px, 2)}
         metas[name].pop("road")
     layout["meta"] = {
         "road": "board",
@@ -646,9 +697,15 @@ def board_spec(
         "cell": round(cell, 2),
         "lang": lang,
         "held": hold_last,
+        "stacked": boxes[1][2] > boxes[0][2],  # one road per row (a phone's board)
         "roads": metas,
     }
     return {"data": data, "layout": layout}
+
+
+def _from(frame: pl.DataFrame, first: int) -> pl.DataFrame:
+    """The cells from column ``first`` on (all of them when it is 0)."""
+    return frame.filter(pl.col("col") >= first) if first > 0 else frame
 
 
 GHOST_OPACITY = 0.35

@@ -129,12 +129,13 @@ class Drawn:
     lang: str
     ask: str | None
     max_cell: float
+    decks: int
 
 
 def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          hold: bool = False) -> dict:
+          decks: int, hold: bool = False) -> dict:
     return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
-                            hold_last=hold)  # fmt: skip
+                            hold_last=hold, decks=decks)  # fmt: skip
 
 
 def render_board(
@@ -146,6 +147,7 @@ def render_board(
     hold_last_s: float | None = None,
     follows: tuple[str, int] | None = None,
     column_width: Callable[[int], int] | None = board_host.streamlit_width,
+    decks: int = 8,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
@@ -154,7 +156,8 @@ def render_board(
     while its cards are still face down. ``follows``: the key presses this board
     includes (`plot_host.plot`), on the scoreboard. ``column_width``: the board's width
     in a window so wide, as the page lays it out, for the first drawing before the page
-    has reported the real one (None: wait for the report).
+    has reported the real one (None: wait for the report). ``decks``: the shoe's, for
+    a layout that holds the longest shoe they allow (`board.shoe_columns`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -162,7 +165,7 @@ def render_board(
     if viewport is not None and column_width is not None:
         width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
-    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap,
+    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks,
                  hold=hold_last_s is not None)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
@@ -177,7 +180,7 @@ def render_board(
         st.html(held_strip_html(rounds, lg))
     else:
         st.html(count_strip_html(rounds, lg))
-    return Drawn(key, sig, width, lg, ask, cap)
+    return Drawn(key, sig, width, lg, ask, cap, decks)
 
 
 def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
@@ -187,6 +190,6 @@ def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
     board's width is not known (the board is not drawn yet either)."""
     if drawn.width is None:
         return
-    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell)
+    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell, drawn.decks)
              for k, r in successors.items()}  # fmt: skip
     plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)

@@ -343,7 +343,7 @@ def shoe_fragment() -> None:
         if not state.saved:
             render_resume()
     drawn = render_board(state.rounds, ask=st.session_state.get("ask_road"),
-                         follows=board_host.applied())
+                         follows=board_host.applied(), decks=state.meta.decks)
     render_quick_entry(state)
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
@@ -408,7 +408,7 @@ def render_viewer() -> None:
     if access.may_view():
         state = session.current()
         _header(state)
-        render_board(state.rounds)
+        render_board(state.rounds, decks=state.meta.decks)
         render_stats(state.rounds)
 
 
