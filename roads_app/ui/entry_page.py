@@ -32,7 +32,7 @@ from roads_app.game.rounds import (
 from roads_app.render import board
 from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import access, board_host, session
+from roads_app.ui import access, board_host, page_head, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next
 from roads_app.ui.guard import guarded, plain
@@ -220,6 +220,7 @@ def _error(area: str) -> None:
 
 
 def render_quick_entry(state: session.ShoeState) -> None:
+    st.html(f"<style>{page_head.static_text('scoreboard.css')}</style>")  # touch targets
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         lg = lang()
         for w, colour in (("B", "red"), ("P", "blue"), ("T", "green")):

@@ -44,7 +44,9 @@ LATE_MS = 1500
 
 _NEXT_JS = page_head.static_text("plot_next.js")
 
-_component = st.components.v2.component("roads_app.plot", js=_JS, isolate_styles=False)
+_component = st.components.v2.component("roads_app.plot", js=_JS,
+                                        css=page_head.static_text("plot_host.css"),
+                                        isolate_styles=False)  # fmt: skip
 _next = st.components.v2.component("roads_app.plot_next", js=_NEXT_JS, isolate_styles=False)
 
 

@@ -679,3 +679,54 @@ def test_a_key_reaches_the_board_wherever_the_focus_is_but_a_text_input_types(
     assert points.input_value() == "7"
     page.get_by_role("tab", name="Cards").click()
     assert cards.input_value() == "bp"
+
+
+PHONE_EDGE_JS = """() => {
+  // Where the board's box cuts the big road at its left edge, in cells (0: on a cell
+  // boundary), whether that edge fades, and the result buttons' sizes.
+  const g = (BOARD)(), box = g.parentElement, fl = g._fullLayout, xa = fl.xaxis2;
+  const svg = g.querySelector('.main-svg').getBoundingClientRect();
+  const cw = xa._length / (xa.range[1] - xa.range[0]);
+  const left = box.getBoundingClientRect().left + box.clientLeft;
+  const cut = ((left - (svg.left + xa._offset)) / cw) % 1;
+  const buttons = ['B', 'P', 'T', 'undo'].map(k => {
+    const r = document.querySelector(`.st-key-btn_${k} button`).getBoundingClientRect();
+    return [k, Math.round(r.width), Math.round(r.height)];
+  });
+  return {cut: Math.min(cut, 1 - cut) * cw, cell: cw, left: box.scrollLeft,
+          classes: box.className, mask: getComputedStyle(box).maskImage ||
+            getComputedStyle(box).webkitMaskImage, buttons};
+}""".replace("BOARD", BOARD_JS)
+
+
+def test_a_phone_board_shows_that_the_shoe_starts_further_left_and_cuts_on_a_cell(
+    app_server: AppServer, browser: Browser
+):
+    """Issue 26 item 6: at 390 px a long shoe's board opens at its newest columns with
+    its left edge on a cell boundary (no circle cut through) and faded, so more is seen
+    to lie to the left; scrolled to the start, the fade moves to the right edge. The
+    result buttons are touch targets of 44 x 44 px or more."""
+    shoe = dealt_shoe(app_server)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=2)  # fmt: skip
+    try:
+        page = context.new_page()
+        page.goto(f"{app_server.url}/?shoe={shoe}")
+        wait_rounds(page, 81, timeout_ms=LOAD_MS)
+        settle(page)
+        edge = page.evaluate(PHONE_EDGE_JS)
+        record("phone_board_left_edge_cut_px", round(edge["cut"], 2))
+        assert edge["left"] > 0, edge  # opened at the newest columns
+        assert edge["cut"] <= 1.5, edge  # a cell boundary (a gridline's width)
+        assert "rd-more-left" in edge["classes"] and "rd-more-right" not in edge["classes"]
+        assert edge["mask"] not in ("", "none"), edge
+        for key, w, h in edge["buttons"]:
+            assert w >= 44 and h >= 44, (key, w, h)
+        page.evaluate(f"() => {{ ({BOARD_JS})().parentElement.scrollLeft = 0; }}")
+        page.wait_for_function(
+            f"() => ({BOARD_JS})().parentElement.classList.contains('rd-more-right')"
+        )
+        assert "rd-more-left" not in page.evaluate(PHONE_EDGE_JS)["classes"]
+        page.screenshot(path=str(SCREENS / "board_390_start.png"))
+    finally:
+        context.close()

@@ -13,6 +13,8 @@ export default function (component) {
     box.style.overflowX = 'auto';
     box.style.overflowY = 'hidden';
     box.style.position = 'relative';
+    box.classList.add('rd-board-box');
+    box.addEventListener('scroll', edges, {passive: true});
     s.styled = true;
   }
   let gd = box.querySelector(':scope > .rd-plot');
@@ -115,6 +117,16 @@ export default function (component) {
   function toEnd() {
     box.scrollLeft = box.scrollWidth;
     swipes();
+    edges();
+  }
+
+  // A board that scrolls sideways says that more lies beyond an edge: that edge fades
+  // (`plot_host.css`), so a phone's board opened at its newest columns shows that the
+  // shoe starts further left. Kept up to date as it scrolls.
+  function edges() {
+    const end = box.scrollWidth - box.clientWidth;
+    box.classList.toggle('rd-more-left', end > 1 && box.scrollLeft > 1);
+    box.classList.toggle('rd-more-right', end > 1 && box.scrollLeft < end - 1);
   }
 
   // While a board on the page scrolls sideways, a swipe that reaches its first column
