@@ -730,3 +730,47 @@ def test_a_phone_board_shows_that_the_shoe_starts_further_left_and_cuts_on_a_cel
         page.screenshot(path=str(SCREENS / "board_390_start.png"))
     finally:
         context.close()
+
+
+BUTTON_Y_JS = """() => {
+  // The Banker button's place under the board's top (what is above the board, such as
+  // the offer to resume the last shoe, goes once a shoe is saved) in every frame the
+  // drawn board changes rounds.
+  const w = window.__buttonY = {seen: {}};
+  const tick = () => {
+    const g = (BOARD)(), b = document.querySelector('.st-key-btn_B button');
+    if (g && b && g.layout && !(g.layout.meta.rounds in w.seen))
+      w.seen[g.layout.meta.rounds] = Math.round(b.getBoundingClientRect().top
+        - g.parentElement.getBoundingClientRect().top);  // from the board's top
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}""".replace("BOARD", BOARD_JS)
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_entry_buttons_stay_put_while_a_whole_shoe_is_typed(
+    app_server: AppServer, browser: Browser, width: int
+):
+    """Issue 26 item 4: the board is laid out for the longest shoe its decks allow, so
+    as a whole 8-deck shoe is typed in, the board's height (and so the Banker button
+    under it) stays where it was at the first round."""
+    dealt = deal_shoe(2024, ShoeOptions(decks=8), 0)
+    typed = "".join(dealt.rounds["winner"].cast(pl.String).to_list())[:81]
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(app_server.url)
+        wait_rounds(page, 0, timeout_ms=LOAD_MS)
+        settle(page)
+        page.evaluate(BUTTON_Y_JS)
+        for key in typed.lower():
+            page.keyboard.press(key)
+            page.wait_for_timeout(TYPING_GAP_MS)
+        wait_rounds(page, len(typed), timeout_ms=60_000)
+        settle(page)
+        seen = page.evaluate("() => window.__buttonY.seen")
+        record(f"entry_button_y_over_a_typed_shoe_at_{width}", sorted(set(seen.values())))
+        assert len(seen) > 10 and len(set(seen.values())) == 1, seen
+    finally:
+        context.close()
