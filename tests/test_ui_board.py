@@ -406,3 +406,57 @@ def test_the_bead_plate_has_the_longest_shoes_columns_in_readable_cells(width: i
         letters = [t for t in spec["data"] if t.get("xaxis") == "x" and t.get("text")]
         assert letters and all(t["textfont"]["size"] >= 9.5 for t in letters)
         assert bead["cols"] * bead["cell"] <= width + 2.1  # the whole plate in view
+
+
+def _cells(spec: dict, name: str, axis: str) -> list[tuple[float, float]]:
+    return [(x, y) for t in spec["data"] if t["name"] == name and t["xaxis"] == axis
+            for x, y in zip(t["x"], t["y"], strict=True)]  # fmt: skip
+
+
+def test_a_natural_has_a_gold_ring_round_its_bead():
+    """Issue 26 item 12: naturals marked on the bead plate as road feeds mark them, a
+    ring round the bead (a 5 px corner star could not be seen), only on natural rounds."""
+    rounds = add_cards(rounds_from_winners("B"), ["4h", "4d"], ["Ks", "Kc"])  # P natural 8
+    rounds = add_cards(rounds, ["Kh", "7d"], ["Qs", "6c"])  # P 7 against B 6: no natural
+    spec = board.board_spec(rounds, width_px=976)
+    ring = [t for t in spec["data"] if t["name"] == "natural_ring" and t["xaxis"] == "x"]
+    assert _cells(spec, "natural_ring", "x") == [(0.5, 1.5)]  # round 2 only
+    assert ring[0]["marker"]["color"] == board.GOLD
+    assert ring[0]["marker"]["symbol"] == "circle-open"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_banker_win_on_six_is_marked_on_a_no_commission_table(lang: str):
+    """Issue 26 item 12: on a table that pays a Banker win on 6 apart, that round's bead
+    says 6 and its big-road cell has a filled centre; a Banker win on 7, or any table
+    that pays it like any other win, has neither."""
+    from roads_app.game.rounds import add_points
+
+    rounds = add_points(add_points(rounds_from_winners("P"), 5, 6), 5, 7)  # B6 then B7
+    spec = board.board_spec(rounds, width_px=976, six=True, lang=lang)
+    texts = {(x, y): s for t in spec["data"] if t["xaxis"] == "x" and t.get("text")
+             for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)}  # fmt: skip
+    assert texts[(0.5, 1.5)] == "6"
+    assert texts[(0.5, 2.5)] == ("B" if lang == "en" else "庄")
+    assert _cells(spec, "banker_six", "x2") == [(1.5, 0.5)]  # round 2: the big road's 2nd column
+    plain = board.board_spec(rounds, width_px=976, six=False, lang=lang)
+    assert "6" not in json.dumps([t.get("text") for t in plain["data"]])
+    assert _cells(plain, "banker_six", "x2") == []
+
+
+def test_ties_before_the_first_result_are_counted_apart_from_the_first_cells():
+    """Issue 26 item 12: two ties open the shoe, then B, a tie, P. Road feeds keep the
+    two opening ties apart: the big road's title counts them, and its first cell shows
+    only its own tie (one slash, no number, not 3)."""
+    spec = board.board_spec(rounds_from_winners("TTBTP"), width_px=976)
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    assert titles[1] == "Big road · 2 ties before the first result"
+    ties = [t for t in spec["data"] if t["name"] == "ties" and t["xaxis"] == "x2"]
+    assert [(x, y, s) for t in ties for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)
+            ] == [(0.5, 0.5, "")]  # fmt: skip
+    zh = board.board_spec(rounds_from_winners("TB"), width_px=976, lang="zh")
+    assert zh["layout"]["annotations"][1]["text"] == "大路 · 首局前和 1 局"
+    assert _cells(zh, "ties", "x2") == []  # the opening tie is not the first cell's own
+    only = board.board_spec(rounds_from_winners("TTT"), width_px=976)  # no result yet
+    assert only["layout"]["annotations"][1]["text"] == "Big road"  # the cell says 3
+    assert [t["text"] for t in only["data"] if t["name"] == "ties"] == [["3"]]

@@ -235,6 +235,15 @@ SYMBOL_EXTENT: dict[str, float] = {"star": 1.4}
 """How much larger than ``marker.size`` Plotly draws a symbol (1 when not listed)."""
 
 
+def _naturals(frame: pl.DataFrame) -> pl.DataFrame:
+    """The cells of rounds won by a natural (a tie: either hand's natural)."""
+    if not {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
+        return frame[:0]
+    pn, bn = pl.col("player_natural").fill_null(False), pl.col("banker_natural").fill_null(False)
+    w = pl.col("winner")
+    return frame.filter(((w == "P") & pn) | ((w == "B") & bn) | ((w == "T") & (pn | bn)))
+
+
 def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
     """Banker pair red dot top-left, player pair blue dot bottom-right, natural gold star."""
     dot = cell_px * 0.24  # with its outline, half of it (0.135) stays inside the 0.16 offset
@@ -249,42 +258,45 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
             t = _markers(x, y, symbol=symbol, colour=colour, size=dot, name=column)
             t["marker"]["line"] = {"width": cell_px * 0.03, "color": PAPER}
             out.append(t)
-    if {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
-        nat = frame.filter(
-            ((pl.col("winner") == "P") & pl.col("player_natural").fill_null(False))
-            | ((pl.col("winner") == "B") & pl.col("banker_natural").fill_null(False))
-            | (
-                (pl.col("winner") == "T")
-                & (
-                    pl.col("player_natural").fill_null(False)
-                    | pl.col("banker_natural").fill_null(False)
-                )
-            )
-        )
-        if nat.height:
-            x, y = _centres(nat, 0.84, 0.16)
-            out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR,
-                                   name="natural"))
+    nat = _naturals(frame)
+    if nat.height:
+        x, y = _centres(nat, 0.84, 0.16)
+        out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR,
+                            name="natural"))
     return out
 
 
 # --- the five roads -----------------------------------------------------------------------
 
 
+SIX_TEXT = "6"
+"""A Banker win on 6 on a No Commission table (the Super 6 result): its bead's letter."""
+
+
 def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[dict]:
     """One bead per round with its letter (B/P/T, 庄/闲/和): the same kind of mark for
-    every round, whether or not its points are known."""
+    every round, whether or not its points are known; a Banker win on 6 says "6" where
+    the table pays it apart (column ``six``, `board_spec`). A natural's bead has a gold
+    ring round it, as road feeds mark it (the corner star alone was 5 px)."""
     traces: list[dict[str, Any]] = []
+    six = road["six"] if "six" in road.columns else pl.repeat(False, road.height, eager=True)
+    road = road.with_columns(six.alias("six"))
     for w in ("B", "P", "T"):
         part = road.filter(pl.col("winner") == w)
         if not part.height:
             continue
         x, y = _centres(part)
+        letter = word(f"{w}_letter", lang)
         traces.append(
-            _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.86,
-                     text=[word(f"{w}_letter", lang)] * part.height,
+            _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.78,
+                     text=[SIX_TEXT if s else letter for s in part["six"].to_list()],
                      font_size=cell_px * (0.5 if lang == "en" else 0.54), name=w)
         )
+    nat = _naturals(road)
+    if nat.height:
+        x, y = _centres(nat)
+        traces.append(_markers(x, y, symbol="circle-open", colour=GOLD, size=cell_px * 0.86,
+                               line_width=cell_px * 0.1, name="natural_ring"))  # fmt: skip
     return traces + _pair_and_natural_traces(road, cell_px)
 
 
@@ -312,6 +324,11 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
                 _markers(x, y, symbol="circle-open", colour=WINNER_COLOUR[w], size=cell * 0.78,
                          line_width=max(1.5, cell * 0.11), name=w)
             )
+    six = road.filter(pl.col("six")) if "six" in road.columns and not mini else road[:0]
+    if six.height:  # a Banker win on 6 on a No Commission table: a filled centre
+        x, y = _centres(six)
+        traces.append(_markers(x, y, symbol="circle", colour=RED, size=cell * 0.34,
+                               name="banker_six"))  # fmt: skip
     tied = road.filter(pl.col("ties").fill_null(0) > 0) if "ties" in road.columns else road[:0]
     if tied.height:
         x, y = _centres(tied)
@@ -578,11 +595,12 @@ def board_figure(
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
     decks: int = 8,
+    six: bool = False,
 ) -> go.Figure:
     """`board_spec` as a checked ``go.Figure`` (the PNG export, tests, scripts)."""
     return go.Figure(board_spec(rounds_or_roads, rows, width_px=width_px, lang=lang, ask=ask,
-                                max_cell=max_cell, hold_last=hold_last,
-                                decks=decks))  # fmt: skip
+                                max_cell=max_cell, hold_last=hold_last, decks=decks,
+                                six=six))  # fmt: skip
 
 
 def board_spec(
@@ -595,6 +613,7 @@ def board_spec(
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
     decks: int = 8,
+    six: bool = False,
 ) -> dict[str, Any]:
     """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
     as on casino boards, whole shoe.
@@ -617,6 +636,12 @@ def board_spec(
     its last card (``layout.meta["held"]`` says so).
     The layout then leaves room for any one more round, so its size does not tell the
     result either.
+
+    ``decks``: the layout holds the longest shoe they allow (`board_layout`). ``six``:
+    the table pays a Banker win on 6 apart (No Commission): such a round says "6" on
+    the bead plate and has a filled centre on the big road. Ties before the shoe's first
+    result are counted in the big road's title, apart from its first cell's own ties
+    (as road feeds keep them); both need the rounds frame.
     """
     if isinstance(rounds_or_roads, Mapping):
         if ask is not None or hold_last:
@@ -625,9 +650,13 @@ def board_spec(
     else:
         roads = all_roads(rounds_or_roads, rows=rows)
         ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
-    shown, spare = roads, 1
-    if hold_last and isinstance(rounds_or_roads, pl.DataFrame) and rounds_or_roads.height:
-        shown, spare = all_roads(rounds_or_roads.head(rounds_or_roads.height - 1), rows=rows), 2
+    shown, spare, lead = roads, 1, 0
+    if isinstance(rounds_or_roads, pl.DataFrame):
+        roads, lead = _marked(roads, rounds_or_roads, six)
+        shown = roads
+        if hold_last and rounds_or_roads.height:
+            before = rounds_or_roads.head(rounds_or_roads.height - 1)
+            (shown, lead), spare = _marked(all_roads(before, rows=rows), before, six), 2
     boxes, cell, title = board_layout(shown, width_px, rows, max_cell, spare, decks=decks)
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
@@ -682,8 +711,11 @@ def board_spec(
         for t in traces:
             t["xaxis"], t["yaxis"] = f"x{suffix}", f"y{suffix}"
         data += traces
+        title = word(name, lang)
+        if name == "big_road" and lead:  # kept apart from the first cell's own ties
+            title = f"{title} · {word('ties_before', lang, n=lead)}"
         layout["annotations"].append({
-            "text": word(name, lang), "x": title_x / units_w, "y": 1 - top / units_h,
+            "text": title, "x": title_x / units_w, "y": 1 - top / units_h,
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
             "showarrow": False, "font": {"size": font, "color": "#4b5563"},
         })
@@ -701,6 +733,27 @@ def board_spec(
         "roads": metas,
     }
     return {"data": data, "layout": layout}
+
+
+def _marked(roads: Roads, rounds: pl.DataFrame, six: bool) -> tuple[dict[str, pl.DataFrame], int]:
+    """The roads with the cell markings only the rounds frame knows, and the number of
+    ties before the shoe's first result (0 while there is none: the tie-only first cell
+    holds them, with their count). Column ``six`` on the bead plate and big road marks a
+    Banker win on 6 (where ``six``); the big road's first cell keeps only its own ties."""
+    out = dict(roads)
+    winners = rounds["winner"].cast(pl.String)
+    decided = (winners != "T").arg_true()
+    lead = int(decided[0]) if decided.len() else 0
+    sixes = (rounds.filter((pl.col("winner") == "B") & (pl.col("banker_points") == 6))["round"]
+             if six else rounds["round"][:0])  # fmt: skip
+    for name in ("bead_plate", "big_road"):
+        out[name] = out[name].with_columns(six=pl.col("round").is_in(sixes.implode()))
+    if lead:
+        first = (pl.col("col") == 0) & (pl.col("row") == 0)
+        out["big_road"] = out["big_road"].with_columns(
+            ties=pl.when(first).then(pl.col("ties") - lead).otherwise(pl.col("ties"))
+        )
+    return out, lead
 
 
 def _from(frame: pl.DataFrame, first: int) -> pl.DataFrame:

@@ -130,12 +130,13 @@ class Drawn:
     ask: str | None
     max_cell: float
     decks: int
+    six: bool
 
 
 def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          decks: int, hold: bool = False) -> dict:
+          decks: int, six: bool, hold: bool = False) -> dict:
     return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
-                            hold_last=hold, decks=decks)  # fmt: skip
+                            hold_last=hold, decks=decks, six=six)  # fmt: skip
 
 
 def render_board(
@@ -148,6 +149,7 @@ def render_board(
     follows: tuple[str, int] | None = None,
     column_width: Callable[[int], int] | None = board_host.streamlit_width,
     decks: int = 8,
+    six: bool = False,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
@@ -157,7 +159,8 @@ def render_board(
     includes (`plot_host.plot`), on the scoreboard. ``column_width``: the board's width
     in a window so wide, as the page lays it out, for the first drawing before the page
     has reported the real one (None: wait for the report). ``decks``: the shoe's, for
-    a layout that holds the longest shoe they allow (`board.shoe_columns`).
+    a layout that holds the longest shoe they allow (`board.shoe_columns`). ``six``: the
+    table pays a Banker win on 6 apart, which the board marks (`board.board_spec`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -165,7 +168,7 @@ def render_board(
     if viewport is not None and column_width is not None:
         width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
-    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks,
+    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks, six,
                  hold=hold_last_s is not None)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
@@ -180,7 +183,7 @@ def render_board(
         st.html(held_strip_html(rounds, lg))
     else:
         st.html(count_strip_html(rounds, lg))
-    return Drawn(key, sig, width, lg, ask, cap, decks)
+    return Drawn(key, sig, width, lg, ask, cap, decks, six)
 
 
 def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
@@ -190,6 +193,7 @@ def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
     board's width is not known (the board is not drawn yet either)."""
     if drawn.width is None:
         return
-    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell, drawn.decks)
+    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell, drawn.decks,
+                      drawn.six)
              for k, r in successors.items()}  # fmt: skip
     plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)

@@ -155,6 +155,16 @@ def on_new_shoe() -> None:
 # --- drawing ---------------------------------------------------------------------------------
 
 
+def pays_six_apart(rules: str) -> bool:
+    """Whether the table pays a Banker win on 6 apart (No Commission: half), so its
+    board marks those rounds; a table whose rules do not load marks nothing."""
+    try:
+        banker = load_table(rules).bets.get("banker")
+    except RoadsAppError:
+        return False
+    return banker is not None and banker.payouts.get("six") != banker.payouts.get("win")
+
+
 def render_ask_toggle() -> None:
     """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
@@ -344,7 +354,8 @@ def shoe_fragment() -> None:
         if not state.saved:
             render_resume()
     drawn = render_board(state.rounds, ask=st.session_state.get("ask_road"),
-                         follows=board_host.applied(), decks=state.meta.decks)
+                         follows=board_host.applied(), decks=state.meta.decks,
+                         six=pays_six_apart(state.meta.rules))
     render_quick_entry(state)
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
@@ -409,7 +420,7 @@ def render_viewer() -> None:
     if access.may_view():
         state = session.current()
         _header(state)
-        render_board(state.rounds, decks=state.meta.decks)
+        render_board(state.rounds, decks=state.meta.decks, six=pays_six_apart(state.meta.rules))
         render_stats(state.rounds)
 
 
