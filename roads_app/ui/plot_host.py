@@ -12,11 +12,11 @@ still on a rerun.
 plotly.js is the basic bundle shipped with the package (`page_head.PLOTLY_BUNDLE`),
 served beside the page by the launcher and loaded by the page's head as it opens;
 nothing is fetched from the network. On the scoreboard a key press draws the board
-that key gives before the server has answered (`plot_next`): the boards one key away
-are drawn ahead into hidden divs while the page is idle, and a press shows one of
-them (a redraw of the whole board takes 80-200 ms in the page on this project's
-2-core test machine; showing a drawn one, a frame). The div shown is then the drawn
-one; the one it replaces is kept hidden, as it is the board U gives back.
+that key gives before the server has answered (`plot_next`): the server sends the boards
+one key away as specs, and a press draws the pressed key's one, a single ``Plotly.react``
+in the next frame. (Drawing all four ahead, hidden, while the page was idle made every
+press cost four Plotly draws of main-thread work, about 300 ms on an 80-round shoe on
+this project's 2-core machine: issue 26. One draw on demand is the only one that pays.)
 
 A figure wider than the page (a phone's board, `board._narrow_layout`) scrolls sideways
 in the component's own box, and each new board opens at its right-hand end: there every
@@ -24,8 +24,7 @@ road of such a board shows its newest columns.
 
 The drawn ``div`` is Plotly's own graph div (``.js-plotly-plot``, with ``layout``,
 ``data`` and ``on``), as ``st.plotly_chart`` leaves it, so the held reveal
-(`board_host.show_held_after`) and the browser tests read it the same way; hidden
-boards drawn ahead are ``.rd-spare`` without that class, so neither counts them.
+(`board_host.show_held_after`) and the browser tests read it the same way.
 """
 
 from __future__ import annotations
@@ -84,7 +83,7 @@ def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None
     _component(key=key, height="content", data={
         "spec": spec, "config": config, "sig": sig, "draw": draw, "name": key, "note": note,
         "height": placeholder_height, "src": page_head.PLOTLY_SRC, "scriptId": page_head.PLOTLY_ID,
-        "lateMs": LATE_MS, "order": list(page_head.KEYS),
+        "lateMs": LATE_MS,
         "follows": {"epoch": follows[0], "acked": follows[1]} if follows else None,
     })  # fmt: skip
     return sig

@@ -24,6 +24,7 @@ import pytest
 from conftest import (
     REPO,
     AppServer,
+    MainThread,
     board_meta,
     install_latency_probe,
     probe_latency_ms,
@@ -774,3 +775,40 @@ def test_the_entry_buttons_stay_put_while_a_whole_shoe_is_typed(
         assert len(seen) > 10 and len(set(seen.values())) == 1, seen
     finally:
         context.close()
+
+
+def test_main_thread_work_per_key_on_an_80_round_shoe_is_recorded(
+    app_server: AppServer, page: Page
+):
+    """Issue 26 item 2: each key press kept the main thread busy about 300 ms (four
+    Plotly draws of the boards one key away, hidden, besides the page's rerun). The
+    work per press, from the browser's own task timing and its long tasks, is recorded
+    (the lead takes the figure on a quiet machine: `bench/bench_dashboard.py`); the
+    test checks that every press counted, and that the page drew no board it did not show."""
+    shoe = dealt_shoe(app_server, rounds=80, seed=99)
+    page.goto(f"{app_server.url}/?shoe={shoe}")
+    wait_rounds(page, 80, timeout_ms=LOAD_MS)
+    settle(page)
+    page.evaluate("""() => {
+      window.__reacts = [];  // each board drawn: on the page's board div, or elsewhere
+      const react = window.Plotly.react;
+      window.Plotly.react = function (gd, data, layout, ...rest) {
+        if (layout && layout.meta && layout.meta.road === 'board')
+          window.__reacts.push(gd.classList.contains('rd-plot') ? 'shown' : 'hidden');
+        return react.call(this, gd, data, layout, ...rest);
+      };
+    }""")
+    clock = MainThread(page)
+    clock.start()
+    presses = 0
+    for _ in range(5):
+        for key, want in (("b", 81), ("u", 80)):
+            page.keyboard.press(key)
+            wait_rounds(page, want)
+            wait_idle(page)
+            presses += 1
+    busy = clock.stop(presses)
+    record("main_thread_per_key_80_rounds", busy)
+    assert round_count(page) == 80
+    reacts = page.evaluate("() => window.__reacts")
+    assert reacts == ["shown"] * presses, reacts  # one board drawn a press, the one shown

@@ -4,11 +4,10 @@
 // script id, how long to wait for a width report, the result keys.
 export default function (component) {
   const { data, parentElement: box } = component;
-  // The state lives on the component's element: on the scoreboard the drawn div changes
-  // when a press shows a board drawn ahead of time (`prepare`).
-  const s = box.__rd || (box.__rd = {spares: []});
+  // The state lives on the component's element, across the script's runs.
+  const s = box.__rd || (box.__rd = {});
   // A board wider than the page (a phone's, `board._narrow_layout`) scrolls sideways in
-  // its own box, never the page; spares are placed in it, so they widen nothing else.
+  // its own box, never the page.
   if (!s.styled) {
     box.style.overflowX = 'auto';
     box.style.overflowY = 'hidden';
@@ -95,21 +94,16 @@ export default function (component) {
 
   function draw(P, late) {
     const want = pick(s.want);
-    if (!(want.draw || late) || s.drawn === want.sig) { prepare(P); return; }
+    if (!(want.draw || late) || s.drawn === want.sig) return;
     s.drawn = want.sig;
     // what the first drawing was laid out for, and why (tests read it)
     s.first = s.first || {width: want.spec.layout.width, note: want.note};
-    const ready = s.spares.find(d => d.__rdSig === want.sig);
-    if (ready) { show(ready); toEnd(); }
-    else {
-      const g = box.querySelector(':scope > .rd-plot');
-      g.style.minHeight = '';
-      Promise.resolve(P.react(g, want.spec.data, want.spec.layout, want.config || {}))
-        .then(toEnd);  // drawn (this runs before the next paint when the draw was at once)
-      g.__rdSig = want.sig;
-    }
+    const g = box.querySelector(':scope > .rd-plot');
+    g.style.minHeight = '';
+    Promise.resolve(P.react(g, want.spec.data, want.spec.layout, want.config || {}))
+      .then(toEnd);  // drawn (this runs before the next paint when the draw was at once)
+    g.__rdSig = want.sig;
     expose();
-    prepare(P);
   }
 
   // A new board opens on its newest columns (the right-hand end, where every road of a
@@ -142,55 +136,4 @@ export default function (component) {
     document.documentElement.style.overscrollBehaviorX = wide.size ? 'none' : '';
   }
 
-  // A board drawn ahead becomes the drawn one; the one it replaces is kept as a spare
-  // (after B, the board U gives is the one just shown).
-  function show(d) {
-    const g = box.querySelector(':scope > .rd-plot');
-    s.spares = s.spares.filter(x => x !== d);
-    d.className = 'rd-plot js-plotly-plot';
-    d.style.cssText = '';
-    box.insertBefore(d, g);
-    hide(g);
-    s.spares.push(g);
-  }
-
-  // Out of sight and out of the tests' and the reveal's lookups (no `js-plotly-plot`),
-  // yet laid out, so Plotly can measure it while it draws.
-  function hide(d) {
-    d.className = 'rd-spare';
-    d.style.cssText = 'position:absolute;left:0;top:0;height:0;overflow:hidden;' +
-      'visibility:hidden;pointer-events:none';
-  }
-
-  // On the scoreboard, the boards one key away are drawn ahead, hidden, one per idle
-  // moment after the page has painted, so a press only has to show one: a Plotly redraw
-  // of the whole board takes 80-200 ms here, too long to wait for after a press.
-  function prepare(P) {
-    if (!s.want.follows || s.preparing) return;
-    const nx = (window.__rdNext || {})[s.want.name];
-    if (!nx || nx.base !== s.drawn || nx.base !== s.want.sig) return;
-    const have = new Set([s.drawn, ...s.spares.map(d => d.__rdSig)]);
-    const todo = data.order.filter(k => nx.specs[k] && !have.has(nx.specs[k].sig));
-    if (!todo.length) return;
-    s.preparing = true;
-    requestAnimationFrame(() => setTimeout(() => {
-      s.preparing = false;
-      const now = (window.__rdNext || {})[s.want.name];
-      if (now !== nx || nx.base !== s.drawn || nx.base !== s.want.sig) return;
-      const x = nx.specs[todo[0]];
-      const keep = new Set([s.drawn, ...Object.values(nx.specs).map(v => v.sig)]);
-      let d = s.spares.find(v => !keep.has(v.__rdSig));
-      if (!d && s.spares.length < data.order.length) {
-        d = document.createElement('div');
-        hide(d);
-        box.appendChild(d);
-        s.spares.push(d);
-      }
-      if (!d) return;
-      P.react(d, x.spec.data, x.spec.layout, s.want.config || {});
-      hide(d);  // Plotly marks the div `js-plotly-plot` as it draws
-      d.__rdSig = x.sig;
-      prepare(P);
-    }, 0));
-  }
 }
