@@ -95,6 +95,33 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
+PATH_LIMIT = 160
+"""Longest path a message shows whole (a path a person types; the test folders' ~100)."""
+
+
+def shown_path(value: object, limit: int = PATH_LIMIT) -> str:
+    """A file name or path as a message shows it: as given when it is one printable line
+    of at most ``limit`` characters, else shortened at its start (the end names the file)
+    and escaped like `quote`.
+
+    The one place a message turns a path a person or a file gave into text.
+
+    >>> shown_path("shoes/a.csv")
+    'shoes/a.csv'
+    >>> shown_path("a\\nb.csv")
+    "'a\\\\nb.csv'"
+    >>> shown_path("/".join(["a"] * 1000))[:3], len(shown_path("/".join(["a"] * 1000)))
+    ('…a/', 160)
+    """
+    text = str(value)
+    if len(text) > limit:
+        text = "…" + text[-(limit - 1) :]
+    if text.isprintable():
+        return text
+    shown = repr(text)
+    return shown if len(shown) <= 2 * limit else shown[: 2 * limit - 3] + "..."
+
+
 def validation_message(errors: list[dict], where: str = "") -> str:
     """One line from a schema library's error list: the field, what was wanted, what came.
 
@@ -105,8 +132,7 @@ def validation_message(errors: list[dict], where: str = "") -> str:
     if not errors:
         return f"{where}: invalid" if where else "invalid"
     first = errors[0]
-    loc = ".".join(str(p) for p in first.get("loc", ()) if p != "__root__")
-    loc = loc.encode("unicode_escape").decode("ascii")  # a field named by a file: one line
+    loc = ".".join(_field(p) for p in first.get("loc", ()) if p != "__root__")
     shown = quote(first.get("input"), 40)
     msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
     if first.get("type") in ("extra_forbidden", "unexpected_keyword_argument"):
@@ -116,6 +142,14 @@ def validation_message(errors: list[dict], where: str = "") -> str:
     head = ": ".join(parts)
     tail = f"{msg} (got {shown}){more}" if "input" in first else f"{msg}{more}"
     return f"{head}: {tail}" if head else tail
+
+
+def _field(part: object) -> str:
+    """A field name from a file's keys, as a message shows it: one line, at most 40 characters."""
+    text = str(part)
+    if len(text) > 40:
+        text = text[:40] + "…"
+    return text.encode("unicode_escape").decode("ascii")
 
 
 BUG_LOG_ENV = "ROADS_APP_LOG_DIR"

@@ -18,7 +18,7 @@ import os
 import stat
 from pathlib import Path
 
-from roads_app.errors import StorageError
+from roads_app.errors import StorageError, shown_path
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays/tables accepted in a JSON or TOML file (ours use 3)."""
@@ -28,10 +28,22 @@ class InputFileError(StorageError):
     """A file that cannot be read safely: missing, not a regular file, too large."""
 
 
+MAX_LINE_BYTES = 4096
+"""Longest line a text shoe file may hold (a CSV row with cards is under 100 bytes)."""
+
+
 def _size_text(n: int) -> str:
     if n and n % 2**20 == 0:
         return f"{n // 2**20} MB"
     return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB"
+
+
+def over_limit(where: str, size: int, limit: int) -> InputFileError:
+    """``f.csv: 3.5 MB is over the 2 MB limit``; in bytes when the rounded sizes look alike."""
+    got, most = _size_text(size), _size_text(limit)
+    if got == most:  # 256.4 KB and 256 KB both print as "256 KB"
+        got, most = f"{size:,} bytes", f"{most} ({limit:,} bytes)"
+    return InputFileError(f"{where}: {got} is over the {most} limit")
 
 
 def _open_regular(path: str | Path, where: str) -> tuple[int, os.stat_result]:
@@ -62,13 +74,11 @@ def _open_regular(path: str | Path, where: str) -> tuple[int, os.stat_result]:
 
 def read_bounded(path: str | Path, limit: int, label: str | None = None) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; `InputFileError` otherwise."""
-    where = label or str(path)
+    where = label or shown_path(path)
     fd, st = _open_regular(path, where)
     try:
         if st.st_size > limit:
-            raise InputFileError(
-                f"{where}: {_size_text(st.st_size)} is over the {_size_text(limit)} limit"
-            )
+            raise over_limit(where, st.st_size, limit)
         chunks: list[bytes] = []
         got = 0
         while got <= limit:  # the file may grow after fstat: never read past limit + 1
@@ -91,9 +101,50 @@ def read_bounded(path: str | Path, limit: int, label: str | None = None) -> byte
 
 def check_regular_file(path: str | Path, label: str | None = None) -> int:
     """Refuse anything but a regular file (checked on the open descriptor); its size."""
-    fd, st = _open_regular(path, label or str(path))
+    fd, st = _open_regular(path, label or shown_path(path))
     os.close(fd)
     return st.st_size
+
+
+def check_text_file(
+    path: str | Path, limit: int, label: str | None = None, max_line: int = MAX_LINE_BYTES
+) -> int:
+    """Refuse a text file over ``limit`` bytes or with a line over ``max_line`` bytes; its size.
+
+    For files handed whole to a scanner (Polars reads a CSV by its path): the size comes
+    from `fstat` on the open descriptor and the lines are measured a megabyte at a time,
+    so a file whose first line never ends is refused holding at most a megabyte.
+    """
+    where = label or shown_path(path)
+    fd, st = _open_regular(path, where)
+    try:
+        if st.st_size > limit:
+            raise over_limit(where, st.st_size, limit)
+        line_no, line_len, got = 1, 0, 0  # the line being read, its bytes so far
+        while got <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not chunk:
+                break
+            got += len(chunk)
+            parts = chunk.split(b"\n")  # parts[0] ends the current line; the last goes on
+            lengths = [line_len + len(parts[0]), *map(len, parts[1:])]
+            longest = max(lengths)
+            if longest > max_line:
+                raise InputFileError(
+                    f"{where}: line {line_no + lengths.index(longest):,} is longer than "
+                    f"{max_line:,} bytes (a shoe file's lines are short: is it a shoe file?)"
+                )
+            line_no += len(parts) - 1
+            line_len = lengths[-1]
+        if got > limit:
+            raise InputFileError(f"{where}: over the {_size_text(limit)} limit")
+        return st.st_size
+    except OSError as e:
+        if isinstance(e, StorageError):
+            raise
+        raise InputFileError(f"{where}: cannot be read ({e.strerror})") from None
+    finally:
+        os.close(fd)
 
 
 def read_text_bounded(path: str | Path, limit: int, label: str | None = None) -> str:
@@ -103,7 +154,7 @@ def read_text_bounded(path: str | Path, limit: int, label: str | None = None) ->
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputFileError(
-            f"{label or path}: cannot be read as UTF-8 text "
+            f"{label or shown_path(path)}: cannot be read as UTF-8 text "
             f"(byte {e.start} is {data[e.start]:#04x})"
         ) from None
 

@@ -26,3 +26,13 @@ def load_shoe(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta]:
 
 def list_shoes(data_dir: Path) -> pl.DataFrame:
     return db.open_store(data_dir).list_shoes()
+
+
+def begun_by_result(rounds: pl.DataFrame) -> pl.DataFrame:
+    """``rounds`` with round 1 known by its result alone: a shoe not recorded by cards,
+    so it takes results by key as well as by cards (a shoe whose every round came with
+    its cards takes only cards: `game.rounds.check_by_cards`)."""
+    first = pl.int_range(pl.len()) == 0
+    unknown = [c for c in rounds.columns if c not in ("round", "winner")]
+    return rounds.with_columns(pl.when(first).then(None).otherwise(pl.col(c)).alias(c)
+                               for c in unknown)  # fmt: skip

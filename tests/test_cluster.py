@@ -233,3 +233,20 @@ def test_an_interrupt_cancels_the_shards_left(local_ray, tmp_path):
     # runs after any shard still queued (none, once they are cancelled).
     (started,) = cluster.map_shards(lambda first, count: len(os.listdir(marks)), [range(1)])
     assert 1 <= started <= len(parts) - 4  # the shards still queued never started
+
+
+@pytest.mark.cluster
+def test_good_road_study_on_ray_is_the_single_machine_study(local_ray):
+    """Shards of any size, priced shoes cut across them: the same JSON to the bit."""
+    from roads_app.roads.good_roads import default_path, load_catalogue
+    from roads_app.sim import good_road_study as gs
+
+    cat = load_catalogue(default_path())
+    table = load_table("winbox")
+    one = gs.study(cat, table, seed=21, shoes=1_500, priced_shoes=300)
+    want = json.dumps(one.to_dict(), indent=2)
+    for shard in (1_500, 170):
+        got = gs.study(cat, table, seed=21, shoes=1_500, priced_shoes=300, cluster="auto",
+                       shard_shoes=shard)  # fmt: skip
+        assert json.dumps(got.to_dict(), indent=2) == want
+    assert one.part.priced_shoes == 300

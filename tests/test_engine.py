@@ -203,6 +203,16 @@ CASES = [
         {"road": "cockroach_pig"},
         sim_strategies.Settings(side_bets=(("super_tie_6", 1),)),
     ),
+    ("classic", "follow-good-road", {}, sim_strategies.Settings()),
+    ("classic", "follow-good-road", {"pattern": "single_jump"}, sim_strategies.Settings()),
+    (
+        "winbox-no-commission",
+        "follow-good-road",
+        {"pattern": "long_banker", "progression": "martingale"},
+        sim_strategies.Settings(),
+    ),
+    ("asian-live", "follow-good-road", {"pattern": "player_sticks"}, sim_strategies.Settings()),
+    ("classic", "follow-good-road", {"pattern": "banker_jumps"}, sim_strategies.Settings()),
 ]
 
 
@@ -292,6 +302,7 @@ def backtest_setups(
             name,
             after=draw(st.integers(1, 4)),
             road=draw(st.sampled_from(list(sim_strategies.ROADS))),
+            pattern=draw(st.sampled_from(["any", "single_jump", "paired_columns", "long_player"])),
             progression=draw(st.sampled_from(list(sim_strategies.STAKINGS))),
         )
     unit = draw(st.sampled_from([1.0, 2.5, 10.0]))

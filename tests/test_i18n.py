@@ -110,6 +110,7 @@ def _english(text: str) -> list[str]:
     text = re.sub(r"<[^>]+>", " ", text)  # tags and their attributes
     text = re.sub(r":material/[a-z_]+:", " ", text)  # icons
     text = re.sub(r"&[a-z]+;", " ", text)  # entities (&nbsp;)
+    text = re.sub(r"\]\([^)]*\)", " ", text)  # a link's address (display?shoe=…)
     text = re.sub(r":(?:red|blue|green|gray|orange)\[", " ", text)  # colour markup
     words = re.findall(r"[A-Za-z]{2,}", text)
     return [w for w in words if w not in ALLOWED and not CARD.match(w)]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from roads_app.game.rounds import add_winner
 from roads_app.game.shoe import deal_shoe
 from roads_app.store import db
 from roads_app.ui import session
@@ -18,7 +17,7 @@ def test_rename_racing_a_save_never_drops_the_round(tmp_path: Path) -> None:
     lost = []
     for i in range(40):
         state = session.load_state(dealt.meta.id, tmp_path)
-        more = add_winner(state.rounds, "B")
+        more = dealt.rounds.head(state.rounds.height + 1)  # the next hand, by its cards
         gate = threading.Barrier(2)
 
         def rename(name: str = f"renamed {i}", gate: threading.Barrier = gate) -> None:

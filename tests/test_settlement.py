@@ -29,11 +29,16 @@ def hand_rounds() -> pl.DataFrame:
     r = add_cards(r, ["5s", "Kd"], ["9h", "Kc"])  # 5: B 9-5, banker natural, 4 cards
     r = add_cards(r, ["As", "2d", "3h"], ["Ac", "Kh", "4c"])  # 6: P 6-5, 6 cards
     r = add_cards(r, ["4s", "Ad", "7h"], ["2h", "Kc", "4c"])  # 7: B 6-2 on three cards, 6
-    r = add_winner(r, "B")  # 8: banker, nothing else known
-    r = add_winner(r, "T")  # 9: tie, nothing else known
-    r = add_points(r, 3, 6)  # 10: B 6-3 by totals only
-    r = add_points(r, 4, 4)  # 11: T on 4 by totals only
-    return add_winner(r, "P", player_pair=True, banker_pair=False)  # 12: flags, no cards
+    # Rounds 8-12 come without cards. The entry refuses a result without its cards in a
+    # shoe recorded by cards (`check_by_cards`), but a file or an older shoe holds such
+    # rounds, and they must settle all the same: built apart, then put behind round 7.
+    t = add_winner(empty_rounds(), "B")  # 8: banker, nothing else known
+    t = add_winner(t, "T")  # 9: tie, nothing else known
+    t = add_points(t, 3, 6)  # 10: B 6-3 by totals only
+    t = add_points(t, 4, 4)  # 11: T on 4 by totals only
+    t = add_winner(t, "P", player_pair=True, banker_pair=False)  # 12: flags, no cards
+    both = pl.concat([r, t])
+    return both.with_columns(round=pl.int_range(1, both.height + 1, dtype=pl.Int32))
 
 
 ROUNDS = hand_rounds()

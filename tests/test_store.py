@@ -237,7 +237,7 @@ def test_shoes_commands_list_add_rename_delete_restore_history(
         code, _, err = run(capsys, "shoes", "add", "t1", bad, *d)
         assert code == 2 and msg in err and err.count("\n") == 1, err
     code, _, err = run(capsys, "shoes", "add", "cards", "B", *d)
-    assert code == 2 and "card by card" in err
+    assert code == 2 and "recorded by cards" in err and err.count("\n") == 1, err
     assert winners(store.load("t1").rounds) == "BBBPPT"  # refused adds changed nothing
     code, _, err = run(capsys, "shoes", "add", "../etc", "B", *d)
     assert code == 2 and "not a plain name" in err

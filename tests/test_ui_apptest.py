@@ -19,6 +19,7 @@ from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db
 from roads_app.ui import session
 from tests import storehelp as sh
+from tests.shown import shown
 
 APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
 
@@ -40,7 +41,8 @@ def open_app(shoe: str | None = None) -> AppTest:
 
 
 def header(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if "round-count" in m.value)
+    """The scoreboard's header as a reader sees it: name, table and round count."""
+    return "\n".join(shown(m.value) for m in at.markdown)
 
 
 def shown_round(at: AppTest) -> int:
@@ -49,7 +51,7 @@ def shown_round(at: AppTest) -> int:
 
 
 def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return [shown(e.value) for e in at.error]
 
 
 def saved(data: Path) -> list[str]:

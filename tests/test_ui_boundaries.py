@@ -10,14 +10,16 @@ from streamlit.testing.v1 import AppTest
 
 from roads_app.cli import build_parser
 from roads_app.ui import launch
+from roads_app.ui.words import md_text
 
 
 def _buggy_page() -> None:
     import streamlit as st
 
-    from roads_app.ui.guard import guarded, plain
+    from roads_app.ui.guard import guarded
+    from roads_app.ui.words import md_text
 
-    st.markdown(f"### {plain('<b>x</b> **y** [l](http://h) :red[z]')}")
+    st.markdown(f"### {md_text('<b>x</b> **y** [l](http://h) :red[z]')}")
 
     @guarded
     def page() -> None:
@@ -37,7 +39,7 @@ def test_a_bug_in_a_page_is_a_short_message_with_the_log_pointer(
     assert "bug in roads\\-app \\(KeyError" in error.value
     logs = list(tmp_path.glob("bug-*.log"))
     assert len(logs) == 1 and "missing key" in logs[0].read_text()
-    assert str(logs[0]).replace("-", "\\-").replace(".", "\\.").replace("_", "\\_") in error.value
+    assert md_text(str(logs[0])) in error.value  # the path, shown as text
 
 
 def test_names_are_escaped_so_markdown_shows_them_literally() -> None:
@@ -45,7 +47,7 @@ def test_names_are_escaped_so_markdown_shows_them_literally() -> None:
     heading = at.markdown[0].value
     for raw in ("<b>", "**y**", "[l](http://h)", ":red["):
         assert raw not in heading
-    assert "&lt;b&gt;x&lt;/b&gt;" in heading  # shown as the characters typed
+    assert "\\<b\\>x\\<\\/b\\>" in heading  # shown as the characters typed
 
 
 def test_the_dashboard_listens_on_this_machine_unless_told() -> None:

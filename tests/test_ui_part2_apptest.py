@@ -22,6 +22,7 @@ from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.store import db, library
 from tests import storehelp as sh
+from tests.shown import shown
 
 TIMEOUT = 60
 
@@ -61,7 +62,7 @@ def text(at: AppTest) -> str:
     """Everything the page says in markdown, captions, alerts."""
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     parts += [e.value for e in (*at.error, *at.warning, *at.success, *at.info)]
-    return "\n".join(str(p) for p in parts)
+    return "\n".join(shown(str(p)) for p in parts)
 
 
 def position(at: AppTest) -> int:
@@ -256,7 +257,7 @@ def test_out_of_range_or_bad_round_in_the_url(
     assert position(at) == deal_shoe(3).rounds.height
     assert bool(at.warning) is warned
     if warned:
-        assert "'abc' in the address is not a round number" in at.warning[0].value
+        assert "'abc' in the address is not a round number" in shown(at.warning[0].value)
 
 
 def test_unknown_or_path_like_shoe_in_the_url_is_refused(data: Path) -> None:
@@ -413,7 +414,7 @@ def test_bets_the_entry_cannot_settle_are_not_offered_and_the_bankroll_is_checke
     at.button(key="bets_bet_banker").click().run()
     no_exceptions(at)
     tie = at.button(key="bets_bet_tie")
-    assert tie.disabled and "not enough bankroll: 500 asked, 0 left" in tie.help
+    assert tie.disabled and "not enough bankroll: 500 asked, 0 left" in shown(tie.help)
     # undo last chip takes back the banker chip only
     at.button(key="bets_undo_chip").click().run()
     pending = bets_log.pending(db.open_store(data).load_bets(m.id), 4)

@@ -14,21 +14,28 @@ Who may call what:
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
-from collections.abc import AsyncIterator
+import logging
+import re
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-import anyio
 from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from roads_app.api.limits import Gate, Refusal
 from roads_app.api.models import (
     AppendOut,
     ChangeOut,
+    GoodRoadShoe,
     Problem,
     RoundIn,
     ShoeCreate,
@@ -36,14 +43,20 @@ from roads_app.api.models import (
     ShoeSummary,
     TableOut,
 )
-from roads_app.api.service import Feed, NotFound, Refused, Reply
+from roads_app.api.service import Feed, NotFound, Refused, Reply, tags
 from roads_app.api.stream import Hub
-from roads_app.errors import RoadsAppError
+from roads_app.errors import RoadsAppError, quote, report_bug, validation_message
+from roads_app.game.rounds import max_rounds
+
+log = logging.getLogger(__name__)
 
 OPERATOR, VIEWER = "operator", "viewer"
 KEY_HEADER = "Idempotency-Key"
 REFUSALS: dict[int | str, dict[str, Any]] = {404: {"model": Problem}, 422: {"model": Problem}}
 REPLAYED_HEADER = "Idempotent-Replayed"
+STORE_THREADS = 4
+"""Threads (and so database connections) the server's store calls share; SQLite takes
+one writer at a time, and a read is a millisecond."""
 
 
 Key = Annotated[
@@ -53,12 +66,15 @@ Key = Annotated[
 ]  # fmt: skip
 
 
-class Unauthorized(Exception):
+class Unauthorized(Refusal):
     """No usable token for this call (401) or the wrong kind of token (403)."""
 
     def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
+        super().__init__(status, reason, {"WWW-Authenticate": "Bearer"} if status == 401 else None)
+
+
+ShoeId = Annotated[str, PathParam(description="the shoe's id")]
+RoundNo = Annotated[int, PathParam(ge=1, le=max_rounds(8), description="1 is the first round")]
 
 
 def is_loopback(host: str) -> bool:
@@ -87,13 +103,22 @@ def _bearer(authorization: str | None) -> str | None:
 def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False) -> FastAPI:
     """The API over the store in ``data_dir``, for a server listening on ``host``."""
     feed = Feed(Path(data_dir), samples=samples)
-    hub = Hub(feed.snapshot, feed.version)
+    data_dir = feed.store.data_dir
+    # Every store call runs on these few long-lived threads: one connection each, however
+    # many streams come and go (a thread per call opened a connection per thread).
+    pool = ThreadPoolExecutor(max_workers=STORE_THREADS, thread_name_prefix="roads-store")
+
+    async def run(fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+
+    hub = Hub(feed.snapshot, feed.version, run, tags)
     open_reads = is_loopback(host)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         await hub.close()
+        pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
 
     app = FastAPI(
         title="roads-app live feed",
@@ -119,7 +144,8 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
             raise Unauthorized(401, "the token is not valid for this data folder")
         return role
 
-    async def operator(authorization: Annotated[str | None, Header()] = None) -> None:
+    def require_operator(authorization: str | None) -> None:
+        """The one rule for writes, run by the gate before any body byte is read."""
         role = role_of(_bearer(authorization))
         if role is None:
             raise Unauthorized(
@@ -128,6 +154,9 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
             )  # fmt: skip
         if role != OPERATOR:
             raise Unauthorized(403, "a viewer token can read but not write: use an operator token")
+
+    async def operator(authorization: Annotated[str | None, Header()] = None) -> None:
+        require_operator(authorization)  # the gate checked it already; this documents it
 
     async def reader(
         authorization: Annotated[str | None, Header()] = None,
@@ -146,26 +175,41 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
 
     # --- refusals as one line --------------------------------------------------------------
 
-    @app.exception_handler(Unauthorized)
-    async def _unauthorized(_r: Request, e: Unauthorized) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if e.status == 401 else None
-        return JSONResponse({"detail": str(e)}, status_code=e.status, headers=headers)
+    def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        """Every refusal the app makes: one short line, no server path in it."""
+        return JSONResponse({"detail": one_line(scrub(detail, data_dir))}, status_code=status,
+                            headers=headers)  # fmt: skip
+
+    @app.exception_handler(Refusal)
+    async def _refusal(_r: Request, e: Refusal) -> JSONResponse:
+        return problem(e.status, str(e), e.headers)
 
     @app.exception_handler(NotFound)
     async def _not_found(_r: Request, e: NotFound) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=404)
+        return problem(404, str(e))
 
     @app.exception_handler(Refused)
     async def _refused(_r: Request, e: Refused) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=e.status)
+        return problem(e.status, str(e))
 
     @app.exception_handler(RoadsAppError)
     async def _user_error(_r: Request, e: RoadsAppError) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=422)
+        return problem(422, str(e))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(_r: Request, e: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": validation_line(e.errors())}, status_code=422)
+        return problem(422, validation_line(e.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_r: Request, e: StarletteHTTPException) -> JSONResponse:
+        return problem(e.status_code, str(e.detail), dict(e.headers or {}) or None)
+
+    @app.exception_handler(Exception)
+    async def _bug(_r: Request, e: Exception) -> JSONResponse:
+        where = report_bug(e)  # the traceback goes to the server's log folder, not the client
+        log.error("%s", where)
+        return problem(500, f"bug in roads-app ({type(e).__name__}); its traceback is in "
+                            "the server's log")  # fmt: skip
 
     def answer(reply: Reply, shoe_id: str | None = None) -> JSONResponse:
         if shoe_id is not None and not reply.replayed:
@@ -173,13 +217,10 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         headers = {REPLAYED_HEADER: "true"} if reply.replayed else None
         return JSONResponse(reply.body, status_code=reply.status, headers=headers)
 
-    async def run(fn: Any, *args: Any) -> Any:
-        return await anyio.to_thread.run_sync(fn, *args)
-
-    async def existing(shoe_id: str) -> None:
+    async def existing(shoe_id: ShoeId) -> None:
         """A 404 before a stream starts (once it has, the status line is sent)."""
         if await run(feed.version, shoe_id) is None:
-            raise NotFound(f"no shoe {shoe_id!r} (it never existed or is in the trash)")
+            raise NotFound(f"no shoe {quote(shoe_id)} (it never existed or is in the trash)")
 
     # --- routes ---------------------------------------------------------------------------------
 
@@ -191,6 +232,12 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     async def tables() -> Any:
         """The rules tables a shoe can be created at."""
         return await run(feed.tables)
+
+    @app.get("/good-roads", response_model=list[GoodRoadShoe], dependencies=[Read])
+    async def good_roads() -> Any:
+        """Every live shoe holding a good road (好路) now, headline first: each shoe's
+        keys in the catalogue's priority order, shoes by their headline's priority."""
+        return await run(feed.good_roads)
 
     @app.get("/shoes", response_model=list[ShoeSummary], dependencies=[Read])
     async def shoes() -> Any:
@@ -205,13 +252,13 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
 
     @app.get("/shoes/{shoe_id}", response_model=ShoeOut, dependencies=[Read],
              responses={404: {"model": Problem}})  # fmt: skip
-    async def shoe(shoe_id: str) -> Any:
+    async def shoe(shoe_id: ShoeId) -> Any:
         """A shoe: its rounds, statistics and all five roads as grid cells."""
         return await run(feed.shoe, shoe_id)
 
     @app.post("/shoes/{shoe_id}/rounds", status_code=201, response_model=AppendOut,
               dependencies=[Write], responses=REFUSALS)
-    async def append(shoe_id: str, body: RoundIn, key: Key = None) -> Any:
+    async def append(shoe_id: ShoeId, body: RoundIn, key: Key = None) -> Any:
         """Append a round by winner (+ flags), by points or by cards.
 
         Checked by the same rules as the dashboard; a refusal is a 4xx with the reason
@@ -222,20 +269,20 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
 
     @app.post("/shoes/{shoe_id}/undo", response_model=ChangeOut, dependencies=[Write],
               responses=REFUSALS)
-    async def undo(shoe_id: str, key: Key = None) -> Any:
+    async def undo(shoe_id: ShoeId, key: Key = None) -> Any:
         """Take back the last round."""
         return answer(await run(feed.undo, shoe_id, key), shoe_id)
 
     @app.post("/shoes/{shoe_id}/rounds/{round_no}/void", response_model=ChangeOut,
               dependencies=[Write], responses=REFUSALS)
-    async def void(shoe_id: str, round_no: int, key: Key = None) -> Any:
+    async def void(shoe_id: ShoeId, round_no: RoundNo, key: Key = None) -> Any:
         """Void a round (a misdeal): it leaves the roads; the history keeps it."""
         return answer(await run(feed.void, shoe_id, round_no, key), shoe_id)
 
     @app.get("/shoes/{shoe_id}/events", response_class=EventSourceResponse,
              dependencies=[Read, Depends(existing)],
              responses={404: {"model": Problem}})  # fmt: skip
-    async def events(shoe_id: str) -> AsyncIterator[ServerSentEvent]:
+    async def events(shoe_id: ShoeId) -> AsyncIterator[ServerSentEvent]:
         """Server-Sent Events of one shoe: ``snapshot``, then ``append`` / ``reset`` / ``gone``.
 
         Every event's data is ``{"version": V, "rounds": [...]}`` and its id is the version.
@@ -246,18 +293,64 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
                 id=None if change.version is None else str(change.version),
             )  # fmt: skip
 
+    # Outermost: the gate sees a request before FastAPI reads its body.
+    app.add_middleware(Gate, writer=require_operator, routes=lambda: app.router.routes)
     return app
 
 
+DETAIL_MAX = 300
+"""Longest ``detail`` an answer carries (a quote of input in it is at most ~60)."""
+
+_ABSOLUTE_PATH = re.compile(r"(?<![\w'\"./~-])/(?:[^\s/'\"]+/)+([^\s/'\":,;)]*)")
+
+
+def scrub(detail: str, data_dir: Path) -> str:
+    """No server path in an answer: the data folder is named as such, any other absolute
+    path (a rules file, a log folder) shortened to its last part.
+
+    >>> scrub("/srv/d/roads.db: the database is busy", Path("/srv/d"))
+    'roads.db: the database is busy'
+    >>> scrub("/home/x/.config/roads-app/tables/mine.toml: bad", Path("/srv/d"))
+    'mine.toml: bad'
+    >>> scrub("no shoe '/etc/passwd'", Path("/srv/d"))
+    "no shoe '/etc/passwd'"
+    """
+    root = str(data_dir)
+    detail = detail.replace(f"{root}/", "").replace(root, "the data folder")
+    return _ABSOLUTE_PATH.sub(lambda m: m.group(1) or "a server folder", detail)
+
+
+def one_line(detail: str, limit: int = DETAIL_MAX) -> str:
+    """The last guard on every ``detail``: one line, escaped, at most ``limit`` characters.
+
+    >>> one_line("a\\nb")
+    'a\\\\nb'
+    >>> len(one_line("x" * 10_000)) <= 300
+    True
+    """
+    text = detail if detail.isprintable() else detail.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def validation_line(errors: Any) -> str:
-    """pydantic's error list as one line: where, then what.
+    """pydantic's error list as one line (`errors.validation_message`), without FastAPI's
+    ``body`` prefix, each part of the location quoted short (a key can be 10 KB).
 
     >>> validation_line([{"loc": ("body", "winner"), "msg": "Input should be 'B'"}])
     "winner: Input should be 'B'"
     """
-    parts = []
-    for err in list(errors)[:3]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body",))
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return "; ".join(parts) or "invalid request"
+    errors = list(errors)
+    if errors and errors[0].get("type") == "json_invalid":  # where in the text, not a field
+        why = str(errors[0].get("ctx", {}).get("error", "")).splitlines()[:1]
+        return "the body is not JSON" + (f": {quote(why[0], 80)}" if why else "")
+    cleaned = []
+    for err in errors:
+        loc = tuple(_loc_part(p) for p in err.get("loc", ()) if p != "body")
+        cleaned.append({**err, "loc": loc})
+    return validation_message(cleaned) if cleaned else "invalid request"
+
+
+def _loc_part(p: object) -> object:
+    if isinstance(p, int) or (isinstance(p, str) and p.isidentifier() and len(p) <= 40):
+        return p
+    return quote(p, 40)

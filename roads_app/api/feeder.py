@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from roads_app.errors import RoadsAppError
+from roads_app.errors import RoadsAppError, quote
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 
 RETRY_DELAYS_S: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0)
@@ -84,6 +84,24 @@ def post_hand(
         sleep(delay)
 
 
+def api_url(text: str) -> httpx.URL:
+    """The API's address as given to ``--api``: an http(s) URL with a host, or one line.
+
+    >>> str(api_url("http://127.0.0.1:8502/"))
+    'http://127.0.0.1:8502'
+    """
+    try:
+        url: httpx.URL | None = httpx.URL(text.strip().rstrip("/"))
+    except (httpx.InvalidURL, ValueError, TypeError):
+        url = None
+    if (url is None or url.scheme not in ("http", "https") or not url.host
+            or not 1 <= (url.port or 80) <= 65535):  # fmt: skip
+        raise FeedError(
+            f"--api {quote(text)} is not the API's address: give one like http://127.0.0.1:8502"
+        )
+    return url
+
+
 def feed(
     api: str,
     shoe_id: str,
@@ -99,7 +117,8 @@ def feed(
     """Feed simulated shoe ``seed`` into shoe ``shoe_id``, one hand every ``every`` seconds."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     out: list[Fed] = []
-    with httpx.Client(base_url=api.rstrip("/"), headers=headers, timeout=timeout) as client:
+    base = api_url(api)
+    with httpx.Client(base_url=base, headers=headers, timeout=timeout) as client:
         decks = _decks(client, shoe_id)
         start = time.monotonic()
         for i, (pc, bc) in enumerate(hands(seed, decks), start=1):
@@ -126,7 +145,7 @@ def _decks(client: httpx.Client, shoe_id: str) -> int:
     try:
         r = client.get(f"/shoes/{shoe_id}")
     except httpx.TransportError as e:
-        raise FeedError(f"cannot reach the API at {client.base_url}: {e}") from None
+        raise FeedError(f"cannot reach the API at {quote(str(client.base_url))}: {e}") from None
     if r.status_code != 200:
         raise FeedError(f"shoe {shoe_id}: HTTP {r.status_code}: {_reason(r)}")
     return int(r.json()["decks"])

@@ -7,15 +7,20 @@ the same entry operations the dashboard calls, so the two can never disagree.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Winner = Literal["B", "P", "T", "b", "p", "t", "banker", "player", "tie"]
+Points = Annotated[int, Field(ge=0, le=9)]
+Card = Annotated[str, Field(max_length=8)]  # "As", "10h": a longer code is no card
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Strict, as the file importers are: ``"yes"`` or ``1`` is not a flag, ``"7"`` is
+    not a point total; a flag is a JSON boolean."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ShoeCreate(_Body):
@@ -36,10 +41,10 @@ class RoundIn(_Body):
     """
 
     winner: Winner | None = None
-    player_points: int | None = None
-    banker_points: int | None = None
-    player_cards: list[str] | None = Field(None, max_length=3)
-    banker_cards: list[str] | None = Field(None, max_length=3)
+    player_points: Points | None = None
+    banker_points: Points | None = None
+    player_cards: list[Card] | None = Field(None, max_length=3)
+    banker_cards: list[Card] | None = Field(None, max_length=3)
     player_pair: bool | None = None
     banker_pair: bool | None = None
     player_natural: bool | None = None
@@ -112,6 +117,7 @@ class ShoeOut(ShoeSummary):
     rounds: list[RoundOut]
     stats: dict[str, Any]
     roads: dict[str, list[dict[str, Any]]]
+    good_roads: list[str]  # the good roads (好路) that hold now, priority order
 
 
 class AppendOut(BaseModel):
@@ -141,3 +147,10 @@ class Problem(BaseModel):
     """Every refusal: a one-line reason."""
 
     detail: str
+
+
+class GoodRoadShoe(ShoeSummary):
+    """A live shoe on a good road: the keys that hold now, headline first."""
+
+    good_roads: list[str]
+    headline: str

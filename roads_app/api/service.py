@@ -23,8 +23,9 @@ import polars as pl
 
 from roads_app.api.models import RoundIn, ShoeCreate
 from roads_app.bets.tables import list_tables, load_table
-from roads_app.errors import RoadsAppError, StorageError
+from roads_app.errors import RoadsAppError, StorageError, quote
 from roads_app.game import rounds as game_rounds
+from roads_app.roads import good_roads
 from roads_app.roads.grids import all_roads
 from roads_app.roads.stats import shoe_stats
 from roads_app.store import db, tokens
@@ -114,7 +115,25 @@ class Feed:
             "rounds": rows(rounds),
             "stats": shoe_stats(rounds),
             "roads": roads,
+            "good_roads": tags(rows(rounds)),
         }
+
+    def good_roads(self) -> list[dict[str, Any]]:
+        """Every live shoe (entered by hand or fed here; the newest `LIVE_SHOES`) that holds
+        a good road now: its summary and the keys in priority order, headline first; the
+        shoes in the order of their headlines' priority, then most recently changed."""
+        cat = good_roads.in_force()
+        out = []
+        for r in self.store.list_shoes(source="hand", limit=LIVE_SHOES).iter_rows(named=True):
+            try:
+                saved = self.store.load(r["id"])
+            except StorageError:
+                continue  # deleted or unreadable since the list was read
+            keys = tags(rows(saved.rounds), cat)
+            if keys:
+                out.append({**_summary(r), "good_roads": keys, "headline": keys[0]})
+        order = {k: i for i, k in enumerate(cat.keys)}
+        return sorted(out, key=lambda s: order[s["headline"]])
 
     def version(self, shoe_id: str) -> int | None:
         return self.store.version(shoe_id)
@@ -205,7 +224,7 @@ class Feed:
 
     def _exists(self, shoe_id: str) -> None:
         if self.store.version(shoe_id) is None:
-            raise NotFound(f"no shoe {shoe_id!r} (it never existed or is in the trash)")
+            raise NotFound(f"no shoe {quote(shoe_id)} (it never existed or is in the trash)")
 
     def _load(self, shoe_id: str) -> db.Saved:
         self._exists(shoe_id)
@@ -222,6 +241,15 @@ class Feed:
         except StorageError as e:
             raise _status(e) from None
         return Reply(status, body, replayed)
+
+
+LIVE_SHOES = 200
+"""Live shoes `Feed.good_roads` looks at (the lobby's tables, and more)."""
+
+
+def tags(rounds: list[dict[str, Any]], catalogue: good_roads.Catalogue | None = None) -> list[str]:
+    """What holds after a shoe's last round (the catalogue in force), from its round rows."""
+    return good_roads.tags_of_winners([r["winner"] for r in rounds], catalogue)
 
 
 def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
@@ -248,7 +276,9 @@ def _status(e: StorageError) -> RoadsAppError:
 def _table_name(name: str) -> str:
     """Tables by name only (a path would read any file on the server)."""
     if name not in list_tables():
-        raise game_rounds.RoundError(f"unknown table {name!r} (tables: {', '.join(list_tables())})")
+        raise game_rounds.RoundError(
+            f"unknown table {quote(name)} (tables: {', '.join(list_tables())})"
+        )
     return name
 
 

@@ -20,11 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
-
-import anyio
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +32,8 @@ POLL_S = 0.1
 Rounds = list[dict[str, Any]]
 Snapshot = tuple[int, Rounds] | None
 """(version, rounds) of a shoe, or None when it does not exist (any more)."""
+Run = Callable[..., Awaitable[Any]]
+"""Runs a blocking store call off the event loop (the server's store threads)."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,10 @@ class Change:
     kind: str  # snapshot | append | reset | gone
     version: int | None
     rounds: Rounds
+    good_roads: list[str] = field(default_factory=list)  # what holds after the shoe's last round
 
     def data(self) -> dict[str, Any]:
-        return {"version": self.version, "rounds": self.rounds}
+        return {"version": self.version, "rounds": self.rounds, "good_roads": self.good_roads}
 
 
 def diff(before: Rounds | None, version: int | None, after: Rounds | None) -> Change:
@@ -72,9 +73,10 @@ def diff(before: Rounds | None, version: int | None, after: Rounds | None) -> Ch
 class _Watch:
     """The latest (version, rounds) of one shoe, and an event that fires when it moves."""
 
-    def __init__(self, shoe_id: str, read: Callable[[str], Snapshot]) -> None:
+    def __init__(self, shoe_id: str, read: Callable[[str], Snapshot], run: Run) -> None:
         self.shoe_id = shoe_id
         self._read = read
+        self._run = run
         self.latest: Snapshot = None
         self.loaded = asyncio.Event()
         self.moved = asyncio.Event()  # replaced by a fresh one after each move
@@ -87,9 +89,9 @@ class _Watch:
         while True:
             self.poke.clear()
             try:
-                v = await anyio.to_thread.run_sync(version, self.shoe_id)
+                v = await self._run(version, self.shoe_id)
                 if v != seen:
-                    snap = await anyio.to_thread.run_sync(self._read, self.shoe_id)
+                    snap = await self._run(self._read, self.shoe_id)
                     seen = snap[0] if snap else None
                     self.latest = snap
                     self.loaded.set()
@@ -105,10 +107,16 @@ class Hub:
     """All watched shoes of one server process."""
 
     def __init__(
-        self, read: Callable[[str], Snapshot], version: Callable[[str], int | None]
+        self,
+        read: Callable[[str], Snapshot],
+        version: Callable[[str], int | None],
+        run: Run,
+        tags: Callable[[Rounds], list[str]] | None = None,
     ) -> None:
         self._read = read
         self._version = version
+        self._run = run
+        self._tags = tags
         self._watches: dict[str, _Watch] = {}
 
     def changed(self, shoe_id: str) -> None:
@@ -121,7 +129,7 @@ class Hub:
         """The changes of one shoe, from a snapshot on, until it is gone or we are cancelled."""
         w = self._watches.get(shoe_id)
         if w is None:
-            w = self._watches[shoe_id] = _Watch(shoe_id, self._read)
+            w = self._watches[shoe_id] = _Watch(shoe_id, self._read, self._run)
             w.task = asyncio.create_task(w.run(self._version))
         w.followers += 1
         try:
@@ -134,6 +142,8 @@ class Hub:
                 version, rounds = snap if snap else (None, None)
                 if version != sent_version:
                     change = diff(sent, version, rounds)
+                    if rounds is not None and self._tags is not None:
+                        change = replace(change, good_roads=self._tags(rounds))
                     yield change
                     if change.kind == "gone":
                         return

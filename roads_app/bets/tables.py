@@ -66,7 +66,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app import safe_io
 from roads_app.bets.spec import KIND_NAMES, KINDS, BetKind, resolve_payouts
-from roads_app.errors import RoadsAppError, RulesError
+from roads_app.errors import RoadsAppError, RulesError, quote, shown_path
 from roads_app.game.shoe import ShoeOptions
 from roads_app.messages import Message
 
@@ -78,11 +78,6 @@ TABLES_ENV = "ROADS_APP_TABLES"
 
 MAX_RULES_BYTES = 256 * 1024
 """Largest rules file read (ours are about 3 KB)."""
-
-BET_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
-    {k.kind: k.description for k in KINDS.values()}
-)
-"""What each bet kind wins on, in words (from `roads_app.bets.spec`)."""
 
 BET_IDS: tuple[str, ...] = KIND_NAMES
 """Canonical bet ids (the bet kinds), in display order; a rules file may only use these."""
@@ -305,10 +300,38 @@ def refused_user_tables() -> list[str]:
     """One line per user table that is not listed because a built-in table has its name."""
     builtin = set(_builtin_names())
     return [
-        f"{path}: not used: {name!r} is a built-in table's name; rename the file"
+        f"{shown_path(path)}: not used: {quote(name)} is a built-in table's name; rename the file"
         for name, path in _user_files().items()
         if name in builtin
     ]
+
+
+def load_tables() -> tuple[list[tuple[str, Table]], list[str]]:
+    """Every table that loads (built-in, then the user's, by name) and one line for each
+    user file that does not: a built-in table's name, too big, not valid.
+
+    Each folder is listed once and each file read once, so a thousand user tables cost
+    a thousand reads, and one bad file never hides the others.
+    """
+    builtin = set(_builtin_names())
+    loaded: list[tuple[str, Table]] = []
+    notes: list[str] = []
+    user = _user_files()
+    files = {**{n: RULES_DIR / f"{n}.toml" for n in builtin},
+             **{n: p for n, p in user.items() if n not in builtin}}  # fmt: skip
+    for name in sorted(files):
+        try:
+            loaded.append((name, load_table(files[name])))
+        except RoadsAppError as e:
+            if name in builtin:
+                raise  # a broken built-in table is a bug of the install, not a user file
+            notes.append(f"{e}; not listed")
+    notes += [
+        f"{shown_path(path)}: not used: {quote(name)} is a built-in table's name; rename the file"
+        for name, path in user.items()
+        if name in builtin
+    ]
+    return loaded, notes
 
 
 def list_tables() -> list[str]:
@@ -393,7 +416,7 @@ def _display(path: Path) -> str:
     try:
         return str(Path(RULES_DIR.name) / path.resolve().relative_to(RULES_DIR.resolve()))
     except ValueError:
-        return str(path)
+        return shown_path(path)
 
 
 # --- the schema --------------------------------------------------------------------------

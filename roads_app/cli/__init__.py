@@ -15,14 +15,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from roads_app.cli import api, backtest, files, odds, rules, shoes
-from roads_app.cli.args import host_name, port_number
+from roads_app.cli import api, backtest, files, good_roads, odds, rules, shoes
+from roads_app.cli.args import host_name, int_range, port_number
 from roads_app.errors import RoadsAppError, report_bug
 
 DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
 
-COMMAND_GROUPS = (files, shoes, odds, backtest, rules, api)
+COMMAND_GROUPS = (files, shoes, odds, backtest, good_roads, rules, api)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
 
 
@@ -39,15 +39,20 @@ def _fail(message: str) -> int:
 
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    from roads_app.ui.launch import check_port, run_dashboard
+    from roads_app.ui.launch import DATA_ENV, dashboard_env, run_dashboard
 
-    check_port(args.port, args.host)  # before the API starts beside it
+    if args.api_port == args.port:
+        raise RoadsAppError(
+            f"--api-port {args.api_port} is the dashboard's own --port: give the API another "
+            "(or 0 for none)"
+        )
+    # Every check first (ports, data folder, cluster), then the API beside it, so a
+    # wrong setting is one line and never follows a note or the API's start.
+    env = dashboard_env(args.port, Path(args.data), args.host, args.cluster)
     os.environ[api.HOST_ENV] = args.host  # the pages' token rule (ui.access) reads it
-    with api.api_beside(Path(args.data), args.api_port, args.host):
-        return run_dashboard(
-            port=args.port, data_dir=Path(args.data), headless=args.headless,
-            host=args.host, cluster=args.cluster,
-        )  # fmt: skip
+    with api.api_beside(Path(env[DATA_ENV]), args.api_port, args.host):
+        return run_dashboard(args.port, Path(env[DATA_ENV]), args.headless, args.host,
+                             args.cluster, env=env)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="address the dashboard listens on (127.0.0.1: this machine only; "
         "0.0.0.0 lets anyone on the network use it)",
     )
-    p.add_argument("--api-port", type=int, default=None,
+    p.add_argument("--api-port", type=int_range(0, 65535), default=None,
                    help=f"port of the live-feed API started beside the dashboard "
                    f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)")  # fmt: skip
     p.add_argument("--data", default=None, help=DATA_HELP)
@@ -89,10 +94,11 @@ TABLES_HELP = "folder of your own <name>.toml tables (the platform's config fold
 def _places(args: argparse.Namespace) -> None:
     """Resolve the data folder once; the tables folder travels in the environment so the
     dashboard's own process and every loader see the same one."""
-    from roads_app.store.location import default_data_dir
+    from roads_app.store.location import check_data_dir, default_data_dir
 
     if args.data is None:
         args.data = str(default_data_dir())
+    check_data_dir(args.data)
     if args.tables is not None:  # the rules module (pydantic, the engine) only when needed
         from roads_app.bets.tables import TABLES_ENV
 

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from roads_app.cli.args import host_name, port_number
+
 DEFAULT_API_PORT = 8502  # same as roads_app.api.server.DEFAULT_API_PORT (kept import-free)
 TOKEN_ENV = "ROADS_APP_TOKEN"
 HOST_ENV = "ROADS_APP_HOST"  # = roads_app.ui.access.HOST_ENV: where the dashboard listens
@@ -31,7 +33,7 @@ def api_beside(data_dir: Path, port: int | None, host: str = "127.0.0.1") -> Ite
     from roads_app.ui.launch import check_port, prepare_data_dir
 
     try:
-        check_port(port or DEFAULT_API_PORT)
+        check_port(port or DEFAULT_API_PORT, host)
     except RoadsAppError:
         if port is not None:
             raise
@@ -58,7 +60,7 @@ def _cmd_api(args: argparse.Namespace) -> int:
     from roads_app.api.server import serve
     from roads_app.ui.launch import check_port, prepare_data_dir
 
-    check_port(args.port)
+    check_port(args.port, args.host)  # resolves the host too: one line, before uvicorn
     data = prepare_data_dir(Path(args.data))
     print(f"roads-app API on http://{args.host}:{args.port} (docs at /docs), data {data}",
           file=sys.stderr)  # fmt: skip
@@ -106,8 +108,9 @@ def _every(text: str) -> float:
 
 def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("api", help="serve the live-feed HTTP API (docs at /docs)")
-    s.add_argument("--port", type=int, default=DEFAULT_API_PORT, help=f"({DEFAULT_API_PORT})")
-    s.add_argument("--host", default="127.0.0.1",
+    s.add_argument("--port", type=port_number, default=DEFAULT_API_PORT,
+                   help=f"({DEFAULT_API_PORT})")  # fmt: skip
+    s.add_argument("--host", type=host_name, default="127.0.0.1",
                    help="listen address (127.0.0.1); other addresses need tokens to read")
     s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
     s.set_defaults(func=_cmd_api)

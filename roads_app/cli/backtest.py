@@ -26,6 +26,8 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         road=args.road,
         wins=args.wins,
         progression=args.progression,
+        pattern=args.pattern,
+        catalogue=_catalogue(args),
     )
     settings = Settings(
         bankroll=args.bankroll,
@@ -76,6 +78,24 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _catalogue(args: argparse.Namespace) -> object:
+    """The good-road catalogue follow-good-road reads (--catalogue, else the one in force)."""
+    if args.strategy.strip().lower().replace("_", "-") != "follow-good-road":
+        for opt in ("pattern", "catalogue"):
+            if getattr(args, opt) not in (None, "any"):
+                raise bt_error(f"--{opt} is for --strategy follow-good-road")
+        return None
+    from roads_app.roads.good_roads import load_catalogue
+
+    return load_catalogue(args.catalogue)
+
+
+def bt_error(text: str) -> Exception:
+    from roads_app.errors import StrategyError
+
+    return StrategyError(text)
+
+
 def _waiting(address: str) -> str:
     return "starting a local Ray instance" if address == "auto" else f"joining Ray at {address}"
 
@@ -99,13 +119,24 @@ def add_cluster_options(s: argparse.ArgumentParser, shard: int, what: str) -> No
 
 def _strategy_names() -> dict[str, str]:
     """The names `backtest --help` lists (the engine is imported for the help only)."""
-    from roads_app.sim.strategies import ROADS, STAKINGS, STRATEGY_NAMES
+    from roads_app.sim.strategies import MAX_PAROLI_WINS, ROADS, STAKINGS, STRATEGY_NAMES
 
     return {
+        "max_wins": str(MAX_PAROLI_WINS),
         "strategies": ", ".join(STRATEGY_NAMES),
         "roads": ", ".join(ROADS),
         "stakings": ", ".join(STAKINGS),
     }
+
+
+def _wins(text: str) -> int:
+    """``--wins``: the range is the Paroli staking's own (imported only when it is given)."""
+    from roads_app.sim.strategies import MAX_PAROLI_WINS
+
+    return int_range(1, MAX_PAROLI_WINS)(text)
+
+
+_wins.__name__ = "whole number"
 
 
 def register_backtest(sub: argparse._SubParsersAction) -> None:
@@ -148,11 +179,15 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--road", default="big_eye_boy", help="follow-road: {roads}")
     s.add_argument(
         "--wins",
-        type=int_range(1, 100),
+        type=_wins,
         default=3,
-        help="paroli: wins before the reset, 1 to 100 (3)",
+        help="paroli: wins before the reset, 1 to {max_wins} (3)",
     )
     s.add_argument("--progression", default="flat", help="pattern strategies' staking: {stakings}")
+    s.add_argument("--pattern", default="any",
+                   help="follow-good-road: a good road's key, or any (the headline)")  # fmt: skip
+    s.add_argument("--catalogue", default=None, metavar="FILE",
+                   help="follow-good-road: a good-road catalogue (the one in force)")  # fmt: skip
     s.add_argument("--engine", default="fast", choices=("fast", "plain"), help="fast (Numba)")
     s.add_argument(
         "--threads", type=int_range(1, 1024), default=None, help="threads for the fast engine (all)"

@@ -8,12 +8,14 @@ import sys
 
 def _cmd_rules(args: argparse.Namespace) -> int:
     from roads_app.bets import tables as rules
+    from roads_app.errors import shown_path
 
     if args.table is None:
-        for name in rules.list_tables():
-            t = rules.load_table(name)
-            print(f"{name:<22}{t.title:<24}{len(t.bets):>3} bets  {t.source}")
-        for line in rules.refused_user_tables():
+        tables, notes = rules.load_tables()
+        for name, t in tables:
+            shown = shown_path(name)  # a user's file name: one line, escaped
+            print(f"{shown:<22}{t.title:<24}{len(t.bets):>3} bets  {t.source}")
+        for line in notes:  # a user file that cannot be used: skipped, said in one line
             print(f"note: {line}", file=sys.stderr)
         return 0
     print(rules.describe(rules.load_table(args.table)))

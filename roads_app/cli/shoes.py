@@ -40,31 +40,24 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_add(args: argparse.Namespace) -> int:
     """Append results like ``BPPT`` in one transaction, checked by the entry rules."""
-    from roads_app.errors import RoundError
-    from roads_app.game.rounds import WINNERS, add_winner
+    from roads_app.errors import RoundError, quote
+    from roads_app.game.rounds import add_winner
 
     store = _store(args)
     shoe_id = _id(args.id)
     saved = store.load(shoe_id)
-    letters = [ch for ch in args.results.upper() if not ch.isspace() and ch not in ",;"]
-    if not letters:
+    given = [ch for ch in args.results if not ch.isspace() and ch not in ",;"]
+    if not given:
         raise RoundError("no results given: write them as B, P and T, like BPPT")
     rounds = saved.rounds
-    if rounds.height and rounds["player_cards"].null_count() == 0:
-        raise RoundError(
-            f"shoe {shoe_id} is recorded card by card: a result without its cards would "
-            "break its live odds; enter the cards on the scoreboard"
-        )
-    most = saved.meta.decks * 52 // 4  # every round takes at least four cards
-    if rounds.height + len(letters) > most:
-        raise RoundError(
-            f"shoe {shoe_id} would have {rounds.height + len(letters)} rounds: "
-            f"{saved.meta.decks} decks deal at most {most}"
-        )
-    for i, ch in enumerate(letters):
-        if ch not in WINNERS:
-            raise RoundError(f"result {i + 1} is {ch!r}: results are B, P or T")
-        rounds = add_winner(rounds, ch, decks=saved.meta.decks)
+    for i, ch in enumerate(given):  # checked as typed: "ı".upper() is "I", "ß" is "SS"
+        if ch not in "BPTbpt":
+            raise RoundError(f"result {i + 1} is {quote(ch)}: results are B, P or T")
+    for ch in given:  # the entry rule of every door (`check_shoe`): decks, cards
+        try:
+            rounds = add_winner(rounds, ch.upper(), decks=saved.meta.decks)
+        except RoundError as e:
+            raise RoundError(f"shoe {shoe_id}: {e}") from None
     version = store.append_rounds(shoe_id, rounds.slice(saved.rounds.height), saved.version)
     print(f"{shoe_id}: {rounds.height} rounds (version {version})")
     return 0

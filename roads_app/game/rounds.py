@@ -324,6 +324,58 @@ def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[
         raise ShoeCompositionError(Message("msg_too_many", n=n, code=code, decks=decks))
 
 
+CARDS_PER_ROUND_MIN = 4
+"""Fewest cards a round uses (two hands of two)."""
+
+
+def max_rounds(decks: int) -> int:
+    """Most rounds a shoe of ``decks`` decks can deal: every round uses at least 4 cards.
+
+    >>> max_rounds(8), max_rounds(1)
+    (104, 13)
+    """
+    return decks * playing_cards.CARDS_PER_DECK // CARDS_PER_ROUND_MIN
+
+
+def check_shoe(
+    rounds: pl.DataFrame, decks: int = 8, *, new_from: int = 0, also_seen: Iterable[str] = ()
+) -> None:
+    """The one rule of what a shoe of ``decks`` decks can hold, for every door (entry
+    form, keys, HTTP API, ``roads-app shoes add``, import, edits); the rounds from index
+    ``new_from`` on are the new or changed ones.
+
+    * at most `max_rounds` rounds, and at most the shoe's cards in all (a round without
+      cards counts as the 4 it used at least), so an export always imports back;
+    * no more copies of a card than the decks hold (`check_composition`), when a new
+      round has cards (``also_seen``: cards seen outside the rounds, a burn card).
+    """
+    n = rounds.height
+    if n <= new_from and not also_seen:
+        return
+    most = max_rounds(decks)
+    if n > most:
+        over = max(new_from, most) + 1
+        raise RoundError(Message("msg_shoe_full", decks=decks, most=most, n=over))
+    lengths = rounds["player_cards"].list.len() + rounds["banker_cards"].list.len()
+    cards = int(lengths.fill_null(CARDS_PER_ROUND_MIN).sum())
+    holds = decks * playing_cards.CARDS_PER_DECK
+    if cards > holds:
+        raise RoundError(Message("msg_shoe_cards", n=n, cards=cards, decks=decks, holds=holds))
+    also_seen = list(also_seen)
+    if also_seen or rounds["player_cards"].slice(new_from).is_not_null().any():
+        check_composition(rounds, decks, also_seen)
+
+
+def check_by_cards(rounds: pl.DataFrame, row: dict[str, Any]) -> None:
+    """A shoe recorded by cards (every round so far came with its cards) takes the next
+    round by its cards too: a result without its cards would make the card counts (the
+    composition check, the live odds) silently wrong. The one rule of every door that
+    adds a round (entry form, keys, HTTP API, ``roads-app shoes add``).
+    """
+    if row["player_cards"] is None and rounds.height and not rounds["player_cards"].null_count():
+        raise RoundError(Message("msg_cards_only", n=rounds.height + 1))
+
+
 def _first_round_exceeding(rounds: pl.DataFrame, code: str, decks: int) -> int | None:
     n = 0
     for r, pc, bc in rounds.select("round", "player_cards", "banker_cards").iter_rows():
@@ -334,10 +386,17 @@ def _first_round_exceeding(rounds: pl.DataFrame, code: str, decks: int) -> int |
 
 
 def _append(rounds: pl.DataFrame, row: dict[str, Any], decks: int) -> pl.DataFrame:
+    check_by_cards(rounds, row)
     out = _renumber(pl.concat([rounds.select(ROUNDS_SCHEMA.names()), _frame([row])]))
-    if row["player_cards"] is not None:
-        check_composition(out, decks)
+    check_shoe(out, decks, new_from=rounds.height)
     return out
+
+
+def preview_winner(rounds: pl.DataFrame, winner: str) -> pl.DataFrame:
+    """The rounds as they would be after one more ``winner``: a what-if for the ask
+    roads, not an entry, so a full shoe or one recorded by cards still shows it."""
+    return _renumber(pl.concat([rounds.select(ROUNDS_SCHEMA.names()),
+                                _frame([round_by_winner(winner)])]))  # fmt: skip
 
 
 def add_winner(rounds: pl.DataFrame, winner: str, *, decks: int = 8, **flags: Any) -> pl.DataFrame:
@@ -387,7 +446,7 @@ def edit_round(
             ROUNDS_SCHEMA.names()
         )
     )
-    check_composition(out, decks)
+    check_shoe(out, decks, new_from=i)
     return out
 
 
@@ -424,45 +483,6 @@ def rounds_from_hands(hands: Sequence[Hand]) -> pl.DataFrame:
         "banker_cards": bc,
     }
     return pl.DataFrame(data, schema=ROUNDS_SCHEMA)
-
-
-def derive_from_cards(rounds: pl.DataFrame) -> pl.DataFrame:
-    """Recompute points, winner, pairs and naturals from the card lists, vectorised.
-
-    Rows without cards keep what they have. Used to check imported files.
-    """
-    point_of = {
-        code: playing_cards.RANK_POINTS[i // 4] for i, code in enumerate(playing_cards.ALL_CARDS)
-    }
-    rank_of = {code: code[0] for code in playing_cards.ALL_CARDS}
-
-    def hand(col: str) -> dict[str, pl.Expr]:
-        lst = pl.col(col)
-        total = (
-            lst.list.eval(pl.element().replace_strict(point_of, return_dtype=pl.Int32)).list.sum()
-            % 10
-        ).cast(pl.Int8)
-        two = (
-            lst.list.head(2)
-            .list.eval(pl.element().replace_strict(point_of, return_dtype=pl.Int32))
-            .list.sum()
-            % 10
-        )
-        r0 = lst.list.get(0, null_on_oob=True).replace_strict(rank_of, default=None)
-        r1 = lst.list.get(1, null_on_oob=True).replace_strict(rank_of, default=None)
-        side = col.split("_")[0]
-        has = lst.is_not_null()
-        return {
-            f"{side}_points": pl.when(has).then(total).otherwise(pl.col(f"{side}_points")),
-            f"{side}_natural": pl.when(has).then(two >= 8).otherwise(pl.col(f"{side}_natural")),
-            f"{side}_pair": pl.when(has).then(r0 == r1).otherwise(pl.col(f"{side}_pair")),
-        }
-
-    out = rounds.with_columns(**hand("player_cards"), **hand("banker_cards"))
-    has = pl.col("player_cards").is_not_null()
-    return out.with_columns(
-        winner=pl.when(has).then(winner_from_points()).otherwise(pl.col("winner"))
-    )
 
 
 def winner_from_points() -> pl.Expr:

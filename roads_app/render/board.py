@@ -28,7 +28,7 @@ from typing import Any
 import plotly.graph_objects as go
 import polars as pl
 
-from roads_app.game.rounds import add_winner
+from roads_app.game.rounds import preview_winner
 from roads_app.render.i18n import word
 from roads_app.roads.grids import all_roads
 
@@ -766,7 +766,7 @@ GHOST_OPACITY = 0.35
 
 def _ask_marks(rounds: pl.DataFrame, ask: str, rows: int) -> dict[str, pl.DataFrame]:
     """Per road, the cells one more ``ask`` result would add (only roads that gain one)."""
-    nxt = add_winner(rounds, ask)
+    nxt = preview_winner(rounds, ask)
     new_round = nxt.height
     out = {}
     for name, road in all_roads(nxt, rows=rows).items():

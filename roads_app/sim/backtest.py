@@ -371,10 +371,12 @@ def play_shoe(
     slot_n = [0.0] * len(names)
     side: str | None = None
     streak = 0
+    columns: list[int] = []  # the big road's logical columns as they stand
     path: list[float] = []
     for h, (w, rnd) in enumerate(zip(winners, round_nos, strict=True)):
         if stop == kernel.STOP_NONE:
-            hist = History(side, streak, {k: v[h] for k, v in ask_cols.items()})
+            asks = {k: v[h] for k, v in ask_cols.items()}
+            hist = History(side, streak, asks, tuple(columns))
             bet = sel.choose(hist)
             stake = 0.0
             if bet is not None:
@@ -419,8 +421,10 @@ def play_shoe(
         if w != "T":
             if w == side:
                 streak += 1
+                columns[-1] += 1
             else:
                 side, streak = w, 1
+                columns.append(1)
         path.append(bankroll)
     ints = [len(winners), n_bets, stop, stop_hand]
     return (ints, [wagered, bankroll, low], slot_w, slot_n), path, unsettled

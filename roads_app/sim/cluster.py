@@ -135,11 +135,6 @@ def start_local(**options: Any) -> None:
                 ) from None
 
 
-def workers() -> int:
-    """CPUs the connected cluster offers (each runs one shard at a time)."""
-    return int(_ray().cluster_resources().get("CPU", 0))
-
-
 def _task(fn: Callable[..., Any], first: int, count: int, threads: int, args: tuple) -> Any:
     """One shard on a worker, with the engine limited to the task's CPUs."""
     from roads_app.sim.kernel import set_threads

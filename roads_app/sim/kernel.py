@@ -43,7 +43,7 @@ from roads_app.game.shoe import (
     hand_cards,
     hand_start,
 )
-from roads_app.roads import derived
+from roads_app.roads import derived, good_roads
 from roads_app.roads.derived import BLUE, RED
 from roads_app.sim import strategies
 from roads_app.sim.cache import depends_on
@@ -51,6 +51,7 @@ from roads_app.sim.strategies import (
     SEL_AGAINST_STREAK,
     SEL_FIXED,
     SEL_FOLLOW_LAST,
+    SEL_GOOD_ROAD,
     SEL_ROAD,
     Resolved,
     Strategy,
@@ -58,7 +59,7 @@ from roads_app.sim.strategies import (
 )
 
 # The kernels below compile functions and arrays of these modules into their machine code.
-depends_on(__file__, cards, drawing, shoe, derived, strategies)
+depends_on(__file__, cards, drawing, shoe, derived, good_roads, strategies)
 
 ENGINE_BETS: tuple[str, ...] = KIND_NAMES
 """Bet ids in kernel index order: every kind of `roads_app.bets.spec`, in its order."""
@@ -79,7 +80,7 @@ class Plan:
     """A strategy, its settings and a table, as plain numbers and arrays for the kernel."""
 
     sel_code: int
-    sel_param: int  # fixed: bet index; against streak: N; road: k (1, 2, 3)
+    sel_param: int  # fixed: bet index; against streak: N; road: k; good road: pattern (-1 any)
     stake_units: np.ndarray  # float64[levels]: the staking's units by level
     stake_on_win: np.ndarray  # int64[levels]: next level after a win
     stake_on_loss: np.ndarray  # int64[levels]: next level after a loss
@@ -97,6 +98,7 @@ class Plan:
     stop_low: float  # stop when the bankroll is at or below this (-inf: no stop-loss)
     stop_high: float  # stop when the bankroll is at or above this (inf: no take-profit)
     shoe: ShoeOptions
+    patterns: tuple = ()  # follow-good-road: the catalogue's arrays (`CatalogueArrays`)
 
     @property
     def slot_of(self) -> np.ndarray:
@@ -120,6 +122,9 @@ def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
         if bet.closes_after is not None:
             closes[i] = bet.closes_after
     staking = strategy.staking.table
+    sel = strategy.selection
+    catalogue = getattr(sel, "catalogue", None) if sel.code == SEL_GOOD_ROAD else None
+    patterns = (catalogue or _NO_PATTERNS).arrays().as_tuple()
     return Plan(
         sel_code=strategy.selection.code,
         sel_param=strategy.selection.param,
@@ -140,7 +145,12 @@ def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
         stop_low=resolved.stop_low,
         stop_high=resolved.stop_high,
         shoe=table.shoe,
+        patterns=patterns,
     )
+
+
+_NO_PATTERNS = good_roads.Catalogue("none", "none", "none", (), "none")
+"""A strategy that reads no good road still hands the kernel (empty) pattern arrays."""
 
 
 @njit(cache=True, inline="always")
@@ -173,14 +183,7 @@ def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
 @njit(cache=True, inline="always")
 def _road_step(lengths: np.ndarray, n_streaks: int, side: int, w: int) -> tuple[int, int]:
     """Add a result to the logical big road (streak lengths); ties add nothing."""
-    if w != W_TIE:
-        if w == side:
-            lengths[n_streaks - 1] += 1
-        else:
-            lengths[n_streaks] = 1
-            n_streaks += 1
-            side = w
-    return n_streaks, side
+    return good_roads.add_result(lengths, n_streaks, side, w)
 
 
 @njit(cache=True)
@@ -212,8 +215,6 @@ def _next_level(level: int, result: float, on_win: np.ndarray, on_loss: np.ndarr
 PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
 """PCG's default 128-bit LCG multiplier, as NumPy's PCG64 uses it."""
 _MASK64 = (1 << 64) - 1
-_U32 = np.uint64(0xFFFFFFFF)
-_S32 = np.uint64(32)
 _S58 = np.uint64(58)
 _MUL_HI = np.uint64(PCG_MULTIPLIER >> 64)
 _MUL_LO = np.uint64(PCG_MULTIPLIER & _MASK64)
@@ -360,6 +361,7 @@ def _run_kernel(
     max_bet: float,
     stop_low: float,
     stop_high: float,
+    patterns: tuple,  # follow-good-road: the catalogue's arrays
     n_paths: int,
     out_int: np.ndarray,  # [shoes, 4]: hands, bets, stop code, stop hand
     out_float: np.ndarray,  # [shoes, 3]: wagered, final bankroll, min bankroll
@@ -416,6 +418,10 @@ def _run_kernel(
                         bet = BANKER
                     elif colour == BLUE:
                         bet = PLAYER
+                elif sel_code == SEL_GOOD_ROAD:  # no column yet: no pattern holds
+                    w_inv = good_roads.invited_side(lengths, n_streaks, side, patterns, sel_param)
+                    if w_inv >= 0:
+                        bet = BANKER if w_inv == W_BANKER else PLAYER
                 if bet >= 0 and rnd > closes[bet]:
                     bet = -1
                 if bet >= 0:
@@ -592,6 +598,7 @@ def run_fast(
                 plan.max_bet,
                 plan.stop_low,
                 plan.stop_high,
+                plan.patterns,
                 max(0, n_paths - done),
                 out_int[sl],
                 out_float[sl],

@@ -45,10 +45,12 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from roads_app.bets.tables import BET_IDS, Table, not_offered_reason
-from roads_app.errors import BetError, StrategyError
+from roads_app.errors import BetError, StrategyError, quote
+from roads_app.roads import good_roads
+from roads_app.roads.good_roads import Catalogue
 
 # Selection codes the kernel branches on (selections stay code; stakings are tables).
-SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD = 0, 1, 2, 3
+SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD, SEL_GOOD_ROAD = 0, 1, 2, 3, 4
 
 ROADS: Mapping[str, int] = MappingProxyType({"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3})
 """Derived roads a road-following strategy can read, with their k (docs/roads.md)."""
@@ -63,12 +65,14 @@ class History:
 
     ``side`` is the latest Banker/Player result ("B", "P"; None before the first),
     ``streak`` the length of its current big-road column (ties ignored), ``ask`` the
-    colour each derived road would add on a next Banker result ("red", "blue", None).
+    colour each derived road would add on a next Banker result ("red", "blue", None),
+    ``columns`` the heights of the big road's logical columns as they stand.
     """
 
     side: str | None
     streak: int
     ask: Mapping[str, str | None]
+    columns: tuple[int, ...] = ()
 
 
 # --- selections: which bet ------------------------------------------------------------
@@ -194,6 +198,50 @@ class FollowRoad(Selection):
         return "banker" if colour == "red" else "player"
 
 
+@dataclass(frozen=True, slots=True)
+class FollowGoodRoad(Selection):
+    """Bet what a good road invites while it holds (one pattern, or any: the headline).
+
+    Continue bets the current column's side, switch the other; no bet while the pattern
+    (or, for ``any``, every pattern of the catalogue) does not hold.
+    """
+
+    pattern: str = "any"
+    catalogue: Catalogue | None = None
+    code: ClassVar[int] = SEL_GOOD_ROAD
+
+    def __post_init__(self) -> None:
+        if self.catalogue is None:
+            object.__setattr__(self, "catalogue", good_roads.load_catalogue())
+        if self.pattern != "any":
+            self.cat.pattern(self.pattern)  # RulesError naming the known keys
+        elif not self.cat.keys:
+            raise StrategyError(f"{self.cat.where}: every good road is switched off")
+
+    @property
+    def cat(self) -> Catalogue:
+        assert self.catalogue is not None
+        return self.catalogue
+
+    @property
+    def param(self) -> int:
+        return -1 if self.pattern == "any" else self.cat.keys.index(self.pattern)
+
+    @property
+    def detail(self) -> str:
+        return f" ({self.pattern.replace('_', ' ')})"
+
+    def choose(self, history: History) -> str | None:
+        if history.side is None:
+            return None
+        side = 0 if history.side == "B" else 1
+        got = good_roads.invited_side(
+            history.columns, len(history.columns), side, self.cat.arrays().as_tuple(),
+            self.param,
+        )  # fmt: skip
+        return None if got < 0 else ("banker" if got == 0 else "player")
+
+
 # --- stakings: how much ---------------------------------------------------------------
 
 
@@ -293,6 +341,10 @@ class Martingale(Staking):
 _MARTINGALE = _table(lambda i: 2.0**i, lambda i: 0, lambda i: i + 1)
 
 
+MAX_PAROLI_WINS = 30
+"""Most wins a Paroli run doubles through: 2^30 units already passes any table's limit."""
+
+
 @dataclass(frozen=True, slots=True)
 class Paroli(Staking):
     """Reverse Martingale: double after a win, back to one unit after ``wins`` wins or a loss."""
@@ -304,9 +356,12 @@ class Paroli(Staking):
         if (
             isinstance(self.wins, bool)
             or not isinstance(self.wins, int)
-            or not 1 <= self.wins <= 30
+            or not 1 <= self.wins <= MAX_PAROLI_WINS
         ):
-            raise StrategyError(f"--wins must be a whole number from 1 to 30, not {self.wins!r}")
+            raise StrategyError(
+                f"--wins must be a whole number from 1 to {MAX_PAROLI_WINS}, "
+                f"not {quote(self.wins)}"
+            )
 
     @property
     def param(self) -> int:
@@ -382,6 +437,7 @@ PATTERNS: Mapping[str, type[Selection]] = MappingProxyType(
         "follow-last": FollowLast,
         "against-streak": AgainstStreak,
         "follow-road": FollowRoad,
+        "follow-good-road": FollowGoodRoad,
     }
 )
 """Pattern selections by name; they pick Banker or Player themselves."""
@@ -423,12 +479,15 @@ def make_strategy(
     road: str = "big_eye_boy",
     wins: int = 3,
     progression: str = "flat",
+    pattern: str = "any",
+    catalogue: Catalogue | None = None,
 ) -> Strategy:
     """A strategy by name with its options; `StrategyError` / `BetError` on bad settings.
 
     Staking names (flat, martingale, ...) bet ``bet`` (Banker by default) every hand;
-    pattern names (follow-last, against-streak, follow-road) choose Banker or Player
-    and stake by ``progression`` (flat by default).
+    pattern names (follow-last, against-streak, follow-road, follow-good-road) choose
+    Banker or Player and stake by ``progression`` (flat by default); follow-good-road
+    follows ``pattern`` (a key of ``catalogue``, the one in force by default, or any).
     """
     key = str(name).strip().lower().replace("_", "-")
     road_key = str(road).strip().lower().replace("-", "_").replace(" ", "_")
@@ -457,6 +516,8 @@ def make_strategy(
             if cls is AgainstStreak
             else FollowRoad(road_key)
             if cls is FollowRoad
+            else FollowGoodRoad(str(pattern).strip().lower(), catalogue)
+            if cls is FollowGoodRoad
             else cls()
         )
         return Strategy(key, sel, staking(progression))

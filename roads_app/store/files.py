@@ -18,6 +18,7 @@ Shoe metadata (`ShoeMeta`) travels inside a Parquet file's key-value metadata.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -32,12 +33,14 @@ from typing import Any
 import polars as pl
 
 from roads_app import safe_io
-from roads_app.errors import StorageError
+from roads_app.errors import StorageError, shown_path
 from roads_app.game.rounds import ID_PATTERN, MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
+from roads_app.store import importing
 from roads_app.store.importing import (  # parsing and checking files lives there
     FORMAT_KEY,
     MAX_IMPORT_BYTES,
     META_KEY,
+    SHOE_COLUMN,
     import_bytes,
     import_path,
     meta_from_text,
@@ -71,6 +74,32 @@ def check_shoe_id(shoe_id: str) -> str:
     return shoe_id
 
 
+_NO_ROOM = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+def write_error(path: Path, e: BaseException) -> StorageError | None:
+    """A failed write (ours, or a writer library's) as one line, or None for a bug.
+
+    A full disk, a file over the system's size limit (``ulimit -f``), a folder where the
+    file should go or a read-only place are the machine's state, not bugs. Arrow and
+    Polars wrap the operating system's error in their own types, so their text is read
+    for the errno's words too.
+    """
+    where = shown_path(path)
+    code = e.errno if isinstance(e, OSError) else None
+    text = str(e)
+    if code in _NO_ROOM or "No space left" in text or "Disk quota" in text:
+        return StorageError(f"{where}: the disk is full; nothing was written")
+    if code == errno.EFBIG or "File too large" in text:
+        return StorageError(f"{where}: the file would be over this system's file size limit; "
+                            "nothing was written")  # fmt: skip
+    if code == errno.EISDIR or isinstance(e, IsADirectoryError):
+        return StorageError(f"{where}: is a folder; name a file to write")
+    if isinstance(e, OSError) and not isinstance(e, StorageError):
+        return StorageError(f"{where}: cannot be written ({e.strerror or _first_line(e)})")
+    return None
+
+
 def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path:
     """Write via a temporary file in the same folder, then rename over the target.
 
@@ -84,7 +113,7 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path
             prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
         )
     except OSError as e:
-        raise StorageError(f"{path}: cannot be written ({e.strerror})") from None
+        raise write_error(path, e) or e from None
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -95,8 +124,8 @@ def atomic_write(path: Path, write: Callable[[io.BufferedWriter], None]) -> Path
     except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        if isinstance(e, OSError) and not isinstance(e, StorageError):
-            raise StorageError(f"{path}: cannot be written ({e.strerror or e})") from None
+        if not isinstance(e, StorageError) and (said := write_error(path, e)) is not None:
+            raise said from None
         raise
     return path
 
@@ -164,7 +193,7 @@ def atomic_write_path(path: Path, write: Callable[[Path], None]) -> Path:
             prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
         )
     except OSError as e:
-        raise StorageError(f"{path}: cannot be written ({e.strerror})") from None
+        raise write_error(path, e) or e from None
     os.close(fd)
     try:
         write(Path(tmp))
@@ -172,9 +201,11 @@ def atomic_write_path(path: Path, write: Callable[[Path], None]) -> Path:
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if not isinstance(e, StorageError) and (said := write_error(path, e)) is not None:
+            raise said from None
         raise
     return path
 
@@ -257,16 +288,20 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
 # --- whole files: the CLI's simulate/show ---------------------------------------------
 
 
-def write_frame(frame: pl.DataFrame, path: Path) -> Path:
-    """Write a rounds frame (one or many shoes) as .parquet, .csv or .json, atomically."""
-    return write_batches([frame], path)[0]
-
-
 def check_out_path(path: Path) -> str:
-    """The format an output file's name asks for (.parquet, .csv or .json)."""
+    """The format an output file's name asks for (.parquet, .csv or .json); a folder of
+    that name is refused before any work is done."""
     fmt = Path(path).suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise StorageError(f"{Path(path).name}: output must end in .parquet, .csv or .json")
+        raise StorageError(
+            f"{shown_path(Path(path).name)}: output must end in .parquet, .csv or .json"
+        )
+    try:
+        is_dir = Path(path).is_dir()
+    except OSError as e:  # a name too long, a loop of links
+        raise write_error(Path(path), e) or e from None
+    if is_dir:
+        raise StorageError(f"{shown_path(path)}: is a folder; name a file to write")
     return fmt
 
 
@@ -365,12 +400,14 @@ def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
     A lazy frame is summed by Polars' streaming engine, never held whole.
     """
     lf = frame.lazy()
-    multi = "shoe" in lf.collect_schema().names()
+    names = lf.collect_schema().names()
+    multi = "shoe" in names
+    cards = pl.col("player_cards").is_not_null().sum() if "player_cards" in names else pl.lit(0)
     row = (
         lf.select(
             n=pl.len(),
             shoes=pl.col("shoe").n_unique() if multi else pl.lit(1),
-            with_cards=pl.col("player_cards").is_not_null().sum(),
+            with_cards=cards,
             **{w: (pl.col("winner").cast(pl.String) == w).sum() for w in WINNERS},
         )
         .collect(engine="streaming")
@@ -385,27 +422,71 @@ def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
     )
 
 
+MAX_SHOW_BYTES = importing.MAX_SHOW_BYTES
+
+
 def show_summary(path: Path) -> str:
-    """`summary` of a file; a multi-shoe Parquet or CSV file (any size) is scanned, not
-    loaded (a multi-shoe JSON file is still refused as one shoe: JSON has no scanner)."""
+    """`summary` of a file; a multi-shoe Parquet or CSV file (up to `MAX_SHOW_BYTES`) is
+    scanned, not loaded (a multi-shoe JSON file is read by `library.read_shoes`).
+
+    Every read is bounded first: a Parquet footer (rows, columns, unpacked size) before
+    any page; a CSV's size and every line's length before Polars sees it; a one-shoe file
+    as `import` reads it (2 MB).
+    """
     path = Path(path)
-    safe_io.check_regular_file(path, str(path))  # a FIFO or a device is never opened
-    if path.suffix.lower() == ".parquet" and path.exists():
-        try:
-            names = pl.read_parquet_schema(path)
-        except Exception:
-            names = {}  # damaged: read_any says how, in one line
-        if "shoe" in names:
-            missing = set(MULTI_SHOE_SCHEMA.names()) - set(names)
-            if missing:
-                raise StorageError(f"{path.name}: missing column(s) {', '.join(sorted(missing))}")
-            return summary(pl.scan_parquet(path))
-    if path.suffix.lower() == ".csv" and path.exists():
-        with open(path, "rb") as fh:
-            header = fh.readline().decode("utf-8-sig", errors="replace").strip().split(",")
-        if "shoe" in header:  # a `simulate` CSV: scanned as text, never loaded whole
-            return summary(pl.scan_csv(path, infer_schema=False))
+    where = shown_path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        size = safe_io.check_regular_file(path, where)  # a FIFO or a device is never opened
+        if size > MAX_SHOW_BYTES:
+            raise safe_io.over_limit(where, size, MAX_SHOW_BYTES)
+        md = importing.parquet_footer(
+            path, shown_path(path.name), importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
+        )
+        columns = md.schema.to_arrow_schema().names
+        if SHOE_COLUMN in columns:
+            return _scanned(pl.scan_parquet(path), columns, shown_path(path.name))
+    elif suffix == ".csv":
+        safe_io.check_text_file(path, MAX_SHOW_BYTES, where)
+        with open(path, "rb") as fh:  # the line-length check bounds this read
+            head = fh.readline(safe_io.MAX_LINE_BYTES + 1)
+        header = [h.strip() for h in head.decode("utf-8-sig", errors="replace").split(",")]
+        if SHOE_COLUMN in header:  # a `simulate` CSV: scanned as text, never loaded whole
+            return _scanned(pl.scan_csv(path, infer_schema=False), header, shown_path(path.name))
     return summary(read_any(path))
+
+
+def _scanned(lf: pl.LazyFrame, columns: list[str], label: str) -> str:
+    """The summary of a scanned file of many shoes, after its columns and values are checked
+    in the same streaming pass: shoe numbers, winners and rounds per shoe."""
+    importing.check_columns(columns, label, shoes=True)
+    most = importing.max_rounds(8)
+    try:
+        shoe = pl.col(SHOE_COLUMN).cast(pl.String).str.strip_chars().cast(pl.Int64, strict=False)
+        checks = lf.select(
+            bad_shoe=(shoe.is_null() | (shoe < 1)).sum(),
+            bad_winner=(~pl.col("winner").cast(pl.String).is_in(list(WINNERS))).sum(),
+        ).collect(engine="streaming").row(0, named=True)
+        if checks["bad_shoe"]:
+            raise StorageError(
+                f"{label}: {checks['bad_shoe']:,} row(s) without a shoe number (1, 2, ...)"
+            )
+        if checks["bad_winner"]:
+            raise StorageError(f"{label}: {checks['bad_winner']:,} row(s) whose winner is not "
+                               "B, P or T")  # fmt: skip
+        longest = (
+            lf.group_by(shoe.alias("k")).len().select(pl.col("len").max(), pl.col("k").first())
+            .collect(engine="streaming").row(0, named=True)
+        )  # fmt: skip
+        if (longest["len"] or 0) > most:
+            raise StorageError(
+                f"{label}: a shoe of {longest['len']:,} rounds (at most {most} in 8 decks)"
+            )
+        return summary(lf)
+    except StorageError:
+        raise
+    except Exception as e:  # polars raises several types for text it cannot read
+        raise StorageError(f"{label}: not a readable shoe file ({_first_line(e)})") from None
 
 
 def _first_line(e: BaseException) -> str:

@@ -22,20 +22,22 @@ import csv
 import io
 import json
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from roads_app import safe_io
-from roads_app.errors import RoadsAppError, StorageError
+from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import (
-    MULTI_SHOE_SCHEMA,
+    CARDS_PER_ROUND_MIN,
     NAME_MAX,
     ROUNDS_SCHEMA,
     ShoeMeta,
-    check_composition,
     check_name,
+    check_shoe,
+    max_rounds,
     round_by_cards,
     round_by_points,
     round_by_winner,
@@ -54,16 +56,13 @@ MAX_SHOW_BYTES = 100 * 1024 * 1024
 MAX_SHOW_ROWS = 20_000_000
 MAX_SHOW_UNPACKED = 2 * 1024**3
 MAX_COLUMNS = 16
-CARDS_PER_ROUND_MIN = 4
+MAX_IMPORT_SHOES = 1_000
+"""Most shoes one file may hold for `import` (and `show` of a JSON file, checked shoe by
+shoe): at most 104,000 rounds, each rebuilt and checked, a few seconds' work. A larger
+`simulate` file is imported a shoe at a time with ``--shoe K``."""
+SHOE_COLUMN = "shoe"
+"""The column a multi-shoe file (``roads-app simulate``) numbers its shoes by."""
 
-
-def max_rounds(decks: int) -> int:
-    """Most rounds a shoe of ``decks`` decks can deal: every round uses at least 4 cards.
-
-    >>> max_rounds(8), max_rounds(1)
-    (104, 13)
-    """
-    return decks * 52 // CARDS_PER_ROUND_MIN
 
 
 # --- entry points --------------------------------------------------------------------
@@ -72,7 +71,7 @@ def max_rounds(decks: int) -> int:
 def import_path(path: str | Path, name: str | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
     """A shoe file named by a person: read bounded (regular files only), then `import_bytes`."""
     path = Path(path)
-    data = safe_io.read_bounded(path, MAX_IMPORT_BYTES, label=str(path))
+    data = safe_io.read_bounded(path, MAX_IMPORT_BYTES)
     return import_bytes(data, path.name, name=name)
 
 
@@ -82,16 +81,14 @@ def import_bytes(
     """Parse and check an uploaded shoe (CSV, JSON or Parquet); a fresh id is given."""
     label = _label(filename)
     if len(data) > MAX_IMPORT_BYTES:
-        raise StorageError(
-            f"{label}: {len(data) / 2**20:.1f} MB is over the {MAX_IMPORT_BYTES // 2**20} MB limit"
-        )
+        raise safe_io.over_limit(label, len(data), MAX_IMPORT_BYTES)
     if not data:
         raise StorageError(f"{label}: the file is empty")
-    fmt = Path(label).suffix.lower().lstrip(".")
+    fmt = Path(str(filename)).suffix.lower().lstrip(".")
     meta_in: ShoeMeta | None = None
     if fmt == "parquet":
         frame, kv = read_parquet_checked(data, label, max_rounds(8), MAX_IMPORT_UNPACKED)
-        if "shoe" in frame.columns:
+        if SHOE_COLUMN in frame.columns:
             raise StorageError(f"{label}: holds several shoes; import one shoe at a time")
         if META_KEY in kv:
             meta_in = meta_from_text(kv[META_KEY], label)
@@ -104,10 +101,17 @@ def import_bytes(
             meta_in = _meta(meta_dict, label)
         lax, unit = False, "round"
     else:
-        raise StorageError(f"{label}: unknown file type {fmt!r}: import .csv, .json or .parquet")
+        raise StorageError(
+            f"{label}: unknown file type {quote(fmt)}: import .csv, .json or .parquet"
+        )
     decks = meta_in.decks if meta_in else 8
     burn = meta_in.burn_card if meta_in else None
     rounds = rounds_from_rows(rows, label, decks=decks, burn_card=burn, lax=lax, unit=unit)
+    return rounds, shoe_meta(meta_in, filename, name)
+
+
+def shoe_meta(meta_in: ShoeMeta | None, filename: str, name: str | None) -> ShoeMeta:
+    """An imported shoe's metadata: the file's (checked), a fresh id, source "imported"."""
     try:
         shoe_name = check_name(name) if name is not None else None
     except RoadsAppError as e:
@@ -117,40 +121,17 @@ def import_bytes(
         kept.pop(k, None)
     if meta_in is None:
         kept.pop("created", None)
-    meta = ShoeMeta(
-        name=shoe_name or (meta_in.name if meta_in and meta_in.name else _name_from(label)),
+    return ShoeMeta(
+        name=shoe_name or (meta_in.name if meta_in and meta_in.name else _name_from(filename)),
         source="imported",
         **kept,
     )
-    return rounds, meta
 
 
 def read_any(path: str | Path) -> pl.DataFrame:
-    """Read a shoe file or a multi-shoe simulation file for display (bounded and checked)."""
-    path = Path(path)
-    label = path.name or str(path)
-    data = safe_io.read_bounded(path, MAX_SHOW_BYTES, label=str(path))
-    if path.suffix.lower() != ".parquet":
-        if len(data) > MAX_IMPORT_BYTES:
-            raise StorageError(
-                f"{label}: a CSV/JSON shoe is at most {MAX_IMPORT_BYTES // 2**20} MB"
-            )
-        return import_bytes(data, label)[0]
-    frame, kv = read_parquet_checked(data, label, MAX_SHOW_ROWS, MAX_SHOW_UNPACKED)
-    if "shoe" in frame.columns:
-        missing = set(MULTI_SHOE_SCHEMA.names()) - set(frame.columns)
-        if missing:
-            raise StorageError(f"{label}: missing column(s) {', '.join(sorted(missing))}")
-        try:
-            return frame.select(MULTI_SHOE_SCHEMA.names()).cast(
-                dict(MULTI_SHOE_SCHEMA), strict=True
-            )
-        except Exception as e:  # polars raises several types for a column of the wrong type
-            raise StorageError(
-                f"{label}: columns do not hold shoe data ({_first_line(e)})"
-            ) from None
-    meta = meta_from_text(kv[META_KEY], label) if META_KEY in kv else None
-    return validate_rounds(frame, label, decks=meta.decks if meta else 8)
+    """The rounds of a one-shoe file for display, read and checked as `import_path` does
+    (`files.show_summary` scans a file of many shoes instead)."""
+    return import_path(path)[0]
 
 
 def validate_rounds(
@@ -203,18 +184,11 @@ def rounds_from_rows(
         except RoadsAppError as e:
             raise StorageError(f"{where}: {e}") from None
         built[-1]["round"] = i + 1
-    cards = sum(len(b["player_cards"] or ()) + len(b["banker_cards"] or ()) for b in built)
-    cards += CARDS_PER_ROUND_MIN * sum(b["player_cards"] is None for b in built)
-    if cards > decks * 52:
-        raise StorageError(
-            f"{label}: these rounds use at least {cards} cards but the {decks}-deck shoe "
-            f"holds {decks * 52}"
-        )
     frame = pl.DataFrame(built, schema=ROUNDS_SCHEMA, orient="row") if built else (
         ROUNDS_SCHEMA.to_frame()
     )
-    try:
-        check_composition(frame, decks, [burn_card] if burn_card else [])
+    try:  # the one rule of what a shoe holds, as for a round entered by hand or the API
+        check_shoe(frame, decks, also_seen=[burn_card] if burn_card else [])
     except RoadsAppError as e:
         raise StorageError(f"{label}: {e}") from None
     return frame
@@ -251,18 +225,26 @@ def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
     return out
 
 
-def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
-    if "winner" not in frame.columns:
+def check_columns(columns: list[str], label: str, *, shoes: bool = False) -> None:
+    """A winner column and nothing unknown (``shoe`` too where a file of shoes is read)."""
+    if "winner" not in columns:
         raise StorageError(f"{label}: no 'winner' column: a shoe file needs B/P/T results")
-    unknown = [c for c in frame.columns if c not in schemas.FIELDS]
+    known = (*schemas.FIELDS, SHOE_COLUMN) if shoes else schemas.FIELDS
+    unknown = [c for c in columns if c not in known]
+    if unknown == [SHOE_COLUMN]:
+        raise StorageError(f"{label}: holds several shoes (a 'shoe' column); import one at a time")
     if unknown:
         raise StorageError(
-            f"{label}: unknown column(s) {', '.join(unknown[:5])} "
-            f"(known: {', '.join(schemas.FIELDS)})"
+            f"{label}: unknown column(s) {', '.join(quote(c, 30) for c in unknown[:5])} "
+            f"(known: {', '.join(known)})"
         )
+
+
+def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
+    check_columns(frame.columns, label)
     if frame.height > max_rounds(8):
         raise StorageError(
-            f"{label}: {frame.height} rounds cannot come from one shoe "
+            f"{label}: {frame.height:,} rounds cannot come from one shoe "
             f"(at most {max_rounds(8)} in 8 decks)"
         )
     if isinstance(frame.schema["winner"], pl.Enum | pl.Categorical):
@@ -274,6 +256,16 @@ def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
 
 
 def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
+    """The rows of a one-shoe CSV file."""
+    return _csv_table(data, label, max_rounds(8))[1]
+
+
+def _csv_table(
+    data: bytes, label: str, max_rows: int
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """A CSV file's header and rows (empty cells left out); a ``shoe`` column is kept
+    when ``max_rows`` allows more than one shoe."""
+    shoes = max_rows > max_rounds(8)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -281,13 +273,18 @@ def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         raise StorageError(f"{label}: the file has no rows")
-    if len(lines) > max_rounds(8) + 1:
-        raise StorageError(
-            f"{label}: {len(lines) - 1} rows cannot be one shoe (at most {max_rounds(8)})"
-        )
+    if len(lines) > max_rows + 1:
+        most = (
+            f"{max_rows:,} ({max_rows // max_rounds(8):,} shoes of at most {max_rounds(8)} rounds)"
+            if shoes else f"{max_rounds(8)}"
+        )  # fmt: skip
+        raise StorageError(f"{label}: {len(lines) - 1:,} rows is over the limit of {most}")
     if all("," not in ln for ln in lines):  # the simplest form: one column of B/P/T
-        body = lines[1:] if lines[0].lower() in ("winner", "result") else lines
-        return [{"winner": w} for w in body]
+        first = lines[0].lower()
+        if first in (*schemas.FIELDS, SHOE_COLUMN) and first != "winner":
+            check_columns([first], label)  # a header, but of another column
+        body = lines[1:] if first in ("winner", "result") else lines
+        return ["winner"], [{"winner": w} for w in body]
     try:
         table = list(csv.reader(io.StringIO(text, newline=""), strict=True))
     except csv.Error as e:
@@ -298,9 +295,10 @@ def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
     header = [h.strip() for h in table[0]]
     if "result" in header and "winner" not in header:
         header[header.index("result")] = "winner"
-    if len(set(header)) != len(header):
-        raise StorageError(f"{label}: a column name appears twice ({', '.join(header)})")
-    _frame_rows(pl.DataFrame(schema=dict.fromkeys(header, pl.String)), label)  # the columns
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:
+        raise StorageError(f"{label}: column {quote(twice[0], 30)} appears twice")
+    check_columns(header, label, shoes=shoes)
     rows: list[dict[str, Any]] = []
     for i, cells in enumerate(table[1:]):
         if len(cells) != len(header):
@@ -312,7 +310,7 @@ def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
             if side in row:
                 row[side] = row[side].split(" ")  # as export writes them: one space apart
         rows.append(row)
-    return rows
+    return header, rows
 
 
 # --- JSON ----------------------------------------------------------------------------
@@ -322,7 +320,12 @@ def _no_constant(name: str) -> None:
     raise StorageError(f"{name} is not a number a shoe file may hold")
 
 
-def _json_rows(data: bytes, label: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _json_rows(
+    data: bytes, label: str, max_rows: int | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """A JSON shoe's rounds as rows, and its ``meta`` object; at most ``max_rows``
+    (one shoe's worth unless a file of several shoes is read)."""
+    most = max_rounds(8) if max_rows is None else max_rows
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -353,9 +356,133 @@ def _json_rows(data: bytes, label: str) -> tuple[list[dict[str, Any]], dict[str,
                 f"{label}: round {i + 1} is {type(item).__name__}: "
                 'each round is "B"/"P"/"T" or an object like {"winner": "B"}'
             )
-        if len(rows) > max_rounds(8):
-            raise StorageError(f"{label}: more rounds than one shoe can hold ({max_rounds(8)})")
+        if len(rows) > most:
+            if most > max_rounds(8):
+                raise StorageError(
+                    f"{label}: more than {most:,} rounds, the limit of a file "
+                    f"({most // max_rounds(8):,} shoes of at most {max_rounds(8)} rounds)"
+                )
+            raise StorageError(f"{label}: more rounds than one shoe can hold ({most})")
     return rows, doc.meta
+
+
+# --- files of many shoes (what `simulate` writes) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class ShoeParts:
+    """A file of several shoes taken apart in one pass: each shoe's rows by shoe number,
+    in file order. Each shoe is then checked like a file of its own (`shoe`)."""
+
+    filename: str
+    parts: dict[int, list[dict[str, Any]] | pl.DataFrame]
+    meta: ShoeMeta | None
+    lax: bool
+    unit: str
+
+    @property
+    def numbers(self) -> list[int]:
+        return list(self.parts)
+
+    def shoe(self, k: int, name: str | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
+        """Shoe ``k`` checked as `import_bytes` checks a file; errors say which shoe."""
+        where = f"{_label(self.filename)}, shoe {k}"
+        part = self.parts[k]
+        rows = _frame_rows(part, where) if isinstance(part, pl.DataFrame) else part
+        decks = self.meta.decks if self.meta else 8
+        burn = self.meta.burn_card if self.meta else None
+        rounds = rounds_from_rows(
+            rows, where, decks=decks, burn_card=burn, lax=self.lax, unit=self.unit
+        )
+        return rounds, shoe_meta(self.meta, self.filename, name)
+
+
+def split_shoes(data: bytes, filename: str, max_shoes: int = MAX_IMPORT_SHOES) -> ShoeParts | None:
+    """A file with a ``shoe`` column taken apart (None for a file of one shoe).
+
+    Bounded before the work: a Parquet footer may declare at most ``max_shoes`` full
+    shoes' rows, a text file at most that many rows, and more than ``max_shoes`` shoe
+    numbers is refused before any shoe is checked. The split is one pass (Polars'
+    `partition_by`, or one walk over the rows), never a filter per shoe.
+    """
+    label = _label(filename)
+    fmt = Path(str(filename)).suffix.lower().lstrip(".")
+    if not data:
+        return None  # the one-shoe reader says the file is empty
+    most_rows = max_shoes * max_rounds(8)
+    meta: ShoeMeta | None = None
+    if fmt == "parquet":
+        why = f"{max_shoes:,} shoes of at most {max_rounds(8)} rounds"
+        md = parquet_footer(data, label, most_rows, MAX_IMPORT_UNPACKED, why)
+        if SHOE_COLUMN not in md.schema.to_arrow_schema().names:
+            return None
+        frame, kv = read_parquet_checked(data, label, most_rows, MAX_IMPORT_UNPACKED)
+        if META_KEY in kv:
+            meta = meta_from_text(kv[META_KEY], label)
+        numbers = _shoe_numbers(frame[SHOE_COLUMN], label)
+        _check_shoe_count(len(numbers), max_shoes, label)
+        parts = frame.partition_by(SHOE_COLUMN, maintain_order=True, as_dict=True)
+        by_number = {int(key[0]): part.drop(SHOE_COLUMN) for key, part in parts.items()}
+        return ShoeParts(filename, dict(by_number), meta, lax=False, unit="row")
+    if fmt == "csv":
+        header, rows = _csv_table(data, label, most_rows)
+        if SHOE_COLUMN not in header:
+            return None
+        return ShoeParts(filename, _group(rows, label, "row", max_shoes), None, True, "row")
+    if fmt == "json":
+        rows, meta_dict = _json_rows(data, label, most_rows)
+        if not any(SHOE_COLUMN in r for r in rows):
+            return None
+        if meta_dict is not None:
+            meta = _meta(meta_dict, label)
+        return ShoeParts(filename, _group(rows, label, "round", max_shoes), meta, False, "round")
+    return None
+
+
+def _check_shoe_count(n: int, max_shoes: int, label: str) -> None:
+    if n > max_shoes:
+        raise StorageError(
+            f"{label}: holds {n:,} shoes, over the limit of {max_shoes:,} a file; "
+            "take one with --shoe K"
+        )
+
+
+def _shoe_numbers(column: pl.Series, label: str) -> list[int]:
+    """The distinct shoe numbers of a column, in file order; the first bad one refused."""
+    try:
+        numbers = column.cast(pl.Int64, strict=True)
+    except Exception:
+        numbers = column.cast(pl.Int64, strict=False)
+    bad = (numbers.is_null() | (numbers < 1)).arg_true()
+    if bad.len():
+        i = int(bad[0])
+        raise StorageError(
+            f"{label}: row {i + 1}: shoe {quote(column[i])} is not a shoe number (1, 2, ...)"
+        )
+    return numbers.unique(maintain_order=True).to_list()
+
+
+def _group(
+    rows: list[dict[str, Any]], label: str, unit: str, max_shoes: int
+) -> dict[int, list[dict[str, Any]]]:
+    """Rows by their ``shoe`` value (taken out of each row), shoes in first-seen order."""
+    parts: dict[int, list[dict[str, Any]]] = {}
+    for i, row in enumerate(rows):
+        value = row.pop(SHOE_COLUMN, None)
+        text = value if isinstance(value, str) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            k = value
+        elif text is not None and text.strip().isascii() and text.strip().isdigit():
+            k = int(text)
+        else:
+            k = 0
+        if k < 1:
+            raise StorageError(
+                f"{label}: {unit} {i + 1}: shoe {quote(value)} is not a shoe number (1, 2, ...)"
+            )
+        parts.setdefault(k, []).append(row)
+    _check_shoe_count(len(parts), max_shoes, label)
+    return parts
 
 
 # --- names and metadata --------------------------------------------------------------
@@ -369,15 +496,14 @@ def _meta(doc: object, label: str) -> ShoeMeta:
 
 
 def _label(filename: str) -> str:
-    """The file's own name, printable (a name with lone surrogates cannot be shown as is)."""
-    name = Path(str(filename)).name or "upload"
-    return name.encode("utf-8", errors="backslashreplace").decode("utf-8")
+    """The file's own name as messages show it (`shown_path`: escaped, one short line)."""
+    return shown_path(Path(str(filename)).name or "upload")
 
 
-def _name_from(label: str) -> str:
+def _name_from(filename: str) -> str:
     """A shoe name from a file name: the stem, with what the name rule refuses dropped."""
     stem = "".join(
-        ch for ch in Path(label).stem
+        ch for ch in Path(str(filename)).stem
         if unicodedata.category(ch) not in ("Cc", "Cs", "Zl", "Zp")
     ).strip()[:NAME_MAX].strip()
     return stem or "imported shoe"
@@ -386,22 +512,27 @@ def _name_from(label: str) -> str:
 # --- Parquet -------------------------------------------------------------------------
 
 
-def read_parquet_checked(
-    data: bytes, label: str, max_rows: int, max_unpacked: int
-) -> tuple[pl.DataFrame, dict[str, str]]:
-    """Decode a Parquet file only after its footer says it is small enough."""
+def parquet_footer(
+    source: bytes | Path, label: str, max_rows: int, max_unpacked: int, why: str = ""
+) -> Any:
+    """A Parquet file's footer (pyarrow's FileMetaData), refused unless its row count,
+    column count and declared uncompressed size are within the limits: read before any
+    page is decoded, so a 100 KB file that unpacks to gigabytes costs nothing."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        md = pq.read_metadata(pa.BufferReader(data))
+        md = pq.read_metadata(pa.BufferReader(source) if isinstance(source, bytes) else source)
     except Exception as e:  # pyarrow raises several types for a damaged footer
         raise StorageError(
             f"{label}: not a readable Parquet file (truncated, corrupt or another format: "
             f"{_first_line(e)})"
         ) from None
     if md.num_rows > max_rows:
-        raise StorageError(f"{label}: {md.num_rows} rows is over the limit of {max_rows}")
+        because = f" ({why})" if why else ""
+        raise StorageError(
+            f"{label}: {md.num_rows:,} rows is over the limit of {max_rows:,}{because}"
+        )
     if md.num_columns > MAX_COLUMNS:
         raise StorageError(f"{label}: {md.num_columns} columns (a shoe file has at most 11)")
     unpacked = 0
@@ -414,6 +545,14 @@ def read_parquet_checked(
             f"{label}: unpacks to {unpacked / 2**20:.0f} MB, over the "
             f"{max_unpacked / 2**20:.0f} MB limit"
         )
+    return md
+
+
+def read_parquet_checked(
+    data: bytes, label: str, max_rows: int, max_unpacked: int
+) -> tuple[pl.DataFrame, dict[str, str]]:
+    """Decode a Parquet file only after its footer says it is small enough."""
+    md = parquet_footer(data, label, max_rows, max_unpacked)
     kv = {
         k.decode("utf-8", errors="replace"): v.decode("utf-8", errors="replace")
         for k, v in (md.metadata or {}).items()

@@ -12,7 +12,6 @@ The board PNG is the dashboard's own board figure rendered by Plotly's renderer
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from roads_app import safe_io
-from roads_app.errors import RoadsAppError, StorageError
+from roads_app.errors import RoadsAppError, StorageError, shown_path
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import db, importing
@@ -49,10 +48,8 @@ def import_upload(
     The size limit is checked before any parsing; a refused file leaves ``data_dir`` as it was.
     """
     if len(data) > storage.MAX_IMPORT_BYTES:
-        raise StorageError(
-            f"{Path(filename).name}: {len(data) / 2**20:.1f} MB is over the "
-            f"{storage.MAX_IMPORT_BYTES // 2**20} MB limit"
-        )
+        raise safe_io.over_limit(shown_path(Path(filename).name), len(data),
+                                 storage.MAX_IMPORT_BYTES)  # fmt: skip
     rounds, meta = storage.import_bytes(data, filename, name=name)
     db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
     return meta
@@ -71,113 +68,28 @@ def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta
 
 # --- files of many shoes: what `simulate` writes, taken apart for the other commands -------
 
-SHOE_COLUMN = "shoe"
-"""The column a multi-shoe file (``roads-app simulate``) numbers its shoes by."""
+SHOE_COLUMN = importing.SHOE_COLUMN
+MAX_IMPORT_SHOES = importing.MAX_IMPORT_SHOES
 
 MAX_READ_BYTES = 50 * storage.MAX_IMPORT_BYTES
-"""Largest file `read_shoe` reads for the odds or a summary (an import stays at 2 MB)."""
-
-
-def split_shoes(data: bytes, filename: str) -> dict[int, bytes]:
-    """A multi-shoe file as one file per shoe (same format, without the shoe column), by
-    shoe number in file order; ``{}`` for a one-shoe file.
-
-    Only the shoe numbers are looked at here: each part is then read and checked by
-    `storage.import_bytes` exactly like a file of one shoe, so a damaged file gets the
-    same message either way. A file that cannot be taken apart is left whole for it.
-    """
-    label = Path(filename).name
-    fmt = Path(label).suffix.lower().lstrip(".")
-    try:
-        if fmt == "parquet":
-            frame, _ = importing.read_parquet_checked(
-                data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
-            )
-            if SHOE_COLUMN not in frame.columns:
-                return {}
-            numbers = frame[SHOE_COLUMN].cast(pl.String).to_list()
-            parts = _parts(numbers, label)
-            return {k: _parquet_bytes(frame[rows].drop(SHOE_COLUMN)) for k, rows in parts.items()}
-        if fmt == "csv":
-            frame = pl.read_csv(io.BytesIO(data), infer_schema=False)
-            if SHOE_COLUMN not in frame.columns:
-                return {}
-            parts = _parts(frame[SHOE_COLUMN].to_list(), label)
-            return {k: _csv_bytes(frame[rows].drop(SHOE_COLUMN)) for k, rows in parts.items()}
-        if fmt == "json":
-            return _split_json(data, label)
-    except StorageError:
-        raise
-    except Exception:
-        return {}  # not readable as a table: the one-shoe reader says what is wrong
-    return {}
-
-
-def _parts(numbers: list[object], label: str) -> dict[int, list[int]]:
-    """Row positions per shoe number, shoes in the order they first appear."""
-    parts: dict[int, list[int]] = {}
-    for i, v in enumerate(numbers):
-        text = "" if v is None else str(v).strip()
-        if not text.isdigit() or int(text) < 1:
-            raise StorageError(f"{label}: row {i + 1}: shoe {v!r} is not a shoe number (1, 2, ...)")
-        parts.setdefault(int(text), []).append(i)
-    return parts
-
-
-def _parquet_bytes(frame: pl.DataFrame) -> bytes:
-    buf = io.BytesIO()
-    frame.write_parquet(buf)
-    return buf.getvalue()
-
-
-def _csv_bytes(frame: pl.DataFrame) -> bytes:
-    buf = io.BytesIO()
-    frame.write_csv(buf)
-    return buf.getvalue()
-
-
-def _split_json(data: bytes, label: str) -> dict[int, bytes]:
-    doc = json.loads(data)
-    rows = doc.get("rounds") if isinstance(doc, dict) else doc
-    if not isinstance(rows, list) or not any(
-        isinstance(r, dict) and SHOE_COLUMN in r for r in rows
-    ):
-        return {}
-    if not all(isinstance(r, dict) for r in rows):
-        return {}  # the one-shoe reader explains the mixed list
-    parts = _parts([r.get(SHOE_COLUMN) for r in rows], label)
-    out: dict[int, bytes] = {}
-    for k, idx in parts.items():
-        shoe_rows = [{c: v for c, v in rows[i].items() if c != SHOE_COLUMN} for i in idx]
-        body: object = {**doc, "rounds": shoe_rows} if isinstance(doc, dict) else shoe_rows
-        out[k] = json.dumps(body).encode()
-    return out
+"""Largest Parquet file `read_shoe` reads for the odds (only the picked shoe is decoded)."""
+MAX_TEXT_READ_BYTES = 8 * storage.MAX_IMPORT_BYTES
+"""Largest CSV or JSON file of many shoes `read_shoe` and `read_shoes` read (16 MB: JSON
+has no scanner, so the file is parsed whole; about 900 simulated shoes as JSON)."""
 
 
 def _read_bytes(path: Path, limit: int) -> bytes:
     """A regular file's bytes, at most ``limit``: a device, FIFO or folder is refused first."""
-    return safe_io.read_bounded(Path(path), limit, str(path))
+    return safe_io.read_bounded(Path(path), limit)
 
 
 def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -> None:
     if shoe is not None and shoe not in numbers:
         held = f"shoes {numbers[0]} to {numbers[-1]}" if len(numbers) > 1 else "one shoe"
         if numbers != list(range(numbers[0], numbers[-1] + 1)):
-            held = "shoes " + ", ".join(map(str, numbers))
+            shown = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
+            held = f"{len(numbers):,} shoes: {shown}" if len(numbers) > 1 else f"shoe {shown}"
         raise StorageError(f"{label}: {option} {shoe}: the file holds {held}")
-
-
-def _one_shoe(
-    data: bytes, label: str, k: int, name: str | None
-) -> tuple[pl.DataFrame, ShoeMeta]:
-    """One part of a multi-shoe file read as a file of its own; errors name the shoe."""
-    try:
-        return storage.import_bytes(data, label, name=name)
-    except StorageError as e:
-        text = str(e)
-        if text.startswith(f"{label}: "):
-            text = f"{label}, shoe {k}: {text[len(label) + 2:]}"
-        raise StorageError(text) from None
 
 
 def import_shoes(
@@ -185,59 +97,108 @@ def import_shoes(
 ) -> list[ShoeMeta]:
     """`roads-app import FILE [--shoe K]`: every shoe of the file, or shoe K, each a new id.
 
-    A file of one shoe is imported as `import_file` does. Every shoe is checked before the
-    first is saved, so a file with one bad shoe adds nothing.
+    At most `MAX_IMPORT_SHOES` shoes a file, refused before any is checked. Every shoe is
+    checked first, then all are added in one transaction: a bad shoe, a full disk or a
+    killed process adds nothing.
     """
     path = Path(path)
     data = _read_bytes(path, storage.MAX_IMPORT_BYTES)
-    parts = split_shoes(data, path.name)
-    if not parts:
-        _check_pick(shoe, [1], path.name, "--shoe")
+    label = shown_path(path.name)
+    parts = importing.split_shoes(data, path.name)
+    if parts is None:
+        _check_pick(shoe, [1], label, "--shoe")
         return [import_upload(data, path.name, data_dir, name=name)]
-    _check_pick(shoe, list(parts), path.name, "--shoe")
-    picked = {shoe: parts[shoe]} if shoe is not None else parts
-    names = {k: f"{name or path.stem} shoe {k}"[:100] for k in picked}
-    for k, part in picked.items():  # check them all first: a bad shoe adds nothing
-        _one_shoe(part, path.name, k, names[k])
-    # then add each the way any one-shoe file is added (one path into the library)
-    return [import_upload(part, path.name, data_dir, name=names[k]) for k, part in picked.items()]
+    _check_pick(shoe, parts.numbers, label, "--shoe")
+    picked = [shoe] if shoe is not None else parts.numbers
+    shoes = [parts.shoe(k, f"{name or path.stem} shoe {k}"[:100].strip()) for k in picked]
+    db.open_store(data_dir).create_shoes(shoes, action="imported")
+    return [meta for _rounds, meta in shoes]
 
 
 def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
     """One shoe from any file the commands write: a saved or exported shoe, or shoe K of a
-    `simulate` file (K may be left out when the file holds a single shoe)."""
+    `simulate` file (K may be left out when the file holds a single shoe).
+
+    A Parquet file's shoe numbers are read alone (one column) and only the picked shoe is
+    decoded, so a file of 200,000 shoes says "pick one" at once.
+    """
     path = Path(path)
-    data = _read_bytes(path, MAX_READ_BYTES)
-    parts = split_shoes(data, path.name)
-    if not parts:
-        _check_pick(shoe, [1], path.name, "--shoe-index")
+    label = shown_path(path.name)
+    if path.suffix.lower() == ".parquet":
+        data = _read_bytes(path, MAX_READ_BYTES)
+        md = importing.parquet_footer(
+            data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
+        )
+        if SHOE_COLUMN in md.schema.to_arrow_schema().names:
+            return _parquet_shoe(data, path, shoe)
+        _check_pick(shoe, [1], label, "--shoe-index")
         return storage.import_bytes(data, path.name)  # keeps decks, burn card, rules
-    numbers = list(parts)
+    data = _read_bytes(path, MAX_TEXT_READ_BYTES)
+    # only the picked shoe is checked, so the file's shoe count needs no cap of its own
+    parts = importing.split_shoes(data, path.name, max_shoes=len(data))
+    if parts is None:
+        _check_pick(shoe, [1], label, "--shoe-index")
+        return storage.import_bytes(data, path.name)
+    k = _picked(shoe, parts.numbers, label)
+    return parts.shoe(k, f"{path.stem} shoe {k}"[:100].strip())
+
+
+def _picked(shoe: int | None, numbers: list[int], label: str) -> int:
     if shoe is None and len(numbers) > 1:
         raise StorageError(
-            f"{path.name}: holds {len(numbers)} shoes; pick one with --shoe-index K "
+            f"{label}: holds {len(numbers):,} shoes; pick one with --shoe-index K "
             f"({numbers[0]} to {numbers[-1]})"
         )
-    _check_pick(shoe, numbers, path.name, "--shoe-index")
-    k = numbers[0] if shoe is None else shoe
-    return _one_shoe(parts[k], path.name, k, f"{path.stem} shoe {k}")
+    _check_pick(shoe, numbers, label, "--shoe-index")
+    return numbers[0] if shoe is None else shoe
+
+
+def _parquet_shoe(data: bytes, path: Path, shoe: int | None) -> tuple[pl.DataFrame, ShoeMeta]:
+    """Shoe K of a Parquet file of many shoes: the shoe column first, then that shoe only."""
+    label = shown_path(path.name)
+    try:
+        column = pl.read_parquet(io.BytesIO(data), columns=[SHOE_COLUMN])[SHOE_COLUMN]
+    except Exception:  # damaged pages: the checked reader says how, in one line
+        importing.read_parquet_checked(
+            data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
+        )
+        raise
+    k = _picked(shoe, importing._shoe_numbers(column, label), label)
+    rows = int((column == k).sum())
+    if rows > importing.max_rounds(8):
+        raise StorageError(
+            f"{label}, shoe {k}: {rows:,} rounds cannot come from one shoe "
+            f"(at most {importing.max_rounds(8)} in 8 decks)"
+        )
+    try:
+        frame = (
+            pl.scan_parquet(io.BytesIO(data)).filter(pl.col(SHOE_COLUMN) == k).collect()
+        )
+    except Exception as e:  # polars raises several types for damaged pages
+        raise StorageError(f"{label}: not a readable Parquet file ({_first_line(e)})") from None
+    parts = importing.ShoeParts(path.name, {k: frame.drop(SHOE_COLUMN)}, None, False, "row")
+    return parts.shoe(k, f"{path.stem} shoe {k}"[:100].strip())
 
 
 def read_shoes(path: Path) -> pl.DataFrame:
-    """Every shoe of a file, checked, as one frame with a ``shoe`` column (`roads-app show`)."""
+    """Every shoe of a file, checked, as one frame with a ``shoe`` column (`roads-app show`
+    of a JSON file: at most `MAX_IMPORT_SHOES` shoes, each checked)."""
     path = Path(path)
-    data = _read_bytes(path, MAX_READ_BYTES)
-    parts = split_shoes(data, path.name)
-    if not parts:
-        rounds, _meta = read_shoe(path)
+    data = _read_bytes(path, MAX_TEXT_READ_BYTES)
+    parts = importing.split_shoes(data, path.name)
+    if parts is None:
+        rounds, _meta = storage.import_bytes(data, path.name)
         return rounds.select(pl.lit(1, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
     frames = [
-        _one_shoe(part, path.name, k, None)[0].select(
-            pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all()
-        )
-        for k, part in parts.items()
+        parts.shoe(k)[0].select(pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
+        for k in parts.numbers
     ]
     return pl.concat(frames)
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:200] if text else type(e).__name__
 
 
 def check_format(fmt: str) -> str:

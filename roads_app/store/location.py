@@ -24,3 +24,23 @@ def default_data_dir() -> Path:
     import platformdirs
 
     return platformdirs.user_data_path(APP_NAME)
+
+
+def check_data_dir(path: str | Path) -> Path:
+    """Refuse a data folder path the system cannot use (a name over 255 bytes, a path
+    over its length limit, a loop of links) in one line, before any command uses it;
+    a folder that does not exist yet is fine (the store creates it)."""
+    from roads_app.errors import StorageError, shown_path
+
+    folder = Path(path).expanduser()
+    try:
+        os.stat(folder)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise StorageError(
+            f"--data {shown_path(path)}: cannot be used as the data folder ({e.strerror})"
+        ) from None
+    if folder.exists() and not folder.is_dir():
+        raise StorageError(f"--data {shown_path(path)}: is a file, not a folder")
+    return folder

@@ -11,9 +11,10 @@ import streamlit as st
 
 from roads_app.ui import access
 from roads_app.ui.backtest_page import render_backtest_page
-from roads_app.ui.board_view import language_switch
+from roads_app.ui.board_view import lang, language_switch
 from roads_app.ui.display_page import render_display_page
 from roads_app.ui.entry_page import render_entry_page
+from roads_app.ui.good_roads_view import render_in_force
 from roads_app.ui.guard import guarded
 from roads_app.ui.library_page import render_library_page
 from roads_app.ui.live_odds import render_study_page
@@ -70,6 +71,7 @@ def main() -> None:
     sections = {name: items for name, items in sections.items() if items}
     page = st.navigation(sections, position="sidebar")
     language_switch()
+    render_in_force(lang())
     guarded(page.run)()
 
 

@@ -21,7 +21,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.render.i18n import DEFAULT
 from roads_app.sim import backtest, kernel, strategies
 from roads_app.ui.board_view import lang
-from roads_app.ui.words import bet_id_name, say, tr
+from roads_app.ui.words import bet_id_name, md_text, say, tr
 
 RESULT_KEY = "backtest_result"
 MAX_UI_SHOES = 2_000_000
@@ -221,11 +221,11 @@ def _histogram(result: backtest.Backtest) -> go.Figure:
 def _show(result: backtest.Backtest) -> None:
     s = result.summary
     if lang() == DEFAULT:
-        st.caption(f"{result.strategy.label} · {result.table.title} · {result.source} · "
-                   f"{result.engine} engine · {result.seconds:.2f} s")  # fmt: skip
+        st.caption(md_text(f"{result.strategy.label} · {result.table.title} · {result.source}"
+                           f" · {result.engine} engine · {result.seconds:.2f} s"))  # fmt: skip
     else:  # the engine's own words are English: the page says the same in its language
         st.caption(tr("bt_caption", strategy=tr(f"strategy_{result.strategy.name}"),
-                      table=result.table.title, shoes=f"{s.shoes:,}",
+                      table=md_text(result.table.title), shoes=f"{s.shoes:,}",
                       seconds=f"{result.seconds:.2f}"))  # fmt: skip
     c = st.columns(5)
     c[0].metric(tr("hands"), f"{s.hands:,}", help=tr("bt_with_main", n=f"{s.bets:,}"))
@@ -314,7 +314,7 @@ def render_backtest_page() -> None:
             seed = st.number_input(tr("seed"), 0, 2**53 - 1, 1, disabled=not simulated,
                                    key="bt_seed")  # fmt: skip
             if simulated and cluster_address():
-                st.caption(tr("bt_on_cluster", address=cluster_address()))
+                st.caption(tr("bt_on_cluster", address=md_text(cluster_address() or "")))
         money = _money_inputs(table)
     except RoadsAppError as e:
         st.error(say(e))

@@ -28,7 +28,7 @@ from roads_app.game.rounds import ShoeMeta
 from roads_app.render.i18n import DEFAULT
 from roads_app.store import db
 from roads_app.ui.board_view import lang
-from roads_app.ui.words import bet_id_name, bet_name, labels, say, tr
+from roads_app.ui.words import bet_id_name, bet_name, labels, md_text, say, tr
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
@@ -157,7 +157,7 @@ def render_bet_panel(
         return
     args = (shoe_id, data_dir, kind)
 
-    st.markdown(tr("bets_head", table=table.title, n=next_round))
+    st.markdown(tr("bets_head", table=md_text(table.title), n=next_round))
     if note:
         st.caption(note)
     start = st.number_input(

@@ -197,3 +197,12 @@ def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
                       drawn.six)
              for k, r in successors.items()}  # fmt: skip
     plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)
+
+
+def round_count(text: str, heading: bool = False) -> None:
+    """The round counter (``data-testid="round-count"``, which tests read) in an HTML
+    element of its own, beside the name: our own words only, never a name (names are
+    shown through `words.md_text`, without HTML)."""
+    head = "#### " if heading else ""
+    st.markdown(f"{head}<span data-testid='round-count'>{html.escape(text)}</span>",
+                unsafe_allow_html=True, width="content")  # fmt: skip

@@ -14,8 +14,8 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.render.i18n import word
 from roads_app.ui import board_host, session
-from roads_app.ui.board_view import lang, render_board
-from roads_app.ui.words import say
+from roads_app.ui.board_view import lang, render_board, round_count
+from roads_app.ui.words import md_text, say
 
 POLL_S = 0.4
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
@@ -40,12 +40,9 @@ def _follow(shoe_id: str) -> None:
     except RoadsAppError as e:
         st.error(say(e))
         return
-    title = meta.name or meta.id
-    st.markdown(
-        f"#### {title} · <span data-testid='round-count'>"
-        f"{word('round_of', lang(), n=rounds.height)}</span>",
-        unsafe_allow_html=True,
-    )
+    with st.container(horizontal=True, gap="xsmall", vertical_alignment="center"):
+        st.markdown(f"#### {md_text(meta.name or meta.id)} ·", width="content")  # text only
+        round_count(word("round_of", lang(), n=rounds.height), heading=True)
     render_board(rounds, key="display_board", max_cell=80, column_width=lambda vw: vw - 48)
     st.session_state[SHOWN_KEY] = (shoe_id, version)
 

@@ -9,6 +9,7 @@ message appears next to the input that caused it.
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 import polars as pl
@@ -34,10 +35,11 @@ from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
 from roads_app.ui import access, board_host, page_head, session
 from roads_app.ui.bet_panel import render_entry_bets
-from roads_app.ui.board_view import lang, render_board, render_next
-from roads_app.ui.guard import guarded, plain
+from roads_app.ui.board_view import lang, render_board, render_next, round_count
+from roads_app.ui.good_roads_view import keys_now, render_tags
+from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
-from roads_app.ui.words import WINNER_KEYS, labels, say, tr, winner_word
+from roads_app.ui.words import WINNER_KEYS, Md, labels, md_text, say, tr, winner_word
 
 FLAGS: tuple[str, ...] = ("banker_pair", "player_pair", "player_natural", "banker_natural")
 """Round flags entered by toggles; each is also its label's catalogue key."""
@@ -104,7 +106,7 @@ def on_keys(keys: list[str]) -> None:
         if set(keys) - {"u"}:
             _reset_flags()
         if notes:
-            session.set_error("result", "; ".join(dict.fromkeys(map(say, notes))))
+            session.set_error("result", Md("; ".join(dict.fromkeys(map(say, notes)))))
 
 
 def on_bring_back() -> None:
@@ -211,16 +213,17 @@ def render_odds(state: session.ShoeState) -> None:
 
 def _header(state: session.ShoeState) -> None:
     meta: ShoeMeta = state.meta
-    title = plain(meta.name or tr("shoe_default_name", id=meta.id))  # text, never markup
+    title = md_text(meta.name) if meta.name else tr("shoe_default_name", id=md_text(meta.id))
     saved = "" if state.saved else f" · {tr('header_new')}"
-    st.markdown(
-        f"### {title}\n"
-        f"{tr('header_table', rules=plain(meta.rules), decks=meta.decks)}{saved} · "
-        f"<span data-testid='round-count'>{tr('round_of', n=state.round_count)}</span>"
-        + (f" · <a href='display?shoe={meta.id}' target='_blank'>{tr('display_link')}</a>"
-           if state.saved else ""),
-        unsafe_allow_html=True,
-    )
+    st.markdown(f"### {title}")  # names are text (`md_text`); no HTML where they are
+    with st.container(horizontal=True, gap="xsmall", key="shoe_line"):
+        st.markdown(f"{tr('header_table', rules=md_text(meta.rules), decks=meta.decks)}{saved} ·",
+                    width="content")  # fmt: skip
+        round_count(tr("round_of", n=state.round_count))
+        if state.saved:
+            link = f"display?shoe={urllib.parse.quote(meta.id, safe='')}"
+            st.markdown(f"· [{tr('display_link')}]({link})", width="content")
+    render_tags(keys_now(state.rounds), lang())
 
 
 def _error(area: str) -> None:
@@ -333,7 +336,7 @@ def render_resume() -> None:
     if last is None:
         return
     with st.container(horizontal=True, vertical_alignment="center", key="resume"):
-        st.markdown(tr("resume_offer", name=plain(last["name"] or last["id"]),
+        st.markdown(tr("resume_offer", name=md_text(last["name"] or last["id"]),
                        n=last["rounds"]))  # fmt: skip
         st.button(tr("continue_last"), key="btn_resume", icon=":material/history:",
                   on_click=session.open_shoe, args=(last["id"],))  # fmt: skip

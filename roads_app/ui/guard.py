@@ -5,41 +5,28 @@ message with the path of the log file that holds the full traceback (the same
 `report_bug` the command line uses); Streamlit's own rerun/stop signals are
 BaseExceptions and pass through untouched.
 
-Names and messages that come from files or people are shown with `plain`, so a shoe
-called ``**x** ![img](http://...) <b>`` reads exactly like that and never turns into
-markup, a link or an image.
+The message goes through `words.md_text` like every text a page did not write itself
+(the log file's path, the bug's own words).
 """
 
 from __future__ import annotations
 
 import functools
-import html
-import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import streamlit as st
 
 from roads_app.errors import report_bug
+from roads_app.ui.words import md_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~:$>])")
-
-
-def plain(text: object) -> str:
-    """``text`` escaped so Streamlit's Markdown shows it literally (no markup, no HTML).
-
-    >>> plain("**a** <b>x</b> :red[y]")
-    '\\\\*\\\\*a\\\\*\\\\* &lt;b&gt;x&lt;/b&gt; \\\\:red\\\\[y\\\\]'
-    """
-    escaped = html.escape(str(text), quote=False)
-    return _MARKDOWN.sub(r"\\\1", escaped).replace("\n", " ")
 
 
 def show_bug(exc: BaseException) -> None:
     """The short message for a bug, with where its traceback was written."""
-    st.error(plain(report_bug(exc)), icon=":material/bug_report:")
+    st.error(md_text(report_bug(exc)), icon=":material/bug_report:")
 
 
 def guarded(fn: F) -> F:

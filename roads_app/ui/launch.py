@@ -144,14 +144,12 @@ CLUSTER_ENV = "ROADS_APP_CLUSTER"
 """A Ray address (``auto`` or HOST:PORT) the backtest page runs its shoes on, if set."""
 
 
-def run_dashboard(
-    port: int,
-    data_dir: Path,
-    headless: bool = False,
-    host: str = DEFAULT_HOST,
-    cluster: str | None = None,
-) -> int:
-    """Serve the dashboard until stopped; returns Streamlit's exit status."""
+def dashboard_env(
+    port: int, data_dir: Path, host: str = DEFAULT_HOST, cluster: str | None = None
+) -> dict[str, str]:
+    """Every check before anything starts (the port, the data folder, the cluster), so a
+    wrong setting is the one line said, never after another line or a server's own
+    message; the environment the dashboard runs with."""
     check_port(port, host)
     env = {**os.environ, DATA_ENV: str(prepare_data_dir(data_dir))}
     if cluster is not None:
@@ -159,6 +157,23 @@ def run_dashboard(
 
         check(cluster)  # a wrong address is one line here, not a page error later
         env[CLUSTER_ENV] = cluster
+    return env
+
+
+def run_dashboard(
+    port: int,
+    data_dir: Path,
+    headless: bool = False,
+    host: str = DEFAULT_HOST,
+    cluster: str | None = None,
+    *,
+    env: dict[str, str] | None = None,
+) -> int:
+    """Serve the dashboard until stopped; returns Streamlit's exit status.
+
+    ``env``: from `dashboard_env`, when the caller checked already."""
+    if env is None:
+        env = dashboard_env(port, data_dir, host, cluster)
     proc = subprocess.Popen(streamlit_command(port, headless, host), env=env)
 
     def forward(signum: int, _frame: FrameType | None) -> None:

@@ -18,12 +18,12 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app.errors import RoadsAppError
+from roads_app.errors import RoadsAppError, quote
 from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import session
-from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import say, tr
+from roads_app.ui.guard import guarded
+from roads_app.ui.words import Md, md_text, say, tr
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list
 IMPORT_ERROR = "library.import_error"
@@ -67,8 +67,15 @@ def switch_to(url_path: str, params: dict[str, str] | None = None) -> None:
 # --- actions -------------------------------------------------------------------------------
 
 
-def _say(kind: str, text: str) -> None:
-    st.session_state[MESSAGE] = (kind, plain(text))
+def _say(kind: str, text: Md) -> None:
+    """Keep a message (already fit for a page: `tr` with escaped names, or `say`) for the
+    next run to show above the list."""
+    st.session_state[MESSAGE] = (kind, text)
+
+
+def _named(name: object) -> Md:
+    """A shoe's name quoted in a message: short, escaped, text."""
+    return md_text(quote(name))
 
 
 def _upload_key() -> str:
@@ -91,7 +98,7 @@ def on_import() -> None:
     except RoadsAppError as e:
         st.session_state[IMPORT_ERROR] = say(e)
         return
-    _say("success", tr("added_shoe", name=repr(meta.name), id=meta.id))
+    _say("success", tr("added_shoe", name=_named(meta.name), id=md_text(meta.id)))
     st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
     st.session_state["library_import_name"] = ""
 
@@ -104,7 +111,7 @@ def on_rename(shoe_id: str) -> None:
     except RoadsAppError as e:
         _say("error", say(e))
         return
-    _say("success", tr("renamed_to", name=repr(meta.name)))
+    _say("success", tr("renamed_to", name=_named(meta.name)))
 
 
 @guarded
@@ -115,7 +122,7 @@ def on_delete(shoe_id: str, name: str) -> None:
     except RoadsAppError as e:
         _say("error", say(e))
         return
-    _say("success", tr("moved_to_trash", name=repr(name)))
+    _say("success", tr("moved_to_trash", name=_named(name)))
 
 
 def on_restore(shoe_id: str, name: str) -> None:
@@ -124,7 +131,7 @@ def on_restore(shoe_id: str, name: str) -> None:
     except RoadsAppError as e:
         _say("error", say(e))
         return
-    _say("success", tr("restored", name=repr(name)))
+    _say("success", tr("restored", name=_named(name)))
 
 
 def on_empty_trash(ids: list[str]) -> None:
@@ -151,7 +158,7 @@ def _when(created: str | None) -> str:
     try:
         return datetime.fromisoformat(created).strftime("%Y-%m-%d %H:%M")
     except ValueError:
-        return created
+        return md_text(created)  # as the file had it: text
 
 
 def render_row(row: dict, folder: Path) -> None:
@@ -159,15 +166,14 @@ def render_row(row: dict, folder: Path) -> None:
     sid = row["id"]
     with st.container(border=True, key=f"shoe-{sid}"):
         if row["error"]:
-            st.markdown(f"**{plain(sid)}** · {tr('cannot_be_read')}")
-            st.caption(plain(row["error"]))
+            st.markdown(f"**{md_text(sid)}** · {tr('cannot_be_read')}")
+            st.caption(say(row["error"]))
         else:
             icon = SOURCE_ICON.get(row["source"], "")
             source = row["source"]
-            if source in SOURCE_ICON:
-                source = tr(f"source_{source}")
-            st.markdown(tr("shoe_line", name=plain(row["name"]), icon=icon, source=source,
-                           rules=plain(row["rules"]), decks=row["decks"], rounds=row["rounds"],
+            source = tr(f"source_{source}") if source in SOURCE_ICON else md_text(source)
+            st.markdown(tr("shoe_line", name=md_text(row["name"]), icon=icon, source=source,
+                           rules=md_text(row["rules"]), decks=row["decks"], rounds=row["rounds"],
                            when=_when(row["created"])))  # fmt: skip
         with st.container(horizontal=True, gap="small"):
             if not row["error"]:
@@ -191,7 +197,7 @@ def render_row(row: dict, folder: Path) -> None:
                             key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
                         )  # fmt: skip
             if st.session_state.get(CONFIRM) == sid:
-                st.warning(tr("confirm_delete", name=plain(repr(row["name"]))))
+                st.warning(tr("confirm_delete", name=_named(row["name"])))
                 st.button(tr("yes_delete"), key=f"lib_del_yes_{sid}", type="primary",
                           on_click=on_delete, args=(sid, row["name"]))  # fmt: skip
                 st.button(tr("cancel"), key=f"lib_del_no_{sid}",
@@ -210,12 +216,12 @@ def render_import() -> None:
     )  # fmt: skip
     chosen = st.session_state.get(_upload_key())
     if chosen is not None:
-        st.caption(tr("ready_to_add", name=plain(chosen.name), size=f"{chosen.size:,}"))
+        st.caption(tr("ready_to_add", name=md_text(chosen.name), size=f"{chosen.size:,}"))
     st.text_input(tr("import_name"), key="library_import_name", max_chars=100)
     st.button(tr("add_to_library"), key="lib_import", icon=":material/upload:", on_click=on_import)
     message = st.session_state.get(IMPORT_ERROR)
     if message:
-        st.error(plain(message), icon=":material/error:")
+        st.error(say(message), icon=":material/error:")
 
 
 def render_library_page() -> None:
@@ -256,7 +262,7 @@ def render_trash(folder: Path) -> None:
             sid = row["id"]
             with st.container(horizontal=True, gap="small", key=f"trash-{sid}",
                               vertical_alignment="center"):  # fmt: skip
-                st.markdown(tr("trash_line", name=plain(row["name"]), rounds=row["rounds"],
+                st.markdown(tr("trash_line", name=md_text(row["name"]), rounds=row["rounds"],
                                when=_when(row["deleted"])))  # fmt: skip
                 st.button(tr("restore"), key=f"lib_restore_{sid}", icon=":material/restore:",
                           on_click=on_restore, args=(sid, row["name"]))  # fmt: skip

@@ -24,7 +24,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
 from roads_app.ui import plot_host
-from roads_app.ui.words import bet_name, say, tr
+from roads_app.ui.words import bet_name, md_text, say, tr
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -198,7 +198,8 @@ def render_live_odds(
     positive = frame.filter(pl.col("positive") & pl.col("open"))
     head = tr("odds_head", hand=rem.hand, left=rem.cards_left)
     if positive.height:
-        head += " — " + tr("odds_positive_now", bets=", ".join(positive["label"].to_list()))
+        bets = md_text(", ".join(positive["label"].to_list()))  # the table file's labels
+        head += " — " + tr("odds_positive_now", bets=bets)
     st.markdown(f"**{head}**")
     st.dataframe(
         _styled(frame),
@@ -324,7 +325,7 @@ def render_ev_chart(
     try:
         chart = _chart_frame(table.name, _shoe_key(rounds, meta))
     except RoadsAppError as e:
-        st.caption(tr("ev_chart_note", why=e))
+        st.caption(tr("ev_chart_note", why=say(e)))
         return
     options = list(table.bets)
     default = [b for b in options if b in CHART_DEFAULT_BETS]
@@ -436,7 +437,7 @@ def render_study_page() -> None:
     if shown_inputs != inputs:
         st.caption(tr("st_previous"))
     st.markdown(
-        tr("st_head", shoes=f"{result.n_shoes:,}", seed=result.seed, table=result.table,
+        tr("st_head", shoes=f"{result.n_shoes:,}", seed=result.seed, table=md_text(result.table),
            hands=f"{result.hands:,}") + ("" if result.closing else tr("st_ignored"))
     )  # fmt: skip
     if (

@@ -20,8 +20,8 @@ from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
 from roads_app.store import library
 from roads_app.ui import session
-from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import say, tr
+from roads_app.ui.guard import guarded
+from roads_app.ui.words import md_text, say, tr
 
 COLUMNS = 4
 FOLLOW = "lobby_follow"
@@ -55,9 +55,9 @@ def render_tile(row: dict, folder: Path) -> None:
     sid = row["id"]
     with st.container(border=True, key=f"lobby-{sid}"):
         loaded = _load(sid, str(folder), row["modified"])
-        st.markdown(f"**{plain(row['name'])}** · {plain(row['rules'])}")
+        st.markdown(f"**{md_text(row['name'])}** · {md_text(row['rules'])}")
         if isinstance(loaded, str):
-            st.caption(plain(say(loaded)))
+            st.caption(say(loaded))
             return
         rounds, _meta = loaded
         fig = _mini(sid, str(folder), row["modified"])

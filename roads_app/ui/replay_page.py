@@ -24,14 +24,16 @@ import polars as pl
 import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
-from roads_app.errors import RoadsAppError
+from roads_app.errors import RoadsAppError, quote
 from roads_app.game.rounds import ShoeMeta
 from roads_app.roads import replay
 from roads_app.store import library
 from roads_app.ui import session
 from roads_app.ui.bet_panel import render_bet_panel
-from roads_app.ui.guard import guarded, plain
-from roads_app.ui.words import say, tr, winner_word
+from roads_app.ui.board_view import lang
+from roads_app.ui.good_roads_view import keys_now, render_tags
+from roads_app.ui.guard import guarded
+from roads_app.ui.words import md_text, say, tr, winner_word
 
 POS = "replay.pos"  # rounds shown
 SHOE = "replay.shoe"  # the shoe the position belongs to
@@ -183,9 +185,10 @@ def reveal_html(row: dict, seconds: float) -> str:
 
 def _header(meta: ShoeMeta, n: int) -> None:
     st.markdown(
-        f"### {plain(meta.name or meta.id)}\n"
-        + tr("replay_header", rules=plain(meta.rules), decks=meta.decks, n=n,
-             source=tr(f"source_{meta.source}") if meta.source in SOURCES else meta.source)
+        f"### {md_text(meta.name or meta.id)}\n"
+        + tr("replay_header", rules=md_text(meta.rules), decks=meta.decks, n=n,
+             source=tr(f"source_{meta.source}") if meta.source in SOURCES
+             else md_text(meta.source))
     )
 
 
@@ -214,7 +217,13 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             st.session_state[PLAYING] = False
             st.rerun(scope="app")  # removes the timer
     shown = rounds.head(pos)
+    row = shown.row(pos - 1, named=True) if pos else None
+    revealing = bool(
+        st.session_state.get(REVEAL, True) and row and row["player_cards"] is not None
+    )
     _position_line(pos, n)
+    # the good roads of the round on show; while its cards turn, those before it
+    render_tags(keys_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.button(tr("previous"), key="rp_prev", icon=":material/skip_previous:", shortcut="Left",
                   disabled=not replay.can_step(pos, n, -1), on_click=_on_step,
@@ -231,10 +240,6 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
         st.slider(tr("round"), 0, max(n, 1), key=SLIDER, on_change=_on_slider,
                   args=(n, shoe_id), disabled=n == 0)  # fmt: skip
     board_host.mount()
-    row = shown.row(pos - 1, named=True) if pos else None
-    revealing = bool(
-        st.session_state.get(REVEAL, True) and row and row["player_cards"] is not None
-    )
     # While the hand's cards are still face down the board must not tell the result. The
     # board has the page's whole width (issue 26: in a column it was squeezed to 500 px
     # at 1440 with blank space under it), the hand and the bets under it.
@@ -372,7 +377,8 @@ def render_replay_page() -> None:
     loaded = library.safe_load(shoe_id, folder)
     if isinstance(loaded, str):
         st.title(tr("page_replay"))
-        st.error(tr("cannot_replay", id=repr(shoe_id), why=say(loaded)), icon=":material/error:")
+        st.error(tr("cannot_replay", id=md_text(quote(shoe_id)), why=say(loaded)),
+                 icon=":material/error:")
         render_picker(folder)
         return
     rounds, meta = loaded

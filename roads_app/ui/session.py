@@ -25,7 +25,7 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app.errors import RoadsAppError
+from roads_app.errors import RoadsAppError, quote
 from roads_app.game.rounds import ShoeMeta, empty_rounds
 from roads_app.messages import Message
 from roads_app.render.i18n import DEFAULT, word
@@ -209,9 +209,9 @@ def current() -> ShoeState:
         try:
             state = load_state(wanted, folder)
         except RoadsAppError as e:
-            from roads_app.ui.words import say, tr
+            from roads_app.ui.words import md_text, say, tr
 
-            set_error("shoe", tr("could_not_open", id=repr(wanted), why=say(e)))
+            set_error("shoe", tr("could_not_open", id=md_text(quote(wanted)), why=say(e)))
             _set_url(None)
             state = None
     if state is None or (wanted is None and state.saved):

@@ -8,6 +8,7 @@ the catalogue's name of its kind in any other language.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -16,18 +17,74 @@ from roads_app.render.i18n import DEFAULT, word
 from roads_app.ui.board_view import lang
 
 
-def tr(key: str, **fields: object) -> str:
-    """The catalogue's ``key`` in the page's language, with ``fields`` filled in."""
-    return word(key, lang(), **fields)
+class Md(str):
+    """Text that is ready for a Markdown-rendering call: our own catalogue's words, and
+    user text that went through `md_text`. `md_text` leaves it as it is, so text is
+    escaped once, wherever it passes."""
+
+    __slots__ = ()
 
 
-def say(what: object) -> str:
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+_LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+_JOIN = "\u2060"  # WORD JOINER: invisible, zero width, no line break
+# Streamlit's Markdown rewrites some text *after* escapes are read (as plain text nodes),
+# so a backslash cannot stop them: GFM's bare links (http://, www., e-mail), emoji and
+# :streamlit: shortcodes, and arrows (" -> " becomes "→"). An invisible word joiner in
+# the middle of each breaks the pattern and leaves the text as it reads.
+_TEXT_REWRITES = re.compile(
+    r"(?<=:)(?=//)"  # http://, https://
+    r"|(?i:(?<=www))(?=\.)"  # www.example
+    r"|(?<=[-.\w+]@)(?=[-\w])"  # a@b.example
+    r"|(?<=:)(?=[\w+-][\w+-]*:)"  # :smile:, :streamlit:
+    r"|(?<=(?<!\S)<)(?=->?(?!\S))|(?<=(?<!\S)<-)(?=>(?!\S))"  # <- <->
+    r"|(?<=(?<!\S)[-<>~])(?=[->=](?!\S))"  # -> -- >= <= ~=
+)
+
+
+def md_text(s: str) -> Md:
+    """User text (a name, an id, a URL parameter, a file name, a message quoting one)
+    made safe for any Markdown-rendering call (st.markdown, st.caption, st.error and
+    its kin, st.toast, widget, tab and expander labels, help): shown exactly as typed,
+    never as HTML, a link, an image, emphasis, a heading, a list, code, an icon, a
+    colour or LaTeX, and on one line.
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark shows an escaped
+    one literally, and Streamlit's directives and LaTeX need an unescaped ``:`` or
+    ``$``); line breaks become spaces; and the patterns Streamlit rewrites after
+    escapes are read get an invisible word joiner (see `_TEXT_REWRITES`).
+
+    >>> md_text("**a** <b>x</b> :red[y]")
+    '\\\\*\\\\*a\\\\*\\\\* \\\\<b\\\\>x\\\\<\\\\/b\\\\> \\\\:red\\\\[y\\\\]'
+    >>> md_text("see http://x.example") == "see http\\:\u2060\\/\\/x\\.example"
+    True
+    """
+    if isinstance(s, Md):
+        return s
+    text = _LINE_BREAKS.sub(" ", str(s)).strip(" \t")  # no indented code, no hard break
+    text = _TEXT_REWRITES.sub(_JOIN, text)
+    return Md(_PUNCTUATION.sub(r"\\\1", text))
+
+
+def tr(key: str, **fields: object) -> Md:
+    """The catalogue's ``key`` in the page's language, with ``fields`` filled in.
+
+    The catalogue's own Markdown is meant; a field that holds user text must come
+    through `md_text` (or `say`)."""
+    return Md(word(key, lang(), **fields))
+
+
+def say(what: object) -> Md:
     """A message of the engine or the store (a `Message`, or an error raised with one)
-    in the page's language; plain text as it is. Either way without the server's own
-    folder paths (`session.scrub`): every message a page shows comes through here."""
+    in the page's language, or other text, made safe for a page (`md_text`): messages
+    quote names, file names and URL parameters. Either way without the server's own
+    folder paths (`session.scrub`): every message a page shows comes through here, so
+    text a page already made safe (`tr`, `md_text`) passes as it is."""
     from roads_app.ui.session import scrub  # session's page half imports this module
 
-    return scrub(messages.say(what, lang()), lang=lang())
+    if isinstance(what, Md):
+        return what
+    return md_text(scrub(messages.say(what, lang()), lang=lang()))
 
 
 def bet_name(bet: Any) -> str:

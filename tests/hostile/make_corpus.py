@@ -319,10 +319,40 @@ def shape_cases() -> Iterator[Case]:
         yield Case("csv-shape", _name("shape", "csv"), text)
 
 
+def echo_cases() -> Iterator[Case]:
+    """Files whose own text a message could echo: a control character in a header, a
+    1.9 MB key, a 10 KB cell; or that lack what they need (no winner column, a shoe
+    column in a file that cannot be split). Each is refused in one short line."""
+    texts: list[tuple[str, bytes]] = [
+        ("csv", b"winner,pla\x0byer_points\nB,1\n"),
+        ("csv", b"winner,winner\x1b[2J\nB,P\n"),
+        ("csv", b"winner,\xe2\x80\xae" + b"z" * 5000 + b"\nB,1\n"),
+        ("csv", b"winner\n" + b"X" * 10_000 + b"\n"),
+        ("csv", b"shoe\n1\n2\n"),
+        ("csv", b"player_points\n1\n"),
+        ("csv", b"shoe,winner\n1,B,extra\n"),
+        ("csv", b"shoe,winner\nx\x0b,B\n"),
+        ("json", _json({"rounds": "B", "k" * 1_900_000: 1})),
+        ("json", _json({"rounds": [{"winner": "B", "q\n" * 50_000: 1}]})),
+        ("json", _json({"meta": {"z" * 500_000: 1}, "rounds": "B"})),
+        ("json", _json({"rounds": [{"shoe": "1\n2", "winner": "B"}]})),
+        ("json", _json({"meta": {"seed": 2**64}, "rounds": "B"})),
+    ]
+    for ext, body in texts:
+        yield Case("echo", _name("echo", ext), body)
+    for frame in (
+        pl.DataFrame({"winner": ["B"], "a\nb" * 1000: [1]}),
+        pl.DataFrame({"shoe": [1, 2], "winner": ["B", "P"], "x\x1b": [1, 2]}),
+        pl.DataFrame({"shoe": [0, 1], "winner": ["B", "P"]}),
+    ):
+        yield Case("echo", _name("echo", "parquet"), _parquet(frame))
+
+
 def cases() -> list[Case]:
     """Every hostile file, in a stable order."""
     _N[0] = 0
-    out = [*meta_cases(), *depth_cases(), *value_cases(), *size_cases(), *shape_cases()]
+    out = [*meta_cases(), *depth_cases(), *value_cases(), *size_cases(), *shape_cases(),
+           *echo_cases()]  # fmt: skip
     assert len({c.filename for c in out}) == len(out)
     return out
 
@@ -384,6 +414,21 @@ BAD_ARGS: list[list[str]] = [
     ["import", "/dev/zero"],
     ["import", "/etc"],
     ["import", "/nonexistent.csv"],
+    # paths and values a message could echo raw, or an OS error could turn into a bug line
+    ["backtest", "--strategy", "paroli", "--shoes", "2", "--wins", "31"],
+    ["shoes", "list", "--data", "a" * 300],
+    ["shoes", "list", "--data", "/".join(["a"] * 3000)],
+    ["shoes", "add", "keep", "Bı", "--data", "data"],
+    ["shoes", "add", "keep", "Bß", "--data", "data"],
+    ["show", "a\nb.csv"],
+    ["show", "x" * 300 + ".csv"],
+    ["show", "/".join(["a"] * 3000) + ".parquet"],
+    ["import", "x\x1b[2J.csv"],
+    ["import", "/".join(["a"] * 3000) + ".csv"],
+    ["odds", "--shoe", "a\nb.parquet"],
+    ["rules", "a\nb.toml"],
+    ["simulate", "--shoes", "1", "--seed", "1", "--out", "/".join(["a"] * 3000) + ".csv"],
+    ["simulate", "--shoes", "1", "--seed", "1", "--out", "a" * 300 + ".csv"],
 ]
 """Command lines that must each end in one line on stderr and exit status 2."""
 
