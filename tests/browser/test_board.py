@@ -793,7 +793,7 @@ def test_main_thread_work_per_key_on_an_80_round_shoe_is_recorded(
     work per press, from the browser's own task timing and its long tasks, is recorded
     (the lead takes the figure on a quiet machine: `bench/bench_dashboard.py`); the
     test checks that every press counted, and that the page drew no board it did not show."""
-    shoe = dealt_shoe(app_server, rounds=80, seed=99)
+    shoe = dealt_shoe(app_server, rounds=80, seed=99, keys=True)  # a shoe that takes keys
     page.goto(f"{app_server.url}/?shoe={shoe}")
     wait_rounds(page, 80, timeout_ms=LOAD_MS)
     settle(page)
