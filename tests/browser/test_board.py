@@ -33,7 +33,7 @@ from conftest import (
     wait_idle,
     wait_rounds,
 )
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.render.board import NARROW_PX
@@ -274,6 +274,18 @@ def swipe_right(page: Page, y: float) -> None:
     cdp.detach()
 
 
+def on_a_phone(browser: Browser, url: str, rounds: int) -> tuple[BrowserContext, Page]:
+    """A 390 px touch phone's page on ``url``, once its board shows ``rounds`` rounds
+    at the width the page reported (close the context when done)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=3)  # fmt: skip
+    page = context.new_page()
+    page.goto(url)
+    wait_rounds(page, rounds, timeout_ms=LOAD_MS)
+    settle(page)
+    return context, page
+
+
 def test_on_a_phone_a_swipe_reaches_the_first_columns_and_a_result_brings_the_newest(
     app_server: AppServer, browser: Browser
 ):
@@ -282,13 +294,8 @@ def test_on_a_phone_a_swipe_reaches_the_first_columns_and_a_result_brings_the_ne
     navigation), the next result opens it on the newest again, and a page without such
     a board has the browser's swipe-back again."""
     shoe = dealt_shoe(app_server, keys=True)
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                  has_touch=True, device_scale_factor=3)  # fmt: skip
+    context, page = on_a_phone(browser, f"{app_server.url}/?shoe={shoe}", 81)
     try:
-        page = context.new_page()
-        page.goto(f"{app_server.url}/?shoe={shoe}")
-        wait_rounds(page, 81, timeout_ms=LOAD_MS)
-        settle(page)
         box = page.evaluate(BOARD_BOX_JS)
         assert box["end"] > 100 and box["left"] == box["end"], box  # opened at the end
         for _ in range(3):
@@ -716,13 +723,8 @@ def test_a_phone_board_shows_that_the_shoe_starts_further_left_and_cuts_on_a_cel
     to lie to the left; scrolled to the start, the fade moves to the right edge. The
     result buttons are touch targets of 44 x 44 px or more."""
     shoe = dealt_shoe(app_server)
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                  has_touch=True, device_scale_factor=2)  # fmt: skip
+    context, page = on_a_phone(browser, f"{app_server.url}/?shoe={shoe}", 81)
     try:
-        page = context.new_page()
-        page.goto(f"{app_server.url}/?shoe={shoe}")
-        wait_rounds(page, 81, timeout_ms=LOAD_MS)
-        settle(page)
         edge = page.evaluate(PHONE_EDGE_JS)
         record("phone_board_left_edge_cut_px", round(edge["cut"], 2))
         assert edge["left"] > 0, edge  # opened at the newest columns
