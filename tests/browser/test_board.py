@@ -822,3 +822,21 @@ def test_main_thread_work_per_key_on_an_80_round_shoe_is_recorded(
     assert round_count(page) == 80
     reacts = page.evaluate("() => window.__reacts")
     assert reacts == ["shown"] * presses, reacts  # one board drawn a press, the one shown
+
+
+def test_the_replays_board_has_the_pages_width(app_server: AppServer, page: Page):
+    """Issue 26 item 5: in replay at 1440 px the board was squeezed into a column of
+    about 500 px with blank space under it; it has the page's main column's width."""
+    shoe = dealt_shoe(app_server, rounds=60, seed=3)
+    page.goto(f"{app_server.url}/replay?shoe={shoe}&round=60")
+    wait_rounds(page, 60, timeout_ms=LOAD_MS)
+    settle(page)
+    sizes = page.evaluate(f"""() => {{
+      const g = ({BOARD_JS})();
+      const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+      const cs = getComputedStyle(main);
+      return [g.getBoundingClientRect().width,
+              main.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)];
+    }}""")
+    record("replay_board_width_of_page_at_1440", [round(v) for v in sizes])
+    assert sizes[0] >= 0.95 * sizes[1], sizes
