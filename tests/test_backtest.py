@@ -23,6 +23,7 @@ from roads_app.errors import BetError, RoadsAppError, StrategyError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.sim import backtest, kernel, strategies
+from tests.shown import shown
 from tests.storehelp import save_shoe
 
 # House edges from docs/rules.md ( "Reference figures", 8 decks off the top).
@@ -350,4 +351,4 @@ def test_dashboard_page_runs_a_backtest_and_shows_bad_settings_as_one_line(monke
     assert any("house edge" in i.value for i in [*at.info, *at.warning])
     at.number_input(key="bt_unit").set_value(0.0)
     at.button(key="bt_run").click().run()
-    assert [e.value for e in at.error] == ["unit must be more than 0, not 0"]
+    assert [shown(e.value) for e in at.error] == ["unit must be more than 0, not 0"]

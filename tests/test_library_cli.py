@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from roads_app.cli import main
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.store import db, library
 from roads_app.store import files as storage
-from roads_app.store import library
 from tests import storehelp as sh
 
 
@@ -177,18 +177,17 @@ def test_simulate_saves_a_shoe_dealt_from_the_seed(tmp_path: Path) -> None:
     assert (back.source, back.seed) == ("simulated", 42)
 
 
-def test_lobby_lists_hand_shoes_newest_first_at_most_eight(tmp_path: Path) -> None:
-    import os
-
+def test_the_wall_lists_every_live_shoe_newest_first(tmp_path: Path) -> None:
+    """Every shoe being played (not 8 of them), newest first; an ended one leaves."""
     ids = []
-    for i in range(10):
+    for i in range(12):
         m = ShoeMeta(name=f"t{i}", source="hand")
-        p = sh.save_shoe(rounds_from_winners("BP" * i), m, tmp_path)
-        os.utime(p, (1_000_000 + i, 1_000_000 + i))
+        sh.save_shoe(rounds_from_winners("BP" * i), m, tmp_path)
         ids.append(m.id)
+    db.open_store(tmp_path).end(ids[3])
     library.simulate(1, tmp_path)  # simulated shoes are not in play at a table
     lobby = library.lobby_shoes(tmp_path)
-    assert lobby["id"].to_list() == ids[::-1][:8]
+    assert lobby["id"].to_list() == [i for i in ids[::-1] if i != ids[3]]
 
 
 def test_board_png_figure_holds_every_column_of_the_shoe() -> None:

@@ -90,3 +90,24 @@ def test_the_entry_script_shows_no_stray_text(tmp_path: Path, monkeypatch) -> No
     at = AppTest.from_file(str(APP_PATH), default_timeout=120).run()
     assert not at.exception
     assert not any("viewer sees" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("action", ["btn_T", "btn_undo", "btn_new", "bets_bet_banker"])
+def test_a_revoked_operator_token_changes_nothing(data: Path, action: str):
+    """`roads-app token --revoke-all` while the tab is open: its next change is refused,
+    said so, and the controls go; the saved shoe and its bets are as they were."""
+    shoe = shoe_with(data, "BPB")
+    at = open_app(shoe, tokens.issue(data, "operator"))
+    at.button(key="btn_T").click().run()  # the token holds: saved
+    store = db.open_store(data)
+    before = (store.load(shoe).rounds, store.load_bets(shoe, "bets"), store.list_shoes())
+    assert before[0]["winner"].to_list() == list("BPBT")
+
+    tokens.revoke_all(data, "operator")
+    at.button(key=action).click().run()
+    assert not at.exception, at.exception
+    after = (store.load(shoe).rounds, store.load_bets(shoe, "bets"), store.list_shoes())
+    assert after[0].equals(before[0]) and after[1].equals(before[1])
+    assert after[2].height == before[2].height  # no new shoe either
+    assert any("no longer allows changes" in e.value for e in at.error), at.error
+    assert entry_buttons(at) == []

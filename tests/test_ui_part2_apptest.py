@@ -346,7 +346,7 @@ def test_lobby_shows_hand_shoes_with_counts_and_opens_one(data: Path) -> None:
     at = app("lobby")
     no_exceptions(at)
     page = text(at)
-    assert "3 shoes in progress" in page
+    assert "3 live tables" in page
     assert ":red[**B 2**] · :blue[**P 1**] · :green[**T 0**]" in page
     at.button(key=f"lobby_open_{shoes[1].id}").click().run()
     no_exceptions(at)
@@ -437,3 +437,35 @@ def test_undo_last_chip_takes_back_a_whole_two_way_press(data: Path) -> None:
     ]
     at.button(key="bets_undo_chip").click().run()
     assert bets_log.pending(db.open_store(data).load_bets(m.id), 4).height == 0
+
+
+# --- the end of a shoe, names (issue 29) ---------------------------------------------------
+
+
+def test_end_shoe_makes_the_shoe_read_only_and_says_so(data: Path) -> None:
+    meta = ShoeMeta(name="Table 4", source="hand")
+    sh.save_shoe(rounds_from_winners("BPB"), meta, data)
+    shoe = meta.id
+    at = app("scoreboard", shoe=shoe)
+    no_exceptions(at)
+    at.button(key="btn_end").click().run()
+    no_exceptions(at)
+    assert db.open_store(data).ended(shoe) is not None
+    assert "This shoe has ended" in text(at)
+    assert not [b for b in at.button if b.key == "btn_end"]  # nothing left to end
+    at.button(key="btn_B").click().run()  # a result on an ended shoe: refused, one line
+    assert "shoe 'Table 4' has ended: its rounds and bets are read-only" in unescape(text(at))
+    assert sh.load_shoe(shoe, data)[0].height == 3
+
+
+def test_new_shoe_asks_for_a_name_with_a_default_and_saves_it_on_start(data: Path) -> None:
+    at = app("scoreboard")
+    no_exceptions(at)
+    name = at.text_input(key="new_name")
+    assert re.fullmatch(r"classic \d{4}-\d\d-\d\d \d\d:\d\d", name.value), name.value
+    assert db.open_store(data).list_shoes().height == 0  # nothing saved by opening the page
+    name.set_value("Table 12").run()
+    at.button(key="btn_new").click().run()
+    no_exceptions(at)
+    shoes = db.open_store(data).list_shoes()
+    assert shoes["name"].to_list() == ["Table 12"] and shoes["rounds"].to_list() == [0]

@@ -279,6 +279,14 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         """Void a round (a misdeal): it leaves the roads; the history keeps it."""
         return answer(await run(feed.void, shoe_id, round_no, key), shoe_id)
 
+    @app.post("/shoes/{shoe_id}/end", response_model=ChangeOut, dependencies=[Write],
+              responses={**REFUSALS, 409: {"model": Problem}})  # fmt: skip
+    async def end(shoe_id: str, key: Key = None) -> Any:
+        """End the shoe (the cut card's last hand was played, or the table closed it):
+        it leaves the wall of live tables, and every later append is refused (409).
+        No body."""
+        return answer(await run(feed.end, shoe_id, key), shoe_id)
+
     @app.get("/shoes/{shoe_id}/events", response_class=EventSourceResponse,
              dependencies=[Read, Depends(existing)],
              responses={404: {"model": Problem}})  # fmt: skip

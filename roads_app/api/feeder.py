@@ -64,12 +64,25 @@ def post_hand(
     sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[httpx.Response, int]:
     """POST one round, retrying with the same key on network errors, 5xx and 429."""
+    return post_to(client, f"/shoes/{shoe_id}/rounds", key, body, patience=patience, sleep=sleep)
+
+
+def post_to(
+    client: httpx.Client,
+    path: str,
+    key: str,
+    body: dict | None = None,
+    *,
+    patience: float = PATIENCE_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[httpx.Response, int]:
+    """POST ``body`` to ``path``, retrying with the same key on network errors, 5xx, 429."""
     give_up = time.monotonic() + patience
     attempts = 0
     while True:
         attempts += 1
         try:
-            r = client.post(f"/shoes/{shoe_id}/rounds", json=body, headers={"Idempotency-Key": key})
+            r = client.post(path, json=body, headers={"Idempotency-Key": key})
         except httpx.TransportError as e:
             last = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
         else:
@@ -79,7 +92,7 @@ def post_hand(
         delay = RETRY_DELAYS_S[min(attempts, len(RETRY_DELAYS_S)) - 1]
         if time.monotonic() + delay > give_up:
             raise FeedError(
-                f"hand not delivered after {attempts} attempts in {patience:g} s ({last})"
+                f"{path} not delivered after {attempts} attempts in {patience:g} s ({last})"
             )
         sleep(delay)
 
@@ -138,7 +151,18 @@ def feed(
             wait = start + i * every - time.monotonic()  # a steady beat, not drifting
             if wait > 0:
                 time.sleep(wait)
+        else:  # the cut card's last hand was played: the shoe ends itself
+            r, _ = post_to(client, f"/shoes/{shoe_id}/end", end_key(shoe_id, seed),
+                           patience=patience)  # fmt: skip
+            if r.status_code >= 400:
+                raise FeedError(f"the shoe was dealt but not ended (HTTP {r.status_code}): "
+                                f"{_reason(r)}")  # fmt: skip
     return out
+
+
+def end_key(shoe_id: str, seed: int) -> str:
+    """The end of a fed shoe is asked once too: a restarted feeder ends it only once."""
+    return f"feed-{shoe_id}-s{seed}-end"
 
 
 def _decks(client: httpx.Client, shoe_id: str) -> int:

@@ -36,6 +36,7 @@ DEFAULT_BODY_CAP = 4 * KB
 BODY_CAPS: dict[str, int] = {
     "/shoes/{shoe_id}/rounds": 2 * KB,  # a round by cards is under 120 bytes
     "/shoes": 4 * KB,  # a new shoe: a name of at most 200 characters, a table, decks
+    "/shoes/{shoe_id}/end": 64,  # no body at all (an empty JSON object at most)
 }
 """Largest body per route template, in bytes."""
 

@@ -109,6 +109,8 @@ class ShoeSummary(BaseModel):
     created: str
     round_count: int
     version: int
+    ended: str | None = None
+    """When the shoe ended (None: still being played); an ended shoe takes no more rounds."""
 
 
 class ShoeOut(ShoeSummary):

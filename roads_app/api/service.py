@@ -111,7 +111,7 @@ class Feed:
         rounds = saved.rounds
         roads = {name: grid.to_dicts() for name, grid in all_roads(rounds).items()}
         return {
-            **_summary_of(saved.meta, rounds.height, saved.version),
+            **_summary_of(saved.meta, rounds.height, saved.version, saved.ended),
             "rounds": rows(rounds),
             "stats": shoe_stats(rounds),
             "roads": roads,
@@ -124,7 +124,8 @@ class Feed:
         shoes in the order of their headlines' priority, then most recently changed."""
         cat = good_roads.in_force()
         out = []
-        for r in self.store.list_shoes(source="hand", limit=LIVE_SHOES).iter_rows(named=True):
+        live = self.store.list_shoes(source="hand", limit=LIVE_SHOES, live=True)  # not ended
+        for r in live.iter_rows(named=True):
             try:
                 saved = self.store.load(r["id"])
             except StorageError:
@@ -200,6 +201,17 @@ class Feed:
 
         return self._once(key, fingerprint("void", shoe_id, round_no), shoe_id, do)
 
+    def end(self, shoe_id: str, key: str | None) -> Reply:
+        """End the shoe (the cut card's last hand was played): read-only after."""
+        self._exists(shoe_id)
+
+        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+            n = self._saved(c, shoe_id).rounds.height
+            version = self.store.end_in(c, shoe_id)
+            return 200, {"shoe": shoe_id, "version": version, "rounds": n}
+
+        return self._once(key, fingerprint("end", shoe_id), shoe_id, do)
+
     # --- helpers -----------------------------------------------------------------------------
 
     def _saved(self, c: sqlite3.Connection, shoe_id: str) -> db.Saved:
@@ -266,7 +278,7 @@ def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
 
 def _status(e: StorageError) -> RoadsAppError:
     """Store refusals a client should handle apart: stale (409), busy (503, retry)."""
-    if isinstance(e, db.StaleShoeError):
+    if isinstance(e, db.StaleShoeError | db.ShoeEndedError):
         return Refused(409, str(e))
     if "is busy" in str(e):
         return Refused(503, str(e))
@@ -282,13 +294,15 @@ def _table_name(name: str) -> str:
     return name
 
 
-def _summary_of(meta: game_rounds.ShoeMeta, rounds: int, version: int) -> dict[str, Any]:
+def _summary_of(
+    meta: game_rounds.ShoeMeta, rounds: int, version: int, ended: str | None = None
+) -> dict[str, Any]:
     return {"id": meta.id, "name": meta.name, "table": meta.rules, "decks": meta.decks,
             "source": meta.source, "created": meta.created, "round_count": rounds,
-            "version": version}  # fmt: skip
+            "version": version, "ended": ended}  # fmt: skip
 
 
 def _summary(r: dict[str, Any]) -> dict[str, Any]:
     return {"id": r["id"], "name": r["name"], "table": r["rules"], "decks": r["decks"],
             "source": r["source"], "created": r["created"], "round_count": r["rounds"],
-            "version": r["version"]}  # fmt: skip
+            "version": r["version"], "ended": r["ended"]}  # fmt: skip

@@ -397,7 +397,7 @@ def _resolve(name_or_path: str | Path) -> Path:
         path = Path(s)
     if path.stem in _builtin_names() and not _is_builtin(path):
         raise RulesError(
-            f"{path}: {path.stem!r} is a built-in table's name; "
+            f"{shown_path(path)}: {quote(path.stem)} is a built-in table's name; "
             "give your table another name (file and name key)"
         )
     return path
@@ -536,7 +536,7 @@ def _message(e: Any, path: list[str], value: Any) -> str:
         allowed = ", ".join(model.model_fields)
         return f"unknown field '{field_name}' (allowed: {allowed})"
     if kind in _TYPE_WORDS:
-        return f"field '{field_name}' must be {_TYPE_WORDS[kind]}, not {value!r}"
+        return f"field '{field_name}' must be {_TYPE_WORDS[kind]}, not {quote(value)}"
     shown = f"{value:g}" if isinstance(value, float) else repr(value)
     why = e["msg"].lower()
     for pydantic_words, ours in _RANGE_WORDS:
@@ -548,7 +548,7 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
     name = stem if model.name is None else model.name
     if name != stem:
         raise RulesError(
-            f"{where}: name {name!r} does not match the file name {stem!r}: "
+            f"{where}: name {quote(name)} does not match the file name {quote(stem)}: "
             "tables are loaded by file name"
         )
     shoe = ShoeOptions(
@@ -574,8 +574,8 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
             if u not in bets:
                 offered = ", ".join(bets)
                 raise RulesError(
-                    f"{where}: shortcut '{sname}' places {u!r}, which the table does not offer "
-                    f"(offered: {offered})"
+                    f"{where}: shortcut '{sname}' places {quote(u)}, which the table does not "
+                    f"offer (offered: {offered})"
                 )
         if len(set(unders)) != len(unders):
             raise RulesError(f"{where}: shortcut '{sname}' lists a bet twice")
@@ -596,14 +596,14 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
 def _bet(bid: str, spec: _BetFile, where: str) -> Bet:
     """A bet of the file: its kind must exist and every payout key it needs be given."""
     if bid not in KINDS:
-        raise RulesError(f"{where}: unknown bet {bid!r} (known: {', '.join(BET_IDS)})")
+        raise RulesError(f"{where}: unknown bet {quote(bid)} (known: {', '.join(BET_IDS)})")
     kind = KINDS[bid]
     if isinstance(spec.payout, dict):
         given = spec.payout
         unknown = [k for k in given if k not in kind.payouts]
         if unknown:
             raise RulesError(
-                f"{where}: bet '{bid}': no payout key {unknown[0]!r} "
+                f"{where}: bet '{bid}': no payout key {quote(unknown[0])} "
                 f"(keys: {', '.join(kind.payouts)})"
             )
         lacking = [k for k in kind.required if k not in given]

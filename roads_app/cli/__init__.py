@@ -49,7 +49,9 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     # Every check first (ports, data folder, cluster), then the API beside it, so a
     # wrong setting is one line and never follows a note or the API's start.
     env = dashboard_env(args.port, Path(args.data), args.host, args.cluster)
-    os.environ[api.HOST_ENV] = args.host  # the pages' token rule (ui.access) reads it
+    # The pages' token rule (ui.access) reads it, in Streamlit's process: in the
+    # environment it is started with, not only in this one's (copied before).
+    os.environ[api.HOST_ENV] = env[api.HOST_ENV] = args.host
     with api.api_beside(Path(env[DATA_ENV]), args.api_port, args.host):
         return run_dashboard(args.port, Path(env[DATA_ENV]), args.headless, args.host,
                              args.cluster, env=env)  # fmt: skip

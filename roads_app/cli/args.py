@@ -13,9 +13,16 @@ import math
 import re
 from collections.abc import Callable, Mapping
 
+from roads_app.errors import quote
+
 MAX_SEED = 2**64 - 1
 MAX_MONEY = 1e9
 """Largest bankroll, stake or limit: far beyond a table, far below float trouble."""
+
+
+def _shown(text: str) -> str:
+    """A number as typed when it is short and plain, else its short escaped quote."""
+    return text if len(text) <= 40 and text.isprintable() else quote(text)
 
 
 def int_range(lo: int, hi: int) -> Callable[[str], int]:
@@ -25,9 +32,9 @@ def int_range(lo: int, hi: int) -> Callable[[str], int]:
         try:
             value = int(text.strip().replace("_", ""), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+            raise argparse.ArgumentTypeError(f"{quote(text)} is not a whole number") from None
         if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{text} is out of range: use {lo} to {hi:_}")
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is out of range: use {lo} to {hi:_}")
         return value
 
     parse.__name__ = "whole number"
@@ -41,12 +48,12 @@ def float_range(lo: float, hi: float, *, low_open: bool = False) -> Callable[[st
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+            raise argparse.ArgumentTypeError(f"{quote(text)} is not a number") from None
         low_ok = value > lo if low_open else value >= lo
         if not math.isfinite(value) or not low_ok or value > hi:
             side = "more than" if low_open else "from"
             raise argparse.ArgumentTypeError(
-                f"{text} is out of range: use a number {side} {lo:g} up to {hi:g}"
+                f"{_shown(text)} is out of range: use a number {side} {lo:g} up to {hi:g}"
             )
         return value
 
@@ -70,7 +77,7 @@ def host_name(text: str) -> str:
         pass
     if _HOST_RE.match(text):
         return text
-    raise argparse.ArgumentTypeError(f"{text!r} is not an IP address or host name")
+    raise argparse.ArgumentTypeError(f"{quote(text)} is not an IP address or host name")
 
 
 def late_help(fill: Callable[[], Mapping[str, str]]) -> type[argparse.HelpFormatter]:

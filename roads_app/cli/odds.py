@@ -52,7 +52,7 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 
 def _shoe(shoe: str, index: int | None, data_dir: Path) -> tuple[Any, Any]:
     """``--shoe`` names a file (any the commands write) or the id of a saved shoe."""
-    from roads_app.errors import StorageError
+    from roads_app.errors import StorageError, quote
     from roads_app.store import db, library
     from roads_app.store import files as storage
 
@@ -60,7 +60,7 @@ def _shoe(shoe: str, index: int | None, data_dir: Path) -> tuple[Any, Any]:
     if path.suffix.lower() in (".parquet", ".csv", ".json") or path.is_file():
         return library.read_shoe(path, index)
     if index is not None:
-        raise StorageError(f"--shoe-index {index}: {shoe!r} is a saved shoe's id, not a file")
+        raise StorageError(f"--shoe-index {index}: {quote(shoe)} is a saved shoe's id, not a file")
     saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe))
     return saved.rounds, saved.meta
 

@@ -66,13 +66,51 @@ NAME_MAX = 100
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 """A shoe id and a rules table name: a plain name, never a path."""
 _BAD_NAME_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")  # controls, lone surrogates, line breaks
+# Not ink on their own: every category of other (format, private, unassigned), separator
+# and mark (a mark has nothing to sit on alone) ...
+_UNSEEN_CATEGORY_CLASSES = ("C", "Z", "M")
+# ... and the code points Unicode declares Default_Ignorable_Code_Point (fillers such as
+# U+115F, U+1160, U+3164 and U+FFA0 are letters by category; DerivedCoreProperties.txt,
+# Unicode 15.1), with U+2800 BRAILLE PATTERN BLANK, a symbol that draws nothing.
+_UNSEEN_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+
+
+def visible(ch: str) -> bool:
+    """Whether a character puts something on the screen by itself (a name needs one).
+
+    >>> [visible(c) for c in ("a", "庄", "!", " ", "\u200b", "\ufe0f", "\u0301", "\u3164")]
+    [True, True, True, False, False, False, False, False]
+    """
+    if ch.isspace() or unicodedata.category(ch)[0] in _UNSEEN_CATEGORY_CLASSES:
+        return False
+    code = ord(ch)
+    return not any(lo <= code <= hi for lo, hi in _UNSEEN_RANGES)
+
+
+def default_name(table: str, when: datetime | None = None) -> str:
+    """A new shoe's name until a person gives one: the table and the minute it started,
+    so shoes on one wall (and in one library) are told apart.
+
+    >>> default_name("classic", datetime(2026, 12, 2, 4, 25, tzinfo=UTC))
+    'classic 2026-12-02 04:25'
+    """
+    when = when or datetime.now().astimezone()
+    return f"{table} {when:%Y-%m-%d %H:%M}"
 
 
 def check_name(name: object) -> str:
     """The one rule for a shoe's name (new shoes, rename, import): its trimmed text.
 
     One line of 1 to 100 printable characters (no tabs, line breaks, control
-    characters or lone surrogates), not only spaces.
+    characters or lone surrogates), at least one of them visible (`visible`): not only
+    spaces, zero-width or format characters, variation selectors, lone combining marks
+    or blank fillers.
 
     >>> check_name("  Table 3 ")
     'Table 3'
@@ -92,6 +130,9 @@ def check_name(name: object) -> str:
     for i, ch in enumerate(text):
         if unicodedata.category(ch) in _BAD_NAME_CATEGORIES:
             raise RoundError(f"{rule} (character {i + 1} is {ch!a})")
+    if not any(map(visible, text)):
+        shown = ascii(text[:8]) + ("..." if len(text) > 8 else "")  # short, and legible
+        raise RoundError(f"{rule} (this one has no visible character: {shown})")
     return text
 
 

@@ -440,7 +440,13 @@ BIG_COLS_PER_ROUND = 0.5
 """Big-road columns the layout keeps per round of the longest shoe: a new column comes
 with about every other result (8 decks: 104 rounds, 52 columns; the longest big road
 of 300 dealt 8-deck shoes had 49). A longer road shows its newest columns."""
-BIG_MIN_COLS = 24
+SHOE_BIG_MIN_COLS = 24
+"""The big road's columns for the shortest shoes (1 deck): `shoe_columns`."""
+BEAD_MIN_COLS = 12
+BIG_MIN_COLS = 40
+BIG_MIN_COLS_NARROW = 20
+DERIVED_MIN_COLS = 24
+"""Column floors of a screen-filling board (the display, `fill_layout`)."""
 GAP_CELLS = 1.0
 """Horizontal gap between two roads side by side, in cells."""
 
@@ -454,7 +460,7 @@ def shoe_columns(decks: int = 8) -> tuple[int, int]:
     ((18, 52), (13, 39), (3, 24))
     """
     rounds = ROUNDS_PER_DECK * max(1, decks)
-    return -(-rounds // ROWS), max(BIG_MIN_COLS, -(-rounds // 2))
+    return -(-rounds // ROWS), max(SHOE_BIG_MIN_COLS, -(-rounds // 2))
 
 
 def _need(road: pl.DataFrame, spare: int = 1) -> int:
@@ -534,7 +540,7 @@ def _wide_layout(
 
 def _narrow_layout(
     bead: int, big: int, need: Mapping[str, int], width_px: float, rows: int,
-    max_cell: float, min_cell: float,
+    max_cell: float, min_cell: float, *, snap: bool = True,
 ) -> tuple[list[_Box], float, float]:
     """A phone's board: one road per row, each at least as wide as the page.
 
@@ -545,7 +551,8 @@ def _narrow_layout(
     at the right-hand end, cut there on a cell boundary. Each road is right-aligned, so
     there every road shows its newest columns, and scrolling left reaches the earliest.
     The bead plate has its own, larger cells (`BEAD_MIN_CELL_PX`, `BEAD_RATIO_NARROW`),
-    and the longest shoe's columns, whole in view where they fit the page.
+    and the longest shoe's columns, whole in view where they fit the page. ``snap=False``
+    keeps the cell as given (a screen filled to its height, `fill_layout`).
 
     An 81-round shoe on a 390 px phone: 13.26 px cells, 27 of them in view; the bead
     plate 18 columns of 19.9 px, the big road 40 columns, the derived roads 54 half cells.
@@ -562,7 +569,8 @@ def _narrow_layout(
     cell = max(min_cell, min(max_cell, view_px / big))
     n = view_px / cell
     n = int(n + 1e-9) if cell == min_cell else max(1, -int(-n + 1e-9))
-    cell = view_px / n  # whole cells in view: the view's left edge is a cell boundary
+    if snap:  # whole cells in view: the view's left edge is a cell boundary
+        cell = view_px / n
     # the whole plate in view; from a 376 px phone up, in cells of `BEAD_MIN_CELL_PX` or more
     bead_cell = min(view_px / bead, max(BEAD_MIN_CELL_PX, BEAD_RATIO_NARROW * cell), max_cell)
     view = view_px / cell  # cells in view
@@ -583,6 +591,63 @@ def _narrow_layout(
         boxes.append((name, left, top, w, h, cols[name], size[name], max(left, view_left)))
         top += h + tc
     return boxes, cell, t
+
+
+def fill_layout(
+    roads: Roads, width_px: float, height_px: float, rows: int = ROWS, spare: int = 1
+) -> tuple[list[_Box], float]:
+    """The board filling a screen (the display): the larger of two layouts fitted to
+    both ``width_px`` and ``height_px``.
+
+    Landscape, as casino screens: the big road across the top, the bead plate under it
+    on the left and the three derived roads stacked on its right; the cell is the
+    largest that fits both ways, and spare width goes to the roads as more columns.
+    Portrait (or wherever it is larger): one road per row (`_narrow_layout`) with the
+    cell that fills the height; a shoe wider than the screen then shows every road's
+    newest columns (its box opens at the right-hand end).
+
+    >>> from roads_app.game.rounds import rounds_from_winners
+    >>> roads = all_roads(rounds_from_winners("BP" * 40))
+    >>> _, cell = fill_layout(roads, 1872, 900)
+    >>> 40 < cell < 46
+    True
+    """
+    need = {name: _need(roads[name], spare) for name in ROAD_NAMES}
+    bead = max(BEAD_MIN_COLS, need["bead_plate"])
+    big = max(BIG_MIN_COLS, need["big_road"])
+    derived = max(DERIVED_MIN_COLS, *(need[k] for k in DERIVED)) / 2
+
+    def landscape(cell: float) -> tuple[list[_Box], float, float]:
+        t = title_px(cell) / cell
+        units_h = 4 * t + rows + 3 * rows / 2
+        fit = min(width_px / max(big, bead + GAP_CELLS + derived), height_px / units_h)
+        units_w = max(big, bead + GAP_CELLS + derived, width_px / fit)
+        units_w = float(int(units_w + 1e-9))  # whole columns
+        x0 = bead + GAP_CELLS
+        boxes: list[_Box] = [
+            ("big_road", 0, t, units_w, rows, int(units_w), 1.0, 0),
+            ("bead_plate", 0, 2 * t + rows, bead, rows, bead, 1.0, 0),
+        ]
+        for i, kind in enumerate(DERIVED):
+            y = 2 * t + rows + i * (rows / 2 + t)
+            boxes.append((kind, x0, y, units_w - x0, rows / 2, int((units_w - x0) * 2), 0.5, x0))
+        return boxes, fit, units_h
+
+    cell = min(width_px / (big + 1), height_px / (rows * 2.5 + 3))
+    for _ in range(3):  # the title line depends on the cell: settle it
+        boxes, cell, units_h = landscape(cell)
+    wide_area = min(width_px, max(b[1] + b[3] for b in boxes) * cell) * units_h * cell
+
+    # one road per row: 6 + 6 + 3 * 3 cells of roads and five title lines
+    tall = height_px / (rows * 2 + rows * 1.5 + 5 * 0.6)
+    narrow_big = max(BIG_MIN_COLS_NARROW, need["big_road"])
+    tall_boxes, tall_cell, _ = _narrow_layout(bead, narrow_big, need, width_px, rows,
+                                              tall, tall, snap=False)  # fmt: skip
+    tall_h = max(b[2] + b[4] for b in tall_boxes) * tall_cell
+    tall_area = width_px * min(tall_h, height_px)
+    if tall_area > wide_area * 1.05 and tall_h <= height_px * 1.02:
+        return tall_boxes, tall_cell
+    return boxes, cell
 
 
 def board_figure(
@@ -614,6 +679,7 @@ def board_spec(
     hold_last: bool = False,
     decks: int = 8,
     six: bool = False,
+    height_px: float | None = None,
 ) -> dict[str, Any]:
     """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
     as on casino boards, whole shoe.
@@ -628,6 +694,9 @@ def board_spec(
 
     ``ask="B"`` or ``"P"`` (needs the rounds frame) adds the ask road on the board: the
     marks that result would add, ghosted (faint), in every road where it adds one.
+
+    ``height_px``: the board fills a screen ``width_px`` by ``height_px`` (the display,
+    `fill_layout`) rather than a page's width.
 
     ``hold_last=True`` (needs the rounds frame) shows the board as it stood before the
     last round, and draws every mark the last round adds *or changes* (a tie's count
@@ -657,7 +726,11 @@ def board_spec(
         if hold_last and rounds_or_roads.height:
             before = rounds_or_roads.head(rounds_or_roads.height - 1)
             (shown, lead), spare = _marked(all_roads(before, rows=rows), before, six), 2
-    boxes, cell, title = board_layout(shown, width_px, rows, max_cell, spare, decks=decks)
+    if height_px is not None:
+        boxes, cell = fill_layout(shown, width_px, height_px, rows, spare)
+        title = title_px(cell)
+    else:
+        boxes, cell, title = board_layout(shown, width_px, rows, max_cell, spare, decks=decks)
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
     width, height = units_w * cell, units_h * cell

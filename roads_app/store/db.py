@@ -43,9 +43,10 @@ from typing import Any
 import polars as pl
 
 from roads_app.bets.ledger import BETS_SCHEMA, KINDS, with_placement
-from roads_app.errors import RoadsAppError, RoundError, StorageError, shown_path
+from roads_app.errors import RoadsAppError, RoundError, StorageError, quote, shown_path
 
-__all__ = ["Saved", "StaleShoeError", "StorageError", "Store", "forget_stores", "open_store"]
+__all__ = ["Saved", "ShoeEndedError", "StaleShoeError", "StorageError", "Store", "forget_stores",
+           "open_store"]  # fmt: skip
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, check_name, empty_rounds
 from roads_app.messages import Message
 from roads_app.store.files import check_shoe_id
@@ -61,6 +62,7 @@ if SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
 
 ROUND_ACTIONS = (
     "created", "imported", "entered", "undone", "redone", "edited", "replaced", "voided",
+    "ended",
 )  # fmt: skip
 """History actions that change a shoe's rounds: only these make another tab stale."""
 
@@ -76,6 +78,7 @@ LIST_SCHEMA: pl.Schema = pl.Schema(
         "decks": pl.Int64,
         "version": pl.Int64,
         "deleted": pl.String,
+        "ended": pl.String,
         "modified": pl.Float64,
         "error": pl.String,
     }
@@ -182,6 +185,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE bets ADD COLUMN placement INTEGER;
         """,
     ),
+    (
+        "a shoe can be ended (the cut card's last hand, End shoe, the API): read-only after",
+        """
+        -- NULL: still being played, else when it ended
+        ALTER TABLE shoes ADD COLUMN ended TEXT;
+        """,
+    ),
 )
 """Forward migrations, applied in order; their number is their place here (1-based)."""
 
@@ -207,6 +217,10 @@ class StaleShoeError(StorageError):
     """The shoe changed since the caller read it (another tab, server or the CLI wrote it)."""
 
 
+class ShoeEndedError(StorageError):
+    """The shoe has ended: its rounds and bets are read-only (`Store.end`)."""
+
+
 class RequestKeyReused(StorageError):
     """An API Idempotency-Key sent again with a different request."""
 
@@ -218,6 +232,8 @@ class Saved:
     rounds: pl.DataFrame
     meta: ShoeMeta
     version: int
+    ended: str | None = None
+    """When the shoe ended (None: still being played)."""
 
 
 def now() -> str:
@@ -613,12 +629,20 @@ class Store:
         )
 
     def create_shoe(
-        self, meta: ShoeMeta, rounds: pl.DataFrame | None = None, *, action: str = "created"
+        self,
+        meta: ShoeMeta,
+        rounds: pl.DataFrame | None = None,
+        *,
+        action: str = "created",
+        ended: bool = False,
     ) -> int:
-        """Add a new shoe (refused if its id is taken, even by one in the trash); version 1."""
+        """Add a new shoe (refused if its id is taken, even by one in the trash); version 1.
+        ``ended``: a whole shoe (dealt to the cut card's last hand), ended in the same
+        transaction (version 2)."""
         frame = empty_rounds() if rounds is None else rounds
         with self.write() as c:
-            return self._insert_shoe(c, meta, frame, action)
+            version = self._insert_shoe(c, meta, frame, action)
+            return self.end_in(c, meta.id) if ended else version
 
     def create_shoes(
         self, shoes: Iterable[tuple[pl.DataFrame, ShoeMeta]], *, action: str = "imported"
@@ -631,22 +655,32 @@ class Store:
                 n += 1
         return n
 
-    def _current(self, c: sqlite3.Connection, shoe_id: str) -> tuple[int, int]:
-        """(version, rounds) of a shoe in the library; StorageError if missing or trashed."""
+    def _current(
+        self, c: sqlite3.Connection, shoe_id: str, *, playing: bool = False
+    ) -> tuple[int, int]:
+        """(version, rounds) of a shoe in the library; StorageError if missing or trashed.
+
+        ``playing``: the change is to the shoe's play (rounds, bets), which an ended shoe
+        refuses (`ShoeEndedError`): the one rule every door (a page, the CLI, the API)
+        goes through. A rename or the trash still work on an ended shoe.
+        """
         row = c.execute(
-            "SELECT version, rounds, deleted FROM shoes WHERE id = ?", (shoe_id,)
+            "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
             raise StorageError(Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.data_dir))
         if row[2] is not None:
             raise StaleShoeError(Message("msg_deleted_elsewhere", id=shoe_id))
+        if playing and row[3] is not None:
+            raise ShoeEndedError(Message("msg_shoe_ended", name=quote(row[4] or shoe_id)))
         return int(row[0]), int(row[1])
 
     def _checked(
         self, c: sqlite3.Connection, shoe_id: str, expected: int | None
     ) -> tuple[int, int]:
-        """Refuse if the rounds changed after version ``expected``; (version, rounds) now."""
-        version, n = self._current(c, shoe_id)
+        """Refuse if the rounds changed after version ``expected``, or the shoe has ended;
+        (version, rounds) now."""
+        version, n = self._current(c, shoe_id, playing=True)
         if expected is None or expected == version:
             return version, n
         moved = c.execute(
@@ -854,6 +888,26 @@ class Store:
             self._log(c, shoe_id, "renamed", version, n, None, json.dumps([old.name, name]))
             return ShoeMeta.from_dict({**old.to_dict(), "name": name})
 
+    def end(self, shoe_id: str) -> int:
+        """End a shoe (the cut card's last hand was played, or the table closed it): it
+        leaves the wall of live tables and its rounds and bets become read-only. Ending
+        an ended shoe is refused. New version."""
+        with self.write() as c:
+            return self.end_in(c, shoe_id)
+
+    def end_in(self, c: sqlite3.Connection, shoe_id: str) -> int:
+        """`end` inside a transaction the caller holds (`write`)."""
+        version, n = self._current(c, shoe_id, playing=True)
+        version = self._bump(c, shoe_id, version, n)
+        c.execute("UPDATE shoes SET ended = ? WHERE id = ?", (now(), shoe_id))
+        self._log(c, shoe_id, "ended", version, n)
+        return version
+
+    def ended(self, shoe_id: str) -> str | None:
+        """When the shoe ended (None: still being played, or no such shoe)."""
+        row = self.con.execute("SELECT ended FROM shoes WHERE id = ?", (shoe_id,)).fetchone()
+        return None if row is None else row[0]
+
     def delete(self, shoe_id: str) -> int:
         """Move a shoe (with its bets) to the trash; `restore` brings it back. New version."""
         with self.write() as c:
@@ -873,9 +927,9 @@ class Store:
                 purged = c.execute("SELECT 1 FROM history WHERE shoe = ? LIMIT 1", (shoe_id,))
                 gone = "was removed for good when the trash was emptied" if purged.fetchone() \
                     else f"is not in {self.data_dir}"  # fmt: skip
-                raise StorageError(f"shoe {shoe_id!r} {gone}")
+                raise StorageError(f"shoe {quote(shoe_id)} {gone}")
             if row[2] is None:
-                raise StorageError(f"shoe {shoe_id!r} is not in the trash")
+                raise StorageError(f"shoe {quote(shoe_id)} is not in the trash")
             version = self._bump(c, shoe_id, int(row[0]), int(row[1]))
             c.execute("UPDATE shoes SET deleted = NULL WHERE id = ?", (shoe_id,))
             self._log(c, shoe_id, "restored", version, int(row[1]))
@@ -891,7 +945,7 @@ class Store:
                 row = c.execute("SELECT version, rounds FROM shoes WHERE id = ? AND "
                                 "deleted IS NOT NULL", (shoe_id,)).fetchone()  # fmt: skip
                 if row is None:
-                    raise StorageError(f"shoe {shoe_id!r} is not in the trash")
+                    raise StorageError(f"shoe {quote(shoe_id)} is not in the trash")
                 c.execute("DELETE FROM shoes WHERE id = ?", (shoe_id,))
                 self._log(c, shoe_id, "purged", int(row[0]) + 1, int(row[1]))
                 gone += 1
@@ -922,7 +976,7 @@ class Store:
     def load_in(self, c: sqlite3.Connection, shoe_id: str) -> Saved:
         """`load` inside a transaction the caller holds (`read` or `write`)."""
         row = c.execute(
-            f"SELECT {', '.join(_META_COLS)}, version, deleted FROM shoes WHERE id = ?",
+            f"SELECT {', '.join(_META_COLS)}, version, ended, deleted FROM shoes WHERE id = ?",
             (shoe_id,),
         ).fetchone()
         if row is None:
@@ -930,7 +984,7 @@ class Store:
         if row[-1] is not None:
             raise StorageError(Message("msg_shoe_in_trash", id=shoe_id))
         rounds = frame_of(c.execute(_SQL_ROUNDS, (shoe_id,)).fetchall())
-        return Saved(rounds, _meta_of(row[: len(_META_COLS)]), int(row[-2]))
+        return Saved(rounds, _meta_of(row[: len(_META_COLS)]), int(row[-3]), row[-2])
 
     def version(self, shoe_id: str) -> int | None:
         """The shoe's version now (None if missing or in the trash): one indexed lookup."""
@@ -943,13 +997,21 @@ class Store:
         return None if row is None else int(row[0])
 
     def list_shoes(
-        self, *, trash: bool = False, source: str | None = None, limit: int | None = None
+        self,
+        *,
+        trash: bool = False,
+        source: str | None = None,
+        limit: int | None = None,
+        live: bool = False,
     ) -> pl.DataFrame:
         """The library (or the trash), most recently changed first; one query.
 
-        ``source`` keeps shoes of one source (the lobby: ``hand``), ``limit`` the newest few.
+        ``source`` keeps shoes of one source (the wall: ``hand``), ``limit`` the newest
+        few, ``live`` those not ended.
         """
         where = "deleted IS NOT NULL" if trash else "deleted IS NULL"
+        if live:
+            where += " AND ended IS NULL"
         params: list[Any] = []
         if source is not None:
             where += " AND source = ?"
@@ -961,7 +1023,7 @@ class Store:
         try:
             rows = self.con.execute(
                 "SELECT id, name, created, updated, rounds, source, rules, decks, version, "
-                f"deleted FROM shoes WHERE {where} ORDER BY updated DESC{tail}",
+                f"deleted, ended FROM shoes WHERE {where} ORDER BY updated DESC{tail}",
                 params,
             ).fetchall()
         except sqlite3.Error as e:
@@ -1012,7 +1074,7 @@ class Store:
         """
         _check_kind(kind)
         with self.write() as c:
-            version, n = self._current(c, shoe_id)
+            version, n = self._current(c, shoe_id, playing=True)
             old = self.load_bets(shoe_id, kind)
             new = with_placement(change(old))
             self._put_bets(c, shoe_id, kind, new)
@@ -1137,7 +1199,7 @@ class Store:
 
 def _check_kind(kind: str) -> None:
     if kind not in KINDS:
-        raise StorageError(f"bet history kind {kind!r} is not one of {', '.join(KINDS)}")
+        raise StorageError(f"bet history kind {quote(kind)} is not one of {', '.join(KINDS)}")
 
 
 def _bets_action(old: pl.DataFrame, new: pl.DataFrame) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 import polars as pl
 
 from roads_app import safe_io
-from roads_app.errors import StorageError, shown_path
+from roads_app.errors import StorageError, quote, shown_path
 from roads_app.game.rounds import ID_PATTERN, MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
 from roads_app.store import importing
 from roads_app.store.importing import (  # parsing and checking files lives there
@@ -68,7 +68,7 @@ def check_shoe_id(shoe_id: str) -> str:
     """A shoe id is a plain name; anything path-like is refused, never resolved."""
     if not isinstance(shoe_id, str) or not _ID_RE.match(shoe_id):
         raise StorageError(
-            f"shoe id {shoe_id!r} is not a plain name "
+            f"shoe id {quote(shoe_id)} is not a plain name "
             "(letters, digits, '-' and '_', at most 64, no paths)"
         )
     return shoe_id
@@ -220,19 +220,20 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
 def read_shoe_file(path: Path) -> tuple[pl.DataFrame, ShoeMeta] | None:
     """One saved-shoe Parquet file (checked), or None for a multi-shoe simulation file."""
     path = Path(path)
+    label = shown_path(path.name)
     # bounded, regular files only: a FIFO or device named *.parquet is refused, never opened
-    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
+    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, label)
     try:
         if MULTI_SHOE_SCHEMA.names()[0] in pl.read_parquet_schema(io.BytesIO(data)):
             return None
     except Exception:
         pass  # damaged: the checked read below says how, in one line
-    frame, md = read_parquet_checked(data, path.name, 10_000, 64 * MAX_SAVED_BYTES)
+    frame, md = read_parquet_checked(data, label, 10_000, 64 * MAX_SAVED_BYTES)
     if META_KEY in md:
-        meta = meta_from_text(md[META_KEY], path.name)
+        meta = meta_from_text(md[META_KEY], label)
     else:
         meta = ShoeMeta(id=_safe_id(path.stem), name=_safe_id(path.stem), source="imported")
-    return validate_rounds(frame, path.name, decks=meta.decks, burn_card=meta.burn_card), meta
+    return validate_rounds(frame, label, decks=meta.decks, burn_card=meta.burn_card), meta
 
 
 def read_bets_file(path: Path) -> pl.DataFrame:
@@ -240,15 +241,16 @@ def read_bets_file(path: Path) -> pl.DataFrame:
     from roads_app.bets.ledger import BETS_SCHEMA, with_placement
 
     path = Path(path)
-    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, path.name)
-    frame, _ = read_parquet_checked(data, path.name, 100_000, 64 * MAX_SAVED_BYTES)
+    label = shown_path(path.name)
+    data = safe_io.read_bounded(path, MAX_SAVED_BYTES, label)
+    frame, _ = read_parquet_checked(data, label, 100_000, 64 * MAX_SAVED_BYTES)
     missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns and c != "placement"]
     if missing:
-        raise StorageError(f"{path.name}: bet history lacks column(s) {', '.join(missing)}")
+        raise StorageError(f"{label}: bet history lacks column(s) {', '.join(missing)}")
     try:
         return with_placement(frame)
     except Exception:
-        raise StorageError(f"{path.name}: bet history has a column of the wrong type") from None
+        raise StorageError(f"{label}: bet history has a column of the wrong type") from None
 
 
 def _safe_id(text: str) -> str:
@@ -281,7 +283,7 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
         }
         buf.write(json.dumps(doc, indent=1).encode())
     else:
-        raise StorageError(f"export format {fmt!r} is not one of {', '.join(FORMATS)}")
+        raise StorageError(f"export format {quote(fmt)} is not one of {', '.join(FORMATS)}")
     return buf.getvalue()
 
 

@@ -419,7 +419,7 @@ def split_shoes(data: bytes, filename: str, max_shoes: int = MAX_IMPORT_SHOES) -
         frame, kv = read_parquet_checked(data, label, most_rows, MAX_IMPORT_UNPACKED)
         if META_KEY in kv:
             meta = meta_from_text(kv[META_KEY], label)
-        numbers = _shoe_numbers(frame[SHOE_COLUMN], label)
+        numbers = shoe_numbers(frame[SHOE_COLUMN], label)
         _check_shoe_count(len(numbers), max_shoes, label)
         parts = frame.partition_by(SHOE_COLUMN, maintain_order=True, as_dict=True)
         by_number = {int(key[0]): part.drop(SHOE_COLUMN) for key, part in parts.items()}
@@ -447,7 +447,7 @@ def _check_shoe_count(n: int, max_shoes: int, label: str) -> None:
         )
 
 
-def _shoe_numbers(column: pl.Series, label: str) -> list[int]:
+def shoe_numbers(column: pl.Series, label: str) -> list[int]:
     """The distinct shoe numbers of a column, in file order; the first bad one refused."""
     try:
         numbers = column.cast(pl.Int64, strict=True)

@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from roads_app import safe_io
-from roads_app.errors import RoadsAppError, StorageError, shown_path
+from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.store import db, importing
@@ -35,8 +35,6 @@ MIME: dict[str, str] = {
     "png": "image/png",
 }
 
-LOBBY_SIZE = 8
-"""Shoes the lobby shows at most (the tables a multi-table player follows)."""
 
 
 
@@ -97,20 +95,24 @@ def import_shoes(
 ) -> list[ShoeMeta]:
     """`roads-app import FILE [--shoe K]`: every shoe of the file, or shoe K, each a new id.
 
-    At most `MAX_IMPORT_SHOES` shoes a file, refused before any is checked. Every shoe is
-    checked first, then all are added in one transaction: a bad shoe, a full disk or a
-    killed process adds nothing.
+    At most `MAX_IMPORT_SHOES` shoes a file, refused before any is checked (``--shoe K``
+    takes one shoe of a bigger file, decoding only that shoe). Every shoe is checked
+    first, then all are added in one transaction: a bad shoe, a full disk or a killed
+    process adds nothing.
     """
     path = Path(path)
     data = _read_bytes(path, storage.MAX_IMPORT_BYTES)
-    label = shown_path(path.name)
-    parts = importing.split_shoes(data, path.name)
-    if parts is None:
-        _check_pick(shoe, [1], label, "--shoe")
-        return [import_upload(data, path.name, data_dir, name=name)]
-    _check_pick(shoe, parts.numbers, label, "--shoe")
-    picked = [shoe] if shoe is not None else parts.numbers
-    shoes = [parts.shoe(k, f"{name or path.stem} shoe {k}"[:100].strip()) for k in picked]
+
+    def name_of(k: int) -> str:
+        return f"{name or path.stem} shoe {k}"[:100].strip()
+
+    if shoe is not None:
+        shoes = [_pick_shoe(data, path, shoe, "--shoe", name, name_of)]
+    else:
+        parts = importing.split_shoes(data, path.name)
+        if parts is None:
+            return [import_upload(data, path.name, data_dir, name=name)]
+        shoes = [parts.shoe(k, name_of(k)) for k in parts.numbers]
     db.open_store(data_dir).create_shoes(shoes, action="imported")
     return [meta for _rounds, meta in shoes]
 
@@ -123,37 +125,69 @@ def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMe
     decoded, so a file of 200,000 shoes says "pick one" at once.
     """
     path = Path(path)
+    parquet = path.suffix.lower() == ".parquet"
+    data = _read_bytes(path, MAX_READ_BYTES if parquet else MAX_TEXT_READ_BYTES)
+    return _pick_shoe(
+        data, path, shoe, "--shoe-index", None, lambda k: f"{path.stem} shoe {k}"[:100].strip()
+    )
+
+
+def _pick_shoe(
+    data: bytes,
+    path: Path,
+    shoe: int | None,
+    option: str,
+    name: str | None,
+    name_of: Callable[[int], str],
+) -> tuple[pl.DataFrame, ShoeMeta]:
+    """Shoe ``shoe`` of a file's bytes (``None``: the file must hold one shoe); only that
+    shoe is checked. A file without a shoe column is one shoe, named ``name``."""
     label = shown_path(path.name)
     if path.suffix.lower() == ".parquet":
-        data = _read_bytes(path, MAX_READ_BYTES)
         md = importing.parquet_footer(
             data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
         )
         if SHOE_COLUMN in md.schema.to_arrow_schema().names:
-            return _parquet_shoe(data, path, shoe)
-        _check_pick(shoe, [1], label, "--shoe-index")
-        return storage.import_bytes(data, path.name)  # keeps decks, burn card, rules
-    data = _read_bytes(path, MAX_TEXT_READ_BYTES)
-    # only the picked shoe is checked, so the file's shoe count needs no cap of its own
-    parts = importing.split_shoes(data, path.name, max_shoes=len(data))
+            kv = {k.decode(errors="replace"): v.decode(errors="replace")
+                  for k, v in (md.metadata or {}).items()}  # fmt: skip
+            meta = (
+                importing.meta_from_text(kv[importing.META_KEY], label)
+                if importing.META_KEY in kv else None
+            )  # fmt: skip
+            return _parquet_shoe(data, path, _picker(shoe, label, option), meta, name_of)
+        parts = None
+    else:
+        # only the picked shoe is checked, so the file's shoe count needs no cap of its own
+        parts = importing.split_shoes(data, path.name, max_shoes=len(data))
     if parts is None:
-        _check_pick(shoe, [1], label, "--shoe-index")
-        return storage.import_bytes(data, path.name)
-    k = _picked(shoe, parts.numbers, label)
-    return parts.shoe(k, f"{path.stem} shoe {k}"[:100].strip())
+        _check_pick(shoe, [1], label, option)
+        return storage.import_bytes(data, path.name, name=name)  # keeps decks, burn card
+    k = _picker(shoe, label, option)(parts.numbers)
+    return parts.shoe(k, name_of(k))
 
 
-def _picked(shoe: int | None, numbers: list[int], label: str) -> int:
-    if shoe is None and len(numbers) > 1:
-        raise StorageError(
-            f"{label}: holds {len(numbers):,} shoes; pick one with --shoe-index K "
-            f"({numbers[0]} to {numbers[-1]})"
-        )
-    _check_pick(shoe, numbers, label, "--shoe-index")
-    return numbers[0] if shoe is None else shoe
+def _picker(shoe: int | None, label: str, option: str) -> Callable[[list[int]], int]:
+    """Which shoe of a file's shoe numbers: ``shoe``, or the only one there is."""
+
+    def pick(numbers: list[int]) -> int:
+        if shoe is None and len(numbers) > 1:
+            raise StorageError(
+                f"{label}: holds {len(numbers):,} shoes; pick one with {option} K "
+                f"({numbers[0]} to {numbers[-1]})"
+            )
+        _check_pick(shoe, numbers, label, option)
+        return numbers[0] if shoe is None else shoe
+
+    return pick
 
 
-def _parquet_shoe(data: bytes, path: Path, shoe: int | None) -> tuple[pl.DataFrame, ShoeMeta]:
+def _parquet_shoe(
+    data: bytes,
+    path: Path,
+    pick: Callable[[list[int]], int],
+    meta: ShoeMeta | None,
+    name_of: Callable[[int], str],
+) -> tuple[pl.DataFrame, ShoeMeta]:
     """Shoe K of a Parquet file of many shoes: the shoe column first, then that shoe only."""
     label = shown_path(path.name)
     try:
@@ -163,7 +197,7 @@ def _parquet_shoe(data: bytes, path: Path, shoe: int | None) -> tuple[pl.DataFra
             data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
         )
         raise
-    k = _picked(shoe, importing._shoe_numbers(column, label), label)
+    k = pick(importing.shoe_numbers(column, label))
     rows = int((column == k).sum())
     if rows > importing.max_rounds(8):
         raise StorageError(
@@ -171,13 +205,11 @@ def _parquet_shoe(data: bytes, path: Path, shoe: int | None) -> tuple[pl.DataFra
             f"(at most {importing.max_rounds(8)} in 8 decks)"
         )
     try:
-        frame = (
-            pl.scan_parquet(io.BytesIO(data)).filter(pl.col(SHOE_COLUMN) == k).collect()
-        )
+        frame = pl.scan_parquet(io.BytesIO(data)).filter(pl.col(SHOE_COLUMN) == k).collect()
     except Exception as e:  # polars raises several types for damaged pages
         raise StorageError(f"{label}: not a readable Parquet file ({_first_line(e)})") from None
-    parts = importing.ShoeParts(path.name, {k: frame.drop(SHOE_COLUMN)}, None, False, "row")
-    return parts.shoe(k, f"{path.stem} shoe {k}"[:100].strip())
+    parts = importing.ShoeParts(path.name, {k: frame.drop(SHOE_COLUMN)}, meta, False, "row")
+    return parts.shoe(k, name_of(k))
 
 
 def read_shoes(path: Path) -> pl.DataFrame:
@@ -203,7 +235,7 @@ def _first_line(e: BaseException) -> str:
 
 def check_format(fmt: str) -> str:
     if fmt not in EXPORT_FORMATS:
-        raise StorageError(f"export format {fmt!r} is not one of {', '.join(EXPORT_FORMATS)}")
+        raise StorageError(f"export format {quote(fmt)} is not one of {', '.join(EXPORT_FORMATS)}")
     return fmt
 
 
@@ -282,7 +314,8 @@ def simulate(
     name: str | None = None,
     deal: Dealer | None = None,
 ) -> ShoeMeta:
-    """Deal a shoe from a seed with the table's shoe options and save it (source simulated)."""
+    """Deal a shoe from a seed with the table's shoe options and save it (source
+    simulated), ended: it was dealt to the cut card's last hand."""
     options = table.shoe if table is not None else ShoeOptions()
     rounds, dealt_meta = (deal or _plain_deal)(seed, options)
     meta = ShoeMeta.from_dict(
@@ -293,13 +326,17 @@ def simulate(
             "name": name or dealt_meta.name,
         }
     )
-    db.open_store(data_dir).create_shoe(meta, rounds)
+    db.open_store(data_dir).create_shoe(meta, rounds, ended=True)
     return meta
 
 
-def lobby_shoes(data_dir: Path, limit: int = LOBBY_SIZE) -> pl.DataFrame:
-    """The shoes being entered by hand, most recently changed first (readable ones only)."""
-    return db.open_store(data_dir).list_shoes(source="hand", limit=limit)
+def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
+    """Every live shoe (being played by hand or fed through the API, not ended), most
+    recently changed first: the wall of live tables. The shipped sample shoes are no
+    table being played (as `session.last_shoe` leaves them out too)."""
+    shoes = db.open_store(data_dir).list_shoes(source="hand", live=True)
+    shoes = shoes.filter(~pl.col("id").str.starts_with("sample"))
+    return shoes if limit is None else shoes.head(limit)
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, int]:

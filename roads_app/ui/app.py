@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from roads_app.ui import access
+from roads_app.ui import access, page_head
 from roads_app.ui.backtest_page import render_backtest_page
 from roads_app.ui.board_view import lang, language_switch
 from roads_app.ui.display_page import render_display_page
@@ -65,13 +65,14 @@ def allowed(url_path: str) -> bool:
 
 
 def main() -> None:
-    st.set_page_config(page_title="Roads", page_icon=":material/casino:", layout="wide")
+    st.set_page_config(page_title="Roads", page_icon=str(page_head.FAVICON), layout="wide")
     access.sidebar()
     sections = {name: [p for p in items if allowed(p.url_path)] for name, items in pages().items()}
     sections = {name: items for name, items in sections.items() if items}
     page = st.navigation(sections, position="sidebar")
     language_switch()
     render_in_force(lang())
+    access.notice()
     guarded(page.run)()
 
 

@@ -221,8 +221,8 @@ def _histogram(result: backtest.Backtest) -> go.Figure:
 def _show(result: backtest.Backtest) -> None:
     s = result.summary
     if lang() == DEFAULT:
-        st.caption(md_text(f"{result.strategy.label} · {result.table.title} · {result.source}"
-                           f" · {result.engine} engine · {result.seconds:.2f} s"))  # fmt: skip
+        st.caption(say(f"{result.strategy.label} · {result.table.title} · {result.source}"
+                       f" · {result.engine} engine · {result.seconds:.2f} s"))  # fmt: skip
     else:  # the engine's own words are English: the page says the same in its language
         st.caption(tr("bt_caption", strategy=tr(f"strategy_{result.strategy.name}"),
                       table=md_text(result.table.title), shoes=f"{s.shoes:,}",

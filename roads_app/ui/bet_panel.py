@@ -27,6 +27,7 @@ from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render.i18n import DEFAULT
 from roads_app.store import db
+from roads_app.ui import access
 from roads_app.ui.board_view import lang
 from roads_app.ui.words import bet_id_name, bet_name, labels, md_text, say, tr
 
@@ -79,6 +80,7 @@ def _error(key: str, message: str | None) -> None:
     st.session_state[f"{ERROR_KEY}.{key}"] = message  # said by `say`: already scrubbed
 
 
+@access.writes
 def _change(
     key: str,
     shoe_id: str,
@@ -204,7 +206,7 @@ def render_bet_panel(
             pays += f" (6: {bet.payouts['six']:g}:1)"
         # The button holds the name (and the chips on it); payout and edge go under it,
         # where they wrap in a narrow column instead of being cut off.
-        name = bet_name(bet)
+        name = md_text(bet_name(bet))  # a table file's own label: text
         label = f"**{name}**" if main else name
         price = pays if edge is None else f"{pays} · {tr('edge')} {100 * edge:.2f}%"
         if staked.get(bet_id):
@@ -230,7 +232,7 @@ def render_bet_panel(
     for bet_id, col in zip(MAIN_BETS, st.columns(3, gap="small"), strict=True):
         if bet_id in table.bets:
             bet_button(bet_id, col, main=True)
-    unsettled = [bet_name(b) for b in table.bets.values() if entry_reason(b, mode)]
+    unsettled = [md_text(bet_name(b)) for b in table.bets.values() if entry_reason(b, mode)]
     if unsettled:
         st.caption(tr("not_offered", mode=tr(ENTRY_LABELS[mode]).lower(),
                       bets=", ".join(unsettled), what=_needs_text(table, mode)))  # fmt: skip
@@ -247,7 +249,8 @@ def render_bet_panel(
             price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
             if None not in part_edges:
                 price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
-            labels = " + ".join(bet_name(table.bets[p]) if p in table.bets else p for p in parts)
+            labels = md_text(" + ".join(bet_name(table.bets[p]) if p in table.bets else p
+                                        for p in parts))  # fmt: skip
             st.button(
                 f"{bet_id_name(name, SHORTCUT_LABELS.get(name, name))} · {price}",
                 key=f"{key}_short_{name}",
@@ -257,7 +260,7 @@ def render_bet_panel(
                       ensure_saved),
             )  # fmt: skip
     closed = [
-        bet_name(b) for b in table.bets.values()
+        md_text(bet_name(b)) for b in table.bets.values()
         if b.closes_after is not None and next_round > b.closes_after
     ]
     if closed:
@@ -405,7 +408,7 @@ def entry_reason(bet: Any, mode: str) -> str | None:
     need = needed_entry(bet)
     if ENTRY_ORDER.index(need) <= ENTRY_ORDER.index(mode):
         return None
-    return tr("bet_needs", bet=bet_name(bet), what=tr(NEED_WORDS[need]),
+    return tr("bet_needs", bet=md_text(bet_name(bet)), what=tr(NEED_WORDS[need]),
               how=tr(ENTRY_LABELS[need]).lower())  # fmt: skip
 
 

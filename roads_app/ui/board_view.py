@@ -134,9 +134,10 @@ class Drawn:
 
 
 def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          decks: int, six: bool, hold: bool = False) -> dict:
+          decks: int, six: bool, hold: bool = False, height: int | None = None) -> dict:
     return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
-                            hold_last=hold, decks=decks, six=six)  # fmt: skip
+                            hold_last=hold, decks=decks, six=six,
+                            height_px=height)  # fmt: skip
 
 
 def render_board(
@@ -150,6 +151,8 @@ def render_board(
     column_width: Callable[[int], int] | None = board_host.streamlit_width,
     decks: int = 8,
     six: bool = False,
+    fill_height: int | None = None,
+    strip: bool = True,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
@@ -161,6 +164,8 @@ def render_board(
     has reported the real one (None: wait for the report). ``decks``: the shoe's, for
     a layout that holds the longest shoe they allow (`board.shoe_columns`). ``six``: the
     table pays a Banker win on 6 apart, which the board marks (`board.board_spec`).
+    ``fill_height``: the board fills that many pixels of height too (the display,
+    `board.fill_layout`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -169,7 +174,7 @@ def render_board(
         width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
     spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks, six,
-                 hold=hold_last_s is not None)  # fmt: skip
+                 hold=hold_last_s is not None, height=fill_height)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.
@@ -181,7 +186,7 @@ def render_board(
                          note=note)  # fmt: skip
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
-    else:
+    elif strip:  # (the display has it in its header)
         st.html(count_strip_html(rounds, lg))
     return Drawn(key, sig, width, lg, ask, cap, decks, six)
 

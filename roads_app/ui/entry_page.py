@@ -18,12 +18,14 @@ import streamlit as st
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, RoundError
 from roads_app.game.rounds import (
+    NAME_MAX,
     ShoeMeta,
     add_cards,
     add_points,
     add_winner,
     apply_keys,
     can_undo,
+    default_name,
     edit_round,
     round_by_cards,
     round_by_points,
@@ -33,7 +35,7 @@ from roads_app.game.rounds import (
 from roads_app.render import board
 from roads_app.render.i18n import word
 from roads_app.roads.stats import shoe_stats
-from roads_app.ui import access, board_host, page_head, session
+from roads_app.ui import access, board_host, follow, page_head, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next, round_count
 from roads_app.ui.good_roads_view import keys_now, render_tags
@@ -62,12 +64,14 @@ def _reset_flags() -> None:
         st.session_state[f"flag_{k}"] = False
 
 
+@access.writes
 def on_winner(winner: str) -> None:
     flags = _flags()
     if session.apply("result", lambda r, m: add_winner(r, winner, decks=m.decks, **flags)):
         _reset_flags()
 
 
+@access.writes
 def on_points() -> None:
     pp, bp = st.session_state.get("points_player"), st.session_state.get("points_banker")
     if pp is None or bp is None:
@@ -81,6 +85,7 @@ def on_points() -> None:
         st.session_state["points_player"] = st.session_state["points_banker"] = None
 
 
+@access.writes
 def on_cards() -> None:
     pc = st.session_state.get("cards_player", "")
     bc = st.session_state.get("cards_banker", "")
@@ -88,10 +93,12 @@ def on_cards() -> None:
         st.session_state["cards_player"] = st.session_state["cards_banker"] = ""
 
 
+@access.writes
 def on_undo() -> None:
     session.apply("result", lambda r, m: undo(r))
 
 
+@access.writes
 def on_keys(keys: list[str]) -> None:
     """B/P/T/U presses from the page's queue, applied in order and saved in one write."""
     flags = _flags()
@@ -109,6 +116,7 @@ def on_keys(keys: list[str]) -> None:
             session.set_error("result", Md("; ".join(dict.fromkeys(map(say, notes)))))
 
 
+@access.writes
 def on_bring_back() -> None:
     session.bring_back("result")
 
@@ -131,6 +139,7 @@ def _edit_row() -> dict[str, Any]:
     )
 
 
+@access.writes
 def on_edit() -> None:
     no = int(st.session_state.get("edit_round") or 0)
     session.apply("edit", lambda r, m: edit_round(r, no, _edit_row(), decks=m.decks))
@@ -145,13 +154,20 @@ def on_table_change() -> None:
         session.set_error("new", e)
 
 
+@access.writes
 def on_new_shoe() -> None:
     rules = st.session_state.get("new_table") or session.DEFAULT_TABLE
     decks = int(st.session_state.get("new_decks") or session.DEFAULT_DECKS)
     try:
-        session.start_new_shoe(rules, decks)
+        session.start_new_shoe(rules, decks, st.session_state.get("new_name"))
     except RoadsAppError as e:
         session.set_error("new", e)
+        return
+    st.session_state.pop("new_name", None)  # the next new shoe gets a default of its own
+
+
+def on_end_shoe() -> None:
+    session.end_shoe("new")
 
 
 # --- drawing ---------------------------------------------------------------------------------
@@ -215,6 +231,8 @@ def _header(state: session.ShoeState) -> None:
     meta: ShoeMeta = state.meta
     title = md_text(meta.name) if meta.name else tr("shoe_default_name", id=md_text(meta.id))
     saved = "" if state.saved else f" · {tr('header_new')}"
+    if state.ended is not None:
+        saved = f" · **{tr('ended_badge')}**"
     st.markdown(f"### {title}")  # names are text (`md_text`); no HTML where they are
     with st.container(horizontal=True, gap="xsmall", key="shoe_line"):
         st.markdown(f"{tr('header_table', rules=md_text(meta.rules), decks=meta.decks)}{saved} ·",
@@ -323,10 +341,17 @@ def render_new_shoe(state: session.ShoeState) -> None:
             state.meta.rules if state.meta.rules in tables else session.DEFAULT_TABLE
         )
         st.session_state["new_decks"] = state.meta.decks
+    if "new_name" not in st.session_state:
+        st.session_state["new_name"] = default_name(st.session_state["new_table"])
+    st.text_input(tr("shoe_name"), key="new_name", max_chars=NAME_MAX,
+                  help=tr("shoe_name_help"))  # fmt: skip
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     c1.selectbox(tr("table_rules"), tables, key="new_table", on_change=on_table_change)
     c2.number_input(tr("decks"), 1, 8, step=1, key="new_decks")
     c3.button(tr("start_new_shoe"), key="btn_new", on_click=on_new_shoe)
+    if state.saved and state.ended is None:
+        st.button(tr("end_shoe"), key="btn_end", on_click=on_end_shoe, icon=":material/stop:",
+                  help=tr("end_shoe_help"))  # fmt: skip
     _error("new")
 
 
@@ -348,14 +373,19 @@ def shoe_fragment() -> None:
     """The part of the page one result reruns: the board across the whole width, the
     entry under it, then the entry tabs and bets beside the statistics and odds, or
     above them where the page is too narrow for both (`SIDE_BY_SIDE_PX`)."""
+    access.rerun_if_refused()
     first = board_first()
     board_host.mount(on_keys, more=first)
     state = session.current()
+    if state.saved:  # a result written elsewhere (another tab, the CLI, the API) reruns this
+        follow.follow_shoe(state.meta.id, state.version)
     _error("shoe")
     _header(state)
     with st.container():  # always there, so the elements after it keep their places
         if not state.saved:
             render_resume()
+        elif state.ended is not None:
+            st.info(tr("shoe_ended_note"), icon=":material/flag:")
     drawn = render_board(state.rounds, ask=st.session_state.get("ask_road"),
                          follows=board_host.applied(), decks=state.meta.decks,
                          six=pays_six_apart(state.meta.rules))

@@ -17,6 +17,7 @@ from roads_app.errors import RulesError
 from roads_app.render.i18n import word
 from roads_app.roads import good_roads as gr
 from roads_app.roads.good_roads import Catalogue
+from roads_app.ui.words import say
 
 
 def tags(keys: Sequence[str], lang: str, catalogue: Catalogue | None = None) -> list[str]:
@@ -53,6 +54,6 @@ def render_in_force(lang: str) -> None:
     try:
         where = gr.in_force().where
     except RulesError as e:
-        st.sidebar.error(str(e))
+        st.sidebar.error(say(e))  # a catalogue file's message quotes it: text
         return
     st.sidebar.text(word("good_roads_in_force", lang, where=where))

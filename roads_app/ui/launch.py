@@ -199,6 +199,28 @@ def serve_early_keys(folder: Path) -> None:
     file_util.get_static_dir = lambda: str(served)  # what Streamlit's static route reads
 
 
+def serve_follow_route(data_dir: Path) -> None:
+    """Serve ``/_roads/follow`` (`roads_app.ui.follow`) beside Streamlit's own routes, so
+    pages follow the store through the process's one watcher instead of each polling.
+    Streamlit builds its routes in `create_streamlit_routes`; ours go first, ahead of its
+    catch-all static route, under the same base URL path."""
+    from starlette.routing import Route
+    from streamlit import config
+    from streamlit.web.server.starlette import starlette_app
+
+    from roads_app.ui.follow import routes
+
+    original = starlette_app.create_streamlit_routes
+
+    def with_ours(runtime: object) -> list:
+        base = (config.get_option("server.baseUrlPath") or "").strip("/")
+        ours = [Route(f"/{base}{r.path}" if base else r.path, r.endpoint, methods=["GET"])
+                for r in routes(data_dir)]  # fmt: skip
+        return [*ours, *original(runtime)]  # type: ignore[arg-type]
+
+    starlette_app.create_streamlit_routes = with_ours
+
+
 if __name__ == "__main__":  # the child process: ``python -m roads_app.ui.launch run app.py ...``
     import gc
     import tempfile
@@ -210,4 +232,5 @@ if __name__ == "__main__":  # the child process: ``python -m roads_app.ui.launch
     sys.argv = ["streamlit", *sys.argv[1:]]
     with tempfile.TemporaryDirectory(prefix="roads-app-page-") as page_dir:  # gone on exit
         serve_early_keys(Path(page_dir))
+        serve_follow_route(Path(os.environ.get(DATA_ENV) or "data").resolve())
         sys.exit(streamlit_cli.main())

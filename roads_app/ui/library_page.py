@@ -21,7 +21,7 @@ import streamlit as st
 from roads_app.errors import RoadsAppError, quote
 from roads_app.store import files as storage
 from roads_app.store import library
-from roads_app.ui import session
+from roads_app.ui import access, session
 from roads_app.ui.guard import guarded
 from roads_app.ui.words import Md, md_text, say, tr
 
@@ -86,6 +86,7 @@ def _upload_key() -> str:
 
 
 @guarded
+@access.writes
 def on_import() -> None:
     st.session_state[IMPORT_ERROR] = None
     upload = st.session_state.get(_upload_key())
@@ -104,6 +105,7 @@ def on_import() -> None:
 
 
 @guarded
+@access.writes
 def on_rename(shoe_id: str) -> None:
     name = st.session_state.get(f"lib_name_{shoe_id}") or ""
     try:
@@ -115,6 +117,7 @@ def on_rename(shoe_id: str) -> None:
 
 
 @guarded
+@access.writes
 def on_delete(shoe_id: str, name: str) -> None:
     st.session_state[CONFIRM] = None
     try:
@@ -125,6 +128,7 @@ def on_delete(shoe_id: str, name: str) -> None:
     _say("success", tr("moved_to_trash", name=_named(name)))
 
 
+@access.writes
 def on_restore(shoe_id: str, name: str) -> None:
     try:
         session.store().restore(shoe_id)
@@ -134,6 +138,7 @@ def on_restore(shoe_id: str, name: str) -> None:
     _say("success", tr("restored", name=_named(name)))
 
 
+@access.writes
 def on_empty_trash(ids: list[str]) -> None:
     """Remove for good the shoes the page showed in the trash (not any deleted since)."""
     try:
@@ -175,6 +180,8 @@ def render_row(row: dict, folder: Path) -> None:
             st.markdown(tr("shoe_line", name=md_text(row["name"]), icon=icon, source=source,
                            rules=md_text(row["rules"]), decks=row["decks"], rounds=row["rounds"],
                            when=_when(row["created"])))  # fmt: skip
+            if row.get("ended"):
+                st.caption(tr("finished_at", when=_when(row["ended"])))
         with st.container(horizontal=True, gap="small"):
             if not row["error"]:
                 if st.button(tr("open"), key=f"lib_open_{sid}", icon=":material/edit_note:",
@@ -197,9 +204,10 @@ def render_row(row: dict, folder: Path) -> None:
                             key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
                         )  # fmt: skip
             if st.session_state.get(CONFIRM) == sid:
-                st.warning(tr("confirm_delete", name=_named(row["name"])))
+                name = row["name"] or tr("shoe_default_name", id=sid)  # never ''
+                st.warning(tr("confirm_delete", name=_named(name)))
                 st.button(tr("yes_delete"), key=f"lib_del_yes_{sid}", type="primary",
-                          on_click=on_delete, args=(sid, row["name"]))  # fmt: skip
+                          on_click=on_delete, args=(sid, name))  # fmt: skip
                 st.button(tr("cancel"), key=f"lib_del_no_{sid}",
                           on_click=lambda: st.session_state.update({CONFIRM: None}))  # fmt: skip
             else:

@@ -73,6 +73,18 @@ compiling it on a first load, in the way of Streamlit's own start. Taken unchang
 npm (``npm pack plotly.js-basic-dist-min@<version of the plotly package's plotly.js>``)."""
 
 
+FONTS = Path(__file__).with_name("static") / "fonts"
+CJK_FONT = FONTS / "roads-cjk.woff2"
+"""The page's own CJK glyphs, exactly the word catalogue's (`tools/build_cjk_font.py`)."""
+CJK_CSS = FONTS / "roads-cjk.css"
+"""Its ``@font-face`` rules, under the families the page's text is set in (CJK ranges only)."""
+FONT_SRC = "./roads-app-cjk.woff2"
+FONT_CSS_SRC = "./roads-app-cjk.css"
+FONT_ID = "roads-app-cjk"
+FAVICON = Path(__file__).with_name("static") / "favicon.png"
+"""The tab's icon, a file of the package (a Material icon name was fetched from the network)."""
+
+
 def plotly_js() -> Path:
     """The plotly.js bundle the page loads (`PLOTLY_BUNDLE`)."""
     if not PLOTLY_BUNDLE.is_file():
@@ -82,7 +94,8 @@ def plotly_js() -> Path:
 
 def with_early_keys(index_html: str) -> str:
     """``index_html`` with the queue as the first script of its ``<head>``, then the
-    plotly.js bundle loading ``async`` (it holds nothing else up).
+    plotly.js bundle loading ``async`` (it holds nothing else up), then the page's own
+    CJK font (`CJK_CSS`).
 
     >>> page = with_early_keys("<html><head><title>x</title></head></html>")
     >>> page.index("roads-app-early-keys") < page.index("roads-app-plotly") < page.index("<title>")
@@ -99,7 +112,8 @@ def with_early_keys(index_html: str) -> str:
     script = f'<script id="{MARK}">{head_script()}</script>'
     plotly = (f'<script async id="{PLOTLY_ID}" src="{PLOTLY_SRC}" '
               f'onerror="this.dataset.failed=1"></script>')  # fmt: skip
-    return f"{index_html[:at]}\n{script}{plotly}{index_html[at:]}"
+    font = f'<link rel="stylesheet" id="{FONT_ID}" href="{FONT_CSS_SRC}">'
+    return f"{index_html[:at]}\n{script}{plotly}{font}{index_html[at:]}"
 
 
 def serve_with_early_keys(static_dir: Path, out_dir: Path) -> Path:
@@ -111,6 +125,8 @@ def serve_with_early_keys(static_dir: Path, out_dir: Path) -> Path:
         if entry.name != "index.html":
             (out_dir / entry.name).symlink_to(entry)
     (out_dir / PLOTLY_SRC.removeprefix("./")).symlink_to(plotly_js())
+    (out_dir / FONT_SRC.removeprefix("./")).symlink_to(CJK_FONT)
+    (out_dir / FONT_CSS_SRC.removeprefix("./")).symlink_to(CJK_CSS)
     index = (static_dir / "index.html").read_text(encoding="utf-8")
     (out_dir / "index.html").write_text(with_early_keys(index), encoding="utf-8")
     return out_dir

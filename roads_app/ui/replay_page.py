@@ -28,7 +28,7 @@ from roads_app.errors import RoadsAppError, quote
 from roads_app.game.rounds import ShoeMeta
 from roads_app.roads import replay
 from roads_app.store import library
-from roads_app.ui import session
+from roads_app.ui import access, session
 from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import keys_now, render_tags
@@ -205,6 +205,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     from roads_app.ui.board_view import render_board
     from roads_app.ui.entry_page import render_stats
 
+    access.rerun_if_refused()
     n = rounds.height
     pos = st.session_state.get(POS, n)
     if st.session_state.get(PLAYING):
@@ -348,14 +349,20 @@ def render_simulate(folder: Path, key: str) -> None:
         table = c2.selectbox(tr("table"), tables, key=f"{key}_table", index=first)
         submitted = st.form_submit_button(tr("deal_and_replay"), icon=":material/playing_cards:")
     if submitted:
-        from roads_app.sim.bulk import deal_one  # the compiled dealer (same shoe as deal_shoe)
+        _simulate(int(seed), table, folder)
 
-        try:
-            meta = library.simulate(int(seed), folder, load_table(table), deal=deal_one)
-        except RoadsAppError as e:
-            st.error(say(e), icon=":material/error:")
-            return
-        open_replay(meta.id, 0)
+
+@access.writes
+def _simulate(seed: int, table: str, folder: Path) -> None:
+    """Deal the shoe, save it, and open it in replay."""
+    from roads_app.sim.bulk import deal_one  # the compiled dealer (same shoe as deal_shoe)
+
+    try:
+        meta = library.simulate(seed, folder, load_table(table), deal=deal_one)
+    except RoadsAppError as e:
+        st.error(say(e), icon=":material/error:")
+        return
+    open_replay(meta.id, 0)
 
 
 def open_replay(shoe_id: str, position: int) -> None:

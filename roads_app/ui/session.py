@@ -26,7 +26,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError, quote
-from roads_app.game.rounds import ShoeMeta, empty_rounds
+from roads_app.game.rounds import ShoeMeta, check_name, default_name, empty_rounds
 from roads_app.messages import Message
 from roads_app.render.i18n import DEFAULT, word
 from roads_app.store import db
@@ -74,21 +74,28 @@ class ShoeState:
     meta: ShoeMeta
     saved: bool = False
     version: int | None = None
+    ended: str | None = None
+    """When the shoe ended (its rounds are read-only since), None while it is played."""
 
     @property
     def round_count(self) -> int:
         return self.rounds.height
 
 
-def new_state(rules: str = DEFAULT_TABLE, decks: int = DEFAULT_DECKS) -> ShoeState:
-    """A shoe entered by hand that exists only in this tab until its first change."""
-    return ShoeState(empty_rounds(), ShoeMeta(source="hand", rules=rules, decks=decks))
+def new_state(
+    rules: str = DEFAULT_TABLE, decks: int = DEFAULT_DECKS, name: str | None = None
+) -> ShoeState:
+    """A shoe entered by hand that exists only in this tab until its first change,
+    named ``name`` or after its table and the minute it started (`default_name`)."""
+    name = check_name(name) if name and name.strip() else default_name(rules)
+    return ShoeState(empty_rounds(), ShoeMeta(name=name, source="hand", rules=rules, decks=decks))
 
 
 def load_state(shoe_id: str, folder: Path) -> ShoeState:
     """Read a saved shoe (rounds, metadata and version in one snapshot) into a tab's state."""
     saved = store(folder).load(storage.check_shoe_id(shoe_id))
-    return ShoeState(saved.rounds, saved.meta, saved=True, version=saved.version)
+    return ShoeState(saved.rounds, saved.meta, saved=True, version=saved.version,
+                     ended=saved.ended)  # fmt: skip
 
 
 def is_current(state: ShoeState, folder: Path) -> bool:
@@ -215,8 +222,8 @@ def current() -> ShoeState:
             _set_url(None)
             state = None
     if state is None or (wanted is None and state.saved):
-        rules, decks = st.session_state.get(NEW_SHOE_KEY, (DEFAULT_TABLE, DEFAULT_DECKS))
-        state = new_state(rules, decks)
+        rules, decks, *_ = st.session_state.get(NEW_SHOE_KEY, (DEFAULT_TABLE, DEFAULT_DECKS))
+        state = new_state(rules, decks)  # a name of its own, not the last shoe's
     st.session_state[STATE_KEY] = state
     return state
 
@@ -284,15 +291,31 @@ def last_shoe() -> dict | None:
     return mine.row(0, named=True) if mine.height else None
 
 
-def start_new_shoe(rules: str, decks: int) -> ShoeState:
-    """Begin a new shoe on this tab with a chosen table and deck count; saved at once."""
+def start_new_shoe(rules: str, decks: int, name: str | None = None) -> ShoeState:
+    """Begin a new shoe on this tab with a chosen table, deck count and name (an
+    explicit "Start": saved at once, empty)."""
     clear_errors()
     st.session_state[NEW_SHOE_KEY] = (rules, decks)
-    state = new_state(rules, decks)
+    state = new_state(rules, decks, name)
     saved = save_checked(state, state.rounds, data_dir())
     st.session_state[STATE_KEY] = saved
     _set_url(saved.meta.id)
     return saved
+
+
+def end_shoe(area: str = "new") -> bool:
+    """End this tab's shoe ("End shoe"): read-only from now on, gone from the wall."""
+    clear_errors()
+    state = st.session_state.get(STATE_KEY) or current()
+    try:
+        if not state.saved:
+            raise db.StorageError(Message("msg_end_unsaved"))
+        store().end(state.meta.id)
+        st.session_state[STATE_KEY] = load_state(state.meta.id, data_dir())
+    except RoadsAppError as e:
+        set_error(area, e)
+        return False
+    return True
 
 
 def open_shoe(shoe_id: str) -> ShoeState:

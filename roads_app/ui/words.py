@@ -82,8 +82,9 @@ def say(what: object) -> Md:
     text a page already made safe (`tr`, `md_text`) passes as it is."""
     from roads_app.ui.session import scrub  # session's page half imports this module
 
-    if isinstance(what, Md):
-        return what
+    inner = what.args[0] if isinstance(what, BaseException) and len(what.args) == 1 else what
+    if isinstance(inner, Md):  # a page's own sentence, raised or passed on: as it is
+        return inner
     return md_text(scrub(messages.say(what, lang()), lang=lang()))
 
 

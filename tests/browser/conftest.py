@@ -56,9 +56,11 @@ class AppServer:
     """The dashboard as a person starts it, on a free port and a private data folder."""
 
     def __init__(
-        self, data_dir: Path, log_path: Path, port: int | None = None, api_port: int = 0
+        self, data_dir: Path, log_path: Path, port: int | None = None, api_port: int = 0,
+        args: tuple[str, ...] = (),
     ) -> None:
         self.data_dir = data_dir
+        self.args = args  # more of `roads-app`'s options (e.g. ``--host 0.0.0.0``)
         self.log_path = log_path
         self.port = port or free_port()
         self.api_port = api_port  # 0: no API beside the dashboard (tests that feed it pick one)
@@ -71,7 +73,7 @@ class AppServer:
 
     def start(self) -> AppServer:
         cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir),
-               "--headless", "--api-port", str(self.api_port)]  # fmt: skip
+               "--headless", "--api-port", str(self.api_port), *self.args]  # fmt: skip
         t0 = time.perf_counter()
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
@@ -129,6 +131,23 @@ class AppServer:
     def restart(self) -> AppServer:
         self.stop()
         return self.start()
+
+
+def wait_api(server: AppServer, timeout_s: float = 60.0) -> None:
+    """Until the API started beside the dashboard answers its health check (it starts
+    after Streamlit does). The pause between polls is not a wait for a result."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    api = f"http://127.0.0.1:{server.api_port}"
+    while True:
+        try:
+            if httpx.get(f"{api}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API never answered:\n{server.log_tail()}") from None
+        time.sleep(0.1)
 
 
 def _group_members(pgid: int) -> list[int]:

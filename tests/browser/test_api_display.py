@@ -29,6 +29,7 @@ from conftest import (
     free_port,
     record,
     round_count,
+    wait_api,
     wait_idle,
     wait_rounds,
 )
@@ -50,24 +51,10 @@ def app_with_api(tmp_path: Path) -> Iterator[AppServer]:
     server = AppServer(tmp_path / "data", tmp_path / "server.log", api_port=free_port())
     server.start()
     try:
-        api = f"http://127.0.0.1:{server.api_port}"
-        deadline = time.monotonic() + 60
-        while True:  # the API starts beside Streamlit: wait for its own health answer
-            try:
-                if httpx.get(f"{api}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the API never answered:\n{server.log_tail()}") from None
-            page_wait(0.1)
+        wait_api(server)
         yield server
     finally:
         server.stop()
-
-
-def page_wait(seconds: float) -> None:
-    """The pause between health polls (not a wait for a result)."""
-    time.sleep(seconds)
 
 
 def expected_roads(rounds) -> dict[str, dict]:

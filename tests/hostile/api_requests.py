@@ -8,8 +8,8 @@ one line on stderr and exit status 2 before anything is started. `BAD_FEED_ARGS`
 ``roads-app feed`` lines refused before any request.
 
 In a request, ``{cards}`` is a shoe recorded by cards (one round), ``{deck1}`` a 1-deck
-shoe that is full (13 rounds by result); in a command line, ``{busy}`` is a port that is
-taken and ``{free}`` one that is free.
+shoe that is full (13 rounds by result), ``{open}`` an empty shoe; in a command line,
+``{busy}`` is a port that is taken and ``{free}`` one that is free.
 """
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ def _round(name: str, body: object, status: int = 422, payload: str = "") -> Bad
     return BadRequest(name, "POST", ROUNDS, status, _json(body), payload=payload)
 
 
+def _open(name: str, body: object) -> BadRequest:
+    """A round into the empty shoe, which would take it by result if its types passed."""
+    return BadRequest(name, "POST", "/shoes/{open}/rounds", 422, _json(body))
+
+
 def _create(name: str, body: object, payload: str = "") -> BadRequest:
     return BadRequest(name, "POST", "/shoes", 422, _json(body), payload=payload)
 
@@ -84,12 +89,12 @@ BAD_REQUESTS: list[BadRequest] = [
     BadRequest("key-header-10k", "POST", ROUNDS, 422, _json(NAT),
                headers={"Idempotency-Key": "i" * 10_000}, payload="i" * 61),
     # strict types: a flag is a JSON boolean, a total a JSON integer (item 5)
-    *(_round(f"flag-{v!r}", {"winner": "B", "player_pair": v}) for v in ("yes", "true", 1, 0)),
-    _round("natural-string", {"winner": "P", "player_natural": "True"}),
-    _round("points-string", {"player_points": "7", "banker_points": 1}),
-    _round("points-float", {"player_points": 7.0, "banker_points": 1}),
-    _round("points-bool", {"player_points": True, "banker_points": 1}),
-    _round("points-10", {"player_points": 10, "banker_points": 1}),
+    *(_open(f"flag-{v!r}", {"winner": "B", "player_pair": v}) for v in ("yes", "true", 1, 0)),
+    _open("natural-string", {"winner": "P", "player_natural": "True"}),
+    _open("points-string", {"player_points": "7", "banker_points": 1}),
+    _open("points-float", {"player_points": 7.0, "banker_points": 1}),
+    _open("points-bool", {"player_points": True, "banker_points": 1}),
+    _open("points-10", {"player_points": 10, "banker_points": 1}),
     _create("decks-string", {"decks": "8"}),
     _create("decks-float", {"decks": 8.0}),
     _create("decks-9", {"decks": 9}),

@@ -1,0 +1,133 @@
+"""Pages that follow the table: the one live path from the store to every open page.
+
+A page that shows a shoe (the scoreboard, the display) or every live shoe (the wall)
+places `follow_shoe` / `follow_wall` inside the fragment that draws it. The component
+(``static/follow.js``) keeps one request open at ``/_roads/follow`` (`routes`, served by
+the dashboard's own server beside Streamlit's routes, `launch`), which the process's
+one watcher of the store (`roads_app.store.watch`) answers as soon as the shoe, or any
+shoe, has changed, whoever wrote it: this tab, another tab, the CLI, the HTTP API or
+another server on the same data folder. The component's state then changes, which
+reruns that fragment alone, which reads the store and redraws.
+
+Why not ``st.fragment(run_every=...)``: each tick is a script run per page per tab,
+whether anything changed or not (the display ran 2.5 a second). Here an idle page holds
+one open request, renewed every `WAIT_S` seconds, and the server runs nothing for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from roads_app.store import watch
+
+ROUTE = "/_roads/follow"
+WAIT_S = 25.0
+"""How long one request waits for a change before it is answered anyway (and renewed)."""
+MAX_WAITING = 2000
+"""Requests waiting at once, at most (each a small future; more is a misbehaving client)."""
+_SHOE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+_JS = (Path(__file__).with_name("static") / "follow.js").read_text(encoding="utf-8")
+_component = st.components.v2.component("roads_app.follow", js=_JS, isolate_styles=False)
+
+
+def follow_shoe(
+    shoe_id: str, version: int | None, key: str = "follow", *, screen: bool = False
+) -> None:
+    """Rerun the calling fragment when the saved shoe's version is no longer ``version``.
+    ``screen``: also report the window's size (`screen_size`), for a page laid out to
+    fill it."""
+    _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
+               data={"shoe": shoe_id, "version": version, "screen": screen,
+                     "screen_now": screen_size(key)})  # fmt: skip
+
+
+def screen_size(key: str = "follow") -> dict[str, int] | None:
+    """The window's size the page reported (``{"w", "h"}``), None before its report."""
+    value = st.session_state.get(key)
+    try:
+        got = value["screen"] if value is not None else None
+    except (KeyError, TypeError):
+        got = getattr(value, "screen", None)
+    if isinstance(got, dict) and all(isinstance(got.get(k), int | float) for k in "wh"):
+        return {"w": int(got["w"]), "h": int(got["h"])}
+    return None
+
+
+def follow_wall(seq: int, key: str = "follow_wall", wake_s: float | None = None) -> None:
+    """Rerun the calling fragment when any shoe changed after the watcher's change ``seq``,
+    or after ``wake_s`` seconds (when a table turns stale with no change at all)."""
+    wake_ms = round(wake_s * 1000) if wake_s is not None else 0
+    _component(key=key, data={"wall": True, "seq": seq, "wake_ms": wake_ms}, height=1,
+               on_seen_change=lambda: None, on_screen_change=lambda: None)  # fmt: skip
+
+
+def wall_seq(data_dir: Path) -> int:
+    """The watcher's change count now: what `follow_wall` is given."""
+    return watch.watcher(data_dir).seq
+
+
+# --- the server side (no Streamlit: runs on the server's event loop) -----------------------
+
+_waiting = 0
+
+
+async def wait_for_change(w: watch.Watcher, shoe_id: str | None, known: str, timeout: float) -> Any:
+    """Wait until ``shoe_id``'s version (or, with no shoe, the change count) is no longer
+    ``known``, at most ``timeout`` seconds; what it is now."""
+
+    def now() -> Any:
+        if shoe_id is None:
+            return w.seq
+        return w.version(shoe_id)
+
+    if str(now() if now() is not None else "") != known:
+        return now()
+    loop = asyncio.get_running_loop()
+    moved = asyncio.Event()
+
+    def listener(_seq: int, changed: frozenset[str]) -> None:
+        if shoe_id is None or shoe_id in changed:
+            loop.call_soon_threadsafe(moved.set)
+
+    unsubscribe = w.subscribe(listener)
+    try:
+        if str(now() if now() is not None else "") == known:  # a change between the two
+            await asyncio.wait_for(moved.wait(), timeout)
+    except TimeoutError:
+        pass
+    finally:
+        unsubscribe()
+    return now()
+
+
+def routes(data_dir: Path) -> list[Any]:
+    """The starlette route `launch` serves beside Streamlit's own."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def follow(request: Request) -> JSONResponse:
+        global _waiting
+        shoe = request.query_params.get("shoe")
+        if shoe is not None and not _SHOE_ID.fullmatch(shoe):
+            return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
+        known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
+        if _waiting >= MAX_WAITING:
+            return JSONResponse({"detail": "too many pages following; try again"},
+                                status_code=503)  # fmt: skip
+        _waiting += 1
+        try:
+            w = watch.watcher(data_dir)
+            now = await wait_for_change(w, shoe, known, WAIT_S)
+        finally:
+            _waiting -= 1
+        body = {"seq": now} if shoe is None else {"v": now}
+        return JSONResponse(body, headers={"Cache-Control": "no-store"})
+
+    return [Route(ROUTE, follow, methods=["GET"])]

@@ -1,0 +1,59 @@
+"""An exposed dashboard (``--host 0.0.0.0``) checks the tab's token at every change, not
+once per session: after ``roads-app token --revoke-all`` an open operator tab's key
+presses are refused, it says so, and the shoe stays as it was."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import AppServer, wait_idle, wait_keys, wait_rounds
+from playwright.sync_api import Page, expect
+
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.store import db, tokens
+
+pytestmark = pytest.mark.browser
+
+REFUSED = "no longer allows changes"
+# The refusal shown, or the round counter moved on from round 4: whichever comes first.
+SETTLED_JS = """(refused) => document.body.innerText.includes(refused) || (() => {
+  const c = document.querySelector('[data-testid="round-count"]');
+  return c !== null && c.textContent.trim() !== 'Round 4';
+})()"""
+
+
+@pytest.fixture
+def exposed(tmp_path: Path) -> Iterator[AppServer]:
+    server = AppServer(tmp_path / "data", tmp_path / "server.log", args=("--host", "0.0.0.0"))
+    yield server.start()
+    server.stop()
+
+
+def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: Page) -> None:
+    page.set_default_timeout(120_000)  # a hang guard on a shared, loaded machine
+    data = exposed.data_dir
+    meta = ShoeMeta(name="exposed table")
+    db.open_store(data).create_shoe(meta, rounds_from_winners("BPB"))
+    token = tokens.issue(data, "operator")
+
+    page.goto(f"{exposed.url}/?shoe={meta.id}&token={token}")
+    wait_idle(page)
+    wait_keys(page)
+    wait_rounds(page, 3)
+    page.keyboard.press("b")  # the token holds: saved
+    wait_rounds(page, 4)
+
+    subprocess.run([sys.executable, "-m", "roads_app", "token", "--revoke-all", "--data",
+                    str(data)], check=True, capture_output=True)  # fmt: skip
+    for key in "bpt":
+        page.keyboard.press(key)
+    page.wait_for_function(SETTLED_JS, arg=REFUSED)
+    wait_idle(page)
+
+    assert db.open_store(data).load(meta.id).rounds["winner"].to_list() == list("BPBB")
+    expect(page.get_by_text(REFUSED)).to_be_visible()
+    expect(page.locator(".st-key-btn_B")).to_have_count(0)  # the controls are gone

@@ -1,0 +1,83 @@
+"""The store's watcher: one per server process, it sees every commit (this process's,
+another process's) and tells its followers which shoes changed, and nothing when
+nothing changed."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.store import db, watch
+from roads_app.ui import follow
+
+
+def shoe(data: Path, winners: str = "BP") -> str:
+    meta = ShoeMeta(name="w", source="hand")
+    db.open_store(data).create_shoe(meta, rounds_from_winners(winners))
+    return meta.id
+
+
+def test_a_write_by_another_process_is_told_to_followers(tmp_path: Path):
+    sid = shoe(tmp_path)
+    w = watch.Watcher(tmp_path).start()
+    try:
+        told: list[frozenset[str]] = []
+        seen = threading.Event()
+
+        def listener(_seq: int, changed: frozenset[str]) -> None:
+            told.append(changed)
+            seen.set()
+
+        w.subscribe(listener)
+        v0 = w.version(sid)
+        r = subprocess.run([sys.executable, "-m", "roads_app", "shoes", "add", sid, "BT",
+                            "--data", str(tmp_path)], capture_output=True, text=True)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        assert seen.wait(30)
+        assert told == [frozenset({sid})]
+        assert w.version(sid) == v0 + 2 and w.shoe(sid).rounds == 4
+    finally:
+        w.stop()
+
+
+def test_nothing_changed_tells_nothing(tmp_path: Path):
+    """An idle store wakes no follower: a poll without a commit tells nobody."""
+    sid = shoe(tmp_path)
+    w = watch.Watcher(tmp_path)
+    w.poll()
+    told: list[frozenset[str]] = []
+    w.subscribe(lambda _s, c: told.append(c))
+    for _ in range(20):
+        assert w.poll() == frozenset()
+    db.open_store(tmp_path).rename(sid, "renamed")  # a commit on another connection
+    assert w.poll() == frozenset({sid})
+    db.open_store(tmp_path).end(sid)
+    assert w.poll() == frozenset({sid}) and w.shoe(sid).ended
+    db.open_store(tmp_path).delete(sid)
+    assert w.poll() == frozenset({sid}) and w.shoe(sid) is None
+    assert len(told) == 3
+
+
+def test_a_waiting_page_is_answered_on_the_change_and_only_then(tmp_path: Path):
+    sid = shoe(tmp_path)
+    w = watch.Watcher(tmp_path, interval_s=0.01).start()
+    try:
+        v = w.version(sid)
+
+        async def scenario() -> tuple[object, object]:
+            idle = await follow.wait_for_change(w, sid, str(v), timeout=0.2)  # nothing moved
+            waiting = asyncio.create_task(follow.wait_for_change(w, sid, str(v), timeout=30))
+            await asyncio.sleep(0)
+            await asyncio.to_thread(db.open_store(tmp_path).append_rounds, sid,
+                                    rounds_from_winners("T"), None)  # fmt: skip
+            return idle, await waiting
+
+        idle, moved = asyncio.run(scenario())
+        assert idle == v and moved == v + 1
+        assert w.followers == 0  # every waiting request let go of the watcher
+    finally:
+        w.stop()
