@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from roads_app.ui import board_host, page_head, plot_host
+from roads_app.ui import board_host, follow, page_head, plot_host
 
 NODE = shutil.which("node")
 MODULES = {
@@ -20,6 +20,7 @@ MODULES = {
     "show_held": board_host._SHOW_HELD_JS,
     "plot_host": plot_host._JS,
     "plot_next": plot_host._NEXT_JS,
+    "follow": follow._JS,
 }
 
 
