@@ -23,6 +23,7 @@ from google.protobuf.json_format import MessageToDict
 from pandas.api.types import is_numeric_dtype
 from streamlit.testing.v1 import AppTest
 
+from roads_app.bets import offers
 from roads_app.bets.ledger import CHIPS
 from roads_app.bets.settlement import OUTCOMES
 from roads_app.bets.tables import BET_IDS, SHORTCUTS, list_tables, load_table
@@ -77,7 +78,9 @@ def _keys_in_code() -> set[str]:
         found |= set(re.findall(r"""\b(?:tr|word)\(\s*["']([a-z_A-Z0-9]+)["']""", text))
     found |= {f"bet_{b}" for b in (*BET_IDS, *SHORTCUTS)}
     found |= {f"outcome_{o}" for o in (*OUTCOMES, *bet_panel.OUTCOMES)}
-    found |= set(bet_panel.ENTRY_LABELS.values()) | set(bet_panel.NEED_WORDS.values())
+    found |= set(offers.ENTRY_LABELS.values()) | set(offers.NEED_WORDS.values())
+    found |= set(offers.ENTRY_HOW.values())
+    found |= {f"family_{f}" for t in list_tables() for f in offers.layout(load_table(t)).families}
     found |= set(entry_page.REPLACE_BY.values()) | set(entry_page.FLAGS)
     found |= {f"source_{s}" for s in replay_page.SOURCES}
     found |= {f"{w}_letter" for w in "BPT"} | set("BPT")

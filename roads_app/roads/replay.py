@@ -26,6 +26,10 @@ SPEEDS: dict[str, float] = {"0.5 / s": 0.5, "1 / s": 1.0, "2 / s": 2.0, "5 / s":
 
 MAX_SPEED = 5.0
 
+CARD_BEATS: dict[str, float] = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
+"""Seconds between two cards of the reveal, offered; a squeeze turns about one a second."""
+DEFAULT_BEAT = "1 s"
+
 FACE_DOWN = "?"
 """How a card dealt but not turned yet is shown (None = not dealt yet)."""
 
@@ -120,3 +124,32 @@ def play_interval(speed: float) -> float:
     if not speed > 0:
         raise RoundError(f"replay speed {speed!r} must be above 0 rounds a second")
     return 1.0 / min(float(speed), MAX_SPEED)
+
+
+def reveal_seconds(player_cards: Sequence[str], banker_cards: Sequence[str], beat: float) -> float:
+    """Seconds from the deal to the hand's last card turning: the four first cards dealt
+    face down, then each card turned on its own ``beat``, as a squeeze does.
+
+    >>> reveal_seconds(["9s", "Kd"], ["5c", "2h"], 1.0)
+    4.0
+    >>> reveal_seconds(["2s", "3d", "4h"], ["5c", "Kh", "Ac"], 0.5)
+    3.0
+    """
+    return (len(reveal_steps(player_cards, banker_cards)) - 1) * beat
+
+
+def due_position(start: int, elapsed: float, periods: Sequence[float]) -> int:
+    """Where autoplay stands ``elapsed`` seconds after it left position ``start``, when
+    showing round ``start + i + 1`` takes ``periods[i]`` seconds (its reveal, then the
+    pause of the chosen speed): a slow draw skips ahead instead of falling behind.
+
+    >>> [due_position(3, t, [1.0, 2.0]) for t in (0.0, 1.0, 2.9, 9.0)]
+    [3, 4, 4, 5]
+    """
+    pos, spent = start, 0.0
+    for period in periods:
+        spent += period
+        if elapsed + 1e-9 < spent:
+            return pos
+        pos += 1
+    return pos

@@ -14,6 +14,7 @@ the shoe recorded that flag. Every function takes `ROUNDS_SCHEMA` or
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -30,6 +31,9 @@ _FLAG_COUNTS = {
 }
 UNKNOWN = "unknown"
 """What `shoe_stats` says for a count no round of the shoe recorded."""
+
+FLAGS: tuple[str, ...] = tuple(_FLAG_COUNTS.values())
+"""The round flags counted with their denominators (`flag_counts`)."""
 
 RUNNING_COLUMNS: tuple[str, ...] = (
     "round",
@@ -190,3 +194,46 @@ def shoe_stats(rounds: pl.DataFrame) -> dict[str, Any]:
         }
     row = frame.row(0, named=True)
     return {k: UNKNOWN if k in _FLAG_COUNTS and v is None else v for k, v in row.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class FlagCount:
+    """How many rounds had a flag, out of the rounds that recorded it.
+
+    A shoe keyed by winner with a few rounds entered with the pair toggles has seen
+    only those few rounds' pairs: "2" alone would read as 2 in the whole shoe.
+    """
+
+    hits: int
+    recorded: int  # rounds whose flag is known (true or false)
+    rounds: int  # all rounds of the shoe
+
+    @property
+    def complete(self) -> bool:
+        """Every round recorded the flag: the count is the shoe's."""
+        return self.recorded == self.rounds
+
+    @property
+    def known(self) -> bool:
+        """At least one round recorded the flag."""
+        return self.recorded > 0
+
+
+def flag_counts(rounds: pl.DataFrame) -> dict[str, FlagCount]:
+    """Each flag of `FLAGS` counted with its denominator: the one count every page shows.
+
+    >>> from roads_app.game.rounds import rounds_from_winners
+    >>> flag_counts(rounds_from_winners("BPT"))["banker_pair"]
+    FlagCount(hits=0, recorded=0, rounds=3)
+    """
+    frame = check_rounds(rounds)
+    if "shoe" in frame.columns and frame["shoe"].n_unique() > 1:
+        raise RoundError(f"flag counts are for one shoe; this table holds "
+                         f"{frame['shoe'].n_unique()}")  # fmt: skip
+    row = frame.select(
+        _rounds=pl.len(),
+        **{f"{f}_hits": pl.col(f).fill_null(False).sum() for f in FLAGS},
+        **{f"{f}_recorded": pl.col(f).count() for f in FLAGS},
+    ).row(0, named=True)
+    n = int(row["_rounds"])
+    return {f: FlagCount(int(row[f"{f}_hits"] or 0), int(row[f"{f}_recorded"]), n) for f in FLAGS}

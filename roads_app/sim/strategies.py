@@ -38,7 +38,9 @@ progression where it is.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -136,7 +138,8 @@ class FollowLast(Selection):
 
 @dataclass(frozen=True, slots=True)
 class AgainstStreak(Selection):
-    """Once a side has won ``after`` hands in a row (ties ignored), bet the other side.
+    """Once a side has won a run of hands in a row (the ``after`` setting, 3 by default;
+    ties ignored), bet the other side.
 
     It keeps betting against the streak while it lasts; no bet otherwise.
     """
@@ -347,7 +350,8 @@ MAX_PAROLI_WINS = 30
 
 @dataclass(frozen=True, slots=True)
 class Paroli(Staking):
-    """Reverse Martingale: double after a win, back to one unit after ``wins`` wins or a loss."""
+    """Reverse Martingale: double after a win, back to one unit after a run of wins (the
+    ``wins`` setting, 3 by default) or a loss."""
 
     wins: int = 3
     name: ClassVar[str] = "paroli"
@@ -446,9 +450,17 @@ STRATEGY_NAMES: tuple[str, ...] = (*STAKINGS, *PATTERNS)
 
 
 def describe(name: str) -> str:
-    """First line of a named strategy's docstring (for help texts and the dashboard)."""
+    """A named strategy in a sentence (for help texts and the dashboard): the first
+    paragraph of its docstring, whole and as plain text (``wins`` reads as wins).
+
+    >>> describe("fibonacci")[-53:]
+    'one step on after a loss, two steps back after a win.'
+    """
     cls: type = STAKINGS.get(name) or PATTERNS.get(name) or object
-    return (cls.__doc__ or "").strip().splitlines()[0] if cls is not object else ""
+    if cls is object or not cls.__doc__:
+        return ""
+    first = inspect.cleandoc(cls.__doc__).split("\n\n")[0]
+    return re.sub(r"``(.+?)``", r"\1", " ".join(first.split()))
 
 
 @dataclass(frozen=True, slots=True)

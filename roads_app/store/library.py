@@ -5,8 +5,9 @@ database) that the CLI (`roads-app import/export`) and the dashboard's library p
 share, so both refuse the same files with the same one-line `StorageError` and nothing
 in the library changes when an import is refused.
 
-The board PNG is the dashboard's own board figure rendered by Plotly's renderer
-(kaleido, driving the system Chromium), not a second drawing of it.
+The board PNG is a scorecard: the dashboard's own board figure, not a second drawing
+of it, under a header of name, table, date and counts (`render.scorecard`), rendered by
+Plotly's renderer (kaleido, driving the system Chromium).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.roads import stats
 from roads_app.store import db, importing
 from roads_app.store import files as storage
 
@@ -256,7 +258,7 @@ def export_shoe(
     if upto is not None:
         rounds = rounds.head(max(0, upto))
     if fmt == "png":
-        return board_png(rounds, title=meta.name or meta.id), export_name(meta, fmt)
+        return board_png(rounds, meta=meta), export_name(meta, fmt)
     return storage.export_bytes(rounds, meta, fmt), export_name(meta, fmt)
 
 
@@ -264,37 +266,36 @@ PNG_WIDTH_PX = 1400
 PNG_SCALE = 2
 
 
-def board_png(rounds: pl.DataFrame, title: str = "") -> bytes:
-    """The scoreboard as a PNG: the dashboard's own board figure, rendered by kaleido.
+def board_png(rounds: pl.DataFrame, title: str = "", meta: ShoeMeta | None = None) -> bytes:
+    """The scorecard as a PNG: the dashboard's own board figure under a header of the
+    shoe's name, table, decks, date and counts (`render.scorecard`), rendered by kaleido.
 
-    The shoe's name, when given, is written above the board.
+    ``title`` names a shoe given without its ``meta``.
     """
     try:
         import plotly.io as pio
-        from PIL import Image, ImageDraw
 
-        from roads_app.render.board import board_figure
+        from roads_app.render.scorecard import scorecard_figure
     except ImportError as e:  # pragma: no cover - depends on the install
-        raise StorageError(f"PNG export needs {e.name}: pip install kaleido pillow") from None
+        raise StorageError(f"PNG export needs {e.name}: pip install kaleido") from None
+    if meta is None and title:
+        meta = ShoeMeta(name=title[:80].strip())
+    table_title = None
+    if meta is not None:
+        from roads_app.bets.tables import load_table
+
+        try:
+            table_title = load_table(meta.rules).title
+        except RoadsAppError:
+            table_title = None  # its rules file is gone: the table's name is said instead
+    fig = scorecard_figure(rounds, meta, table_title, width_px=PNG_WIDTH_PX)
     try:
         # The whole shoe laid out for a 1400 px page and drawn at twice that: a
         # print-worthy sheet, every road whole, the same figure the dashboard shows.
-        png = pio.to_image(board_figure(rounds, width_px=PNG_WIDTH_PX), format="png",
-                           scale=PNG_SCALE)  # fmt: skip
+        return pio.to_image(fig, format="png", scale=PNG_SCALE)
     except Exception as e:  # kaleido or Chromium missing / failing
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise StorageError(f"cannot draw the board as PNG: {first}") from None
-    if not title:
-        return png
-    with Image.open(io.BytesIO(png)) as im:
-        board = im.convert("RGB")
-    pad, head = 20, 52
-    sheet = Image.new("RGB", (board.width + 2 * pad, board.height + head + 2 * pad), "white")
-    ImageDraw.Draw(sheet).text((pad, pad), title[:80], fill="black", font_size=32)
-    sheet.paste(board, (pad, pad + head))
-    out = io.BytesIO()
-    sheet.save(out, format="PNG")
-    return out.getvalue()
 
 
 Dealer = Callable[[int, ShoeOptions], tuple[pl.DataFrame, ShoeMeta]]
@@ -339,22 +340,24 @@ def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
     return shoes if limit is None else shoes.head(limit)
 
 
-def counts(rounds: pl.DataFrame) -> dict[str, int]:
+def counts(rounds: pl.DataFrame) -> dict[str, Any]:
     """Banker / Player / Tie wins and pairs so far: the line under each lobby board.
 
+    Pairs come with the rounds that recorded them (`stats.flag_counts`), so a shoe
+    that never recorded pairs does not read as a shoe without any.
+
     >>> from roads_app.game.rounds import rounds_from_winners
-    >>> counts(rounds_from_winners("BBPT"))
-    {'B': 2, 'P': 1, 'T': 1, 'player_pair': 0, 'banker_pair': 0, 'rounds': 4}
+    >>> c = counts(rounds_from_winners("BBPT"))
+    >>> c["B"], c["P"], c["T"], c["rounds"], c["flags"]["player_pair"].recorded
+    (2, 1, 1, 4, 0)
     """
     row = rounds.select(
         B=(pl.col("winner") == "B").sum(),
         P=(pl.col("winner") == "P").sum(),
         T=(pl.col("winner") == "T").sum(),
-        player_pair=pl.col("player_pair").fill_null(False).sum(),
-        banker_pair=pl.col("banker_pair").fill_null(False).sum(),
         rounds=pl.len(),
     ).row(0, named=True)
-    return {k: int(v or 0) for k, v in row.items()}
+    return {**{k: int(v or 0) for k, v in row.items()}, "flags": stats.flag_counts(rounds)}
 
 
 def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | str:

@@ -20,7 +20,7 @@ from roads_app.ui.library_page import render_library_page
 from roads_app.ui.live_odds import render_study_page
 from roads_app.ui.lobby_page import render_lobby_page
 from roads_app.ui.replay_page import render_replay_page
-from roads_app.ui.words import tr
+from roads_app.ui.words import tr, widget_chrome
 
 
 def pages() -> dict[str, list[st.Page]]:
@@ -71,6 +71,7 @@ def main() -> None:
     sections = {name: items for name, items in sections.items() if items}
     page = st.navigation(sections, position="sidebar")
     language_switch()
+    widget_chrome()
     render_in_force(lang())
     access.notice()
     guarded(page.run)()

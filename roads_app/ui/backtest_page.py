@@ -24,6 +24,7 @@ from roads_app.ui.board_view import lang
 from roads_app.ui.words import bet_id_name, md_text, say, tr
 
 RESULT_KEY = "backtest_result"
+SEED_KEY = "backtest_result.seed"  # the seed of the simulated shoes it ran on (None: saved)
 MAX_UI_SHOES = 2_000_000
 """Most simulated shoes the page runs at once (about 160 million hands, a few seconds)."""
 
@@ -99,6 +100,7 @@ def _money_inputs(table: Table) -> strategies.Settings:
         [b for b in table.bets if b not in ("banker", "player")],
         format_func=_named(table.bets, _label),
         key="bt_sides",
+        placeholder=tr("choose_options"),
     )
     return strategies.Settings(
         bankroll=bankroll,
@@ -169,6 +171,7 @@ def _run(
         return
     bar.empty()
     st.session_state[RESULT_KEY] = result
+    st.session_state[SEED_KEY] = seed if simulated else None
 
 
 def _fan_chart(result: backtest.Backtest) -> go.Figure:
@@ -218,15 +221,41 @@ def _histogram(result: backtest.Backtest) -> go.Figure:
     return fig
 
 
+def strategy_words(strategy: strategies.Strategy) -> str:
+    """The strategy with its settings in the page's words: what `Strategy.label` says in
+    English ("martingale on banker", "follow-road (small road), fibonacci staking")."""
+    sel = strategy.selection
+    parts = [tr(f"strategy_{strategy.name}")]
+    if isinstance(sel, strategies.FixedBet):
+        parts.append(tr("bt_on_bet", bet=_label(sel.bet)))
+    if isinstance(sel, strategies.AgainstStreak):
+        parts.append(tr("bt_after_n", n=sel.after))
+    if isinstance(sel, strategies.FollowRoad):
+        parts.append(tr(sel.road))
+    if strategy.name not in strategies.STAKINGS and not isinstance(
+        strategy.staking, strategies.Flat
+    ):
+        parts.append(tr("bt_staking_of", staking=tr(f"strategy_{strategy.staking.name}")))
+    return " ".join(parts)
+
+
+def summary_caption(result: backtest.Backtest, seed: int | None) -> str:
+    """What ran, on which table and shoes (the seed of simulated ones), how long."""
+    shoes = f"{result.summary.shoes:,}"
+    source = (tr("bt_src_saved", shoes=shoes) if seed is None
+              else tr("bt_src_simulated", seed=seed, shoes=shoes))  # fmt: skip
+    return tr("bt_caption", strategy=strategy_words(result.strategy),
+              table=md_text(result.table.title), source=source,
+              seconds=f"{result.seconds:.2f}")  # fmt: skip
+
+
 def _show(result: backtest.Backtest) -> None:
     s = result.summary
     if lang() == DEFAULT:
         st.caption(say(f"{result.strategy.label} · {result.table.title} · {result.source}"
                        f" · {result.engine} engine · {result.seconds:.2f} s"))  # fmt: skip
     else:  # the engine's own words are English: the page says the same in its language
-        st.caption(tr("bt_caption", strategy=tr(f"strategy_{result.strategy.name}"),
-                      table=md_text(result.table.title), shoes=f"{s.shoes:,}",
-                      seconds=f"{result.seconds:.2f}"))  # fmt: skip
+        st.caption(summary_caption(result, st.session_state.get(SEED_KEY)))
     c = st.columns(5)
     c[0].metric(tr("hands"), f"{s.hands:,}", help=tr("bt_with_main", n=f"{s.bets:,}"))
     c[1].metric(tr("bt_wagered"), f"{s.wagered:,.0f}")

@@ -21,6 +21,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.bets import ledger as BL
+from roads_app.bets import offers
 from roads_app.bets.settlement import read_reason
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
@@ -122,12 +123,23 @@ def bankroll_figure(curve: pl.DataFrame) -> go.Figure:
     fig.update_layout(
         height=200,
         margin={"l": 10, "r": 10, "t": 10, "b": 30},
-        xaxis={"title": None, "rangemode": "tozero"},
+        # Rounds are whole: ticks 1, 2, 5, 10… apart, never 0.2 of a round.
+        xaxis={"title": None, "rangemode": "tozero", "tick0": 0, "tickformat": "d",
+               "dtick": round_step(int(curve["round"].max() or 0) if curve.height else 0)},
         yaxis={"title": None},
         showlegend=False,
         meta={"bankroll": last, "rounds": int(curve["round"].max() or 0) if curve.height else 0},
     )
     return fig
+
+
+def round_step(last: int, ticks: int = 10) -> int:
+    """A whole-round tick spacing that gives at most ``ticks`` ticks up to round ``last``.
+
+    >>> round_step(1), round_step(30), round_step(80)
+    (1, 5, 10)
+    """
+    return next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if last / s <= ticks)
 
 
 def render_bet_panel(
@@ -193,72 +205,93 @@ def render_bet_panel(
     staked = dict(on_next.iter_rows())
     hand = float(curve["bankroll"][-1])
 
-    def bet_button(bet_id: str, where: Any, main: bool = False) -> None:
+    lay = offers.layout(table)
+
+    def why_not(bet_id: str) -> str | None:
+        return _said(offers.refusal(table, bets, bet_id, stake, next_round, mode=mode,
+                                    bankroll=hand))  # fmt: skip
+
+    def price_of(bet_id: str) -> tuple[str, str]:
+        """The payout (and the exact edge) as the button's caption and its tooltip."""
         bet = table.bets[bet_id]
-        reason = (
-            _said(BL.can_place(bets, bet_id, stake, next_round, table))
-            or entry_reason(bet, mode)
-            or beyond_bankroll(bets, stake, next_round, hand)
-        )
         edge = edges.get(bet_id)
         pays = f"{bet.payout:g}:1"
         if bet.payouts.get("six") not in (None, bet.payout):
             pays += f" (6: {bet.payouts['six']:g}:1)"
-        # The button holds the name (and the chips on it); payout and edge go under it,
-        # where they wrap in a narrow column instead of being cut off.
-        name = md_text(bet_name(bet))  # a table file's own label: text
-        label = f"**{name}**" if main else name
-        price = pays if edge is None else f"{pays} · {tr('edge')} {100 * edge:.2f}%"
-        if staked.get(bet_id):
-            label += f" · **{staked[bet_id]:,.0f}**"
-        about = tr("pays_about", bet=name, pays=pays)
+        about = tr("pays_about", bet=md_text(bet_name(bet)), pays=pays)
         if edge is not None:
             about += "; " + tr("house_edge_about", pct=f"{100 * edge:.4f}")
+        return (pays if edge is None else f"{pays} · {tr('edge')} {100 * edge:.2f}%"), about
+
+    def bet_button(bet_id: str, where: Any, label: str, help_text: str, main: bool) -> str | None:
+        reason = why_not(bet_id)
+        if staked.get(bet_id):
+            label += f" · **{staked[bet_id]:,.0f}**"
         where.button(
             label, key=f"{key}_bet_{bet_id}", disabled=reason is not None,
-            help=reason or about, width="stretch",
+            help=reason or help_text, width="stretch" if main else "content",
             type="primary" if main and staked.get(bet_id) else "secondary",
             on_click=_change,
             args=(key, *args, _placer(bet_id, stake, next_round, table, hand, mode),
                   ensure_saved),
         )  # fmt: skip
-        where.caption(f"{price}. {reason}" if reason and main else price)
+        return reason
 
-    # The betting layout: side bets of each hand above it, the main three in a row.
-    left, middle, right = st.columns(3, gap="small")
-    for bet_id in table.bets:
-        if bet_id not in MAIN_BETS:
-            bet_button(bet_id, {"player": left, "banker": right}.get(_side_of(bet_id), middle))
-    for bet_id, col in zip(MAIN_BETS, st.columns(3, gap="small"), strict=True):
-        if bet_id in table.bets:
-            bet_button(bet_id, col, main=True)
-    unsettled = [md_text(bet_name(b)) for b in table.bets.values() if entry_reason(b, mode)]
+    # The betting layout (`offers.layout`): the main bets first and largest with their
+    # price under them; under them the side bets by name, the Player's and the Banker's,
+    # those on neither hand, then each numbered family as one compact grid. A side bet's
+    # payout and exact edge are its tooltip (and in the live odds beside the panel).
+    _style()
+    with st.container(key=f"{key}_lay-out", gap="small"):
+        with st.container(key=f"{key}_lay-main", gap=None):
+            for bet_id, col in zip(lay.main, st.columns(len(lay.main), gap="small"),
+                                   strict=True):  # fmt: skip
+                price, about = price_of(bet_id)
+                reason = bet_button(bet_id, col, f"**{md_text(bet_name(table.bets[bet_id]))}**",
+                                    about, main=True)  # fmt: skip
+                col.caption(f"{price}. {reason}" if reason else price)
+        if lay.player or lay.banker:
+            with st.container(key=f"{key}_lay-side-hands", horizontal=True, gap="small"):
+                for bet_id in (*lay.player, *lay.banker):
+                    bet_button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
+                               price_of(bet_id)[1], main=False)  # fmt: skip
+        if lay.middle:
+            with st.container(key=f"{key}_lay-side-middle", horizontal=True, gap="small"):
+                for bet_id in lay.middle:
+                    bet_button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
+                               price_of(bet_id)[1], main=False)  # fmt: skip
+        for family, members in lay.families.items():
+            with st.container(key=f"{key}_lay-family-{family}", horizontal=True, gap="small",
+                              vertical_alignment="center"):  # fmt: skip
+                st.markdown(f"**{md_text(family_name(family, table.bets[members[0]]))}**")
+                for bet_id in members:
+                    k = offers.FAMILY.match(bet_id)["k"]  # type: ignore[index]
+                    bet_button(bet_id, st, k, price_of(bet_id)[1], main=False)
+        if table.shortcuts:
+            with st.container(horizontal=True, gap="small", key=f"{key}_buttons"):
+                for name, parts in table.shortcuts.items():
+                    total = stake * len(parts)
+                    part_edges = [edges.get(p) for p in parts]
+                    price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
+                    if None not in part_edges:
+                        price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
+                    names = md_text(" + ".join(bet_name(table.bets[p]) if p in table.bets
+                                               else p for p in parts))  # fmt: skip
+                    reason = why_not(name)
+                    st.button(
+                        f"{bet_id_name(name, SHORTCUT_LABELS.get(name, name))} · {price}",
+                        key=f"{key}_short_{name}",
+                        disabled=reason is not None, help=reason or names,
+                        on_click=_change,
+                        args=(key, *args,
+                              _shortcut(parts, stake, next_round, table, hand, mode),
+                              ensure_saved),
+                    )  # fmt: skip
+    unsettled = [md_text(bet_name(table.bets[b])) for b in offers.not_offered(table, mode)]
     if unsettled:
+        needs = tr("or_word").join(tr(w) for w in offers.needs_of(table, mode))
         st.caption(tr("not_offered", mode=tr(ENTRY_LABELS[mode]).lower(),
-                      bets=", ".join(unsettled), what=_needs_text(table, mode)))  # fmt: skip
-    with st.container(horizontal=True, gap="small", key=f"{key}_buttons"):
-        for name, parts in table.shortcuts.items():
-            total = stake * len(parts)
-            reason = (
-                next((entry_reason(table.bets[p], mode) for p in parts
-                      if p in table.bets and entry_reason(table.bets[p], mode)), None)
-                or beyond_bankroll(bets, total, next_round, hand)
-                or _said(table.can_place(name, next_round, stake))
-            )  # fmt: skip
-            part_edges = [edges.get(p) for p in parts]
-            price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
-            if None not in part_edges:
-                price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
-            labels = md_text(" + ".join(bet_name(table.bets[p]) if p in table.bets else p
-                                        for p in parts))  # fmt: skip
-            st.button(
-                f"{bet_id_name(name, SHORTCUT_LABELS.get(name, name))} · {price}",
-                key=f"{key}_short_{name}",
-                disabled=reason is not None, help=reason or labels,
-                on_click=_change,
-                args=(key, *args, _shortcut(parts, stake, next_round, table, hand, mode),
-                      ensure_saved),
-            )  # fmt: skip
+                      bets=", ".join(unsettled), what=needs))  # fmt: skip
     closed = [
         md_text(bet_name(b)) for b in table.bets.values()
         if b.closes_after is not None and next_round > b.closes_after
@@ -290,8 +323,9 @@ def render_bet_panel(
     if message:
         st.error(message, icon=":material/error:")
 
+    announce = shoe_id if position is None else None  # scoreboard: news at the key press
     if not hold:
-        _settled_view(settled, curve, table, key)
+        _settled_view(settled, curve, table, key, announce=announce)
         return
     # Fixed keys, the rule first: whatever the order the page applies them in, the copy
     # with the revealed round stays hidden until the board shows that round.
@@ -314,18 +348,33 @@ def _bankroll_line(settled: pl.DataFrame, curve: pl.DataFrame, testid: str = "")
     )
 
 
-def _settled_view(settled: pl.DataFrame, curve: pl.DataFrame, table: Table, key: str) -> None:
-    """The bankroll chart (once there are bets) and the bet history."""
+def _settled_view(
+    settled: pl.DataFrame,
+    curve: pl.DataFrame,
+    table: Table,
+    key: str,
+    *,
+    announce: str | None = None,
+) -> None:
+    """What the last round did to the bets (a refusal said in full), the bankroll chart
+    (once there are bets) and the bet history. ``announce`` (the shoe's id, on the
+    scoreboard) also pops a refusal up once, when its round comes in."""
+    last = int(curve["round"].max() or 0) if curve.height else 0
+    refused = settled.filter((pl.col("round") == last) & (pl.col("outcome") == "refused"))
+    if refused.height:
+        said = refusal_lines(refused, table)
+        for line in said:
+            st.warning(line, icon=":material/block:")
+        seen = st.session_state.setdefault(f"{key}.announced", set())
+        for bet_row, line in zip(refused.iter_rows(named=True), said, strict=True):
+            if announce and (announce, bet_row["id"]) not in seen:  # once, as it comes in
+                st.toast(line, icon=":material/block:")
+                seen.add((announce, bet_row["id"]))
     if settled.height:  # no chart to redraw on every result for a player not betting
         st.plotly_chart(
             bankroll_figure(curve), key=f"{key}_bankroll", config={"displayModeBar": False}
         )
     render_history(settled, table)
-
-
-def beyond_bankroll(bets: pl.DataFrame, stake: float, round_no: int, hand: float) -> str | None:
-    """The ledger's bankroll rule (`ledger.beyond_bankroll`), said in the page's language."""
-    return _said(BL.beyond_bankroll(bets, stake, round_no, hand))
 
 
 def _said(reason: str | None) -> str | None:
@@ -348,21 +397,19 @@ def notes(reasons: pl.Series, table: Table) -> pl.Series:
 
 def _checked(
     change: Callable[[pl.DataFrame], pl.DataFrame],
-    bet_ids: tuple[str, ...],
-    total: float,
+    bet_id: str,
+    stake: float,
     round_no: int,
     table: Table,
     bankroll: float,
     mode: str,
 ) -> Callable[[pl.DataFrame], pl.DataFrame]:
-    """The change, refused (one line) if the entry mode or the bankroll cannot take it:
-    the check the button made is made again on the ledger as it is when clicked."""
+    """The change, refused (one line) by the same `offers.refusal` the button asked,
+    made again on the ledger as it is when clicked."""
 
     def run(bets: pl.DataFrame) -> pl.DataFrame:
-        for bet_id in bet_ids:
-            if bet_id in table.bets and (why := entry_reason(table.bets[bet_id], mode)):
-                raise BetError(why)
-        if why := beyond_bankroll(bets, total, round_no, bankroll):
+        why = offers.refusal(table, bets, bet_id, stake, round_no, mode=mode, bankroll=bankroll)
+        if why is not None:
             raise BetError(why)
         return change(bets)
 
@@ -373,70 +420,44 @@ def _placer(
     bet_id: str, stake: float, round_no: int, table: Table, bankroll: float, mode: str
 ) -> Callable[[pl.DataFrame], pl.DataFrame]:
     return _checked(lambda b: BL.place(b, bet_id, stake, round_no=round_no, table=table),
-                    (bet_id,), stake, round_no, table, bankroll, mode)  # fmt: skip
+                    bet_id, stake, round_no, table, bankroll, mode)  # fmt: skip
 
 
 def _shortcut(
     parts: tuple[str, ...], stake: float, round_no: int, table: Table, bankroll: float,
     mode: str,
 ) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    name = next(n for n, p in table.shortcuts.items() if tuple(p) == tuple(parts))
     return _checked(
         lambda b: BL.place_shortcut(b, parts, stake, round_no=round_no, table=table),
-        tuple(parts), stake * len(parts), round_no, table, bankroll, mode,
+        name, stake, round_no, table, bankroll, mode,
     )
+
+
+def family_name(family: str, first: Any) -> str:
+    """A numbered family's name: the table's own label without its number in English
+    (a table may call Super Tie "Egalité"), the catalogue's word otherwise."""
+    if lang() == DEFAULT:
+        return str(first.label).rsplit(" ", 1)[0]
+    return tr(f"family_{family}")
+
+
+STYLE = Path(__file__).with_name("static") / "bet_panel.css"
+
+
+def _style() -> None:
+    """The betting layout's sizes (main bets large, side bets compact): a static file."""
+    st.html(f"<style>{_css()}</style>")
+
+
+@st.cache_resource(show_spinner=False)
+def _css() -> str:
+    return STYLE.read_text(encoding="utf-8")
 
 
 # --- what the entry mode can settle ------------------------------------------------------
 
-MAIN_BETS: tuple[str, ...] = ("player", "tie", "banker")
-ENTRY_ORDER: tuple[str, ...] = ("winner", "points", "cards")
-"""How much of a round is entered, least first; a bet needs its kind's `entry` or more."""
-ENTRY_LABELS: dict[str, str] = {"winner": "entry_winner", "points": "entry_points",
-                                "cards": "entry_cards"}  # fmt: skip
-"""Catalogue keys of the entry modes' names."""
-NEED_WORDS: dict[str, str] = {"points": "need_points", "cards": "need_cards"}
-"""Catalogue keys of what a bet needs of a round."""
-
-
-def entry_reason(bet: Any, mode: str) -> str | None:
-    """Why ``bet`` is not offered when rounds are entered by ``mode`` (None: it is).
-
-    A bet whose result depends on what the entry does not record (Banker's half pay on
-    a 6 when only the winner is keyed, Big/Small without the cards) would be taken and
-    then come back refused; it is not offered instead.
-    """
-    need = needed_entry(bet)
-    if ENTRY_ORDER.index(need) <= ENTRY_ORDER.index(mode):
-        return None
-    return tr("bet_needs", bet=md_text(bet_name(bet)), what=tr(NEED_WORDS[need]),
-              how=tr(ENTRY_LABELS[need]).lower())  # fmt: skip
-
-
-def needed_entry(bet: Any) -> str:
-    """The least entry that settles ``bet`` *at this table*: its kind's `entry`, except
-    that data which only chooses between payouts this table pays alike is not needed
-    (Banker needs the totals only where a win on 6 pays less)."""
-    need = str(bet.spec.entry)
-    spec = bet.spec
-    if (need == "points" and set(spec.needs) <= {"winner", "points"}
-            and len(spec.payouts) > 1 and len(set(bet.payouts.values())) == 1):  # fmt: skip
-        return "winner"
-    return need
-
-
-def _needs_text(table: Table, mode: str) -> str:
-    needs = {needed_entry(b) for b in table.bets.values() if entry_reason(b, mode)}
-    return tr("or_word").join(tr(NEED_WORDS[n]) for n in ENTRY_ORDER if n in needs)
-
-
-def _side_of(bet_id: str) -> str:
-    """Which hand a side bet belongs to on the layout (player, banker, or neither)."""
-    for side in ("player", "banker"):
-        if bet_id.startswith(f"{side}_") or bet_id.endswith(f"_{side}"):
-            return side
-    return "middle"
-
-
+ENTRY_ORDER, ENTRY_LABELS = offers.ENTRY_ORDER, offers.ENTRY_LABELS
 def round_entry(row: dict[str, Any]) -> str:
     """How a round was entered: by its cards, its points, or its winner only."""
     if row.get("player_cards") is not None:
@@ -479,7 +500,35 @@ def render_history(settled: pl.DataFrame, table: Table) -> None:
         pl.col("net").alias(tr("col_net")),
         pl.col("reason").fill_null("").alias(tr("col_note")),
     )
-    st.dataframe(view, hide_index=True, height=min(36 * (view.height + 1), 300))
+    st.dataframe(view, hide_index=True, height=min(36 * (view.height + 1), 300),
+                 column_config={tr("col_note"): st.column_config.TextColumn(width="large")})
+    # A note is often longer than its cell: the newest ones in full under the table.
+    noted = settled.filter(pl.col("reason").is_not_null() & (pl.col("reason") != ""))
+    seen: set[tuple[int, str, str]] = set()
+    for row in noted.sort("id", descending=True).iter_rows(named=True):
+        item = (row["round"], row["bet"], row["reason"])
+        if item in seen:
+            continue
+        seen.add(item)
+        if len(seen) > NOTES_SHOWN:
+            break
+        st.caption(tr("note_line", n=row["round"], bet=labels.get(row["bet"], row["bet"]),
+                      note=row["reason"]))  # fmt: skip
+
+
+NOTES_SHOWN = 5
+"""How many of the newest bet notes are written out in full under the history."""
+
+
+def refusal_lines(refused: pl.DataFrame, table: Table) -> list[str]:
+    """Each refused bet said in full: round, bet, stake and why (page's language)."""
+    reasons = notes(refused["reason"], table).to_list()
+    lines = []
+    for row, why in zip(refused.iter_rows(named=True), reasons, strict=True):
+        bet = bet_name(table.bets[row["bet"]]) if row["bet"] in table.bets else row["bet"]
+        lines.append(tr("refused_now", n=row["round"], bet=bet, stake=f"{row['stake']:,.0f}",
+                        why=why))  # fmt: skip
+    return lines
 
 
 def render_entry_bets(state: object) -> None:

@@ -17,9 +17,9 @@ import polars as pl
 import streamlit as st
 
 from roads_app.render import board
-from roads_app.render.i18n import DEFAULT, LANGUAGES, word
+from roads_app.render.i18n import DEFAULT, LANGUAGES, flag_note, flag_value, word
 from roads_app.roads.grids import ask_road
-from roads_app.roads.stats import shoe_stats
+from roads_app.roads.stats import flag_counts, shoe_stats
 from roads_app.ui import board_host, plot_host
 
 LANG_KEY = "lang"
@@ -61,18 +61,18 @@ def _dot(side: str, lg: str) -> str:
 def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     """B, P, T, banker pair, player pair and hands, then the two ask marks."""
     s = shoe_stats(rounds)
-
-    def n(v: object) -> str:
-        return "–" if v == "unknown" else str(v)
-
+    flags = flag_counts(rounds)
+    note = flag_note(flags, "pair", lg)
     parts = [
         f"<span data-count='B'>{_dot('B', lg)}{word('B', lg)} <b>{s['banker']}</b></span>",
         f"<span data-count='P'>{_dot('P', lg)}{word('P', lg)} <b>{s['player']}</b></span>",
         f"<span data-count='T'>{_dot('T', lg)}{word('T', lg)} <b>{s['tie']}</b></span>",
         f"<span data-count='banker_pair'>{word('banker_pair', lg)} "
-        f"<b>{n(s['banker_pairs'])}</b></span>",
+        f"<b>{flag_value(flags['banker_pair'])}</b></span>",
         f"<span data-count='player_pair'>{word('player_pair', lg)} "
-        f"<b>{n(s['player_pairs'])}</b></span>",
+        f"<b>{flag_value(flags['player_pair'])}</b>"
+        + (f" <small data-count='pairs_of'>{html.escape(note)}</small>" if note else "")
+        + "</span>",
         f"<span data-count='hands'>{word('hands', lg)} <b>{s['rounds']}</b></span>",
     ]
     for side in ("B", "P"):

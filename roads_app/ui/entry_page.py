@@ -34,14 +34,23 @@ from roads_app.game.rounds import (
 )
 from roads_app.render import board
 from roads_app.render.i18n import word
-from roads_app.roads.stats import shoe_stats
+from roads_app.roads.stats import flag_counts, shoe_stats
 from roads_app.ui import access, board_host, follow, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next, round_count
 from roads_app.ui.good_roads_view import keys_now, render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
-from roads_app.ui.words import WINNER_KEYS, Md, labels, md_text, say, tr, winner_word
+from roads_app.ui.words import (
+    WINNER_KEYS,
+    Md,
+    flags_line,
+    labels,
+    md_text,
+    say,
+    tr,
+    winner_word,
+)
 
 FLAGS: tuple[str, ...] = ("banker_pair", "player_pair", "player_natural", "banker_natural")
 """Round flags entered by toggles; each is also its label's catalogue key."""
@@ -192,6 +201,7 @@ def render_stats(rounds: pl.DataFrame) -> None:
 def stats_markdown(rounds: pl.DataFrame) -> str:
     """The statistics as one Markdown text (the replay's held reveal shows two of them)."""
     s = shoe_stats(rounds)
+    flags = flag_counts(rounds)
     streak = f"{winner_word(s['streak_side'])} × {s['streak']}" if s["streak_side"] else "–"
     return (
         f"**{tr('statistics')}** · {tr('rounds_n', n=s['rounds'])}\n\n"
@@ -199,8 +209,8 @@ def stats_markdown(rounds: pl.DataFrame) -> str:
         f"| :red[{winner_word('B')}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
         f"| :blue[{winner_word('P')}] | {s['player']} | {_pct(s['player_pct'])} |\n"
         f"| :green[{winner_word('T')}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
-        f"{tr('pairs_line', b=s['banker_pairs'], p=s['player_pairs'])}  \n"
-        f"{tr('naturals_line', b=s['banker_naturals'], p=s['player_naturals'])}  \n"
+        f"{flags_line(flags, 'pair')}  \n"
+        f"{flags_line(flags, 'natural')}  \n"
         f"{tr('streak_line', s=streak)}  \n"
         f"{tr('longest_line', b=s['longest_banker'], p=s['longest_player'])}"
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -124,7 +124,21 @@ def _styled(frame: pl.DataFrame) -> Styler:
             return [CLOSED_FG] * len(row)
         return [""] * len(row)
 
-    return shown.style.apply(colour, axis=1).format({pwin: "{:.4f}", ev: "{:+.3f}"})
+    return shown.style.apply(colour, axis=1).format({pwin: "{:.3f}", ev: "{:+.2f}"})
+
+
+def _columns(labels: list[str]) -> dict[str, Any]:
+    """Column widths: the bets' names whole ("Player Natural", not "Player Natur…"), the
+    figures narrow, so the table fits its column without a sideways scroll."""
+    longest = max((_text_px(label) for label in labels), default=60)
+    widths = {"col_pays": 58, "col_pwin": 70, "col_ev": 64, "col_now": 66}
+    figures = {tr(k): st.column_config.Column(width=w) for k, w in widths.items()}
+    return {tr("col_bet"): st.column_config.Column(width=longest + 22), **figures}
+
+
+def _text_px(text: str) -> int:
+    """A generous width of ``text`` in the grid's 14 px font (wide glyphs count double)."""
+    return int(sum(15 if ord(c) > 0x2E80 else 8 for c in text))
 
 
 def _named(frame: pl.DataFrame, table: Table) -> pl.DataFrame:
@@ -207,6 +221,7 @@ def render_live_odds(
         width="stretch",
         key=f"{key}.table",
         height=_table_height(frame.height),
+        column_config=_columns(frame["label"].to_list()),
     )
     st.caption(tr("unseen_by_rank"))
     # Drawn in place (`plot_host`): a key press that leaves the unseen cards as they
@@ -335,6 +350,7 @@ def render_ev_chart(
         default=default,
         key=f"{key}.bets",
         format_func={b: bet_name(bet) for b, bet in table.bets.items()}.__getitem__,
+        placeholder=tr("choose_options"),
     )
     st.plotly_chart(
         ev_figure(chart, chosen, upto, last_hand=int(chart["hand"].max() or 1)),

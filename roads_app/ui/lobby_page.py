@@ -28,11 +28,12 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
+from roads_app.render.i18n import flag_value
 from roads_app.store import library
 from roads_app.ui import follow, plot_host, session
 from roads_app.ui.board_view import lang
 from roads_app.ui.guard import guarded
-from roads_app.ui.words import md_text, say, tr
+from roads_app.ui.words import flag_note, md_text, say, tr
 
 COLUMNS = 4
 STALE_KEY = "lobby_stale_min"
@@ -60,12 +61,19 @@ def _tile(shoe_id: str, folder: str, version: int, lg: str) -> dict[str, Any] | 
     }
 
 
-def counts_line(c: dict[str, int]) -> str:
-    """``B 12 · P 9 · T 2 · pairs P 1 / B 3``: the counts under a tile's roads."""
+def counts_line(c: dict[str, Any]) -> str:
+    """``B 12 · P 9 · T 2 · pairs P 1 / B 3``: the counts under a lobby board (pairs
+    with the rounds that recorded them, as on every page)."""
     b, p, t = (tr(f"{w}_letter") for w in "BPT")
+    flags = c["flags"]
+    pairs = tr("pairs_short", p=flag_value(flags["player_pair"]),
+               b=flag_value(flags["banker_pair"]))  # fmt: skip
+    note = flag_note(flags, "pair")
+    if not (flags["player_pair"].known or flags["banker_pair"].known):
+        pairs, note = tr("what_pair"), tr("flags_none")
     return (
         f":red[**{b} {c['B']}**] · :blue[**{p} {c['P']}**] · :green[**{t} {c['T']}**] · "
-        + tr("pairs_short", p=c["player_pair"], b=c["banker_pair"])
+        + (f"{pairs} {note}" if note else pairs)
     )
 
 

@@ -11,7 +11,8 @@ speed change the fragment's timer, so they rerun the page.
 
 The hand reveal is drawn once per round and animated by the browser (CSS delays): the
 four first cards face down Player, Banker, Player, Banker, turned in that order, then
-the third cards, all within one round's time at the chosen speed.
+the third cards, each on its own beat ("card turn", a second by default, as a squeeze
+turns them). Autoplay gives each round its reveal and then the pause of its speed.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ PLAYING = "replay.playing"
 ANCHOR = "replay.anchor"  # (monotonic time, position) when play began or was moved
 SPEED = "replay_speed"
 REVEAL = "replay_reveal"
+BEAT = "replay_beat"
 SLIDER = "replay_slider"
 ERROR = "replay.error"
 SOURCES = ("hand", "simulated", "imported")
@@ -66,6 +68,27 @@ def _set_pos(pos: int, n: int, shoe_id: str) -> int:
 
 def _speed() -> float:
     return replay.SPEEDS.get(st.session_state.get(SPEED) or "", 2.0)
+
+
+def _beat() -> float:
+    """Seconds between two cards of the reveal (the "card turn" setting)."""
+    return replay.CARD_BEATS.get(st.session_state.get(BEAT) or "",
+                                 replay.CARD_BEATS[replay.DEFAULT_BEAT])  # fmt: skip
+
+
+def _revealing() -> bool:
+    return bool(st.session_state.get(REVEAL, True))
+
+
+def _periods(rounds: pl.DataFrame, start: int) -> list[float]:
+    """Seconds autoplay shows each round after ``start``: the pause of the chosen speed,
+    after the hand's reveal when it has one (a card a beat, never hurried by the speed)."""
+    pause = replay.play_interval(_speed())
+    if not _revealing():
+        return [pause] * (rounds.height - start)
+    tail = rounds.slice(start).select("player_cards", "banker_cards").iter_rows()
+    return [pause + (reveal_done_s({"player_cards": p, "banker_cards": b}, _beat())
+                     if p is not None and b is not None else 0.0) for p, b in tail]  # fmt: skip
 
 
 def _on_step(delta: int, n: int, shoe_id: str) -> None:
@@ -131,21 +154,21 @@ REVEAL_CSS = """
 """
 
 
-def reveal_done_s(row: dict, seconds: float) -> float:
-    """Seconds until the reveal of ``row`` spread over ``seconds`` has turned its last card."""
-    steps = replay.reveal_steps(row["player_cards"], row["banker_cards"])
-    return (len(steps) - 1) * seconds / len(steps) + 0.1
+def reveal_done_s(row: dict, beat: float) -> float:
+    """Seconds until the reveal of ``row``, a card every ``beat``, has turned its last
+    card (and its face has shown: the board holds the result until then)."""
+    return replay.reveal_seconds(row["player_cards"], row["banker_cards"], beat) + 0.1
 
 
-def reveal_html(row: dict, seconds: float) -> str:
-    """One hand as the peek reveal shows it, spread over ``seconds``.
+def reveal_html(row: dict, beat: float) -> str:
+    """One hand as the peek reveal shows it, one card turned every ``beat`` seconds.
 
     Each card carries ``data-card`` and its turn order (``data-turn``) so a test can
     check the order without timing the animation.
     """
     pc, bc = row["player_cards"], row["banker_cards"]
     steps = replay.reveal_steps(pc, bc)
-    per = seconds / len(steps)
+    per = beat
     # when each card is dealt and turned: step index of its first and its face-up showing
     turned: dict[tuple[str, int], int] = {}
     for k, s in enumerate(steps):
@@ -154,7 +177,7 @@ def reveal_html(row: dict, seconds: float) -> str:
                 if code not in (None, replay.FACE_DOWN) and (side, i) not in turned:
                     turned[(side, i)] = k
     order = sorted(turned, key=turned.__getitem__)
-    done = reveal_done_s(row, seconds)  # the totals wait for the last card
+    done = reveal_done_s(row, beat)  # the totals wait for the last card
 
     def side_html(side: str, cards: list[str], title: str, pts: object) -> str:
         parts = []
@@ -210,7 +233,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     pos = st.session_state.get(POS, n)
     if st.session_state.get(PLAYING):
         t0, p0 = st.session_state.get(ANCHOR) or (time.monotonic(), pos)
-        due = p0 + int((time.monotonic() - t0) * _speed() + 1e-6)
+        due = replay.due_position(p0, time.monotonic() - t0, _periods(rounds, p0))
         if due != pos:
             pos = _set_pos(due, n, shoe_id)
             st.session_state[ANCHOR] = (t0, p0)  # keep the clock of this play
@@ -219,9 +242,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
             st.rerun(scope="app")  # removes the timer
     shown = rounds.head(pos)
     row = shown.row(pos - 1, named=True) if pos else None
-    revealing = bool(
-        st.session_state.get(REVEAL, True) and row and row["player_cards"] is not None
-    )
+    revealing = bool(_revealing() and row and row["player_cards"] is not None)
     _position_line(pos, n)
     # the good roads of the round on show; while its cards turn, those before it
     render_tags(keys_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
@@ -244,11 +265,11 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     with main:
         board_host.mount()
         # While the hand's cards are still face down the board must not tell the result.
-        render_board(shown, hold_last_s=reveal_done_s(row, 0.9 / _speed()) if revealing else None,
+        render_board(shown, hold_last_s=reveal_done_s(row, _beat()) if revealing else None,
                      column_width=None)  # in a column: drawn once the page says how wide
         if revealing:
             st.caption(tr("as_dealt", n=pos))
-            st.html(reveal_html(row, 0.9 / _speed()))
+            st.html(reveal_html(row, _beat()))
         render_ev(rounds, meta, pos)
     with side:
         if revealing:
@@ -293,7 +314,7 @@ def render_ev(rounds: pl.DataFrame, meta: ShoeMeta, pos: int) -> None:
 def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
     """Play / pause and speed: they change the fragment's timer, so they rerun the page."""
     playing = bool(st.session_state.get(PLAYING))
-    c1, c2, c3 = st.columns([1, 1.4, 2], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([1, 1.4, 1.4, 2], vertical_alignment="bottom")
     pos = st.session_state.get(POS, 0)
     if playing:
         if c1.button(tr("pause"), key="rp_pause", icon=":material/pause:", shortcut="K"):
@@ -311,7 +332,13 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
     c2.selectbox(tr("speed"), list(replay.SPEEDS), key=SPEED,
                  on_change=lambda: st.session_state.update({ANCHOR: (
                      time.monotonic(), st.session_state.get(POS, 0))}))  # fmt: skip
-    c3.toggle(tr("reveal_toggle"), key=REVEAL, value=True, disabled=not has_cards)
+    if BEAT not in st.session_state:
+        st.session_state[BEAT] = replay.DEFAULT_BEAT
+    c3.selectbox(tr("card_beat"), list(replay.CARD_BEATS), key=BEAT, help=tr("card_beat_help"),
+                 disabled=not has_cards,
+                 on_change=lambda: st.session_state.update({ANCHOR: (
+                     time.monotonic(), st.session_state.get(POS, 0))}))  # fmt: skip
+    c4.toggle(tr("reveal_toggle"), key=REVEAL, value=True, disabled=not has_cards)
 
 
 def render_picker(folder: Path) -> None:

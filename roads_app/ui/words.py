@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
 from typing import Any
 
+import streamlit as st
+
 from roads_app import messages
+from roads_app.render import i18n
 from roads_app.render.i18n import DEFAULT, word
+from roads_app.roads.stats import FlagCount
 from roads_app.ui.board_view import lang
 
 
@@ -113,3 +119,33 @@ def labels(keys: Mapping[str, str]) -> Callable[[str], str]:
 
 
 WINNER_KEYS: Mapping[str, str] = {"B": "B", "P": "P", "T": "T"}
+
+
+
+def flags_line(counts: Mapping[str, FlagCount], group: str) -> str:
+    """`i18n.flags_line` in the page's language."""
+    return i18n.flags_line(counts, group, lang())
+
+
+def flag_note(counts: Mapping[str, FlagCount], group: str) -> str:
+    """`i18n.flag_note` in the page's language."""
+    return i18n.flag_note(counts, group, lang())
+
+
+CHROME = Path(__file__).with_name("static")
+"""Where `widget_chrome` finds ``chrome.<lang>.css``."""
+
+
+def widget_chrome() -> None:
+    """Streamlit's own widget words in the page's language, where Streamlit offers no
+    parameter for them (the file uploader's button and size line): a static style sheet
+    per language, ``static/chrome.<lang>.css``; English needs none."""
+    css = _chrome_css(lang())
+    if css:
+        st.html(f"<style>{css}</style>")
+
+
+@cache
+def _chrome_css(language: str) -> str:
+    path = CHROME / f"chrome.{language}.css"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
