@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from roads_app.game.rounds import add_cards, rounds_from_winners
+from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.render import board
 from roads_app.roads.grids import all_roads, ask_road
 from roads_app.store import db
@@ -56,7 +57,10 @@ def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int)
         assert fig.layout.width <= width + 2
     for name, road in roads.items():
         assert meta["roads"][name]["marks"] == road.height
-        shown = road  # the whole shoe, from its first column
+        cols, first = meta["roads"][name]["cols"], meta["roads"][name]["first"]
+        need = int(road["col"].max()) + 2 if road.height else 1
+        assert first == max(0, need - cols)  # the whole shoe where the columns hold it
+        shown = road.filter(pl.col("col") >= first)  # else its newest columns
         axis = AXIS_OF[name]
         ring_names = {"bead_plate": ("B", "P", "T"), "big_road": ("B", "P")}.get(
             name, ("red", "blue")
@@ -70,9 +74,9 @@ def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int)
                     (shown.filter(pl.col("winner") != "T")["row"] + 0.5).to_list(), strict=True)
             )  # fmt: skip
         assert drawn == want, name
-        # from the first column to the newest one, all inside the x range
+        # from the first column shown to the newest one, all inside the x range
         xr = fig.layout[f"xaxis{axis[1:]}"].range
-        assert xr[0] == 0
+        assert xr[0] == first
         if road.height:
             assert int(road["col"].max()) < xr[1] - 0.5
 
@@ -96,22 +100,33 @@ def _x_px(fig, axis: str, x: float) -> float:
 def test_a_phone_board_keeps_readable_cells_and_opens_on_the_newest_columns(
     text: str, width: int
 ):
-    """Narrow pages: cells never below `NARROW_CELL_PX`; a board wider than the page
-    only when the whole shoe would need smaller ones; at the right-hand end (where the
-    page opens it) every road's newest column and every road's title are in view, and a
-    road that fits the page is in view whole."""
+    """Narrow pages: cells never below `NARROW_CELL_PX`, beads never below
+    `BEAD_MIN_CELL_PX`; a board wider than the page only when the whole shoe would need
+    smaller ones; at the right-hand end (where the page opens it) every road's newest
+    column and every road's title are in view, the first column in view is whole, and
+    a road that fits the page is in view whole."""
     rounds = rounds_from_winners(text)
     roads = all_roads(rounds)
     fig = board.board_figure(roads, width_px=width)
     lay, cell = fig.layout, fig.layout.meta["cell"]
     assert cell >= board.NARROW_CELL_PX
-    if lay.width > width + 2:
-        assert cell == board.NARROW_CELL_PX  # it scrolls only because the floor binds
-    view_left = lay.width - width - 1  # the part in view at the right-hand end
+    bead = fig.layout.meta["roads"]["bead_plate"]
+    # readable beads where 18 columns of them fit the page; the whole plate in view
+    assert bead["cell"] >= min(board.BEAD_MIN_CELL_PX, (width + 2) / 18) - 0.01
+    assert bead["cols"] * bead["cell"] <= width + 2.1 or bead["cols"] > 18
+    if lay.width > width + 2:  # it scrolls only because the floor binds
+        assert cell < board.NARROW_CELL_PX * 1.1
+    # the part in view at the right-hand end: the page's last width + 2 px (the page
+    # gives the board's box 4 px more than ``width_px``: `ui.board_view`)
+    view_left = lay.width - width - 3
+    # cut there on a big-road cell boundary (issue 26 item 6), so also a derived one
+    big_px = _x_px(fig, "x2", 1) - _x_px(fig, "x2", 0)
+    assert (width + 2) / big_px == pytest.approx(round((width + 2) / big_px), abs=0.05)
     for name, road in roads.items():
         axis = AXIS_OF[name]
         xa = lay[f"xaxis{axis[1:]}"]
-        assert xa.domain[1] == pytest.approx(1.0)  # right-aligned
+        if name != "bead_plate":  # the bead plate starts at the view's left (it fits)
+            assert xa.domain[1] == pytest.approx(1.0)  # right-aligned
         if road.height:
             newest = int(road["col"].max()) + 1
             assert _x_px(fig, axis, newest) >= view_left, (name, width)
@@ -139,7 +154,9 @@ def test_cells_are_square_on_every_road(text: str):
     # derived roads at half the cell size of the big road, as on casino boards
     for i in (3, 4, 5):
         assert sizes[i] == pytest.approx(sizes[2] / 2, rel=0.02)
-    assert sizes[1] == pytest.approx(sizes[2], rel=0.02)
+    # the bead plate in its own, larger cells (its letters must be read)
+    assert sizes[1] == pytest.approx(lay.meta["roads"]["bead_plate"]["cell"], rel=0.02)
+    assert sizes[1] > sizes[2]
 
 
 def test_colours_banker_red_player_blue_tie_green_and_derived_by_meaning():
@@ -294,12 +311,12 @@ def test_no_mark_is_bigger_than_its_cell_at_any_width(text: str, width: int):
     narrower page gives smaller marks, never overlapping ones."""
     rounds = add_cards(rounds_from_winners(text), ["4h", "4d"], ["Ks", "Kc"])  # pairs, natural
     fig = board.board_figure(rounds, width_px=width)
-    cell = fig.layout.meta["cell"]
+    cells = {AXIS_OF[k]: v["cell"] for k, v in fig.layout.meta["roads"].items()}
     checked = 0
     for t in fig.data:
         if not len(t.x or ()):
             continue
-        px = cell if (t.xaxis or "x") in ("x", "x2") else cell / 2
+        px = cells[t.xaxis or "x"]
         extent = board.SYMBOL_EXTENT.get(t.marker.symbol, 1.0)
         size = t.marker.size * extent + (t.marker.line.width or 0)
         for x, y in zip(t.x, t.y, strict=True):
@@ -330,3 +347,116 @@ def test_the_unchecked_board_is_what_plotly_checks_and_what_the_page_draws(
     plain = {**spec, "layout": {k: v for k, v in spec["layout"].items() if k != "template"}}
     assert json.loads(pio.to_json(checked)) == json.loads(pio.to_json(plain))
     assert json.loads(json.dumps(spec, allow_nan=False)) == spec
+
+
+def _shape(spec: dict, narrow: bool) -> tuple:
+    """What must not change while a shoe goes on: every road's rows, cells, place and
+    size, and the figure's size (a stacked board may only grow to the right, in its own
+    sideways scroll)."""
+    lay = spec["layout"]
+    roads = {k: (v["cell"], None if narrow else v["cols"]) for k, v in lay["meta"]["roads"].items()}
+    axes = {k: (None if narrow else v["domain"], v["range"] if k.startswith("y") else None)
+            for k, v in lay.items() if k.startswith(("xaxis", "yaxis"))}  # fmt: skip
+    return lay["height"], None if narrow else lay["width"], str(roads), str(axes)
+
+
+@settings(max_examples=25, deadline=None)
+@given(hs.integers(1, 8), hs.data(), hs.sampled_from([358, 560, 976, 1456]))
+def test_the_layout_holds_for_a_whole_shoe_at_a_given_width(decks: int, data, width: int):
+    """Issue 26 item 4: at a given width and deck count, every prefix of a shoe (up to
+    the longest one the decks allow) is drawn with the same rows, road sizes, cells and
+    figure height: the entry buttons under the board never move. A stacked (phone) board
+    only grows sideways, inside its own scroll box."""
+    text = data.draw(hs.text(alphabet="BPT", min_size=1, max_size=13 * decks))
+    rounds = rounds_from_winners(text)
+    narrow = board.board_spec(rounds[:0], width_px=width, decks=decks)["layout"]["meta"][
+        "stacked"]  # fmt: skip
+    shapes, widths = set(), []
+    for n in range(len(text) + 1):
+        spec = board.board_spec(rounds.head(n), width_px=width, decks=decks)
+        shapes.add(_shape(spec, narrow))
+        widths.append(spec["layout"]["width"])
+    assert len(shapes) == 1, (len(shapes), text)
+    assert widths == sorted(widths)
+    if not narrow:
+        assert widths[-1] <= width + 2  # and it fits the page
+
+
+def test_an_eight_deck_shoe_of_81_rounds_keeps_the_shape_it_opened_with_at_1440():
+    """The case in the issue: between rounds 60 and 70 the cockroach pig dropped to a row
+    of its own and the board grew 68 px."""
+    text = "".join(deal_shoe(2024, ShoeOptions(decks=8), 0).rounds["winner"].cast(pl.String))
+    heights = [board.board_spec(rounds_from_winners(text[:n]), width_px=976)["layout"]["height"]
+               for n in (0, 40, 60, 70, 81)]  # fmt: skip
+    assert len(set(heights)) == 1, heights
+
+
+@pytest.mark.parametrize("width", [358, 560, 816, 976, 1456])
+def test_the_bead_plate_has_the_longest_shoes_columns_in_readable_cells(width: int):
+    """Issue 26 item 5: 8 decks deal at most 104 rounds, so the bead plate has 18
+    columns (not 40 with 15 in use), and its cells are `BEAD_MIN_CELL_PX` or more at
+    every page width from a 390 px phone up (1024 px with the sidebar open: 560 px),
+    each bead's letter 9.5 px or more."""
+    rounds = add_cards(rounds_from_winners("BPT" * 20), ["4h", "4d"], ["Ks", "Kc"])
+    for lang in ("en", "zh"):
+        spec = board.board_spec(rounds, width_px=width, decks=8, lang=lang)
+        bead = spec["layout"]["meta"]["roads"]["bead_plate"]
+        assert bead["cols"] == 18
+        assert bead["cell"] >= board.BEAD_MIN_CELL_PX
+        letters = [t for t in spec["data"] if t.get("xaxis") == "x" and t.get("text")]
+        assert letters and all(t["textfont"]["size"] >= 9.5 for t in letters)
+        assert bead["cols"] * bead["cell"] <= width + 2.1  # the whole plate in view
+
+
+def _cells(spec: dict, name: str, axis: str) -> list[tuple[float, float]]:
+    return [(x, y) for t in spec["data"] if t["name"] == name and t["xaxis"] == axis
+            for x, y in zip(t["x"], t["y"], strict=True)]  # fmt: skip
+
+
+def test_a_natural_has_a_gold_ring_round_its_bead():
+    """Issue 26 item 12: naturals marked on the bead plate as road feeds mark them, a
+    ring round the bead (a 5 px corner star could not be seen), only on natural rounds."""
+    rounds = add_cards(rounds_from_winners("B"), ["4h", "4d"], ["Ks", "Kc"])  # P natural 8
+    rounds = add_cards(rounds, ["Kh", "7d"], ["Qs", "6c"])  # P 7 against B 6: no natural
+    spec = board.board_spec(rounds, width_px=976)
+    ring = [t for t in spec["data"] if t["name"] == "natural_ring" and t["xaxis"] == "x"]
+    assert _cells(spec, "natural_ring", "x") == [(0.5, 1.5)]  # round 2 only
+    assert ring[0]["marker"]["color"] == board.GOLD
+    assert ring[0]["marker"]["symbol"] == "circle-open"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_banker_win_on_six_is_marked_on_a_no_commission_table(lang: str):
+    """Issue 26 item 12: on a table that pays a Banker win on 6 apart, that round's bead
+    says 6 and its big-road cell has a filled centre; a Banker win on 7, or any table
+    that pays it like any other win, has neither."""
+    from roads_app.game.rounds import add_points
+
+    rounds = add_points(add_points(rounds_from_winners("P"), 5, 6), 5, 7)  # B6 then B7
+    spec = board.board_spec(rounds, width_px=976, six=True, lang=lang)
+    texts = {(x, y): s for t in spec["data"] if t["xaxis"] == "x" and t.get("text")
+             for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)}  # fmt: skip
+    assert texts[(0.5, 1.5)] == "6"
+    assert texts[(0.5, 2.5)] == ("B" if lang == "en" else "庄")
+    assert _cells(spec, "banker_six", "x2") == [(1.5, 0.5)]  # round 2: the big road's 2nd column
+    plain = board.board_spec(rounds, width_px=976, six=False, lang=lang)
+    assert "6" not in json.dumps([t.get("text") for t in plain["data"]])
+    assert _cells(plain, "banker_six", "x2") == []
+
+
+def test_ties_before_the_first_result_are_counted_apart_from_the_first_cells():
+    """Issue 26 item 12: two ties open the shoe, then B, a tie, P. Road feeds keep the
+    two opening ties apart: the big road's title counts them, and its first cell shows
+    only its own tie (one slash, no number, not 3)."""
+    spec = board.board_spec(rounds_from_winners("TTBTP"), width_px=976)
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    assert titles[1] == "Big road · 2 ties before the first result"
+    ties = [t for t in spec["data"] if t["name"] == "ties" and t["xaxis"] == "x2"]
+    assert [(x, y, s) for t in ties for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)
+            ] == [(0.5, 0.5, "")]  # fmt: skip
+    zh = board.board_spec(rounds_from_winners("TB"), width_px=976, lang="zh")
+    assert zh["layout"]["annotations"][1]["text"] == "大路 · 首局前和 1 局"
+    assert _cells(zh, "ties", "x2") == []  # the opening tie is not the first cell's own
+    only = board.board_spec(rounds_from_winners("TTT"), width_px=976)  # no result yet
+    assert only["layout"]["annotations"][1]["text"] == "Big road"  # the cell says 3
+    assert [t["text"] for t in only["data"] if t["name"] == "ties"] == [["3"]]

@@ -235,6 +235,15 @@ SYMBOL_EXTENT: dict[str, float] = {"star": 1.4}
 """How much larger than ``marker.size`` Plotly draws a symbol (1 when not listed)."""
 
 
+def _naturals(frame: pl.DataFrame) -> pl.DataFrame:
+    """The cells of rounds won by a natural (a tie: either hand's natural)."""
+    if not {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
+        return frame[:0]
+    pn, bn = pl.col("player_natural").fill_null(False), pl.col("banker_natural").fill_null(False)
+    w = pl.col("winner")
+    return frame.filter(((w == "P") & pn) | ((w == "B") & bn) | ((w == "T") & (pn | bn)))
+
+
 def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
     """Banker pair red dot top-left, player pair blue dot bottom-right, natural gold star."""
     dot = cell_px * 0.24  # with its outline, half of it (0.135) stays inside the 0.16 offset
@@ -249,42 +258,45 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
             t = _markers(x, y, symbol=symbol, colour=colour, size=dot, name=column)
             t["marker"]["line"] = {"width": cell_px * 0.03, "color": PAPER}
             out.append(t)
-    if {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
-        nat = frame.filter(
-            ((pl.col("winner") == "P") & pl.col("player_natural").fill_null(False))
-            | ((pl.col("winner") == "B") & pl.col("banker_natural").fill_null(False))
-            | (
-                (pl.col("winner") == "T")
-                & (
-                    pl.col("player_natural").fill_null(False)
-                    | pl.col("banker_natural").fill_null(False)
-                )
-            )
-        )
-        if nat.height:
-            x, y = _centres(nat, 0.84, 0.16)
-            out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR,
-                                   name="natural"))
+    nat = _naturals(frame)
+    if nat.height:
+        x, y = _centres(nat, 0.84, 0.16)
+        out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR,
+                            name="natural"))
     return out
 
 
 # --- the five roads -----------------------------------------------------------------------
 
 
+SIX_TEXT = "6"
+"""A Banker win on 6 on a No Commission table (the Super 6 result): its bead's letter."""
+
+
 def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[dict]:
     """One bead per round with its letter (B/P/T, 庄/闲/和): the same kind of mark for
-    every round, whether or not its points are known."""
+    every round, whether or not its points are known; a Banker win on 6 says "6" where
+    the table pays it apart (column ``six``, `board_spec`). A natural's bead has a gold
+    ring round it, as road feeds mark it (the corner star alone was 5 px)."""
     traces: list[dict[str, Any]] = []
+    six = road["six"] if "six" in road.columns else pl.repeat(False, road.height, eager=True)
+    road = road.with_columns(six.alias("six"))
     for w in ("B", "P", "T"):
         part = road.filter(pl.col("winner") == w)
         if not part.height:
             continue
         x, y = _centres(part)
+        letter = word(f"{w}_letter", lang)
         traces.append(
-            _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.86,
-                     text=[word(f"{w}_letter", lang)] * part.height,
-                     font_size=cell_px * (0.46 if lang == "en" else 0.5), name=w)
+            _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.78,
+                     text=[SIX_TEXT if s else letter for s in part["six"].to_list()],
+                     font_size=cell_px * (0.5 if lang == "en" else 0.54), name=w)
         )
+    nat = _naturals(road)
+    if nat.height:
+        x, y = _centres(nat)
+        traces.append(_markers(x, y, symbol="circle-open", colour=GOLD, size=cell_px * 0.86,
+                               line_width=cell_px * 0.1, name="natural_ring"))  # fmt: skip
     return traces + _pair_and_natural_traces(road, cell_px)
 
 
@@ -312,6 +324,11 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
                 _markers(x, y, symbol="circle-open", colour=WINNER_COLOUR[w], size=cell * 0.78,
                          line_width=max(1.5, cell * 0.11), name=w)
             )
+    six = road.filter(pl.col("six")) if "six" in road.columns and not mini else road[:0]
+    if six.height:  # a Banker win on 6 on a No Commission table: a filled centre
+        x, y = _centres(six)
+        traces.append(_markers(x, y, symbol="circle", colour=RED, size=cell * 0.34,
+                               name="banker_six"))  # fmt: skip
     tied = road.filter(pl.col("ties").fill_null(0) > 0) if "ties" in road.columns else road[:0]
     if tied.height:
         x, y = _centres(tied)
@@ -407,23 +424,49 @@ DEFAULT_WIDTH_PX = 1100
 NARROW_PX = 640
 """Below this width the roads are stacked one per row (phones), not side by side."""
 NARROW_CELL_PX = 13.0
-"""A narrow page's cells are never smaller than this: a long shoe's board grows wider
-than the page and scrolls sideways (newest columns in view) rather than shrink its
-marks past reading (a whole 81-round shoe at 390 px would be 9 px, derived roads 4.5).
-About the cells of live-casino phone boards; a laptop's 560 px column (1024 px, sidebar
-open) still shows a whole 81-round shoe at 13.4 px."""
+"""A stacked board's big-road cells are never smaller than this: a long shoe's board
+grows wider than the page and scrolls sideways (newest columns in view) rather than
+shrink its marks past reading. About the cells of live-casino phone boards."""
+BEAD_MIN_CELL_PX = 19.0
+"""The smallest bead-plate cell drawn where the page has room for it (a 390 px phone
+and up): its letter (B/P/T, 庄/闲/和) is then 9.5 px or more, readable. Where the side-by-
+side board cannot give the bead plate this much, the roads are stacked instead."""
+BEAD_RATIO_NARROW = 1.6
+"""A stacked bead plate's cells at most this many times the big road's: bigger beads
+for their letters, without a wide page's plate filling the screen."""
+ROUNDS_PER_DECK = 13
+"""A round takes at least four cards, so one 52-card deck deals at most 13 rounds."""
+BIG_COLS_PER_ROUND = 0.5
+"""Big-road columns the layout keeps per round of the longest shoe: a new column comes
+with about every other result (8 decks: 104 rounds, 52 columns; the longest big road
+of 300 dealt 8-deck shoes had 49). A longer road shows its newest columns."""
+SHOE_BIG_MIN_COLS = 24
+"""The big road's columns for the shortest shoes (1 deck): `shoe_columns`."""
 BEAD_MIN_COLS = 12
 BIG_MIN_COLS = 40
 BIG_MIN_COLS_NARROW = 20
 DERIVED_MIN_COLS = 24
+"""Column floors of a screen-filling board (the display, `fill_layout`)."""
 GAP_CELLS = 1.0
 """Horizontal gap between two roads side by side, in cells."""
 
 
-def _need(road: pl.DataFrame, minimum: int, spare: int = 1) -> int:
-    """Columns a road needs to show its whole shoe: its last one, spare ones, a floor."""
+def shoe_columns(decks: int = 8) -> tuple[int, int]:
+    """The bead plate's and the big road's columns for the longest shoe ``decks`` decks
+    allow: the board is laid out for them from the first round to the last, so nothing
+    on the page moves as the shoe goes on.
+
+    >>> shoe_columns(8), shoe_columns(6), shoe_columns(1)
+    ((18, 52), (13, 39), (3, 24))
+    """
+    rounds = ROUNDS_PER_DECK * max(1, decks)
+    return -(-rounds // ROWS), max(SHOE_BIG_MIN_COLS, -(-rounds // 2))
+
+
+def _need(road: pl.DataFrame, spare: int = 1) -> int:
+    """Columns a road needs to show its whole shoe: its last one and spare ones."""
     last = int(road["col"].max()) if road.height else -1
-    return max(minimum, last + 1 + spare)
+    return last + 1 + spare
 
 
 def title_px(cell: float) -> float:
@@ -431,96 +474,123 @@ def title_px(cell: float) -> float:
     return round(min(24.0, max(11.0, cell * 0.55))) + 6
 
 
-# (name, left, top, width, height) in cell units; columns; cell size factor (1 or 1/2);
-# where its title goes across (in cell units: the left of the part in view)
+# (name, left, top, width, height) in cell units; columns; cell size factor (1 for the
+# big road's cell); where its title goes across (in cell units: the left of the part in view)
 _Box = tuple[str, float, float, float, float, int, float, float]
 
 
 def board_layout(
     roads: Roads, width_px: float = DEFAULT_WIDTH_PX, rows: int = ROWS,
     max_cell: float = MAX_CELL_PX, spare: int = 1, min_cell: float = NARROW_CELL_PX,
-) -> tuple[list[_Box], float]:
-    """Where each road goes and the cell size, so the whole shoe fits ``width_px``.
+    decks: int = 8,
+) -> tuple[list[_Box], float, float]:
+    """Where each road goes, the big road's cell size and the title lines' height (px).
 
-    Wide pages: bead plate and big road side by side, the three derived roads (half
-    cells) under them, three or two to a row, whichever shows each one whole. Every
-    road is as wide as the shoe needs (never fewer than its minimum columns), so
-    nothing scrolls away; the cell is the page width over the columns, capped at
-    `MAX_CELL_PX`. Narrow pages: `_narrow_layout`. ``spare`` empty columns follow each
-    road's last (2 leave room for any one more round). Returns the boxes and the cell
-    size in px.
+    Laid out for the longest shoe ``decks`` allow (`shoe_columns`), never for the rounds
+    so far: at a given width the board keeps its shape, size and cells from the first
+    round to the last. Side by side where the bead plate's cells are at least
+    `BEAD_MIN_CELL_PX` (`_wide_layout`), stacked otherwise (`_narrow_layout`).
 
     >>> from roads_app.game.rounds import rounds_from_winners
-    >>> boxes, cell = board_layout(all_roads(rounds_from_winners("BP" * 40)), 1100)
-    >>> [(b[0], b[5]) for b in boxes][:2], round(cell, 2)
-    ([('bead_plate', 15), ('big_road', 81)], 11.34)
+    >>> boxes, cell, title = board_layout(all_roads(rounds_from_winners("BP" * 40)), 976)
+    >>> [(b[0], b[5], round(b[6] * cell, 1)) for b in boxes][:2], round(cell, 2)
+    ([('bead_plate', 18, 20.2), ('big_road', 52, 11.6)], 11.56)
     """
-    narrow = width_px < NARROW_PX
-    bead = _need(roads["bead_plate"], BEAD_MIN_COLS, spare)
-    big = _need(roads["big_road"], BIG_MIN_COLS_NARROW if narrow else BIG_MIN_COLS, spare)
-    derived_cols = max(_need(roads[k], DERIVED_MIN_COLS, spare) for k in DERIVED)
-    if narrow:
-        return _narrow_layout(bead, big, derived_cols, width_px, rows, max_cell, min_cell)
-    derived = derived_cols / 2  # in cells
-    units = bead + GAP_CELLS + big
-    per_row = next((k for k in (3, 2) if k * derived + (k - 1) * GAP_CELLS <= units), 1)
-    units = max(units, derived)
-    cell = min(max_cell, width_px / units)
-    t = title_px(cell) / cell  # a title line, in cells
-    big_w = units - bead - GAP_CELLS
+    bead, big = shoe_columns(decks)
+    need = {name: _need(roads[name], spare) for name in ROAD_NAMES}
+    if width_px >= NARROW_PX:
+        wide = _wide_layout(bead, big, width_px, rows, max_cell)
+        if wide[1] * wide[0][0][6] >= BEAD_MIN_CELL_PX:
+            return wide
+    return _narrow_layout(bead, big, need, width_px, rows, max_cell, min_cell)
+
+
+def _wide_layout(
+    bead: int, big: int, width_px: float, rows: int, max_cell: float
+) -> tuple[list[_Box], float, float]:
+    """A page's board as casino boards lay it out: the bead plate on the left, in larger
+    cells as tall as the big road and the big eye boy under it on the right; the small
+    road and the cockroach pig side by side under both, across the whole width.
+
+    Every road has the columns of the longest shoe: the derived roads (half cells) as
+    many as the big road, or more. The cell is the width over the columns, capped.
+    """
+    t = title_px(width_px / (1.7 * bead + GAP_CELLS + big))
+    for _ in range(2):  # the title's height scales with the cell (to a px): settle it
+        cell = (width_px - bead * t / 6) / (1.5 * bead + GAP_CELLS + big)
+        cell = min(max_cell, cell)
+        t = title_px(cell)
+    cell = min(max_cell, (width_px - bead * t / 6) / (1.5 * bead + GAP_CELLS + big))
+    tc = t / cell  # a title line, in cells
+    ratio = (1.5 * rows + tc) / rows  # bead cell over big-road cell: the same height
+    right = bead * ratio + GAP_CELLS
+    units = right + big
+    half = (units - GAP_CELLS) / 2
+    low = 3 * tc + 1.5 * rows
     boxes: list[_Box] = [
-        ("bead_plate", 0, t, bead, rows, bead, 1.0, 0),
-        ("big_road", bead + GAP_CELLS, t, big_w, rows, int(big_w), 1.0, bead + GAP_CELLS),
-    ]
-    top = 2 * t + rows
-    box_w = (units - (per_row - 1) * GAP_CELLS) / per_row
-    for i, kind in enumerate(DERIVED):
-        r, c = divmod(i, per_row)
-        y = top + r * (rows / 2 + t)
-        x = c * (box_w + GAP_CELLS)
-        boxes.append((kind, x, y, box_w, rows / 2, int(box_w * 2), 0.5, x))
-    return boxes, cell
+        ("bead_plate", 0, tc, bead * ratio, rows * ratio, bead, ratio, 0),
+        ("big_road", right, tc, big, rows, big, 1.0, right),
+        ("big_eye_boy", right, 2 * tc + rows, big, rows / 2, 2 * big, 0.5, right),
+        ("small_road", 0, low, half, rows / 2, int(2 * half + 1e-9), 0.5, 0),
+        ("cockroach_pig", half + GAP_CELLS, low, half, rows / 2, int(2 * half + 1e-9), 0.5,
+         half + GAP_CELLS),
+    ]  # fmt: skip
+    return boxes, cell, t
 
 
 def _narrow_layout(
-    bead: int, big: int, derived: int, width_px: float, rows: int, max_cell: float,
-    min_cell: float,
-) -> tuple[list[_Box], float]:
+    bead: int, big: int, need: Mapping[str, int], width_px: float, rows: int,
+    max_cell: float, min_cell: float, *, snap: bool = True,
+) -> tuple[list[_Box], float, float]:
     """A phone's board: one road per row, each at least as wide as the page.
 
-    The cell is the page width over the widest road's columns, as on wide pages, but
-    never below ``min_cell``: past that the board is wider than the page and its box
-    scrolls sideways (`ui.plot_host`), opened at the right-hand end. Each road is right-
-    aligned, so there every road shows its newest columns (a road shorter than the page
-    shows from its first), and scrolling left reaches the big road's earliest ones. Each
-    road's title sits at the left of the part in view at that end.
+    The cell is the page width over the longest shoe's big-road columns, as on wide
+    pages, but never below ``min_cell``, and such that a whole number of cells fills the
+    page: a board wider than the page (a long shoe: its roads grow to the right, the
+    board's height never changes) scrolls sideways in its box (`ui.plot_host`), opened
+    at the right-hand end, cut there on a cell boundary. Each road is right-aligned, so
+    there every road shows its newest columns, and scrolling left reaches the earliest.
+    The bead plate has its own, larger cells (`BEAD_MIN_CELL_PX`, `BEAD_RATIO_NARROW`),
+    and the longest shoe's columns, whole in view where they fit the page. ``snap=False``
+    keeps the cell as given (a screen filled to its height, `fill_layout`).
 
-    An 81-round shoe on a 390 px phone: 13 px cells, 27.5 of them in view; the board
-    is 40 cells wide, the bead plate a page wide (27 columns), the derived roads too
-    (55 half cells, more than their 49).
+    An 81-round shoe on a 390 px phone: 13.26 px cells, 27 of them in view; the bead
+    plate 18 columns of 19.9 px, the big road 40 columns, the derived roads 54 half cells.
 
-    >>> boxes, cell = _narrow_layout(15, 40, 49, 358, 6, 44.0, 13.0)
-    >>> cell, [(b[0], b[1], b[5]) for b in boxes]  # doctest: +NORMALIZE_WHITESPACE
-    (13.0, [('bead_plate', 13.0, 27), ('big_road', 0.0, 40),
-            ('big_eye_boy', 12.5, 55), ('small_road', 12.5, 55), ('cockroach_pig', 12.5, 55)])
+    >>> need = {"bead_plate": 15, "big_road": 40, "big_eye_boy": 49, "small_road": 48,
+    ...         "cockroach_pig": 47}
+    >>> boxes, cell, _ = _narrow_layout(18, 52, need, 356, 6, 44.0, 13.0)
+    >>> round(cell, 2), [(b[0], round(b[1], 2), b[5]) for b in boxes]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    (13.26, [('bead_plate', 13.0, 18), ('big_road', 0.0, 40),
+             ('big_eye_boy', 13.0, 54), ('small_road', 13.0, 54), ('cockroach_pig', 13.0, 54)])
     """
-    cell = min(max_cell, max(min_cell, width_px / max(bead, big, derived / 2)))
-    view = width_px / cell  # cells in view
-    fit = int(view + 1e-9)  # whole columns in view (a hair of float error allowed)
-    cols = {"bead_plate": max(bead, fit), "big_road": max(big, fit)}
-    cols |= dict.fromkeys(DERIVED, max(derived, int(2 * view + 1e-9)))
+    view_px = width_px + 2  # a board that fits is the page's width with its 1 px margins
+    cell = max(min_cell, min(max_cell, view_px / big))
+    n = view_px / cell
+    n = int(n + 1e-9) if cell == min_cell else max(1, -int(-n + 1e-9))
+    if snap:  # whole cells in view: the view's left edge is a cell boundary
+        cell = view_px / n
+    # the whole plate in view; from a 376 px phone up, in cells of `BEAD_MIN_CELL_PX` or more
+    bead_cell = min(view_px / bead, max(BEAD_MIN_CELL_PX, BEAD_RATIO_NARROW * cell), max_cell)
+    view = view_px / cell  # cells in view
+    cols = {"bead_plate": max(bead, need["bead_plate"]),
+            "big_road": max(need["big_road"], n)}  # fmt: skip
+    cols |= {k: max(need[k], 2 * n) for k in DERIVED}
     size = {name: 0.5 if name in DERIVED else 1.0 for name in cols}
-    units = max(cols[n] * size[n] for n in cols)
-    t = title_px(cell) / cell  # a title line, in cells
+    size["bead_plate"] = bead_cell / cell
+    units = max(cols[k] * size[k] for k in cols)
+    t = title_px(cell)
+    tc = t / cell  # a title line, in cells
     view_left = max(0.0, units - view)
     boxes: list[_Box] = []
-    top = t
+    top = tc
     for name in ("bead_plate", "big_road", *DERIVED):
         w, h = cols[name] * size[name], rows * size[name]
-        left = units - w
+        left = units - w if name != "bead_plate" else min(units - w, view_left)
         boxes.append((name, left, top, w, h, cols[name], size[name], max(left, view_left)))
-        top += h + t
-    return boxes, cell
+        top += h + tc
+    return boxes, cell, t
 
 
 def fill_layout(
@@ -537,14 +607,15 @@ def fill_layout(
     newest columns (its box opens at the right-hand end).
 
     >>> from roads_app.game.rounds import rounds_from_winners
-    >>> roads = all_roads(rounds_from_winners("BP" * 40))
+    >>> roads = all_roads(rounds_from_winners("BP" * 20))  # 40 columns of one result
     >>> _, cell = fill_layout(roads, 1872, 900)
     >>> 40 < cell < 46
     True
     """
-    bead = _need(roads["bead_plate"], BEAD_MIN_COLS, spare)
-    big = _need(roads["big_road"], BIG_MIN_COLS, spare)
-    derived = max(_need(roads[k], DERIVED_MIN_COLS, spare) for k in DERIVED) / 2
+    need = {name: _need(roads[name], spare) for name in ROAD_NAMES}
+    bead = max(BEAD_MIN_COLS, need["bead_plate"])
+    big = max(BIG_MIN_COLS, need["big_road"])
+    derived = max(DERIVED_MIN_COLS, *(need[k] for k in DERIVED)) / 2
 
     def landscape(cell: float) -> tuple[list[_Box], float, float]:
         t = title_px(cell) / cell
@@ -569,9 +640,9 @@ def fill_layout(
 
     # one road per row: 6 + 6 + 3 * 3 cells of roads and five title lines
     tall = height_px / (rows * 2 + rows * 1.5 + 5 * 0.6)
-    narrow_big = _need(roads["big_road"], BIG_MIN_COLS_NARROW, spare)
-    tall_boxes, tall_cell = _narrow_layout(bead, narrow_big, int(derived * 2), width_px, rows,
-                                           tall, tall)  # fmt: skip
+    narrow_big = max(BIG_MIN_COLS_NARROW, need["big_road"])
+    tall_boxes, tall_cell, _ = _narrow_layout(bead, narrow_big, need, width_px, rows,
+                                              tall, tall, snap=False)  # fmt: skip
     tall_h = max(b[2] + b[4] for b in tall_boxes) * tall_cell
     tall_area = width_px * min(tall_h, height_px)
     if tall_area > wide_area * 1.05 and tall_h <= height_px * 1.02:
@@ -588,10 +659,13 @@ def board_figure(
     ask: str | None = None,
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
+    decks: int = 8,
+    six: bool = False,
 ) -> go.Figure:
     """`board_spec` as a checked ``go.Figure`` (the PNG export, tests, scripts)."""
     return go.Figure(board_spec(rounds_or_roads, rows, width_px=width_px, lang=lang, ask=ask,
-                                max_cell=max_cell, hold_last=hold_last))  # fmt: skip
+                                max_cell=max_cell, hold_last=hold_last, decks=decks,
+                                six=six))  # fmt: skip
 
 
 def board_spec(
@@ -603,6 +677,8 @@ def board_spec(
     ask: str | None = None,
     max_cell: float = MAX_CELL_PX,
     hold_last: bool = False,
+    decks: int = 8,
+    six: bool = False,
     height_px: float | None = None,
 ) -> dict[str, Any]:
     """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
@@ -629,6 +705,12 @@ def board_spec(
     its last card (``layout.meta["held"]`` says so).
     The layout then leaves room for any one more round, so its size does not tell the
     result either.
+
+    ``decks``: the layout holds the longest shoe they allow (`board_layout`). ``six``:
+    the table pays a Banker win on 6 apart (No Commission): such a round says "6" on
+    the bead plate and has a filled centre on the big road. Ties before the shoe's first
+    result are counted in the big road's title, apart from its first cell's own ties
+    (as road feeds keep them); both need the rounds frame.
     """
     if isinstance(rounds_or_roads, Mapping):
         if ask is not None or hold_last:
@@ -637,17 +719,22 @@ def board_spec(
     else:
         roads = all_roads(rounds_or_roads, rows=rows)
         ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
-    shown, spare = roads, 1
-    if hold_last and isinstance(rounds_or_roads, pl.DataFrame) and rounds_or_roads.height:
-        shown, spare = all_roads(rounds_or_roads.head(rounds_or_roads.height - 1), rows=rows), 2
+    shown, spare, lead = roads, 1, 0
+    if isinstance(rounds_or_roads, pl.DataFrame):
+        roads, lead = _marked(roads, rounds_or_roads, six)
+        shown = roads
+        if hold_last and rounds_or_roads.height:
+            before = rounds_or_roads.head(rounds_or_roads.height - 1)
+            (shown, lead), spare = _marked(all_roads(before, rows=rows), before, six), 2
     if height_px is not None:
         boxes, cell = fill_layout(shown, width_px, height_px, rows, spare)
+        title = title_px(cell)
     else:
-        boxes, cell = board_layout(shown, width_px, rows, max_cell, spare)
+        boxes, cell, title = board_layout(shown, width_px, rows, max_cell, spare, decks=decks)
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
     width, height = units_w * cell, units_h * cell
-    font = title_px(cell) - 6
+    font = title - 6
     layout: dict[str, Any] = {
         "width": round(width) + 2,
         "height": round(height) + 2,
@@ -666,7 +753,9 @@ def board_spec(
     for i, (name, left, top, _w, h, cols, size, title_x) in enumerate(boxes, start=1):
         suffix = "" if i == 1 else str(i)
         px = cell * size
-        road, before = roads[name], shown[name]
+        # a road longer than the longest shoe's columns shows its newest ones
+        first = max(0, _need(shown[name], spare) - cols)
+        road, before = _from(roads[name], first), _from(shown[name], first)
         if shown is roads:  # nothing held: no cell to compare
             held = old = road[:0]
         else:
@@ -682,11 +771,11 @@ def board_spec(
                 t["name"], t["opacity"] = f"new {t['name']}", 0.0
                 traces.append(t)
         if name in ghosts:
-            traces = traces + _ghost_traces(name, ghosts[name], px, lang)
+            traces = traces + _ghost_traces(name, _from(ghosts[name], first), px, lang)
         # an empty road still draws its grid: Plotly only draws axes that carry a trace
         traces = [{"type": "scatter", "x": [], "y": [], "name": "grid", "mode": "markers",
                    "hoverinfo": "skip"}, *traces]  # fmt: skip
-        xaxis = {**_AXIS, "range": [0, cols]}
+        xaxis = {**_AXIS, "range": [first, first + cols]}
         yaxis = {**_AXIS, "range": [rows, 0]}
         xaxis["domain"] = [left / units_w, (left + cols * size) / units_w]
         yaxis["domain"] = [1 - (top + h) / units_h, 1 - top / units_h]
@@ -695,12 +784,16 @@ def board_spec(
         for t in traces:
             t["xaxis"], t["yaxis"] = f"x{suffix}", f"y{suffix}"
         data += traces
+        title = word(name, lang)
+        if name == "big_road" and lead:  # kept apart from the first cell's own ties
+            title = f"{title} · {word('ties_before', lang, n=lead)}"
         layout["annotations"].append({
-            "text": word(name, lang), "x": title_x / units_w, "y": 1 - top / units_h,
+            "text": title, "x": title_x / units_w, "y": 1 - top / units_h,
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
             "showarrow": False, "font": {"size": font, "color": "#4b5563"},
         })
-        metas[name] = {**_meta(road, name), "cols": cols}
+        metas[name] = {**_meta(roads[name], name), "cols": cols, "first": first,
+                       "cell": round(px, 2)}
         metas[name].pop("road")
     layout["meta"] = {
         "road": "board",
@@ -709,9 +802,36 @@ def board_spec(
         "cell": round(cell, 2),
         "lang": lang,
         "held": hold_last,
+        "stacked": boxes[1][2] > boxes[0][2],  # one road per row (a phone's board)
         "roads": metas,
     }
     return {"data": data, "layout": layout}
+
+
+def _marked(roads: Roads, rounds: pl.DataFrame, six: bool) -> tuple[dict[str, pl.DataFrame], int]:
+    """The roads with the cell markings only the rounds frame knows, and the number of
+    ties before the shoe's first result (0 while there is none: the tie-only first cell
+    holds them, with their count). Column ``six`` on the bead plate and big road marks a
+    Banker win on 6 (where ``six``); the big road's first cell keeps only its own ties."""
+    out = dict(roads)
+    winners = rounds["winner"].cast(pl.String)
+    decided = (winners != "T").arg_true()
+    lead = int(decided[0]) if decided.len() else 0
+    sixes = (rounds.filter((pl.col("winner") == "B") & (pl.col("banker_points") == 6))["round"]
+             if six else rounds["round"][:0])  # fmt: skip
+    for name in ("bead_plate", "big_road"):
+        out[name] = out[name].with_columns(six=pl.col("round").is_in(sixes.implode()))
+    if lead:
+        first = (pl.col("col") == 0) & (pl.col("row") == 0)
+        out["big_road"] = out["big_road"].with_columns(
+            ties=pl.when(first).then(pl.col("ties") - lead).otherwise(pl.col("ties"))
+        )
+    return out, lead
+
+
+def _from(frame: pl.DataFrame, first: int) -> pl.DataFrame:
+    """The cells from column ``first`` on (all of them when it is 0)."""
+    return frame.filter(pl.col("col") >= first) if first > 0 else frame
 
 
 GHOST_OPACITY = 0.35

@@ -264,6 +264,9 @@ def export_shoe(
 
 PNG_WIDTH_PX = 1400
 PNG_SCALE = 2
+PNG_ATTEMPTS = 3
+"""Kaleido 1.x sometimes calls into its page before the page's script has loaded when
+the machine is busy ("kaleido_scopes is not defined"); the same drawing is tried again."""
 
 
 def board_png(rounds: pl.DataFrame, title: str = "", meta: ShoeMeta | None = None) -> bytes:
@@ -289,13 +292,17 @@ def board_png(rounds: pl.DataFrame, title: str = "", meta: ShoeMeta | None = Non
         except RoadsAppError:
             table_title = None  # its rules file is gone: the table's name is said instead
     fig = scorecard_figure(rounds, meta, table_title, width_px=PNG_WIDTH_PX)
-    try:
-        # The whole shoe laid out for a 1400 px page and drawn at twice that: a
-        # print-worthy sheet, every road whole, the same figure the dashboard shows.
-        return pio.to_image(fig, format="png", scale=PNG_SCALE)
-    except Exception as e:  # kaleido or Chromium missing / failing
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise StorageError(f"cannot draw the board as PNG: {first}") from None
+    for attempt in range(PNG_ATTEMPTS):
+        try:
+            # The whole shoe laid out for a 1400 px page and drawn at twice that: a
+            # print-worthy sheet, every road whole, the same figure the dashboard shows.
+            return pio.to_image(fig, format="png", scale=PNG_SCALE)
+        except Exception as e:  # kaleido or Chromium missing / failing
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            if attempt + 1 < PNG_ATTEMPTS and "is not defined" in first:
+                continue  # kaleido ran its call before its page's script had loaded
+            raise StorageError(f"cannot draw the board as PNG: {first}") from None
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 Dealer = Callable[[int, ShoeOptions], tuple[pl.DataFrame, ShoeMeta]]

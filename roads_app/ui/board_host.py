@@ -14,7 +14,7 @@ holds every press. The server applies the presses it has not applied yet, in ord
 (`unapplied`), and sends back the last sequence number it applied; the page then drops
 those from its queue, and sends again what stays unacknowledged for a second (a rerun
 request made while a run is starting can be swallowed). A page load starts a new
-epoch, so numbers never collide. The queue itself (`page_head.QUEUE_JS`) is in the
+epoch, so numbers never collide. The queue itself (``static/page_head.js``) is in the
 page's HTML, listening before Streamlit has even connected; this component takes it
 over when it mounts, so a key pressed as the page opens is kept, not lost.
 """
@@ -33,42 +33,8 @@ WIDGET_KEY = "board_host"
 APPLIED_KEY = "roads_app.keys_applied"  # (epoch, last sequence number applied)
 WIDTH_KEY = "roads_app.board_width"
 
-_JS = r"""
-export default function (component) {
-  const { data, setStateValue, parentElement } = component;
-  const root = parentElement.host || parentElement;
-  const box = root.closest('[data-testid="stVerticalBlock"]') || root;
-  let sent = null;
-  const report = () => {
-    const w = Math.floor(box.getBoundingClientRect().width);
-    if (w > 0 && w !== sent && Math.abs(w - (data.width || 0)) >= 2) {
-      sent = w;
-      setStateValue('width', w);
-    }
-  };
-  const watcher = new ResizeObserver(report);
-  watcher.observe(box);
-  report();
-  // A page sent in part asks for the rest (a width report asks too, once): every second
-  // until a run has sent the whole page, however a request is lost.
-  root.__rdMore = data.more;
-  const more = data.more && setInterval(() => {
-    if (root.__rdMore) setStateValue('more', Date.now()); else clearInterval(more);
-  }, 1000);
-  const stop = () => { watcher.disconnect(); if (more) clearInterval(more); };
-  if (!data.keys) return stop;
-
-  const q = __QUEUE__;
-  if (data.epoch === q.epoch) q.pending = q.pending.filter(p => p[0] > data.acked);
-  q.claim(setStateValue);
-  document.documentElement.dataset.roadsKeys = 'ready';
-  return () => {
-    stop();
-    q.release();
-    delete document.documentElement.dataset.roadsKeys;
-  };
-}
-""".replace("__QUEUE__", page_head.QUEUE_JS)
+_JS = page_head.QUEUE_JS + page_head.static_text("board_host.js")
+"""The queue's functions, then the component (``static/board_host.js``), which calls them."""
 
 _component = st.components.v2.component("roads_app.board_host", js=_JS, isolate_styles=False)
 
@@ -109,7 +75,7 @@ def reported_width() -> int | None:
 
 def viewport_width() -> int | None:
     """The browser window's width, as the page's head left it in a cookie before the app
-    connected (`page_head.VIEWPORT_JS`); None without a believable one."""
+    connected (`page_head.head_script`); None without a believable one."""
     raw = st.context.cookies.get(page_head.VIEWPORT_COOKIE)
     width = int(raw) if isinstance(raw, str) and raw.isdigit() else 0
     return width if 200 <= width <= 20_000 else None
@@ -167,7 +133,7 @@ def mount(on_keys: Callable[[list[str]], None] | None = None, *, more: bool = Fa
     _component(
         key=WIDGET_KEY,
         data={"keys": on_keys is not None, "epoch": epoch, "acked": acked,
-              "width": board_width(0), "more": more},
+              "width": board_width(0), "more": more, "keyList": list(KEYS)},
         height=1,
         on_presses_change=_presses,
         on_width_change=lambda: None,
@@ -175,58 +141,7 @@ def mount(on_keys: Callable[[list[str]], None] | None = None, *, more: bool = Fa
     )
 
 
-_SHOW_HELD_JS = r"""
-export default function (component) {
-  const { data } = component;
-  // Once shown, a round stays shown: the board can be drawn again (its first width
-  // report, a rerun) after the reveal ended, and each drawing starts held again.
-  // `data-rd-shown` keeps naming the last round shown until the new one is: the page
-  // still holds the last round's strip and statistics for a moment, and they must stay
-  // on their own round's numbers (held copies hold only while their round is not shown).
-  const root = document.documentElement;
-  const state = window.__roadsHeld || (window.__roadsHeld = {round: null, shown: false});
-  if (state.round !== data.round) Object.assign(state, {round: data.round, shown: false});
-  const reveal = (g) => {
-    const m = g.layout && g.layout.meta;
-    if (!(state.shown && m && m.held && m.rounds === state.round)) return;
-    for (const el of g.querySelectorAll('.scatterlayer .trace')) {
-      const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
-      if (t && t.name && t.name.startsWith('new ')) el.style.opacity = 1;
-      if (t && t.name && t.name.startsWith('old ')) el.style.opacity = 0;
-    }
-    g.dataset.shownRound = String(state.round);
-  };
-  const apply = () => {
-    for (const g of document.querySelectorAll('.js-plotly-plot')) {
-      if (!g.__roadsHeldHook && g.on) {  // redrawn later: revealed again at once
-        g.__roadsHeldHook = true;
-        g.on('plotly_afterplot', () => reveal(g));
-      }
-      reveal(g);
-    }
-  };
-  let loop = null, frame = null;
-  const show = () => {
-    state.shown = true;
-    root.dataset.rdShown = String(data.round);  // the held strip and statistics swap (CSS)
-    apply();
-    loop = setInterval(apply, 150);
-  };
-  // The moment is the hand's last card turning face up, as the browser draws it (the
-  // reveal is its own element, started when it arrived); the delay is only a fallback
-  // for a hand that never shows.
-  const t0 = performance.now();
-  const wait = () => {
-    const hand = document.querySelector(`[data-testid="reveal"][data-round="${data.round}"]`);
-    const backs = hand ? Array.from(hand.querySelectorAll('.rv-back')) : [];
-    const up = backs.length && backs.every(b => parseFloat(getComputedStyle(b).opacity) < 0.05);
-    if (up || performance.now() - t0 > data.ms + 3000) show();
-    else frame = requestAnimationFrame(wait);
-  };
-  if (state.shown) show(); else wait();
-  return () => { cancelAnimationFrame(frame); clearInterval(loop); };
-}
-"""
+_SHOW_HELD_JS = page_head.static_text("show_held.js")
 
 _show_held = st.components.v2.component(
     "roads_app.show_held", js=_SHOW_HELD_JS, isolate_styles=False

@@ -20,20 +20,12 @@ from roads_app.render import board
 from roads_app.render.i18n import DEFAULT, LANGUAGES, flag_note, flag_value, word
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import flag_counts, shoe_stats
-from roads_app.ui import board_host, plot_host
+from roads_app.ui import board_host, page_head, plot_host
 
 LANG_KEY = "lang"
 
-STRIP_CSS = """<style>
-.rd-strip{display:flex;flex-wrap:wrap;gap:.35rem 1.1rem;align-items:center;
-  font-size:var(--rd-font,1rem);line-height:1.4;margin:0}
-.rd-strip span{white-space:nowrap}
-.rd-dot{display:inline-block;width:1.1em;height:1.1em;border-radius:50%;color:#fff;
-  text-align:center;font-size:.75em;line-height:1.45em;font-weight:700;margin-right:.25em;
-  vertical-align:.05em}
-.rd-ask b{font-weight:600;margin-right:.3em}
-.rd-ask i{font-style:normal;display:inline-block;min-width:1.1em;text-align:center}
-</style>"""
+STRIP_CSS = f"<style>{page_head.static_text('board.css')}</style>"
+"""The count strip's style (``static/board.css``), sent with the strip."""
 
 
 def lang() -> str:
@@ -137,12 +129,15 @@ class Drawn:
     lang: str
     ask: str | None
     max_cell: float
+    decks: int
+    six: bool
 
 
 def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          hold: bool = False, height: int | None = None) -> dict:
+          decks: int, six: bool, hold: bool = False, height: int | None = None) -> dict:
     return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
-                            hold_last=hold, height_px=height)  # fmt: skip
+                            hold_last=hold, decks=decks, six=six,
+                            height_px=height)  # fmt: skip
 
 
 def render_board(
@@ -154,6 +149,8 @@ def render_board(
     hold_last_s: float | None = None,
     follows: tuple[str, int] | None = None,
     column_width: Callable[[int], int] | None = board_host.streamlit_width,
+    decks: int = 8,
+    six: bool = False,
     fill_height: int | None = None,
     strip: bool = True,
 ) -> Drawn:
@@ -164,8 +161,11 @@ def render_board(
     while its cards are still face down. ``follows``: the key presses this board
     includes (`plot_host.plot`), on the scoreboard. ``column_width``: the board's width
     in a window so wide, as the page lays it out, for the first drawing before the page
-    has reported the real one (None: wait for the report). ``fill_height``: the board
-    fills that many pixels of height too (the display, `board.fill_layout`).
+    has reported the real one (None: wait for the report). ``decks``: the shoe's, for
+    a layout that holds the longest shoe they allow (`board.shoe_columns`). ``six``: the
+    table pays a Banker win on 6 apart, which the board marks (`board.board_spec`).
+    ``fill_height``: the board fills that many pixels of height too (the display,
+    `board.fill_layout`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -173,7 +173,7 @@ def render_board(
     if viewport is not None and column_width is not None:
         width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
-    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap,
+    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks, six,
                  hold=hold_last_s is not None, height=fill_height)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
@@ -188,7 +188,7 @@ def render_board(
         st.html(held_strip_html(rounds, lg))
     elif strip:  # (the display has it in its header)
         st.html(count_strip_html(rounds, lg))
-    return Drawn(key, sig, width, lg, ask, cap)
+    return Drawn(key, sig, width, lg, ask, cap, decks, six)
 
 
 def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
@@ -198,7 +198,8 @@ def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
     board's width is not known (the board is not drawn yet either)."""
     if drawn.width is None:
         return
-    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell)
+    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell, drawn.decks,
+                      drawn.six)
              for k, r in successors.items()}  # fmt: skip
     plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)
 

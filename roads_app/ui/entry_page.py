@@ -35,7 +35,7 @@ from roads_app.game.rounds import (
 from roads_app.render import board
 from roads_app.render.i18n import word
 from roads_app.roads.stats import flag_counts, shoe_stats
-from roads_app.ui import access, board_host, follow, session
+from roads_app.ui import access, board_host, follow, page_head, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next, round_count
 from roads_app.ui.good_roads_view import keys_now, render_tags
@@ -182,6 +182,16 @@ def on_end_shoe() -> None:
 # --- drawing ---------------------------------------------------------------------------------
 
 
+def pays_six_apart(rules: str) -> bool:
+    """Whether the table pays a Banker win on 6 apart (No Commission: half), so its
+    board marks those rounds; a table whose rules do not load marks nothing."""
+    try:
+        banker = load_table(rules).bets.get("banker")
+    except RoadsAppError:
+        return False
+    return banker is not None and banker.payouts.get("six") != banker.payouts.get("win")
+
+
 def render_ask_toggle() -> None:
     """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
@@ -251,6 +261,7 @@ def _error(area: str) -> None:
 
 
 def render_quick_entry(state: session.ShoeState) -> None:
+    st.html(f"<style>{page_head.static_text('scoreboard.css')}</style>")  # touch targets
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         lg = lang()
         for w, colour in (("B", "red"), ("P", "blue"), ("T", "green")):
@@ -386,7 +397,8 @@ def shoe_fragment() -> None:
         elif state.ended is not None:
             st.info(tr("shoe_ended_note"), icon=":material/flag:")
     drawn = render_board(state.rounds, ask=st.session_state.get("ask_road"),
-                         follows=board_host.applied())
+                         follows=board_host.applied(), decks=state.meta.decks,
+                         six=pays_six_apart(state.meta.rules))
     render_quick_entry(state)
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
@@ -451,7 +463,7 @@ def render_viewer() -> None:
     if access.may_view():
         state = session.current()
         _header(state)
-        render_board(state.rounds)
+        render_board(state.rounds, decks=state.meta.decks, six=pays_six_apart(state.meta.rules))
         render_stats(state.rounds)
 
 

@@ -4,14 +4,14 @@ the plotly.js bundle the board is drawn with.
 **The key queue.**
 A key pressed while the page is still starting (the browser has the page, but Streamlit
 has not connected and run the script yet, so no component of ours exists) would reach
-no listener at all. So the queue of B/P/T/U presses (`QUEUE_JS`) is an inline script
+no listener at all. So the queue of B/P/T/U presses (``static/page_head.js``) is an inline script
 in the ``index.html`` the server sends: it listens from the moment the page is parsed
 and keeps every press, numbered, until the scoreboard's key component (`board_host`)
 takes the queue over and sends it to the server. The component runs the same
 `QUEUE_JS` itself when the page did not carry it, so keys still work (from its mount
 on) if the HTML could not be changed.
 
-**The window's width** (`VIEWPORT_JS`), in a cookie the first script run can read.
+**The window's width** (`head_script`), in a cookie the first script run can read.
 
 **plotly.js** (`PLOTLY_SRC`, the ``plotly`` package's own ``plotly.min.js``, about
 5 MB) draws the board in place (`plot_host`). An ``async`` script in the head has the
@@ -33,58 +33,31 @@ KEYS = ("b", "p", "t", "u")
 MARK = "roads-app-early-keys"
 """The id of the inline script tag (tests and a second injection look for it)."""
 
-QUEUE_JS = r"""(function (w) {
-  if (w.__roadsKeys) return w.__roadsKeys;
-  const KEYS = __KEYS__;
-  const q = w.__roadsKeys = {
-    epoch: Date.now().toString(36) + Math.random().toString(36).slice(2, 8),
-    seq: 0, pending: [], send: null, sentAt: 0, unsent: false,
-  };
-  const typing = (el) => el && (el.isContentEditable ||
-    ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
-  // ``at`` makes a resend differ from the last send, so it is never deduplicated.
-  q.flush = () => {
-    if (!q.send) { q.unsent = q.pending.length > 0; return; }
-    if (!q.pending.length) return;
-    q.unsent = false;
-    q.sentAt = Date.now();
-    q.send('presses', {epoch: q.epoch, items: q.pending.map(p => [p[0], p[1]]), at: q.sentAt});
-  };
-  // The scoreboard's component takes the queue: presses made on another page of the
-  // app (same window, another path) are not for this shoe.
-  // Presses made before any component took the queue are sent at once.
-  q.claim = (send) => {
-    q.send = send;
-    q.pending = q.pending.filter(p => p[2] === w.location.pathname);
-    if (q.unsent) q.flush();
-  };
-  q.release = () => { q.send = null; };
-  w.document.addEventListener('keydown', (e) => {
-    const key = (e.key || '').toLowerCase();
-    if (!KEYS.includes(key) || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
-    if (typing(e.target) || typing(w.document.activeElement)) return;
-    e.preventDefault();
-    q.pending.push([++q.seq, key, w.location.pathname]);
-    q.flush();
-    // The board draws what it already knows (`plot_host`), in the next frame: the
-    // press is sent first, and the drawing runs before the server's answer arrives.
-    requestAnimationFrame(() => w.dispatchEvent(new Event('roads-key')));
-  }, true);
-  // A rerun request can be swallowed while another run is starting (right after a
-  // page load): presses not acknowledged within a second are sent again.
-  setInterval(() => {
-    if (q.send && q.pending.length && Date.now() - q.sentAt > 1000) q.flush();
-  }, 500);
-  return q;
-})(window)""".replace("__KEYS__", json.dumps(list(KEYS)))
+STATIC = Path(__file__).with_name("static")
+"""The package's own scripts and styles (``static/*.js``, ``*.css``), and plotly.js."""
+
+
+def static_text(name: str) -> str:
+    """A script or style sheet of the package, as text (for the page or a component)."""
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
+QUEUE_JS = static_text("page_head.js")
+"""The key queue and the width cookie (functions only; `head_script` calls them)."""
+
 
 
 VIEWPORT_COOKIE = "roads-vw"
-VIEWPORT_JS = (f'document.cookie = "{VIEWPORT_COOKIE}=" + innerWidth + '
-               '"; path=/; SameSite=Strict";')  # fmt: skip
-"""The window's width, left in a cookie before the app connects: the server's first run
-reads it (`board_host.viewport_width`) to lay the board out for the page's width at once,
-instead of waiting for the page to report it."""
+
+
+def head_script() -> str:
+    """The inline script of the page's head: `QUEUE_JS`, then its two calls, their
+    settings as JSON. The window's width goes in a cookie before the app connects: the
+    server's first run reads it (`board_host.viewport_width`) to lay the board out for the
+    page's width at once, instead of waiting for the page to report it."""
+    return (f"{QUEUE_JS}\nroadsKeyQueue(window, {json.dumps(list(KEYS))});\n"
+            f"roadsViewportCookie({json.dumps(VIEWPORT_COOKIE)});")  # fmt: skip
+
 
 PLOTLY_SRC = "./roads-app-plotly.min.js"
 """Where the page loads plotly.js from (relative to the page, as Streamlit's own files)."""
@@ -92,7 +65,7 @@ PLOTLY_ID = "roads-app-plotly"
 """The id of its script tag (`plot_host` waits on it, or adds it on a page without it)."""
 
 
-PLOTLY_BUNDLE = Path(__file__).with_name("static") / "plotly-basic.min.js"
+PLOTLY_BUNDLE = STATIC / "plotly-basic.min.js"
 """plotly.js's own "basic" bundle (scatter, bar, pie: all the board and the rank chart
 draw), MIT-licensed (``plotly-basic.LICENSE`` beside it), shipped with the package: the
 ``plotly`` package's full bundle is four times its size, and the browser spent 1.5-2 s
@@ -136,7 +109,7 @@ def with_early_keys(index_html: str) -> str:
     if head < 0:
         raise ValueError("the page has no <head> to put the key queue in")
     at = head + len("<head>")
-    script = f'<script id="{MARK}">{QUEUE_JS};{VIEWPORT_JS}</script>'
+    script = f'<script id="{MARK}">{head_script()}</script>'
     plotly = (f'<script async id="{PLOTLY_ID}" src="{PLOTLY_SRC}" '
               f'onerror="this.dataset.failed=1"></script>')  # fmt: skip
     font = f'<link rel="stylesheet" id="{FONT_ID}" href="{FONT_CSS_SRC}">'

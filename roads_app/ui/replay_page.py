@@ -261,12 +261,14 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
         st.session_state[SLIDER] = pos
         st.slider(tr("round"), 0, max(n, 1), key=SLIDER, on_change=_on_slider,
                   args=(n, shoe_id), disabled=n == 0)  # fmt: skip
+    board_host.mount()
+    # While the hand's cards are still face down the board must not tell the result. The
+    # board has the page's whole width (issue 26: in a column it was squeezed to 500 px
+    # at 1440 with blank space under it), the hand and the bets under it.
+    render_board(shown, hold_last_s=reveal_done_s(row, _beat()) if revealing else None,
+                 decks=meta.decks)
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
-        board_host.mount()
-        # While the hand's cards are still face down the board must not tell the result.
-        render_board(shown, hold_last_s=reveal_done_s(row, _beat()) if revealing else None,
-                     column_width=None)  # in a column: drawn once the page says how wide
         if revealing:
             st.caption(tr("as_dealt", n=pos))
             st.html(reveal_html(row, _beat()))

@@ -1,0 +1,56 @@
+"""The package's own scripts parse: each one through ``node --check``, as the page gets it.
+
+Why: the JavaScript lives in ``roads_app/ui/static`` (no longer Python strings), and a
+syntax error there would only show in a browser, as a board that never draws. A
+component's script is an ES module; the page head's is a classic inline script.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from roads_app.ui import board_host, follow, page_head, plot_host
+
+NODE = shutil.which("node")
+MODULES = {
+    "board_host": board_host._JS,
+    "show_held": board_host._SHOW_HELD_JS,
+    "plot_host": plot_host._JS,
+    "plot_next": plot_host._NEXT_JS,
+    "follow": follow._JS,
+}
+
+
+def _check(source: str, module: bool) -> subprocess.CompletedProcess[str]:
+    if NODE is None:
+        pytest.fail("node is missing: install it (apt-get install nodejs)")
+    kind = "module" if module else "commonjs"
+    return subprocess.run([NODE, "--check", f"--input-type={kind}"], input=source,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_each_component_script_parses(name: str):
+    done = _check(MODULES[name], module=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_page_heads_script_parses():
+    done = _check(page_head.head_script(), module=False)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_syntax_error_is_caught():
+    """The check can fail: a broken script is refused."""
+    assert _check("export default function () { let x = ; }", module=True).returncode != 0
+
+
+def test_every_static_script_is_used():
+    """No script in the folder is left out of what the page gets (and so unchecked)."""
+    used = "".join(MODULES.values()) + page_head.head_script()
+    for path in page_head.STATIC.glob("*.js"):
+        if path.name != page_head.PLOTLY_BUNDLE.name:
+            assert page_head.static_text(path.name) in used, path.name
