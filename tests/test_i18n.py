@@ -42,7 +42,6 @@ ALLOWED = {
     *(w for name in list_tables() for w in re.findall(r"[A-Za-z]+", name)),
     *re.findall(r"[A-Za-z]+", load_table("classic").title),
     "CSV", "JSON", "Parquet", "PARQUET", "PNG", "MB",  # file formats keep their names
-    "rules", "good", "roads", "default", "toml",  # the good-road catalogue's file (data)
 }
 """English tokens allowed on the Chinese page (besides card codes, see `_english`)."""
 CARD = re.compile(r"^(?:[2-9TJQKA][shdc])$")

@@ -57,7 +57,7 @@ def render_in_force(lang: str) -> None:
         st.sidebar.error(say(e))  # a catalogue file's message quotes it: text
         return
     if where.startswith("rules/"):
-        st.sidebar.text(word("good_roads_in_force", lang, where=where))
+        st.sidebar.text(word("good_roads_in_force", lang))  # named in the page's words
     else:  # the player's file: named without the server's folders
         st.sidebar.text(word("good_roads_in_force_yours", lang,
                              where=f"{gr.CATALOGUE_DIR}/{gr.USER_FILE}"))  # fmt: skip

@@ -233,8 +233,9 @@ def test_every_page_in_chinese_holds_no_english_word_widget_chrome_included(
         "backtest": (f"{url}/backtest?lang=zh", ".st-key-bt_sides"),
         "odds study": (f"{url}/odds-study?lang=zh", '[data-testid="stNumberInput"]'),
     }
-    names = storage.list_shoes(app_server.data_dir)["name"].to_list()
-    data = {w for name in names for w in re.findall(r"[A-Za-z]+", name)}  # shoe names: data
+    shoes = storage.list_shoes(app_server.data_dir)
+    names = shoes["name"].to_list() + shoes["id"].to_list()  # the display shows the shoe's id
+    data = {w for name in names for w in re.findall(r"[A-Za-z]+", name)}  # names, ids: data
     left = {}
     for name, (address, ready) in pages.items():
         found = chinese_page_words(page, address, ready, data)
