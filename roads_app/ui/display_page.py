@@ -27,7 +27,7 @@ from roads_app.render import board
 from roads_app.render.i18n import word
 from roads_app.ui import board_host, follow, session
 from roads_app.ui.board_view import count_strip_html, lang, render_board
-from roads_app.ui.good_roads_view import keys_now, render_tags
+from roads_app.ui.good_roads_view import keys_now, render_in_force, render_tags
 from roads_app.ui.words import bet_name, md_text, say
 
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
@@ -69,6 +69,7 @@ def render_display_header(meta: ShoeMeta, rounds: pl.DataFrame, lg: str) -> None
     st.html(f"<style>{_CSS}</style><div class='rd-display-head'>{''.join(parts)}</div>"
             + count_strip_html(rounds, lg))  # fmt: skip
     render_tags(keys_now(rounds), lg, key="display_good_roads")  # beside the ask road
+    render_in_force(lg, at=st)  # no sidebar on a TV: the catalogue is said here
 
 
 @st.fragment

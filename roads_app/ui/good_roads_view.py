@@ -9,6 +9,7 @@ the player's own file: they are shown as plain text (``st.text``), never as Mark
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -49,17 +50,19 @@ def render_tags(keys: Sequence[str], lang: str, key: str = "good_roads") -> None
         st.text(tag_line(keys, lang))
 
 
-def render_in_force(lang: str) -> None:
-    """Which catalogue the tags follow (every page says it, in the sidebar)."""
+def render_in_force(lang: str, at: Any = None) -> None:
+    """Which catalogue the tags follow: every page says it, in the sidebar, or ``at`` (the
+    display, which has no sidebar on its screen)."""
+    at = st.sidebar if at is None else at
     try:
         where = gr.in_force().where
     except RulesError as e:
-        st.sidebar.error(say(e))  # a catalogue file's message quotes it: text
+        at.error(say(e))  # a catalogue file's message quotes it: text
         return
     if where.startswith("rules/"):
-        st.sidebar.text(word("good_roads_in_force", lang))  # named in the page's words
+        at.text(word("good_roads_in_force", lang))  # named in the page's words
     else:  # the player's file: named without the server's folders
-        st.sidebar.text(word("good_roads_in_force_yours", lang,
+        at.text(word("good_roads_in_force_yours", lang,
                              where=f"{gr.CATALOGUE_DIR}/{gr.USER_FILE}"))  # fmt: skip
 
 

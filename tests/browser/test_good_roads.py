@@ -70,6 +70,9 @@ def test_the_display_header_shows_the_tags(
     sh.save_shoe(rounds_from_winners("BBPPTBBPP"), meta, app_server.data_dir)
     page.goto(f"{app_server.url}/display?shoe={meta.id}&lang={lang}", timeout=LOAD_MS)
     _wait_tags(page, want, ".st-key-display_good_roads")
+    # a TV shows no sidebar: the display says which catalogue is in force itself
+    in_force = "Good roads by the built-in catalogue" if lang == "en" else "好路规则：内置"
+    page.get_by_test_id("stMain").get_by_text(in_force, exact=True).wait_for(timeout=LOAD_MS)
 
 
 @pytest.mark.parametrize(
