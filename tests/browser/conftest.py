@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -28,7 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ROADS_APP_CHROMIUM", "/usr/bin/chromium")
@@ -272,6 +274,34 @@ def wait_keys(page: Page, timeout_ms: float = 30_000) -> None:
 def wait_rounds(page: Page, n: int, timeout_ms: float = 30_000) -> None:
     """Until the header says ``Round n`` and the drawn board holds n rounds."""
     page.wait_for_function(WAIT_ROUNDS_JS, arg=n, timeout=timeout_ms, polling="raf")
+
+
+class HeldFollow:
+    """Holds a page's requests to the live path (``/_roads/follow``) until `release`, so
+    the page cannot follow another writer: a key it sends then carries the version it
+    last read, which is how a tab that is behind arises when the follow is slower than a
+    key. Install before the page opens, so no request slips past."""
+
+    PATTERN = re.compile(r"/_roads/follow\?")
+
+    def __init__(self, page: Page) -> None:
+        self.held: list[Route] = []
+        self.on = True
+        page.route(self.PATTERN, self._route)
+
+    def _route(self, route: Route) -> None:
+        if self.on:
+            self.held.append(route)
+        else:
+            route.continue_()
+
+    def release(self) -> None:
+        """Let the held requests (and every later one) through to the server."""
+        self.on = False
+        for route in self.held:
+            with contextlib.suppress(PlaywrightError):  # one the page gave up on meanwhile
+                route.continue_()
+        self.held.clear()
 
 
 PROBE_JS = """() => {

@@ -18,6 +18,7 @@ import pytest
 from conftest import (
     REPO,
     AppServer,
+    HeldFollow,
     board_meta,
     install_latency_probe,
     probe_latency_ms,
@@ -352,6 +353,10 @@ def test_the_board_comes_first_and_the_rest_of_the_page_even_if_its_request_is_l
 def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
     app_server: AppServer, page: Page, browser
 ):
+    """A tab follows another tab's write within a second, so a key pressed after that
+    lands on top of it; a key sent before the follow lands carries the old version and
+    is refused, shown, and the tab reloaded. Held follow requests make that race certain."""
+    held = HeldFollow(page)
     open_board(page, app_server.url)
     for i, key in enumerate("bp", start=1):
         page.keyboard.press(key)
@@ -362,10 +367,21 @@ def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
         other.keyboard.press("t")
         wait_rounds(other, 3)
 
-        page.keyboard.press("b")  # this tab still shows BP
+        page.keyboard.press("b")  # this tab still shows BP: its follow has not landed
         error_box(page, "another tab").wait_for()
         wait_rounds(page, 3)  # refused, and it now shows the newer shoe
         assert winners_on_disk(app_server, shoe_of(page)) == "BPT"
+
+        held.release()
+        page.keyboard.press("p")
+        wait_rounds(page, 4)
+        wait_rounds(other, 4)  # no key pressed there: it followed the other tab's write
+        other.keyboard.press("b")  # after the follow: applied on top, not refused
+        wait_rounds(other, 5)
+        wait_rounds(page, 5)
+        # every key sent is on disk, in order, but the one refused (and shown as refused)
+        assert winners_on_disk(app_server, shoe_of(page)) == "BPTPB"
+        assert error_box(other, "another tab").count() == 0
     finally:
         other.context.close()
 

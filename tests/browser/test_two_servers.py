@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import REPO, AppServer, wait_keys, wait_rounds
+from conftest import REPO, AppServer, HeldFollow, wait_keys, wait_rounds
 from playwright.sync_api import Browser, Page
 
 from tests import storehelp as sh
@@ -50,6 +50,9 @@ def test_two_servers_on_one_folder_refuse_the_tab_that_is_behind(
     try:
         for pg in (a, b):
             pg.context.set_default_timeout(60_000)
+        # Each tab follows the other server's writes within a second; held, it cannot, so
+        # its next key carries the version it read: the tab behind, made certain.
+        held_a, held_b = HeldFollow(a), HeldFollow(b)
         a.goto(first.url)
         wait_rounds(a, 0, timeout_ms=120_000)  # a cold first run on a busy machine
         wait_keys(a)
@@ -79,12 +82,19 @@ def test_two_servers_on_one_folder_refuse_the_tab_that_is_behind(
         b.keyboard.press("b")
         alert(b, "another tab").wait_for()
         wait_rounds(b, 4)
+        held_a.release()
+        held_b.release()
         a.reload()
         wait_rounds(a, 4)
         wait_keys(a)
         a.keyboard.press("b")  # up to date now: accepted
         wait_rounds(a, 5)
-        assert winners(first.data_dir, shoe) == "BPTPB"
+        wait_rounds(b, 5)  # no key there: it follows server one's write
+        b.keyboard.press("p")  # after the follow: applied on top, not refused
+        wait_rounds(b, 6)
+        wait_rounds(a, 6)
+        # every key sent is saved, in order, but the two refused (and shown as refused)
+        assert winners(first.data_dir, shoe) == "BPTPBP"
     finally:
         a.context.close()
         b.context.close()
