@@ -12,7 +12,9 @@ speed change the fragment's timer, so they rerun the page.
 The hand reveal is drawn once per round and animated by the browser (CSS delays): the
 four first cards face down Player, Banker, Player, Banker, turned in that order, then
 the third cards, each on its own beat ("card turn", a second by default, as a squeeze
-turns them). Autoplay gives each round its reveal and then the pause of its speed.
+turns them; while autoplay runs the beat scales with its speed, the setting being the
+beat at a round a second). Autoplay gives each round its reveal and then the pause of
+its speed.
 """
 
 from __future__ import annotations
@@ -71,9 +73,12 @@ def _speed() -> float:
 
 
 def _beat() -> float:
-    """Seconds between two cards of the reveal (the "card turn" setting)."""
-    return replay.CARD_BEATS.get(st.session_state.get(BEAT) or "",
+    """Seconds between two cards of the reveal: the "card turn" setting is the beat at
+    the normal speed (a round a second); while autoplay runs it scales with the chosen
+    speed (5 a second turns each card 5 times faster), so the speed chosen is kept."""
+    beat = replay.CARD_BEATS.get(st.session_state.get(BEAT) or "",
                                  replay.CARD_BEATS[replay.DEFAULT_BEAT])  # fmt: skip
+    return beat * replay.play_interval(_speed()) if st.session_state.get(PLAYING) else beat
 
 
 def _revealing() -> bool:
@@ -82,7 +87,7 @@ def _revealing() -> bool:
 
 def _periods(rounds: pl.DataFrame, start: int) -> list[float]:
     """Seconds autoplay shows each round after ``start``: the pause of the chosen speed,
-    after the hand's reveal when it has one (a card a beat, never hurried by the speed)."""
+    after the hand's reveal when it has one (a card a beat, the beat scaled by the speed)."""
     pause = replay.play_interval(_speed())
     if not _revealing():
         return [pause] * (rounds.height - start)
