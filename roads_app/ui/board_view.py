@@ -62,9 +62,11 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
         f"<span data-count='banker_pair'>{word('banker_pair', lg)} "
         f"<b>{flag_value(flags['banker_pair'])}</b></span>",
         f"<span data-count='player_pair'>{word('player_pair', lg)} "
-        f"<b>{flag_value(flags['player_pair'])}</b>"
-        + (f" <small data-count='pairs_of'>{html.escape(note)}</small>" if note else "")
-        + "</span>",
+        f"<b>{flag_value(flags['player_pair'])}</b></span>",
+        # always in its place, empty when every round recorded its pairs: the strip
+        # keeps its lines as the note comes and goes (the buttons under it stay put)
+        f"<span class='rd-note'><small data-count='pairs_of'>{html.escape(note)}</small>"
+        "</span>",
         f"<span data-count='hands'>{word('hands', lg)} <b>{s['rounds']}</b></span>",
     ]
     for side in ("B", "P"):

@@ -226,15 +226,16 @@ def stats_markdown(rounds: pl.DataFrame) -> str:
     )
 
 
-def render_odds(state: session.ShoeState) -> None:
-    """The next hand's exact odds from the unseen cards (a note when cards are missing)."""
+def render_odds(state: session.ShoeState, room: int | None = None) -> None:
+    """The next hand's exact odds from the unseen cards (a note when cards are missing);
+    ``room``: the page's width where the odds take all of it (a phone)."""
     st.markdown(f"**{tr('live_odds')}**")
     try:
         table = load_table(state.meta.rules)
     except RoadsAppError as e:
         st.warning(tr("no_odds", why=say(e)))
         return
-    render_live_odds(state.rounds, state.meta, table)
+    render_live_odds(state.rounds, state.meta, table, room=room)
 
 
 def _header(state: session.ShoeState) -> None:
@@ -403,7 +404,8 @@ def shoe_fragment() -> None:
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
         return
-    if (drawn.width or board.DEFAULT_WIDTH_PX) >= SIDE_BY_SIDE_PX:
+    side_by_side = (drawn.width or board.DEFAULT_WIDTH_PX) >= SIDE_BY_SIDE_PX
+    if side_by_side:
         main, side = st.columns([1.25, 1], gap="medium")
     else:
         main, side = st.container(), st.container()
@@ -422,7 +424,7 @@ def shoe_fragment() -> None:
         render_entry_bets(state)
     with side:
         render_stats(state.rounds)
-        render_odds(state)
+        render_odds(state, None if side_by_side else drawn.width)
     render_next(drawn, next_rounds(state))
 
 

@@ -91,9 +91,9 @@ def _study_part(
     return study_range(seed, range(start, stop), load_table(table_name), closing=closing)
 
 
-def _table_height(rows: int) -> int:
-    """Pixels for a dataframe showing every row without a scroll bar."""
-    return 35 * (rows + 1) + 3
+def _table_height(rows: int, row_px: int = 35) -> int:
+    """Pixels for a dataframe showing every row (``row_px`` tall) without a scroll bar."""
+    return 35 + row_px * rows + 3
 
 
 # --- the live odds panel -----------------------------------------------------------------
@@ -127,13 +127,31 @@ def _styled(frame: pl.DataFrame) -> Styler:
     return shown.style.apply(colour, axis=1).format({pwin: "{:.3f}", ev: "{:+.2f}"})
 
 
-def _columns(labels: list[str]) -> dict[str, Any]:
+FIGURE_PX = {"col_pays": 58, "col_pwin": 70, "col_ev": 64, "col_now": 66}
+WRAP_ROW_PX = 66
+"""A row of two lines: Streamlit's grid wraps a cell's text only in rows taller than 4rem."""
+
+
+def _columns(labels: list[str], room: int | None = None) -> dict[str, Any]:
     """Column widths: the bets' names whole ("Player Natural", not "Player Natur…"), the
-    figures narrow, so the table fits its column without a sideways scroll."""
-    longest = max((_text_px(label) for label in labels), default=60)
-    widths = {"col_pays": 58, "col_pwin": 70, "col_ev": 64, "col_now": 66}
+    figures narrow, so the table fits its column without a sideways scroll. In ``room``
+    px (a phone) too narrow for all of them, the "Now" column goes (its row's colour says
+    the same) and a name too long for what is left wraps onto a second line (`_fit`)."""
+    fit = _fit(labels, room)
+    widths = {k: w for k, w in FIGURE_PX.items() if k != "col_now" or not fit["narrow"]}
     figures = {tr(k): st.column_config.Column(width=w) for k, w in widths.items()}
-    return {tr("col_bet"): st.column_config.Column(width=longest + 22), **figures}
+    return {tr("col_bet"): st.column_config.Column(width=fit["name"]), **figures}
+
+
+def _fit(labels: list[str], room: int | None) -> dict[str, Any]:
+    """The name column's width, whether the page is too narrow for every column
+    (``narrow``) and whether names wrap (``wrap``), for a table ``room`` px wide."""
+    name = max((_text_px(label) for label in labels), default=60) + 22
+    inside = None if room is None else room - 4  # the grid's border and a rounding px
+    if inside is None or name + sum(FIGURE_PX.values()) <= inside:
+        return {"name": name, "narrow": False, "wrap": False}
+    left = inside - sum(w for k, w in FIGURE_PX.items() if k != "col_now")
+    return {"name": min(name, left), "narrow": True, "wrap": name > left}
 
 
 def _text_px(text: str) -> int:
@@ -194,9 +212,12 @@ def render_live_odds(
     table: Table,
     after: int | None = None,
     key: str = "live_odds",
+    room: int | None = None,
 ) -> None:
     """The next hand's exact odds from the unseen cards: bets (positive ones highlighted)
-    and the cards remaining by rank; a one-line note when rounds lack cards."""
+    and the cards remaining by rank; a one-line note when rounds lack cards. ``room``:
+    the px the table has where it is known (a phone's page), so it fits without a
+    sideways scroll."""
     try:
         rem = live_odds.remaining_counts(rounds, meta, after)
     except RoadsAppError as e:
@@ -215,13 +236,18 @@ def render_live_odds(
         bets = md_text(", ".join(positive["label"].to_list()))  # the table file's labels
         head += " — " + tr("odds_positive_now", bets=bets)
     st.markdown(f"**{head}**")
+    labels = frame["label"].to_list()
+    fit = _fit(labels, room)
+    names = ("col_bet", "col_pays", "col_pwin", "col_ev", "col_now")
     st.dataframe(
         _styled(frame),
         hide_index=True,
         width="stretch",
         key=f"{key}.table",
-        height=_table_height(frame.height),
-        column_config=_columns(frame["label"].to_list()),
+        height=_table_height(frame.height, WRAP_ROW_PX if fit["wrap"] else 35),
+        row_height=WRAP_ROW_PX if fit["wrap"] else None,
+        column_order=[tr(k) for k in names if k != "col_now" or not fit["narrow"]],
+        column_config=_columns(labels, room),
     )
     st.caption(tr("unseen_by_rank"))
     # Drawn in place (`plot_host`): a key press that leaves the unseen cards as they
