@@ -8,7 +8,9 @@ import asyncio
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db, watch
@@ -76,8 +78,28 @@ def test_a_waiting_page_is_answered_on_the_change_and_only_then(tmp_path: Path):
                                     rounds_from_winners("T"), None)  # fmt: skip
             return idle, await waiting
 
-        idle, moved = asyncio.run(scenario())
+        idle, moved = _run_apart(scenario)
         assert idle == v and moved == v + 1
         assert w.followers == 0  # every waiting request let go of the watcher
     finally:
         w.stop()
+
+
+def _run_apart(coroutine_fn: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    """``asyncio.run`` in a thread of its own: Playwright's sync API (the browser tests,
+    earlier in the same run) leaves an event loop running in the main thread."""
+    out: dict[str, object] = {}
+
+    def body() -> None:
+        try:
+            out["value"] = asyncio.run(coroutine_fn())
+        except BaseException as e:  # re-raised in the test's thread
+            out["error"] = e
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join()
+    if "error" in out:
+        raise out["error"]  # type: ignore[misc]
+    return out["value"]
+
