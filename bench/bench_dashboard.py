@@ -49,6 +49,9 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from roads_app.game.shoe import deal_shoe  # noqa: E402
 from roads_app.store import db  # noqa: E402
 
+sys.path.insert(0, str(ROOT))
+from tests.storehelp import begun_by_result  # noqa: E402
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -62,7 +65,9 @@ def main() -> int:
         server = AppServer(Path(tmp) / "data", Path(tmp) / "server.log")
         dealt = deal_shoe(args.seed)
         n = min(args.rounds, dealt.rounds.height)
-        db.open_store(server.data_dir).create_shoe(dealt.meta, dealt.rounds.head(n))
+        # round 1 by its result alone: a shoe recorded wholly by cards takes only cards
+        rounds = begun_by_result(dealt.rounds.head(n))
+        db.open_store(server.data_dir).create_shoe(dealt.meta, rounds)
         server.start()
         try:
             with sync_playwright() as p:
