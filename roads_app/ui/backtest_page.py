@@ -18,9 +18,12 @@ import streamlit as st
 
 from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
-from roads_app.render.i18n import DEFAULT
+from roads_app.i18n import DEFAULT
+from roads_app.render.verdict import verdict_text
 from roads_app.roads import good_roads
+from roads_app.serve import CLUSTER_ENV
 from roads_app.sim import backtest, kernel, strategies
+from roads_app.store import library
 from roads_app.ui.board_view import lang
 from roads_app.ui.words import bet_id_name, md_text, say, tr
 
@@ -122,8 +125,6 @@ def _money_inputs(table: Table) -> strategies.Settings:
 
 def cluster_address() -> str | None:
     """The Ray cluster simulated backtests run on (``roads-app --cluster``), if any."""
-    from roads_app.ui.launch import CLUSTER_ENV
-
     return os.environ.get(CLUSTER_ENV) or None
 
 
@@ -156,9 +157,9 @@ def _run(
 
     try:
         if not simulated:
-            result = backtest.backtest(
-                strategy, money, table, data_dir=data_dir(), progress=progress
-            )
+            ids, rounds = library.saved_rounds(data_dir())
+            saved = backtest.Saved(ids, rounds, where=str(data_dir()))
+            result = backtest.backtest(strategy, money, table, saved=saved, progress=progress)
         else:
             result = backtest.backtest(
                 strategy,
@@ -271,8 +272,8 @@ def _show(result: backtest.Backtest) -> None:
     ci = "" if s.ci is None else tr("bt_ci", lo=f"{s.ci[0]:+.3%}", hi=f"{s.ci[1]:+.3%}")
     c[3].metric(tr("bt_ev"), ev, help=ci or None)
     c[4].metric(tr("bt_ruin"), f"{s.risk_of_ruin:.2%}", help=tr("bt_ruin_help"))
-    verdict = backtest.verdict(s.ev, s.ci, s.exact_ev, s.shoes, lang())
-    if s.ci and s.exact_ev is not None and not s.ci[0] <= s.exact_ev <= s.ci[1]:
+    verdict = verdict_text(s.verdict, lang())
+    if s.verdict.finding in (backtest.Finding.BETTER, backtest.Finding.WORSE):
         st.warning(verdict)
     else:
         st.info(verdict)

@@ -26,7 +26,7 @@ from roads_app.bets.settlement import read_reason
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
-from roads_app.render.i18n import DEFAULT
+from roads_app.i18n import DEFAULT
 from roads_app.store import db
 from roads_app.ui import access
 from roads_app.ui.board_view import lang
