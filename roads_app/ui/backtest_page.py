@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
 from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.i18n import DEFAULT
+from roads_app.render import charts
 from roads_app.render.verdict import verdict_text
 from roads_app.roads import good_roads
 from roads_app.serve import CLUSTER_ENV
@@ -182,53 +182,6 @@ def _run(
     st.session_state[SEED_KEY] = seed if simulated else None
 
 
-def _fan_chart(result: backtest.Backtest) -> go.Figure:
-    bands = backtest.bands(result.run.paths, int(result.run.per_shoe["hands"].max()))
-    x = bands["hand"].to_list()
-    fig = go.Figure()
-    for lo, hi, name, alpha in (("p5", "p95", "5–95%", 0.15), ("p25", "p75", "25–75%", 0.3)):
-        fig.add_trace(go.Scatter(x=x, y=bands[hi].to_list(), line={"width": 0}, showlegend=False,
-                                 hoverinfo="skip"))  # fmt: skip
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=bands[lo].to_list(),
-                fill="tonexty",
-                fillcolor=f"rgba(31, 119, 180, {alpha})",
-                line={"width": 0},
-                name=name,
-            )
-        )
-    fig.add_trace(
-        go.Scatter(x=x, y=bands["p50"].to_list(), name=tr("bt_median"),
-                   line={"color": "#1f77b4"})
-    )
-    fig.add_hline(y=result.resolved.bankroll, line_dash="dot", line_color="gray")
-    fig.update_layout(
-        title=tr("bt_fan_title", n=result.run.paths.shape[0]),
-        xaxis_title=tr("bt_hand_axis"),
-        yaxis_title=tr("bt_bankroll_axis"),
-        height=380,
-        margin={"t": 50, "b": 40},
-    )
-    return fig
-
-
-def _histogram(result: backtest.Backtest) -> go.Figure:
-    net = result.run.per_shoe["net"]
-    sample = net.sample(min(net.len(), 200_000), seed=0) if net.len() > 200_000 else net
-    fig = go.Figure(go.Histogram(x=sample.to_list(), nbinsx=60, marker_color="#d62728"))
-    fig.add_vline(x=0, line_dash="dot", line_color="gray")
-    fig.update_layout(
-        title=tr("bt_hist_title"),
-        xaxis_title=tr("bt_net_axis"),
-        yaxis_title=tr("bt_shoes_axis"),
-        height=380,
-        margin={"t": 50, "b": 40},
-    )
-    return fig
-
-
 def strategy_words(strategy: strategies.Strategy) -> str:
     """The strategy with its settings in the page's words: what `Strategy.label` says in
     English ("martingale on banker", "follow-road (small road), fibonacci staking")."""
@@ -280,8 +233,10 @@ def _show(result: backtest.Backtest) -> None:
     if s.unsettled:
         st.caption(tr("bt_unsettled", n=f"{s.unsettled:,}"))
     left, right = st.columns(2)
-    left.plotly_chart(_fan_chart(result), width="stretch")
-    right.plotly_chart(_histogram(result), width="stretch")
+    bands = backtest.bands(result.run.paths, int(result.run.per_shoe["hands"].max()))
+    fan = charts.fan_chart(bands, result.resolved.bankroll, result.run.paths.shape[0], lang())
+    left.plotly_chart(fan, width="stretch")
+    right.plotly_chart(charts.net_histogram(result.run.per_shoe["net"], lang()), width="stretch")
     by_bet = s.by_bet.select(
         pl.col("bet").replace_strict({b: _label(b) for b in s.by_bet["bet"]}).alias(tr("col_bet")),
         pl.col("wagered").alias(tr("bt_wagered")),
