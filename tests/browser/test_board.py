@@ -355,8 +355,10 @@ def test_the_first_key_after_a_page_load_counts(app_server: AppServer, page: Pag
 
 def test_keys_pressed_as_the_page_opens_are_kept(app_server: AppServer, page: Page):
     """No wait for the key listener: the page's HTML queues the presses until the
-    scoreboard's component takes them (the script has not even run yet)."""
-    page.goto(app_server.url)
+    scoreboard's component takes them (the script has not even run yet). The keys go
+    as soon as the HTML is read: waiting for the page's ``load`` left a loaded machine
+    time to mount the listener first, and the check below failed."""
+    page.goto(app_server.url, wait_until="domcontentloaded")
     assert page.evaluate("() => document.documentElement.dataset.roadsKeys") is None
     page.keyboard.press("b")
     page.keyboard.press("p")
