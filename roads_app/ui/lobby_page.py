@@ -7,10 +7,15 @@ tile) with its name, table, round count, a small bead plate and big road, and th
 counts; a table with no result for N minutes (settable) is marked stale; an ended shoe
 leaves the wall. "Open" continues it on the scoreboard (``?shoe=<id>``).
 
-The wall follows the store through the process's one watcher (`follow.follow_wall`): it
-is rerun when any shoe changed, whoever wrote it, and when a table is due to turn
-stale, never on a timer. A tile's figures are laid out once per shoe version (cached)
-and drawn in place (`plot_host`), so a rerun redraws only the tiles that changed.
+The wall follows the store through the process's one watcher, one request per page:
+each tile is a fragment following its own shoe (`follow.follow_tile`), so one table's
+result redraws that tile alone, and a tile wakes itself when its table is due to turn
+stale; the grid (the page itself, `follow.follow_wall`) reruns only when the set of live
+shoes changes (a shoe starts, ends or is deleted), when a table the good-road filter
+hides moves on (it may pass now), or when the page's settings change. Tiles keep their
+places between those reruns (a wall whose tiles jumped at every result could not be
+read). A tile's figures are laid out once per shoe version (cached) and drawn in
+place (`plot_host`).
 """
 
 from __future__ import annotations
@@ -105,8 +110,10 @@ def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
         meta: ShoeMeta | None = tile["meta"] if isinstance(tile, dict) else None
         name = (meta.name if meta else row["name"]) or tr("shoe_default_name", id=sid)
         st.markdown(f"**{md_text(name)}** · {md_text(row['rules'])}")  # names are text
-        st.html(f"<span data-testid='tile-rounds'>{html.escape(tr('rounds_n', n=row['rounds']))}"
-                "</span>")  # fmt: skip
+        runs = st.session_state.setdefault(RUNS_KEY, {})
+        runs[sid] = runs.get(sid, 0) + 1  # how often this tile was drawn (one result: once)
+        st.html(f"<span data-testid='tile-rounds' data-run='{runs[sid]}'>"
+                f"{html.escape(tr('rounds_n', n=row['rounds']))}</span>")  # fmt: skip
         if isinstance(tile, dict):  # keyed apart from "lobby-<id>", the tile's own key
             render_tags(gr.tags_of_winners(tile["winners"]), lang(), key=f"gr-tile-{sid}")
         if is_stale(row["modified"], now, stale_min):
@@ -123,17 +130,41 @@ def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
             switch_to("scoreboard", {"shoe": sid})
 
 
-def _next_stale_s(shoes: pl.DataFrame, now: float, minutes: float) -> float | None:
-    """Seconds until the next live table turns stale (the wall wakes then), if any."""
-    due = [m + minutes * 60 - now for m in shoes["modified"].to_list() if m + minutes * 60 > now]
-    return min(due) + 0.5 if due else None
+RUNS_KEY = "lobby_runs"  # shoe id (or "grid") -> how many times this page drew it
 
 
-def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> pl.DataFrame:
+@st.fragment
+def _live_tile(sid: str, folder: Path, stale_min: float) -> None:
+    """One tile as a fragment of its own, following its shoe: a result reruns this tile
+    alone. What it shows is read now (the watcher's row, the shoe at that version), not
+    what the grid was given when it last ran."""
+    now_shoe = follow.shoe_now(folder, sid)
+    if now_shoe is None or not library.on_the_wall(sid, now_shoe.source, now_shoe.ended):
+        return  # gone from the wall: the grid follows the set of live shoes and reruns
+    now = time.time()
+    due = now_shoe.modified + stale_min * 60 - now
+    follow.follow_tile(sid, now_shoe.version, key=f"follow_tile_{sid}",
+                       wake_s=due + 0.5 if due > 0 else None)  # fmt: skip
+    tile = _tile(sid, str(folder), now_shoe.version, lang())
+    rules = ""
+    if isinstance(tile, dict):
+        rules = tile["meta"].rules
+        alert(sid, now_shoe.version, tile["meta"].name or sid, entered_of(tile["winners"]),
+              lang())  # fmt: skip
+        if not shown(gr.tags_of_winners(tile["winners"]), st.session_state.get(FILTER_KEY) or []):
+            st.rerun(scope="app")  # it left the filter: the grid without it
+    row = {"id": sid, "name": "", "rules": rules, "rounds": now_shoe.rounds,
+           "version": now_shoe.version, "modified": now_shoe.modified}  # fmt: skip
+    render_tile(row, folder, stale_min, now)
+
+
+def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> tuple[pl.DataFrame, dict[str, int]]:
     """Alert on every table that entered a good road since this page last saw it, and
-    keep the tables the good-road filter asks for (all when it asks for none)."""
+    keep the tables the good-road filter asks for (all when it asks for none); the
+    versions of those it hides (the grid follows them: one may pass the filter next)."""
     picked = st.session_state.get(FILTER_KEY) or []
     keep = []
+    hidden: dict[str, int] = {}
     lg = lang()
     for row in shoes.iter_rows(named=True):
         tile = _tile(row["id"], str(folder), int(row["version"]), lg)
@@ -141,10 +172,15 @@ def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> pl.DataFrame:
         name = (tile["meta"].name if isinstance(tile, dict) else row["name"]) or row["id"]
         alert(row["id"], int(row["version"]), name, entered_of(winners), lg)
         keep.append(shown(gr.tags_of_winners(winners), picked))
-    return shoes.filter(pl.Series(keep, dtype=pl.Boolean))
+        if not keep[-1]:
+            hidden[row["id"]] = int(row["version"])
+    return shoes.filter(pl.Series(keep, dtype=pl.Boolean)), hidden
 
 
 def render_grid() -> None:
+    """The grid of tiles: rerun only when the set of live shoes changes (a shoe starts,
+    ends or is deleted), when a hidden shoe may pass the filter, or when the page's
+    settings change; each tile follows its own shoe (`_live_tile`)."""
     folder = session.data_dir()
     seq = follow.wall_seq(folder)  # read before the shoes: a change after it wakes us again
     stale_min = float(st.session_state.get(STALE_KEY) or STALE_DEFAULT_MIN)
@@ -154,25 +190,27 @@ def render_grid() -> None:
         st.error(say(e), icon=":material/error:")
         follow.follow_wall(seq)
         return
-    now = time.time()
-    follow.follow_wall(seq, wake_s=_next_stale_s(shoes, now, stale_min))
+    runs = st.session_state.setdefault(RUNS_KEY, {})
+    runs["grid"] = runs.get("grid", 0) + 1
+    picked, hidden = _good_road_pass(shoes, folder)
+    follow.follow_wall(seq, shoes["id"].to_list(), hidden)
     if not shoes.height:
         st.info(tr("lobby_empty"))
         return
     st.caption(tr("live_tables", n=shoes.height))
-    shoes = _good_road_pass(shoes, folder)
-    if not shoes.height:
+    st.html(f"<span data-testid='wall-runs' data-run='{runs['grid']}' hidden></span>")
+    if not picked.height:
         st.info(tr("gr_filter_none"))
         return
-    rows = shoes.iter_rows(named=True)
-    for _ in range(0, shoes.height, COLUMNS):
+    ids = iter(picked["id"].to_list())
+    for _ in range(0, picked.height, COLUMNS):
         cols = st.columns(COLUMNS, gap="small")
         for col in cols:
-            row = next(rows, None)
-            if row is None:
+            sid = next(ids, None)
+            if sid is None:
                 break
             with col:
-                render_tile(row, folder, stale_min, now)
+                _live_tile(sid, folder, stale_min)
 
 
 def render_lobby_page() -> None:
@@ -181,4 +219,4 @@ def render_lobby_page() -> None:
     st.number_input(tr("stale_after"), min_value=1, max_value=24 * 60,
                     value=STALE_DEFAULT_MIN, step=1, key=STALE_KEY)  # fmt: skip
     render_filter(lang())
-    st.fragment(guarded(render_grid))()
+    guarded(render_grid)()  # the page is the grid: tiles are fragments of their own

@@ -176,12 +176,23 @@ TILE_ROUNDS_JS = """(want) => Object.entries(want).every(([sid, n]) => {
 })"""
 
 
+RUNS_JS = """() => {
+  const runs = {grid: Number(document.querySelector('[data-testid="wall-runs"]').dataset.run)};
+  for (const t of document.querySelectorAll('[class*="st-key-lobby-"]')) {
+    const sid = Array.from(t.classList).find(c => c.startsWith('st-key-lobby-')).slice(13);
+    runs[sid] = Number(t.querySelector('[data-testid="tile-rounds"]').dataset.run);
+  }
+  return runs;
+}"""
+
+
 def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
     live_server: AppServer, browser: Browser
 ) -> None:
-    """24 tables fed through the API all show, each with its round count as fed; a
-    table whose last result is older than the stale setting is marked; an ended shoe
-    leaves the wall without a reload."""
+    """24 tables fed through the API all show, each with its round count as fed; one
+    more result redraws its own tile and no other (nor the grid); a table whose last
+    result is older than the stale setting is marked; an ended shoe leaves the wall
+    without a reload."""
     server = live_server
     for sid in (r["id"] for r in httpx.get(f"http://127.0.0.1:{server.api_port}/shoes").json()):
         if db.open_store(server.data_dir).ended(sid) is None:  # earlier tests' shoes
@@ -195,19 +206,27 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
                 api_append(server, sid, w)
             want[sid] = 1 + i % 3
         wall.wait_for_function(TILE_ROUNDS_JS, arg=want, timeout=60_000, polling="raf")
-        api_append(server, shoes[0], "B")  # one more: the wall follows it too
+        wait_idle(wall)
+        runs_before = wall.evaluate(RUNS_JS)
+        api_append(server, shoes[0], "B")  # one more: its tile follows it, alone
         want[shoes[0]] += 1
         wall.wait_for_function(TILE_ROUNDS_JS, arg=want, timeout=60_000, polling="raf")
+        wait_idle(wall)
+        runs_after = wall.evaluate(RUNS_JS)
+        assert runs_after.pop(shoes[0]) == runs_before.pop(shoes[0]) + 1
+        assert runs_after == runs_before  # no other tile, nor the grid, was drawn again
 
         # stale: table 2's last result is made 10 minutes old (the store's clock), the
-        # others are fresh; then a change anywhere redraws the wall
+        # others are fresh; the wall's own setting (6 minutes now) marks it alone
         with db.open_store(server.data_dir).write() as c:
             c.execute("UPDATE shoes SET updated = ? WHERE id = ?",
                       ((datetime.now(UTC) - timedelta(minutes=10)).isoformat(), shoes[1]))
-        api_append(server, shoes[5], "P")  # (the store's clock moved by hand: no version did)
-        stale = wall.locator(f".st-key-lobby-{shoes[1]}").get_by_text("no result for 5 min")
+        box = wall.locator(".st-key-lobby_stale_min input")
+        box.fill("6")
+        box.press("Enter")
+        stale = wall.locator(f".st-key-lobby-{shoes[1]}").get_by_text("no result for 6 min")
         stale.wait_for(timeout=60_000)
-        assert wall.get_by_text("no result for 5 min").count() == 1
+        assert wall.get_by_text("no result for 6 min").count() == 1
 
         r = httpx.post(f"http://127.0.0.1:{server.api_port}/shoes/{shoes[2]}/end",
                        headers={"Authorization": f"Bearer {token(server)}"})  # fmt: skip
