@@ -279,3 +279,39 @@ def test_the_display_fills_the_screen_with_name_and_limits(
             assert r is not None and r["y"] + r["height"] <= size[1]
     finally:
         ctx.close()
+
+
+LAST_MARK_JS = """() => {
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
+  if (!g) return null;
+  const marks = g.data.filter(t => t.name === 'last' && t.opacity !== 0);
+  return {rounds: g.layout.meta.rounds, marks: marks.length,
+          xs: marks.map(t => t.x[0]), ys: marks.map(t => t.y[0])};
+}"""
+
+
+def test_the_display_marks_the_last_result_on_the_board_for_a_few_seconds(
+    live_server: AppServer, browser: Browser
+) -> None:
+    """The newest result is framed on the board itself (the bead plate's and the big
+    road's cell), then the frame goes; the next result is framed in turn."""
+    server = live_server
+    shoe = new_shoe(server, "Table 8")
+    cli(server, "shoes", "add", shoe, "BBPB")
+    pg = open_page(browser, f"{server.url}/display?shoe={shoe}")
+    try:
+        wait_rounds(pg, 4, timeout_ms=120_000)
+        pg.wait_for_function(f"() => {{ const m = ({LAST_MARK_JS})(); "
+                             "return m && m.rounds === 4 && m.marks === 2; }",
+                             timeout=60_000)  # fmt: skip
+        marked = pg.evaluate(LAST_MARK_JS)
+        # round 4 is bead 4 (column 0, row 3) and the big road's third column's top
+        assert sorted(zip(marked["xs"], marked["ys"], strict=True)) == [(0.5, 3.5), (2.5, 0.5)]
+        pg.wait_for_function(f"() => ({LAST_MARK_JS})().marks === 0", timeout=60_000)
+        api_append(server, shoe, "P")
+        pg.wait_for_function(f"() => {{ const m = ({LAST_MARK_JS})(); "
+                             "return m && m.rounds === 5 && m.marks === 2; }",
+                             timeout=60_000)  # fmt: skip
+    finally:
+        pg.context.close()
