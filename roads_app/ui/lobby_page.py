@@ -35,6 +35,7 @@ from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
 from roads_app.render.i18n import flag_value
 from roads_app.roads import good_roads as gr
+from roads_app.roads.grids import all_roads
 from roads_app.store import library
 from roads_app.ui import follow, plot_host, session
 from roads_app.ui.board_view import lang
@@ -57,9 +58,20 @@ BEAD_COLS = 12
 BIG_COLS = 20
 
 
+DERIVED_TILE_PX = 480
+"""A tile this wide or wider (a wide screen, or fewer columns) shows the derived roads too;
+a phone's tile (the page under `PHONE_PX`) keeps the bead plate and big road."""
+PHONE_PX = 640
+COLUMNS_KEY = "lobby_columns"
+PAGE_PADDING_PX = 96  # the page's own margins, beside the tiles
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
-def _tile(shoe_id: str, folder: str, version: int, lg: str) -> dict[str, Any] | str:
-    """A shoe's tile contents at ``version``: read and laid out once per version."""
+def _tile(
+    shoe_id: str, folder: str, version: int, lg: str, derived: bool = False
+) -> dict[str, Any] | str:
+    """A shoe's tile contents at ``version``: read and laid out once per version (with
+    the three derived roads where ``derived``)."""
     loaded = library.safe_load(shoe_id, Path(folder))
     if isinstance(loaded, str):
         return loaded
@@ -67,12 +79,19 @@ def _tile(shoe_id: str, folder: str, version: int, lg: str) -> dict[str, Any] | 
     bead = board.bead_plate_figure(rounds, cols_visible=BEAD_COLS, cell_px=board.MINI_CELL_PX,
                                    lang=lg)  # fmt: skip
     big = board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True)
+    more = {}
+    if derived:
+        roads = all_roads(rounds)
+        more = {k: json.loads(pio.to_json(board.derived_road_figure(
+            roads, k, cols_visible=BIG_COLS, cell_px=board.MINI_CELL_PX * 0.8),
+            validate=False)) for k in board.DERIVED}  # fmt: skip
     return {
         "meta": meta,
         "winners": rounds["winner"].cast(pl.String).to_list(),  # its good roads, below
         "counts": library.counts(rounds),
         "bead": json.loads(pio.to_json(bead, validate=False)),
         "big": json.loads(pio.to_json(big, validate=False)),
+        "derived": more,
     }
 
 
@@ -101,12 +120,14 @@ def is_stale(modified: float, now: float, minutes: float) -> bool:
     return now - modified > minutes * 60
 
 
-def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
+def render_tile(
+    row: dict, folder: Path, stale_min: float, now: float, derived: bool = False
+) -> None:
     """One live table: name, table, round count, bead plate and big road, counts, and
     a stale mark. The only function that draws a tile (so a tag is added in one place)."""
     sid = row["id"]
     with st.container(border=True, key=f"lobby-{sid}"):
-        tile = _tile(sid, str(folder), int(row["version"]), lang())
+        tile = _tile(sid, str(folder), int(row["version"]), lang(), derived)
         meta: ShoeMeta | None = tile["meta"] if isinstance(tile, dict) else None
         name = (meta.name if meta else row["name"]) or tr("shoe_default_name", id=sid)
         st.markdown(f"**{md_text(name)}** · {md_text(row['rules'])}")  # names are text
@@ -123,6 +144,8 @@ def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
             return
         plot_host.plot(tile["bead"], key=f"lobby_bead_{sid}", config=board.PLOT_CONFIG)
         plot_host.plot(tile["big"], key=f"lobby_big_{sid}", config=board.PLOT_CONFIG)
+        for kind, fig in tile["derived"].items():  # a big tile's big eye boy, small road, pig
+            plot_host.plot(fig, key=f"lobby_{kind}_{sid}", config=board.PLOT_CONFIG)
         st.markdown(counts_line(tile["counts"]))
         if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
             from roads_app.ui.library_page import switch_to
@@ -134,7 +157,7 @@ RUNS_KEY = "lobby_runs"  # shoe id (or "grid") -> how many times this page drew 
 
 
 @st.fragment
-def _live_tile(sid: str, folder: Path, stale_min: float) -> None:
+def _live_tile(sid: str, folder: Path, stale_min: float, derived: bool) -> None:
     """One tile as a fragment of its own, following its shoe: a result reruns this tile
     alone. What it shows is read now (the watcher's row, the shoe at that version), not
     what the grid was given when it last ran."""
@@ -155,7 +178,19 @@ def _live_tile(sid: str, folder: Path, stale_min: float) -> None:
             st.rerun(scope="app")  # it left the filter: the grid without it
     row = {"id": sid, "name": "", "rules": rules, "rounds": now_shoe.rounds,
            "version": now_shoe.version, "modified": now_shoe.modified}  # fmt: skip
-    render_tile(row, folder, stale_min, now)
+    render_tile(row, folder, stale_min, now, derived)
+
+
+def tiles_show_derived(screen_w: int | None, columns: int) -> bool:
+    """Whether the wall's tiles are big enough for the derived roads: a window of
+    ``screen_w`` px (None: not reported yet) split in ``columns``; never on a phone.
+
+    >>> tiles_show_derived(1920, 3), tiles_show_derived(1920, 4), tiles_show_derived(390, 1)
+    (True, False, False)
+    """
+    if screen_w is None or screen_w < PHONE_PX:
+        return False
+    return (screen_w - PAGE_PADDING_PX) / max(1, columns) >= DERIVED_TILE_PX
 
 
 def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> tuple[pl.DataFrame, dict[str, int]]:
@@ -203,20 +238,26 @@ def render_grid() -> None:
         st.info(tr("gr_filter_none"))
         return
     ids = iter(picked["id"].to_list())
-    for _ in range(0, picked.height, COLUMNS):
-        cols = st.columns(COLUMNS, gap="small")
+    columns = int(st.session_state.get(COLUMNS_KEY) or COLUMNS)
+    screen = follow.screen_size("follow_wall")
+    derived = tiles_show_derived(screen["w"] if screen else None, columns)
+    for _ in range(0, picked.height, columns):
+        cols = st.columns(columns, gap="small")
         for col in cols:
             sid = next(ids, None)
             if sid is None:
                 break
             with col:
-                _live_tile(sid, folder, stale_min)
+                _live_tile(sid, folder, stale_min, derived)
 
 
 def render_lobby_page() -> None:
     """``/lobby``: every live table."""
     st.title(tr("page_lobby"))
-    st.number_input(tr("stale_after"), min_value=1, max_value=24 * 60,
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.number_input(tr("stale_after"), min_value=1, max_value=24 * 60,
                     value=STALE_DEFAULT_MIN, step=1, key=STALE_KEY)  # fmt: skip
+    c2.number_input(tr("lobby_columns"), min_value=1, max_value=8, value=COLUMNS, step=1,
+                    key=COLUMNS_KEY, help=tr("lobby_columns_help"))  # fmt: skip
     render_filter(lang())
     guarded(render_grid)()  # the page is the grid: tiles are fragments of their own

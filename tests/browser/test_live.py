@@ -10,6 +10,7 @@ refused, none lost: the store is compared with what was sent.
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -315,3 +316,37 @@ def test_the_display_marks_the_last_result_on_the_board_for_a_few_seconds(
                              timeout=60_000)  # fmt: skip
     finally:
         pg.context.close()
+
+
+TILE_ROADS_JS = """(sid) => Array.from(
+  document.querySelectorAll(`.st-key-lobby-${sid} .js-plotly-plot`))
+  .map(g => g.layout && g.layout.meta && g.layout.meta.road).filter(Boolean).sort()"""
+
+
+@pytest.mark.parametrize(("width", "columns", "derived"), [(1920, 2, True), (1920, 4, False),
+                                                           (390, 1, False)])  # fmt: skip
+def test_a_big_tile_shows_the_derived_roads(
+    live_server: AppServer, browser: Browser, width: int, columns: int, derived: bool
+) -> None:
+    """A tile wide enough (a wide screen, fewer columns) shows the big eye boy, small road
+    and cockroach pig under its bead plate and big road; a phone's tile does not."""
+    server = live_server
+    shoe = new_shoe(server, f"Wide {width} {columns}")
+    cli(server, "shoes", "add", shoe, "BBPBPPBBBPB")
+    ctx = browser.new_context(viewport={"width": width, "height": 1080})
+    pg = ctx.new_page()
+    pg.set_default_timeout(120_000)
+    try:
+        pg.goto(f"{server.url}/lobby")
+        wait_idle(pg)
+        box = pg.locator(".st-key-lobby_columns input")
+        box.fill(str(columns))
+        box.press("Enter")
+        want = ["bead_plate", "big_road"]
+        if derived:
+            want = sorted([*want, "big_eye_boy", "small_road", "cockroach_pig"])
+        pg.wait_for_function(f"(sid) => JSON.stringify(({TILE_ROADS_JS})(sid)) === "
+                             f"'{json.dumps(want, separators=(',', ':'))}'",
+                             arg=shoe, timeout=60_000)  # fmt: skip
+    finally:
+        ctx.close()
