@@ -55,16 +55,32 @@ def follow_shoe(
     fill it."""
     _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
                data={"shoe": shoe_id, "version": version, "screen": screen,
-                     "screen_now": screen_size(key), "pass": access.follow_pass()})  # fmt: skip
+                     "screen_now": screen_size(key), "got": _got(key),
+                     "pass": access.follow_pass()})  # fmt: skip
+
+
+def _state(key: str, name: str) -> Any:
+    """One of the component's state values as the server last received it, or None."""
+    value = st.session_state.get(key)
+    try:
+        return value[name] if value is not None else None
+    except (KeyError, TypeError):
+        return getattr(value, name, None)
+
+
+def _got(key: str) -> float | None:
+    """The stamp of the last news the page asked for and this server received: the page
+    stops asking again for what was answered (`static/follow.js`)."""
+    try:
+        at = _state(key, "seen")["at"]
+    except (KeyError, TypeError):
+        return None
+    return at if isinstance(at, int | float) else None
 
 
 def screen_size(key: str = "follow") -> dict[str, int] | None:
     """The window's size the page reported (``{"w", "h"}``), None before its report."""
-    value = st.session_state.get(key)
-    try:
-        got = value["screen"] if value is not None else None
-    except (KeyError, TypeError):
-        got = getattr(value, "screen", None)
+    got = _state(key, "screen")
     if isinstance(got, dict) and all(isinstance(got.get(k), int | float) for k in "wh"):
         return {"w": int(got["w"]), "h": int(got["h"])}
     return None
@@ -84,7 +100,7 @@ def follow_wall(
     window's size (`screen_size`), which sets how big a tile is."""
     _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
                data={"wall": True, "seq": seq, "ids": sorted(shown), "hidden": dict(hidden or {}),
-                     "screen": True, "screen_now": screen_size(key),
+                     "screen": True, "screen_now": screen_size(key), "got": _got(key),
                      "pass": access.follow_pass()})  # fmt: skip
 
 
@@ -97,7 +113,7 @@ def follow_tile(
     wake_ms = round(wake_s * 1000) if wake_s is not None else 0
     _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
                data={"tile": True, "shoe": shoe_id, "version": version, "wake_ms": wake_ms,
-                     "pass": access.follow_pass()})  # fmt: skip
+                     "got": _got(key), "pass": access.follow_pass()})  # fmt: skip
 
 
 def wall_seq(data_dir: Path) -> int:

@@ -33,7 +33,7 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
-from roads_app.render.i18n import flag_value
+from roads_app.render.flags import flag_value
 from roads_app.roads import good_roads as gr
 from roads_app.roads.grids import all_roads
 from roads_app.store import library
@@ -48,6 +48,7 @@ from roads_app.ui.good_roads_view import (
     shown,
 )
 from roads_app.ui.guard import guarded
+from roads_app.ui.nav import switch_to
 from roads_app.ui.words import flag_note, md_text, say, tr
 
 COLUMNS = 4
@@ -148,8 +149,6 @@ def render_tile(
             plot_host.plot(fig, key=f"lobby_{kind}_{sid}", config=board.PLOT_CONFIG)
         st.markdown(counts_line(tile["counts"]))
         if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
-            from roads_app.ui.library_page import switch_to
-
             switch_to("scoreboard", {"shoe": sid})
 
 

@@ -68,30 +68,42 @@ export default function (component) {
   // a rerun, and a retry left on the old element would rerun its fragment for ever.
   const states = window.__rdFollowing || (window.__rdFollowing = {});
   const id = data.tile ? `tile:${data.shoe}` : data.wall ? 'wall' : `shoe:${data.shoe}`;
-  const s = states[id] || (states[id] = { asked: null, timer: null });
+  const s = states[id] || (states[id] = { asked: null, timer: null, gen: 0 });
+  const gen = ++s.gen;  // only the newest render's loop may ask: an older one sees old data
   s.set = setStateValue;  // a retry asks through the element on show now
   const stop = new AbortController();
   const known = data.wall ? data.seq : data.version;
 
-  // A news already asked for and not yet shown is asked again after a while: a rerun
-  // request made while a run was starting can be folded into it and lost. While one is
-  // asked for, newer news waits for it: the rerun reads the store as it is then (and a
-  // tile drawn behind the wall's news is told again when it subscribes, `hub`).
-  const ask = (now) => {
-    if (s.asked) return;
-    const asked = s.asked = { now, at: Date.now() };
-    serial(() => { if (s.asked === asked) s.set('seen', asked); });  // unless shown since
+  // A news is asked for once: a second rerun at once would supersede the first, and what
+  // that run showed only once (a good-road toast) would be lost with it. A news asked for
+  // and still not shown after a while is asked again: a rerun request made while a run
+  // was starting can be folded into it and lost. The wall's tiles ask one per task
+  // (`serial`). While one is asked for, newer news waits for it: the rerun reads the
+  // store as it is then (and a tile drawn behind the wall's news is told again when it
+  // subscribes, `hub`).
+  const send = (now) => {
+    s.stamp = Math.max(Date.now(), (s.stamp || 0) + 1);  // each request's own, increasing
+    const asked = s.asked = { now, at: s.stamp };
+    const go = () => { if (s.asked === asked) s.set('seen', asked); };  // unless shown since
+    if (data.tile || data.wall) serial(go); else go();
     clearTimeout(s.timer);
-    s.timer = setTimeout(() => {
-      if (s.asked && s.asked.now === now) { s.asked = null; ask(now); }
-    }, 3000);
+    s.timer = setTimeout(() => { if (s.asked && s.asked.now === now) send(now); }, 3000);
   };
-  if (s.asked && Number(known) >= Number(s.asked.now)) { s.asked = null; clearTimeout(s.timer); }
+  const ask = (now) => {
+    if (gen !== s.gen) return;  // an older render's: its data is not what is shown
+    if (s.asked) return;  // asked; the timer minds it
+    send(now);
+  };
+  // Asked and answered: the server ran with what was asked (``got``: the stamp of the
+  // last state it received), or the page shows that news (or a later one) already.
+  const answered = s.asked && ((data.got != null && Number(data.got) >= s.asked.at)
+    || String(s.asked.now) === String(known) || Number(known) >= Number(s.asked.now));
+  if (answered) { s.asked = null; clearTimeout(s.timer); }
 
   const loop = async () => {
     const query = `shoe=${encodeURIComponent(data.shoe)}&v=${encodeURIComponent(known ?? '')}`;
     let delay = 250;
-    while (!stop.signal.aborted) {
+    while (!stop.signal.aborted && gen === s.gen) {
       try {
         const r = await fetch(`${PATH()}?${query}`,
           { signal: stop.signal, cache: 'no-store', headers: headers(data.pass) });
@@ -125,7 +137,7 @@ export default function (component) {
       const d = s.data;
       if (Number(got.seq) < Number(d.seq) || !got.shoes) return;
       const moved = !sameIds(Object.keys(got.shoes).sort(), d.ids)
-        || Object.entries(d.hidden || {}).some(([id, v]) => (got.shoes[id] ?? v) > v);
+        || Object.entries(d.hidden || {}).some(([k, v]) => (got.shoes[k] ?? v) > v);
       if (moved) ask(Number(got.seq));
     }, data.pass);
   } else {
