@@ -142,6 +142,7 @@ def wall(server: AppServer, browser, args: argparse.Namespace) -> None:
                          "`.st-key-lobby-${i} [data-testid=\"tile-rounds\"]`))", arg=ids,
                          timeout=180_000)  # fmt: skip
     pg.evaluate(WALL_PROBE)
+    drawn0 = pg.evaluate(DRAWN_JS)
     written: dict[str, float] = {}
     stop = threading.Event()
 
@@ -171,15 +172,22 @@ def wall(server: AppServer, browser, args: argparse.Namespace) -> None:
     elapsed = time.monotonic() - t0
     cpu, task = cpu_s(server.proc.pid) - cpu0, task_s(cdp) - task0
     seen = pg.evaluate("() => window.__wall.seen")
+    drawn = pg.evaluate(DRAWN_JS) - drawn0
     lags = sorted(seen[k] - w for k, w in written.items() if k in seen)
     missing = [k for k in written if k not in seen]
-    q = statistics.quantiles(lags, n=100) if len(lags) > 1 else lags * 99
+    q = statistics.quantiles(lags, n=100, method="inclusive") if len(lags) > 1 else lags * 99
     print(f"{args.tables} tables, one result each every {args.every:g} s, {args.seconds:g} s: "
           f"{len(written)} results")  # fmt: skip
     print(f"tile current after, ms: p50 {q[49]:.0f}, p99 {q[98]:.0f}, max {max(lags):.0f}; "
           f"results never shown on their own: {len(missing)} (a later one came first)")
     print(f"server CPU {100 * cpu / elapsed:.0f}% of one core; page main thread busy "
-          f"{100 * task / elapsed:.0f}%")
+          f"{100 * task / elapsed:.0f}%; tiles drawn per result {drawn / len(written):.2f} "
+          "(1: each result redraws its own tile alone)")
+
+
+DRAWN_JS = """() => Array.from(document.querySelectorAll('[data-testid="tile-rounds"]'))
+  .reduce((n, e) => n + Number(e.dataset.run || 0), 0)"""
+"""How many tile drawings the page has had (each tile counts its own, `lobby_page`)."""
 
 
 def idle(server: AppServer, browser, args: argparse.Namespace) -> None:

@@ -273,6 +273,9 @@ def test_a_stale_tab_on_the_same_shoe_is_refused_then_reloaded(data: Path):
     click(second, "btn_T")  # the second tab moves the shoe on
     click(first, "btn_B")  # the first still shows BP: refused, not written over
     assert any("another tab" in e for e in errors(first))
+    name = db.open_store(data).load(shoe).meta.name  # the default: table, date and time
+    refusal = next(e for e in errors(first) if "another tab" in e)
+    assert name and name in refusal and shoe not in refusal  # called as people know it
     assert winners_on_disk(data, shoe) == "BPT"
     assert shown_round(first) == 3  # and it now shows the newer rounds
     click(first, "btn_B")

@@ -670,6 +670,7 @@ def board_spec(
     decks: int = 8,
     six: bool = False,
     height_px: float | None = None,
+    last_mark_s: float | None = None,
 ) -> dict[str, Any]:
     """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
     as on casino boards, whole shoe.
@@ -701,6 +702,11 @@ def board_spec(
     the bead plate and has a filled centre on the big road. Ties before the shoe's first
     result are counted in the big road's title, apart from its first cell's own ties
     (as road feeds keep them); both need the rounds frame.
+
+    ``last_mark_s``: the last round's cell on the bead plate and the big road is framed
+    in gold (traces named ``"last"``), which the page takes off after that many seconds
+    (``layout.meta["last"]``: the round and the milliseconds), as a table's screen marks
+    the newest result; needs the rounds frame, not with ``hold_last``.
     """
     if isinstance(rounds_or_roads, Mapping):
         if ask is not None or hold_last:
@@ -762,6 +768,8 @@ def board_spec(
                 traces.append(t)
         if name in ghosts:
             traces = traces + _ghost_traces(name, _from(ghosts[name], first), px, lang)
+        if last_mark_s and not hold_last and name in ("bead_plate", "big_road"):
+            traces += _last_mark(road, px)
         # an empty road still draws its grid: Plotly only draws axes that carry a trace
         traces = [{"type": "scatter", "x": [], "y": [], "name": "grid", "mode": "markers",
                    "hoverinfo": "skip"}, *traces]  # fmt: skip
@@ -795,7 +803,20 @@ def board_spec(
         "stacked": boxes[1][2] > boxes[0][2],  # one road per row (a phone's board)
         "roads": metas,
     }
+    if last_mark_s and not hold_last and metas["bead_plate"]["rounds"]:
+        layout["meta"]["last"] = {"round": metas["bead_plate"]["rounds"],
+                                  "ms": round(last_mark_s * 1000)}  # fmt: skip
     return {"data": data, "layout": layout}
+
+
+def _last_mark(road: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
+    """A gold frame on the road's newest cell (the one holding the highest round: a
+    last tie sits on its big-road cell), for the page to take off after a few seconds."""
+    if not road.height:
+        return []
+    x, y = _centres(road.filter(pl.col("round") == pl.col("round").max()))
+    return [_markers(x, y, symbol="square-open", colour=GOLD, size=cell_px * 0.98,
+                     line_width=max(2.0, cell_px * 0.12), name="last")]  # fmt: skip
 
 
 def _marked(roads: Roads, rounds: pl.DataFrame, six: bool) -> tuple[dict[str, pl.DataFrame], int]:

@@ -315,9 +315,26 @@ def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
     """Every live shoe (being played by hand or fed through the API, not ended), most
     recently changed first: the wall of live tables. The shipped sample shoes are no
     table being played (as `session.last_shoe` leaves them out too)."""
-    shoes = db.open_store(data_dir).list_shoes(source="hand", live=True)
-    shoes = shoes.filter(~pl.col("id").str.starts_with("sample"))
+    shoes = db.open_store(data_dir).list_shoes(source=WALL_SOURCE, live=True)
+    shoes = shoes.filter(pl.Series([on_the_wall(i, WALL_SOURCE, False) for i in shoes["id"]],
+                                   dtype=pl.Boolean))  # fmt: skip
     return shoes if limit is None else shoes.head(limit)
+
+
+WALL_SOURCE = "hand"
+"""The shoes of tables being played (by hand or fed through the API) are ``hand`` shoes."""
+
+
+def on_the_wall(shoe_id: str, source: str, ended: bool) -> bool:
+    """Whether a shoe not in the trash belongs on the wall of live tables: the one rule,
+    for `lobby_shoes` and for the wall's follower (which sees the watcher's rows).
+
+    >>> on_the_wall("abc", "hand", False), on_the_wall("sample-1", "hand", False)
+    (True, False)
+    >>> on_the_wall("abc", "hand", True), on_the_wall("abc", "simulated", False)
+    (False, False)
+    """
+    return source == WALL_SOURCE and not ended and not shoe_id.startswith("sample")
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from roads_app.store.db import BUSY_TIMEOUT_S, db_path
@@ -39,11 +40,14 @@ Listener = Callable[[int, frozenset[str]], None]
 @dataclass(frozen=True)
 class ShoeNow:
     """What a follower needs to know of a shoe without reading it: its version, whether
-    it has ended, and its round count."""
+    it has ended, its round count, where it comes from and when it last changed (epoch
+    seconds: the wall's stale mark)."""
 
     version: int
     ended: bool
     rounds: int
+    source: str = "hand"
+    modified: float = 0.0
 
 
 class Watcher:
@@ -72,6 +76,11 @@ class Watcher:
     def version(self, shoe_id: str) -> int | None:
         now = self.shoe(shoe_id)
         return None if now is None else now.version
+
+    def shoes(self) -> dict[str, ShoeNow]:
+        """Every shoe not in the trash, as last seen (a copy)."""
+        with self._lock:
+            return dict(self._shoes)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(seq, changed_ids)`` after each change; returns the unsubscribe."""
@@ -133,9 +142,11 @@ class Watcher:
             return frozenset()
         self._data_version = data_version
         rows = con.execute(
-            "SELECT id, version, ended IS NOT NULL, rounds FROM shoes WHERE deleted IS NULL"
+            "SELECT id, version, ended IS NOT NULL, rounds, source, updated FROM shoes "
+            "WHERE deleted IS NULL"
         ).fetchall()
-        shoes = {r[0]: ShoeNow(int(r[1]), bool(r[2]), int(r[3])) for r in rows}
+        shoes = {r[0]: ShoeNow(int(r[1]), bool(r[2]), int(r[3]), str(r[4]), _epoch(r[5]))
+                 for r in rows}  # fmt: skip
         with self._lock:
             old = self._shoes
             changed = frozenset(
@@ -152,6 +163,14 @@ class Watcher:
                 except Exception:  # a follower's bug must not stop the others' news
                     log.exception("a follower of %s failed", self.path)
         return changed
+
+
+def _epoch(stamp: str | None) -> float:
+    """The store's ISO time stamp as epoch seconds (0 when missing or unreadable)."""
+    try:
+        return datetime.fromisoformat(stamp).timestamp() if stamp else 0.0
+    except ValueError:
+        return 0.0
 
 
 _WATCHERS: dict[tuple[int, Path], Watcher] = {}

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from roads_app.store import tokens
+from roads_app.store import db, tokens
 from roads_app.ui import session
 from roads_app.ui.words import tr
 
@@ -101,6 +101,32 @@ def writes(fn: F) -> F:
         return fn(*args, **kwargs)
 
     return run  # type: ignore[return-value]
+
+
+def follow_pass() -> str:
+    """What this tab's followers (`follow`) show the ``/_roads/follow`` route: the tab's
+    token as the store keeps it (its hash) when the dashboard is exposed, else nothing."""
+    if not exposed():
+        return ""
+    return str(st.session_state.get(HASH_KEY) or "")
+
+
+FOLLOW_HEADER = "X-Roads-Tab"
+"""The header a page's follower sends `follow_pass` in."""
+
+
+def follow_refusal(token_hash: str | None, data_dir: Any) -> tuple[int, str] | None:
+    """The pages' rule for the follow route, with no Streamlit session (it runs on the
+    server's event loop): None when a tab with this token may see the shoe's page, else
+    the status and the one line that says why. Looked up again on every request, as the
+    pages do, so a revoked token stops following too."""
+    if not exposed():
+        return None
+    if not token_hash:
+        return 401, "follow: a viewer or operator token is needed (the dashboard is open)"
+    if len(token_hash) != 64 or db.open_store(data_dir).token_role(token_hash) is None:
+        return 403, "follow: this tab's token is not valid (revoked?)"
+    return None
 
 
 def _check(token: str) -> None:

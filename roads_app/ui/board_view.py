@@ -137,10 +137,11 @@ class Drawn:
 
 
 def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          decks: int, six: bool, hold: bool = False, height: int | None = None) -> dict:
+          decks: int, six: bool, hold: bool = False, height: int | None = None,
+          *, last_mark_s: float | None = None) -> dict:  # fmt: skip
     return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
                             hold_last=hold, decks=decks, six=six,
-                            height_px=height)  # fmt: skip
+                            height_px=height, last_mark_s=last_mark_s)  # fmt: skip
 
 
 def render_board(
@@ -156,6 +157,7 @@ def render_board(
     six: bool = False,
     fill_height: int | None = None,
     strip: bool = True,
+    last_mark_s: float | None = None,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
@@ -168,7 +170,8 @@ def render_board(
     a layout that holds the longest shoe they allow (`board.shoe_columns`). ``six``: the
     table pays a Banker win on 6 apart, which the board marks (`board.board_spec`).
     ``fill_height``: the board fills that many pixels of height too (the display,
-    `board.fill_layout`).
+    `board.fill_layout`). ``last_mark_s``: the last result is framed on the board for
+    that many seconds (the display, `board.board_spec`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -177,7 +180,8 @@ def render_board(
         width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
     spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks, six,
-                 hold=hold_last_s is not None, height=fill_height)  # fmt: skip
+                 hold=hold_last_s is not None, height=fill_height,
+                 last_mark_s=last_mark_s)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.

@@ -32,6 +32,8 @@ from roads_app.ui.words import bet_name, md_text, say
 
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
 FOLLOW_KEY = "display_follow"
+LAST_MARK_S = 6.0
+"""How long the last result stays framed on the board (the header's mark fades as long)."""
 HEADER_SHARE = 0.2
 """Of the screen's height, what the header takes (its type is sized in vh to fit)."""
 HEADER_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
@@ -90,7 +92,7 @@ def _follow(shoe_id: str) -> None:
     screen = follow.screen_size(FOLLOW_KEY)
     height = round(screen["h"] * (1 - HEADER_SHARE)) - 24 if screen else None
     render_board(rounds, key="display_board", max_cell=400, column_width=lambda vw: vw - 48,
-                 fill_height=height, strip=False)  # fmt: skip
+                 fill_height=height, strip=False, last_mark_s=LAST_MARK_S)  # fmt: skip
     st.session_state[SHOWN_KEY] = (shoe_id, version)
 
 

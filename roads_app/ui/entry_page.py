@@ -463,10 +463,22 @@ def render_viewer() -> None:
     """The board without the controls, for a viewer of an exposed dashboard."""
     access.viewer_notice()
     if access.may_view():
-        state = session.current()
-        _header(state)
-        render_board(state.rounds, decks=state.meta.decks, six=pays_six_apart(state.meta.rules))
-        render_stats(state.rounds)
+        viewer_fragment()
+
+
+@st.fragment
+@guarded
+def viewer_fragment() -> None:
+    """A viewer's board follows the table as the display does: a result written anywhere
+    reruns this fragment (`follow.follow_shoe`), and it shows the store's shoe."""
+    if not access.may_view():  # the token was revoked since: the page says why
+        st.rerun(scope="app")
+    state = session.current()
+    if state.saved:
+        follow.follow_shoe(state.meta.id, state.version)
+    _header(state)
+    render_board(state.rounds, decks=state.meta.decks, six=pays_six_apart(state.meta.rules))
+    render_stats(state.rounds)
 
 
 def render_entry_page() -> None:

@@ -9,6 +9,14 @@ shoe, has changed, whoever wrote it: this tab, another tab, the CLI, the HTTP AP
 another server on the same data folder. The component's state then changes, which
 reruns that fragment alone, which reads the store and redraws.
 
+The wall: its grid (`follow_wall`) and each tile (`follow_tile`) are fragments of their
+own, and all of them share the page's one request for the wall, answered with every
+live shoe's version: a result reruns its one tile, a shoe that starts or ends reruns the
+grid. (One request per tile would not do: a browser holds 6 connections to a server.)
+
+When the dashboard is open to the network, the route applies the pages' rule
+(`access.follow_refusal`): the follower sends the tab's token as the store keeps it.
+
 Why not ``st.fragment(run_every=...)``: each tick is a script run per page per tab,
 whether anything changed or not (the display ran 2.5 a second). Here an idle page holds
 one open request, renewed every `WAIT_S` seconds, and the server runs nothing for it.
@@ -18,12 +26,15 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from roads_app.store import watch
+from roads_app.errors import RoadsAppError
+from roads_app.store import library, watch
+from roads_app.ui import access
 
 ROUTE = "/_roads/follow"
 WAIT_S = 25.0
@@ -44,7 +55,8 @@ def follow_shoe(
     fill it."""
     _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
                data={"shoe": shoe_id, "version": version, "screen": screen,
-                     "screen_now": screen_size(key), "got": _got(key)})  # fmt: skip
+                     "screen_now": screen_size(key), "got": _got(key),
+                     "pass": access.follow_pass()})  # fmt: skip
 
 
 def _state(key: str, name: str) -> Any:
@@ -74,18 +86,50 @@ def screen_size(key: str = "follow") -> dict[str, int] | None:
     return None
 
 
-def follow_wall(seq: int, key: str = "follow_wall", wake_s: float | None = None) -> None:
-    """Rerun the calling fragment when any shoe changed after the watcher's change ``seq``,
-    or after ``wake_s`` seconds (when a table turns stale with no change at all)."""
+def follow_wall(
+    seq: int,
+    shown: Iterable[str] = (),
+    hidden: Mapping[str, int] | None = None,
+    *,
+    key: str = "follow_wall",
+) -> None:
+    """Rerun the calling fragment (the wall's grid) when the set of live shoes is no
+    longer ``shown`` (the watcher's change ``seq`` or later), or a shoe the good-road
+    filter hides moved past its version in ``hidden`` (it may pass the filter now). A
+    shown shoe's own change reruns its tile alone (`follow_tile`). Also reports the
+    window's size (`screen_size`), which sets how big a tile is."""
+    _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
+               data={"wall": True, "seq": seq, "ids": sorted(shown), "hidden": dict(hidden or {}),
+                     "screen": True, "screen_now": screen_size(key), "got": _got(key),
+                     "pass": access.follow_pass()})  # fmt: skip
+
+
+def follow_tile(
+    shoe_id: str, version: int, key: str, wake_s: float | None = None
+) -> None:
+    """Rerun the calling fragment (one tile of the wall) when its shoe moved past
+    ``version``, or after ``wake_s`` seconds (when it turns stale with no change at all).
+    Every tile of a page shares the page's one request for the wall (``follow.js``)."""
     wake_ms = round(wake_s * 1000) if wake_s is not None else 0
-    _component(key=key, data={"wall": True, "seq": seq, "wake_ms": wake_ms, "got": _got(key)},
-               height=1,
-               on_seen_change=lambda: None, on_screen_change=lambda: None)  # fmt: skip
+    _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
+               data={"tile": True, "shoe": shoe_id, "version": version, "wake_ms": wake_ms,
+                     "got": _got(key), "pass": access.follow_pass()})  # fmt: skip
 
 
 def wall_seq(data_dir: Path) -> int:
     """The watcher's change count now: what `follow_wall` is given."""
     return watch.watcher(data_dir).seq
+
+
+def shoe_now(data_dir: Path, shoe_id: str) -> watch.ShoeNow | None:
+    """A shoe as the watcher last saw it (what a tile follows), None when gone."""
+    return watch.watcher(data_dir).shoe(shoe_id)
+
+
+def wall_versions(w: watch.Watcher) -> dict[str, int]:
+    """The versions of the shoes on the wall (`library.on_the_wall`), as last seen."""
+    return {k: s.version for k, s in w.shoes().items()
+            if library.on_the_wall(k, s.source, s.ended)}  # fmt: skip
 
 
 # --- the server side (no Streamlit: runs on the server's event loop) -----------------------
@@ -137,13 +181,19 @@ def routes(data_dir: Path) -> list[Any]:
         if _waiting >= MAX_WAITING:
             return JSONResponse({"detail": "too many pages following; try again"},
                                 status_code=503)  # fmt: skip
+        try:  # the pages' rule: a tab that could not see the shoe's page sees no versions
+            refused = access.follow_refusal(request.headers.get(access.FOLLOW_HEADER), data_dir)
+        except RoadsAppError as e:
+            return JSONResponse({"detail": f"follow: {e}"}, status_code=503)
+        if refused is not None:
+            return JSONResponse({"detail": refused[1]}, status_code=refused[0])
         _waiting += 1
         try:
             w = watch.watcher(data_dir)
             now = await wait_for_change(w, shoe, known, WAIT_S)
         finally:
             _waiting -= 1
-        body = {"seq": now} if shoe is None else {"v": now}
+        body = {"seq": now, "shoes": wall_versions(w)} if shoe is None else {"v": now}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
     return [Route(ROUTE, follow, methods=["GET"])]

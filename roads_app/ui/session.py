@@ -166,6 +166,16 @@ def set_error(area: str, message: str | BaseException) -> None:
     errors()[area] = say(message)  # scrubbed of the server's folder paths
 
 
+def by_name(error: BaseException, meta: ShoeMeta) -> BaseException | Message:
+    """The store's message about this shoe with the shoe called by its name (quoted),
+    as the page calls it, where it has one: people know a table by its name, not its id.
+    Any other error as it is."""
+    message = error.args[0] if len(error.args) == 1 else None
+    if not (meta.name and isinstance(message, Message) and message.fields.get("id") == meta.id):
+        return error
+    return Message(message.key, **{**message.fields, "id": quote(meta.name)})
+
+
 def clear_errors() -> None:
     st.session_state[ERRORS_KEY] = {}
 
@@ -215,11 +225,11 @@ def apply(area: str, change: Callable[[pl.DataFrame, ShoeMeta], pl.DataFrame]) -
         new_rounds = change(state.rounds, state.meta)
         saved = save_checked(state, new_rounds, folder)
     except StaleShoeError as e:
-        set_error(area, e)
+        set_error(area, by_name(e, state.meta))
         st.session_state.pop(STATE_KEY, None)
         return False
     except RoadsAppError as e:
-        set_error(area, e)
+        set_error(area, by_name(e, state.meta))
         return False
     st.session_state[STATE_KEY] = saved
     _set_url(saved.meta.id)
@@ -242,11 +252,11 @@ def bring_back(area: str = "result") -> bool:
         store(folder).redo(state.meta.id, state.version)
         st.session_state[STATE_KEY] = load_state(state.meta.id, folder)
     except StaleShoeError as e:
-        set_error(area, e)
+        set_error(area, by_name(e, state.meta))
         st.session_state.pop(STATE_KEY, None)
         return False
     except RoadsAppError as e:
-        set_error(area, e)
+        set_error(area, by_name(e, state.meta))
         return False
     return True
 
@@ -284,7 +294,7 @@ def end_shoe(area: str = "new") -> bool:
         store().end(state.meta.id)
         st.session_state[STATE_KEY] = load_state(state.meta.id, data_dir())
     except RoadsAppError as e:
-        set_error(area, e)
+        set_error(area, by_name(e, state.meta))
         return False
     return True
 

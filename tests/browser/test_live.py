@@ -10,6 +10,7 @@ lost: the store is compared with what was sent.
 
 from __future__ import annotations
 
+import json
 import statistics
 import subprocess
 import sys
@@ -175,12 +176,23 @@ TILE_ROUNDS_JS = """(want) => Object.entries(want).every(([sid, n]) => {
 })"""
 
 
+RUNS_JS = """() => {
+  const runs = {grid: Number(document.querySelector('[data-testid="wall-runs"]').dataset.run)};
+  for (const t of document.querySelectorAll('[class*="st-key-lobby-"]')) {
+    const sid = Array.from(t.classList).find(c => c.startsWith('st-key-lobby-')).slice(13);
+    runs[sid] = Number(t.querySelector('[data-testid="tile-rounds"]').dataset.run);
+  }
+  return runs;
+}"""
+
+
 def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
     live_server: AppServer, browser: Browser
 ) -> None:
-    """24 tables fed through the API all show, each with its round count as fed; a
-    table whose last result is older than the stale setting is marked; an ended shoe
-    leaves the wall without a reload."""
+    """24 tables fed through the API all show, each with its round count as fed; one
+    more result redraws its own tile and no other (nor the grid); a table whose last
+    result is older than the stale setting is marked; an ended shoe leaves the wall
+    without a reload."""
     server = live_server
     for sid in (r["id"] for r in httpx.get(f"http://127.0.0.1:{server.api_port}/shoes").json()):
         if db.open_store(server.data_dir).ended(sid) is None:  # earlier tests' shoes
@@ -194,19 +206,27 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
                 api_append(server, sid, w)
             want[sid] = 1 + i % 3
         wall.wait_for_function(TILE_ROUNDS_JS, arg=want, timeout=60_000, polling="raf")
-        api_append(server, shoes[0], "B")  # one more: the wall follows it too
+        wait_idle(wall)
+        runs_before = wall.evaluate(RUNS_JS)
+        api_append(server, shoes[0], "B")  # one more: its tile follows it, alone
         want[shoes[0]] += 1
         wall.wait_for_function(TILE_ROUNDS_JS, arg=want, timeout=60_000, polling="raf")
+        wait_idle(wall)
+        runs_after = wall.evaluate(RUNS_JS)
+        assert runs_after.pop(shoes[0]) == runs_before.pop(shoes[0]) + 1
+        assert runs_after == runs_before  # no other tile, nor the grid, was drawn again
 
         # stale: table 2's last result is made 10 minutes old (the store's clock), the
-        # others are fresh; then a change anywhere redraws the wall
+        # others are fresh; the wall's own setting (6 minutes now) marks it alone
         with db.open_store(server.data_dir).write() as c:
             c.execute("UPDATE shoes SET updated = ? WHERE id = ?",
                       ((datetime.now(UTC) - timedelta(minutes=10)).isoformat(), shoes[1]))
-        api_append(server, shoes[5], "P")  # (the store's clock moved by hand: no version did)
-        stale = wall.locator(f".st-key-lobby-{shoes[1]}").get_by_text("no result for 5 min")
+        box = wall.locator(".st-key-lobby_stale_min input")
+        box.fill("6")
+        box.press("Enter")
+        stale = wall.locator(f".st-key-lobby-{shoes[1]}").get_by_text("no result for 6 min")
         stale.wait_for(timeout=60_000)
-        assert wall.get_by_text("no result for 5 min").count() == 1
+        assert wall.get_by_text("no result for 6 min").count() == 1
 
         r = httpx.post(f"http://127.0.0.1:{server.api_port}/shoes/{shoes[2]}/end",
                        headers={"Authorization": f"Bearer {token(server)}"})  # fmt: skip
@@ -257,5 +277,75 @@ def test_the_display_fills_the_screen_with_name_and_limits(
         for el in (pg.locator(".st-key-display_name h1"), pg.get_by_test_id("limits")):
             r = el.bounding_box()
             assert r is not None and r["y"] + r["height"] <= size[1]
+    finally:
+        ctx.close()
+
+
+LAST_MARK_JS = """() => {
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
+  if (!g) return null;
+  const marks = g.data.filter(t => t.name === 'last' && t.opacity !== 0);
+  return {rounds: g.layout.meta.rounds, marks: marks.length,
+          xs: marks.map(t => t.x[0]), ys: marks.map(t => t.y[0])};
+}"""
+
+
+def test_the_display_marks_the_last_result_on_the_board_for_a_few_seconds(
+    live_server: AppServer, browser: Browser
+) -> None:
+    """The newest result is framed on the board itself (the bead plate's and the big
+    road's cell), then the frame goes; the next result is framed in turn."""
+    server = live_server
+    shoe = new_shoe(server, "Table 8")
+    cli(server, "shoes", "add", shoe, "BBPB")
+    pg = open_page(browser, f"{server.url}/display?shoe={shoe}")
+    try:
+        wait_rounds(pg, 4, timeout_ms=120_000)
+        pg.wait_for_function(f"() => {{ const m = ({LAST_MARK_JS})(); "
+                             "return m && m.rounds === 4 && m.marks === 2; }",
+                             timeout=60_000)  # fmt: skip
+        marked = pg.evaluate(LAST_MARK_JS)
+        # round 4 is bead 4 (column 0, row 3) and the big road's third column's top
+        assert sorted(zip(marked["xs"], marked["ys"], strict=True)) == [(0.5, 3.5), (2.5, 0.5)]
+        pg.wait_for_function(f"() => ({LAST_MARK_JS})().marks === 0", timeout=60_000)
+        api_append(server, shoe, "P")
+        pg.wait_for_function(f"() => {{ const m = ({LAST_MARK_JS})(); "
+                             "return m && m.rounds === 5 && m.marks === 2; }",
+                             timeout=60_000)  # fmt: skip
+    finally:
+        pg.context.close()
+
+
+TILE_ROADS_JS = """(sid) => Array.from(
+  document.querySelectorAll(`.st-key-lobby-${sid} .js-plotly-plot`))
+  .map(g => g.layout && g.layout.meta && g.layout.meta.road).filter(Boolean).sort()"""
+
+
+@pytest.mark.parametrize(("width", "columns", "derived"), [(1920, 2, True), (1920, 4, False),
+                                                           (390, 1, False)])  # fmt: skip
+def test_a_big_tile_shows_the_derived_roads(
+    live_server: AppServer, browser: Browser, width: int, columns: int, derived: bool
+) -> None:
+    """A tile wide enough (a wide screen, fewer columns) shows the big eye boy, small road
+    and cockroach pig under its bead plate and big road; a phone's tile does not."""
+    server = live_server
+    shoe = new_shoe(server, f"Wide {width} {columns}")
+    cli(server, "shoes", "add", shoe, "BBPBPPBBBPB")
+    ctx = browser.new_context(viewport={"width": width, "height": 1080})
+    pg = ctx.new_page()
+    pg.set_default_timeout(120_000)
+    try:
+        pg.goto(f"{server.url}/lobby")
+        wait_idle(pg)
+        box = pg.locator(".st-key-lobby_columns input")
+        box.fill(str(columns))
+        box.press("Enter")
+        want = ["bead_plate", "big_road"]
+        if derived:
+            want = sorted([*want, "big_eye_boy", "small_road", "cockroach_pig"])
+        pg.wait_for_function(f"(sid) => JSON.stringify(({TILE_ROADS_JS})(sid)) === "
+                             f"'{json.dumps(want, separators=(',', ':'))}'",
+                             arg=shoe, timeout=60_000)  # fmt: skip
     finally:
         ctx.close()

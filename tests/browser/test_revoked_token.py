@@ -9,12 +9,14 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from conftest import AppServer, wait_idle, wait_keys, wait_rounds
 from playwright.sync_api import Page, expect
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db, tokens
+from tests import storehelp as sh
 
 pytestmark = pytest.mark.browser
 
@@ -57,3 +59,38 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     assert db.open_store(data).load(meta.id).rounds["winner"].to_list() == list("BPBB")
     expect(page.get_by_text(REFUSED)).to_be_visible()
     expect(page.locator(".st-key-btn_B")).to_have_count(0)  # the controls are gone
+
+
+def test_the_follow_route_applies_the_pages_token_rule(exposed: AppServer) -> None:
+    """On an exposed dashboard the follow route answers only a tab whose token could see
+    the shoe's page: no token 401, a token the store does not hold 403, each with a
+    one-line JSON detail; a viewer's token is answered."""
+    data = exposed.data_dir
+    meta = ShoeMeta(name="exposed table")
+    db.open_store(data).create_shoe(meta, rounds_from_winners("BP"))
+    url = f"{exposed.url}/_roads/follow"
+    viewer = tokens.hash_token(tokens.issue(data, "viewer"))
+    for params in ({"shoe": meta.id, "v": ""}, {"wall": ""}):
+        r = httpx.get(url, params=params, timeout=30)
+        assert r.status_code == 401 and "token" in r.json()["detail"], r.text
+        r = httpx.get(url, params=params, timeout=30,
+                      headers={"X-Roads-Tab": tokens.hash_token("ra_made_up")})  # fmt: skip
+        assert r.status_code == 403 and "\n" not in r.json()["detail"], r.text
+        r = httpx.get(url, params=params, timeout=30, headers={"X-Roads-Tab": viewer})
+        assert r.status_code == 200, r.text
+    assert r.json()["shoes"][meta.id] == db.open_store(data).version(meta.id)
+
+
+def test_a_viewers_scoreboard_follows_the_table(exposed: AppServer, page: Page) -> None:
+    """The read-only scoreboard a viewer's token shows follows results written elsewhere,
+    as the display does, without a reload."""
+    page.set_default_timeout(120_000)
+    data = exposed.data_dir
+    meta = ShoeMeta(name="watched table")
+    db.open_store(data).create_shoe(meta, rounds_from_winners("BPB"))
+    token = tokens.issue(data, "viewer")
+    page.goto(f"{exposed.url}/?shoe={meta.id}&token={token}")
+    wait_rounds(page, 3)
+    expect(page.locator(".st-key-btn_B")).to_have_count(0)  # a viewer: no controls
+    sh.save_shoe(rounds_from_winners("BPBT"), meta, data)  # another writer
+    wait_rounds(page, 4)

@@ -1,53 +1,118 @@
-// Follow a shoe (or the whole wall of tables) without polling the app: one request
-// waits at the server (`/_roads/follow`, answered by the process's one watcher of the
-// store) until what this page shows is out of date, then the component's state changes,
-// which reruns the fragment it sits in, and nothing else. An idle page holds one open
-// request, renewed every `WAIT_S` seconds, and costs the server no script run at all.
+// Follow a shoe (or the wall of live tables) without polling the app: one request waits
+// at the server (`/_roads/follow`, answered by the process's one watcher of the store)
+// until what this page shows is out of date, then the component's state changes, which
+// reruns the fragment it sits in, and nothing else. An idle page holds one open request,
+// renewed every `WAIT_S` seconds, and costs the server no script run at all.
+//
+// The wall: the grid and every tile share the page's one request for the wall (`hub`),
+// answered with every live shoe's version; a tile reruns when its shoe moved on, the
+// grid when the set of live shoes changed or a shoe the filter hides moved on.
+
+const PATH = () => new URL('_roads/follow', window.location.href).pathname;
+const headers = (pass) => (pass ? { 'X-Roads-Tab': pass } : {});
+
+// The page's one request for the wall, shared by its grid and tiles.
+function hub() {
+  if (window.__rdWall) return window.__rdWall;
+  const h = { subs: new Set(), last: null, seq: '', running: false, pass: '' };
+  const loop = async () => {
+    h.running = true;
+    let delay = 250;
+    while (h.subs.size) {
+      try {
+        const r = await fetch(`${PATH()}?wall=${encodeURIComponent(h.seq)}`,
+          { cache: 'no-store', headers: headers(h.pass) });
+        if (!r.ok) throw new Error(`HTTP ${r.status}`);
+        const got = await r.json();
+        delay = 250;
+        h.seq = String(got.seq);
+        h.last = got;
+        document.documentElement.dataset.rdFollowed = h.seq;
+        for (const f of [...h.subs]) f(got);
+      } catch (e) {  // the server restarting, or this tab's token refused
+        await new Promise((ok) => setTimeout(ok, delay));
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+    h.running = false;
+  };
+  h.sub = (f, pass) => {
+    h.pass = pass || '';
+    h.subs.add(f);
+    if (h.last) f(h.last);  // what is known already (a tile drawn after the news)
+    if (!h.running) loop();
+    return () => h.subs.delete(f);
+  };
+  return (window.__rdWall = h);
+}
+
+// One state change per macrotask: Streamlit sends the widget changes of one task as one
+// rerun request for one fragment, so two tiles asking at once would rerun only one.
+function serial(f) {
+  const q = window.__rdSerial || (window.__rdSerial = { items: [], busy: false });
+  const next = () => {
+    const g = q.items.shift();
+    if (!g) { q.busy = false; return; }
+    g();
+    setTimeout(next, 0);  // after the flush Streamlit scheduled for g's change
+  };
+  q.items.push(f);
+  if (!q.busy) { q.busy = true; setTimeout(next, 0); }
+}
+
+const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 export default function (component) {
-  const { data, setStateValue, parentElement } = component;
-  const root = parentElement.host || parentElement;
-  const s = root.__rdFollow || (root.__rdFollow = { asked: null, timer: null, gen: 0 });
+  const { data, setStateValue } = component;
+  // Kept per followed thing, not per element: Streamlit may mount a component anew on
+  // a rerun, and a retry left on the old element would rerun its fragment for ever.
+  const states = window.__rdFollowing || (window.__rdFollowing = {});
+  const id = data.tile ? `tile:${data.shoe}` : data.wall ? 'wall' : `shoe:${data.shoe}`;
+  const s = states[id] || (states[id] = { asked: null, timer: null, gen: 0 });
   const gen = ++s.gen;  // only the newest render's loop may ask: an older one sees old data
+  s.set = setStateValue;  // a retry asks through the element on show now
   const stop = new AbortController();
   const known = data.wall ? data.seq : data.version;
-  const query = data.wall ? `wall=${encodeURIComponent(known)}`
-    : `shoe=${encodeURIComponent(data.shoe)}&v=${encodeURIComponent(known ?? '')}`;
-  const url = new URL('_roads/follow', window.location.href);
-  let delay = 250;
 
   // A news is asked for once: a second rerun at once would supersede the first, and what
   // that run showed only once (a good-road toast) would be lost with it. A news asked for
   // and still not shown after a while is asked again: a rerun request made while a run
-  // was starting can be folded into it and lost.
+  // was starting can be folded into it and lost. The wall's tiles ask one per task
+  // (`serial`). While one is asked for, newer news waits for it: the rerun reads the
+  // store as it is then (and a tile drawn behind the wall's news is told again when it
+  // subscribes, `hub`).
   const send = (now) => {
     s.stamp = Math.max(Date.now(), (s.stamp || 0) + 1);  // each request's own, increasing
-    s.asked = { now, at: s.stamp };
-    setStateValue('seen', s.asked);
+    const asked = s.asked = { now, at: s.stamp };
+    const go = () => { if (s.asked === asked) s.set('seen', asked); };  // unless shown since
+    if (data.tile || data.wall) serial(go); else go();
     clearTimeout(s.timer);
     s.timer = setTimeout(() => { if (s.asked && s.asked.now === now) send(now); }, 3000);
   };
   const ask = (now) => {
-    if (gen !== s.gen) return;  // an older render's loop: its data is not what is shown
-    if (s.asked && String(s.asked.now) === String(now)) return;  // asked; the timer minds it
+    if (gen !== s.gen) return;  // an older render's: its data is not what is shown
+    if (s.asked) return;  // asked; the timer minds it
     send(now);
   };
   // Asked and answered: the server ran with what was asked (``got``: the stamp of the
-  // last state it received), or the page shows that news already.
+  // last state it received), or the page shows that news (or a later one) already.
   const answered = s.asked && ((data.got != null && Number(data.got) >= s.asked.at)
-    || String(s.asked.now) === String(known));
+    || String(s.asked.now) === String(known) || Number(known) >= Number(s.asked.now));
   if (answered) { s.asked = null; clearTimeout(s.timer); }
 
   const loop = async () => {
+    const query = `shoe=${encodeURIComponent(data.shoe)}&v=${encodeURIComponent(known ?? '')}`;
+    let delay = 250;
     while (!stop.signal.aborted && gen === s.gen) {
       try {
-        const r = await fetch(`${url.pathname}?${query}`, { signal: stop.signal, cache: 'no-store' });
+        const r = await fetch(`${PATH()}?${query}`,
+          { signal: stop.signal, cache: 'no-store', headers: headers(data.pass) });
         if (!r.ok) throw new Error(`HTTP ${r.status}`);
         const got = await r.json();
-        const now = data.wall ? got.seq : got.v;
         delay = 250;
-        if (String(now ?? '') !== String(known ?? '')) {
-          document.documentElement.dataset.rdFollowed = String(now);
-          ask(now);
+        if (String(got.v ?? '') !== String(known ?? '')) {
+          document.documentElement.dataset.rdFollowed = String(got.v);
+          ask(got.v);
           return;  // the rerun brings this component its new data, and a new loop
         }
       } catch (e) {
@@ -57,7 +122,29 @@ export default function (component) {
       }
     }
   };
-  // A page laid out for the screen (the display) reports the window's size.
+
+  // One subscription per followed thing, judging by what is on show now (`s.data`): a
+  // component drawn again is not always told to clean up first.
+  s.data = data;
+  if (s.unsub) { s.unsub(); s.unsub = null; }
+  if (data.tile) {
+    s.unsub = hub().sub((got) => {
+      const v = got.shoes && got.shoes[s.data.shoe];
+      if (typeof v === 'number' && v > Number(s.data.version)) ask(v);
+    }, data.pass);
+  } else if (data.wall) {
+    s.unsub = hub().sub((got) => {
+      const d = s.data;
+      if (Number(got.seq) < Number(d.seq) || !got.shoes) return;
+      const moved = !sameIds(Object.keys(got.shoes).sort(), d.ids)
+        || Object.entries(d.hidden || {}).some(([k, v]) => (got.shoes[k] ?? v) > v);
+      if (moved) ask(Number(got.seq));
+    }, data.pass);
+  } else {
+    loop();
+  }
+
+  // A page laid out for the screen (the display, the wall) reports the window's size.
   let onResize = null;
   if (data.screen) {
     const report = () => {
@@ -70,10 +157,10 @@ export default function (component) {
     window.addEventListener('resize', onResize);
     report();
   }
-  // The wall also wakes when a table is due to turn stale (no result for N minutes).
-  const wake = data.wake_ms > 0 && setTimeout(() => ask(`t${Date.now()}`), data.wake_ms);
+  // A tile also wakes when its table is due to turn stale (no result for N minutes).
+  const wake = data.wake_ms > 0 && setTimeout(
+    () => serial(() => setStateValue('seen', { wake: Date.now() })), data.wake_ms);
   document.documentElement.dataset.rdFollow = 'on';
-  loop();
   return () => {
     stop.abort();
     if (wake) clearTimeout(wake);

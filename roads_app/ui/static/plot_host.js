@@ -101,9 +101,24 @@ export default function (component) {
     const g = box.querySelector(':scope > .rd-plot');
     g.style.minHeight = '';
     Promise.resolve(P.react(g, want.spec.data, want.spec.layout, want.config || {}))
-      .then(toEnd);  // drawn (this runs before the next paint when the draw was at once)
+      .then(toEnd)  // drawn (this runs before the next paint when the draw was at once)
+      .then(() => unmarkLater(P, g, want));
     g.__rdSig = want.sig;
     expose();
+  }
+
+  // The last result framed on the board (`board.board_spec`, ``meta.last``) is taken
+  // off after its few seconds, unless a newer board is on show by then.
+  function unmarkLater(P, g, want) {
+    const last = want.spec.layout.meta && want.spec.layout.meta.last;
+    if (!last) return;
+    const marks = want.spec.data.map((t, i) => (t.name === 'last' ? i : -1)).filter((i) => i >= 0);
+    setTimeout(() => {
+      if (g.__rdSig !== want.sig || !marks.length) return;
+      P.restyle(g, { opacity: 0 }, marks);
+      g.dataset.lastMarked = '';
+    }, last.ms);
+    g.dataset.lastMarked = String(last.round);
   }
 
   // A new board opens on its newest columns (the right-hand end, where every road of a
