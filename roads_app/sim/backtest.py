@@ -506,12 +506,12 @@ def run_saved(
 
     store = db.open_store(Path(data_dir))
     if ids is None:
-        ids = store.list_shoes()["id"].to_list()
+        ids = store.shoes.list()["id"].to_list()
     if not ids:
         raise StrategyError(f"no saved shoes in {data_dir} to backtest")
     results = []
     for k, shoe_id in enumerate(ids):
-        rounds = store.load(shoe_id).rounds
+        rounds = store.shoes.load(shoe_id).rounds
         results.append(play_shoe(rounds, strategy, resolved, table))
         if progress is not None:
             progress(k + 1, len(ids))

@@ -51,7 +51,7 @@ def import_upload(
         raise safe_io.over_limit(shown_path(Path(filename).name), len(data),
                                  storage.MAX_IMPORT_BYTES)  # fmt: skip
     rounds, meta = storage.import_bytes(data, filename, name=name)
-    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
+    db.open_store(data_dir).shoes.create(meta, rounds, action="imported")
     return meta
 
 
@@ -62,7 +62,7 @@ def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta
     ``/dev/zero``, a FIFO or a file that grows while it is read are refused in one line.
     """
     rounds, meta = storage.import_path(Path(path), name=name)
-    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
+    db.open_store(data_dir).shoes.create(meta, rounds, action="imported")
     return meta
 
 
@@ -115,7 +115,7 @@ def import_shoes(
         if parts is None:
             return [import_upload(data, path.name, data_dir, name=name)]
         shoes = [parts.shoe(k, name_of(k)) for k in parts.numbers]
-    db.open_store(data_dir).create_shoes(shoes, action="imported")
+    db.open_store(data_dir).shoes.create_many(shoes, action="imported")
     return [meta for _rounds, meta in shoes]
 
 
@@ -253,7 +253,7 @@ def export_shoe(
 ) -> tuple[bytes, str]:
     """A saved shoe as file bytes and a file name; ``upto`` cuts it after that round."""
     check_format(fmt)
-    saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))
+    saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe_id))
     rounds, meta = saved.rounds, saved.meta
     if upto is not None:
         rounds = rounds.head(max(0, upto))
@@ -334,7 +334,7 @@ def simulate(
             "name": name or dealt_meta.name,
         }
     )
-    db.open_store(data_dir).create_shoe(meta, rounds, ended=True)
+    db.open_store(data_dir).shoes.create(meta, rounds, ended=True)
     return meta
 
 
@@ -342,7 +342,7 @@ def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
     """Every live shoe (being played by hand or fed through the API, not ended), most
     recently changed first: the wall of live tables. The shipped sample shoes are no
     table being played (as `session.last_shoe` leaves them out too)."""
-    shoes = db.open_store(data_dir).list_shoes(source="hand", live=True)
+    shoes = db.open_store(data_dir).shoes.list(source="hand", live=True)
     shoes = shoes.filter(~pl.col("id").str.starts_with("sample"))
     return shoes if limit is None else shoes.head(limit)
 
@@ -371,7 +371,7 @@ def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | s
     """Load a shoe or say in one line why it cannot be (for pages that show, not raise):
     the error's `Message`, so a page can say it in its own language."""
     try:
-        saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))  # never a path
+        saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe_id))  # never a path
         return saved.rounds, saved.meta
     except RoadsAppError as e:
         return e.message

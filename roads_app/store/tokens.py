@@ -38,7 +38,7 @@ def issue(data_dir: Path, role: str = "operator", *, again: bool = False) -> str
     """A new token of ``role``; refused when one exists unless ``again`` (it cannot be
     shown twice: only its hash is kept)."""
     store = db.open_store(data_dir)
-    if store.count_tokens(_check_role(role)) and not again:
+    if store.tokens.count(_check_role(role)) and not again:
         article, flag = ("an", "") if role == "operator" else ("a", " --viewer")
         raise RoadsAppError(
             f"{article} {role} token already exists and only its hash is kept, so it cannot "
@@ -46,15 +46,15 @@ def issue(data_dir: Path, role: str = "operator", *, again: bool = False) -> str
             "--revoke-all invalidates the old ones"
         )
     token = _PREFIX[role] + secrets.token_urlsafe(32)
-    store.add_token(hash_token(token), role)
+    store.tokens.add(hash_token(token), role)
     return token
 
 
 def role_of(data_dir: Path, token: str) -> str | None:
     """``operator``, ``viewer`` or None for a token nobody issued (or one revoked)."""
-    return db.open_store(data_dir).token_role(hash_token(token))
+    return db.open_store(data_dir).tokens.role(hash_token(token))
 
 
 def revoke_all(data_dir: Path, role: str) -> int:
     """Invalidate every token of a role; how many there were."""
-    return db.open_store(data_dir).revoke_tokens(_check_role(role))
+    return db.open_store(data_dir).tokens.revoke(_check_role(role))

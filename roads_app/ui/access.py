@@ -65,7 +65,7 @@ def _recheck() -> str | None:
     another role) since is noted, for `notice` to say."""
     was = st.session_state.get(ROLE_KEY)
     token_hash = st.session_state.get(HASH_KEY)
-    now = session.store().token_role(token_hash) if token_hash else None
+    now = session.store().tokens.role(token_hash) if token_hash else None
     if was is not None and now != was:
         st.session_state[ROLE_KEY] = now
         st.session_state[REVOKED_KEY] = True
@@ -105,7 +105,7 @@ def writes(fn: F) -> F:
 
 def _check(token: str) -> None:
     token_hash = tokens.hash_token(token.strip())
-    found = session.store().token_role(token_hash)
+    found = session.store().tokens.role(token_hash)
     st.session_state[ROLE_KEY] = found
     st.session_state[HASH_KEY] = token_hash if found else None
     st.session_state.pop(REVOKED_KEY, None)

@@ -37,7 +37,7 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     page.set_default_timeout(120_000)  # a hang guard on a shared, loaded machine
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
-    db.open_store(data).create_shoe(meta, rounds_from_winners("BPB"))
+    db.open_store(data).shoes.create(meta, rounds_from_winners("BPB"))
     token = tokens.issue(data, "operator")
 
     page.goto(f"{exposed.url}/?shoe={meta.id}&token={token}")
@@ -54,6 +54,6 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     page.wait_for_function(SETTLED_JS, arg=REFUSED)
     wait_idle(page)
 
-    assert db.open_store(data).load(meta.id).rounds["winner"].to_list() == list("BPBB")
+    assert db.open_store(data).shoes.load(meta.id).rounds["winner"].to_list() == list("BPBB")
     expect(page.get_by_text(REFUSED)).to_be_visible()
     expect(page.locator(".st-key-btn_B")).to_have_count(0)  # the controls are gone
