@@ -29,7 +29,13 @@ import polars as pl
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from roads_app.errors import RoundError, SchemaError, ShoeCompositionError, validation_message
+from roads_app.errors import (
+    RoundError,
+    SchemaError,
+    ShoeCompositionError,
+    validation_message,
+    whole_number,
+)
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, check_hand
 from roads_app.messages import Message, side
@@ -288,8 +294,7 @@ def round_by_points(
 ) -> dict[str, Any]:
     """A round known by its two totals; the winner follows from them."""
     for name, pts in (("player", player_points), ("banker", banker_points)):
-        if isinstance(pts, bool) or not isinstance(pts, int) or not 0 <= pts <= 9:
-            raise RoundError(Message("msg_points_range", side=side(name), pts=repr(pts)))
+        whole_number(pts, Message("msg_what_points", side=side(name)), 0, 9, error=RoundError)
     w = "B" if banker_points > player_points else "P" if player_points > banker_points else "T"
     if winner is not None and _winner(winner) != w:
         raise RoundError(Message("msg_winner_disagrees", w=_named(_winner(winner)),

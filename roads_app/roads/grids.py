@@ -31,8 +31,9 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from roads_app.errors import RoundError
+from roads_app.errors import RoundError, whole_number
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
+from roads_app.messages import Message
 from roads_app.roads.derived import NO_MARK, mark_colours, opposite
 
 DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
@@ -71,10 +72,7 @@ MAX_ROWS = 50
 
 
 def _check_rows(rows: int) -> int:
-    ok = isinstance(rows, int | np.integer) and not isinstance(rows, bool)
-    if not ok or not 1 <= rows <= MAX_ROWS:
-        raise RoundError(f"road rows must be a whole number from 1 to {MAX_ROWS}, not {rows!r}")
-    return int(rows)
+    return whole_number(rows, Message("msg_what_road_rows"), 1, MAX_ROWS, error=RoundError)
 
 
 def _shoes(rounds: pl.DataFrame) -> _Shoes:
