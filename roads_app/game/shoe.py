@@ -57,10 +57,8 @@ class ShoeOptions:
         whole_number(self.decks, Message("msg_what_decks"), 1, 8, error=RoundError)
         whole_number(self.cut, Message("msg_what_cut"), error=RoundError)
         if not 0 <= self.cut <= self.cards // 2:
-            raise RoundError(
-                f"cut {self.cut} is out of range: 0 to {self.cards // 2} cards from the end "
-                f"of the {self.decks}-deck shoe"
-            )
+            raise RoundError(Message("msg_cut_range", cut=self.cut, most=self.cards // 2,
+                                     decks=self.decks))  # fmt: skip
 
     @property
     def cards(self) -> int:
