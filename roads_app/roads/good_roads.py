@@ -305,7 +305,8 @@ def parse_catalogue(text: str, where: str) -> Catalogue:
     patterns = []
     for i, p in enumerate(model.patterns):
         if p.key in seen:
-            raise RulesError(Message("msg_gr_listed_twice", where=where, i=i, name=quote(p.key)))
+            raise RulesError(Message("msg_gr_listed_twice", where=where, field=f"patterns.{i}.key",
+                                     name=quote(p.key)))
         seen.add(p.key)
         cols = tuple(_constraint(c, f"{where}: patterns.{i}.columns") for c in p.columns)
         patterns.append(

@@ -80,7 +80,7 @@ def _shoes(rounds: pl.DataFrame) -> _Shoes:
     if not isinstance(rounds, pl.DataFrame):
         raise RoundError(Message("msg_roads_need_table", type=type(rounds).__name__))
     if "winner" not in rounds.columns:
-        raise RoundError(Message("msg_no_winner_column"))
+        raise RoundError(Message("msg_no_winner_column", column="'winner'"))
     multi = "shoe" in rounds.columns
     winner = rounds["winner"]
     if winner.dtype != WINNER:
