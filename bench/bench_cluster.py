@@ -27,6 +27,7 @@ from typing import Any
 import ray
 
 from roads_app.bets.tables import load_table
+from roads_app.render.verdict import verdict_text
 from roads_app.sim import backtest, cluster, strategies
 
 TABLE = load_table("classic")
@@ -44,7 +45,7 @@ def timed_shard(first: int, count: int, *args: Any) -> tuple[backtest.Run, float
 
 def summary_json(run: backtest.Run, seconds: float = 0.0) -> str:
     s = backtest.summarize(run, TABLE, RESOLVED.bankroll)
-    d = s.to_dict()
+    d = s.to_dict(verdict_text)
     return json.dumps(d)
 
 

@@ -4,7 +4,7 @@ A `Message` *is* its English text (a ``str``), so every caller that prints, comp
 logs or serialises a reason keeps working, and the CLI, the HTTP API and JSON stay in
 English. It also carries the catalogue key and fields it was made from, so a page in
 another language says it in that language (`Message.text`). The template is written
-once, in `roads_app/render/i18n.toml` (keys ``msg_...``; the bankroll rule's
+once, in `roads_app/i18n.toml` (keys ``msg_...``; the bankroll rule's
 ``not_enough_bankroll``), beside its translations.
 
 A reason built row by row in a Polars column is plain text; `parse` finds the message
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
-from roads_app.render.i18n import DEFAULT, catalogue, word
+from roads_app.i18n import DEFAULT, catalogue, word
 
 FIELD = re.compile(r"\{([a-z_][a-z_0-9]*)\}")
 

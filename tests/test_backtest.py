@@ -22,7 +22,9 @@ from roads_app.cli import main
 from roads_app.errors import BetError, RoadsAppError, StrategyError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
+from roads_app.render.verdict import verdict_text
 from roads_app.sim import backtest, kernel, strategies
+from roads_app.store.library import saved_rounds
 from tests.shown import shown
 from tests.storehelp import save_shoe
 
@@ -49,7 +51,8 @@ def test_flat_banker_measured_ev_agrees_with_the_exact_edge_within_its_95pct_ci(
     assert lo <= -SPEC_EDGE["banker"] <= hi
     assert s.exact_ev == pytest.approx(-SPEC_EDGE["banker"], abs=5e-6)
     assert hi - lo < 0.004  # 20,000 shoes pin it to a few tenths of a percent
-    assert "Within chance of the house edge" in s.verdict
+    assert s.verdict.finding is backtest.Finding.WITHIN
+    assert "Within chance of the house edge" in verdict_text(s.verdict)
     assert s.hands == s.bets  # a flat bet plays every hand
 
 
@@ -72,8 +75,8 @@ def test_ratio_ci_with_equal_stakes_is_the_t_free_mean_interval():
 
 
 def test_verdict_says_beyond_chance_only_when_the_edge_is_outside_the_interval():
-    assert "Within chance" in backtest.verdict(-0.01, (-0.02, 0.0), -0.0106, 100)
-    v = backtest.verdict(0.05, (0.01, 0.09), -0.0106, 100)
+    assert "Within chance" in verdict_text(backtest.judge(-0.01, (-0.02, 0.0), -0.0106, 100))
+    v = verdict_text(backtest.judge(0.05, (0.01, 0.09), -0.0106, 100))
     assert "Differs beyond chance" in v and "better" in v
 
 
@@ -268,6 +271,12 @@ def test_bad_settings_raise_the_strategy_and_bet_errors():
         backtest.backtest(flat, strategies.Settings(), table, seed=-1, shoes=3)
 
 
+def saved_shoes(data_dir: Path) -> backtest.Saved:
+    """The saved shoes of ``data_dir`` as the CLI hands them to the engine."""
+    ids, rounds = saved_rounds(data_dir)
+    return backtest.Saved(ids, rounds, where=str(data_dir))
+
+
 def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
     table = load_table("winbox")
     dealt = deal_shoe(8, table.shoe, 0).rounds
@@ -275,14 +284,14 @@ def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
     save_shoe(rounds_from_winners("BPPTBBPB"), ShoeMeta(id="winners", source="hand"), tmp_path)
     strategy = strategies.make_strategy("flat", bet="banker")
     money = strategies.Settings(bankroll=1e6, side_bets=(("player_pair", 1),))
-    result = backtest.backtest(strategy, money, table, data_dir=tmp_path)
+    result = backtest.backtest(strategy, money, table, saved=saved_shoes(tmp_path))
     f = result.run.per_shoe.sort("shoe")
     assert f["shoe"].to_list() == ["dealt", "winners"]
     # Banker needs only the winner; the pair side bet needs cards or flags.
     assert f["wagered_banker"].to_list() == [dealt.height * 10.0, 8 * 10.0]
     assert f["wagered_player_pair"].to_list() == [min(45, dealt.height) * 10.0, 0.0]
     assert result.summary.unsettled == 8
-    assert "lack the cards" in result.text()
+    assert "lack the cards" in result.text(verdict_text)
     # The saved dealt shoe gives the same row as the simulated shoe it came from.
     sim = backtest.run_fast(
         strategy, strategies.resolve(money, strategy, table), table, seed=8, shoes=1
@@ -297,7 +306,7 @@ def test_saved_backtest_with_no_shoes_says_so(tmp_path: Path):
             strategies.make_strategy("flat"),
             strategies.Settings(),
             load_table("classic"),
-            data_dir=tmp_path,
+            saved=saved_shoes(tmp_path),
         )
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as hs
 
 from roads_app.game.rounds import apply_keys, rounds_from_winners
 from roads_app.ui.board_host import unapplied
-from roads_app.ui.session import scrub
+from roads_app.ui.folder import scrub
 
 presses = hs.lists(hs.sampled_from("bptu"), min_size=1, max_size=60)
 

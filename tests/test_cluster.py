@@ -20,6 +20,7 @@ from polars.testing import assert_frame_equal
 
 from roads_app.bets.tables import load_table
 from roads_app.cli import main
+from roads_app.render.verdict import verdict_text
 from roads_app.sim import backtest, strategies
 
 ray = pytest.importorskip("ray", reason="the cluster tests need roads-app[cluster] (Ray)")
@@ -39,7 +40,7 @@ def local_ray():
 
 def _json(result: backtest.Backtest) -> str:
     """The --json document without its timing fields, as the CLI prints it."""
-    d = result.to_dict()
+    d = result.to_dict(verdict_text)
     for k in TIMING:
         d.pop(k)
     return json.dumps(d, indent=2)

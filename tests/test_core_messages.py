@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from roads_app import errors
+from roads_app import errors, i18n
 from roads_app.game.rounds import check_name
 from roads_app.messages import Message
-from roads_app.render import i18n
 
 ROOT = Path(__file__).resolve().parents[1] / "roads_app"
 CONVERTED = ("game", "roads")

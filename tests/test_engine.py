@@ -34,7 +34,7 @@ def shoe_options(draw: st.DrawFn) -> ShoeOptions:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**64), index=st.integers(0, 10**6), options=shoe_options())
+@given(seed=st.integers(0, 2**64 - 1), index=st.integers(0, 10**6), options=shoe_options())
 def test_fast_deal_is_the_plain_deal_card_for_card(seed: int, index: int, options: ShoeOptions):
     plain = deal_shoe(seed, options, index).rounds
     fast = sim_kernel.fast_deal(seed, options, index)

@@ -23,12 +23,12 @@ from google.protobuf.json_format import MessageToDict
 from pandas.api.types import is_numeric_dtype
 from streamlit.testing.v1 import AppTest
 
+from roads_app import i18n
 from roads_app.bets import offers
 from roads_app.bets.ledger import CHIPS
 from roads_app.bets.settlement import OUTCOMES
 from roads_app.bets.tables import BET_IDS, SHORTCUTS, list_tables, load_table
 from roads_app.game.shoe import deal_shoe
-from roads_app.render import i18n
 from roads_app.ui import bet_panel, entry_page, replay_page, session
 from tests import storehelp as sh
 
@@ -222,13 +222,9 @@ def _page_words(at: AppTest) -> list[tuple[str, str, str]]:
 
 def _harness(start: str) -> None:
     """The app's navigation with another page first (AppTest cannot open a URL path)."""
-    import streamlit as st
+    from roads_app.ui.pages import navigation
 
-    from roads_app.ui.library_page import _page_funcs
-
-    funcs = _page_funcs()
-    order = [start, *[k for k in funcs if k != start]]
-    st.navigation([st.Page(funcs[k], url_path=k, default=k == start) for k in order]).run()
+    navigation(first=start).run()
 
 
 @pytest.mark.parametrize("start", ["library", "lobby", "replay"])

@@ -25,14 +25,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
-from roads_app import messages
+from roads_app import i18n, messages
 from roads_app.bets import ledger as BL
 from roads_app.bets.settlement import read_reason, settle
 from roads_app.bets.tables import BET_IDS, SHORTCUTS, load_table
 from roads_app.errors import BetError, CardError, DrawingRuleError, RoadsAppError, RoundError
 from roads_app.game.rounds import add_cards, apply_keys, round_by_points, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
-from roads_app.render import i18n
 from roads_app.ui import session
 from tests import storehelp as sh
 from tests.shown import shown

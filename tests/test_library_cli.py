@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from roads_app.cli import main
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.render import scorecard
 from roads_app.store import db, library
 from roads_app.store import files as storage
 from tests import storehelp as sh
@@ -154,7 +155,7 @@ def test_board_png_is_a_picture_of_the_board(tmp_path: Path) -> None:
     with Image.open(out) as im:
         assert im.format == "PNG"
         full = np.asarray(im.convert("RGB"), dtype=np.int32)
-    png = library.board_png(dealt.rounds.head(0), title=dealt.meta.name)
+    png = scorecard.board_png(dealt.rounds.head(0), title=dealt.meta.name)
     with Image.open(io.BytesIO(png)) as im:
         empty = np.asarray(im.convert("RGB"), dtype=np.int32)
     # the whole shoe at print size: at least twice the old 746x282 window of the board
@@ -197,7 +198,7 @@ def test_board_png_figure_holds_every_column_of_the_shoe() -> None:
 
     dealt = deal_shoe(5)
     roads = all_roads(dealt.rounds)
-    fig = board_figure(dealt.rounds, width_px=library.PNG_WIDTH_PX)
+    fig = board_figure(dealt.rounds, width_px=scorecard.PNG_WIDTH_PX)
     for i, (name, road) in enumerate(roads.items(), start=1):
         xr = fig.layout[f"xaxis{'' if i == 1 else i}"].range
         assert xr[0] == 0 and int(road["col"].max()) < xr[1], name

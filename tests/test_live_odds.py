@@ -360,7 +360,7 @@ def test_study_page_shows_the_study_of_its_inputs() -> None:
 
 
 def test_replay_chart_stops_at_the_next_hand() -> None:
-    from roads_app.ui.live_odds import ev_figure
+    from roads_app.render.charts import ev_figure
 
     dealt = deal_shoe(8)
     chart = ev_through_shoe(dealt.rounds, dealt.meta, WINBOX)
@@ -374,7 +374,7 @@ def test_replay_chart_stops_at_the_next_hand() -> None:
 
 
 def test_rank_chart_shows_all_thirteen_ranks() -> None:
-    from roads_app.ui.live_odds import rank_figure
+    from roads_app.render.charts import rank_figure
 
     dealt = deal_shoe(8)
     rem = remaining_counts(dealt.rounds, dealt.meta, after=20)
@@ -388,12 +388,12 @@ def test_study_box_chart_draws_banker_red_and_player_blue_as_the_board() -> None
     """The board's colours (Banker red, Player blue), whatever order the bets come in;
     side bets in colours clear of both."""
     from roads_app.render import board
-    from roads_app.ui.live_odds import study_box_figure
+    from roads_app.render.charts import study_box_figure
 
     bets = ["player_pair", "banker", "player", "banker_pair"]
     per_shoe = pl.DataFrame({"shoe": [s for s in (0, 1) for _ in bets], "bet": bets * 2,
                              "bets": [1] * 8, "net": [5.0, -1.0, 2.0, -3.0] * 2})  # fmt: skip
-    fig = study_box_figure(per_shoe, WINBOX)
+    fig = study_box_figure(per_shoe, {b: bet.label for b, bet in WINBOX.bets.items()})
     colour = {t.name: t.marker.color for t in fig.data}
     label = {b: WINBOX.bets[b].label for b in bets}
     assert colour[label["banker"]] == board.RED and colour[label["player"]] == board.BLUE

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +55,19 @@ def test_every_static_script_is_used():
     for path in page_head.STATIC.glob("*.js"):
         if path.name != page_head.PLOTLY_BUNDLE.name:
             assert page_head.static_text(path.name) in used, path.name
+
+
+def test_follow_asks_once_per_news_and_again_only_when_lost(tmp_path):
+    """`follow.js`'s rerun requests, step by step (``tests/js/follow_asks.mjs``): a news is
+    asked for once even when the component is drawn twice (a second rerun at once
+    superseded the first and lost its good-road toast), an answered request is not asked
+    again when the shoe moved on meanwhile (it was, every 3 s, for ever), and a request
+    the app never got is asked again."""
+    if NODE is None:
+        pytest.fail("node is missing: install it (apt-get install nodejs)")
+    script = tmp_path / "follow.js"
+    script.write_text(follow._JS, encoding="utf-8")
+    harness = Path(__file__).with_name("js") / "follow_asks.mjs"
+    done = subprocess.run([NODE, str(harness), str(script)], capture_output=True, text=True,
+                          timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr

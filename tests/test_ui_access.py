@@ -83,7 +83,7 @@ def test_on_this_machine_only_nobody_needs_a_token(data: Path, monkeypatch: pyte
 
 def test_the_entry_script_shows_no_stray_text(tmp_path: Path, monkeypatch) -> None:
     """app.py is Streamlit's script: a bare string in it would be printed on every page."""
-    from roads_app.ui.launch import APP_PATH
+    from roads_app.serve import APP_PATH
 
     monkeypatch.setenv(session.DATA_ENV, str(tmp_path))
     monkeypatch.setenv(access.HOST_ENV, "127.0.0.1")

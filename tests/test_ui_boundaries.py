@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from roads_app import serve
 from roads_app.cli import build_parser
-from roads_app.ui import launch
 from roads_app.ui.words import md_text
 
 
@@ -53,9 +53,9 @@ def test_names_are_escaped_so_markdown_shows_them_literally() -> None:
 def test_the_dashboard_listens_on_this_machine_unless_told() -> None:
     args = build_parser().parse_args([])
     assert args.host == "127.0.0.1"
-    cmd = launch.streamlit_command(8600, True)
+    cmd = serve.streamlit_command(8600, True)
     assert cmd[cmd.index("--server.address") + 1] == "127.0.0.1"
-    cmd = launch.streamlit_command(
+    cmd = serve.streamlit_command(
         8600, True, build_parser().parse_args(["--host", "0.0.0.0"]).host
     )
     assert cmd[cmd.index("--server.address") + 1] == "0.0.0.0"

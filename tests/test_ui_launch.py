@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
+from roads_app import serve
 from roads_app.cli import main
 from roads_app.errors import RoadsAppError, StorageError
-from roads_app.ui import launch
 
 
 def test_the_command_serves_app_py_with_nothing_to_configure():
-    cmd = launch.streamlit_command(8600, headless=True)
-    assert Path(cmd[cmd.index("run") + 1]) == launch.APP_PATH and launch.APP_PATH.exists()
+    cmd = serve.streamlit_command(8600, headless=True)
+    assert Path(cmd[cmd.index("run") + 1]) == serve.APP_PATH and serve.APP_PATH.exists()
     flags = dict(zip(cmd[cmd.index("run") + 2 :: 2], cmd[cmd.index("run") + 3 :: 2], strict=True))
     assert flags["--server.port"] == "8600"
     assert flags["--server.headless"] == "true"
     assert flags["--server.showEmailPrompt"] == "false"  # no first-run question
     assert flags["--browser.gatherUsageStats"] == "false"
-    windowed = launch.streamlit_command(8501, headless=False)
+    windowed = serve.streamlit_command(8501, headless=False)
     assert windowed[windowed.index("--server.headless") + 1] == "false"
 
 
@@ -34,7 +34,7 @@ def busy_port():
 
 def test_a_port_in_use_is_refused_in_one_line(busy_port: int, tmp_path: Path, capsys):
     with pytest.raises(RoadsAppError, match="already in use"):
-        launch.check_port(busy_port)
+        serve.check_port(busy_port)
     code = main(["--port", str(busy_port), "--data", str(tmp_path / "d"), "--headless"])
     err = capsys.readouterr().err
     assert code == 2
@@ -48,7 +48,7 @@ def test_a_port_out_of_range_is_refused(capsys):
 
 def test_the_data_folder_is_created_and_made_absolute(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = launch.prepare_data_dir(Path("some/where"))
+    path = serve.prepare_data_dir(Path("some/where"))
     assert path.is_absolute() and path.is_dir() and path == tmp_path / "some" / "where"
 
 
@@ -56,4 +56,4 @@ def test_a_data_folder_that_is_a_file_is_refused(tmp_path: Path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(StorageError, match="cannot create the data folder"):
-        launch.prepare_data_dir(blocker / "data")
+        serve.prepare_data_dir(blocker / "data")

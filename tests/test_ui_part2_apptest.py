@@ -29,13 +29,9 @@ TIMEOUT = 60
 
 def _harness(start: str = "library") -> None:
     """The app's navigation with another page first (AppTest cannot open a URL path)."""
-    import streamlit as st
+    from roads_app.ui.pages import navigation
 
-    from roads_app.ui.library_page import _page_funcs
-
-    funcs = _page_funcs()
-    order = [start, *[k for k in funcs if k != start]]
-    st.navigation([st.Page(funcs[k], url_path=k, default=k == start) for k in order]).run()
+    navigation(first=start).run()
 
 
 @pytest.fixture

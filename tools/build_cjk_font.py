@@ -2,7 +2,7 @@
 
 Why: a machine without a CJK font (many TVs' browsers, a bare Linux) showed the
 Chinese labels as empty boxes. The page carries its own font instead, holding exactly
-the glyphs the word catalogue (`roads_app/render/i18n.toml`) uses, so it is small
+the glyphs the word catalogue (`roads_app/i18n.toml`) uses, so it is small
 (tens of kB, not the 8 MB of the whole font) and nothing comes from the network.
 
 Source: Noto Sans SC Regular (SIL Open Font License 1.1), as packaged on PyPI by
@@ -25,7 +25,7 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CATALOGUE = REPO / "roads_app" / "render" / "i18n.toml"
+CATALOGUE = REPO / "roads_app" / "i18n.toml"
 OUT_DIR = REPO / "roads_app" / "ui" / "static" / "fonts"
 FONT_NAME = "roads-cjk.woff2"
 SOURCE_PACKAGE = "pylopdf_fonts_zh_cn"

@@ -39,7 +39,7 @@ def _fail(message: str) -> int:
 
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    from roads_app.ui.launch import DATA_ENV, dashboard_env, run_dashboard
+    from roads_app.serve import DATA_ENV, dashboard_env, run_dashboard
 
     if args.api_port == args.port:
         raise RoadsAppError(

@@ -30,7 +30,7 @@ def api_beside(data_dir: Path, port: int | None, host: str = "127.0.0.1") -> Ite
         return
     from roads_app.api.server import api_command
     from roads_app.errors import RoadsAppError
-    from roads_app.ui.launch import check_port, prepare_data_dir
+    from roads_app.serve import check_port, prepare_data_dir
 
     try:
         check_port(port or DEFAULT_API_PORT, host)
@@ -58,7 +58,7 @@ def api_beside(data_dir: Path, port: int | None, host: str = "127.0.0.1") -> Ite
 
 def _cmd_api(args: argparse.Namespace) -> int:
     from roads_app.api.server import serve
-    from roads_app.ui.launch import check_port, prepare_data_dir
+    from roads_app.serve import check_port, prepare_data_dir
 
     check_port(args.port, args.host)  # resolves the host too: one line, before uvicorn
     data = prepare_data_dir(Path(args.data))

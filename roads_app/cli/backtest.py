@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roads_app.cli.args import int_range, late_help, money, print_json, seed_number
+
+if TYPE_CHECKING:
+    from roads_app.sim.backtest import Saved
 
 MAX_BACKTEST_SHOES = 10_000_000
 """Most shoes one backtest deals (about an hour on one core with the fast engine)."""
@@ -14,6 +18,7 @@ MAX_BACKTEST_SHOES = 10_000_000
 
 def _cmd_backtest(args: argparse.Namespace) -> int:
     from roads_app.bets.tables import load_table
+    from roads_app.render.verdict import verdict_text
     from roads_app.sim import backtest as bt
     from roads_app.sim.kernel import needs_compile, set_threads
     from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
@@ -40,7 +45,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     )
     if args.threads is not None:
         set_threads(bt.check_threads(args.threads))
-    saved = Path(args.data) if args.saved else None
+    saved = _saved(Path(args.data)) if args.saved else None
     if saved is None and args.shoes is None:
         raise bt.StrategyError("--shoes N is needed (or --saved to use the saved shoes)")
     if args.cluster is not None:
@@ -61,7 +66,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
             table,
             seed=args.seed,
             shoes=args.shoes,
-            data_dir=saved,
+            saved=saved,
             engine=args.engine,
             progress=progress,
             cluster=args.cluster,
@@ -72,10 +77,19 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()  # type: ignore[attr-defined]
     if args.json:
-        print_json(result.to_dict())
+        print_json(result.to_dict(verdict_text))
     else:
-        print(result.text())
+        print(result.text(verdict_text))
     return 0
+
+
+def _saved(data_dir: Path) -> Saved:
+    """The saved shoes of ``data_dir``, read from the store as the backtest reaches them."""
+    from roads_app.sim.backtest import Saved
+    from roads_app.store.library import saved_rounds
+
+    ids, rounds = saved_rounds(data_dir)
+    return Saved(ids, rounds, where=str(data_dir))
 
 
 def _catalogue(args: argparse.Namespace) -> object:

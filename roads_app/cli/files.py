@@ -86,10 +86,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from roads_app.render.scorecard import board_png
     from roads_app.store import library
     from roads_app.store.files import atomic_write_bytes
 
-    data, filename = library.export_shoe(args.id, args.format, Path(args.data))
+    data, filename = library.export_shoe(args.id, args.format, Path(args.data), draw=board_png)
     if args.out == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 import polars as pl
 
 from roads_app.game.rounds import preview_winner
-from roads_app.render.i18n import word
+from roads_app.i18n import word
 from roads_app.roads.grids import all_roads
 
 ROWS = 6

@@ -4,7 +4,7 @@ what it counted, so a PNG someone prints or shares stands on its own.
 The board is `board.board_figure` unchanged; the header is the figure's top margin, made
 taller, holding three lines: the shoe's name, its table, decks and date, then the counts
 (B, P, T, hands, and pairs and naturals with the rounds that recorded them, the rule
-every page follows: `i18n.flags_line`). The name is user text: escaped, never markup.
+every page follows: `render.flags.flags_line`). The name is user text: escaped, never markup.
 """
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ import re
 import plotly.graph_objects as go
 import polars as pl
 
+from roads_app.bets.tables import load_table
+from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.i18n import DEFAULT, word
 from roads_app.render.board import board_figure
-from roads_app.render.i18n import DEFAULT, flags_line, word
+from roads_app.render.flags import flags_line
 from roads_app.roads.stats import flag_counts, shoe_stats
 
 HEADER_PX = 104
@@ -75,3 +78,42 @@ def scorecard_figure(
         y_px -= size + 14
     fig.update_layout(meta={**(fig.layout.meta or {}), "scorecard": True})
     return fig
+
+
+PNG_WIDTH_PX = 1400
+PNG_SCALE = 2
+PNG_ATTEMPTS = 3
+"""Kaleido 1.x sometimes calls into its page before the page's script has loaded when
+the machine is busy ("kaleido_scopes is not defined"); the same drawing is tried again."""
+
+
+def board_png(rounds: pl.DataFrame, meta: ShoeMeta | None = None, title: str = "") -> bytes:
+    """The scorecard as a PNG: the dashboard's own board figure under a header of the
+    shoe's name, table, decks, date and counts (`render.scorecard`), rendered by kaleido.
+
+    ``title`` names a shoe given without its ``meta``.
+    """
+    try:
+        import plotly.io as pio
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise StorageError(f"PNG export needs {e.name}: pip install kaleido") from None
+    if meta is None and title:
+        meta = ShoeMeta(name=title[:80].strip())
+    table_title = None
+    if meta is not None:
+        try:
+            table_title = load_table(meta.rules).title
+        except RoadsAppError:
+            table_title = None  # its rules file is gone: the table's name is said instead
+    fig = scorecard_figure(rounds, meta, table_title, width_px=PNG_WIDTH_PX)
+    for attempt in range(PNG_ATTEMPTS):
+        try:
+            # The whole shoe laid out for a 1400 px page and drawn at twice that: a
+            # print-worthy sheet, every road whole, the same figure the dashboard shows.
+            return pio.to_image(fig, format="png", scale=PNG_SCALE)
+        except Exception as e:  # kaleido or Chromium missing / failing
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            if attempt + 1 < PNG_ATTEMPTS and "is not defined" in first:
+                continue  # kaleido ran its call before its page's script had loaded
+            raise StorageError(f"cannot draw the board as PNG: {first}") from None
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -20,10 +20,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
-from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
@@ -487,36 +487,40 @@ def run_plain(
     )
 
 
+@dataclass(frozen=True)
+class Saved:
+    """Saved shoes to backtest, loaded by the caller (`store.library.saved_rounds`): the
+    engine never opens the store."""
+
+    ids: Sequence[str]
+    rounds: Iterable[pl.DataFrame]  # one rounds frame per id, in order, read as run
+    where: str  # where they are kept, for the report's source line
+
+
 def run_saved(
     strategy: Strategy,
     resolved: Resolved,
     table: Table,
-    data_dir: Path,
+    saved: Saved,
     *,
-    ids: Sequence[str] | None = None,
     n_paths: int = 1000,
     progress: Progress | None = None,
 ) -> Run:
-    """The saved shoes in ``data_dir`` (or just ``ids``) through the plain engine.
+    """The ``saved`` shoes through the plain engine.
 
     Bets a shoe lacks the data for (cards, totals) are not placed and are counted in
-    ``unsettled``. Shoes in the library's trash are left out.
+    ``unsettled``.
     """
-    from roads_app.store import db
-
-    store = db.open_store(Path(data_dir))
-    if ids is None:
-        ids = store.shoes.list()["id"].to_list()
+    ids = list(saved.ids)
     if not ids:
-        raise StrategyError(f"no saved shoes in {data_dir} to backtest")
+        raise StrategyError(f"no saved shoes in {saved.where} to backtest")
     results = []
-    for k, shoe_id in enumerate(ids):
-        rounds = store.shoes.load(shoe_id).rounds
+    for k, rounds in enumerate(saved.rounds):
         results.append(play_shoe(rounds, strategy, resolved, table))
         if progress is not None:
             progress(k + 1, len(ids))
     return _collect(
-        pl.Series("shoe", list(ids), dtype=pl.String),
+        pl.Series("shoe", ids, dtype=pl.String),
         results,
         slots(strategy, resolved),
         resolved.bankroll,
@@ -587,9 +591,10 @@ class Summary:
     stops: dict[str, int]
     mean_final: float
     unsettled: int
-    verdict: str
+    verdict: Verdict
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, say: Say) -> dict[str, Any]:
+        """The numbers for ``--json``, the verdict in the words ``say`` gives."""
         return {
             "shoes": self.shoes,
             "hands": self.hands,
@@ -605,37 +610,63 @@ class Summary:
             "mean_final_bankroll": self.mean_final,
             "unsettled_bets": self.unsettled,
             "by_bet": self.by_bet.to_dicts(),
-            "verdict": self.verdict,
+            "verdict": say(self.verdict),
         }
 
 
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
+    """A rate as a signed percentage, as every report of a backtest writes it."""
     return f"{x * 100:+.3f}%"
 
 
-def verdict(
-    ev: float | None,
-    ci: tuple[float, float] | None,
-    exact: float | None,
-    shoes: int,
-    lang: str = "en",
-) -> str:
-    """Say from the measured numbers whether the result differs from the edge beyond chance
-    (the sentences are the catalogue's, so the dashboard says it in its language)."""
-    from roads_app.render.i18n import word
+class Finding(StrEnum):
+    """What the measured numbers say against the exact edge (the catalogue's
+    ``verdict_<finding>`` sentence says it in words)."""
 
+    NO_BETS = "no_bets"
+    NO_EDGE = "no_edge"  # the exact edge of the bets used is unknown
+    ONE_SHOE = "one_shoe"  # no interval from one shoe
+    WITHIN = "within"  # the exact edge lies inside the 95% interval
+    BETTER = "better"
+    WORSE = "worse"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a backtest's result differs from the house edge beyond chance, as numbers:
+    the engine decides, the pages and the CLI put it into words (`render.verdict`)."""
+
+    finding: Finding
+    ev: float | None
+    ci: tuple[float, float] | None
+    exact: float | None
+    shoes: int
+
+
+def judge(
+    ev: float | None, ci: tuple[float, float] | None, exact: float | None, shoes: int
+) -> Verdict:
+    """The finding from the measured numbers: beyond chance only when the exact edge is
+    outside the 95% interval.
+
+    >>> judge(0.05, (0.01, 0.09), -0.0106, 100).finding
+    <Finding.BETTER: 'better'>
+    """
     if ev is None:
-        return word("verdict_no_bets", lang)
-    if exact is None:
-        return word("verdict_no_edge", lang, ev=_pct(ev))
-    if ci is None:
-        return word("verdict_one_shoe", lang, ev=_pct(ev), exact=_pct(exact))
-    lo, hi = ci
-    head = word("verdict_head", lang, ev=_pct(ev), shoes=f"{shoes:,}", lo=_pct(lo),
-                hi=_pct(hi), exact=_pct(exact))  # fmt: skip
-    if lo <= exact <= hi:
-        return word("verdict_within", lang, head=head)
-    return word("verdict_better" if ev > exact else "verdict_worse", lang, head=head)
+        finding = Finding.NO_BETS
+    elif exact is None:
+        finding = Finding.NO_EDGE
+    elif ci is None:
+        finding = Finding.ONE_SHOE
+    elif ci[0] <= exact <= ci[1]:
+        finding = Finding.WITHIN
+    else:
+        finding = Finding.BETTER if ev > exact else Finding.WORSE
+    return Verdict(finding, ev, ci, exact, shoes)
+
+
+Say = Callable[[Verdict], str]
+"""Puts a verdict into words (`render.verdict.verdict_text`); the report's caller passes it."""
 
 
 def summarize(run: Run, table: Table, bankroll: float) -> Summary:
@@ -685,7 +716,7 @@ def summarize(run: Run, table: Table, bankroll: float) -> Summary:
         stops=stops,
         mean_final=float(t.exact("final") / shoes) if shoes else bankroll,
         unsettled=t.unsettled,
-        verdict=verdict(ev, ci, exact_ev, shoes),
+        verdict=judge(ev, ci, exact_ev, shoes),
     )
 
 
@@ -721,7 +752,8 @@ class Backtest:
     summary: Summary
     seconds: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, say: Say) -> dict[str, Any]:
+        """The ``--json`` document, the verdict in the words ``say`` gives."""
         s = self.summary
         return {
             "strategy": self.strategy.label,
@@ -730,22 +762,22 @@ class Backtest:
             "engine": self.engine,
             "bankroll": self.resolved.bankroll,
             "unit": self.resolved.unit,
-            **s.to_dict(),
+            **s.to_dict(say),
             "seconds": round(self.seconds, 3),
             "hands_per_second": round(s.hands / self.seconds) if self.seconds > 0 else None,
         }
 
-    def text(self) -> str:
-        """A short plain-text report for the terminal."""
+    def text(self, say: Say) -> str:
+        """A short plain-text report for the terminal, the verdict in ``say``'s words."""
         s = self.summary
         lines = [
             f"{self.strategy.label} on {self.table.title}, {self.source} ({self.engine} engine)",
             f"hands {s.hands:,}  bets {s.bets:,}  wagered {s.wagered:,.2f}  net {s.net:+,.2f}",
         ]
         if s.ev is not None:
-            ci = f"  95% CI [{_pct(s.ci[0])}, {_pct(s.ci[1])}]" if s.ci else ""
-            ex = f"  exact {_pct(s.exact_ev)}" if s.exact_ev is not None else ""
-            lines.append(f"EV per unit wagered {_pct(s.ev)}{ci}{ex}")
+            ci = f"  95% CI [{pct(s.ci[0])}, {pct(s.ci[1])}]" if s.ci else ""
+            ex = f"  exact {pct(s.exact_ev)}" if s.exact_ev is not None else ""
+            lines.append(f"EV per unit wagered {pct(s.ev)}{ci}{ex}")
         lines.append(
             f"risk of ruin {s.risk_of_ruin:.2%}  mean final bankroll {s.mean_final:,.2f} "
             f"(start {self.resolved.bankroll:,.2f})  stops: "
@@ -756,7 +788,7 @@ class Backtest:
                 f"{s.unsettled:,} bets were not placed: their shoes lack the cards or totals "
                 "to settle them (entered by winner only)"
             )
-        lines.append(s.verdict)
+        lines.append(say(s.verdict))
         if self.seconds > 0:
             lines.append(f"{self.seconds:.2f} s, {s.hands / self.seconds:,.0f} hands/s")
         return "\n".join(lines)
@@ -769,7 +801,7 @@ def backtest(
     *,
     seed: int | None = None,
     shoes: int | None = None,
-    data_dir: Path | None = None,
+    saved: Saved | None = None,
     engine: str = "fast",
     n_paths: int = 1000,
     progress: Progress | None = None,
@@ -778,8 +810,8 @@ def backtest(
     shard_shoes: int = SHARD_SHOES,
     rows: bool = True,
 ) -> Backtest:
-    """Run a strategy over N simulated shoes from ``seed``, or over the saved shoes of
-    ``data_dir``; settings are checked first (`StrategyError` / `BetError`).
+    """Run a strategy over N simulated shoes from ``seed``, or over the ``saved`` shoes
+    the caller loaded; settings are checked first (`StrategyError` / `BetError`).
 
     With ``cluster`` (``"auto"`` or a Ray head's ``HOST:PORT``) the fast engine runs as
     Ray tasks of ``shard_shoes`` shoes; the summary is the single-machine one to the last
@@ -790,7 +822,7 @@ def backtest(
     resolved = resolve(settings, strategy, table)
     start = time.perf_counter()
     if cluster is not None:
-        if data_dir is not None or engine != "fast":
+        if saved is not None or engine != "fast":
             raise StrategyError("--cluster runs simulated shoes on the fast engine only")
         if seed is None or shoes is None:
             raise StrategyError("a simulated backtest needs a seed and a number of shoes")
@@ -809,9 +841,9 @@ def backtest(
             progress=progress,
         )
         source = f"simulated seed {seed}, {shoes:,} shoes"
-    elif data_dir is not None:
-        run = run_saved(strategy, resolved, table, data_dir, n_paths=n_paths, progress=progress)
-        source, engine = f"{run.per_shoe.height} saved shoes in {data_dir}", "plain"
+    elif saved is not None:
+        run = run_saved(strategy, resolved, table, saved, n_paths=n_paths, progress=progress)
+        source, engine = f"{run.per_shoe.height} saved shoes in {saved.where}", "plain"
     else:
         if seed is None or shoes is None:
             raise StrategyError("a simulated backtest needs a seed and a number of shoes")

@@ -469,7 +469,7 @@ def figures(part: Part, table: Table, level: float = 0.95) -> list[PatternFigure
 
 def verdict(f: PatternFigures, lang: str = "en") -> str:
     """One line in plain words: does flat-betting what it invites beat the table's edge?"""
-    from roads_app.render.i18n import word
+    from roads_app.i18n import word
 
     if f.ev is None or f.ci is None or f.edge is None:
         return word("good_verdict_rare", lang, bets=f"{f.bets:,}")

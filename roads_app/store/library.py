@@ -5,15 +5,14 @@ database) that the CLI (`roads-app import/export`) and the dashboard's library p
 share, so both refuse the same files with the same one-line `StorageError` and nothing
 in the library changes when an import is refused.
 
-The board PNG is a scorecard: the dashboard's own board figure, not a second drawing
-of it, under a header of name, table, date and counts (`render.scorecard`), rendered by
-Plotly's renderer (kaleido, driving the system Chromium).
+The board PNG is drawn by `render.scorecard.board_png`, which the caller hands to
+`export_shoe`: the store keeps the shoes and never imports the drawing.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -248,61 +247,26 @@ def export_name(meta: ShoeMeta, fmt: str) -> str:
     return f"{stem + '_' if stem else ''}{meta.id}.{check_format(fmt)}"
 
 
+Drawer = Callable[[pl.DataFrame, ShoeMeta], bytes]
+"""Draws a shoe as a picture (the PNG): the caller passes `render.scorecard.board_png`,
+so the store never imports the drawing."""
+
+
 def export_shoe(
-    shoe_id: str, fmt: str, data_dir: Path, upto: int | None = None
+    shoe_id: str, fmt: str, data_dir: Path, upto: int | None = None, draw: Drawer | None = None
 ) -> tuple[bytes, str]:
-    """A saved shoe as file bytes and a file name; ``upto`` cuts it after that round."""
+    """A saved shoe as file bytes and a file name; ``upto`` cuts it after that round;
+    ``draw`` makes the ``png`` format's bytes."""
     check_format(fmt)
+    if fmt == "png" and draw is None:  # a bug in the caller, not the person's input
+        raise TypeError("export_shoe(..., 'png') needs draw=render.scorecard.board_png")
     saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe_id))
     rounds, meta = saved.rounds, saved.meta
     if upto is not None:
         rounds = rounds.head(max(0, upto))
     if fmt == "png":
-        return board_png(rounds, meta=meta), export_name(meta, fmt)
+        return draw(rounds, meta), export_name(meta, fmt)  # type: ignore[misc]
     return storage.export_bytes(rounds, meta, fmt), export_name(meta, fmt)
-
-
-PNG_WIDTH_PX = 1400
-PNG_SCALE = 2
-PNG_ATTEMPTS = 3
-"""Kaleido 1.x sometimes calls into its page before the page's script has loaded when
-the machine is busy ("kaleido_scopes is not defined"); the same drawing is tried again."""
-
-
-def board_png(rounds: pl.DataFrame, title: str = "", meta: ShoeMeta | None = None) -> bytes:
-    """The scorecard as a PNG: the dashboard's own board figure under a header of the
-    shoe's name, table, decks, date and counts (`render.scorecard`), rendered by kaleido.
-
-    ``title`` names a shoe given without its ``meta``.
-    """
-    try:
-        import plotly.io as pio
-
-        from roads_app.render.scorecard import scorecard_figure
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise StorageError(f"PNG export needs {e.name}: pip install kaleido") from None
-    if meta is None and title:
-        meta = ShoeMeta(name=title[:80].strip())
-    table_title = None
-    if meta is not None:
-        from roads_app.bets.tables import load_table
-
-        try:
-            table_title = load_table(meta.rules).title
-        except RoadsAppError:
-            table_title = None  # its rules file is gone: the table's name is said instead
-    fig = scorecard_figure(rounds, meta, table_title, width_px=PNG_WIDTH_PX)
-    for attempt in range(PNG_ATTEMPTS):
-        try:
-            # The whole shoe laid out for a 1400 px page and drawn at twice that: a
-            # print-worthy sheet, every road whole, the same figure the dashboard shows.
-            return pio.to_image(fig, format="png", scale=PNG_SCALE)
-        except Exception as e:  # kaleido or Chromium missing / failing
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-            if attempt + 1 < PNG_ATTEMPTS and "is not defined" in first:
-                continue  # kaleido ran its call before its page's script had loaded
-            raise StorageError(f"cannot draw the board as PNG: {first}") from None
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 Dealer = Callable[[int, ShoeOptions], tuple[pl.DataFrame, ShoeMeta]]
@@ -336,6 +300,15 @@ def simulate(
     )
     db.open_store(data_dir).shoes.create(meta, rounds, ended=True)
     return meta
+
+
+def saved_rounds(data_dir: Path) -> tuple[list[str], Iterator[pl.DataFrame]]:
+    """The ids of the saved shoes of ``data_dir`` (the trash left out) and their rounds
+    frames, each read when it is reached: what a backtest of saved shoes runs over
+    (`sim.backtest.Saved`), so the engine never opens the store."""
+    store = db.open_store(Path(data_dir))
+    ids = store.shoes.list()["id"].to_list()
+    return ids, (store.shoes.load(shoe_id).rounds for shoe_id in ids)
 
 
 def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:

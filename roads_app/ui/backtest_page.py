@@ -12,15 +12,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
 from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
-from roads_app.render.i18n import DEFAULT
+from roads_app.i18n import DEFAULT
+from roads_app.render import charts
+from roads_app.render.verdict import verdict_text
 from roads_app.roads import good_roads
+from roads_app.serve import CLUSTER_ENV
 from roads_app.sim import backtest, kernel, strategies
+from roads_app.store import library
 from roads_app.ui.board_view import lang
 from roads_app.ui.words import bet_id_name, md_text, say, tr
 
@@ -122,8 +125,6 @@ def _money_inputs(table: Table) -> strategies.Settings:
 
 def cluster_address() -> str | None:
     """The Ray cluster simulated backtests run on (``roads-app --cluster``), if any."""
-    from roads_app.ui.launch import CLUSTER_ENV
-
     return os.environ.get(CLUSTER_ENV) or None
 
 
@@ -156,9 +157,9 @@ def _run(
 
     try:
         if not simulated:
-            result = backtest.backtest(
-                strategy, money, table, data_dir=data_dir(), progress=progress
-            )
+            ids, rounds = library.saved_rounds(data_dir())
+            saved = backtest.Saved(ids, rounds, where=str(data_dir()))
+            result = backtest.backtest(strategy, money, table, saved=saved, progress=progress)
         else:
             result = backtest.backtest(
                 strategy,
@@ -179,53 +180,6 @@ def _run(
     bar.empty()
     st.session_state[RESULT_KEY] = result
     st.session_state[SEED_KEY] = seed if simulated else None
-
-
-def _fan_chart(result: backtest.Backtest) -> go.Figure:
-    bands = backtest.bands(result.run.paths, int(result.run.per_shoe["hands"].max()))
-    x = bands["hand"].to_list()
-    fig = go.Figure()
-    for lo, hi, name, alpha in (("p5", "p95", "5–95%", 0.15), ("p25", "p75", "25–75%", 0.3)):
-        fig.add_trace(go.Scatter(x=x, y=bands[hi].to_list(), line={"width": 0}, showlegend=False,
-                                 hoverinfo="skip"))  # fmt: skip
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=bands[lo].to_list(),
-                fill="tonexty",
-                fillcolor=f"rgba(31, 119, 180, {alpha})",
-                line={"width": 0},
-                name=name,
-            )
-        )
-    fig.add_trace(
-        go.Scatter(x=x, y=bands["p50"].to_list(), name=tr("bt_median"),
-                   line={"color": "#1f77b4"})
-    )
-    fig.add_hline(y=result.resolved.bankroll, line_dash="dot", line_color="gray")
-    fig.update_layout(
-        title=tr("bt_fan_title", n=result.run.paths.shape[0]),
-        xaxis_title=tr("bt_hand_axis"),
-        yaxis_title=tr("bt_bankroll_axis"),
-        height=380,
-        margin={"t": 50, "b": 40},
-    )
-    return fig
-
-
-def _histogram(result: backtest.Backtest) -> go.Figure:
-    net = result.run.per_shoe["net"]
-    sample = net.sample(min(net.len(), 200_000), seed=0) if net.len() > 200_000 else net
-    fig = go.Figure(go.Histogram(x=sample.to_list(), nbinsx=60, marker_color="#d62728"))
-    fig.add_vline(x=0, line_dash="dot", line_color="gray")
-    fig.update_layout(
-        title=tr("bt_hist_title"),
-        xaxis_title=tr("bt_net_axis"),
-        yaxis_title=tr("bt_shoes_axis"),
-        height=380,
-        margin={"t": 50, "b": 40},
-    )
-    return fig
 
 
 def strategy_words(strategy: strategies.Strategy) -> str:
@@ -271,16 +225,18 @@ def _show(result: backtest.Backtest) -> None:
     ci = "" if s.ci is None else tr("bt_ci", lo=f"{s.ci[0]:+.3%}", hi=f"{s.ci[1]:+.3%}")
     c[3].metric(tr("bt_ev"), ev, help=ci or None)
     c[4].metric(tr("bt_ruin"), f"{s.risk_of_ruin:.2%}", help=tr("bt_ruin_help"))
-    verdict = backtest.verdict(s.ev, s.ci, s.exact_ev, s.shoes, lang())
-    if s.ci and s.exact_ev is not None and not s.ci[0] <= s.exact_ev <= s.ci[1]:
+    verdict = verdict_text(s.verdict, lang())
+    if s.verdict.finding in (backtest.Finding.BETTER, backtest.Finding.WORSE):
         st.warning(verdict)
     else:
         st.info(verdict)
     if s.unsettled:
         st.caption(tr("bt_unsettled", n=f"{s.unsettled:,}"))
     left, right = st.columns(2)
-    left.plotly_chart(_fan_chart(result), width="stretch")
-    right.plotly_chart(_histogram(result), width="stretch")
+    bands = backtest.bands(result.run.paths, int(result.run.per_shoe["hands"].max()))
+    fan = charts.fan_chart(bands, result.resolved.bankroll, result.run.paths.shape[0], lang())
+    left.plotly_chart(fan, width="stretch")
+    right.plotly_chart(charts.net_histogram(result.run.per_shoe["net"], lang()), width="stretch")
     by_bet = s.by_bet.select(
         pl.col("bet").replace_strict({b: _label(b) for b in s.by_bet["bet"]}).alias(tr("col_bet")),
         pl.col("wagered").alias(tr("bt_wagered")),

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
@@ -26,7 +25,8 @@ from roads_app.bets.settlement import read_reason
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
-from roads_app.render.i18n import DEFAULT
+from roads_app.i18n import DEFAULT
+from roads_app.render import charts
 from roads_app.store import db
 from roads_app.ui import access
 from roads_app.ui.board_view import lang
@@ -101,45 +101,6 @@ def _change(
 
 def _stake(key: str) -> float:
     return float(st.session_state.get(f"{key}_chip") or BL.CHIPS[2])
-
-
-# --- drawing -----------------------------------------------------------------------
-
-
-def bankroll_figure(curve: pl.DataFrame) -> go.Figure:
-    """The bankroll after each round as a line; ``layout.meta`` lets tests read the end."""
-    last = float(curve["bankroll"][-1]) if curve.height else None
-    fig = go.Figure(
-        go.Scatter(
-            x=curve["round"].to_list(),
-            y=curve["bankroll"].to_list(),
-            mode="lines+markers" if curve.height < 40 else "lines",
-            line={"color": "#1565c0", "width": 2},
-            marker={"size": 4},
-            name="bankroll",
-            hovertemplate=tr("after_round") + " %{x}: %{y:,.2f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        height=200,
-        margin={"l": 10, "r": 10, "t": 10, "b": 30},
-        # Rounds are whole: ticks 1, 2, 5, 10… apart, never 0.2 of a round.
-        xaxis={"title": None, "rangemode": "tozero", "tick0": 0, "tickformat": "d",
-               "dtick": round_step(int(curve["round"].max() or 0) if curve.height else 0)},
-        yaxis={"title": None},
-        showlegend=False,
-        meta={"bankroll": last, "rounds": int(curve["round"].max() or 0) if curve.height else 0},
-    )
-    return fig
-
-
-def round_step(last: int, ticks: int = 10) -> int:
-    """A whole-round tick spacing that gives at most ``ticks`` ticks up to round ``last``.
-
-    >>> round_step(1), round_step(30), round_step(80)
-    (1, 5, 10)
-    """
-    return next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if last / s <= ticks)
 
 
 def render_bet_panel(
@@ -371,9 +332,8 @@ def _settled_view(
                 st.toast(line, icon=":material/block:")
                 seen.add((announce, bet_row["id"]))
     if settled.height:  # no chart to redraw on every result for a player not betting
-        st.plotly_chart(
-            bankroll_figure(curve), key=f"{key}_bankroll", config={"displayModeBar": False}
-        )
+        st.plotly_chart(charts.bankroll_figure(curve, lang()), key=f"{key}_bankroll",
+                        config={"displayModeBar": False})  # fmt: skip
     render_history(settled, table)
 
 

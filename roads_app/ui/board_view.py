@@ -4,7 +4,7 @@ The roads figure is laid out for the width the page reports (`board_host`), so m
 are sized from their cells at every width. Under it: the count strip (B, P, T, pairs,
 hands) and the ask road as casino boards print it, "Banker ask" / "Player ask" with
 the big eye boy, small road and cockroach pig marks a result would add. The words
-come from the catalogue (`render.i18n`) in the language picked in the sidebar.
+come from the catalogue (`roads_app.i18n`) in the language picked in the sidebar.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import polars as pl
 import streamlit as st
 
+from roads_app.i18n import DEFAULT, LANGUAGES, word
 from roads_app.render import board
-from roads_app.render.i18n import DEFAULT, LANGUAGES, flag_note, flag_value, word
+from roads_app.render.flags import flag_note, flag_value
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import flag_counts, shoe_stats
 from roads_app.ui import board_host, page_head, plot_host

@@ -23,8 +23,8 @@ import streamlit as st
 from roads_app.bets.tables import load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
+from roads_app.i18n import word
 from roads_app.render import board
-from roads_app.render.i18n import word
 from roads_app.ui import board_host, follow, session
 from roads_app.ui.board_view import count_strip_html, lang, render_board
 from roads_app.ui.good_roads_view import keys_now, render_in_force, render_tags

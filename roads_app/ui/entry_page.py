@@ -32,8 +32,8 @@ from roads_app.game.rounds import (
     round_by_winner,
     undo,
 )
+from roads_app.i18n import word
 from roads_app.render import board
-from roads_app.render.i18n import word
 from roads_app.roads.stats import flag_counts, shoe_stats
 from roads_app.ui import access, board_host, follow, page_head, session
 from roads_app.ui.bet_panel import render_entry_bets

@@ -44,16 +44,31 @@ def follow_shoe(
     fill it."""
     _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
                data={"shoe": shoe_id, "version": version, "screen": screen,
-                     "screen_now": screen_size(key)})  # fmt: skip
+                     "screen_now": screen_size(key), "got": _got(key)})  # fmt: skip
+
+
+def _state(key: str, name: str) -> Any:
+    """One of the component's state values as the server last received it, or None."""
+    value = st.session_state.get(key)
+    try:
+        return value[name] if value is not None else None
+    except (KeyError, TypeError):
+        return getattr(value, name, None)
+
+
+def _got(key: str) -> float | None:
+    """The stamp of the last news the page asked for and this server received: the page
+    stops asking again for what was answered (`static/follow.js`)."""
+    try:
+        at = _state(key, "seen")["at"]
+    except (KeyError, TypeError):
+        return None
+    return at if isinstance(at, int | float) else None
 
 
 def screen_size(key: str = "follow") -> dict[str, int] | None:
     """The window's size the page reported (``{"w", "h"}``), None before its report."""
-    value = st.session_state.get(key)
-    try:
-        got = value["screen"] if value is not None else None
-    except (KeyError, TypeError):
-        got = getattr(value, "screen", None)
+    got = _state(key, "screen")
     if isinstance(got, dict) and all(isinstance(got.get(k), int | float) for k in "wh"):
         return {"w": int(got["w"]), "h": int(got["h"])}
     return None
@@ -63,7 +78,8 @@ def follow_wall(seq: int, key: str = "follow_wall", wake_s: float | None = None)
     """Rerun the calling fragment when any shoe changed after the watcher's change ``seq``,
     or after ``wake_s`` seconds (when a table turns stale with no change at all)."""
     wake_ms = round(wake_s * 1000) if wake_s is not None else 0
-    _component(key=key, data={"wall": True, "seq": seq, "wake_ms": wake_ms}, height=1,
+    _component(key=key, data={"wall": True, "seq": seq, "wake_ms": wake_ms, "got": _got(key)},
+               height=1,
                on_seen_change=lambda: None, on_screen_change=lambda: None)  # fmt: skip
 
 

@@ -15,7 +15,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RulesError
-from roads_app.render.i18n import word
+from roads_app.i18n import word
 from roads_app.roads import good_roads as gr
 from roads_app.roads.good_roads import Catalogue
 from roads_app.ui.words import md_text, say

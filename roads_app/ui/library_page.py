@@ -19,10 +19,12 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError, quote
+from roads_app.render.scorecard import board_png
 from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import access, session
 from roads_app.ui.guard import guarded
+from roads_app.ui.nav import switch_to
 from roads_app.ui.words import Md, md_text, say, tr
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list
@@ -36,32 +38,6 @@ SOURCE_ICON = {
     "simulated": ":material/casino:",
     "imported": ":material/upload_file:",
 }
-
-
-# --- moving between pages ------------------------------------------------------------------
-
-
-def _page_funcs() -> dict[str, Callable[[], None]]:
-    from roads_app.ui.entry_page import render_entry_page
-    from roads_app.ui.lobby_page import render_lobby_page
-    from roads_app.ui.replay_page import render_replay_page
-
-    return {
-        "scoreboard": render_entry_page,
-        "library": render_library_page,
-        "replay": render_replay_page,
-        "lobby": render_lobby_page,
-    }
-
-
-def page(url_path: str) -> st.Page:
-    """The navigation page at ``url_path`` (Streamlit matches pages by their url_path)."""
-    return st.Page(_page_funcs()[url_path], url_path=url_path)
-
-
-def switch_to(url_path: str, params: dict[str, str] | None = None) -> None:
-    """Go to another page with query parameters (e.g. the scoreboard on ``?shoe=``)."""
-    st.switch_page(page(url_path), query_params=params or {})
 
 
 # --- actions -------------------------------------------------------------------------------
@@ -151,7 +127,7 @@ def on_empty_trash(ids: list[str]) -> None:
 
 def _exporter(shoe_id: str, fmt: str, folder: Path) -> Callable[[], bytes]:
     """Built on click, in Streamlit's download thread (no Streamlit calls in here)."""
-    return lambda: library.export_shoe(shoe_id, fmt, folder)[0]
+    return lambda: library.export_shoe(shoe_id, fmt, folder, draw=board_png)[0]
 
 
 # --- drawing -------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import plotly.graph_objects as go
 import polars as pl
 import streamlit as st
 
@@ -22,8 +21,9 @@ from roads_app.bets import live_odds
 from roads_app.bets.tables import Table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
-from roads_app.render import board
+from roads_app.render import charts
 from roads_app.ui import plot_host
+from roads_app.ui.board_view import lang
 from roads_app.ui.words import bet_name, md_text, say, tr
 
 if TYPE_CHECKING:
@@ -166,44 +166,11 @@ def _named(frame: pl.DataFrame, table: Table) -> pl.DataFrame:
                               .alias("label"))  # fmt: skip
 
 
-def rank_figure(by_rank: dict[str, int], decks: int) -> go.Figure:
-    ranks = list(by_rank)
-    left = list(by_rank.values())
-    fig = go.Figure(
-        [
-            go.Bar(
-                x=ranks,
-                y=left,
-                name="unseen",
-                marker_color="#4c78a8",
-                hovertemplate="%{x}: %{y} left<extra></extra>",
-            ),
-            go.Scatter(
-                x=ranks,
-                y=[4 * decks] * len(ranks),
-                mode="lines",
-                name="full shoe",
-                line={"color": "#999999", "dash": "dot"},
-                hoverinfo="skip",
-            ),
-        ]
-    )
-    fig.update_layout(
-        height=180,
-        margin={"l": 30, "r": 10, "t": 10, "b": 25},
-        showlegend=False,
-        bargap=0.15,
-        yaxis={"rangemode": "tozero"},
-        xaxis={"type": "category"},  # else plotly reads "2".."9" as numbers and drops A, T-K
-    )
-    return fig
-
-
 @st.cache_data(max_entries=64, show_spinner=False)
 def rank_spec(by_rank: dict[str, int], decks: int) -> dict:
     """`rank_figure` as the plain spec the page draws (its inputs change only when a card
     is seen, so a rerun costs a look-up)."""
-    return json.loads(rank_figure(by_rank, decks).to_json())
+    return json.loads(charts.rank_figure(by_rank, decks).to_json())
 
 
 def render_live_odds(
@@ -258,100 +225,6 @@ def render_live_odds(
 
 # --- the EV chart through a shoe -----------------------------------------------------------
 
-SIDE_BET_COLOURS: tuple[str, ...] = ("#8e24aa", "#ef6c00", "#00838f", "#6d4c41", "#c2185b",
-                                     "#546e7a", "#9e9d24", "#5e35b1", "#f9a825", "#00695c")
-"""Side bets: colours clear of the board's Banker red, Player blue and Tie green."""
-
-
-def bet_colour(bet: str, bets: list[str]) -> str:
-    """Banker red, Player blue, Tie green as on the board; side bets from a fixed palette.
-
-    >>> bet_colour("banker", ["player", "banker"]), bet_colour("player", ["player"])
-    ('#d32f2f', '#1565c0')
-    """
-    main = {"banker": board.RED, "player": board.BLUE, "tie": board.GREEN}
-    if bet in main:
-        return main[bet]
-    side = [b for b in bets if b not in main]
-    return SIDE_BET_COLOURS[side.index(bet) % len(SIDE_BET_COLOURS)] if bet in side else "#555"
-
-
-def study_box_figure(per_shoe: pl.DataFrame, table: Table) -> go.Figure:
-    """Each bet's net per shoe as a box, in the board's colours (`bet_colour`)."""
-    fig = go.Figure()
-    bets = per_shoe["bet"].unique(maintain_order=True).to_list()
-    for bet in bets:
-        one = per_shoe.filter(pl.col("bet") == bet)
-        label = bet_name(table.bets[bet]) if bet in table.bets else bet
-        fig.add_trace(go.Box(y=one["net"].to_list(), name=label, boxmean=True,
-                             marker_color=bet_colour(bet, bets)))  # fmt: skip
-    fig.update_layout(
-        height=320,
-        margin={"l": 40, "r": 10, "t": 30, "b": 40},
-        title=tr("st_box_title"),
-        showlegend=False,
-    )
-    return fig
-
-
-def ev_figure(
-    chart: pl.DataFrame, bets: list[str], upto: int | None = None, last_hand: int | None = None
-) -> go.Figure:
-    """Lines of each bet's EV (%) per hand, a marker wherever it was positive.
-
-    With ``upto`` (a replay position) only hands up to the next one are drawn, so the
-    chart never shows what later cards will do; ``last_hand`` keeps the axis still.
-    """
-    if upto is not None:
-        chart = chart.filter(pl.col("hand") <= upto + 1)
-    fig = go.Figure()
-    for bet in bets:
-        one = chart.filter(pl.col("bet") == bet).sort("hand")
-        if not one.height:
-            continue
-        label = one["label"][0]
-        fig.add_trace(
-            go.Scatter(
-                x=one["hand"].to_list(),
-                y=(100 * one["ev"]).to_list(),
-                mode="lines",
-                name=label,
-                line={"color": bet_colour(bet, bets)},
-                legendgroup=bet,
-                hovertemplate=f"{label}<br>hand %{{x}}: EV %{{y:+.3f}}%<extra></extra>",
-            )
-        )
-        pos = one.filter(pl.col("positive"))
-        if pos.height:
-            fig.add_trace(
-                go.Scatter(
-                    x=pos["hand"].to_list(),
-                    y=(100 * pos["ev"]).to_list(),
-                    mode="markers",
-                    name=f"{label} positive",
-                    legendgroup=bet,
-                    showlegend=False,
-                    marker={"size": 8, "symbol": "circle", "color": bet_colour(bet, bets),
-                            "line": {"width": 1, "color": "black"}},
-                    hovertemplate=f"{label} positive<br>hand %{{x}}: EV %{{y:+.3f}}%"
-                    "<extra></extra>",
-                )
-            )
-    fig.add_hline(y=0, line={"color": "black", "width": 1})
-    if upto is not None:
-        fig.add_vline(x=upto + 1, line={"color": "#999999", "dash": "dot"})
-    if last_hand is not None:
-        fig.update_xaxes(range=[0.5, last_hand + 0.5])
-    fig.update_layout(
-        height=340,
-        margin={"l": 40, "r": 10, "t": 40, "b": 40},
-        xaxis_title="hand",
-        yaxis_title="EV per unit (%)",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-    )
-    return fig
-
-
 def render_ev_chart(
     rounds: pl.DataFrame,
     meta: ShoeMeta,
@@ -379,7 +252,7 @@ def render_ev_chart(
         placeholder=tr("choose_options"),
     )
     st.plotly_chart(
-        ev_figure(chart, chosen, upto, last_hand=int(chart["hand"].max() or 1)),
+        charts.ev_figure(chart, chosen, upto, last_hand=int(chart["hand"].max() or 1)),
         theme=None,
         key=f"{key}.fig",
         config={"displayModeBar": False},
@@ -496,5 +369,7 @@ def render_study_page() -> None:
     )
     per_shoe = result.per_shoe.filter(pl.col("bets") > 0)
     if per_shoe.height:
-        fig = study_box_figure(per_shoe, load_table(result.table))
+        table = load_table(result.table)
+        names = {b: bet_name(bet) for b, bet in table.bets.items()}
+        fig = charts.study_box_figure(per_shoe, names, lang())
         st.plotly_chart(fig, theme=None, key="study.box")

@@ -28,7 +28,7 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
-from roads_app.render.i18n import flag_value
+from roads_app.render.flags import flag_value
 from roads_app.roads import good_roads as gr
 from roads_app.store import library
 from roads_app.ui import follow, plot_host, session
@@ -42,6 +42,7 @@ from roads_app.ui.good_roads_view import (
     shown,
 )
 from roads_app.ui.guard import guarded
+from roads_app.ui.nav import switch_to
 from roads_app.ui.words import flag_note, md_text, say, tr
 
 COLUMNS = 4
@@ -118,8 +119,6 @@ def render_tile(row: dict, folder: Path, stale_min: float, now: float) -> None:
         plot_host.plot(tile["big"], key=f"lobby_big_{sid}", config=board.PLOT_CONFIG)
         st.markdown(counts_line(tile["counts"]))
         if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
-            from roads_app.ui.library_page import switch_to
-
             switch_to("scoreboard", {"shoe": sid})
 
 

@@ -36,6 +36,7 @@ from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import keys_now, render_tags
 from roads_app.ui.guard import guarded
+from roads_app.ui.nav import switch_to
 from roads_app.ui.words import md_text, say, tr, winner_word
 
 POS = "replay.pos"  # rounds shown
@@ -399,8 +400,6 @@ def _simulate(seed: int, table: str, folder: Path) -> None:
 
 def open_replay(shoe_id: str, position: int) -> None:
     """Show a shoe in replay at a position (this page, or from another one)."""
-    from roads_app.ui.library_page import switch_to
-
     st.session_state.pop(SHOE, None)
     switch_to("replay", {"shoe": shoe_id, "round": str(position)})
 

@@ -17,7 +17,6 @@ and is tested directly; the rest reads and writes ``st.session_state``/``st.quer
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,12 +27,11 @@ import streamlit as st
 from roads_app.errors import RoadsAppError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, default_name, empty_rounds
 from roads_app.messages import Message
-from roads_app.render.i18n import DEFAULT, word
 from roads_app.store import db
 from roads_app.store import files as storage
+from roads_app.ui.folder import DATA_ENV, data_dir  # noqa: F401  (pages and tests read them here)
+from roads_app.ui.words import md_text, say, tr
 
-DATA_ENV = "ROADS_APP_DATA"
-"""Absolute data folder, set by `launch.run_dashboard`; ``./data`` when absent."""
 DEFAULT_TABLE = "classic"
 DEFAULT_DECKS = 8
 
@@ -48,13 +46,6 @@ StaleShoeError = db.StaleShoeError
 
 
 # --- persistence, no Streamlit ---------------------------------------------------------
-
-
-def data_dir() -> Path:
-    """The folder whose ``roads.db`` holds the shoes (created on first use)."""
-    path = Path(os.environ.get(DATA_ENV) or storage.DATA_DIR).expanduser().resolve()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def store(folder: Path | None = None) -> db.Store:
@@ -169,27 +160,9 @@ def errors() -> dict[str, str]:
     return st.session_state.setdefault(ERRORS_KEY, {})
 
 
-def scrub(message: str, folder: Path | None = None, lang: str = DEFAULT) -> str:
-    """A message fit for a browser: the server's own folder paths are not the reader's
-    business (and may be another person's machine), so they become "the data folder".
-
-    >>> scrub("no saved shoe 'x' in /srv/roads/data", Path("/srv/roads/data"))
-    "no saved shoe 'x' in the data folder"
-    >>> scrub("/srv/roads/data/roads.db: is busy", Path("/srv/roads/data"))
-    'roads.db in the data folder: is busy'
-    """
-    if os.sep not in message:  # no path in it: spare the folder look-up (and its mkdir)
-        return message
-    root = str(folder or data_dir())
-    message = message.replace(root + "/roads.db", word("db_in_data_folder", lang, db="roads.db"))
-    return message.replace(root, word("the_data_folder", lang))
-
-
 def set_error(area: str, message: str | BaseException) -> None:
     """Show ``message`` (an error, a `Message`, text) next to ``area``, in the page's
     language where the message has a translation."""
-    from roads_app.ui.words import say
-
     errors()[area] = say(message)  # scrubbed of the server's folder paths
 
 
@@ -216,8 +189,6 @@ def current() -> ShoeState:
         try:
             state = load_state(wanted, folder)
         except RoadsAppError as e:
-            from roads_app.ui.words import md_text, say, tr
-
             set_error("shoe", tr("could_not_open", id=md_text(quote(wanted)), why=say(e)))
             _set_url(None)
             state = None

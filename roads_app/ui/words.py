@@ -1,5 +1,5 @@
 """The dashboard's words in the language picked in the sidebar (the catalogue is
-`roads_app/render/i18n.toml`; `board_view.lang` knows the language).
+`roads_app/i18n.toml`; `board_view.lang` knows the language).
 
 One door for every label a player reads, so a page never hard-codes English. A bet's
 name is the table's own label in English (a table may call Super Tie "Egalité") and
@@ -17,10 +17,11 @@ from typing import Any
 import streamlit as st
 
 from roads_app import messages
-from roads_app.render import i18n
-from roads_app.render.i18n import DEFAULT, word
+from roads_app.i18n import DEFAULT, word
+from roads_app.render import flags
 from roads_app.roads.stats import FlagCount
 from roads_app.ui.board_view import lang
+from roads_app.ui.folder import scrub
 
 
 class Md(str):
@@ -84,10 +85,8 @@ def say(what: object) -> Md:
     """A message of the engine or the store (a `Message`, or an error raised with one)
     in the page's language, or other text, made safe for a page (`md_text`): messages
     quote names, file names and URL parameters. Either way without the server's own
-    folder paths (`session.scrub`): every message a page shows comes through here, so
+    folder paths (`folder.scrub`): every message a page shows comes through here, so
     text a page already made safe (`tr`, `md_text`) passes as it is."""
-    from roads_app.ui.session import scrub  # session's page half imports this module
-
     inner = what.args[0] if isinstance(what, BaseException) and len(what.args) == 1 else what
     if isinstance(inner, Md):  # a page's own sentence, raised or passed on: as it is
         return inner
@@ -123,13 +122,13 @@ WINNER_KEYS: Mapping[str, str] = {"B": "B", "P": "P", "T": "T"}
 
 
 def flags_line(counts: Mapping[str, FlagCount], group: str) -> str:
-    """`i18n.flags_line` in the page's language."""
-    return i18n.flags_line(counts, group, lang())
+    """`render.flags.flags_line` in the page's language."""
+    return flags.flags_line(counts, group, lang())
 
 
 def flag_note(counts: Mapping[str, FlagCount], group: str) -> str:
-    """`i18n.flag_note` in the page's language."""
-    return i18n.flag_note(counts, group, lang())
+    """`render.flags.flag_note` in the page's language."""
+    return flags.flag_note(counts, group, lang())
 
 
 CHROME = Path(__file__).with_name("static")

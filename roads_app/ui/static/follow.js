@@ -6,7 +6,8 @@
 export default function (component) {
   const { data, setStateValue, parentElement } = component;
   const root = parentElement.host || parentElement;
-  const s = root.__rdFollow || (root.__rdFollow = { asked: null, timer: null });
+  const s = root.__rdFollow || (root.__rdFollow = { asked: null, timer: null, gen: 0 });
+  const gen = ++s.gen;  // only the newest render's loop may ask: an older one sees old data
   const stop = new AbortController();
   const known = data.wall ? data.seq : data.version;
   const query = data.wall ? `wall=${encodeURIComponent(known)}`
@@ -14,18 +15,30 @@ export default function (component) {
   const url = new URL('_roads/follow', window.location.href);
   let delay = 250;
 
-  // A news already asked for and not yet shown is asked again after a while: a rerun
-  // request made while a run was starting can be folded into it and lost.
-  const ask = (now) => {
-    s.asked = { now, at: Date.now() };
+  // A news is asked for once: a second rerun at once would supersede the first, and what
+  // that run showed only once (a good-road toast) would be lost with it. A news asked for
+  // and still not shown after a while is asked again: a rerun request made while a run
+  // was starting can be folded into it and lost.
+  const send = (now) => {
+    s.stamp = Math.max(Date.now(), (s.stamp || 0) + 1);  // each request's own, increasing
+    s.asked = { now, at: s.stamp };
     setStateValue('seen', s.asked);
     clearTimeout(s.timer);
-    s.timer = setTimeout(() => { if (s.asked && s.asked.now === now) ask(now); }, 3000);
+    s.timer = setTimeout(() => { if (s.asked && s.asked.now === now) send(now); }, 3000);
   };
-  if (s.asked && String(s.asked.now) === String(known)) { s.asked = null; clearTimeout(s.timer); }
+  const ask = (now) => {
+    if (gen !== s.gen) return;  // an older render's loop: its data is not what is shown
+    if (s.asked && String(s.asked.now) === String(now)) return;  // asked; the timer minds it
+    send(now);
+  };
+  // Asked and answered: the server ran with what was asked (``got``: the stamp of the
+  // last state it received), or the page shows that news already.
+  const answered = s.asked && ((data.got != null && Number(data.got) >= s.asked.at)
+    || String(s.asked.now) === String(known));
+  if (answered) { s.asked = null; clearTimeout(s.timer); }
 
   const loop = async () => {
-    while (!stop.signal.aborted) {
+    while (!stop.signal.aborted && gen === s.gen) {
       try {
         const r = await fetch(`${url.pathname}?${query}`, { signal: stop.signal, cache: 'no-store' });
         if (!r.ok) throw new Error(`HTTP ${r.status}`);

@@ -1,0 +1,29 @@
+"""A backtest's verdict in words: the engine decides (`sim.backtest.judge`), the pages
+and the CLI say it in the page's language from the catalogue's ``verdict_...`` sentences.
+
+>>> from roads_app.sim.backtest import judge
+>>> verdict_text(judge(-0.01, (-0.02, 0.0), -0.0106, 100))[:36]
+'Measured -1.000% per unit wagered ov'
+>>> "Within chance" in verdict_text(judge(-0.01, (-0.02, 0.0), -0.0106, 100))
+True
+"""
+
+from __future__ import annotations
+
+from roads_app.i18n import DEFAULT, word
+from roads_app.sim.backtest import Finding, Verdict, pct
+
+
+def verdict_text(v: Verdict, lang: str = DEFAULT) -> str:
+    """The verdict ``v`` in ``lang``: whether the result differs from the edge beyond
+    chance, with the measured and exact figures."""
+    if v.finding is Finding.NO_BETS or v.ev is None:
+        return word("verdict_no_bets", lang)
+    if v.finding is Finding.NO_EDGE or v.exact is None:
+        return word("verdict_no_edge", lang, ev=pct(v.ev))
+    if v.finding is Finding.ONE_SHOE or v.ci is None:
+        return word("verdict_one_shoe", lang, ev=pct(v.ev), exact=pct(v.exact))
+    lo, hi = v.ci
+    head = word("verdict_head", lang, ev=pct(v.ev), shoes=f"{v.shoes:,}", lo=pct(lo),
+                hi=pct(hi), exact=pct(v.exact))  # fmt: skip
+    return word(f"verdict_{v.finding}", lang, head=head)
