@@ -19,8 +19,11 @@ from roads_app.game.rounds import check_name
 from roads_app.messages import Message
 
 ROOT = Path(__file__).resolve().parents[1] / "roads_app"
-CONVERTED = ("game", "roads")
-"""Packages whose refusals are all Messages (store, bets and sim to follow)."""
+CONVERTED = ("game", "roads", "store")
+"""Packages whose refusals are all Messages (bets and sim to follow)..."""
+NOT_YET = {"store/importing.py", "store/library.py"}
+"""...but for these files, still English (the file importers: to follow). A file
+converted leaves this set, and the test says so when it is left here."""
 
 FAMILY = {
     name for name, cls in vars(errors).items()
@@ -73,10 +76,16 @@ def test_the_finder_finds_english_raises_and_lets_messages_and_relays_through() 
 def test_every_refusal_of_the_package_is_a_message(package: str) -> None:
     files = sorted((ROOT / package).rglob("*.py"))
     assert files
-    found = []
+    found, english = [], set()
     for path in files:
-        found += english_raises(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+        name = str(path.relative_to(ROOT))
+        here = english_raises(path.read_text(encoding="utf-8"), name)
+        if here:
+            english.add(name)
+        if name not in NOT_YET:
+            found += here
     assert found == []
+    assert {n for n in NOT_YET if n.startswith(f"{package}/")} <= english  # none left behind
 
 
 def test_every_catalogue_key_has_both_languages() -> None:

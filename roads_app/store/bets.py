@@ -14,6 +14,7 @@ import polars as pl
 
 from roads_app.bets.ledger import BETS_SCHEMA, KINDS, with_placement
 from roads_app.errors import StorageError, quote
+from roads_app.messages import Message
 from roads_app.store.connection import Database
 from roads_app.store.history import History
 from roads_app.store.shoes import Shoes
@@ -74,7 +75,7 @@ class Bets:
 
 def check_kind(kind: str) -> None:
     if kind not in KINDS:
-        raise StorageError(f"bet history kind {quote(kind)} is not one of {', '.join(KINDS)}")
+        raise StorageError(Message("msg_bet_kind", kind=quote(kind), kinds=", ".join(KINDS)))
 
 
 def _bets_action(old: pl.DataFrame, new: pl.DataFrame) -> str:

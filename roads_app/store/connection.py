@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from roads_app.errors import RoadsAppError, StorageError, shown_path
+from roads_app.messages import Message
 
 DB_NAME = "roads.db"
 APPLICATION_ID = 0x524F4144  # "ROAD": marks a roads-app database (PRAGMA application_id)
@@ -223,9 +224,8 @@ class Database:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StorageError(
-                f"{shown_path(self.data_dir)}: cannot create the data folder ({e.strerror})"
-            ) from None
+            raise StorageError(Message("msg_data_folder_create", folder=shown_path(self.data_dir),
+                                       error=e.strerror)) from None  # fmt: skip
         self._refuse_links()
         self._init(on_create)
 
@@ -235,10 +235,7 @@ class Database:
         for suffix in ("", "-wal", "-shm", "-journal"):
             p = self.path.with_name(self.path.name + suffix)
             if p.is_symlink():
-                raise StorageError(
-                    f"{shown_path(p)}: is a symlink; the database must be a plain file in "
-                    "the data folder (it was left as it is)"
-                )
+                raise StorageError(Message("msg_db_symlink", path=shown_path(p)))
 
     # connections
 
@@ -317,10 +314,8 @@ class Database:
             raise translate(e, self.path, "open") from None
         if app_id != APPLICATION_ID and tables:
             self.close()
-            raise StorageError(
-                f"{self.path}: is an SQLite database of another program (no roads-app "
-                "tables); it was left as it is: move it away or use another --data folder"
-            )
+            raise StorageError(Message("msg_db_other_program", path=self.path, engine="SQLite",
+                                       app="roads-app", option="--data"))  # fmt: skip
         try:
             if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 con.execute("PRAGMA journal_mode = WAL")
@@ -331,15 +326,11 @@ class Database:
         with self.write("create") as c:
             have = self._schema_version(c)
             if have > SCHEMA_VERSION:
-                raise StorageError(
-                    f"{self.path}: made by a newer roads-app (schema {have}, this one knows "
-                    f"{SCHEMA_VERSION}); it was left as it is"
-                )
+                raise StorageError(Message("msg_db_newer", path=self.path, app="roads-app",
+                                           have=have, knows=SCHEMA_VERSION))  # fmt: skip
             if have == 0:
                 if c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                    raise StorageError(
-                        f"{self.path}: tables without a schema version; left as it is"
-                    )
+                    raise StorageError(Message("msg_db_no_schema", path=self.path))
                 c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 c.execute(
                     "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "

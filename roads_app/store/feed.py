@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from roads_app.errors import StorageError
+from roads_app.messages import Message
 from roads_app.store.connection import Database, now, translate
 
 
@@ -47,7 +48,7 @@ class Requests:
                 if row is not None:
                     if row[0] != fingerprint:
                         raise RequestKeyReused(
-                            f"Idempotency-Key {key!r} was already used for a different request"
+                            Message("msg_key_reused", header="Idempotency-Key", value=repr(key))
                         )
                     return int(row[1]), json.loads(row[2]), True
             status, body = do(c)

@@ -220,7 +220,7 @@ class Shoes:
         try:
             name = check_name(name)
         except RoundError as e:  # the store's callers get the store's error, same words
-            raise StorageError(str(e)) from None
+            raise StorageError(e.message) from None
         with self.db.write() as c:
             version, n = self.current(c, shoe_id)
             old = self.meta_in(c, shoe_id)
@@ -261,12 +261,13 @@ class Shoes:
                 "SELECT version, rounds, deleted FROM shoes WHERE id = ?", (shoe_id,)
             ).fetchone()
             if row is None:
-                gone = "was removed for good when the trash was emptied" \
-                    if self.history.was_purged(c, shoe_id) \
-                    else f"is not in {self.db.data_dir}"  # fmt: skip
-                raise StorageError(f"shoe {quote(shoe_id)} {gone}")
+                raise StorageError(
+                    Message("msg_shoe_purged", id=quote(shoe_id))
+                    if self.history.was_purged(c, shoe_id)
+                    else Message("msg_shoe_not_here", id=quote(shoe_id), folder=self.db.data_dir)
+                )
             if row[2] is None:
-                raise StorageError(f"shoe {quote(shoe_id)} is not in the trash")
+                raise StorageError(Message("msg_shoe_not_in_trash", id=quote(shoe_id)))
             version = self.bump(c, shoe_id, int(row[0]), int(row[1]))
             c.execute("UPDATE shoes SET deleted = NULL WHERE id = ?", (shoe_id,))
             self.history.log(c, shoe_id, "restored", version, int(row[1]))
@@ -282,7 +283,7 @@ class Shoes:
                 row = c.execute("SELECT version, rounds FROM shoes WHERE id = ? AND "
                                 "deleted IS NOT NULL", (shoe_id,)).fetchone()  # fmt: skip
                 if row is None:
-                    raise StorageError(f"shoe {quote(shoe_id)} is not in the trash")
+                    raise StorageError(Message("msg_shoe_not_in_trash", id=quote(shoe_id)))
                 c.execute("DELETE FROM shoes WHERE id = ?", (shoe_id,))
                 self.history.log(c, shoe_id, "purged", int(row[0]) + 1, int(row[1]))
                 gone += 1
