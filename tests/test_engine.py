@@ -11,15 +11,17 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from roads_app.bets.tables import load_table
+from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE
 from roads_app.game.rounds import rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.roads.derived import BLUE, NO_MARK, RED
 from roads_app.roads.grids import ask_road
 from roads_app.sim import backtest as sim_backtest
 from roads_app.sim import kernel as sim_kernel
+from roads_app.sim import pcg64
 from roads_app.sim import strategies as sim_strategies
 
-WINNER_CODE = {"B": sim_kernel.W_BANKER, "P": sim_kernel.W_PLAYER, "T": sim_kernel.W_TIE}
+WINNER_CODE = {"B": W_BANKER, "P": W_PLAYER, "T": W_TIE}
 
 
 @st.composite
@@ -147,9 +149,9 @@ def test_kernel_road_logic_reproduces_the_spec_example(k: int):
     ask = sim_kernel.ask_banker_before(w, k)
     # The mark a real result adds: the ask for B as it is on B, the opposite on P.
     marks = "".join(
-        ("R" if a == RED else "B") if x == sim_kernel.W_BANKER else ("B" if a == RED else "R")
+        ("R" if a == RED else "B") if x == W_BANKER else ("B" if a == RED else "R")
         for a, x in zip(ask, w, strict=True)
-        if x != sim_kernel.W_TIE and a >= 0
+        if x != W_TIE and a >= 0
     )
     assert marks == SPEC_DERIVED[k]
 
@@ -282,10 +284,10 @@ def test_per_shoe_frame_has_one_row_per_shoe_numbered_from_one():
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**128), skip=st.integers(0, 10**12), n=st.integers(1, 500))
 def test_kernel_pcg64_is_numpys_pcg64(seed: int, skip: int, n: int):
-    state, inc = sim_kernel.pcg_start(seed, skip)
+    state, inc = pcg64.pcg_start(seed, skip)
     ref = np.random.PCG64(seed)
     ref.advance(skip)
-    got = sim_kernel.pcg_raw(*sim_kernel._halves(state), *sim_kernel._halves(inc), n)
+    got = pcg64.pcg_raw(*pcg64.halves(state), *pcg64.halves(inc), n)
     np.testing.assert_array_equal(got, ref.random_raw(n))
 
 

@@ -27,6 +27,7 @@ from roads_app.game.rounds import (
     rounds_from_winners,
 )
 from roads_app.roads import grids
+from roads_app.roads.names import ROAD_NAMES
 
 DERIVED = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 
@@ -456,7 +457,7 @@ def test_output_dtypes() -> None:
 def test_empty_shoe_gives_empty_roads_with_their_columns() -> None:
     empty = grids.all_roads(empty_rounds())
     full = grids.all_roads(rw("BPBPPBBP"))
-    for name in grids.ROAD_NAMES:
+    for name in ROAD_NAMES:
         assert empty[name].height == 0
         assert empty[name].schema == full[name].schema, name
     assert grids.ask_road(empty_rounds(), "B") == dict.fromkeys(DERIVED)

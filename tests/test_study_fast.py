@@ -114,15 +114,16 @@ def test_cached_kernels_are_keyed_by_the_kernels_they_call() -> None:
     engine's after the shoe procedure or the road rule, bulk's after any of those."""
     from roads_app.sim import bulk, good_road_study, kernel
 
-    game = ["game/cards.py", "game/drawing.py", "game/shoe.py"]
-    engine = [*game, "roads/derived.py", "roads/good_roads.py", "sim/strategies.py"]
+    game = ["game/cards.py", "game/drawing.py", "game/hand.py", "game/shoe.py"]
+    roads = ["roads/derived.py", "roads/good_roads.py", "sim/strategies.py", "sim/pcg64.py"]
+    engine = [*game, *roads]
     for fn, want in (
         (study._hand_probabilities, ["bets/odds.py"]),
         (kernel._run_kernel, engine),
         (kernel.deal_cards_kernel, engine),
         (bulk._deal_batch, ["sim/kernel.py", *engine]),
         (good_road_study._study_kernel,
-         ["roads/good_roads.py", "sim/kernel.py", *game, "roads/derived.py", "sim/strategies.py"]),
+         ["roads/good_roads.py", "sim/kernel.py", *game, "roads/derived.py", *roads[2:]]),
     ):
         _, deps = fn._cache._impl.locator.get_source_stamp()
         got = [p.replace("\\", "/") for p, _, _ in deps]

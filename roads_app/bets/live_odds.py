@@ -39,9 +39,9 @@ from roads_app.bets.odds import (
     rows_dot,
     table_matrices,
 )
-from roads_app.bets.spec import N_PLAY
 from roads_app.errors import RoundError, ShoeCompositionError
 from roads_app.game import cards as playing_cards
+from roads_app.game.hand import N_PLAY, pair_index, pair_state_expr, play_index
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, check_seed, deal_shoe
 from roads_app.messages import Message
@@ -231,20 +231,15 @@ def hand_cells(rounds: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
     def state(cards: pl.Expr) -> pl.Expr:
         a, b = (cards.list.get(i, null_on_oob=True).cast(_CARD).to_physical() for i in (0, 1))
-        return (
-            pl.when(cards.is_null())
-            .then(None)
-            .when(a == b)
-            .then(2)
-            .when(a // 4 == b // 4)
-            .then(1)
-            .otherwise(0)
-        )
+        return pair_state_expr(a, b).cast(pl.Int64)
 
-    pts = pl.col("player_points").cast(pl.Int64) * 10 + pl.col("banker_points")
+    def count(cards: pl.Expr) -> pl.Expr:
+        return cards.list.len().cast(pl.Int64)
+
+    pt, bt = pl.col("player_points").cast(pl.Int64), pl.col("banker_points").cast(pl.Int64)
     idx = rounds.select(
-        play=(pts * 2 + pc.list.len() - 2) * 2 + bc.list.len() - 2,
-        pair=N_PLAY + state(pc) * 3 + state(bc),
+        play=play_index(pt, bt, count(pc), count(bc)),
+        pair=N_PLAY + pair_index(state(pc), state(bc)),
     ).fill_null(-1)
     return idx["play"].to_numpy().astype(np.int64), idx["pair"].to_numpy().astype(np.int64)
 

@@ -38,7 +38,6 @@ from roads_app.bets.spec import (
     KIND_NAMES,
     KINDS,
     LOSE,
-    N_PLAY,
     PAIR_CELLS,
     PLAY_CELLS,
     PUSH,
@@ -52,6 +51,15 @@ from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
 from roads_app.errors import BetError, ShoeCompositionError
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
+from roads_app.game.hand import (
+    N_PLAY,
+    NO_PAIR,
+    RANK_PAIR,
+    SUITED,
+    Winner,
+    pair_index,
+    play_index,
+)
 from roads_app.game.shoe import POINTS_BY_CARD
 
 _BANKER_AFTER = BANKER_DRAWS_AFTER
@@ -280,7 +288,6 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
     inv4 = 1.0 / (total * (total - 1) * (total - 2) * (total - 3))
     inv5 = inv4 / (total - 4)
     inv6 = inv5 / (total - 5)
-    # play cell index = ((pt*10 + bt)*2 + player drew)*2 + banker drew
     for pt in range(10):
         for bt in range(10):
             cls = pt * 10 + bt
@@ -289,12 +296,12 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                 continue
             draws = _CLASS_DRAWS[cls]
             if draws == 0:
-                out[cls * 4] += n0 * inv4
+                out[play_index(pt, bt, 2, 2)] += n0 * inv4
             elif draws == 1:
                 for b3 in range(10):
                     n = c[b3] * n0 - s1[cls, b3]
                     if n > 0:
-                        out[(pt * 10 + (bt + b3) % 10) * 4 + 1] += n * inv5
+                        out[play_index(pt, (bt + b3) % 10, 2, 3)] += n * inv5
             else:
                 t = s2[_PAIR_SLOT[cls]]
                 for p3 in range(10):
@@ -303,7 +310,7 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                         continue
                     pf = (pt + p3) % 10
                     if not _BANKER_AFTER[bt, p3]:
-                        out[(pf * 10 + bt) * 4 + 2] += n * inv5
+                        out[play_index(pf, bt, 3, 2)] += n * inv5
                         continue
                     for b3 in range(10):
                         d = c[b3] - (1 if b3 == p3 else 0)
@@ -314,7 +321,7 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                             + t[min(p3, b3), max(p3, b3)]
                         )
                         if n6 > 0:
-                            out[(pf * 10 + (bt + b3) % 10) * 4 + 3] += n6 * inv6
+                            out[play_index(pf, (bt + b3) % 10, 3, 3)] += n6 * inv6
 
 
 @njit(cache=True)
@@ -337,16 +344,15 @@ def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
     s_r = mixed - both_s  # suited pair on one hand, pair of rank (not suited) on the other
     r_n = one_r - one_s - both_r + mixed  # pair of rank (not suited) on one, none on the other
     s_n = one_s - mixed
-    # index = player*3 + banker; 0 none, 1 rank pair, 2 suited
-    out[_PAIR0 + 0] = 1.0 - 2.0 * one_r + both_r
-    out[_PAIR0 + 1] = r_n
-    out[_PAIR0 + 2] = s_n
-    out[_PAIR0 + 3] = r_n
-    out[_PAIR0 + 4] = both_r - 2.0 * mixed + both_s
-    out[_PAIR0 + 5] = s_r
-    out[_PAIR0 + 6] = s_n
-    out[_PAIR0 + 7] = s_r
-    out[_PAIR0 + 8] = both_s
+    out[_PAIR0 + pair_index(NO_PAIR, NO_PAIR)] = 1.0 - 2.0 * one_r + both_r
+    out[_PAIR0 + pair_index(NO_PAIR, RANK_PAIR)] = r_n
+    out[_PAIR0 + pair_index(NO_PAIR, SUITED)] = s_n
+    out[_PAIR0 + pair_index(RANK_PAIR, NO_PAIR)] = r_n
+    out[_PAIR0 + pair_index(RANK_PAIR, RANK_PAIR)] = both_r - 2.0 * mixed + both_s
+    out[_PAIR0 + pair_index(RANK_PAIR, SUITED)] = s_r
+    out[_PAIR0 + pair_index(SUITED, NO_PAIR)] = s_n
+    out[_PAIR0 + pair_index(SUITED, RANK_PAIR)] = s_r
+    out[_PAIR0 + pair_index(SUITED, SUITED)] = both_s
 
 
 @njit(cache=True)
@@ -413,7 +419,8 @@ def outcome_probabilities(counts: Any) -> dict[str, float]:
     ``player_win``, ``banker_win`` and ``tie`` (sums over the play cells)."""
     p = outcomes(counts)
     out = dict(zip(EVENTS, p.tolist(), strict=True))
-    for name, w in (("player_win", "P"), ("banker_win", "B"), ("tie", "T")):
+    for name, w in (("player_win", Winner.PLAYER), ("banker_win", Winner.BANKER),
+                    ("tie", Winner.TIE)):
         out[name] = float(sum(p[i] for i, c in enumerate(PLAY_CELLS) if c.winner == w))
     return out
 

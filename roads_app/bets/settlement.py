@@ -53,6 +53,16 @@ from roads_app.bets.tables import (
 )
 from roads_app.errors import BetError, RoundError
 from roads_app.game import cards
+from roads_app.game.hand import (
+    RANK_PAIR,
+    SUITED,
+    SUITS_PER_RANK,
+    WINNER_DTYPE,
+    Side,
+    Winner,
+    natural,
+    pair_state_expr,
+)
 from roads_app.game.rounds import ROUNDS_SCHEMA
 from roads_app.messages import Message, fields_of, parse, polars_template
 
@@ -63,7 +73,7 @@ OUTCOME = pl.Enum(list(OUTCOMES))
 FEATURES_SCHEMA: pl.Schema = pl.Schema(
     {
         "round": pl.Int32,
-        "winner": pl.Enum(["B", "P", "T"]),
+        "winner": WINNER_DTYPE,
         "player_points": pl.Int8,
         "banker_points": pl.Int8,
         "player_natural": pl.Boolean,  # flag, else from the first two cards
@@ -118,7 +128,7 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
     keys = ["shoe"] if "shoe" in lf.collect_schema().names() else []
 
     side_cols: dict[str, pl.Expr] = {}
-    for side in ("player", "banker"):
+    for side in (Side.PLAYER.word, Side.BANKER.word):
         lst = pl.col(f"{side}_cards")
         # Card numbers (rank_index*4 + suit_index) of the first two cards: integer work
         # from here on instead of string slicing.
@@ -126,11 +136,12 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
             lst.list.get(i, null_on_oob=True).cast(_CARD, strict=False).to_physical()
             for i in (0, 1)
         )
-        ra, rb = a // 4, b // 4
+        ra, rb = a // SUITS_PER_RANK, b // SUITS_PER_RANK
         two = (_rank_points(ra) + _rank_points(rb)) % 10
-        side_cols[f"{side}_natural"] = pl.coalesce(pl.col(f"{side}_natural"), two >= 8)
-        side_cols[f"{side}_pair"] = pl.coalesce(pl.col(f"{side}_pair"), ra == rb)
-        side_cols[f"{side}_suited_pair"] = a == b
+        pairs = pair_state_expr(a, b)
+        side_cols[f"{side}_natural"] = pl.coalesce(pl.col(f"{side}_natural"), natural(two))
+        side_cols[f"{side}_pair"] = pl.coalesce(pl.col(f"{side}_pair"), pairs >= RANK_PAIR)
+        side_cols[f"{side}_suited_pair"] = pairs == SUITED
     w = pl.col("winner")
     out = lf.select(
         *keys,
@@ -142,8 +153,8 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
         cards=(pl.col("player_cards").list.len() + pl.col("banker_cards").list.len()).cast(pl.Int8),
         player_cards=pl.col("player_cards").list.len().cast(pl.Int8),
         banker_cards=pl.col("banker_cards").list.len().cast(pl.Int8),
-        banker_six=pl.when(w == "B").then(pl.col("banker_points") == 6).otherwise(False),
-        tie_total=pl.when(w == "T").then(pl.col("player_points").cast(pl.Int8)),
+        banker_six=pl.when(w == Winner.BANKER).then(pl.col("banker_points") == 6).otherwise(False),
+        tie_total=pl.when(w == Winner.TIE).then(pl.col("player_points").cast(pl.Int8)),
     )
     return out.collect() if isinstance(rounds, pl.DataFrame) else out
 
@@ -273,9 +284,8 @@ def _said(key: str, **fields: pl.Expr | object) -> pl.Expr:
 # observation allows are found, and a bet is decided there when every allowed cell gives
 # it the same outcome and net. Rounds with cards allow exactly one cell.
 
-_W = {"B": 0, "P": 1, "T": 2}
 _PLAY_ATTR = {
-    "winner": np.array([_W[c.winner] for c in PLAY_CELLS]),
+    "winner": np.array([c.winner.code for c in PLAY_CELLS]),
     "player_points": np.array([c.player_points for c in PLAY_CELLS]),
     "banker_points": np.array([c.banker_points for c in PLAY_CELLS]),
     "player_cards": np.array([c.player_cards for c in PLAY_CELLS]),
@@ -305,7 +315,7 @@ _PAIR_KEY: tuple[tuple[str, int], ...] = tuple((f, 3) for f in _PAIR_ATTR)
 def _code(feature: str, size: int) -> pl.Expr:
     """A feature as a small integer, the null code being ``size - 1``."""
     col = pl.col(f"__{feature}")
-    # the winner Enum's physical codes are B, P, T = 0, 1, 2 (`_W`)
+    # the winner Enum's physical values are the codes (`Winner.code`)
     val = col.to_physical() if feature == "winner" else col
     return val.cast(pl.Int64).fill_null(size - 1)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from itertools import product
 from types import MappingProxyType
 from typing import Literal
@@ -38,13 +38,21 @@ from typing import Literal
 import numpy as np
 
 from roads_app.game.drawing import banker_draws, player_draws
+from roads_app.game.hand import (
+    N_PLAY,
+    RANK_PAIR,
+    SUITED,
+    Side,
+    Winner,
+    natural,
+    pair_index,
+    play_index,
+    winner_of,
+)
 from roads_app.messages import Message
 
 LOSE, PUSH, REFUND = "lose", "push", "refund"
 """Results that are not a win (a win is named by its payout key)."""
-
-NO_PAIR, RANK_PAIR, SUITED = 0, 1, 2
-"""A hand's first two cards: no pair, a pair of rank (different cards), identical cards."""
 
 DATA: tuple[str, ...] = ("winner", "points", "cards", "naturals", "pairs", "suits")
 """What a bet may need from a round: the winner, the totals, the number of cards in
@@ -66,18 +74,17 @@ class PlayCell:
     banker_cards: int
 
     @property
-    def winner(self) -> str:
-        p, b = self.player_points, self.banker_points
-        return "B" if b > p else "P" if p > b else "T"
+    def winner(self) -> Winner:
+        return Winner.of(winner_of(self.banker_points, self.player_points))
 
     @property
     def player_natural(self) -> bool:
         """A two-card hand ending on 8 or 9 is exactly a natural (a drawn hand had 0-5)."""
-        return self.player_cards == 2 and self.player_points >= 8
+        return self.player_cards == 2 and natural(self.player_points)
 
     @property
     def banker_natural(self) -> bool:
-        return self.banker_cards == 2 and self.banker_points >= 8
+        return self.banker_cards == 2 and natural(self.banker_points)
 
     @property
     def cards(self) -> int:
@@ -140,47 +147,48 @@ class BetKind:
 # --- the rules -------------------------------------------------------------------------
 
 
-def _side(c: PlayCell, side: str) -> tuple[int, int, bool]:
-    """(own total, other total, own natural) of ``side`` ("P" or "B")."""
-    if side == "P":
+def _side(c: PlayCell, side: Side) -> tuple[int, int, bool]:
+    """(own total, other total, own natural) of ``side``."""
+    if side is Side.PLAYER:
         return c.player_points, c.banker_points, c.player_natural
     return c.banker_points, c.player_points, c.banker_natural
 
 
-def _main(side: str) -> Callable[[PlayCell], str]:
+def _main(side: Side) -> Callable[[PlayCell], str]:
     def rule(c: PlayCell) -> str:
-        if c.winner == "T":
+        if c.winner is Winner.TIE:
             return PUSH
         if c.winner != side:
             return LOSE
-        return "six" if side == "B" and c.banker_points == 6 else "win"
+        return "six" if side is Side.BANKER and c.banker_points == 6 else "win"
 
     return rule
 
 
 def _ez_banker(c: PlayCell) -> str:
-    if c.winner == "T" or (c.winner == "B" and c.banker_cards == 3 and c.banker_points == 7):
+    banker_won = c.winner is Winner.BANKER
+    if c.winner is Winner.TIE or (banker_won and c.banker_cards == 3 and c.banker_points == 7):
         return PUSH
-    return "win" if c.winner == "B" else LOSE
+    return "win" if banker_won else LOSE
 
 
-def _natural(side: str) -> Callable[[PlayCell], str]:
+def _natural(side: Side) -> Callable[[PlayCell], str]:
     def rule(c: PlayCell) -> str:
         own_natural = _side(c, side)[2]
-        if own_natural and c.winner == "T":
+        if own_natural and c.winner is Winner.TIE:
             return REFUND
         return "win" if own_natural and c.winner == side else LOSE
 
     return rule
 
 
-def _dragon_bonus(side: str) -> Callable[[PlayCell], str]:
+def _dragon_bonus(side: Side) -> Callable[[PlayCell], str]:
     def rule(c: PlayCell) -> str:
-        natural = _side(c, side)[2]
-        if natural:
+        own_natural = _side(c, side)[2]
+        if own_natural:
             if c.winner == side:
                 return "natural"
-            if c.winner == "T":
+            if c.winner is Winner.TIE:
                 return PUSH
         if c.winner == side and c.margin >= 4:
             return f"by_{c.margin}"
@@ -189,9 +197,9 @@ def _dragon_bonus(side: str) -> Callable[[PlayCell], str]:
     return rule
 
 
-def _three_card_win(side: str, total: int) -> Callable[[PlayCell], str]:
+def _three_card_win(side: Side, total: int) -> Callable[[PlayCell], str]:
     def rule(c: PlayCell) -> str:
-        cards = c.player_cards if side == "P" else c.banker_cards
+        cards = c.player_cards if side is Side.PLAYER else c.banker_cards
         own = _side(c, side)[0]
         return "win" if c.winner == side and cards == 3 and own == total else LOSE
 
@@ -199,13 +207,13 @@ def _three_card_win(side: str, total: int) -> Callable[[PlayCell], str]:
 
 
 def _lucky_6(c: PlayCell) -> str:
-    if c.winner == "B" and c.banker_points == 6:
+    if c.winner is Winner.BANKER and c.banker_points == 6:
         return "two_cards" if c.banker_cards == 2 else "three_cards"
     return LOSE
 
 
 def _super_tie(total: int) -> Callable[[PlayCell], str]:
-    return lambda c: "win" if c.winner == "T" and c.player_points == total else LOSE
+    return lambda c: "win" if c.winner is Winner.TIE and c.player_points == total else LOSE
 
 
 def _pair(which: str, at_least: int) -> Callable[[PairCell], str]:
@@ -223,12 +231,12 @@ _DB_KEYS = ("natural", *(f"by_{m}" for m in range(9, 3, -1)))
 
 _ALL: list[BetKind] = [
     BetKind("player", "Player", "Player hand wins; pushes on a tie.",
-            ("winner",), ("win",), _main("P")),
+            ("winner",), ("win",), _main(Side.PLAYER)),
     BetKind("banker", "Banker",
             "Banker hand wins; pushes on a tie. A table may pay a win on 6 less ('six').",
-            ("winner", "points"), ("win", "six"), _main("B"), {"six": "win"}),
+            ("winner", "points"), ("win", "six"), _main(Side.BANKER), {"six": "win"}),
     BetKind("tie", "Tie", "Both hands have the same total.",
-            ("winner",), ("win",), lambda c: "win" if c.winner == "T" else LOSE),
+            ("winner",), ("win",), lambda c: "win" if c.winner is Winner.TIE else LOSE),
     BetKind("player_pair", "Player Pair", "Player's first two cards have equal rank.",
             ("pairs",), ("win",), _pair("player", RANK_PAIR)),
     BetKind("banker_pair", "Banker Pair", "Banker's first two cards have equal rank.",
@@ -245,13 +253,13 @@ _ALL: list[BetKind] = [
             ("pairs", "suits"), ("win", "both"), _pair("either", SUITED), {"both": "win"}),
     BetKind("player_natural", "Player Natural",
             "Player wins with a two-card 8 or 9; refunded on a natural tie.",
-            ("winner", "naturals"), ("win",), _natural("P")),
+            ("winner", "naturals"), ("win",), _natural(Side.PLAYER)),
     BetKind("banker_natural", "Banker Natural",
             "Banker wins with a two-card 8 or 9; refunded on a natural tie.",
-            ("winner", "naturals"), ("win",), _natural("B")),
+            ("winner", "naturals"), ("win",), _natural(Side.BANKER)),
     BetKind("super_6", "Super 6", "Banker wins with a total of 6 (two or three cards).",
             ("winner", "points"), ("win",),
-            lambda c: "win" if c.winner == "B" and c.banker_points == 6 else LOSE),
+            lambda c: "win" if c.winner is Winner.BANKER and c.banker_points == 6 else LOSE),
     *(
         BetKind(f"super_tie_{k}", f"Super Tie {k}", f"The round ties on a total of {k}.",
                 ("winner", "points"), ("win",), _super_tie(k))
@@ -261,17 +269,17 @@ _ALL: list[BetKind] = [
             "Banker wins and is paid even money, except a three-card 7 pushes; a tie pushes.",
             ("winner", "points", "cards", "naturals"), ("win",), _ez_banker),
     BetKind("dragon_7", "Dragon 7", "Banker wins with a three-card 7.",
-            ("winner", "points", "cards", "naturals"), ("win",), _three_card_win("B", 7)),
+            ("winner", "points", "cards", "naturals"), ("win",), _three_card_win(Side.BANKER, 7)),
     BetKind("panda_8", "Panda 8", "Player wins with a three-card 8.",
-            ("winner", "points", "cards", "naturals"), ("win",), _three_card_win("P", 8)),
+            ("winner", "points", "cards", "naturals"), ("win",), _three_card_win(Side.PLAYER, 8)),
     BetKind("dragon_bonus_player", "Dragon Bonus Player",
             "Player wins with a natural ('natural'; a natural tie pushes), or wins "
             "without one by 4 to 9 points ('by_4' .. 'by_9').",
-            ("winner", "points", "naturals"), _DB_KEYS, _dragon_bonus("P")),
+            ("winner", "points", "naturals"), _DB_KEYS, _dragon_bonus(Side.PLAYER)),
     BetKind("dragon_bonus_banker", "Dragon Bonus Banker",
             "Banker wins with a natural ('natural'; a natural tie pushes), or wins "
             "without one by 4 to 9 points ('by_4' .. 'by_9').",
-            ("winner", "points", "naturals"), _DB_KEYS, _dragon_bonus("B")),
+            ("winner", "points", "naturals"), _DB_KEYS, _dragon_bonus(Side.BANKER)),
     BetKind("lucky_6", "Lucky 6",
             "Banker wins with 6: on two cards ('two_cards') or three ('three_cards').",
             ("winner", "points", "cards", "naturals"), ("two_cards", "three_cards"), _lucky_6),
@@ -287,29 +295,15 @@ KIND_NAMES: tuple[str, ...] = tuple(KINDS)
 # --- the cells, enumerated from the drawing rules ---------------------------------------
 
 
-def _play_index(pt: int, bt: int, pc: int, bc: int) -> int:
-    return ((pt * 10 + bt) * 2 + (pc - 2)) * 2 + (bc - 2)
-
-
-N_PLAY = 400
-N_PAIR = 9
-
 PLAY_CELLS: tuple[PlayCell, ...] = tuple(
     PlayCell(pt, bt, pc, bc) for pt, bt, pc, bc in product(range(10), range(10), (2, 3), (2, 3))
 )
-"""All play cells, dense: index ``((pt*10 + bt)*2 + pc-2)*2 + bc-2`` (some cannot occur)."""
+"""All play cells, dense, in `roads_app.game.hand.play_index` order (some cannot occur)."""
 
 PAIR_CELLS: tuple[PairCell, ...] = tuple(PairCell(p, b) for p, b in product(range(3), range(3)))
-"""All pair cells: index ``player*3 + banker``."""
-
-
-def play_index(c: PlayCell) -> int:
-    """Position of a play cell in `PLAY_CELLS`.
-
-    >>> PLAY_CELLS[play_index(PlayCell(7, 3, 3, 2))]
-    PlayCell(player_points=7, banker_points=3, player_cards=3, banker_cards=2)
-    """
-    return _play_index(c.player_points, c.banker_points, c.player_cards, c.banker_cards)
+"""All pair cells, in `roads_app.game.hand.pair_index` order."""
+assert all(play_index(*astuple(c)) == i for i, c in enumerate(PLAY_CELLS)), "play cell order"
+assert all(pair_index(c.player, c.banker) == i for i, c in enumerate(PAIR_CELLS)), "pair order"
 
 
 def _possible_play() -> np.ndarray:
@@ -322,7 +316,7 @@ def _possible_play() -> np.ndarray:
             draws = banker_draws(b2, p3, p2)
             for b3 in range(10) if draws else [None]:
                 bf = b2 if b3 is None else (b2 + b3) % 10
-                out[_play_index(pf, bf, 2 if p3 is None else 3, 2 if b3 is None else 3)] = True
+                out[play_index(pf, bf, 2 if p3 is None else 3, 2 if b3 is None else 3)] = True
     return out
 
 

@@ -16,10 +16,10 @@ fast engines can work on small integers.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Sequence
 
 from roads_app.errors import CardError
+from roads_app.game.hand import RANK_PAIR, SUITED, SUITS_PER_RANK, natural, pair_state
 from roads_app.messages import Message
 
 RANKS: str = "A23456789TJQK"
@@ -35,15 +35,6 @@ RANK_BURN_VALUE: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 """How many cards a face-up first card burns (T/J/Q/K = 10, seed 002)."""
 
 CARDS_PER_DECK = 52
-
-
-class Suit(enum.IntEnum):
-    """The four suits; only Perfect Pair (suited pair) cares."""
-
-    SPADES = 0
-    HEARTS = 1
-    DIAMONDS = 2
-    CLUBS = 3
 
 
 ALL_CARDS: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
@@ -86,7 +77,7 @@ def card_index(code: str) -> int:
 
 def rank_index(code: str) -> int:
     """Rank index 0..12 (A..K) of a card code."""
-    return card_index(code) // 4
+    return card_index(code) // SUITS_PER_RANK
 
 
 def point(code: str) -> int:
@@ -101,14 +92,14 @@ def points(cards: Sequence[str]) -> int:
 
 def is_natural(cards: Sequence[str]) -> bool:
     """Two-card 8 or 9."""
-    return len(cards) >= 2 and points(cards[:2]) >= 8
+    return len(cards) >= 2 and bool(natural(points(cards[:2])))
 
 
 def is_pair(cards: Sequence[str]) -> bool:
     """First two cards of equal rank (suits ignored)."""
-    return len(cards) >= 2 and rank_index(cards[0]) == rank_index(cards[1])
+    return len(cards) >= 2 and pair_state(card_index(cards[0]), card_index(cards[1])) >= RANK_PAIR
 
 
 def is_suited_pair(cards: Sequence[str]) -> bool:
     """First two cards identical in rank and suit (a Perfect Pair)."""
-    return len(cards) >= 2 and card_index(cards[0]) == card_index(cards[1])
+    return len(cards) >= 2 and pair_state(card_index(cards[0]), card_index(cards[1])) == SUITED

@@ -13,7 +13,7 @@ True
 >>> banker_draws(3, player_third=8)
 False
 >>> play_hand(iter(["9s", "5d", "Kc", "2h"])).winner
-'P'
+<Winner.PLAYER: 'P'>
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 
 from roads_app.errors import DrawingRuleError
 from roads_app.game import cards as playing_cards
+from roads_app.game.hand import Side, Winner, natural, winner_of
 from roads_app.messages import Message, side
 
 BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
@@ -42,7 +43,7 @@ BANKER_DRAWS_ON: dict[int, frozenset[int]] = {
 
 def player_draws(player_total: int, banker_total: int) -> bool:
     """Whether Player takes a third card, given both two-card totals."""
-    if player_total >= 8 or banker_total >= 8:
+    if natural(player_total) or natural(banker_total):
         return False
     return player_total <= 5
 
@@ -53,7 +54,7 @@ def banker_draws(banker_total: int, player_third: int | None, player_total: int 
     ``player_third`` is the point value of Player's third card, or None if Player stood
     (then ``player_total`` is Player's two-card total, used only to spot a natural).
     """
-    if banker_total >= 8 or (player_third is None and player_total >= 8):
+    if natural(banker_total) or (player_third is None and natural(player_total)):
         return False
     if player_third is None:
         return banker_total <= 5
@@ -93,9 +94,8 @@ class Hand:
         return playing_cards.points(self.banker_cards)
 
     @property
-    def winner(self) -> str:
-        p, b = self.player_points, self.banker_points
-        return "B" if b > p else "P" if p > b else "T"
+    def winner(self) -> Winner:
+        return Winner.of(winner_of(self.banker_points, self.player_points))
 
     @property
     def player_pair(self) -> bool:
@@ -134,15 +134,14 @@ def check_hand(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Hand
     """Validate a hand entered by cards; DrawingRuleError names the rule it breaks."""
     p = playing_cards.parse_cards(player_cards)
     b = playing_cards.parse_cards(banker_cards)
-    for name, hand in (("player", p), ("banker", b)):
+    for who, hand in ((Side.PLAYER, p), (Side.BANKER, b)):
         if not 2 <= len(hand) <= 3:
-            raise DrawingRuleError(Message("msg_hand_cards", side=side(name), n=len(hand)))
+            raise DrawingRuleError(Message("msg_hand_cards", side=side(who.word), n=len(hand)))
     pt, bt = playing_cards.points(p[:2]), playing_cards.points(b[:2])
-    natural = pt >= 8 or bt >= 8
-    if natural and (len(p) == 3 or len(b) == 3):
-        who = "player" if pt >= 8 else "banker"
-        total = pt if pt >= 8 else bt
-        raise DrawingRuleError(Message("msg_natural_stands", side=side(who), total=total))
+    if (natural(pt) or natural(bt)) and (len(p) == 3 or len(b) == 3):
+        who = Side.PLAYER if natural(pt) else Side.BANKER
+        total = pt if natural(pt) else bt
+        raise DrawingRuleError(Message("msg_natural_stands", side=side(who.word), total=total))
     must_p = player_draws(pt, bt)
     if must_p and len(p) == 2:
         raise DrawingRuleError(Message("msg_player_must_draw", pt=pt))

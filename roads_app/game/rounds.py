@@ -38,12 +38,12 @@ from roads_app.errors import (
 )
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, check_hand
+from roads_app.game.hand import WINNER_DTYPE, WINNERS, Side, Winner, natural, winner_of
 from roads_app.messages import Message, side
 from roads_app.messages import winner as _named
 
-WINNERS: tuple[str, str, str] = ("B", "P", "T")
-WINNER = pl.Enum(list(WINNERS))
-"""Banker, Player, Tie."""
+WINNER = WINNER_DTYPE
+"""Banker, Player, Tie (`roads_app.game.hand.Winner`'s letters)."""
 
 ROUNDS_SCHEMA: pl.Schema = pl.Schema(
     {
@@ -244,13 +244,16 @@ def _renumber(rounds: pl.DataFrame) -> pl.DataFrame:
 # --- building one round --------------------------------------------------------------
 
 
-def _winner(w: object) -> str:
+_WINNER_SPELLINGS: dict[str, Winner] = {
+    spelling: w for w in Winner for spelling in (w.value, w.word.upper())
+}
+
+
+def _winner(w: object) -> Winner:
     text = str(w).strip().upper() if w is not None else ""
-    aliases = {"BANKER": "B", "PLAYER": "P", "TIE": "T"}
-    text = aliases.get(text, text)
-    if text not in WINNERS:
+    if text not in _WINNER_SPELLINGS:
         raise RoundError(Message("msg_winner_letter", w=repr(w)))
-    return text
+    return _WINNER_SPELLINGS[text]
 
 
 def round_by_winner(
@@ -263,9 +266,9 @@ def round_by_winner(
 ) -> dict[str, Any]:
     """A round known by its result (and optionally pair/natural flags) only."""
     w = _winner(winner)
-    if player_natural and banker_natural is False and w != "P":
+    if player_natural and banker_natural is False and w != Winner.PLAYER:
         raise RoundError(Message("msg_natural_player_wins", w=_named(w)))
-    if banker_natural and player_natural is False and w != "B":
+    if banker_natural and player_natural is False and w != Winner.BANKER:
         raise RoundError(Message("msg_natural_banker_wins", w=_named(w)))
     return {
         "round": 0,
@@ -292,18 +295,18 @@ def round_by_points(
     banker_natural: bool | None = None,
 ) -> dict[str, Any]:
     """A round known by its two totals; the winner follows from them."""
-    for name, pts in (("player", player_points), ("banker", banker_points)):
-        whole_number(pts, Message("msg_what_points", side=side(name)), 0, 9, error=RoundError)
-    w = "B" if banker_points > player_points else "P" if player_points > banker_points else "T"
+    for who, pts in ((Side.PLAYER, player_points), (Side.BANKER, banker_points)):
+        whole_number(pts, Message("msg_what_points", side=side(who.word)), 0, 9, error=RoundError)
+    w = Winner.of(winner_of(banker_points, player_points))
     if winner is not None and _winner(winner) != w:
         raise RoundError(Message("msg_winner_disagrees", w=_named(_winner(winner)),
                                  pp=player_points, bp=banker_points, means=_named(w)))
-    for name, pts, nat in (
-        ("player", player_points, player_natural),
-        ("banker", banker_points, banker_natural),
+    for who, pts, nat in (
+        (Side.PLAYER, player_points, player_natural),
+        (Side.BANKER, banker_points, banker_natural),
     ):
-        if nat and pts < 8:
-            raise RoundError(Message("msg_natural_points", side=side(name), pts=pts))
+        if nat and not natural(pts):
+            raise RoundError(Message("msg_natural_points", side=side(who.word), pts=pts))
     row = round_by_winner(
         w,
         player_pair=player_pair,
@@ -517,7 +520,7 @@ def rounds_from_hands(hands: Sequence[Hand]) -> pl.DataFrame:
     bp = [playing_cards.points(c) for c in bc]
     data = {
         "round": range(1, len(hands) + 1),
-        "winner": ["B" if b > p else "P" if p > b else "T" for p, b in zip(pp, bp, strict=True)],
+        "winner": [WINNERS[winner_of(b, p)] for p, b in zip(pp, bp, strict=True)],
         "player_points": pp,
         "banker_points": bp,
         "player_pair": [playing_cards.is_pair(c) for c in pc],
@@ -528,19 +531,6 @@ def rounds_from_hands(hands: Sequence[Hand]) -> pl.DataFrame:
         "banker_cards": bc,
     }
     return pl.DataFrame(data, schema=ROUNDS_SCHEMA)
-
-
-def winner_from_points() -> pl.Expr:
-    """The winner the two totals decide (null where a total is unknown)."""
-    return (
-        pl.when(pl.col("banker_points") > pl.col("player_points"))
-        .then(pl.lit("B"))
-        .when(pl.col("player_points") > pl.col("banker_points"))
-        .then(pl.lit("P"))
-        .when(pl.col("player_points") == pl.col("banker_points"))
-        .then(pl.lit("T"))
-        .cast(WINNER)
-    )
 
 
 def apply_keys(

@@ -31,6 +31,7 @@ import polars as pl
 from roads_app.game.rounds import preview_winner
 from roads_app.i18n import word
 from roads_app.roads.grids import all_roads
+from roads_app.roads.names import DERIVED, ROAD_NAMES
 
 ROWS = 6
 CELL_PX = 22
@@ -48,17 +49,6 @@ WINNER_COLOUR: dict[str, str] = {"B": RED, "P": BLUE, "T": GREEN}
 """Banker red, Player blue, Tie green."""
 MARK_COLOUR: dict[str, str] = {"red": RED, "blue": BLUE}
 """On derived roads red means 'the big road repeats itself', blue 'it does not'."""
-
-ROAD_NAMES: tuple[str, ...] = ("bead_plate", "big_road", "big_eye_boy", "small_road",
-                               "cockroach_pig")  # fmt: skip
-DERIVED: tuple[str, ...] = ("big_eye_boy", "small_road", "cockroach_pig")
-ROAD_TITLES: dict[str, str] = {
-    "bead_plate": "Bead plate",
-    "big_road": "Big road",
-    "big_eye_boy": "Big eye boy",
-    "small_road": "Small road",
-    "cockroach_pig": "Cockroach pig",
-}
 
 DERIVED_SYMBOL: dict[str, str] = {
     "big_eye_boy": "circle-open",  # hollow rings

@@ -47,15 +47,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError, quote, validation_message
+from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Winner
 from roads_app.messages import Message
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-SIDE_B, SIDE_P, SIDE_ANY = 0, 1, 2
+SIDE_B, SIDE_P, SIDE_ANY = W_BANKER, W_PLAYER, 2
 """Constraint sides: B and P are the winner codes of the rounds frame; any is either."""
 
-_TIE = 2  # winner code of a tie
+_TIE = W_TIE
 
 MAX_PATTERNS = 64
 """Patterns a catalogue may hold: one bit each in the per-round mask."""
@@ -551,4 +552,4 @@ def columns_of(winners: Sequence[str]) -> tuple[list[int], int]:
     return lengths[:n], side
 
 
-_CODES = {"B": SIDE_B, "P": SIDE_P, "T": _TIE}
+_CODES = {w.value: w.code for w in Winner}

@@ -32,14 +32,11 @@ import polars as pl
 from numba import njit
 
 from roads_app.errors import RoundError, quote, whole_number
-from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, WINNERS
+from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
+from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER
 from roads_app.messages import Message
 from roads_app.roads.derived import NO_MARK, mark_colours, opposite
-
-DERIVED: dict[str, int] = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
-"""Derived roads and how many columns back each one compares (k in docs/roads.md)."""
-
-ROAD_NAMES: tuple[str, ...] = ("bead_plate", "big_road", *DERIVED)
+from roads_app.roads.names import DERIVED
 
 COLOURS: tuple[str, str] = ("red", "blue")
 COLOUR = pl.Enum(list(COLOURS))
@@ -48,9 +45,9 @@ COLOUR = pl.Enum(list(COLOURS))
 FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 POINTS: tuple[str, ...] = ("player_points", "banker_points")
 
-_B, _P, _T = 0, 1, 2  # physical codes of the WINNER enum
+_B, _P, _T = W_BANKER, W_PLAYER, W_TIE  # physical codes of the WINNER enum
 _BEAD_REST = ["round", "winner", *FLAGS, *POINTS]
-_SIDES = {"B": _B, "BANKER": _B, "P": _P, "PLAYER": _P}
+_SIDES = {spelling: s.code for s in Side for spelling in (s.value, s.word.upper())}
 
 
 # --- input ----------------------------------------------------------------------------
@@ -367,7 +364,8 @@ def check_rounds(rounds: pl.DataFrame) -> pl.DataFrame:
 
 
 def all_roads(rounds: pl.DataFrame, *, rows: int = 6) -> dict[str, pl.DataFrame]:
-    """All five roads at once (keys as in `ROAD_NAMES`), sharing the streak work.
+    """All five roads at once (keys as in `roads_app.roads.names.ROAD_NAMES`), sharing the
+    streak work.
 
     The dashboard redraws every road after each click; this is the call to use.
     """
@@ -494,10 +492,10 @@ def _hypothetical_frame(
 ) -> pl.DataFrame:
     cols: list[pl.Series] = [] if keys is None else keys.get_columns()
     banker = _if_banker(b, last) if b is not None else None
-    for side in ("B", "P"):
+    for side in (Side.BANKER, Side.PLAYER):
         for name, k in DERIVED.items():
             c = np.empty(0, dtype=np.int8) if banker is None else banker[k]
-            if side == "P":
+            if side is Side.PLAYER:
                 c = opposite(c).astype(np.int8)
             cols.append(_colour_series(c, f"{name}_{side}"))
     if keys is None and s.multi and b is None:

@@ -33,6 +33,7 @@ import polars as pl
 from roads_app.bets.tables import Limits, Table
 from roads_app.errors import StrategyError
 from roads_app.game.shoe import check_seed, deal_shoe
+from roads_app.roads.names import DERIVED
 from roads_app.sim import cluster, kernel
 from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
 from roads_app.sim.strategies import History, Resolved, Settings, Strategy, resolve, slots
@@ -352,7 +353,7 @@ def play_shoe(
         marks = derived_marks_before_each_round(rounds)
         ask_cols = {
             road: marks[f"{road}_B"].cast(pl.String).to_list()
-            for road in ("big_eye_boy", "small_road", "cockroach_pig")
+            for road in DERIVED
         }
     winners = rounds["winner"].cast(pl.String).to_list()
     round_nos = rounds["round"].to_list()

@@ -26,7 +26,9 @@ from numba import njit, prange
 
 from roads_app.errors import RoundError
 from roads_app.game import cards as playing_cards
-from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
+from roads_app.game import hand as game_hand
+from roads_app.game.hand import RANK_PAIR, WINNERS, natural, pair_state, winner_of
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, ShoeMeta
 from roads_app.game.shoe import (
     POINTS_BY_CARD,
     ShoeOptions,
@@ -34,21 +36,12 @@ from roads_app.game.shoe import (
     deal_rows,
     simulated_meta,
 )
-from roads_app.sim import kernel
+from roads_app.sim import kernel, pcg64
 from roads_app.sim.cache import depends_on, load_lean
-from roads_app.sim.kernel import (
-    _KERNEL_LOCK,
-    W_BANKER,
-    W_PLAYER,
-    W_TIE,
-    _halves,
-    _jump,
-    _lcg,
-    _shuffle,
-    pcg_start,
-)
+from roads_app.sim.kernel import KERNEL_LOCK
 
-depends_on(__file__, kernel)  # the kernels below inline the dealing primitives (and theirs)
+# the kernels below inline the dealing primitives (and theirs) and the hand's rules
+depends_on(__file__, kernel, pcg64, game_hand)
 
 BATCH_SHOES = 8192
 """Shoes per batch: about 660,000 rounds, some 25 MB as a frame (8 decks)."""
@@ -88,12 +81,12 @@ def _deal_batch(
     The caller allocates the arrays: a kernel that allocates loads Numba's array
     module along with its cached code (a tenth of a second at a cold start)."""
     hi, lo = jump[0], jump[1]
-    for s in range(starts.shape[0]):  # one jump of a shoe's draws each, as `_shoe_states`
+    for s in range(starts.shape[0]):  # one jump of a shoe's draws each, as `shoe_states`
         starts[s, 0] = hi
         starts[s, 1] = lo
-        hi, lo = _lcg(hi, lo, jump[2], jump[3], jump[4], jump[5])
+        hi, lo = pcg64.lcg(hi, lo, jump[2], jump[3], jump[4], jump[5])
     for s in prange(starts.shape[0]):
-        _shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order[s])
+        pcg64.shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order[s])
         h, _, _ = deal_rows(order[s], cut, burn, burn_between, cards[s], burnt[s])
         hands[s] = h
         first[s] = order[s, 0] if burn else -1
@@ -121,16 +114,16 @@ class DealtBatch:
 def deal_batch(seed: int, options: ShoeOptions, first_shoe: int, n_shoes: int) -> DealtBatch:
     """Deal shoes ``first_shoe .. first_shoe+n_shoes-1`` of run ``seed`` on every core."""
     per = options.cards - 1  # raw draws per shoe
-    state, inc = pcg_start(check_seed(seed), first_shoe * per)
-    jump_a, jump_c = (_halves(x) for x in _jump(per, inc))
+    state, inc = pcg64.pcg_start(check_seed(seed), first_shoe * per)
+    jump_a, jump_c = (pcg64.halves(x) for x in pcg64.jump(per, inc))
     most = options.cards // 4 + 1
     cards = np.full((n_shoes, most, 6), -1, dtype=np.int8)
     hands = np.zeros(n_shoes, dtype=np.int64)
     first = np.zeros(n_shoes, dtype=np.int8)
-    with _KERNEL_LOCK:
+    with KERNEL_LOCK:
         _deal_batch(
-            np.array([*_halves(state), *jump_a, *jump_c], dtype=np.uint64),
-            np.array(_halves(inc), dtype=np.uint64),
+            np.array([*pcg64.halves(state), *jump_a, *jump_c], dtype=np.uint64),
+            np.array(pcg64.halves(inc), dtype=np.uint64),
             options.cut,
             options.burn,
             options.burn_between_hands,
@@ -176,11 +169,11 @@ def _round_columns(
         b = (pts[b0] + pts[b1] + b2v) % 10
         points[0, i] = p
         points[1, i] = b
-        winner[i] = W_BANKER if b > p else (W_PLAYER if p > b else W_TIE)
-        flags[0, i] = (p0 >> 2) == (p1 >> 2)
-        flags[1, i] = (b0 >> 2) == (b1 >> 2)
-        flags[2, i] = (pts[p0] + pts[p1]) % 10 >= 8
-        flags[3, i] = (pts[b0] + pts[b1]) % 10 >= 8
+        winner[i] = winner_of(b, p)
+        flags[0, i] = pair_state(p0, p1) >= RANK_PAIR
+        flags[1, i] = pair_state(b0, b1) >= RANK_PAIR
+        flags[2, i] = natural((pts[p0] + pts[p1]) % 10)
+        flags[3, i] = natural((pts[b0] + pts[b1]) % 10)
         for side in range(2):
             at = offsets[side, i]
             for k in range(3 * side, 3 * side + 3):

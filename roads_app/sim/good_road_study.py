@@ -27,7 +27,8 @@ from numba import njit, prange
 
 from roads_app.bets.tables import Table
 from roads_app.errors import StrategyError
-from roads_app.game import shoe
+from roads_app.game import hand, shoe
+from roads_app.game.hand import W_TIE, WINNERS, play_index, winner_of
 from roads_app.game.shoe import (
     POINTS_BY_CARD,
     check_seed,
@@ -37,11 +38,11 @@ from roads_app.game.shoe import (
 )
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue, add_result, holds
-from roads_app.sim import bulk, kernel
+from roads_app.sim import bulk, kernel, pcg64
 from roads_app.sim.cache import depends_on
 from roads_app.sim.exact import exact_sums, to_fraction, two_product
 
-depends_on(__file__, good_roads, kernel, shoe)
+depends_on(__file__, good_roads, kernel, shoe, hand, pcg64)
 
 Progress = Callable[[int, int], None]
 
@@ -53,7 +54,7 @@ PRICED_SHOES = 200
 so the averages come from the first shoes (the study of 1M shoes stays within 2x the
 flat backtest)."""
 
-RESULTS = ("B", "P", "T")
+RESULTS = WINNERS
 _SCALE = 1 << 1074  # an int count as an exact sum (units of 2**-1074)
 
 
@@ -72,7 +73,7 @@ def _study_kernel(
     net: np.ndarray,  # float64 [shoes, P]
     hands: np.ndarray,  # int64 [shoes]: hands dealt
 ) -> None:
-    """Deal each shoe as the backtest engine does (`kernel._shuffle`, the shoe procedure)
+    """Deal each shoe as the backtest engine does (`pcg64.shuffle`, the shoe procedure)
     and follow every pattern hand by hand: no card leaves the loop."""
     c_side, c_len, c_min, p_first, p_count, p_invite = arrays
     n_pat = p_first.shape[0]
@@ -80,7 +81,7 @@ def _study_kernel(
     n = decks * 52
     for s in prange(starts.shape[0]):
         order = np.empty(n, dtype=np.int8)
-        kernel._shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order)
+        pcg64.shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order)
         lengths = np.zeros(n // 4 + 2, dtype=np.int64)
         run = np.zeros(n_pat, dtype=np.int64)
         bet = np.full(n_pat, -1, dtype=np.int64)  # side each pattern invites for this hand
@@ -100,13 +101,13 @@ def _study_kernel(
             if cursor < 0:
                 break
             cursor, _p0, _p1, p2, _b0, _b1, b2, pp, bp = hand_cards(order, cursor)
-            w = 0 if bp > pp else (1 if pp > bp else 2)
+            w = winner_of(bp, pp)
             h += 1
-            if w == 2 and not betting:
+            if w == W_TIE and not betting:
                 continue  # a tie changes no column: nothing holds now that did not before
             # --- settle what the patterns that held before this hand invited
             if betting:
-                play = ((pp * 10 + bp) * 2 + (p2 >= 0)) * 2 + (b2 >= 0)
+                play = play_index(pp, bp, 2 + (p2 >= 0), 2 + (b2 >= 0))
                 nb = net_b[play]
                 np_ = net_p[play]
                 for p in range(n_pat):
@@ -166,7 +167,7 @@ def _priced_sums(
             bp = pts[cards[h, 3]] + pts[cards[h, 4]] + (pts[cards[h, 5]] if cards[h, 5] >= 0 else 0)
             pp %= 10
             bp %= 10
-            w = 0 if bp > pp else (1 if pp > bp else 2)
+            w = winner_of(bp, pp)
             n_cols, side = add_result(lengths, n_cols, side, w)
             for p in range(n_pat):
                 on[p] = holds(lengths, n_cols, side, c_side, c_len, c_min, p_first[p], p_count[p])
@@ -228,7 +229,7 @@ def _probability_matrix() -> np.ndarray:
 
     which = np.full(N_EVENTS, -1, dtype=np.int64)
     for i, c in enumerate(PLAY_CELLS):
-        which[i] = RESULTS.index(c.winner)
+        which[i] = c.winner.code
     return which
 
 
@@ -338,13 +339,13 @@ def study_range(
     opts = table.shoe
     deal = np.array([opts.decks, opts.cut, opts.burn, opts.burn_between_hands], dtype=np.int64)
     per = opts.cards - 1  # raw draws per shoe
-    state, inc = kernel.pcg_start(check_seed(seed), first * per)
-    jump_a, jump_c = (kernel._halves(x) for x in kernel._jump(per, inc))
-    inc_halves = np.array(kernel._halves(inc))
+    state, inc = pcg64.pcg_start(check_seed(seed), first * per)
+    jump_a, jump_c = (pcg64.halves(x) for x in pcg64.jump(per, inc))
+    inc_halves = np.array(pcg64.halves(inc))
     total: Part | None = None
     for start in range(first, first + count, BATCH):
         n = min(BATCH, first + count - start)
-        starts = kernel._shoe_states(*kernel._halves(state), *jump_a, *jump_c, n + 1)
+        starts = pcg64.shoe_states(*pcg64.halves(state), *jump_a, *jump_c, n + 1)
         state = (int(starts[n, 0]) << 64) | int(starts[n, 1])
         p = len(keys)
         held = np.zeros((n, p), dtype=np.int64)
@@ -353,7 +354,7 @@ def study_range(
         bets = np.zeros((n, p, 2), dtype=np.int64)
         net = np.zeros((n, p))
         hands = np.zeros(n, dtype=np.int64)
-        with kernel._KERNEL_LOCK:
+        with kernel.KERNEL_LOCK:
             _study_kernel(starts[:n], inc_halves, deal, net_b, net_p, arrays,
                           held, longest, nxt, bets, net, hands)  # fmt: skip
         priced = max(0, min(n, priced_shoes - start))

@@ -1,18 +1,17 @@
 """The compiled Monte Carlo engine: shuffle, deal, settle and stake whole shoes in Numba.
 
-It deals **exactly** the shoes `roads_app.game.shoe.deal_shoe(seed, options, k)` deals: the
-kernel runs NumPy's PCG64 itself (128-bit LCG in two 64-bit halves, XSL-RR output), each
-shoe starting at raw draw ``k*(n-1)`` of the seed's stream, repeats the documented
-Fisher-Yates card for card, then deals hand by hand with `roads_app.game.shoe`'s
-`hand_start` (burn, cut card) and `hand_cards` (the drawing tables), the shoe procedure
-itself, compiled. Generating the draws inside the parallel loop keeps every core busy
-and no draws go through memory. One kernel serves every strategy: a selection is a small
-integer code and parameter, a staking its table of levels
-(`roads_app.sim.strategies.StakingTable`), and the bets are read from per-cell net tables
-generated from the bet spec (`Plan`), so neither a new bet nor a new staking means
-another kernel. Card points, the drawing rules and the burn values are arrays built from
-`roads_app.game` (the hand's totals come from `hand_cards` with its cards);
-road-following reads the derived-road colour rule of `roads_app.roads.derived`, compiled.
+It deals **exactly** the shoes `roads_app.game.shoe.deal_shoe(seed, options, k)` deals:
+the kernel runs NumPy's PCG64 itself (`roads_app.sim.pcg64`), each shoe starting at raw
+draw ``k*(n-1)`` of the seed's stream, repeats the documented Fisher-Yates card for
+card, then deals hand by hand with `roads_app.game.shoe`'s `hand_start` (burn, cut card)
+and `hand_cards` (the drawing tables), the shoe procedure itself, compiled. One kernel
+serves every strategy: a selection is a small integer code and parameter, a staking its
+table of levels (`roads_app.sim.strategies.StakingTable`), and the bets are read from
+per-cell net tables generated from the bet spec (`Plan`), so neither a new bet nor a new
+staking means another kernel. Card points, the drawing rules and the burn values are
+arrays built from `roads_app.game` (the hand's totals come from `hand_cards` with its
+cards; who won and the cells bets settle on from `roads_app.game.hand`); road-following
+reads the derived-road colour rule of `roads_app.roads.derived`, compiled.
 
 Shoes are independent runs (each starts with the full bankroll, see
 `roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange`` and writes
@@ -28,16 +27,23 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
 
-from roads_app.bets.spec import KIND_NAMES, KINDS, N_PAIR, N_PLAY, unit_returns
+from roads_app.bets.spec import KIND_NAMES, KINDS, unit_returns
 from roads_app.bets.tables import Table
-from roads_app.game import cards, drawing, shoe
+from roads_app.game import cards, drawing, hand, shoe
+from roads_app.game.hand import (
+    N_PAIR,
+    N_PLAY,
+    W_BANKER,
+    Side,
+    pair_index,
+    pair_state,
+    play_index,
+    winner_of,
+)
 from roads_app.game.shoe import (
     ShoeOptions,
-    check_seed,
     deal_rows,
     first_hand_at,
     hand_cards,
@@ -45,8 +51,13 @@ from roads_app.game.shoe import (
 )
 from roads_app.roads import derived, good_roads
 from roads_app.roads.derived import BLUE, RED
-from roads_app.sim import strategies
+from roads_app.sim import pcg64, strategies
 from roads_app.sim.cache import depends_on
+from roads_app.sim.pcg64 import halves as _halves
+from roads_app.sim.pcg64 import jump as _jump
+from roads_app.sim.pcg64 import pcg_start
+from roads_app.sim.pcg64 import shoe_states as _shoe_states
+from roads_app.sim.pcg64 import shuffle as _shuffle
 from roads_app.sim.strategies import (
     SEL_AGAINST_STREAK,
     SEL_FIXED,
@@ -59,17 +70,14 @@ from roads_app.sim.strategies import (
 )
 
 # The kernels below compile functions and arrays of these modules into their machine code.
-depends_on(__file__, cards, drawing, shoe, derived, good_roads, strategies)
+depends_on(__file__, cards, drawing, hand, shoe, derived, good_roads, strategies, pcg64)
 
 ENGINE_BETS: tuple[str, ...] = KIND_NAMES
 """Bet ids in kernel index order: every kind of `roads_app.bets.spec`, in its order."""
 
 BET_INDEX: dict[str, int] = {b: i for i, b in enumerate(ENGINE_BETS)}
 N_BETS = len(ENGINE_BETS)
-PLAYER, BANKER = BET_INDEX["player"], BET_INDEX["banker"]
-
-# Winner codes, in `rounds.WINNERS` order.
-W_BANKER, W_PLAYER, W_TIE = 0, 1, 2
+PLAYER, BANKER = BET_INDEX[Side.PLAYER.word], BET_INDEX[Side.BANKER.word]
 
 # Why a shoe stopped betting early.
 STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
@@ -162,14 +170,6 @@ def _unit_net(
 
 
 @njit(cache=True, inline="always")
-def _pair_state(a: int, b: int) -> int:
-    """0 no pair, 1 pair of rank, 2 identical cards (the spec's pair-cell codes)."""
-    if a == b:
-        return 2
-    return 1 if (a >> 2) == (b >> 2) else 0
-
-
-@njit(cache=True, inline="always")
 def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
     """Colour a next Banker result would add to derived road k (RED, BLUE or NO_MARK).
 
@@ -208,117 +208,6 @@ def _next_level(level: int, result: float, on_win: np.ndarray, on_loss: np.ndarr
     if result == 0.0:
         return level
     return on_win[level] if result > 0.0 else on_loss[level]
-
-
-# --- NumPy's PCG64, for the kernel ------------------------------------------------------
-
-PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
-"""PCG's default 128-bit LCG multiplier, as NumPy's PCG64 uses it."""
-_MASK64 = (1 << 64) - 1
-_S58 = np.uint64(58)
-_MUL_HI = np.uint64(PCG_MULTIPLIER >> 64)
-_MUL_LO = np.uint64(PCG_MULTIPLIER & _MASK64)
-
-
-@intrinsic
-def _mulhi(typingctx, a, b):  # type: ignore[no-untyped-def]
-    """High 64 bits of the 128-bit product of two uint64: one machine multiply (LLVM i128)."""
-    sig = types.uint64(types.uint64, types.uint64)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        i128 = ir.IntType(128)
-        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
-        return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
-
-    return sig, codegen
-
-
-@njit(cache=True, inline="always")
-def _lcg(
-    hi: np.uint64, lo: np.uint64, mhi: np.uint64, mlo: np.uint64, ihi: np.uint64, ilo: np.uint64
-) -> tuple:
-    """(hi, lo) of state * m + i modulo 2**128."""
-    phi = _mulhi(lo, mlo) + hi * mlo + lo * mhi
-    plo = lo * mlo
-    rlo = plo + ilo
-    carry = np.uint64(1) if rlo < plo else np.uint64(0)
-    return phi + ihi + carry, rlo
-
-
-@njit(cache=True, inline="always")
-def _xsl_rr(hi: np.uint64, lo: np.uint64) -> np.uint64:
-    """PCG64's output function: xor the halves, rotate right by the top 6 bits."""
-    x = hi ^ lo
-    r = hi >> _S58
-    return (x >> r) | (x << ((np.uint64(64) - r) & np.uint64(63)))
-
-
-def _jump(steps: int, inc: int) -> tuple[int, int]:
-    """(A, C) with state after ``steps`` draws = A * state + C (mod 2**128)."""
-    a, c = 1, 0
-    for _ in range(steps):
-        a = (a * PCG_MULTIPLIER) & ((1 << 128) - 1)
-        c = (c * PCG_MULTIPLIER + inc) & ((1 << 128) - 1)
-    return a, c
-
-
-def _halves(x: int) -> tuple[np.uint64, np.uint64]:
-    return np.uint64(x >> 64), np.uint64(x & _MASK64)
-
-
-def pcg_start(seed: int, draws_before: int) -> tuple[int, int]:
-    """(state, increment) of run ``seed``'s PCG64 after ``draws_before`` raw draws."""
-    bg = np.random.PCG64(check_seed(seed))
-    if draws_before:
-        bg.advance(draws_before)
-    st = bg.state["state"]
-    return int(st["state"]), int(st["inc"])
-
-
-@njit(cache=True)
-def pcg_raw(hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, n: int) -> np.ndarray:
-    """``n`` raw draws from a PCG64 state, as ``PCG64.random_raw`` makes them (for tests)."""
-    out = np.empty(n, dtype=np.uint64)
-    for k in range(n):
-        hi, lo = _lcg(hi, lo, _MUL_HI, _MUL_LO, ihi, ilo)
-        out[k] = _xsl_rr(hi, lo)
-    return out
-
-
-@njit(cache=True)
-def _shoe_states(
-    hi: np.uint64,
-    lo: np.uint64,
-    ahi: np.uint64,
-    alo: np.uint64,
-    chi: np.uint64,
-    clo: np.uint64,
-    n: int,
-) -> np.ndarray:
-    """Start states of ``n`` consecutive shoes: one jump of (n-1) draws per shoe."""
-    out = np.empty((n, 2), dtype=np.uint64)
-    for s in range(n):
-        out[s, 0] = hi
-        out[s, 1] = lo
-        hi, lo = _lcg(hi, lo, ahi, alo, chi, clo)
-    return out
-
-
-@njit(cache=True, inline="always")
-def _shuffle(
-    hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, order: np.ndarray
-) -> None:
-    """Fisher-Yates from the top exactly as `shoe.shuffled_shoe` does it, drawing as it goes."""
-    n = order.shape[0]
-    for i in range(n):
-        order[i] = i % 52
-    for step in range(n - 1):
-        hi, lo = _lcg(hi, lo, _MUL_HI, _MUL_LO, ihi, ilo)
-        i = n - 1 - step
-        j = np.int64(_xsl_rr(hi, lo) % np.uint64(i + 1))
-        t = order[i]
-        order[i] = order[j]
-        order[j] = t
 
 
 @njit(cache=True)
@@ -432,11 +321,11 @@ def _run_kernel(
                 avail = bankroll - stake
             # --- deal (the choice above saw no card of it)
             cursor, p0, p1, p2, b0, b1, b2, ppts, bpts = hand_cards(order, cursor)
-            w = W_BANKER if bpts > ppts else (W_PLAYER if ppts > bpts else W_TIE)
+            w = winner_of(bpts, ppts)
             # --- settle
             if stop == STOP_NONE:
-                play = ((ppts * 10 + bpts) * 2 + (p2 >= 0)) * 2 + (b2 >= 0)
-                pair = _pair_state(p0, p1) * 3 + _pair_state(b0, b1)
+                play = play_index(ppts, bpts, 2 + (p2 >= 0), 2 + (b2 >= 0))
+                pair = pair_index(pair_state(p0, p1), pair_state(b0, b1))
                 if bet >= 0:
                     u = _unit_net(bet, play, pair, net_play, net_pair, on_pairs)
                     net = u * stake
@@ -528,7 +417,7 @@ class FastResult:
     paths: np.ndarray  # float64[n_paths, width]: bankroll after each hand
 
 
-_KERNEL_LOCK = threading.Lock()
+KERNEL_LOCK = threading.Lock()
 """One parallel kernel at a time: Numba's fallback threading layer (workqueue) aborts on
 concurrent launches, and the dashboard serves several sessions from threads."""
 
@@ -572,7 +461,7 @@ def run_fast(
         c = min(chunk, n_shoes - done)
         starts = _shoe_states(*_halves(state), *jump_a, *jump_c, c + 1)
         sl = slice(done, done + c)
-        with _KERNEL_LOCK:
+        with KERNEL_LOCK:
             _run_kernel(
                 starts[:c],
                 inc_halves,

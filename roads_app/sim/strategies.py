@@ -48,30 +48,29 @@ from typing import ClassVar
 
 from roads_app.bets.tables import BET_IDS, Table, not_offered_reason
 from roads_app.errors import BetError, StrategyError, quote
+from roads_app.game.hand import Side
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue
+from roads_app.roads.names import DERIVED
 
 # Selection codes the kernel branches on (selections stay code; stakings are tables).
 SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD, SEL_GOOD_ROAD = 0, 1, 2, 3, 4
 
-ROADS: Mapping[str, int] = MappingProxyType({"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3})
+ROADS: Mapping[str, int] = DERIVED
 """Derived roads a road-following strategy can read, with their k (docs/roads.md)."""
-
-_SIDE_BET = {"B": "banker", "P": "player"}
-_OTHER_BET = {"B": "player", "P": "banker"}
 
 
 @dataclass(frozen=True, slots=True)
 class History:
     """What a selection may look at before a hand: the big road so far, nothing ahead.
 
-    ``side`` is the latest Banker/Player result ("B", "P"; None before the first),
+    ``side`` is the latest Banker/Player result (a `Side`; None before the first),
     ``streak`` the length of its current big-road column (ties ignored), ``ask`` the
     colour each derived road would add on a next Banker result ("red", "blue", None),
     ``columns`` the heights of the big road's logical columns as they stand.
     """
 
-    side: str | None
+    side: Side | None
     streak: int
     ask: Mapping[str, str | None]
     columns: tuple[int, ...] = ()
@@ -98,7 +97,7 @@ class Selection:
 
     def bets(self) -> tuple[str, ...]:
         """Every bet this selection can make (the per-bet report slots)."""
-        return ("banker", "player")
+        return (Side.BANKER.word, Side.PLAYER.word)
 
     def choose(self, history: History) -> str | None:
         raise NotImplementedError
@@ -133,7 +132,7 @@ class FollowLast(Selection):
     code: ClassVar[int] = SEL_FOLLOW_LAST
 
     def choose(self, history: History) -> str | None:
-        return _SIDE_BET[history.side] if history.side else None
+        return Side(history.side).word if history.side else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +162,7 @@ class AgainstStreak(Selection):
 
     def choose(self, history: History) -> str | None:
         if history.side and history.streak >= self.after:
-            return _OTHER_BET[history.side]
+            return Side(history.side).other.word
         return None
 
 
@@ -198,7 +197,7 @@ class FollowRoad(Selection):
         colour = history.ask.get(self.road)
         if colour is None:
             return None
-        return "banker" if colour == "red" else "player"
+        return (Side.BANKER if colour == "red" else Side.PLAYER).word
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,12 +236,11 @@ class FollowGoodRoad(Selection):
     def choose(self, history: History) -> str | None:
         if history.side is None:
             return None
-        side = 0 if history.side == "B" else 1
         got = good_roads.invited_side(
-            history.columns, len(history.columns), side, self.cat.arrays().as_tuple(),
-            self.param,
+            history.columns, len(history.columns), Side(history.side).code,
+            self.cat.arrays().as_tuple(), self.param,
         )  # fmt: skip
-        return None if got < 0 else ("banker" if got == 0 else "player")
+        return None if got < 0 else Side.of(got).word
 
 
 # --- stakings: how much ---------------------------------------------------------------

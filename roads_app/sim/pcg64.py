@@ -1,0 +1,135 @@
+"""NumPy's PCG64 stream, compiled: what the kernels shuffle their shoes with.
+
+The engines deal exactly the shoes `roads_app.game.shoe.deal_shoe` deals (one
+``PCG64(seed)`` stream per run, shoe ``k`` starting at raw draw ``k*(n-1)``), so the
+kernels run NumPy's PCG64 themselves: the 128-bit LCG in two 64-bit halves (one machine
+multiply for the high half), the XSL-RR output, a jump of many draws at once for the
+start of each shoe, and the documented Fisher-Yates drawing as it goes. Generating the
+draws inside the parallel loops keeps every core busy and no draws go through memory.
+
+>>> state, inc = pcg_start(7, 3)
+>>> bg = np.random.PCG64(7)
+>>> bg.advance(3)  # doctest: +ELLIPSIS
+<numpy.random._pcg64.PCG64 object at ...>
+>>> list(pcg_raw(*halves(state), *halves(inc), 2)) == list(bg.random_raw(2))
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+from roads_app.game.shoe import check_seed
+
+PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+"""PCG's default 128-bit LCG multiplier, as NumPy's PCG64 uses it."""
+_MASK64 = (1 << 64) - 1
+_S58 = np.uint64(58)
+_MUL_HI = np.uint64(PCG_MULTIPLIER >> 64)
+_MUL_LO = np.uint64(PCG_MULTIPLIER & _MASK64)
+
+
+@intrinsic
+def _mulhi(typingctx, a, b):  # type: ignore[no-untyped-def]
+    """High 64 bits of the 128-bit product of two uint64: one machine multiply (LLVM i128)."""
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i128 = ir.IntType(128)
+        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def lcg(
+    hi: np.uint64, lo: np.uint64, mhi: np.uint64, mlo: np.uint64, ihi: np.uint64, ilo: np.uint64
+) -> tuple:
+    """(hi, lo) of state * m + i modulo 2**128."""
+    phi = _mulhi(lo, mlo) + hi * mlo + lo * mhi
+    plo = lo * mlo
+    rlo = plo + ilo
+    carry = np.uint64(1) if rlo < plo else np.uint64(0)
+    return phi + ihi + carry, rlo
+
+
+@njit(cache=True, inline="always")
+def xsl_rr(hi: np.uint64, lo: np.uint64) -> np.uint64:
+    """PCG64's output function: xor the halves, rotate right by the top 6 bits."""
+    x = hi ^ lo
+    r = hi >> _S58
+    return (x >> r) | (x << ((np.uint64(64) - r) & np.uint64(63)))
+
+
+def jump(steps: int, inc: int) -> tuple[int, int]:
+    """(A, C) with state after ``steps`` draws = A * state + C (mod 2**128)."""
+    a, c = 1, 0
+    for _ in range(steps):
+        a = (a * PCG_MULTIPLIER) & ((1 << 128) - 1)
+        c = (c * PCG_MULTIPLIER + inc) & ((1 << 128) - 1)
+    return a, c
+
+
+def halves(x: int) -> tuple[np.uint64, np.uint64]:
+    """A 128-bit number as the (high, low) uint64 halves the compiled code works on."""
+    return np.uint64(x >> 64), np.uint64(x & _MASK64)
+
+
+def pcg_start(seed: int, draws_before: int) -> tuple[int, int]:
+    """(state, increment) of run ``seed``'s PCG64 after ``draws_before`` raw draws."""
+    bg = np.random.PCG64(check_seed(seed))
+    if draws_before:
+        bg.advance(draws_before)
+    st = bg.state["state"]
+    return int(st["state"]), int(st["inc"])
+
+
+@njit(cache=True)
+def pcg_raw(hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, n: int) -> np.ndarray:
+    """``n`` raw draws from a PCG64 state, as ``PCG64.random_raw`` makes them (for tests)."""
+    out = np.empty(n, dtype=np.uint64)
+    for k in range(n):
+        hi, lo = lcg(hi, lo, _MUL_HI, _MUL_LO, ihi, ilo)
+        out[k] = xsl_rr(hi, lo)
+    return out
+
+
+@njit(cache=True)
+def shoe_states(
+    hi: np.uint64,
+    lo: np.uint64,
+    ahi: np.uint64,
+    alo: np.uint64,
+    chi: np.uint64,
+    clo: np.uint64,
+    n: int,
+) -> np.ndarray:
+    """Start states of ``n`` consecutive shoes: one jump of (n-1) draws per shoe."""
+    out = np.empty((n, 2), dtype=np.uint64)
+    for s in range(n):
+        out[s, 0] = hi
+        out[s, 1] = lo
+        hi, lo = lcg(hi, lo, ahi, alo, chi, clo)
+    return out
+
+
+@njit(cache=True, inline="always")
+def shuffle(
+    hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, order: np.ndarray
+) -> None:
+    """Fisher-Yates from the top exactly as `roads_app.game.shoe.shuffled_shoe` does it,
+    drawing as it goes."""
+    n = order.shape[0]
+    for i in range(n):
+        order[i] = i % 52
+    for step in range(n - 1):
+        hi, lo = lcg(hi, lo, _MUL_HI, _MUL_LO, ihi, ilo)
+        i = n - 1 - step
+        j = np.int64(xsl_rr(hi, lo) % np.uint64(i + 1))
+        t = order[i]
+        order[i] = order[j]
+        order[j] = t
