@@ -67,7 +67,7 @@ def main() -> int:
         n = min(args.rounds, dealt.rounds.height)
         # round 1 by its result alone: a shoe recorded wholly by cards takes only cards
         rounds = begun_by_result(dealt.rounds.head(n))
-        db.open_store(server.data_dir).create_shoe(dealt.meta, rounds)
+        db.open_store(server.data_dir).shoes.create(dealt.meta, rounds)
         server.start()
         try:
             with sync_playwright() as p:

@@ -101,7 +101,7 @@ def task_s(cdp) -> float:
 
 def new_shoe(data: Path, name: str, winners: str = "BP") -> str:
     meta = ShoeMeta(name=name, source="hand")
-    db.open_store(data).create_shoe(meta, rounds_from_winners(winners))
+    db.open_store(data).shoes.create(meta, rounds_from_winners(winners))
     return meta.id
 
 
@@ -121,7 +121,7 @@ def follow(server: AppServer, browser, args: argparse.Namespace) -> None:
     worst = []
     for i in range(args.appends):
         n = 3 + i
-        store.append_rounds(sid, rounds_from_winners("BPT"[i % 3]), None)
+        store.rounds.append(sid, rounds_from_winners("BPT"[i % 3]), None)
         t0 = time.time() * 1000
         for pg in pages:
             wait_rounds(pg, n, timeout_ms=60_000)
@@ -154,7 +154,7 @@ def wall(server: AppServer, browser, args: argparse.Namespace) -> None:
         k = 0
         while not stop.is_set() and time.monotonic() - start < args.seconds:
             sid = ids[k % args.tables]
-            store.append_rounds(sid, rounds_from_winners("BPT"[k % 3]), None)
+            store.rounds.append(sid, rounds_from_winners("BPT"[k % 3]), None)
             counts[sid] += 1
             written[f"{sid}:{counts[sid]}"] = time.time() * 1000
             k += 1

@@ -43,11 +43,11 @@ def main() -> None:
     os.environ["ROADS_APP_DATA"] = str(folder)
     dealt = deal_shoe(2024)
     store = db.open_store(folder)
-    store.create_shoe(dealt.meta, dealt.rounds)
+    store.shoes.create(dealt.meta, dealt.rounds)
     log = bets_log.place_many(bets_log.empty_bets(), [("banker", 25), ("tie", 5)], round_no=3)
     for r in range(4, 40, 3):
         log = bets_log.place_many(log, [("player", 10)], round_no=r)
-    store.change_bets(dealt.meta.id, "replay-bets", lambda _: log)
+    store.bets.change(dealt.meta.id, "replay-bets", lambda _: log)
 
     at = AppTest.from_function(_replay, default_timeout=120)
     at.query_params["shoe"] = dealt.meta.id
@@ -67,7 +67,7 @@ def main() -> None:
 
     for i in range(8):
         m = ShoeMeta(name=f"Table {i + 1}", source="hand")
-        store.create_shoe(m, deal_shoe(300 + i).rounds.head(30 + 6 * i))
+        store.shoes.create(m, deal_shoe(300 + i).rounds.head(30 + 6 * i))
     runs = []
     for _ in range(3):
         at = AppTest.from_function(_lobby, default_timeout=120)

@@ -5,11 +5,11 @@ Wall time by time.perf_counter, after a warm-up; figures are printed, never asse
 
 * append + read back: one result appended to an 80-round shoe through the dashboard's
   path (`session.save_checked`: version check, the smallest write, one transaction),
-  then the rounds frame read back (`Store.load`), as a tab does after a key press; the
+  then the rounds frame read back (`Shoes.load`), as a tab does after a key press; the
   round is undone outside the timing so every press is on 80 rounds. The same through
-  `Store.append_rounds` directly, and, for comparison, what the file store did per
+  `Rounds.append` directly, and, for comparison, what the file store did per
   save: rewrite the whole Parquet file atomically and read it back.
-* library list: `Store.list_shoes` with ``--library`` shoes of 80 rounds each.
+* library list: `Shoes.list` with ``--library`` shoes of 80 rounds each.
 * lobby: `library.lobby_shoes` plus the 8 shoes loaded (what the lobby reads per refresh).
 Targets (issue 11): append + read median < 5 ms, p99 < 20 ms; list of 10,000 < 200 ms.
 """
@@ -62,7 +62,7 @@ def bench_append(folder: Path, repeat: int) -> None:
     dealt = deal_shoe(2024)
     rounds80 = rounds_from_winners("".join(dealt.rounds["winner"].cast(str).to_list())[:80])
     meta = ShoeMeta(source="hand", name="bench")
-    store.create_shoe(meta, rounds80)
+    store.shoes.create(meta, rounds80)
     state = session.load_state(meta.id, folder)
     one = rounds_from_winners("B")
     more = rounds_from_winners("".join(rounds80["winner"].cast(str).to_list()) + "B")
@@ -70,19 +70,19 @@ def bench_append(folder: Path, repeat: int) -> None:
     for i in range(repeat + 20):
         via_session.start()
         new = session.save_checked(state, more, folder)
-        back = store.load(meta.id).rounds
+        back = store.shoes.load(meta.id).rounds
         via_session.stop(keep=i >= 20)
         assert back.height == 81
         state = session.save_checked(new, rounds80, folder)  # undo, untimed
     for i in range(repeat + 20):
-        v = store.version(meta.id)
+        v = store.shoes.version(meta.id)
         direct.start()
-        v = store.append_rounds(meta.id, one, v)
-        back = store.load(meta.id).rounds
+        v = store.rounds.append(meta.id, one, v)
+        back = store.shoes.load(meta.id).rounds
         direct.stop(keep=i >= 20)
-        store.undo(meta.id, v)
+        store.rounds.undo(meta.id, v)
     summary("append + read back (session.save_checked)", via_session)
-    summary("append + read back (Store.append_rounds)", direct)
+    summary("append + read back (Rounds.append)", direct)
     old = Timings()
     path = folder / "file-store.parquet"
     for i in range(min(repeat, 200) + 20):
@@ -97,13 +97,13 @@ def bench_library(folder: Path, n: int) -> None:
     store = db.open_store(folder)
     base = rounds_from_winners(("BPPBTBPB" * 10)[:80])
     t = time.perf_counter()
-    store.create_shoes((base, ShoeMeta(name=f"shoe {i}", source="hand")) for i in range(n))
+    store.shoes.create_many((base, ShoeMeta(name=f"shoe {i}", source="hand")) for i in range(n))
     print(f"(filled the library with {n:,} shoes of 80 rounds in "
           f"{time.perf_counter() - t:.1f} s, one transaction)")  # fmt: skip
     runs = Timings()
     for _ in range(20):
         runs.start()
-        listed = store.list_shoes()
+        listed = store.shoes.list()
         runs.stop()
     assert listed.height >= n
     summary(f"library list, {listed.height:,} shoes", runs)
@@ -119,7 +119,7 @@ def bench_library(folder: Path, n: int) -> None:
 def bench_lobby_small(folder: Path) -> None:
     store = db.open_store(folder)
     for i in range(8):
-        store.create_shoe(ShoeMeta(name=f"Table {i + 1}", source="hand"),
+        store.shoes.create(ShoeMeta(name=f"Table {i + 1}", source="hand"),
                           deal_shoe(300 + i).rounds.head(30 + 6 * i))  # fmt: skip
     runs = Timings()
     for _ in range(50):

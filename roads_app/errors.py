@@ -5,11 +5,14 @@ Every message says what is wrong and where, in words a player understands.
 
 from __future__ import annotations
 
+import numbers
 import os
 import tempfile
 import time
 import traceback
 from pathlib import Path
+
+from roads_app.messages import Message
 
 
 class RoadsAppError(Exception):
@@ -93,6 +96,44 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
         value = value[:limit] + "…"  # repr of a 2 MB string is no use in one line
     shown = repr(value)  # escapes line breaks, controls and invisible characters
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def whole_number(
+    value: object,
+    what: str,
+    lo: int | None = None,
+    hi: int | None = None,
+    *,
+    error: type[RoadsAppError] = RoadsAppError,
+) -> int:
+    """``value`` as an ``int`` when it is a whole number from ``lo`` to ``hi`` (an end that
+    is None is open); else ``error`` in one line saying so, the value quoted (`quote`).
+
+    The one check of a count, a size or a position a person, a file or a request gave: a
+    bool, a float or a string is no whole number; a NumPy integer is. ``what`` names the
+    value (a `Message` says itself in the page's language).
+
+    >>> whole_number(3, "decks", 1, 8)
+    3
+    >>> whole_number(True, "decks", 1, 8)
+    Traceback (most recent call last):
+    roads_app.errors.RoadsAppError: decks must be a whole number from 1 to 8, not True
+    >>> whole_number("4", "seed", 0, error=RoundError)
+    Traceback (most recent call last):
+    roads_app.errors.RoundError: seed must be a whole number 0 or more, not '4'
+    """
+    number = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if number and (lo is None or value >= lo) and (hi is None or value <= hi):  # type: ignore[operator]
+        return int(value)  # type: ignore[call-overload]
+    shown = quote(value)
+    if lo is not None and hi is not None:
+        raise error(Message("msg_whole_number_range", what=what, lo=f"{lo:,}", hi=f"{hi:,}",
+                            value=shown))  # fmt: skip
+    if lo is not None:
+        raise error(Message("msg_whole_number_min", what=what, lo=f"{lo:,}", value=shown))
+    if hi is not None:
+        raise error(Message("msg_whole_number_max", what=what, hi=f"{hi:,}", value=shown))
+    raise error(Message("msg_whole_number", what=what, value=shown))
 
 
 PATH_LIMIT = 160

@@ -33,9 +33,9 @@ def append_forever(data: str, shoe: str) -> None:
     print("ready", flush=True)
     sys.stdin.readline()
     while True:
-        version = store.version(shoe)
-        new = store.append_rounds(shoe, row, version)
-        print(f"ack {new} {store.load(shoe).rounds.height}", flush=True)
+        version = store.shoes.version(shoe)
+        new = store.rounds.append(shoe, row, version)
+        print(f"ack {new} {store.shoes.load(shoe).rounds.height}", flush=True)
 
 
 def mixed(data: str, worker: int, seconds: float, shared: str, others: list[str]) -> None:
@@ -55,17 +55,17 @@ def mixed(data: str, worker: int, seconds: float, shared: str, others: list[str]
         shoe = shared if op == "append" else rng.choice(others)
         try:
             if op == "append":
-                seen = store.load(shared)
-                v = store.append_rounds(shared, row, seen.version)
+                seen = store.shoes.load(shared)
+                v = store.rounds.append(shared, row, seen.version)
                 out["appended"].append([v, seen.rounds.height + 1])
             elif op == "rename":
                 name = f"w{worker}-{i}"
-                store.rename(shoe, name)
+                store.shoes.rename(shoe, name)
                 out["renamed"].append([shoe, name])
             elif op == "delete":
-                out["deleted"].append([shoe, store.delete(shoe)])
+                out["deleted"].append([shoe, store.shoes.delete(shoe)])
             else:
-                out["restored"].append([shoe, store.restore(shoe)])
+                out["restored"].append([shoe, store.shoes.restore(shoe)])
         except StorageError as e:  # refused: stale, in the trash, not in the trash
             kind = "refused" if _expected_refusal(str(e)) else "failed"
             out[kind].append([op, shoe, str(e)])
@@ -85,7 +85,7 @@ def reader(data: str, seconds: float, shoe: str) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
-            saved = store.load(shoe)
+            saved = store.shoes.load(shoe)
             n = saved.rounds.height
             if saved.rounds["round"].to_list() != list(range(1, n + 1)):
                 failed.append(f"rounds not numbered 1..{n}")

@@ -13,19 +13,19 @@ from roads_app.store import db
 def save_shoe(rounds: pl.DataFrame, meta: ShoeMeta, data_dir: Path) -> int:
     """Create the shoe, or make an existing one hold exactly these rounds and metadata."""
     store = db.open_store(data_dir)
-    if store.version(meta.id) is None:
-        return store.create_shoe(meta, rounds)
-    store.replace_rounds(meta.id, rounds, None)
-    return store.update_meta(meta)
+    if store.shoes.version(meta.id) is None:
+        return store.shoes.create(meta, rounds)
+    store.rounds.replace(meta.id, rounds, None)
+    return store.shoes.update_meta(meta)
 
 
 def load_shoe(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta]:
-    saved = db.open_store(data_dir).load(shoe_id)
+    saved = db.open_store(data_dir).shoes.load(shoe_id)
     return saved.rounds, saved.meta
 
 
 def list_shoes(data_dir: Path) -> pl.DataFrame:
-    return db.open_store(data_dir).list_shoes()
+    return db.open_store(data_dir).shoes.list()
 
 
 def begun_by_result(rounds: pl.DataFrame) -> pl.DataFrame:

@@ -132,7 +132,7 @@ def test_token_command_keeps_only_a_hash(tmp_path: Path):
     store = db.open_store(data)
     raw = b"".join(p.read_bytes() for p in data.glob("roads.db*"))
     assert token.encode() not in raw and second.encode() not in raw
-    assert store.token_role(token) is None  # looked up by hash only
+    assert store.tokens.role(token) is None  # looked up by hash only
     assert tokens.role_of(data, token) == tokens.role_of(data, second) == "operator"
     roads_app("token", "--revoke-all", "--data", str(data))
     assert tokens.role_of(data, token) is None and tokens.role_of(data, second) is None
@@ -246,7 +246,7 @@ def test_undo_and_void(server: ApiServer, op: httpx.Client):
     r = op.post(f"/shoes/{shoe}/undo")
     assert r.status_code == 422 and "nothing to undo" in r.json()["detail"]
     assert before[0] < state(op, shoe)[0]
-    history = db.open_store(server.data_dir).history(shoe)["action"].to_list()
+    history = db.open_store(server.data_dir).history.of(shoe)["action"].to_list()
     assert "voided" in history and history.count("undone") == 3
 
 
@@ -254,7 +254,7 @@ def other_process_appends(data: Path, shoe: str, winners: str) -> None:
     """Another program on the same database (as the dashboard or the CLI would be)."""
     code = (
         "import sys; from roads_app.store import db; from roads_app.game.rounds import "
-        "rounds_from_winners as w; db.open_store(sys.argv[1]).append_rounds(sys.argv[2], "
+        "rounds_from_winners as w; db.open_store(sys.argv[1]).rounds.append(sys.argv[2], "
         "w(sys.argv[3]), None)"
     )
     subprocess.run([sys.executable, "-c", code, str(data), shoe, winners], check=True)
@@ -365,5 +365,5 @@ def test_the_stream_follows_appends_undo_void_and_other_writers(server: ApiServe
         assert f.rounds == state(op, shoe)[1] and f.version == state(op, shoe)[0]
         kinds = {k for k, _ in f.events}
         assert {"snapshot", "append", "reset"} <= kinds
-        db.open_store(server.data_dir).delete(shoe)
+        db.open_store(server.data_dir).shoes.delete(shoe)
         f.wait_for(lambda f: f.events[-1][0] == "gone")

@@ -168,11 +168,11 @@ def test_a_thread_closes_its_connection_when_it_ends(tmp_path: Path) -> None:
     it stayed open until a full garbage collection. With collection off, it must still
     close when the thread ends."""
     store = db.open_store(tmp_path)
-    store.version("x")
+    store.shoes.version("x")
     here = db_fds(os.getpid(), store.data_dir)
 
     def use() -> None:
-        store.version("x")
+        store.shoes.version("x")
 
     gc.disable()
     try:

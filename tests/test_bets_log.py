@@ -154,35 +154,35 @@ def test_save_then_load_gives_back_the_same_history(
     tmp_path_factory: pytest.TempPathFactory, items: list, round_no: int
 ) -> None:
     store = db.open_store(tmp_path_factory.mktemp("data"))
-    store.create_shoe(ShoeMeta(id="abc123"))
+    store.shoes.create(ShoeMeta(id="abc123"))
     log = BL.place_many(BL.empty_bets(), items, round_no=round_no)
     if round_no % 2:
         log = BL.void(log, round_no)
-    assert store.change_bets("abc123", "bets", lambda _: log).equals(log)
-    assert store.load_bets("abc123").equals(log)
-    assert store.history("abc123")["action"][-1] == "bet placed"
+    assert store.bets.change("abc123", "bets", lambda _: log).equals(log)
+    assert store.bets.load("abc123").equals(log)
+    assert store.history.of("abc123")["action"][-1] == "bet placed"
 
 
 def test_missing_history_is_empty_and_kinds_are_separate(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
-    store.create_shoe(ShoeMeta(id="s1"))
-    store.change_bets("s1", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
-    assert store.load_bets("s1", kind="replay-bets").height == 0
-    assert store.load_bets("s1").height == 1
+    store.shoes.create(ShoeMeta(id="s1"))
+    store.bets.change("s1", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
+    assert store.bets.load("s1", kind="replay-bets").height == 0
+    assert store.bets.load("s1").height == 1
     with pytest.raises(StorageError, match="kind"):
-        store.load_bets("s1", kind="other")
+        store.bets.load("s1", kind="other")
     with pytest.raises(StorageError, match="no saved shoe"):
-        store.change_bets("nope", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
+        store.bets.change("nope", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
 
 
 def test_a_refused_bet_leaves_the_history_as_it_was(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
-    store.create_shoe(ShoeMeta(id="s1"))
-    store.change_bets("s1", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
+    store.shoes.create(ShoeMeta(id="s1"))
+    store.bets.change("s1", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
     with pytest.raises(BetError):
-        store.change_bets("s1", "bets", lambda b: BL.place(b, "tie", -5, round_no=1))
-    assert store.load_bets("s1").height == 1
-    assert store.history("s1").height == 2
+        store.bets.change("s1", "bets", lambda b: BL.place(b, "tie", -5, round_no=1))
+    assert store.bets.load("s1").height == 1
+    assert store.history.of("s1").height == 2
 
 
 # --- settling against the real tables (payouts from the spec) -------------------------
@@ -263,15 +263,15 @@ def test_undo_last_chip_takes_back_whole_actions_in_reverse(actions: list[tuple]
 
 def test_a_combined_placement_survives_the_store_and_undoes_whole(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
-    store.create_shoe(ShoeMeta(id="s1"))
-    store.change_bets("s1", "bets", lambda b: BL.place(b, "player", 5, round_no=1))
-    store.change_bets(
+    store.shoes.create(ShoeMeta(id="s1"))
+    store.bets.change("s1", "bets", lambda b: BL.place(b, "player", 5, round_no=1))
+    store.bets.change(
         "s1", "bets", lambda b: BL.place_shortcut(b, ["banker_pair", "player_pair", "tie"], 1,
                                                   round_no=1),
     )
-    after = store.change_bets("s1", "bets", lambda b: BL.undo_last(b, 1))
+    after = store.bets.change("s1", "bets", lambda b: BL.undo_last(b, 1))
     assert after["bet"].to_list() == ["player"]
-    assert db.open_store(tmp_path).load_bets("s1").equals(after)
+    assert db.open_store(tmp_path).bets.load("s1").equals(after)
 
 
 def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: Path) -> None:
@@ -280,8 +280,8 @@ def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: P
     import sqlite3
 
     store = db.open_store(tmp_path)
-    store.create_shoe(ShoeMeta(id="s1"))
-    store.change_bets("s1", "bets", lambda b: BL.place_many(
+    store.shoes.create(ShoeMeta(id="s1"))
+    store.bets.change("s1", "bets", lambda b: BL.place_many(
         b, [("banker_pair", 1), ("player_pair", 1)], round_no=1))  # fmt: skip
     db.forget_stores()
     con = sqlite3.connect(tmp_path / "roads.db")  # as the migration before it left the file
@@ -293,6 +293,6 @@ def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: P
     con.commit()
     con.close()
     store = db.open_store(tmp_path)
-    assert store.load_bets("s1")["placement"].to_list() == [1, 2]
-    after = store.change_bets("s1", "bets", lambda b: BL.undo_last(b, 1))
+    assert store.bets.load("s1")["placement"].to_list() == [1, 2]
+    after = store.bets.change("s1", "bets", lambda b: BL.undo_last(b, 1))
     assert after["bet"].to_list() == ["banker_pair"]

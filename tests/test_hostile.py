@@ -33,8 +33,8 @@ CASES = cases()
 def snapshot(folder: Path) -> list[tuple]:
     """The library as the database holds it (every shoe, its version), plus other files."""
     store = db.open_store(folder)
-    shoes = [*store.list_shoes().drop("modified").rows(),
-             *store.list_shoes(trash=True).drop("modified").rows()]  # fmt: skip
+    shoes = [*store.shoes.list().drop("modified").rows(),
+             *store.shoes.list(trash=True).drop("modified").rows()]  # fmt: skip
     others = sorted(p.name for p in folder.iterdir() if not p.name.startswith("roads.db"))
     return [*shoes, *others]
 
@@ -81,7 +81,8 @@ def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def data(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
     folder.mkdir()
-    db.open_store(folder).create_shoe(ShoeMeta(id="keep", name="keep"), rounds_from_winners("BPPT"))
+    keep = ShoeMeta(id="keep", name="keep")
+    db.open_store(folder).shoes.create(keep, rounds_from_winners("BPPT"))
     return folder
 
 
@@ -121,7 +122,7 @@ def test_one_name_rule_for_import_rename_and_new_shoes(
     assert main(["import", str(good), "--data", str(data), "--name", name]) == 2
     one_error_line(capsys.readouterr().err)
     with pytest.raises(RoadsAppError):
-        db.open_store(data).rename("keep", name)
+        db.open_store(data).shoes.rename("keep", name)
     if name:  # an empty name is a shoe not named yet; any other bad name is refused
         with pytest.raises(RoadsAppError):
             ShoeMeta(name=name)

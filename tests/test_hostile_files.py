@@ -67,14 +67,15 @@ def one_line(err: str) -> str:
 def snapshot(folder: Path) -> list[tuple]:
     """Every shoe, in the library and in the trash, with its version and round count."""
     store = db.open_store(folder)
-    return [*store.list_shoes().drop("modified").rows(),
-            *store.list_shoes(trash=True).drop("modified").rows()]  # fmt: skip
+    return [*store.shoes.list().drop("modified").rows(),
+            *store.shoes.list(trash=True).drop("modified").rows()]  # fmt: skip
 
 
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
-    db.open_store(folder).create_shoe(ShoeMeta(id="keep", name="keep"), rounds_from_winners("BPPT"))
+    keep = ShoeMeta(id="keep", name="keep")
+    db.open_store(folder).shoes.create(keep, rounds_from_winners("BPPT"))
     return folder
 
 
@@ -166,7 +167,7 @@ def test_a_file_of_200000_one_round_shoes_is_refused_at_once(
     one = run("import", str(f), "--shoe", "150000", "--data", str(data))  # one shoe of it
     assert one.returncode == 0, one.stderr
     db.forget_stores()
-    added = db.open_store(data).list_shoes().filter(pl.col("name") == "many shoe 150000")
+    added = db.open_store(data).shoes.list().filter(pl.col("name") == "many shoe 150000")
     assert added["rounds"].to_list() == [1]
 
 
@@ -179,7 +180,7 @@ def test_import_takes_the_cap_whole_and_refuses_one_shoe_more(tmp_path: Path, da
     assert snapshot(data) == before
     whole = _tiny_shoes(tmp_path / "whole.parquet", MAX_IMPORT_SHOES)
     assert main(["import", str(whole), "--data", str(data)]) == 0
-    listed = db.open_store(data).list_shoes()
+    listed = db.open_store(data).shoes.list()
     assert listed.height == MAX_IMPORT_SHOES + 1
     assert listed.filter(pl.col("name") == f"whole shoe {MAX_IMPORT_SHOES}")["rounds"].item() == 1
 
@@ -300,9 +301,9 @@ def test_a_seed_past_sqlite_integers_round_trips(tmp_path: Path, data: Path, cap
     f.write_text(json.dumps({"meta": {"seed": seed, "name": "big seed"}, "rounds": "BPT"}))
     assert main(["import", str(f), "--data", str(data)]) == 0
     shoe_id = capsys.readouterr().out.strip()
-    assert db.open_store(data).load(shoe_id).meta.seed == seed
+    assert db.open_store(data).shoes.load(shoe_id).meta.seed == seed
     db.forget_stores()
-    assert db.open_store(data).meta(shoe_id).seed == seed  # read back from the file
+    assert db.open_store(data).shoes.meta(shoe_id).seed == seed  # read back from the file
     assert main(["export", shoe_id, "--format", "json", "--data", str(data), "--out", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["meta"]["seed"] == seed
 
@@ -338,7 +339,7 @@ def test_shoes_add_quotes_the_letter_given(data: Path, capsys, letter: str) -> N
     assert main(["shoes", "add", "keep", f"B{letter}", "--data", str(data)]) == 2
     line = one_line(capsys.readouterr().err)
     assert f"result 2 is {quote(letter)}" in line, line
-    assert db.open_store(data).load("keep").rounds.height == 4
+    assert db.open_store(data).shoes.load("keep").rounds.height == 4
 
 
 @pytest.mark.parametrize(

@@ -185,7 +185,7 @@ def test_the_wall_lists_every_live_shoe_newest_first(tmp_path: Path) -> None:
         m = ShoeMeta(name=f"t{i}", source="hand")
         sh.save_shoe(rounds_from_winners("BP" * i), m, tmp_path)
         ids.append(m.id)
-    db.open_store(tmp_path).end(ids[3])
+    db.open_store(tmp_path).shoes.end(ids[3])
     library.simulate(1, tmp_path)  # simulated shoes are not in play at a table
     lobby = library.lobby_shoes(tmp_path)
     assert lobby["id"].to_list() == [i for i in ids[::-1] if i != ids[3]]

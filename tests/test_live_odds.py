@@ -270,7 +270,7 @@ def test_cli_odds_for_a_saved_shoe(tmp_path, capsys) -> None:
     from roads_app.store import db
 
     dealt = deal_shoe(31)
-    db.open_store(tmp_path).create_shoe(dealt.meta, dealt.rounds)
+    db.open_store(tmp_path).shoes.create(dealt.meta, dealt.rounds)
     sid = dealt.meta.id
     data = ["--data", str(tmp_path)]
     assert main(["odds", "--shoe", sid, *data, "--after", "40", "--rules", "winbox", "--json"]) == 0

@@ -49,7 +49,7 @@ def test_round_by_cards_derives_every_column() -> None:
 def test_points_must_agree_with_winner() -> None:
     with pytest.raises(RoundError, match="disagrees"):
         round_by_points(3, 5, winner="P")
-    with pytest.raises(RoundError, match="out of range"):
+    with pytest.raises(RoundError, match="player points must be a whole number from 0 to 9"):
         round_by_points(10, 5)
     with pytest.raises(RoundError, match="natural is 8 or 9"):
         round_by_points(5, 3, player_natural=True)

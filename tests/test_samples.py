@@ -27,14 +27,14 @@ def test_shipped_samples_load_and_match_their_recipe() -> None:
 def test_a_new_dashboard_database_starts_with_the_samples(tmp_path: Path) -> None:
     store = db.open_store(tmp_path, samples=True)
     want = {m.id: (r, m) for r, m in sample_shoes()}
-    assert set(store.list_shoes()["id"].to_list()) == set(want)
+    assert set(store.shoes.list()["id"].to_list()) == set(want)
     for shoe_id, (rounds, meta) in want.items():
-        saved = store.load(shoe_id)
+        saved = store.shoes.load(shoe_id)
         assert saved.rounds.equals(rounds) and saved.meta == meta
 
 
 def test_scripts_and_an_existing_database_get_no_samples(tmp_path: Path) -> None:
-    assert db.open_store(tmp_path / "a").list_shoes().height == 0
+    assert db.open_store(tmp_path / "a").shoes.list().height == 0
     db.open_store(tmp_path / "b").close()
     db.forget_stores()
-    assert db.open_store(tmp_path / "b", samples=True).list_shoes().height == 0
+    assert db.open_store(tmp_path / "b", samples=True).shoes.list().height == 0

@@ -22,7 +22,7 @@ def test_rename_racing_a_save_never_drops_the_round(tmp_path: Path) -> None:
 
         def rename(name: str = f"renamed {i}", gate: threading.Barrier = gate) -> None:
             gate.wait()
-            db.open_store(tmp_path).rename(dealt.meta.id, name)
+            db.open_store(tmp_path).shoes.rename(dealt.meta.id, name)
 
         def save(state=state, more=more, gate: threading.Barrier = gate) -> None:
             gate.wait()

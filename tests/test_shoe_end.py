@@ -22,13 +22,13 @@ from roads_app.store import db, library, tokens
 from tests.api_server import ApiServer
 
 WRITES: dict[str, Callable[[db.Store, str, int], object]] = {
-    "append": lambda s, i, v: s.append_rounds(i, rounds_from_winners("B"), v),
-    "undo": lambda s, i, v: s.undo(i, v),
-    "edit": lambda s, i, v: s.edit_round(i, 1, rounds_from_winners("T"), v),
-    "replace": lambda s, i, v: s.replace_rounds(i, rounds_from_winners("PP"), v),
+    "append": lambda s, i, v: s.rounds.append(i, rounds_from_winners("B"), v),
+    "undo": lambda s, i, v: s.rounds.undo(i, v),
+    "edit": lambda s, i, v: s.rounds.edit(i, 1, rounds_from_winners("T"), v),
+    "replace": lambda s, i, v: s.rounds.replace(i, rounds_from_winners("PP"), v),
     "void": lambda s, i, v: _void(s, i, v),
-    "bets": lambda s, i, v: s.change_bets(i, "bets", _bet),
-    "end again": lambda s, i, v: s.end(i),
+    "bets": lambda s, i, v: s.bets.change(i, "bets", _bet),
+    "end again": lambda s, i, v: s.shoes.end(i),
 }
 
 
@@ -38,14 +38,14 @@ def _bet(bets: pl.DataFrame) -> pl.DataFrame:
 
 def _void(s: db.Store, shoe_id: str, version: int) -> int:
     with s.write() as c:
-        return s.void_in(c, shoe_id, 1, version)
+        return s.rounds.void_in(c, shoe_id, 1, version)
 
 
 def ended_shoe(data: Path, name: str = "Table 9") -> tuple[db.Store, str, int]:
     store = db.open_store(data)
     meta = ShoeMeta(name=name, source="hand")
-    store.create_shoe(meta, rounds_from_winners("BPB"))
-    return store, meta.id, store.end(meta.id)
+    store.shoes.create(meta, rounds_from_winners("BPB"))
+    return store, meta.id, store.shoes.end(meta.id)
 
 
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -54,26 +54,26 @@ def test_every_write_to_an_ended_shoe_is_refused_and_changes_nothing(
     tmp_path_factory: pytest.TempPathFactory, order: list[str]
 ) -> None:
     store, shoe, version = ended_shoe(tmp_path_factory.mktemp("end"))
-    before = store.load(shoe)
+    before = store.shoes.load(shoe)
     for name in order:
         with pytest.raises(db.ShoeEndedError) as e:
             WRITES[name](store, shoe, version)
         assert str(e.value) == "shoe 'Table 9' has ended: its rounds and bets are read-only " \
             "(start a new shoe)", name  # fmt: skip
-    after = store.load(shoe)
+    after = store.shoes.load(shoe)
     assert after.rounds.equals(before.rounds) and after.version == before.version
-    assert after.ended is not None and store.load_bets(shoe).height == 0
+    assert after.ended is not None and store.bets.load(shoe).height == 0
 
 
 def test_an_ended_shoe_can_still_be_renamed_and_trashed_and_is_listed_as_ended(tmp_path: Path):
     store, shoe, _ = ended_shoe(tmp_path)
-    store.rename(shoe, "Table 9 (closed)")
-    listed = store.list_shoes().row(0, named=True)
+    store.shoes.rename(shoe, "Table 9 (closed)")
+    listed = store.shoes.list().row(0, named=True)
     assert listed["ended"] is not None and listed["name"] == "Table 9 (closed)"
-    store.delete(shoe)
-    store.restore(shoe)
-    assert store.load(shoe).ended == listed["ended"]
-    assert store.history(shoe)["action"].to_list()[-4:] == ["ended", "renamed", "deleted",
+    store.shoes.delete(shoe)
+    store.shoes.restore(shoe)
+    assert store.shoes.load(shoe).ended == listed["ended"]
+    assert store.history.of(shoe)["action"].to_list()[-4:] == ["ended", "renamed", "deleted",
                                                            "restored"]  # fmt: skip
 
 
@@ -82,11 +82,11 @@ def test_a_tab_behind_an_end_is_refused_as_stale(tmp_path: Path):
     its play), not that it silently took a result."""
     store = db.open_store(tmp_path)
     meta = ShoeMeta(name="T1", source="hand")
-    v = store.create_shoe(meta, rounds_from_winners("B"))
-    store.end(meta.id)
+    v = store.shoes.create(meta, rounds_from_winners("B"))
+    store.shoes.end(meta.id)
     with pytest.raises(db.StorageError):
-        store.append_rounds(meta.id, rounds_from_winners("P"), v)
-    assert store.load(meta.id).rounds.height == 1
+        store.rounds.append(meta.id, rounds_from_winners("P"), v)
+    assert store.shoes.load(meta.id).rounds.height == 1
 
 
 def test_the_cli_refuses_to_add_to_an_ended_shoe(tmp_path: Path):
@@ -97,12 +97,12 @@ def test_the_cli_refuses_to_add_to_an_ended_shoe(tmp_path: Path):
     assert r.stderr.strip().splitlines() == [
         "error: shoe 'Table 9' has ended: its rounds and bets are read-only (start a new shoe)"
     ]
-    assert db.open_store(tmp_path).load(shoe).rounds.height == 3
+    assert db.open_store(tmp_path).shoes.load(shoe).rounds.height == 3
 
 
 def test_a_simulated_shoe_is_saved_ended_at_the_cut_cards_last_hand(tmp_path: Path):
     meta = library.simulate(5, tmp_path)
-    saved = db.open_store(tmp_path).load(meta.id)
+    saved = db.open_store(tmp_path).shoes.load(meta.id)
     assert saved.ended is not None
     assert saved.rounds.height == deal_shoe(5, ShoeOptions()).rounds.height
 
@@ -144,12 +144,12 @@ def test_the_feeder_ends_the_shoe_it_dealt(tmp_path: Path):
                                 server.url, "--token", token],
                                capture_output=True, text=True, timeout=600)  # fmt: skip
             assert r.returncode == 0, r.stderr
-        saved = db.open_store(server.data_dir).load(shoe)
+        saved = db.open_store(server.data_dir).shoes.load(shoe)
         dealt = deal_shoe(3, ShoeOptions()).rounds
         assert saved.ended is not None
         assert saved.rounds.select("player_cards", "banker_cards").equals(
             dealt.select("player_cards", "banker_cards"))
-        history = db.open_store(server.data_dir).history(shoe)["action"]
+        history = db.open_store(server.data_dir).history.of(shoe)["action"]
         assert history.to_list().count("ended") == 1
         assert history.filter(history == "entered").len() == dealt.height
     finally:
@@ -158,4 +158,4 @@ def test_the_feeder_ends_the_shoe_it_dealt(tmp_path: Path):
 
 def test_rounds_of_an_ended_shoe_read_as_ever(tmp_path: Path):
     store, shoe, _ = ended_shoe(tmp_path)
-    assert "".join(store.load(shoe).rounds["winner"].cast(pl.String)) == "BPB"
+    assert "".join(store.shoes.load(shoe).rounds["winner"].cast(pl.String)) == "BPB"

@@ -89,7 +89,7 @@ def test_an_eight_deck_shoe_takes_104_rounds_and_no_more(server: ApiServer, toke
         r = op.post(f"/shoes/{shoe}/rounds", json={"winner": "B"})
         assert r.status_code == 422 and "at most 104" in r.json()["detail"], r.text
         data = op.get(f"/shoes/{shoe}").json()
-    rounds = db.open_store(server.data_dir).load(shoe).rounds
+    rounds = db.open_store(server.data_dir).shoes.load(shoe).rounds
     meta = ShoeMeta(name="back", decks=data["decks"])
     for fmt in ("csv", "json"):  # what the API accepted imports back
         back, _ = import_bytes(export_bytes(rounds, meta, fmt), f"x.{fmt}")

@@ -111,12 +111,12 @@ def test_foreign_parquet_is_refused(tmp_path: Path) -> None:
 def test_paths_in_names_never_leave_the_folder(saved: tuple[Path, str], bad_id: str) -> None:
     folder, _ = saved
     store = db.open_store(folder)
-    before = store.list_shoes().drop("modified")
+    before = store.shoes.list().drop("modified")
     with pytest.raises(RoadsAppError, match="not a plain name"):  # refused by the meta schema
-        store.create_shoe(ShoeMeta(id=bad_id), rounds_from_winners("B"))
+        store.shoes.create(ShoeMeta(id=bad_id), rounds_from_winners("B"))
     with pytest.raises(StorageError):
         sh.load_shoe(bad_id, folder)
-    assert store.list_shoes().drop("modified").equals(before)
+    assert store.shoes.list().drop("modified").equals(before)
     assert sorted(p.name for p in folder.iterdir() if not p.name.startswith("roads.db")) == []
 
 
@@ -136,22 +136,22 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(saved: tuple[Path, 
 def test_rename_delete_restore_and_empty_trash(saved: tuple[Path, str]) -> None:
     folder, shoe_id = saved
     store = db.open_store(folder)
-    store.rename(shoe_id, "Evening shoe")
+    store.shoes.rename(shoe_id, "Evening shoe")
     assert sh.load_shoe(shoe_id, folder)[1].name == "Evening shoe"
     with pytest.raises(StorageError, match="1 to 100"):
-        store.rename(shoe_id, "  ")
-    store.delete(shoe_id)
-    assert store.list_shoes().height == 0
-    assert store.list_shoes(trash=True)["id"].to_list() == [shoe_id]
+        store.shoes.rename(shoe_id, "  ")
+    store.shoes.delete(shoe_id)
+    assert store.shoes.list().height == 0
+    assert store.shoes.list(trash=True)["id"].to_list() == [shoe_id]
     with pytest.raises(StorageError, match="trash"):
         sh.load_shoe(shoe_id, folder)
-    store.restore(shoe_id)
+    store.shoes.restore(shoe_id)
     assert sh.load_shoe(shoe_id, folder)[0].equals(deal_shoe(7).rounds)
-    store.delete(shoe_id)
-    assert store.empty_trash() == 1
+    store.shoes.delete(shoe_id)
+    assert store.shoes.empty_trash() == 1
     with pytest.raises(StorageError, match="removed for good"):
-        store.restore(shoe_id)
+        store.shoes.restore(shoe_id)
     with pytest.raises(StorageError, match="no saved shoe"):
         sh.load_shoe(shoe_id, folder)
-    actions = store.history(shoe_id)["action"].to_list()
+    actions = store.history.of(shoe_id)["action"].to_list()
     assert actions == ["created", "renamed", "deleted", "restored", "deleted", "purged"]

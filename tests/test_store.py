@@ -17,7 +17,7 @@ from roads_app.cli import main
 from roads_app.errors import StorageError
 from roads_app.game.rounds import ShoeMeta, add_cards, rounds_from_winners, undo
 from roads_app.game.shoe import deal_shoe
-from roads_app.store import db
+from roads_app.store import connection, db
 from roads_app.store.files import META_KEY
 
 
@@ -38,13 +38,13 @@ def test_any_sequence_of_entries_reads_back_as_the_frame_a_tab_holds(
     """save_rounds picks append / undo / edit; the stored frame always equals the tab's."""
     store = db.Store(tmp_path / f"d{abs(hash(tuple(ops)))}")
     meta = ShoeMeta()
-    version = store.create_shoe(meta)
+    version = store.shoes.create(meta)
     shown = rounds_from_winners("")
     for op in ops:
         if op == "redo":
-            if store.redoable(meta.id).height:
-                version = store.redo(meta.id, version)
-                shown = store.load(meta.id).rounds
+            if store.rounds.redoable(meta.id).height:
+                version = store.rounds.redo(meta.id, version)
+                shown = store.shoes.load(meta.id).rounds
             continue
         if op == "undo":
             if not shown.height:
@@ -56,11 +56,11 @@ def test_any_sequence_of_entries_reads_back_as_the_frame_a_tab_holds(
             new = rounds_from_winners(winners(shown)[:-1] + "T")
         else:
             new = rounds_from_winners(winners(shown) + op)
-        version = store.save_rounds(meta.id, shown, new, version)
+        version = store.rounds.save(meta.id, shown, new, version)
         shown = new
-    saved = store.load(meta.id)
+    saved = store.shoes.load(meta.id)
     assert saved.rounds.equals(shown) and saved.version == version
-    hist = store.history(meta.id)
+    hist = store.history.of(meta.id)
     assert hist["version"].to_list() == list(range(1, version + 1))
     store.close()
 
@@ -68,46 +68,46 @@ def test_any_sequence_of_entries_reads_back_as_the_frame_a_tab_holds(
 def test_cards_and_flags_survive_the_database_exactly(tmp_path: Path) -> None:
     dealt = deal_shoe(5)
     store = db.open_store(tmp_path)
-    store.create_shoe(dealt.meta, dealt.rounds)
-    saved = store.load(dealt.meta.id)
+    store.shoes.create(dealt.meta, dealt.rounds)
+    saved = store.shoes.load(dealt.meta.id)
     assert saved.rounds.equals(dealt.rounds) and saved.meta == dealt.meta
     r = add_cards(rounds_from_winners(""), "9s Kd", "5c 2h")
-    store.create_shoe(ShoeMeta(id="c"), r)
-    assert store.load("c").rounds.equals(r)
+    store.shoes.create(ShoeMeta(id="c"), r)
+    assert store.shoes.load("c").rounds.equals(r)
 
 
 def test_a_stale_version_is_refused_but_a_rename_or_bet_meanwhile_is_not(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
-    v1 = store.create_shoe(ShoeMeta(id="s"), rounds_from_winners("BP"))
-    store.rename("s", "other name")  # another tab renames: this tab's rounds are still right
-    v2 = store.append_rounds("s", rounds_from_winners("T"), v1)
+    v1 = store.shoes.create(ShoeMeta(id="s"), rounds_from_winners("BP"))
+    store.shoes.rename("s", "other name")  # another tab renames: this tab's rounds are still right
+    v2 = store.rounds.append("s", rounds_from_winners("T"), v1)
     with pytest.raises(db.StaleShoeError, match=r"another tab.*3 rounds saved there, 2 here"):
-        store.append_rounds("s", rounds_from_winners("B"), v1)  # the rounds moved on since v1
-    store.delete("s")
+        store.rounds.append("s", rounds_from_winners("B"), v1)  # the rounds moved on since v1
+    store.shoes.delete("s")
     with pytest.raises(db.StaleShoeError, match="deleted elsewhere"):
-        store.append_rounds("s", rounds_from_winners("B"), v2)
-    store.restore("s")
-    assert winners(store.load("s").rounds) == "BPT"
+        store.rounds.append("s", rounds_from_winners("B"), v2)
+    store.shoes.restore("s")
+    assert winners(store.shoes.load("s").rounds) == "BPT"
     with pytest.raises(db.StaleShoeError, match="already taken"):
-        store.create_shoe(ShoeMeta(id="s"))
+        store.shoes.create(ShoeMeta(id="s"))
 
 
 def test_undo_of_an_undo_brings_back_the_very_round(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     r = add_cards(rounds_from_winners("BP"), "9s Kd", "5c 2h")
-    v = store.create_shoe(ShoeMeta(id="s"), r)
-    v = store.undo("s", v)
-    v = store.undo("s", v)
-    assert winners(store.redoable("s")) == "PP"  # next to come back first
-    v = store.redo("s", v)
-    v = store.redo("s", v)
-    assert store.load("s").rounds.equals(r)
+    v = store.shoes.create(ShoeMeta(id="s"), r)
+    v = store.rounds.undo("s", v)
+    v = store.rounds.undo("s", v)
+    assert winners(store.rounds.redoable("s")) == "PP"  # next to come back first
+    v = store.rounds.redo("s", v)
+    v = store.rounds.redo("s", v)
+    assert store.shoes.load("s").rounds.equals(r)
     with pytest.raises(StorageError, match="nothing to bring back"):
-        store.redo("s", v)
-    v = store.undo("s", v)
-    v = store.append_rounds("s", rounds_from_winners("T"), v)  # a new result ends the redo run
-    assert store.redoable("s").height == 0
-    actions = store.history("s")["action"].to_list()
+        store.rounds.redo("s", v)
+    v = store.rounds.undo("s", v)
+    v = store.rounds.append("s", rounds_from_winners("T"), v)  # a new result ends the redo run
+    assert store.rounds.redoable("s").height == 0
+    actions = store.history.of("s")["action"].to_list()
     assert actions == ["created", "undone", "undone", "redone", "redone", "undone", "entered"]
 
 
@@ -140,27 +140,27 @@ def test_an_old_parquet_folder_is_imported_once_with_ids_names_and_bets(
     deal = pl.DataFrame({"shoe": [1], "winner": ["B"]})
     deal.write_parquet(tmp_path / "sims.parquet")  # a multi-shoe file: stays a file
     files_before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    with caplog.at_level(logging.WARNING, logger="roads_app.store.db"):
+    with caplog.at_level(logging.WARNING, logger="roads_app.store.old_files"):
         store = db.open_store(tmp_path)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.suffix == ".parquet"} == (
         files_before
     )
-    listed = store.list_shoes()
+    listed = store.shoes.list()
     assert listed.height == 3 and {ma.id, b.meta.id} <= set(listed["id"].to_list())
-    got = store.load(ma.id)
+    got = store.shoes.load(ma.id)
     assert got.meta.name == "Friday" and got.rounds.equals(a.rounds)  # the copy did not win
     copy = listed.filter(~pl.col("id").is_in([ma.id, b.meta.id])).row(0, named=True)
     assert copy["name"] == "Friday (backup.parquet)" and copy["rounds"] == 3
-    assert store.load(b.meta.id).rounds.equals(b.rounds)
+    assert store.shoes.load(b.meta.id).rounds.equals(b.rounds)
     # an old file knows no chip actions: each bet was its own
-    assert store.load_bets(ma.id).equals(bets.with_columns(placement=pl.col("id")))
+    assert store.bets.load(ma.id).equals(bets.with_columns(placement=pl.col("id")))
     said = [r.getMessage() for r in caplog.records if "imported 3 saved shoe" in r.getMessage()]
     assert len(said) == 1 and "left as they are" in said[0]
     assert any("broken.parquet" in r.getMessage() for r in caplog.records)
     db.forget_stores()
     caplog.clear()
     again = db.open_store(tmp_path)  # second start: nothing imported twice
-    assert again.list_shoes().height == 3
+    assert again.shoes.list().height == 3
     assert not [r for r in caplog.records if "imported" in r.getMessage()]
 
 
@@ -198,19 +198,19 @@ def test_a_corrupt_foreign_or_newer_database_is_refused_and_left_alone(tmp_path:
 def test_a_database_locked_past_the_busy_timeout_is_one_line_and_unchanged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(db, "BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_S", 0.2)
     store = db.Store(tmp_path)
-    store.create_shoe(ShoeMeta(id="s", name="before"))
+    store.shoes.create(ShoeMeta(id="s", name="before"))
     other = sqlite3.connect(tmp_path / "roads.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
     try:
         with pytest.raises(StorageError, match="busy") as e:
-            store.rename("s", "after")
+            store.shoes.rename("s", "after")
         assert "\n" not in str(e.value)
     finally:
         other.execute("ROLLBACK")
         other.close()
-    assert store.load("s").meta.name == "before"
+    assert store.shoes.load("s").meta.name == "before"
     store.close()
 
 
@@ -228,17 +228,17 @@ def test_shoes_commands_list_add_rename_delete_restore_history(
 ) -> None:
     d = ["--data", str(tmp_path)]
     store = db.open_store(tmp_path)
-    store.create_shoe(ShoeMeta(id="t1", name="Table 1"), rounds_from_winners("BB"))
+    store.shoes.create(ShoeMeta(id="t1", name="Table 1"), rounds_from_winners("BB"))
     dealt = deal_shoe(3)
-    store.create_shoe(ShoeMeta.from_dict({**dealt.meta.to_dict(), "id": "cards"}), dealt.rounds)
+    store.shoes.create(ShoeMeta.from_dict({**dealt.meta.to_dict(), "id": "cards"}), dealt.rounds)
     assert run(capsys, "shoes", "add", "t1", "bppt", *d)[0] == 0
-    assert winners(store.load("t1").rounds) == "BBBPPT"
+    assert winners(store.shoes.load("t1").rounds) == "BBBPPT"
     for bad, msg in (("BPX", "result 3 is 'X'"), ("", "no results"), ("B" * 103, "at most 104")):
         code, _, err = run(capsys, "shoes", "add", "t1", bad, *d)
         assert code == 2 and msg in err and err.count("\n") == 1, err
     code, _, err = run(capsys, "shoes", "add", "cards", "B", *d)
     assert code == 2 and "recorded by cards" in err and err.count("\n") == 1, err
-    assert winners(store.load("t1").rounds) == "BBBPPT"  # refused adds changed nothing
+    assert winners(store.shoes.load("t1").rounds) == "BBBPPT"  # refused adds changed nothing
     code, _, err = run(capsys, "shoes", "add", "../etc", "B", *d)
     assert code == 2 and "not a plain name" in err
     assert run(capsys, "shoes", "rename", "t1", "Baccarat 3", *d)[0] == 0

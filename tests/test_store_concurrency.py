@@ -48,10 +48,10 @@ def go(procs: list[subprocess.Popen[str]]) -> None:
 
 def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
-    store.create_shoe(ShoeMeta(id="shared"))
+    store.shoes.create(ShoeMeta(id="shared"))
     others = [f"o{i}" for i in range(6)]
     for o in others:
-        store.create_shoe(ShoeMeta(id=o, name=o), rounds_from_winners("BP"))
+        store.shoes.create(ShoeMeta(id=o, name=o), rounds_from_winners("BP"))
     procs = [spawn("mixed", str(tmp_path), str(w), str(SECONDS), "shared", ",".join(others))
              for w in range(WORKERS)]  # fmt: skip
     procs.append(spawn("reader", str(tmp_path), str(SECONDS), "shared"))
@@ -69,14 +69,14 @@ def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: 
         assert r["failed"] == [], r["failed"]
 
     # the shared shoe: exactly the acknowledged appends, each where its version says
-    saved = store.load("shared")
+    saved = store.shoes.load("shared")
     rounds = saved.rounds
     acked = [tuple(a) for r in results for a in r["appended"]]
     assert rounds.height == len(acked) > 0
     per_worker = Counter(rounds["player_points"].to_list())
     assert per_worker == Counter({w: len(r["appended"]) for w, r in enumerate(results)
                                   if r["appended"]})  # fmt: skip
-    hist = store.history("shared")
+    hist = store.history.of("shared")
     assert hist["version"].to_list() == list(range(1, saved.version + 1))  # one per change
     entered = {(v, n) for v, n in hist.filter(action="entered").select("version", "round").rows()}
     assert set(acked) == entered
@@ -87,7 +87,7 @@ def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: 
 
     # the other shoes: every acknowledged rename/delete/restore in the history, no other
     for o in others:
-        h = store.history(o)
+        h = store.history.of(o)
         names = {json.loads(d)[1] for d in h.filter(action="renamed")["detail"]}
         assert names == {n for r in results for s, n in r["renamed"] if s == o}
         for action in ("deleted", "restored"):
@@ -101,15 +101,15 @@ def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: 
             elif action == "restored":
                 assert state == "trash"
                 state = "live"
-        in_trash = o in store.list_shoes(trash=True)["id"].to_list()
+        in_trash = o in store.shoes.list(trash=True)["id"].to_list()
         assert in_trash == (state == "trash")
-        assert store.load_bets(o).height == 0
+        assert store.bets.load(o).height == 0
     assert store.integrity() == "ok"
 
 
 def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
-    store.create_shoe(ShoeMeta(id="s"))
+    store.shoes.create(ShoeMeta(id="s"))
     done = threading.Event()
     failures: list[str] = []
     reads = [0]
@@ -117,7 +117,7 @@ def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path
     def read() -> None:
         while not done.is_set():
             try:
-                r = store.load("s").rounds
+                r = store.shoes.load("s").rounds
                 if r["round"].to_list() != list(range(1, r.height + 1)):
                     failures.append("torn read")
                 reads[0] += 1
@@ -129,12 +129,12 @@ def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path
     one = rounds_from_winners("P")
     try:
         for _ in range(300):
-            store.append_rounds("s", one, store.version("s"))
+            store.rounds.append("s", one, store.shoes.version("s"))
     finally:
         done.set()
         t.join()
     assert failures == [] and reads[0] > 0
-    assert store.load("s").rounds.height == 300
+    assert store.shoes.load("s").rounds.height == 300
 
 
 KILLS = 50
@@ -146,7 +146,7 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -
     rng = random.Random(11)
     shoes = [f"k{i}" for i in range(AT_ONCE)]
     for s in shoes:
-        store.create_shoe(ShoeMeta(id=s))
+        store.shoes.create(ShoeMeta(id=s))
     last_ack = {s: (1, 0) for s in shoes}
     kills = 0
     while kills < KILLS:
@@ -178,10 +178,10 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -
         assert check.integrity() == "ok"
         for s in shoes:
             v, n = last_ack[s]
-            saved = check.load(s)
+            saved = check.shoes.load(s)
             assert saved.version >= v and saved.rounds.height >= n
             assert saved.rounds.height <= n + 1  # at most one commit not yet acknowledged
-            assert v in check.history(s)["version"].to_list()
+            assert v in check.history.of(s)["version"].to_list()
         check.close()
     assert kills >= KILLS
 
@@ -204,8 +204,8 @@ def tiny_disk(tmp_path: Path):
 def test_disk_full_is_one_line_and_the_database_stays_whole(tiny_disk: Path) -> None:
     data = tiny_disk / "data"
     store = db.open_store(data)
-    store.create_shoe(ShoeMeta(id="s"), rounds_from_winners("BPBPTB"))
-    before = store.load("s")
+    store.shoes.create(ShoeMeta(id="s"), rounds_from_winners("BPBPTB"))
+    before = store.shoes.load("s")
     store.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the next change must grow a file
     filler = tiny_disk / "filler"
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
@@ -217,32 +217,32 @@ def test_disk_full_is_one_line_and_the_database_stays_whole(tiny_disk: Path) -> 
     finally:
         os.close(fd)
     with pytest.raises(db.StorageError, match="disk is full") as e:
-        store.append_rounds("s", rounds_from_winners("P"), before.version)
+        store.rounds.append("s", rounds_from_winners("P"), before.version)
     assert "\n" not in str(e.value) and "nothing was changed" in str(e.value)
     r = subprocess.run(
         [sys.executable, "-m", "roads_app", "shoes", "add", "s", "BP", "--data", str(data)],
         cwd=REPO, capture_output=True, text=True,
     )  # fmt: skip
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "disk is full" in r.stderr, r.stderr
-    after = store.load("s")
+    after = store.shoes.load("s")
     assert store.integrity() == "ok"
     assert after.rounds.equals(before.rounds) and after.version == before.version
     filler.unlink()
-    store.append_rounds("s", rounds_from_winners("P"), store.version("s"))
-    assert store.load("s").rounds.height == before.rounds.height + 1
+    store.rounds.append("s", rounds_from_winners("P"), store.shoes.version("s"))
+    assert store.shoes.load("s").rounds.height == before.rounds.height + 1
 
 
 def test_a_read_only_folder_is_one_line_and_the_database_stays_whole(tiny_disk: Path) -> None:
     data = tiny_disk / "data"
     store = db.open_store(data)
-    store.create_shoe(ShoeMeta(id="s", name="kept"), rounds_from_winners("BPT"))
+    store.shoes.create(ShoeMeta(id="s", name="kept"), rounds_from_winners("BPT"))
     db.forget_stores()
     subprocess.run(["mount", "-o", "remount,ro", str(tiny_disk)], check=True)
     try:
         try:
             ro = db.open_store(data)
             with pytest.raises(db.StorageError) as e:
-                ro.rename("s", "lost")
+                ro.shoes.rename("s", "lost")
         except db.StorageError as opened:  # refused on opening: as good, if one line
             message = str(opened)
         else:
@@ -256,5 +256,5 @@ def test_a_read_only_folder_is_one_line_and_the_database_stays_whole(tiny_disk: 
     finally:
         db.forget_stores()
         subprocess.run(["mount", "-o", "remount,rw", str(tiny_disk)], check=True)
-    back = db.open_store(data).load("s")
+    back = db.open_store(data).shoes.load("s")
     assert back.meta.name == "kept" and back.rounds.height == 3

@@ -46,7 +46,7 @@ def drawn_specs(at: AppTest) -> list[dict]:
 
 def shoe_with(data: Path, winners: str) -> str:
     meta = ShoeMeta(name="exposed")
-    db.open_store(data).create_shoe(meta, rounds_from_winners(winners))
+    db.open_store(data).shoes.create(meta, rounds_from_winners(winners))
     return meta.id
 
 
@@ -72,7 +72,7 @@ def test_an_operator_enters_results(data: Path):
     at = open_app(shoe, tokens.issue(data, "operator"))
     assert set(entry_buttons(at)) == {"btn_B", "btn_P", "btn_T", "btn_undo"}
     at.button(key="btn_T").click().run()
-    assert db.open_store(data).load(shoe).rounds["winner"].to_list() == list("BPBT")
+    assert db.open_store(data).shoes.load(shoe).rounds["winner"].to_list() == list("BPBT")
 
 
 def test_on_this_machine_only_nobody_needs_a_token(data: Path, monkeypatch: pytest.MonkeyPatch):
@@ -100,13 +100,13 @@ def test_a_revoked_operator_token_changes_nothing(data: Path, action: str):
     at = open_app(shoe, tokens.issue(data, "operator"))
     at.button(key="btn_T").click().run()  # the token holds: saved
     store = db.open_store(data)
-    before = (store.load(shoe).rounds, store.load_bets(shoe, "bets"), store.list_shoes())
+    before = (store.shoes.load(shoe).rounds, store.bets.load(shoe, "bets"), store.shoes.list())
     assert before[0]["winner"].to_list() == list("BPBT")
 
     tokens.revoke_all(data, "operator")
     at.button(key=action).click().run()
     assert not at.exception, at.exception
-    after = (store.load(shoe).rounds, store.load_bets(shoe, "bets"), store.list_shoes())
+    after = (store.shoes.load(shoe).rounds, store.bets.load(shoe, "bets"), store.shoes.list())
     assert after[0].equals(before[0]) and after[1].equals(before[1])
     assert after[2].height == before[2].height  # no new shoe either
     assert any("no longer allows changes" in e.value for e in at.error), at.error

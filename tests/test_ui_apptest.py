@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db
+from roads_app.store import rounds as store_rounds
 from roads_app.ui import session
 from tests import storehelp as sh
 from tests.shown import shown
@@ -55,7 +56,7 @@ def errors(at: AppTest) -> list[str]:
 
 
 def saved(data: Path) -> list[str]:
-    return db.open_store(data).list_shoes()["id"].to_list()
+    return db.open_store(data).shoes.list()["id"].to_list()
 
 
 def click(at: AppTest, key: str) -> AppTest:
@@ -273,7 +274,7 @@ def test_a_stale_tab_on_the_same_shoe_is_refused_then_reloaded(data: Path):
     click(second, "btn_T")  # the second tab moves the shoe on
     click(first, "btn_B")  # the first still shows BP: refused, not written over
     assert any("another tab" in e for e in errors(first))
-    name = db.open_store(data).load(shoe).meta.name  # the default: table, date and time
+    name = db.open_store(data).shoes.load(shoe).meta.name  # the default: table, date and time
     refusal = next(e for e in errors(first) if "another tab" in e)
     assert name and name in refusal and shoe not in refusal  # called as people know it
     assert winners_on_disk(data, shoe) == "BPT"
@@ -285,7 +286,7 @@ def test_a_stale_tab_on_the_same_shoe_is_refused_then_reloaded(data: Path):
 def test_a_rename_elsewhere_is_kept_when_the_tab_saves(data: Path):
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
-    db.open_store(data).rename(shoe, "Friday table 3")
+    db.open_store(data).shoes.rename(shoe, "Friday table 3")
     click(at, "btn_P")
     rounds, meta = sh.load_shoe(shoe, data)
     assert meta.name == "Friday table 3" and rounds.height == 2
@@ -368,7 +369,7 @@ def test_a_failed_save_is_a_message_and_the_shoe_stays_as_it_was(
     def disk_full(*args, **kwargs):  # what sqlite3 raises mid-transaction on a full disk
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(db, "rows_of", disk_full)
+    monkeypatch.setattr(store_rounds, "rows_of", disk_full)
     click(at, "btn_P")
     assert any("disk is full" in e and "nothing was changed" in e for e in errors(at))
     assert shown_round(at) == 1

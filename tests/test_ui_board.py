@@ -244,10 +244,10 @@ def test_save_checked_refuses_a_stale_copy_and_keeps_the_newer_file(tmp_path: Pa
 
 def test_save_checked_will_not_bring_back_a_deleted_shoe(tmp_path: Path):
     state = save_checked(new_state(), rounds_from_winners("B"), tmp_path)
-    db.open_store(tmp_path).delete(state.meta.id)
+    db.open_store(tmp_path).shoes.delete(state.meta.id)
     with pytest.raises(StaleShoeError, match="deleted"):
         save_checked(state, rounds_from_winners("BP"), tmp_path)
-    assert db.open_store(tmp_path).list_shoes().height == 0
+    assert db.open_store(tmp_path).shoes.list().height == 0
 
 
 def _race(state, winners: str, start: threading.Barrier, folder: Path, outcome: list) -> None:

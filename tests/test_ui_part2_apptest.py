@@ -129,35 +129,35 @@ def test_library_lists_every_shoe_with_its_name_rounds_and_source(data: Path) ->
 def test_delete_asks_first_then_moves_the_shoe_and_its_bets_to_the_trash(data: Path) -> None:
     m = saved(data, "BPP", name="doomed", source="hand")
     store = db.open_store(data)
-    store.change_bets(m.id, "bets", lambda b: bets_log.place(b, "player", 5, round_no=4))
+    store.bets.change(m.id, "bets", lambda b: bets_log.place(b, "player", 5, round_no=4))
     keep = saved(data, "B", name="keeper", source="hand")
     at = app("library")
     at.button(key=f"lib_del_{m.id}").click().run()
     assert "to the trash?" in text(at)
-    assert store.version(m.id) is not None  # nothing deleted on the first click
+    assert store.shoes.version(m.id) is not None  # nothing deleted on the first click
     at.button(key=f"lib_del_no_{m.id}").click().run()
     assert "to the trash?" not in text(at)
     at.button(key=f"lib_del_{m.id}").click().run()
     at.button(key=f"lib_del_yes_{m.id}").click().run()
     no_exceptions(at)
     assert sh.list_shoes(data)["id"].to_list() == [keep.id]
-    assert store.list_shoes(trash=True)["id"].to_list() == [m.id]
+    assert store.shoes.list(trash=True)["id"].to_list() == [m.id]
     assert "moved 'doomed' to the trash" in text(at)
     # restored from the trash as it was, bets and all
     at.button(key=f"lib_restore_{m.id}").click().run()
     no_exceptions(at)
     assert sorted(sh.list_shoes(data)["id"].to_list()) == sorted([keep.id, m.id])
-    assert store.load_bets(m.id).height == 1 and sh.load_shoe(m.id, data)[0].height == 3
+    assert store.bets.load(m.id).height == 1 and sh.load_shoe(m.id, data)[0].height == 3
     # deleted again and the trash emptied: gone for good, the other shoe kept
     at.button(key=f"lib_del_{m.id}").click().run()
     at.button(key=f"lib_del_yes_{m.id}").click().run()
     at.button(key="lib_empty_trash").click().run()
     no_exceptions(at)
-    assert store.list_shoes(trash=True).height == 0
+    assert store.shoes.list(trash=True).height == 0
     assert sh.list_shoes(data)["id"].to_list() == [keep.id]
-    assert store.load_bets(m.id).height == 0
+    assert store.bets.load(m.id).height == 0
     with pytest.raises(RoadsAppError, match="for good"):
-        store.restore(m.id)
+        store.shoes.restore(m.id)
 
 
 def test_rename_changes_the_name_and_keeps_the_rounds(data: Path) -> None:
@@ -293,8 +293,8 @@ def test_replay_bets_settle_as_the_position_moves(data: Path) -> None:
     assert bankroll(at) == pytest.approx(expected)
     at.button(key="rp_prev").click().run()  # back before round 11: pending again
     assert bankroll(at) == 1000.0
-    assert db.open_store(data).load_bets(m.id, "replay-bets").height == 1
-    assert db.open_store(data).load_bets(m.id, "bets").height == 0  # live bets untouched
+    assert db.open_store(data).bets.load(m.id, "replay-bets").height == 1
+    assert db.open_store(data).bets.load(m.id, "bets").height == 0  # live bets untouched
 
 
 # --- the bet panel on the scoreboard --------------------------------------------------
@@ -318,7 +318,7 @@ def test_scoreboard_bets_settle_on_the_round_entered_and_a_void_refunds(data: Pa
     at.button(key="btn_B").click().run()
     assert bankroll(at) == pytest.approx(1100 + 95)
     table = load_table("classic")
-    bets = db.open_store(data).load_bets(shoe_id)
+    bets = db.open_store(data).bets.load(shoe_id)
     log = bets_log.settle_log(bets, rounds_from_winners("PB"), table)
     assert log["outcome"].to_list() == ["win", "refund", "refund", "win"]
 
@@ -360,7 +360,7 @@ def test_two_way_places_the_stake_on_each_pair(data: Path) -> None:
     at.segmented_control(key="bets_entry_mode").set_value("points").run()
     at.button(key="bets_short_two_way").click().run()
     no_exceptions(at)
-    pending = bets_log.pending(db.open_store(data).load_bets(m.id), 46)
+    pending = bets_log.pending(db.open_store(data).bets.load(m.id), 46)
     assert sorted(pending["bet"].to_list()) == ["banker_pair", "player_pair"]
     assert pending["stake"].to_list() == [5.0, 5.0]
     assert "on the table <b data-testid='bet-pending'>10<" in text(at)
@@ -413,7 +413,7 @@ def test_bets_the_entry_cannot_settle_are_not_offered_and_the_bankroll_is_checke
     assert tie.disabled and "not enough bankroll: 500 asked, 0 left" in shown(tie.help)
     # undo last chip takes back the banker chip only
     at.button(key="bets_undo_chip").click().run()
-    pending = bets_log.pending(db.open_store(data).load_bets(m.id), 4)
+    pending = bets_log.pending(db.open_store(data).bets.load(m.id), 4)
     assert pending["bet"].to_list() == ["player"]
     assert not at.button(key="bets_bet_tie").disabled
 
@@ -425,14 +425,14 @@ def test_undo_last_chip_takes_back_a_whole_two_way_press(data: Path) -> None:
     at.button(key="bets_bet_player").click().run()
     at.button(key="bets_short_two_way").click().run()
     no_exceptions(at)
-    placed = bets_log.pending(db.open_store(data).load_bets(m.id), 4)["bet"].to_list()
+    placed = bets_log.pending(db.open_store(data).bets.load(m.id), 4)["bet"].to_list()
     assert placed == ["player", "banker_pair", "player_pair"]
     at.button(key="bets_undo_chip").click().run()  # one press: the whole 2-Way
-    assert bets_log.pending(db.open_store(data).load_bets(m.id), 4)["bet"].to_list() == [
+    assert bets_log.pending(db.open_store(data).bets.load(m.id), 4)["bet"].to_list() == [
         "player"
     ]
     at.button(key="bets_undo_chip").click().run()
-    assert bets_log.pending(db.open_store(data).load_bets(m.id), 4).height == 0
+    assert bets_log.pending(db.open_store(data).bets.load(m.id), 4).height == 0
 
 
 # --- the end of a shoe, names (issue 29) ---------------------------------------------------
@@ -446,7 +446,7 @@ def test_end_shoe_makes_the_shoe_read_only_and_says_so(data: Path) -> None:
     no_exceptions(at)
     at.button(key="btn_end").click().run()
     no_exceptions(at)
-    assert db.open_store(data).ended(shoe) is not None
+    assert db.open_store(data).shoes.ended(shoe) is not None
     assert "This shoe has ended" in text(at)
     assert not [b for b in at.button if b.key == "btn_end"]  # nothing left to end
     at.button(key="btn_B").click().run()  # a result on an ended shoe: refused, one line
@@ -459,9 +459,9 @@ def test_new_shoe_asks_for_a_name_with_a_default_and_saves_it_on_start(data: Pat
     no_exceptions(at)
     name = at.text_input(key="new_name")
     assert re.fullmatch(r"classic \d{4}-\d\d-\d\d \d\d:\d\d", name.value), name.value
-    assert db.open_store(data).list_shoes().height == 0  # nothing saved by opening the page
+    assert db.open_store(data).shoes.list().height == 0  # nothing saved by opening the page
     name.set_value("Table 12").run()
     at.button(key="btn_new").click().run()
     no_exceptions(at)
-    shoes = db.open_store(data).list_shoes()
+    shoes = db.open_store(data).shoes.list()
     assert shoes["name"].to_list() == ["Table 12"] and shoes["rounds"].to_list() == [0]

@@ -19,7 +19,7 @@ from roads_app.ui import follow
 
 def shoe(data: Path, winners: str = "BP") -> str:
     meta = ShoeMeta(name="w", source="hand")
-    db.open_store(data).create_shoe(meta, rounds_from_winners(winners))
+    db.open_store(data).shoes.create(meta, rounds_from_winners(winners))
     return meta.id
 
 
@@ -55,11 +55,11 @@ def test_nothing_changed_tells_nothing(tmp_path: Path):
     w.subscribe(lambda _s, c: told.append(c))
     for _ in range(20):
         assert w.poll() == frozenset()
-    db.open_store(tmp_path).rename(sid, "renamed")  # a commit on another connection
+    db.open_store(tmp_path).shoes.rename(sid, "renamed")  # a commit on another connection
     assert w.poll() == frozenset({sid})
-    db.open_store(tmp_path).end(sid)
+    db.open_store(tmp_path).shoes.end(sid)
     assert w.poll() == frozenset({sid}) and w.shoe(sid).ended
-    db.open_store(tmp_path).delete(sid)
+    db.open_store(tmp_path).shoes.delete(sid)
     assert w.poll() == frozenset({sid}) and w.shoe(sid) is None
     assert len(told) == 3
 
@@ -74,7 +74,7 @@ def test_a_waiting_page_is_answered_on_the_change_and_only_then(tmp_path: Path):
             idle = await follow.wait_for_change(w, sid, str(v), timeout=0.2)  # nothing moved
             waiting = asyncio.create_task(follow.wait_for_change(w, sid, str(v), timeout=30))
             await asyncio.sleep(0)
-            await asyncio.to_thread(db.open_store(tmp_path).append_rounds, sid,
+            await asyncio.to_thread(db.open_store(tmp_path).rounds.append, sid,
                                     rounds_from_winners("T"), None)  # fmt: skip
             return idle, await waiting
 

@@ -4,8 +4,9 @@ Appends are decided by `roads_app.game.rounds` (the dashboard's own entry operat
 drawing rules, the shoe's card counts, winner against points) on the rounds read
 inside the same write transaction, so two feeders on one shoe are applied one after
 the other and neither is checked against stale rounds. With an ``Idempotency-Key``
-the answer is stored in that same transaction (`Store.once`): a retry is answered
-from it and never enters the hand twice, even if the first answer was lost.
+the answer is stored in that same transaction (`roads_app.store.feed.Requests.once`): a
+retry is answered from it and never enters the hand twice, even if the first answer was
+lost.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class Feed:
         self.store = db.open_store(self.data_dir, samples=samples)
         self._kept: dict[str, db.Saved] = {}  # shoe id -> as this process last wrote it
         try:
-            self.store.forget_requests((datetime.now(UTC) - KEEP_ANSWERS).isoformat())
+            self.store.requests.forget((datetime.now(UTC) - KEEP_ANSWERS).isoformat())
         except StorageError as e:  # busy at start: keep the old answers a little longer
             log.warning("old request keys not forgotten: %s", e)
 
@@ -104,7 +105,7 @@ class Feed:
         return out
 
     def shoes(self) -> list[dict[str, Any]]:
-        return [_summary(r) for r in self.store.list_shoes().iter_rows(named=True)]
+        return [_summary(r) for r in self.store.shoes.list().iter_rows(named=True)]
 
     def shoe(self, shoe_id: str) -> dict[str, Any]:
         saved = self._load(shoe_id)
@@ -124,10 +125,10 @@ class Feed:
         shoes in the order of their headlines' priority, then most recently changed."""
         cat = good_roads.in_force()
         out = []
-        live = self.store.list_shoes(source="hand", limit=LIVE_SHOES, live=True)  # not ended
+        live = self.store.shoes.list(source="hand", limit=LIVE_SHOES, live=True)  # not ended
         for r in live.iter_rows(named=True):
             try:
-                saved = self.store.load(r["id"])
+                saved = self.store.shoes.load(r["id"])
             except StorageError:
                 continue  # deleted or unreadable since the list was read
             keys = tags(rows(saved.rounds), cat)
@@ -137,14 +138,14 @@ class Feed:
         return sorted(out, key=lambda s: order[s["headline"]])
 
     def version(self, shoe_id: str) -> int | None:
-        return self.store.version(shoe_id)
+        return self.store.shoes.version(shoe_id)
 
     def snapshot(self, shoe_id: str) -> tuple[int, list[dict[str, Any]]] | None:
         """(version, rounds) read together, or None when the shoe is gone."""
-        if self.store.version(shoe_id) is None:
+        if self.store.shoes.version(shoe_id) is None:
             return None
         try:
-            saved = self.store.load(shoe_id)
+            saved = self.store.shoes.load(shoe_id)
         except StorageError:
             return None
         return saved.version, rows(saved.rounds)
@@ -159,7 +160,7 @@ class Feed:
         )  # fmt: skip
 
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
-            version = self.store.create_in(c, meta)
+            version = self.store.shoes.create_in(c, meta)
             return 201, _summary_of(meta, 0, version)
 
         fp = fingerprint("create", body.model_dump())
@@ -171,7 +172,7 @@ class Feed:
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
             saved = self._saved(c, shoe_id)
             new = _entered(saved.rounds, body, saved.meta.decks)
-            version = self.store.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
+            version = self.store.rounds.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
             self._keep(db.Saved(new, saved.meta, version))
             return 201, {"shoe": shoe_id, "version": version,
                          "round": new.row(new.height - 1, named=True)}  # fmt: skip
@@ -186,7 +187,7 @@ class Feed:
             n = self._saved(c, shoe_id).rounds.height
             if not n:
                 raise game_rounds.RoundError("nothing to undo: the shoe has no rounds")
-            version = self.store.undo_in(c, shoe_id, None)
+            version = self.store.rounds.undo_in(c, shoe_id, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
         return self._once(key, fingerprint("undo", shoe_id), shoe_id, do)
@@ -196,7 +197,7 @@ class Feed:
 
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
-            version = self.store.void_in(c, shoe_id, round_no, None)
+            version = self.store.rounds.void_in(c, shoe_id, round_no, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
         return self._once(key, fingerprint("void", shoe_id, round_no), shoe_id, do)
@@ -207,7 +208,7 @@ class Feed:
 
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
-            version = self.store.end_in(c, shoe_id)
+            version = self.store.shoes.end_in(c, shoe_id)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n}
 
         return self._once(key, fingerprint("end", shoe_id), shoe_id, do)
@@ -222,9 +223,9 @@ class Feed:
         any other writer bumps the version and the shoe is read again.
         """
         kept = self._kept.get(shoe_id)
-        if kept is not None and kept.version == self.store.version(shoe_id):
+        if kept is not None and kept.version == self.store.shoes.version(shoe_id):
             return kept
-        saved = self.store.load_in(c, shoe_id)
+        saved = self.store.shoes.load_in(c, shoe_id)
         self._keep(saved)
         return saved
 
@@ -235,19 +236,19 @@ class Feed:
         self._kept[saved.meta.id] = saved
 
     def _exists(self, shoe_id: str) -> None:
-        if self.store.version(shoe_id) is None:
+        if self.store.shoes.version(shoe_id) is None:
             raise NotFound(f"no shoe {quote(shoe_id)} (it never existed or is in the trash)")
 
     def _load(self, shoe_id: str) -> db.Saved:
         self._exists(shoe_id)
         try:
-            return self.store.load(shoe_id)
+            return self.store.shoes.load(shoe_id)
         except StorageError as e:
             raise _status(e) from None
 
     def _once(self, key: str | None, fp: str, shoe_id: str | None, do: Any) -> Reply:
         try:
-            status, body, replayed = self.store.once(key, fp, shoe_id, do)
+            status, body, replayed = self.store.requests.once(key, fp, shoe_id, do)
         except db.RequestKeyReused as e:
             raise Refused(422, str(e)) from None
         except StorageError as e:

@@ -6,7 +6,7 @@ function of (bets, rounds, position): replay can step back and forth and the ban
 follows. A round voided at the table (a card-reading failure, seed 001) refunds the bets
 on it and adds no round, so the bets that follow go on the same round number.
 
-Bets of a shoe are kept in the store with the shoe (`roads_app.store.db.Store.change_bets`
+Bets of a shoe are kept in the store with the shoe (`roads_app.store.bets.Bets.change`
 runs these pure functions inside one transaction); replay keeps its own ``replay-bets``.
 
 >>> log = place(empty_bets(), "player", 10, round_no=1)

@@ -61,7 +61,7 @@ def _shoe(shoe: str, index: int | None, data_dir: Path) -> tuple[Any, Any]:
         return library.read_shoe(path, index)
     if index is not None:
         raise StorageError(f"--shoe-index {index}: {quote(shoe)} is a saved shoe's id, not a file")
-    saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe))
+    saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe))
     return saved.rounds, saved.meta
 
 

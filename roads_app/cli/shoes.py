@@ -24,7 +24,7 @@ def _id(shoe_id: str) -> str:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    shoes = _store(args).list_shoes(trash=args.trash)
+    shoes = _store(args).shoes.list(trash=args.trash)
     cols = ["id", "name", "rounds", "source", "rules", "decks", "version", "created", "updated"]
     if args.trash:
         cols.append("deleted")
@@ -45,7 +45,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
 
     store = _store(args)
     shoe_id = _id(args.id)
-    saved = store.load(shoe_id)
+    saved = store.shoes.load(shoe_id)
     given = [ch for ch in args.results if not ch.isspace() and ch not in ",;"]
     if not given:
         raise RoundError("no results given: write them as B, P and T, like BPPT")
@@ -58,37 +58,37 @@ def _cmd_add(args: argparse.Namespace) -> int:
             rounds = add_winner(rounds, ch.upper(), decks=saved.meta.decks)
         except RoundError as e:
             raise RoundError(f"shoe {shoe_id}: {e}") from None
-    version = store.append_rounds(shoe_id, rounds.slice(saved.rounds.height), saved.version)
+    version = store.rounds.append(shoe_id, rounds.slice(saved.rounds.height), saved.version)
     print(f"{shoe_id}: {rounds.height} rounds (version {version})")
     return 0
 
 
 def _cmd_rename(args: argparse.Namespace) -> int:
-    meta = _store(args).rename(_id(args.id), args.name)
+    meta = _store(args).shoes.rename(_id(args.id), args.name)
     print(f"{meta.id}: renamed to {meta.name!r}")
     return 0
 
 
 def _cmd_delete(args: argparse.Namespace) -> int:
-    _store(args).delete(_id(args.id))
+    _store(args).shoes.delete(_id(args.id))
     print(f"{args.id}: moved to the trash (roads-app shoes restore {args.id} brings it back)")
     return 0
 
 
 def _cmd_restore(args: argparse.Namespace) -> int:
-    _store(args).restore(_id(args.id))
+    _store(args).shoes.restore(_id(args.id))
     print(f"{args.id}: restored")
     return 0
 
 
 def _cmd_empty_trash(args: argparse.Namespace) -> int:
-    n = _store(args).empty_trash([_id(i) for i in args.ids] or None)
+    n = _store(args).shoes.empty_trash([_id(i) for i in args.ids] or None)
     print(f"removed {n} shoe{'s' if n != 1 else ''} for good")
     return 0
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
-    hist = _store(args).history(_id(args.id))
+    hist = _store(args).history.of(_id(args.id))
     if args.json:
         print(json.dumps(hist.to_dicts(), indent=1, allow_nan=False))
         return 0

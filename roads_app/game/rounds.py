@@ -29,7 +29,13 @@ import polars as pl
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from roads_app.errors import RoundError, SchemaError, ShoeCompositionError, validation_message
+from roads_app.errors import (
+    RoundError,
+    SchemaError,
+    ShoeCompositionError,
+    validation_message,
+    whole_number,
+)
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import Hand, check_hand
 from roads_app.game.hand import WINNER_DTYPE, WINNERS, Side, Winner, natural, winner_of
@@ -120,19 +126,18 @@ def check_name(name: object) -> str:
     roads_app.errors.RoundError: a shoe name is one line ... (character 2 is '\\t')
     """
     if not isinstance(name, str):
-        raise RoundError(f"a shoe name is text, not {type(name).__name__}")
+        raise RoundError(Message("msg_name_not_text", type=type(name).__name__))
     text = name.strip()
-    rule = f"a shoe name is one line of 1 to {NAME_MAX} printable characters"
     if not text:
-        raise RoundError(f"{rule} (this one is empty)")
+        raise RoundError(Message("msg_name_empty", most=NAME_MAX))
     if len(text) > NAME_MAX:
-        raise RoundError(f"{rule} (this one has {len(text)})")
+        raise RoundError(Message("msg_name_long", most=NAME_MAX, count=len(text)))
     for i, ch in enumerate(text):
         if unicodedata.category(ch) in _BAD_NAME_CATEGORIES:
-            raise RoundError(f"{rule} (character {i + 1} is {ch!a})")
+            raise RoundError(Message("msg_name_char", most=NAME_MAX, i=i + 1, ch=ascii(ch)))
     if not any(map(visible, text)):
         shown = ascii(text[:8]) + ("..." if len(text) > 8 else "")  # short, and legible
-        raise RoundError(f"{rule} (this one has no visible character: {shown})")
+        raise RoundError(Message("msg_name_invisible", most=NAME_MAX, shown=shown))
     return text
 
 
@@ -219,7 +224,7 @@ class ShoeMeta:
     def from_dict(cls, d: object) -> ShoeMeta:
         """From a parsed JSON object; unknown keys, wrong types and bad values are refused."""
         if not isinstance(d, dict):
-            raise SchemaError(f"shoe metadata is {type(d).__name__}, not an object")
+            raise SchemaError(Message("msg_meta_not_object", type=type(d).__name__))
         return cls(**{str(k): v for k, v in d.items()})
 
 
@@ -291,8 +296,7 @@ def round_by_points(
 ) -> dict[str, Any]:
     """A round known by its two totals; the winner follows from them."""
     for who, pts in ((Side.PLAYER, player_points), (Side.BANKER, banker_points)):
-        if isinstance(pts, bool) or not isinstance(pts, int) or not 0 <= pts <= 9:
-            raise RoundError(Message("msg_points_range", side=side(who.word), pts=repr(pts)))
+        whole_number(pts, Message("msg_what_points", side=side(who.word)), 0, 9, error=RoundError)
     w = Winner.of(winner_of(banker_points, player_points))
     if winner is not None and _winner(winner) != w:
         raise RoundError(Message("msg_winner_disagrees", w=_named(_winner(winner)),

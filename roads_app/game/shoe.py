@@ -31,10 +31,11 @@ import numpy as np
 import polars as pl
 from numba.extending import register_jitable
 
-from roads_app.errors import RoundError
+from roads_app.errors import RoundError, whole_number
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS, Hand
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
+from roads_app.messages import Message
 
 POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
 """Baccarat points of each card number 0..51."""
@@ -53,17 +54,11 @@ class ShoeOptions:
     burn_between_hands: bool = False
 
     def __post_init__(self) -> None:
-        if isinstance(self.decks, bool) or not isinstance(self.decks, int):
-            raise RoundError(f"decks must be a whole number from 1 to 8, not {self.decks!r}")
-        if not 1 <= self.decks <= 8:
-            raise RoundError(f"decks {self.decks} is out of range: a shoe has 1 to 8 decks")
-        if isinstance(self.cut, bool) or not isinstance(self.cut, int):
-            raise RoundError(f"cut must be a whole number of cards, not {self.cut!r}")
+        whole_number(self.decks, Message("msg_what_decks"), 1, 8, error=RoundError)
+        whole_number(self.cut, Message("msg_what_cut"), error=RoundError)
         if not 0 <= self.cut <= self.cards // 2:
-            raise RoundError(
-                f"cut {self.cut} is out of range: 0 to {self.cards // 2} cards from the end "
-                f"of the {self.decks}-deck shoe"
-            )
+            raise RoundError(Message("msg_cut_range", cut=self.cut, most=self.cards // 2,
+                                     decks=self.decks))  # fmt: skip
 
     @property
     def cards(self) -> int:
@@ -72,9 +67,7 @@ class ShoeOptions:
 
 def check_seed(seed: object) -> int:
     """Seeds are whole numbers >= 0 (NumPy's PCG64 takes any such number)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise RoundError(f"seed must be a whole number 0 or more, not {seed!r}")
-    return seed
+    return whole_number(seed, Message("msg_what_seed"), 0, error=RoundError)
 
 
 def shuffle_draws(seed: int, decks: int, first_shoe: int, n_shoes: int) -> np.ndarray:
@@ -265,8 +258,7 @@ def deal_shoe(seed: int, options: ShoeOptions | None = None, index: int = 0) -> 
 def deal_shoes(seed: int, n_shoes: int, options: ShoeOptions | None = None) -> pl.DataFrame:
     """Rounds of shoes ``0 .. n_shoes-1`` of run ``seed``, with a 1-based ``shoe`` column."""
     options = options or ShoeOptions()
-    if isinstance(n_shoes, bool) or not isinstance(n_shoes, int) or n_shoes < 1:
-        raise RoundError(f"number of shoes must be a whole number 1 or more, not {n_shoes!r}")
+    whole_number(n_shoes, Message("msg_what_shoes"), 1, error=RoundError)
     frames = []
     for k in range(n_shoes):
         r = deal_shoe(seed, options, k).rounds

@@ -46,8 +46,9 @@ from numba.extending import register_jitable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app import safe_io
-from roads_app.errors import RoadsAppError, RulesError, validation_message
+from roads_app.errors import RoadsAppError, RulesError, quote, validation_message
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Winner
+from roads_app.messages import Message
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -232,9 +233,8 @@ class Catalogue:
         for p in self.active:
             if p.key == key:
                 return p
-        raise RulesError(
-            f"no enabled good road {key!r} in {self.where} (known: {', '.join(self.keys)})"
-        )
+        raise RulesError(Message("msg_no_good_road", name=quote(key), where=self.where,
+                                 known=", ".join(self.keys)))  # fmt: skip
 
     def arrays(self) -> CatalogueArrays:
         return _arrays(self)
@@ -287,7 +287,8 @@ def _constraint(text: str, where: str) -> Constraint:
     side, op, k = m.groups()
     length = int(k)
     if not 1 <= length <= MAX_LENGTH:
-        raise RulesError(f"{where}: column {text!r}: a column holds 1 to {MAX_LENGTH} results")
+        raise RulesError(Message("msg_gr_column_length", where=where, text=quote(text),
+                                 most=MAX_LENGTH))  # fmt: skip
     return Constraint(Side(side), length, op == ">=")
 
 
@@ -296,7 +297,7 @@ def parse_catalogue(text: str, where: str) -> Catalogue:
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise RulesError(f"{where}: not valid TOML: {e}") from None
+        raise RulesError(Message("msg_not_toml", where=where, error=str(e))) from None
     try:
         model = _CatalogueFile.model_validate(data)
     except ValidationError as e:
@@ -305,7 +306,8 @@ def parse_catalogue(text: str, where: str) -> Catalogue:
     patterns = []
     for i, p in enumerate(model.patterns):
         if p.key in seen:
-            raise RulesError(f"{where}: patterns.{i}.key: {p.key!r} is listed twice")
+            raise RulesError(Message("msg_gr_listed_twice", where=where, field=f"patterns.{i}.key",
+                                     name=quote(p.key)))
         seen.add(p.key)
         cols = tuple(_constraint(c, f"{where}: patterns.{i}.columns") for c in p.columns)
         patterns.append(
@@ -340,14 +342,14 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
         path = Path(path)
         where = str(path)
         if not path.exists() and not path.is_symlink():
-            raise RulesError(f"{where}: no such good-road catalogue")
+            raise RulesError(Message("msg_no_catalogue", where=where))
     try:
         text = safe_io.read_text_bounded(path, MAX_CATALOGUE_BYTES, where)
         safe_io.check_depth(text, where, quotes="\"'")
     except RulesError:
         raise
     except RoadsAppError as e:
-        raise RulesError(str(e)) from None
+        raise RulesError(e.message) from None
     return parse_catalogue(text, where)
 
 

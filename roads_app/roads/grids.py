@@ -31,9 +31,10 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from roads_app.errors import RoundError
+from roads_app.errors import RoundError, quote, whole_number
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER
+from roads_app.messages import Message
 from roads_app.roads.derived import NO_MARK, mark_colours, opposite
 from roads_app.roads.names import DERIVED
 
@@ -68,18 +69,15 @@ MAX_ROWS = 50
 
 
 def _check_rows(rows: int) -> int:
-    ok = isinstance(rows, int | np.integer) and not isinstance(rows, bool)
-    if not ok or not 1 <= rows <= MAX_ROWS:
-        raise RoundError(f"road rows must be a whole number from 1 to {MAX_ROWS}, not {rows!r}")
-    return int(rows)
+    return whole_number(rows, Message("msg_what_road_rows"), 1, MAX_ROWS, error=RoundError)
 
 
 def _shoes(rounds: pl.DataFrame) -> _Shoes:
     """Check and normalise a rounds frame; a bad one raises one `RoundError` line."""
     if not isinstance(rounds, pl.DataFrame):
-        raise RoundError(f"roads need a rounds table, not {type(rounds).__name__}")
+        raise RoundError(Message("msg_roads_need_table", type=type(rounds).__name__))
     if "winner" not in rounds.columns:
-        raise RoundError("the rounds table has no 'winner' column")
+        raise RoundError(Message("msg_no_winner_column", column="'winner'"))
     multi = "shoe" in rounds.columns
     winner = rounds["winner"]
     if winner.dtype != WINNER:
@@ -87,21 +85,21 @@ def _shoes(rounds: pl.DataFrame) -> _Shoes:
         bad = text.is_not_null() & ~text.is_in(list(WINNERS))
         if bad.any():
             i = int(bad.arg_true()[0])
-            raise RoundError(f"row {i + 1} has winner {winner[i]!r}: results are B, P or T")
+            raise RoundError(Message("msg_row_winner", row=i + 1, w=quote(winner[i])))
         winner = text.cast(WINNER)
     if winner.null_count():
         i = int(winner.is_null().arg_true()[0])
-        raise RoundError(f"row {i + 1} of the rounds table has no winner")
+        raise RoundError(Message("msg_row_no_winner", row=i + 1))
     cols: list[pl.Series | pl.Expr] = []
     if multi:
         shoe = rounds["shoe"]
         if shoe.null_count():
             i = int(shoe.is_null().arg_true()[0])
-            raise RoundError(f"row {i + 1} of the rounds table has no shoe number")
+            raise RoundError(Message("msg_row_no_shoe", row=i + 1))
         try:
             cols.append(shoe.cast(pl.Int32))
         except pl.exceptions.PolarsError as e:
-            raise RoundError(f"shoe numbers must be whole numbers, not {shoe.dtype}") from e
+            raise RoundError(Message("msg_shoe_numbers_type", dtype=str(shoe.dtype))) from e
     if "round" in rounds.columns:
         cols.append(rounds["round"].cast(pl.Int32, strict=False))
     else:
@@ -423,7 +421,7 @@ def cockroach_pig(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
 def _side(side: str) -> int:
     code = _SIDES.get(str(side).strip().upper())
     if code is None:
-        raise RoundError(f"ask road side {side!r} is not B (banker) or P (player)")
+        raise RoundError(Message("msg_ask_side", side=quote(side)))
     return code
 
 
@@ -440,7 +438,7 @@ def ask_road(rounds: pl.DataFrame, side: str) -> dict[str, str | None]:
     code = _side(side)
     s = _shoes(rounds)
     if s.multi and s.start.size > 1:
-        raise RoundError(f"ask road is for one shoe; this table holds {s.start.size} shoes")
+        raise RoundError(Message("msg_ask_one_shoe", count=s.start.size))
     if not s.code.size:
         return dict.fromkeys(DERIVED)
     b = _big(s)

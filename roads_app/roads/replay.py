@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from roads_app.errors import RoundError
+from roads_app.errors import RoundError, quote
+from roads_app.messages import Message
 
 SPEEDS: dict[str, float] = {"0.5 / s": 0.5, "1 / s": 1.0, "2 / s": 2.0, "5 / s": 5.0}
 """Replay speeds offered, in rounds a second (5 a second at most)."""
@@ -46,9 +47,7 @@ class RevealStep:
 def reveal_steps(player_cards: Sequence[str], banker_cards: Sequence[str]) -> list[RevealStep]:
     """Every moment of the peek reveal, the last one showing the whole hand."""
     if len(player_cards) not in (2, 3) or len(banker_cards) not in (2, 3):
-        raise RoundError(
-            f"a hand has 2 or 3 cards a side, not {len(player_cards)} and {len(banker_cards)}"
-        )
+        raise RoundError(Message("msg_reveal_cards", p=len(player_cards), b=len(banker_cards)))
     p: list[str | None] = [FACE_DOWN, FACE_DOWN, None]
     b: list[str | None] = [FACE_DOWN, FACE_DOWN, None]
 
@@ -102,7 +101,7 @@ def parse_round(value: object, n_rounds: int) -> int:
         return n_rounds
     text = str(value).strip()
     if not text.isdigit():
-        raise RoundError(f"round {value!r} in the address is not a round number (0 or more)")
+        raise RoundError(Message("msg_address_round", value=quote(value)))
     return clamp(int(text), n_rounds)
 
 
@@ -122,7 +121,7 @@ def first(params: Mapping[str, object], key: str) -> str | None:
 def play_interval(speed: float) -> float:
     """Seconds between two rounds at ``speed`` rounds a second (5 a second at most)."""
     if not speed > 0:
-        raise RoundError(f"replay speed {speed!r} must be above 0 rounds a second")
+        raise RoundError(Message("msg_replay_speed", speed=quote(speed)))
     return 1.0 / min(float(speed), MAX_SPEED)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from roads_app.errors import RoundError
+from roads_app.messages import Message
 from roads_app.roads.grids import check_rounds
 
 _SIDE = pl.Enum(["B", "P"])
@@ -174,7 +175,7 @@ def shoe_stats(rounds: pl.DataFrame) -> dict[str, Any]:
     if "shoe" in checked.columns:
         shoes = checked["shoe"].n_unique()
         if shoes > 1:
-            raise RoundError(f"shoe statistics are for one shoe; this table holds {shoes}")
+            raise RoundError(Message("msg_stats_one_shoe", count=shoes))
         checked = checked.drop("shoe")
     frame = shoe_stats_many(checked)
     if frame.height == 0:
@@ -228,8 +229,7 @@ def flag_counts(rounds: pl.DataFrame) -> dict[str, FlagCount]:
     """
     frame = check_rounds(rounds)
     if "shoe" in frame.columns and frame["shoe"].n_unique() > 1:
-        raise RoundError(f"flag counts are for one shoe; this table holds "
-                         f"{frame['shoe'].n_unique()}")  # fmt: skip
+        raise RoundError(Message("msg_flags_one_shoe", count=frame["shoe"].n_unique()))
     row = frame.select(
         _rounds=pl.len(),
         **{f"{f}_hits": pl.col(f).fill_null(False).sum() for f in FLAGS},

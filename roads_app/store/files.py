@@ -35,6 +35,7 @@ import polars as pl
 from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
 from roads_app.game.rounds import ID_PATTERN, MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
+from roads_app.messages import Message
 from roads_app.store import importing
 from roads_app.store.importing import (  # parsing and checking files lives there
     FORMAT_KEY,
@@ -67,10 +68,7 @@ _ID_RE = re.compile(ID_PATTERN)
 def check_shoe_id(shoe_id: str) -> str:
     """A shoe id is a plain name; anything path-like is refused, never resolved."""
     if not isinstance(shoe_id, str) or not _ID_RE.match(shoe_id):
-        raise StorageError(
-            f"shoe id {quote(shoe_id)} is not a plain name "
-            "(letters, digits, '-' and '_', at most 64, no paths)"
-        )
+        raise StorageError(Message("msg_shoe_id_plain", id=quote(shoe_id)))
     return shoe_id
 
 
@@ -246,11 +244,12 @@ def read_bets_file(path: Path) -> pl.DataFrame:
     frame, _ = read_parquet_checked(data, label, 100_000, 64 * MAX_SAVED_BYTES)
     missing = [c for c in BETS_SCHEMA.names() if c not in frame.columns and c != "placement"]
     if missing:
-        raise StorageError(f"{label}: bet history lacks column(s) {', '.join(missing)}")
+        columns = ", ".join(missing)
+        raise StorageError(Message("msg_bets_lack_columns", label=label, columns=columns))
     try:
         return with_placement(frame)
     except Exception:
-        raise StorageError(f"{label}: bet history has a column of the wrong type") from None
+        raise StorageError(Message("msg_bets_column_type", label=label)) from None
 
 
 def _safe_id(text: str) -> str:
@@ -283,7 +282,7 @@ def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
         }
         buf.write(json.dumps(doc, indent=1).encode())
     else:
-        raise StorageError(f"export format {quote(fmt)} is not one of {', '.join(FORMATS)}")
+        raise StorageError(Message("msg_export_format", fmt=quote(fmt), formats=", ".join(FORMATS)))
     return buf.getvalue()
 
 
@@ -295,15 +294,13 @@ def check_out_path(path: Path) -> str:
     that name is refused before any work is done."""
     fmt = Path(path).suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise StorageError(
-            f"{shown_path(Path(path).name)}: output must end in .parquet, .csv or .json"
-        )
+        raise StorageError(Message("msg_output_suffix", name=shown_path(Path(path).name)))
     try:
         is_dir = Path(path).is_dir()
     except OSError as e:  # a name too long, a loop of links
         raise write_error(Path(path), e) or e from None
     if is_dir:
-        raise StorageError(f"{shown_path(path)}: is a folder; name a file to write")
+        raise StorageError(Message("msg_output_folder", path=shown_path(path)))
     return fmt
 
 
@@ -470,25 +467,24 @@ def _scanned(lf: pl.LazyFrame, columns: list[str], label: str) -> str:
             bad_winner=(~pl.col("winner").cast(pl.String).is_in(list(WINNERS))).sum(),
         ).collect(engine="streaming").row(0, named=True)
         if checks["bad_shoe"]:
-            raise StorageError(
-                f"{label}: {checks['bad_shoe']:,} row(s) without a shoe number (1, 2, ...)"
-            )
+            raise StorageError(Message("msg_rows_no_shoe", label=label,
+                                       count=f"{checks['bad_shoe']:,}"))  # fmt: skip
         if checks["bad_winner"]:
-            raise StorageError(f"{label}: {checks['bad_winner']:,} row(s) whose winner is not "
-                               "B, P or T")  # fmt: skip
+            raise StorageError(Message("msg_rows_bad_winner", label=label,
+                                       count=f"{checks['bad_winner']:,}"))  # fmt: skip
         longest = (
             lf.group_by(shoe.alias("k")).len().select(pl.col("len").max(), pl.col("k").first())
             .collect(engine="streaming").row(0, named=True)
         )  # fmt: skip
         if (longest["len"] or 0) > most:
-            raise StorageError(
-                f"{label}: a shoe of {longest['len']:,} rounds (at most {most} in 8 decks)"
-            )
+            raise StorageError(Message("msg_shoe_too_long_file", label=label,
+                                       count=f"{longest['len']:,}", most=most))  # fmt: skip
         return summary(lf)
     except StorageError:
         raise
     except Exception as e:  # polars raises several types for text it cannot read
-        raise StorageError(f"{label}: not a readable shoe file ({_first_line(e)})") from None
+        said = Message("msg_not_shoe_file", label=label, error=_first_line(e))
+        raise StorageError(said) from None
 
 
 def _first_line(e: BaseException) -> str:

@@ -50,7 +50,7 @@ def import_upload(
         raise safe_io.over_limit(shown_path(Path(filename).name), len(data),
                                  storage.MAX_IMPORT_BYTES)  # fmt: skip
     rounds, meta = storage.import_bytes(data, filename, name=name)
-    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
+    db.open_store(data_dir).shoes.create(meta, rounds, action="imported")
     return meta
 
 
@@ -61,7 +61,7 @@ def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta
     ``/dev/zero``, a FIFO or a file that grows while it is read are refused in one line.
     """
     rounds, meta = storage.import_path(Path(path), name=name)
-    db.open_store(data_dir).create_shoe(meta, rounds, action="imported")
+    db.open_store(data_dir).shoes.create(meta, rounds, action="imported")
     return meta
 
 
@@ -114,7 +114,7 @@ def import_shoes(
         if parts is None:
             return [import_upload(data, path.name, data_dir, name=name)]
         shoes = [parts.shoe(k, name_of(k)) for k in parts.numbers]
-    db.open_store(data_dir).create_shoes(shoes, action="imported")
+    db.open_store(data_dir).shoes.create_many(shoes, action="imported")
     return [meta for _rounds, meta in shoes]
 
 
@@ -260,7 +260,7 @@ def export_shoe(
     check_format(fmt)
     if fmt == "png" and draw is None:  # a bug in the caller, not the person's input
         raise TypeError("export_shoe(..., 'png') needs draw=render.scorecard.board_png")
-    saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))
+    saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe_id))
     rounds, meta = saved.rounds, saved.meta
     if upto is not None:
         rounds = rounds.head(max(0, upto))
@@ -298,7 +298,7 @@ def simulate(
             "name": name or dealt_meta.name,
         }
     )
-    db.open_store(data_dir).create_shoe(meta, rounds, ended=True)
+    db.open_store(data_dir).shoes.create(meta, rounds, ended=True)
     return meta
 
 
@@ -307,15 +307,15 @@ def saved_rounds(data_dir: Path) -> tuple[list[str], Iterator[pl.DataFrame]]:
     frames, each read when it is reached: what a backtest of saved shoes runs over
     (`sim.backtest.Saved`), so the engine never opens the store."""
     store = db.open_store(Path(data_dir))
-    ids = store.list_shoes()["id"].to_list()
-    return ids, (store.load(shoe_id).rounds for shoe_id in ids)
+    ids = store.shoes.list()["id"].to_list()
+    return ids, (store.shoes.load(shoe_id).rounds for shoe_id in ids)
 
 
 def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
     """Every live shoe (being played by hand or fed through the API, not ended), most
     recently changed first: the wall of live tables. The shipped sample shoes are no
     table being played (as `session.last_shoe` leaves them out too)."""
-    shoes = db.open_store(data_dir).list_shoes(source=WALL_SOURCE, live=True)
+    shoes = db.open_store(data_dir).shoes.list(source=WALL_SOURCE, live=True)
     shoes = shoes.filter(pl.Series([on_the_wall(i, WALL_SOURCE, False) for i in shoes["id"]],
                                    dtype=pl.Boolean))  # fmt: skip
     return shoes if limit is None else shoes.head(limit)
@@ -361,7 +361,7 @@ def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | s
     """Load a shoe or say in one line why it cannot be (for pages that show, not raise):
     the error's `Message`, so a page can say it in its own language."""
     try:
-        saved = db.open_store(data_dir).load(storage.check_shoe_id(shoe_id))  # never a path
+        saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe_id))  # never a path
         return saved.rounds, saved.meta
     except RoadsAppError as e:
         return e.message

@@ -31,6 +31,7 @@ def check_data_dir(path: str | Path) -> Path:
     over its length limit, a loop of links) in one line, before any command uses it;
     a folder that does not exist yet is fine (the store creates it)."""
     from roads_app.errors import StorageError, shown_path
+    from roads_app.messages import Message
 
     folder = Path(path).expanduser()
     try:
@@ -38,9 +39,8 @@ def check_data_dir(path: str | Path) -> Path:
     except FileNotFoundError:
         pass
     except OSError as e:
-        raise StorageError(
-            f"--data {shown_path(path)}: cannot be used as the data folder ({e.strerror})"
-        ) from None
+        raise StorageError(Message("msg_data_unusable", option="--data", path=shown_path(path),
+                                   error=e.strerror)) from None  # fmt: skip
     if folder.exists() and not folder.is_dir():
-        raise StorageError(f"--data {shown_path(path)}: is a file, not a folder")
+        raise StorageError(Message("msg_data_is_file", option="--data", path=shown_path(path)))
     return folder

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app.errors import StorageError, validation_message
+from roads_app.messages import Message
 
 CARD_CODE = Annotated[str, Field(min_length=2, max_length=3)]
 """A card code as written in a file (``9s``, ``Td``, ``10h``); its meaning is checked later."""
@@ -71,10 +72,8 @@ def document(doc: object, label: str) -> ShoeDocument:
     if isinstance(doc, str | list):
         doc = {"rounds": doc}
     if not isinstance(doc, dict):
-        raise StorageError(
-            f"{label}: expected an object with 'rounds' (or a list of rounds), "
-            f"not {type(doc).__name__}"
-        )
+        raise StorageError(Message("msg_doc_shape", label=label, field="'rounds'",
+                                   type=type(doc).__name__))
     try:
         return ShoeDocument.model_validate(doc)
     except ValidationError as e:

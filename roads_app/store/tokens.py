@@ -12,7 +12,8 @@ import hashlib
 import secrets
 from pathlib import Path
 
-from roads_app.errors import RoadsAppError
+from roads_app.errors import RoadsAppError, quote
+from roads_app.messages import Message
 from roads_app.store import db
 
 ROLES: tuple[str, str] = ("operator", "viewer")
@@ -30,7 +31,7 @@ def hash_token(token: str) -> str:
 
 def _check_role(role: str) -> str:
     if role not in ROLES:
-        raise RoadsAppError(f"token role {role!r} is not one of {', '.join(ROLES)}")
+        raise RoadsAppError(Message("msg_token_role", role=quote(role), roles=", ".join(ROLES)))
     return role
 
 
@@ -38,23 +39,20 @@ def issue(data_dir: Path, role: str = "operator", *, again: bool = False) -> str
     """A new token of ``role``; refused when one exists unless ``again`` (it cannot be
     shown twice: only its hash is kept)."""
     store = db.open_store(data_dir)
-    if store.count_tokens(_check_role(role)) and not again:
-        article, flag = ("an", "") if role == "operator" else ("a", " --viewer")
-        raise RoadsAppError(
-            f"{article} {role} token already exists and only its hash is kept, so it cannot "
-            f"be printed again: `roads-app token{flag} --new` issues another, "
-            "--revoke-all invalidates the old ones"
-        )
+    if store.tokens.count(_check_role(role)) and not again:
+        flag = "" if role == "operator" else " --viewer"
+        key = "msg_token_exists_operator" if role == "operator" else "msg_token_exists_viewer"
+        raise RoadsAppError(Message(key, new=f"roads-app token{flag} --new", revoke="--revoke-all"))
     token = _PREFIX[role] + secrets.token_urlsafe(32)
-    store.add_token(hash_token(token), role)
+    store.tokens.add(hash_token(token), role)
     return token
 
 
 def role_of(data_dir: Path, token: str) -> str | None:
     """``operator``, ``viewer`` or None for a token nobody issued (or one revoked)."""
-    return db.open_store(data_dir).token_role(hash_token(token))
+    return db.open_store(data_dir).tokens.role(hash_token(token))
 
 
 def revoke_all(data_dir: Path, role: str) -> int:
     """Invalidate every token of a role; how many there were."""
-    return db.open_store(data_dir).revoke_tokens(_check_role(role))
+    return db.open_store(data_dir).tokens.revoke(_check_role(role))

@@ -65,7 +65,7 @@ def _recheck() -> str | None:
     another role) since is noted, for `notice` to say."""
     was = st.session_state.get(ROLE_KEY)
     token_hash = st.session_state.get(HASH_KEY)
-    now = session.store().token_role(token_hash) if token_hash else None
+    now = session.store().tokens.role(token_hash) if token_hash else None
     if was is not None and now != was:
         st.session_state[ROLE_KEY] = now
         st.session_state[REVOKED_KEY] = True
@@ -124,14 +124,14 @@ def follow_refusal(token_hash: str | None, data_dir: Any) -> tuple[int, str] | N
         return None
     if not token_hash:
         return 401, "follow: a viewer or operator token is needed (the dashboard is open)"
-    if len(token_hash) != 64 or db.open_store(data_dir).token_role(token_hash) is None:
+    if len(token_hash) != 64 or db.open_store(data_dir).tokens.role(token_hash) is None:
         return 403, "follow: this tab's token is not valid (revoked?)"
     return None
 
 
 def _check(token: str) -> None:
     token_hash = tokens.hash_token(token.strip())
-    found = session.store().token_role(token_hash)
+    found = session.store().tokens.role(token_hash)
     st.session_state[ROLE_KEY] = found
     st.session_state[HASH_KEY] = token_hash if found else None
     st.session_state.pop(REVOKED_KEY, None)

@@ -94,7 +94,7 @@ def _change(
     if ensure_saved is not None and not ensure_saved():
         return
     try:
-        db.open_store(data_dir).change_bets(shoe_id, kind, change)
+        db.open_store(data_dir).bets.change(shoe_id, kind, change)
     except RoadsAppError as e:
         _error(key, say(e))
 
@@ -126,7 +126,7 @@ def render_bet_panel(
     next_round = pos + 1
     table, note = table_for(meta)
     try:
-        bets = db.open_store(data_dir).load_bets(shoe_id, kind)
+        bets = db.open_store(data_dir).bets.load(shoe_id, kind)
     except RoadsAppError as e:
         st.error(say(e), icon=":material/error:")
         return

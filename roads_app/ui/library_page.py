@@ -85,7 +85,7 @@ def on_import() -> None:
 def on_rename(shoe_id: str) -> None:
     name = st.session_state.get(f"lib_name_{shoe_id}") or ""
     try:
-        meta = session.store().rename(shoe_id, name)
+        meta = session.store().shoes.rename(shoe_id, name)
     except RoadsAppError as e:
         _say("error", say(e))
         return
@@ -97,7 +97,7 @@ def on_rename(shoe_id: str) -> None:
 def on_delete(shoe_id: str, name: str) -> None:
     st.session_state[CONFIRM] = None
     try:
-        session.store().delete(shoe_id)
+        session.store().shoes.delete(shoe_id)
     except RoadsAppError as e:
         _say("error", say(e))
         return
@@ -107,7 +107,7 @@ def on_delete(shoe_id: str, name: str) -> None:
 @access.writes
 def on_restore(shoe_id: str, name: str) -> None:
     try:
-        session.store().restore(shoe_id)
+        session.store().shoes.restore(shoe_id)
     except RoadsAppError as e:
         _say("error", say(e))
         return
@@ -118,7 +118,7 @@ def on_restore(shoe_id: str, name: str) -> None:
 def on_empty_trash(ids: list[str]) -> None:
     """Remove for good the shoes the page showed in the trash (not any deleted since)."""
     try:
-        gone = session.store().empty_trash(ids)
+        gone = session.store().shoes.empty_trash(ids)
     except RoadsAppError as e:
         _say("error", say(e))
         return
@@ -223,7 +223,7 @@ def render_library_page() -> None:
     if shown:
         kind, text = shown
         (st.success if kind == "success" else st.error)(text)
-    shoes = session.store(folder).list_shoes()
+    shoes = session.store(folder).shoes.list()
     st.markdown(tr("saved_shoes", n=shoes.height))
     query = st.text_input(tr("filter_by_name"), key="library_filter",
                           placeholder=tr("filter_placeholder"))  # fmt: skip
@@ -238,7 +238,7 @@ def render_library_page() -> None:
 
 def render_trash(folder: Path) -> None:
     """Deleted shoes: restore one, or empty the trash (final)."""
-    trash = session.store(folder).list_shoes(trash=True)
+    trash = session.store(folder).shoes.list(trash=True)
     if not trash.height:
         return
     with st.expander(tr("trash", n=trash.height), icon=":material/delete:"):

@@ -351,7 +351,7 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
 
 def render_picker(folder: Path) -> None:
     """No shoe named: choose one from the library, or deal a new one from a seed."""
-    shoes = session.store(folder).list_shoes()
+    shoes = session.store(folder).shoes.list()
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown(f"**{tr('replay_saved')}**")

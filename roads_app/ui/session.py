@@ -84,7 +84,7 @@ def new_state(
 
 def load_state(shoe_id: str, folder: Path) -> ShoeState:
     """Read a saved shoe (rounds, metadata and version in one snapshot) into a tab's state."""
-    saved = store(folder).load(storage.check_shoe_id(shoe_id))
+    saved = store(folder).shoes.load(storage.check_shoe_id(shoe_id))
     return ShoeState(saved.rounds, saved.meta, saved=True, version=saved.version,
                      ended=saved.ended)  # fmt: skip
 
@@ -93,7 +93,7 @@ def is_current(state: ShoeState, folder: Path) -> bool:
     """Whether the shoe is still at the version this tab last read or wrote (one lookup)."""
     if not state.saved:
         return True
-    return store(folder).version(state.meta.id) == state.version
+    return store(folder).shoes.version(state.meta.id) == state.version
 
 
 def save_checked(
@@ -108,12 +108,12 @@ def save_checked(
     """
     db_ = store(folder)
     if not state.saved:
-        version = db_.create_shoe(meta or state.meta, rounds)
+        version = db_.shoes.create(meta or state.meta, rounds)
         return ShoeState(rounds, meta or state.meta, saved=True, version=version)
-    version = db_.save_rounds(state.meta.id, state.rounds, rounds, state.version)
+    version = db_.rounds.save(state.meta.id, state.rounds, rounds, state.version)
     if meta is not None and meta != state.meta:
-        version = db_.update_meta(meta, version)
-    return ShoeState(rounds, db_.meta(state.meta.id), saved=True, version=version)
+        version = db_.shoes.update_meta(meta, version)
+    return ShoeState(rounds, db_.shoes.meta(state.meta.id), saved=True, version=version)
 
 
 def shoe_version(shoe_id: str) -> int | None:
@@ -123,14 +123,14 @@ def shoe_version(shoe_id: str) -> int | None:
     read of the database, so any writer (a tab, the CLI, the HTTP API) is seen.
     """
     try:
-        return store().version(storage.check_shoe_id(shoe_id))
+        return store().shoes.version(storage.check_shoe_id(shoe_id))
     except RoadsAppError:
         return None
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _load_version(shoe_id: str, folder: str, version: int) -> tuple[pl.DataFrame, ShoeMeta]:
-    saved = store(Path(folder)).load(shoe_id)
+    saved = store(Path(folder)).shoes.load(shoe_id)
     return saved.rounds, saved.meta
 
 
@@ -238,7 +238,7 @@ def apply(area: str, change: Callable[[pl.DataFrame, ShoeMeta], pl.DataFrame]) -
 
 def can_bring_back(state: ShoeState) -> bool:
     """Whether an undone round of this shoe can be brought back (from the history)."""
-    return state.saved and store().redoable(state.meta.id).height > 0
+    return state.saved and store().rounds.redoable(state.meta.id).height > 0
 
 
 def bring_back(area: str = "result") -> bool:
@@ -249,7 +249,7 @@ def bring_back(area: str = "result") -> bool:
     try:
         if not state.saved:
             raise db.StorageError(Message("msg_bring_back_unsaved"))
-        store(folder).redo(state.meta.id, state.version)
+        store(folder).rounds.redo(state.meta.id, state.version)
         st.session_state[STATE_KEY] = load_state(state.meta.id, folder)
     except StaleShoeError as e:
         set_error(area, by_name(e, state.meta))
@@ -265,7 +265,7 @@ def last_shoe() -> dict | None:
     """The most recently changed shoe that has rounds (not a shipped sample), if any:
     what a bare URL offers to continue, instead of piling up empty shoes."""
     try:
-        shoes = store().list_shoes()
+        shoes = store().shoes.list()
     except RoadsAppError:
         return None
     mine = shoes.filter((pl.col("rounds") > 0) & ~pl.col("id").str.starts_with("sample"))
@@ -291,7 +291,7 @@ def end_shoe(area: str = "new") -> bool:
     try:
         if not state.saved:
             raise db.StorageError(Message("msg_end_unsaved"))
-        store().end(state.meta.id)
+        store().shoes.end(state.meta.id)
         st.session_state[STATE_KEY] = load_state(state.meta.id, data_dir())
     except RoadsAppError as e:
         set_error(area, by_name(e, state.meta))

@@ -122,7 +122,7 @@ def test_hostile_names_are_text_on_every_page(
     ids = []
     for name in NAMES:
         meta = ShoeMeta(name=name, source="hand")
-        store.create_shoe(meta, rounds_from_winners("BPBBT"))
+        store.shoes.create(meta, rounds_from_winners("BPBBT"))
         ids.append(meta.id)
 
     for sid, name in zip(ids, NAMES, strict=True):

@@ -49,7 +49,7 @@ def test_hostile_uploads_are_refused_and_no_page_breaks(
     picks = []
     for prefix in PICK:
         picks.append(next(c for c in cases() if c.filename.startswith(prefix)))
-    before = db.open_store(data).list_shoes().drop("modified").rows()
+    before = db.open_store(data).shoes.list().drop("modified").rows()
 
     page.goto(f"{app_server.url}/library")
     wait_idle(page)
@@ -61,7 +61,7 @@ def test_hostile_uploads_are_refused_and_no_page_breaks(
         alert = page.locator('[data-testid="stAlert"]').filter(has_text=c.filename)
         expect(alert).to_be_visible(timeout=120_000)
         no_traceback(page, c.filename)
-    assert db.open_store(data).list_shoes().drop("modified").rows() == before
+    assert db.open_store(data).shoes.list().drop("modified").rows() == before
 
     # a name full of markup is added and shown exactly as typed, as text
     good = tmp_path / "good.csv"
@@ -70,7 +70,7 @@ def test_hostile_uploads_are_refused_and_no_page_breaks(
     page.locator(key("library_import_name") + " input").fill(MARKUP_NAME)
     button(page, "lib_import").click()
     expect(page.get_by_text("to the library")).to_be_visible(timeout=120_000)
-    sid = db.open_store(data).list_shoes().filter(pl.col("name") == MARKUP_NAME)["id"].item()
+    sid = db.open_store(data).shoes.list().filter(pl.col("name") == MARKUP_NAME)["id"].item()
     button(page, f"lib_open_{sid}").click()
     page.wait_for_url(f"**shoe={sid}*")
     title = page.locator('[data-testid="stMarkdownContainer"] h3').first

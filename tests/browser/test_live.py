@@ -201,8 +201,8 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
     without a reload."""
     server = live_server
     for sid in (r["id"] for r in httpx.get(f"http://127.0.0.1:{server.api_port}/shoes").json()):
-        if db.open_store(server.data_dir).ended(sid) is None:  # earlier tests' shoes
-            db.open_store(server.data_dir).end(sid)
+        if db.open_store(server.data_dir).shoes.ended(sid) is None:  # earlier tests' shoes
+            db.open_store(server.data_dir).shoes.end(sid)
     shoes = [new_shoe(server, f"Table {i + 1}") for i in range(24)]
     wall = open_page(browser, f"{server.url}/lobby")
     try:

@@ -37,7 +37,7 @@ def test_chinese_is_drawn_with_the_pages_own_font_when_the_machine_has_none(
     fresh_server: AppServer, latin_only_fonts: dict[str, str], browser: Browser
 ) -> None:
     meta = ShoeMeta(name="Table 8", source="hand")
-    db.open_store(fresh_server.data_dir).create_shoe(meta, rounds_from_winners("BPT"))
+    db.open_store(fresh_server.data_dir).shoes.create(meta, rounds_from_winners("BPT"))
     # a Chromium of its own, whose fontconfig sees only Latin fonts (the session's one
     # sees the machine's)
     latin = browser.browser_type.launch(executable_path=CHROMIUM, headless=True,

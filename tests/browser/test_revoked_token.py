@@ -39,7 +39,7 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     page.set_default_timeout(120_000)  # a hang guard on a shared, loaded machine
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
-    db.open_store(data).create_shoe(meta, rounds_from_winners("BPB"))
+    db.open_store(data).shoes.create(meta, rounds_from_winners("BPB"))
     token = tokens.issue(data, "operator")
 
     page.goto(f"{exposed.url}/?shoe={meta.id}&token={token}")
@@ -56,7 +56,7 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     page.wait_for_function(SETTLED_JS, arg=REFUSED)
     wait_idle(page)
 
-    assert db.open_store(data).load(meta.id).rounds["winner"].to_list() == list("BPBB")
+    assert db.open_store(data).shoes.load(meta.id).rounds["winner"].to_list() == list("BPBB")
     expect(page.get_by_text(REFUSED)).to_be_visible()
     expect(page.locator(".st-key-btn_B")).to_have_count(0)  # the controls are gone
 
@@ -67,7 +67,7 @@ def test_the_follow_route_applies_the_pages_token_rule(exposed: AppServer) -> No
     one-line JSON detail; a viewer's token is answered."""
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
-    db.open_store(data).create_shoe(meta, rounds_from_winners("BP"))
+    db.open_store(data).shoes.create(meta, rounds_from_winners("BP"))
     url = f"{exposed.url}/_roads/follow"
     viewer = tokens.hash_token(tokens.issue(data, "viewer"))
     for params in ({"shoe": meta.id, "v": ""}, {"wall": ""}):
@@ -78,7 +78,7 @@ def test_the_follow_route_applies_the_pages_token_rule(exposed: AppServer) -> No
         assert r.status_code == 403 and "\n" not in r.json()["detail"], r.text
         r = httpx.get(url, params=params, timeout=30, headers={"X-Roads-Tab": viewer})
         assert r.status_code == 200, r.text
-    assert r.json()["shoes"][meta.id] == db.open_store(data).version(meta.id)
+    assert r.json()["shoes"][meta.id] == db.open_store(data).shoes.version(meta.id)
 
 
 def test_a_viewers_scoreboard_follows_the_table(exposed: AppServer, page: Page) -> None:
@@ -87,7 +87,7 @@ def test_a_viewers_scoreboard_follows_the_table(exposed: AppServer, page: Page) 
     page.set_default_timeout(120_000)
     data = exposed.data_dir
     meta = ShoeMeta(name="watched table")
-    db.open_store(data).create_shoe(meta, rounds_from_winners("BPB"))
+    db.open_store(data).shoes.create(meta, rounds_from_winners("BPB"))
     token = tokens.issue(data, "viewer")
     page.goto(f"{exposed.url}/?shoe={meta.id}&token={token}")
     wait_rounds(page, 3)

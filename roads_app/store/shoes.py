@@ -1,0 +1,385 @@
+"""Shoes in the library: created, read, listed, renamed, ended, trashed and restored.
+
+Every shoe carries a version number, bumped by each change. A checked change carries the
+version its caller read; it is refused (`StaleShoeError`) when the shoe's rounds changed
+since that version, or the shoe was deleted. A rename or a bet made meanwhile does not
+make a tab stale (the old file store's rule: only the rounds must match). The checks
+(`Shoes.current`, `Shoes.checked`) are the one gate every change of rounds or bets
+goes through.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from roads_app.errors import RoundError, StorageError, quote
+from roads_app.game.rounds import ShoeMeta, check_name, empty_rounds
+from roads_app.messages import Message
+from roads_app.store.connection import Database, now, translate
+from roads_app.store.files import check_shoe_id
+from roads_app.store.frames import (
+    META_COLS,
+    ROUND_COLS,
+    SQL_ROUNDS,
+    frame_of,
+    meta_of,
+    meta_row,
+    rows_of,
+)
+from roads_app.store.history import History
+
+LIST_SCHEMA: pl.Schema = pl.Schema(
+    {
+        "id": pl.String,
+        "name": pl.String,
+        "created": pl.String,
+        "updated": pl.String,
+        "rounds": pl.Int64,
+        "source": pl.String,
+        "rules": pl.String,
+        "decks": pl.Int64,
+        "version": pl.Int64,
+        "deleted": pl.String,
+        "ended": pl.String,
+        "modified": pl.Float64,
+        "error": pl.String,
+    }
+)
+"""`Shoes.list` columns. ``modified`` is ``updated`` as a Unix time; ``error`` is
+always null (kept so callers written for the file store still filter on it)."""
+
+
+class StaleShoeError(StorageError):
+    """The shoe changed since the caller read it (another tab, server or the CLI wrote it)."""
+
+
+class ShoeEndedError(StorageError):
+    """The shoe has ended: its rounds and bets are read-only (`Shoes.end`)."""
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A shoe as read from the store: its rounds, metadata and the version they are at."""
+
+    rounds: pl.DataFrame
+    meta: ShoeMeta
+    version: int
+    ended: str | None = None
+    """When the shoe ended (None: still being played)."""
+
+
+class Shoes:
+    """The ``shoes`` table of a `Database` (with each shoe's rounds when one is made)."""
+
+    def __init__(self, database: Database, history: History) -> None:
+        self.db = database
+        self.history = history
+
+    # creating
+
+    def insert(
+        self,
+        c: sqlite3.Connection,
+        meta: ShoeMeta,
+        rounds: pl.DataFrame,
+        action: str,
+        detail: str | None = None,
+        updated: str | None = None,
+    ) -> int:
+        """A new shoe and its rounds inside the caller's write transaction; version 1."""
+        check_shoe_id(meta.id)
+        row = c.execute("SELECT deleted FROM shoes WHERE id = ?", (meta.id,)).fetchone()
+        if row is not None:
+            taken = "msg_id_taken_trash" if row[0] else "msg_id_taken"
+            raise StaleShoeError(Message(taken, id=meta.id))
+        m = meta_row(meta)
+        c.execute(
+            f"INSERT INTO shoes ({', '.join(META_COLS)}, updated, version, rounds) "
+            f"VALUES ({', '.join('?' * len(META_COLS))}, ?, 1, ?)",
+            (*(m[k] for k in META_COLS), updated or now(), rounds.height),
+        )
+        if rounds.height:
+            c.executemany(
+                f"INSERT INTO rounds (shoe, {', '.join(ROUND_COLS)}) "
+                f"VALUES (?, {', '.join('?' * len(ROUND_COLS))})",
+                [(meta.id, *r) for r in rows_of(rounds)],
+            )
+        self.history.log(c, meta.id, action, 1, rounds.height, None, detail)
+        return 1
+
+    def create(
+        self,
+        meta: ShoeMeta,
+        rounds: pl.DataFrame | None = None,
+        *,
+        action: str = "created",
+        ended: bool = False,
+    ) -> int:
+        """Add a new shoe (refused if its id is taken, even by one in the trash); version 1.
+        ``ended``: a whole shoe (dealt to the cut card's last hand), ended in the same
+        transaction (version 2)."""
+        frame = empty_rounds() if rounds is None else rounds
+        with self.db.write() as c:
+            version = self.insert(c, meta, frame, action)
+            return self.end_in(c, meta.id) if ended else version
+
+    def create_in(self, c: sqlite3.Connection, meta: ShoeMeta) -> int:
+        """`create` (no rounds yet) inside a transaction the caller holds (`write`)."""
+        return self.insert(c, meta, empty_rounds(), "created")
+
+    def create_many(
+        self, shoes: Iterable[tuple[pl.DataFrame, ShoeMeta]], *, action: str = "imported"
+    ) -> int:
+        """Add many shoes in one transaction (all or none); how many."""
+        n = 0
+        with self.db.write() as c:
+            for rounds, meta in shoes:
+                self.insert(c, meta, rounds, action)
+                n += 1
+        return n
+
+    # the gate every change goes through
+
+    def current(
+        self, c: sqlite3.Connection, shoe_id: str, *, playing: bool = False
+    ) -> tuple[int, int]:
+        """(version, rounds) of a shoe in the library; StorageError if missing or trashed.
+
+        ``playing``: the change is to the shoe's play (rounds, bets), which an ended shoe
+        refuses (`ShoeEndedError`): the one rule every door (a page, the CLI, the API)
+        goes through. A rename or the trash still work on an ended shoe.
+        """
+        row = c.execute(
+            "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?", (shoe_id,)
+        ).fetchone()
+        if row is None:
+            raise StorageError(
+                Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.data_dir)
+            )
+        if row[2] is not None:
+            raise StaleShoeError(Message("msg_deleted_elsewhere", id=shoe_id))
+        if playing and row[3] is not None:
+            raise ShoeEndedError(Message("msg_shoe_ended", name=quote(row[4] or shoe_id)))
+        return int(row[0]), int(row[1])
+
+    def checked(
+        self, c: sqlite3.Connection, shoe_id: str, expected: int | None
+    ) -> tuple[int, int]:
+        """Refuse if the rounds changed after version ``expected``, or the shoe has ended;
+        (version, rounds) now."""
+        version, n = self.current(c, shoe_id, playing=True)
+        if expected is None or expected == version:
+            return version, n
+        if self.history.rounds_moved(c, shoe_id, expected) or expected > version:
+            had = self.history.rounds_at(c, shoe_id, expected)
+            raise StaleShoeError(
+                Message("msg_changed_elsewhere_here", id=shoe_id, n=n, had=had)
+                if had is not None
+                else Message("msg_changed_elsewhere", id=shoe_id, n=n)
+            )
+        return version, n
+
+    @staticmethod
+    def bump(c: sqlite3.Connection, shoe_id: str, version: int, rounds: int) -> int:
+        """The shoe's next version, with its round count and time of change; returns it."""
+        c.execute(
+            "UPDATE shoes SET version = ?, rounds = ?, updated = ? WHERE id = ?",
+            (version + 1, rounds, now(), shoe_id),
+        )
+        return version + 1
+
+    # changing
+
+    def update_meta(
+        self, meta: ShoeMeta, expected: int | None = None, action: str = "changed"
+    ) -> int:
+        """Store a shoe's metadata (name, notes, rules...); its id says which shoe."""
+        with self.db.write() as c:
+            version, n = self.checked(c, meta.id, expected)
+            old = self.meta_in(c, meta.id)
+            m = meta_row(meta)
+            sets = ", ".join(f"{k} = ?" for k in META_COLS[1:])
+            c.execute(f"UPDATE shoes SET {sets} WHERE id = ?",
+                      (*(m[k] for k in META_COLS[1:]), meta.id))  # fmt: skip
+            version = self.bump(c, meta.id, version, n)
+            new = meta.to_dict()
+            changed = {
+                k: [old.to_dict()[k], new[k]] for k in META_COLS if old.to_dict()[k] != new[k]
+            }
+            self.history.log(c, meta.id, action, version, n, None, json.dumps(changed))
+            return version
+
+    def rename(self, shoe_id: str, name: str) -> ShoeMeta:
+        """A new name for a shoe (the one name rule, `check_name`); the rounds are untouched."""
+        try:
+            name = check_name(name)
+        except RoundError as e:  # the store's callers get the store's error, same words
+            raise StorageError(e.message) from None
+        with self.db.write() as c:
+            version, n = self.current(c, shoe_id)
+            old = self.meta_in(c, shoe_id)
+            c.execute("UPDATE shoes SET name = ? WHERE id = ?", (name, shoe_id))
+            version = self.bump(c, shoe_id, version, n)
+            self.history.log(c, shoe_id, "renamed", version, n, None,
+                             json.dumps([old.name, name]))  # fmt: skip
+            return ShoeMeta.from_dict({**old.to_dict(), "name": name})
+
+    def end(self, shoe_id: str) -> int:
+        """End a shoe (the cut card's last hand was played, or the table closed it): it
+        leaves the wall of live tables and its rounds and bets become read-only. Ending
+        an ended shoe is refused. New version."""
+        with self.db.write() as c:
+            return self.end_in(c, shoe_id)
+
+    def end_in(self, c: sqlite3.Connection, shoe_id: str) -> int:
+        """`end` inside a transaction the caller holds (`write`)."""
+        version, n = self.current(c, shoe_id, playing=True)
+        version = self.bump(c, shoe_id, version, n)
+        c.execute("UPDATE shoes SET ended = ? WHERE id = ?", (now(), shoe_id))
+        self.history.log(c, shoe_id, "ended", version, n)
+        return version
+
+    def delete(self, shoe_id: str) -> int:
+        """Move a shoe (with its bets) to the trash; `restore` brings it back. New version."""
+        with self.db.write() as c:
+            version, n = self.current(c, shoe_id)
+            version = self.bump(c, shoe_id, version, n)
+            c.execute("UPDATE shoes SET deleted = ? WHERE id = ?", (now(), shoe_id))
+            self.history.log(c, shoe_id, "deleted", version, n)
+            return version
+
+    def restore(self, shoe_id: str) -> int:
+        """Bring a shoe back from the trash, as it was. New version."""
+        with self.db.write() as c:
+            row = c.execute(
+                "SELECT version, rounds, deleted FROM shoes WHERE id = ?", (shoe_id,)
+            ).fetchone()
+            if row is None:
+                raise StorageError(
+                    Message("msg_shoe_purged", id=quote(shoe_id))
+                    if self.history.was_purged(c, shoe_id)
+                    else Message("msg_shoe_not_here", id=quote(shoe_id), folder=self.db.data_dir)
+                )
+            if row[2] is None:
+                raise StorageError(Message("msg_shoe_not_in_trash", id=quote(shoe_id)))
+            version = self.bump(c, shoe_id, int(row[0]), int(row[1]))
+            c.execute("UPDATE shoes SET deleted = NULL WHERE id = ?", (shoe_id,))
+            self.history.log(c, shoe_id, "restored", version, int(row[1]))
+            return version
+
+    def empty_trash(self, ids: list[str] | None = None) -> int:
+        """Remove shoes in the trash (all, or ``ids``) for good; how many. Final."""
+        with self.db.write() as c:
+            if ids is None:
+                ids = [r[0] for r in c.execute("SELECT id FROM shoes WHERE deleted IS NOT NULL")]
+            gone = 0
+            for shoe_id in ids:
+                row = c.execute("SELECT version, rounds FROM shoes WHERE id = ? AND "
+                                "deleted IS NOT NULL", (shoe_id,)).fetchone()  # fmt: skip
+                if row is None:
+                    raise StorageError(Message("msg_shoe_not_in_trash", id=quote(shoe_id)))
+                c.execute("DELETE FROM shoes WHERE id = ?", (shoe_id,))
+                self.history.log(c, shoe_id, "purged", int(row[0]) + 1, int(row[1]))
+                gone += 1
+            return gone
+
+    # reading
+
+    @staticmethod
+    def meta_in(c: sqlite3.Connection, shoe_id: str) -> ShoeMeta:
+        """A shoe's metadata inside the caller's transaction (the shoe must exist)."""
+        row = c.execute(f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?",
+                        (shoe_id,)).fetchone()  # fmt: skip
+        return meta_of(row)
+
+    def meta(self, shoe_id: str) -> ShoeMeta:
+        """A shoe's metadata alone (one indexed lookup)."""
+        row = self.db.con.execute(
+            f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
+        ).fetchone()
+        if row is None:
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+        return meta_of(row)
+
+    def load(self, shoe_id: str) -> Saved:
+        """A shoe's rounds (one query, straight into the rounds frame), metadata and version."""
+        with self.db.read() as c:
+            return self.load_in(c, shoe_id)
+
+    def load_in(self, c: sqlite3.Connection, shoe_id: str) -> Saved:
+        """`load` inside a transaction the caller holds (`read` or `write`)."""
+        row = c.execute(
+            f"SELECT {', '.join(META_COLS)}, version, ended, deleted FROM shoes WHERE id = ?",
+            (shoe_id,),
+        ).fetchone()
+        if row is None:
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+        if row[-1] is not None:
+            raise StorageError(Message("msg_shoe_in_trash", id=shoe_id))
+        rounds = frame_of(c.execute(SQL_ROUNDS, (shoe_id,)).fetchall())
+        return Saved(rounds, meta_of(row[: len(META_COLS)]), int(row[-3]), row[-2])
+
+    def version(self, shoe_id: str) -> int | None:
+        """The shoe's version now (None if missing or in the trash): one indexed lookup."""
+        try:
+            row = self.db.con.execute(
+                "SELECT version FROM shoes WHERE id = ? AND deleted IS NULL", (shoe_id,)
+            ).fetchone()
+        except sqlite3.Error as e:
+            raise translate(e, self.db.path, "read") from None
+        return None if row is None else int(row[0])
+
+    def ended(self, shoe_id: str) -> str | None:
+        """When the shoe ended (None: still being played, or no such shoe)."""
+        row = self.db.con.execute("SELECT ended FROM shoes WHERE id = ?", (shoe_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def list(
+        self,
+        *,
+        trash: bool = False,
+        source: str | None = None,
+        limit: int | None = None,
+        live: bool = False,
+    ) -> pl.DataFrame:
+        """The library (or the trash), most recently changed first; one query.
+
+        ``source`` keeps shoes of one source (the wall: ``hand``), ``limit`` the newest
+        few, ``live`` those not ended.
+        """
+        where = "deleted IS NOT NULL" if trash else "deleted IS NULL"
+        if live:
+            where += " AND ended IS NULL"
+        params: list[Any] = []
+        if source is not None:
+            where += " AND source = ?"
+            params.append(source)
+        tail = ""
+        if limit is not None:
+            tail = " LIMIT ?"
+            params.append(int(limit))
+        try:
+            rows = self.db.con.execute(
+                "SELECT id, name, created, updated, rounds, source, rules, decks, version, "
+                f"deleted, ended FROM shoes WHERE {where} ORDER BY updated DESC{tail}",
+                params,
+            ).fetchall()
+        except sqlite3.Error as e:
+            raise translate(e, self.db.path, "read") from None
+        names = LIST_SCHEMA.names()[:-2]
+        columns = zip(*rows, strict=True) if rows else ([] for _ in names)
+        frame = pl.DataFrame(
+            dict(zip(names, columns, strict=True)), schema={k: LIST_SCHEMA[k] for k in names}
+        )
+        updated = pl.col("updated").str.strptime(
+            pl.Datetime("us", "UTC"), "%Y-%m-%dT%H:%M:%S%.f%:z"
+        )
+        return frame.with_columns(
+            modified=updated.dt.epoch("us") / 1e6, error=pl.lit(None, dtype=pl.String)
+        )
