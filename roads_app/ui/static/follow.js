@@ -97,7 +97,7 @@ export default function (component) {
   // Asked and answered: the server ran with what was asked (``got``: the stamp of the
   // last state it received), or the page shows that news (or a later one) already.
   const answered = s.asked && ((data.got != null && Number(data.got) >= s.asked.at)
-    || String(s.asked.now) === String(known) || Number(known) >= Number(s.asked.now));
+    || Number(known) >= Number(s.asked.now));
   if (answered) { s.asked = null; clearTimeout(s.timer); }
 
   const loop = async () => {
