@@ -388,9 +388,14 @@ def shoe_fragment() -> None:
     first = board_first()
     board_host.mount(on_keys, more=first)
     state = session.current()
-    if state.saved:  # a result written elsewhere (another tab, the CLI, the API) reruns this
-        follow.follow_shoe(state.meta.id, state.version)
-    _error("shoe")
+    # A result written elsewhere (another tab, the CLI, the API) reruns this. On the page
+    # from its first run (following nothing until the shoe is saved), and the error in a
+    # container always there: an element that comes and goes above the board shifts
+    # every element after it, and while the run's deltas arrive the count strip under the
+    # board went missing for a frame (the entry buttons jumped 66 px).
+    follow.follow_shoe(state.meta.id if state.saved else None, state.version)
+    with st.container():
+        _error("shoe")
     _header(state)
     with st.container():  # always there, so the elements after it keep their places
         if not state.saved:

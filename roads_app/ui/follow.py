@@ -48,11 +48,12 @@ _component = st.components.v2.component("roads_app.follow", js=_JS, isolate_styl
 
 
 def follow_shoe(
-    shoe_id: str, version: int | None, key: str = "follow", *, screen: bool = False
+    shoe_id: str | None, version: int | None, key: str = "follow", *, screen: bool = False
 ) -> None:
     """Rerun the calling fragment when the saved shoe's version is no longer ``version``.
     ``screen``: also report the window's size (`screen_size`), for a page laid out to
-    fill it."""
+    fill it. ``shoe_id`` None follows nothing (a shoe not saved yet) but keeps the
+    element's place on the page."""
     _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
                data={"shoe": shoe_id, "version": version, "screen": screen,
                      "screen_now": screen_size(key), "got": _got(key),

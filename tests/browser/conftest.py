@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ROADS_APP_CHROMIUM", "/usr/bin/chromium")
@@ -224,8 +225,16 @@ def page(browser: Browser) -> Iterator[Page]:
 
 
 def wait_idle(page: Page) -> None:
-    """Until the app is connected and no script run is going on."""
-    page.wait_for_selector(APP_IDLE, state="attached")
+    """Until the app is connected and no script run is going on (on a timeout, the
+    states the page was in instead, so a failure says which never ended)."""
+    try:
+        page.wait_for_selector(APP_IDLE, state="attached")
+    except PlaywrightTimeout:
+        states = page.evaluate("""() => {
+          const a = document.querySelector('[data-testid="stApp"]');
+          return a && [a.dataset.testScriptState, a.dataset.testConnectionState];
+        }""")
+        raise AssertionError(f"the app never went idle: (script, connection) = {states}") from None
 
 
 def round_count(page: Page) -> int:

@@ -64,6 +64,7 @@ const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i])
 
 export default function (component) {
   const { data, setStateValue } = component;
+  if (!data.tile && !data.wall && data.shoe == null) return () => {};  // nothing saved yet
   // Kept per followed thing, not per element: Streamlit may mount a component anew on
   // a rerun, and a retry left on the old element would rerun its fragment for ever.
   const states = window.__rdFollowing || (window.__rdFollowing = {});
