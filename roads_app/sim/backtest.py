@@ -32,11 +32,11 @@ import polars as pl
 
 from roads_app.bets.tables import Limits, Table
 from roads_app.errors import StrategyError
+from roads_app.game.hand import Side
 from roads_app.game.shoe import check_seed, deal_shoe
-from roads_app.roads.names import DERIVED
-from roads_app.sim import cluster, kernel
+from roads_app.sim import cluster, kernel, session
 from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
-from roads_app.sim.strategies import History, Resolved, Settings, Strategy, resolve, slots
+from roads_app.sim.strategies import Resolved, Settings, Strategy, resolve, slots
 
 STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
 """Why a shoe's betting ended, by `engine.STOP_*` code."""
@@ -346,49 +346,38 @@ def play_shoe(
     names = slots(strategy, resolved)
     net_unit, settled = unit_nets(rounds, names, table)
     col = {b: i for i, b in enumerate(names)}
-    ask_cols: dict[str, list[Any]] = {}
-    if strategy.selection.needs_road:
-        from roads_app.roads.grids import derived_marks_before_each_round
-
-        marks = derived_marks_before_each_round(rounds)
-        ask_cols = {
-            road: marks[f"{road}_B"].cast(pl.String).to_list()
-            for road in DERIVED
-        }
     winners = rounds["winner"].cast(pl.String).to_list()
     round_nos = rounds["round"].to_list()
-    sel, stk = strategy.selection, strategy.staking
-    r = resolved
+    made = kernel.make_plan(strategy, resolved, table)
+    plan, patterns = made.record, made.patterns  # the session's rules, run as Python
+    select, stake_for, side_fits, stop_after, next_level = (
+        f.py_func for f in (session.select, session.stake_for, session.side_fits,
+                            session.stop_after, session.next_level)
+    )  # fmt: skip
+    side_names = [kernel.ENGINE_BETS[i] for i in plan.side_bets]
 
-    bankroll = r.bankroll
+    bankroll = float(plan.money[session.BANKROLL])
     low = bankroll
     wagered = 0.0
-    stop = kernel.STOP_NONE
+    stop = session.STOP_NONE
     stop_hand = 0
     n_bets = 0
     level = 0
     unsettled = 0
     slot_w = [0.0] * len(names)
     slot_n = [0.0] * len(names)
-    side: str | None = None
-    streak = 0
-    columns: list[int] = []  # the big road's logical columns as they stand
+    side = -1  # the current big-road column's side (`W_*`), and the columns as they stand
+    lengths = np.zeros(len(winners) + 1, dtype=np.int64)
+    n_cols = 0
     path: list[float] = []
     for h, (w, rnd) in enumerate(zip(winners, round_nos, strict=True)):
-        if stop == kernel.STOP_NONE:
-            asks = {k: v[h] for k, v in ask_cols.items()}
-            hist = History(side, streak, asks, tuple(columns))
-            bet = sel.choose(hist)
-            stake = 0.0
-            if bet is not None:
-                stake = min(max(stk.units(level) * r.unit, r.min_bet), r.max_bet)
-                if stake > bankroll:
-                    stake = bankroll
-                if table.can_place(bet, rnd, stake) is not None:
-                    bet, stake = None, 0.0
-                elif not settled[h, col[bet]]:
-                    bet, stake = None, 0.0
-                    unsettled += 1
+        if stop == session.STOP_NONE:
+            b = select(plan, patterns, lengths, n_cols, side, rnd)
+            bet = kernel.ENGINE_BETS[b] if b >= 0 else None
+            stake = float(stake_for(plan, level, bankroll)) if bet is not None else 0.0
+            if bet is not None and not settled[h, col[bet]]:
+                bet, stake = None, 0.0
+                unsettled += 1
             avail = bankroll - stake
             if bet is not None:
                 u = float(net_unit[h, col[bet]])
@@ -398,12 +387,13 @@ def play_shoe(
                 slot_w[col[bet]] += stake
                 slot_n[col[bet]] += net
                 n_bets += 1
-                level = stk.after(level, u)
-            for sb, ss in r.side_bets:
-                if table.can_place(sb, rnd, ss) is None and ss <= avail:
+                level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
+            for i, sb in enumerate(side_names):
+                if side_fits(plan, i, rnd, avail):
                     if not settled[h, col[sb]]:
                         unsettled += 1
                         continue
+                    ss = float(plan.side_stakes[i])
                     avail -= ss
                     net = float(net_unit[h, col[sb]]) * ss
                     bankroll += net
@@ -411,21 +401,17 @@ def play_shoe(
                     slot_w[col[sb]] += ss
                     slot_n[col[sb]] += net
             low = min(low, bankroll)
-            if bankroll < r.min_bet:
-                stop = kernel.STOP_RUIN
-            elif bankroll <= r.stop_low:
-                stop = kernel.STOP_LOSS
-            elif bankroll >= r.stop_high:
-                stop = kernel.STOP_PROFIT
-            if stop != kernel.STOP_NONE:
+            stop = stop_after(plan, bankroll)
+            if stop != session.STOP_NONE:
                 stop_hand = rnd
         if w != "T":
-            if w == side:
-                streak += 1
-                columns[-1] += 1
+            code = Side(w).code
+            if code == side:
+                lengths[n_cols - 1] += 1
             else:
-                side, streak = w, 1
-                columns.append(1)
+                side = code
+                lengths[n_cols] = 1
+                n_cols += 1
         path.append(bankroll)
     ints = [len(winners), n_bets, stop, stop_hand]
     return (ints, [wagered, bankroll, low], slot_w, slot_n), path, unsettled

@@ -66,20 +66,19 @@ def check_shoe_count(n_shoes: object) -> int:
 def _deal_batch(
     jump: np.ndarray,  # [6] uint64: first shoe's PCG64 state (hi, lo), jump A (hi, lo), C (hi, lo)
     inc: np.ndarray,  # [2] uint64
-    cut: int,
-    burn: bool,
-    burn_between: bool,
+    deal: np.ndarray,  # int64 [cut, burn, burn between hands]
     starts: np.ndarray,  # [shoes, 2] uint64: room for each shoe's start state
     order: np.ndarray,  # [shoes, cards] int8: room for each shoe's shuffle
     burnt: np.ndarray,  # [shoes, most hands] int8: room for the procedure's burnt cards
     cards: np.ndarray,  # [shoes, most hands, 6] int8: the hands, filled in
-    hands: np.ndarray,  # [shoes] int64: hands in each shoe, filled in
-    first: np.ndarray,  # [shoes] int8: the card turned face up to burn (-1: no burn)
+    hands: np.ndarray,  # [shoes, 2] int64: hands in each shoe, and the card turned face
+    # up to burn (-1: no burn), filled in
 ) -> None:
     """Shuffle and deal every shoe of the batch on every core: one compiled call.
 
     The caller allocates the arrays: a kernel that allocates loads Numba's array
     module along with its cached code (a tenth of a second at a cold start)."""
+    cut, burn, burn_between = deal[0], deal[1] != 0, deal[2] != 0
     hi, lo = jump[0], jump[1]
     for s in range(starts.shape[0]):  # one jump of a shoe's draws each, as `shoe_states`
         starts[s, 0] = hi
@@ -88,8 +87,8 @@ def _deal_batch(
     for s in prange(starts.shape[0]):
         pcg64.shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order[s])
         h, _, _ = deal_rows(order[s], cut, burn, burn_between, cards[s], burnt[s])
-        hands[s] = h
-        first[s] = order[s, 0] if burn else -1
+        hands[s, 0] = h
+        hands[s, 1] = order[s, 0] if burn else -1
 
 
 @dataclass(frozen=True)
@@ -118,22 +117,19 @@ def deal_batch(seed: int, options: ShoeOptions, first_shoe: int, n_shoes: int) -
     jump_a, jump_c = (pcg64.halves(x) for x in pcg64.jump(per, inc))
     most = options.cards // 4 + 1
     cards = np.full((n_shoes, most, 6), -1, dtype=np.int8)
-    hands = np.zeros(n_shoes, dtype=np.int64)
-    first = np.zeros(n_shoes, dtype=np.int8)
+    out = np.zeros((n_shoes, 2), dtype=np.int64)
     with KERNEL_LOCK:
         _deal_batch(
             np.array([*pcg64.halves(state), *jump_a, *jump_c], dtype=np.uint64),
             np.array(pcg64.halves(inc), dtype=np.uint64),
-            options.cut,
-            options.burn,
-            options.burn_between_hands,
+            np.array([options.cut, options.burn, options.burn_between_hands], dtype=np.int64),
             np.empty((n_shoes, 2), dtype=np.uint64),
             np.empty((n_shoes, options.cards), dtype=np.int8),
             np.empty((n_shoes, most), dtype=np.int8),
             cards,
-            hands,
-            first,
+            out,
         )
+    hands, first = out[:, 0].copy(), out[:, 1].astype(np.int8)
     dealt = cards[np.arange(most)[None, :] < hands[:, None]]  # shoe-major, round order
     return DealtBatch(first_shoe, hands, dealt, first)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -58,6 +58,18 @@ RESULTS = WINNERS
 _SCALE = 1 << 1074  # an int count as an exact sum (units of 2**-1074)
 
 
+
+class Tallies(NamedTuple):
+    """What the study kernel counts, per shoe and pattern."""
+
+    held: np.ndarray  # int64 [shoes, P]: rounds after which it holds
+    longest: np.ndarray  # int64 [shoes, P]: its longest run of such rounds
+    nxt: np.ndarray  # int64 [shoes, P, 3]: next result after a hold
+    bets: np.ndarray  # int64 [shoes, P, 2]: bets on banker, on player
+    net: np.ndarray  # float64 [shoes, P]
+    hands: np.ndarray  # int64 [shoes]: hands dealt
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def _study_kernel(
     starts: np.ndarray,  # [shoes, 2] uint64: each shoe's PCG64 state (the engine's)
@@ -66,16 +78,12 @@ def _study_kernel(
     net_b: np.ndarray,  # float64 [N_PLAY]: one unit on banker, per play cell
     net_p: np.ndarray,  # float64 [N_PLAY]: one unit on player
     arrays: tuple,
-    held: np.ndarray,  # int64 [shoes, P]: rounds after which it holds
-    longest: np.ndarray,  # int64 [shoes, P]
-    nxt: np.ndarray,  # int64 [shoes, P, 3]: next result after a hold
-    bets: np.ndarray,  # int64 [shoes, P, 2]: bets on banker, on player
-    net: np.ndarray,  # float64 [shoes, P]
-    hands: np.ndarray,  # int64 [shoes]: hands dealt
+    out: Tallies,
 ) -> None:
     """Deal each shoe as the backtest engine does (`pcg64.shuffle`, the shoe procedure)
     and follow every pattern hand by hand: no card leaves the loop."""
     c_side, c_len, c_min, p_first, p_count, p_invite = arrays
+    held, longest, nxt, bets, net, hands = out
     n_pat = p_first.shape[0]
     decks, cut, burn, burn_between = deal[0], deal[1], deal[2] != 0, deal[3] != 0
     n = decks * 52
@@ -282,10 +290,9 @@ def _exact_columns(columns: list[np.ndarray], n_pat: int) -> list[tuple[int, ...
     return [tuple(exact[i * n_pat : (i + 1) * n_pat]) for i in range(len(columns))]
 
 
-def _columns_part(
-    keys: tuple[str, ...], rounds: int, priced: int, h: np.ndarray, lg: np.ndarray,
-    nxt: np.ndarray, bets: np.ndarray, net: np.ndarray, ex: np.ndarray,
-) -> Part:  # fmt: skip
+def _columns_part(keys: tuple[str, ...], priced: int, t: Tallies, ex: np.ndarray) -> Part:
+    h, lg, nxt, bets, net = t.held, t.longest, t.nxt, t.bets, t.net
+    rounds = int(t.hands.sum())
     n_pat = len(keys)
     ints = _int_totals(h, lg, nxt, bets)
     row = {name: tuple(int(v) for v in ints[i]) for i, name in enumerate(INT_COLUMNS)}
@@ -348,20 +355,21 @@ def study_range(
         starts = pcg64.shoe_states(*pcg64.halves(state), *jump_a, *jump_c, n + 1)
         state = (int(starts[n, 0]) << 64) | int(starts[n, 1])
         p = len(keys)
-        held = np.zeros((n, p), dtype=np.int64)
-        longest = np.zeros((n, p), dtype=np.int64)
-        nxt = np.zeros((n, p, 3), dtype=np.int64)
-        bets = np.zeros((n, p, 2), dtype=np.int64)
-        net = np.zeros((n, p))
-        hands = np.zeros(n, dtype=np.int64)
+        tallies = Tallies(
+            held=np.zeros((n, p), dtype=np.int64),
+            longest=np.zeros((n, p), dtype=np.int64),
+            nxt=np.zeros((n, p, 3), dtype=np.int64),
+            bets=np.zeros((n, p, 2), dtype=np.int64),
+            net=np.zeros((n, p)),
+            hands=np.zeros(n, dtype=np.int64),
+        )
         with kernel.KERNEL_LOCK:
-            _study_kernel(starts[:n], inc_halves, deal, net_b, net_p, arrays,
-                          held, longest, nxt, bets, net, hands)  # fmt: skip
+            _study_kernel(starts[:n], inc_halves, deal, net_b, net_p, arrays, tallies)
         priced = max(0, min(n, priced_shoes - start))
         ex = np.zeros((n, p, 3))
         if priced:
             ex[:priced] = _priced(catalogue, table, seed, start, priced)
-        part = _columns_part(keys, int(hands.sum()), priced, held, longest, nxt, bets, net, ex)
+        part = _columns_part(keys, priced, tallies, ex)
         total = part if total is None else total + part
     if total is None:
         raise StrategyError("a study range needs at least one shoe")

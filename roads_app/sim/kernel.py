@@ -13,10 +13,12 @@ arrays built from `roads_app.game` (the hand's totals come from `hand_cards` wit
 cards; who won and the cells bets settle on from `roads_app.game.hand`); road-following
 reads the derived-road colour rule of `roads_app.roads.derived`, compiled.
 
-Shoes are independent runs (each starts with the full bankroll, see
+Which bet, what stake, which side bets, the staking level and the stops are the betting
+session's (`roads_app.sim.session`), compiled in here and run as Python by the plain
+engine. Shoes are independent runs (each starts with the full bankroll, see
 `roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange`` and writes
-one row of results per shoe; the plain engine in `roads_app.sim.backtest` steps the same
-strategy objects in Python and must give identical rows.
+one row of results per shoe; the plain engine in `roads_app.sim.backtest` (its own deal,
+settlement and roads) must give identical rows.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -50,27 +53,18 @@ from roads_app.game.shoe import (
     hand_start,
 )
 from roads_app.roads import derived, good_roads
-from roads_app.roads.derived import BLUE, RED
-from roads_app.sim import pcg64, strategies
+from roads_app.sim import pcg64, session
 from roads_app.sim.cache import depends_on
 from roads_app.sim.pcg64 import halves as _halves
 from roads_app.sim.pcg64 import jump as _jump
 from roads_app.sim.pcg64 import pcg_start
 from roads_app.sim.pcg64 import shoe_states as _shoe_states
 from roads_app.sim.pcg64 import shuffle as _shuffle
-from roads_app.sim.strategies import (
-    SEL_AGAINST_STREAK,
-    SEL_FIXED,
-    SEL_FOLLOW_LAST,
-    SEL_GOOD_ROAD,
-    SEL_ROAD,
-    Resolved,
-    Strategy,
-    slots,
-)
+from roads_app.sim.session import SEL_GOOD_ROAD, STOP_LOSS, STOP_NONE, STOP_PROFIT, STOP_RUIN
+from roads_app.sim.strategies import Resolved, Strategy, slots
 
 # The kernels below compile functions and arrays of these modules into their machine code.
-depends_on(__file__, cards, drawing, hand, shoe, derived, good_roads, strategies, pcg64)
+depends_on(__file__, cards, drawing, hand, shoe, derived, good_roads, session, pcg64)
 
 ENGINE_BETS: tuple[str, ...] = KIND_NAMES
 """Bet ids in kernel index order: every kind of `roads_app.bets.spec`, in its order."""
@@ -79,8 +73,7 @@ BET_INDEX: dict[str, int] = {b: i for i, b in enumerate(ENGINE_BETS)}
 N_BETS = len(ENGINE_BETS)
 PLAYER, BANKER = BET_INDEX[Side.PLAYER.word], BET_INDEX[Side.BANKER.word]
 
-# Why a shoe stopped betting early.
-STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
+__all__ = ["STOP_LOSS", "STOP_NONE", "STOP_PROFIT", "STOP_RUIN"]  # the session's, for readers
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +100,15 @@ class Plan:
     stop_high: float  # stop when the bankroll is at or above this (inf: no take-profit)
     shoe: ShoeOptions
     patterns: tuple = ()  # follow-good-road: the catalogue's arrays (`CatalogueArrays`)
+
+    @property
+    def record(self) -> session.Plan:
+        """What the betting session reads (`roads_app.sim.session`), as one record."""
+        money = session.money(self.bankroll, self.unit, (self.min_bet, self.max_bet),
+                              (self.stop_low, self.stop_high))  # fmt: skip
+        return session.Plan(self.sel_code, self.sel_param, BANKER, PLAYER, self.stake_units,
+                            self.stake_on_win, self.stake_on_loss, self.closes,
+                            self.side_bets, self.side_stakes, money)  # fmt: skip
 
     @property
     def slot_of(self) -> np.ndarray:
@@ -202,14 +204,6 @@ def ask_banker_before(winners: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True, inline="always")
-def _next_level(level: int, result: float, on_win: np.ndarray, on_loss: np.ndarray) -> int:
-    """Progression level after a main-bet result (>0 win, <0 loss; a push keeps it)."""
-    if result == 0.0:
-        return level
-    return on_win[level] if result > 0.0 else on_loss[level]
-
-
 @njit(cache=True)
 def deal_cards_kernel(
     start: np.ndarray, inc: np.ndarray, decks: int, cut: int, burn: bool, burn_between: bool
@@ -224,47 +218,57 @@ def deal_cards_kernel(
     return out[:h]
 
 
+class Deal(NamedTuple):
+    """The shoe's options as the kernel reads them (`ShoeOptions`)."""
+
+    decks: int
+    cut: int
+    burn: bool
+    burn_between: bool
+
+
+class Tables(NamedTuple):
+    """What one unit on each bet nets on each cell (from the bet spec), and the report
+    slot each bet is counted in (-1: none)."""
+
+    net_play: np.ndarray  # float64[N_BETS, N_PLAY]
+    net_pair: np.ndarray  # float64[N_BETS, N_PAIR]
+    on_pairs: np.ndarray  # bool[N_BETS]: the bet settles on the pair cell
+    slot_of: np.ndarray  # int64[N_BETS]
+
+
+class Out(NamedTuple):
+    """The kernel's results, one row a shoe (paths: the first shoes only)."""
+
+    ints: np.ndarray  # [shoes, 4]: hands, bets, stop code, stop hand
+    floats: np.ndarray  # [shoes, 3]: wagered, final bankroll, min bankroll
+    slots: np.ndarray  # [shoes, slots, 2]: wagered, net per slot
+    paths: np.ndarray  # [n_paths, width]: bankroll after each hand
+
+
 @njit(cache=True, parallel=True)
 def _run_kernel(
     starts: np.ndarray,  # [shoes, 2] uint64: each shoe's PCG64 state (hi, lo)
     inc: np.ndarray,  # [2] uint64: the stream's increment (hi, lo)
-    decks: int,
-    cut: int,
-    burn: bool,
-    burn_between: bool,
-    sel_code: int,
-    sel_param: int,
-    stake_units: np.ndarray,
-    stake_on_win: np.ndarray,
-    stake_on_loss: np.ndarray,
-    net_play: np.ndarray,
-    net_pair: np.ndarray,
-    on_pairs: np.ndarray,
-    closes: np.ndarray,
-    side_bets: np.ndarray,
-    side_stakes: np.ndarray,
-    slot_of: np.ndarray,
-    bankroll0: float,
-    unit: float,
-    min_bet: float,
-    max_bet: float,
-    stop_low: float,
-    stop_high: float,
+    deal: Deal,
+    plan: session.Plan,
     patterns: tuple,  # follow-good-road: the catalogue's arrays
+    tables: Tables,
     n_paths: int,
-    out_int: np.ndarray,  # [shoes, 4]: hands, bets, stop code, stop hand
-    out_float: np.ndarray,  # [shoes, 3]: wagered, final bankroll, min bankroll
-    out_slot: np.ndarray,  # [shoes, slots, 2]: wagered, net per slot
-    paths: np.ndarray,  # [n_paths, width]: bankroll after each hand
+    out: Out,
 ) -> None:
     n_shoes = starts.shape[0]
     ihi = inc[0]
     ilo = inc[1]
+    decks, cut, burn, burn_between = deal
+    net_play, net_pair, on_pairs, slot_of = tables
+    out_int, out_float, out_slot, paths = out
     n = decks * 52
     most = n // 4 + 1
-    n_side = side_bets.shape[0]
+    n_side = plan.side_bets.shape[0]
     n_slots = out_slot.shape[1]
     width = paths.shape[1]
+    bankroll0 = plan.money[session.BANKROLL]
     for s in prange(n_shoes):
         order = np.empty(n, dtype=np.int8)
         _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
@@ -277,7 +281,7 @@ def _run_kernel(
         bankroll = bankroll0
         low = bankroll0
         wagered = 0.0
-        stop = STOP_NONE
+        stop = session.STOP_NONE
         stop_hand = 0
         bets = 0
         cursor = first_hand_at(order, burn)
@@ -292,38 +296,16 @@ def _run_kernel(
             bet = -1
             stake = 0.0
             avail = 0.0
-            if stop == STOP_NONE:
-                if sel_code == SEL_FIXED:
-                    bet = sel_param
-                elif sel_code == SEL_FOLLOW_LAST:
-                    if side >= 0:
-                        bet = BANKER if side == W_BANKER else PLAYER
-                elif sel_code == SEL_AGAINST_STREAK:
-                    if side >= 0 and lengths[n_streaks - 1] >= sel_param:
-                        bet = PLAYER if side == W_BANKER else BANKER
-                elif sel_code == SEL_ROAD:
-                    colour = _ask_banker(lengths, n_streaks, side, sel_param)
-                    if colour == RED:
-                        bet = BANKER
-                    elif colour == BLUE:
-                        bet = PLAYER
-                elif sel_code == SEL_GOOD_ROAD:  # no column yet: no pattern holds
-                    w_inv = good_roads.invited_side(lengths, n_streaks, side, patterns, sel_param)
-                    if w_inv >= 0:
-                        bet = BANKER if w_inv == W_BANKER else PLAYER
-                if bet >= 0 and rnd > closes[bet]:
-                    bet = -1
+            if stop == session.STOP_NONE:
+                bet = session.select(plan, patterns, lengths, n_streaks, side, rnd)
                 if bet >= 0:
-                    stake = stake_units[level] * unit
-                    stake = min(max(stake, min_bet), max_bet)
-                    if stake > bankroll:
-                        stake = bankroll
+                    stake = session.stake_for(plan, level, bankroll)
                 avail = bankroll - stake
             # --- deal (the choice above saw no card of it)
             cursor, p0, p1, p2, b0, b1, b2, ppts, bpts = hand_cards(order, cursor)
             w = winner_of(bpts, ppts)
             # --- settle
-            if stop == STOP_NONE:
+            if stop == session.STOP_NONE:
                 play = play_index(ppts, bpts, 2 + (p2 >= 0), 2 + (b2 >= 0))
                 pair = pair_index(pair_state(p0, p1), pair_state(b0, b1))
                 if bet >= 0:
@@ -335,11 +317,11 @@ def _run_kernel(
                     slot_w[k] += stake
                     slot_n[k] += net
                     bets += 1
-                    level = _next_level(level, u, stake_on_win, stake_on_loss)
+                    level = session.next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
                 for i in range(n_side):
-                    sb = side_bets[i]
-                    ss = side_stakes[i]
-                    if rnd <= closes[sb] and ss <= avail:
+                    if session.side_fits(plan, i, rnd, avail):
+                        sb = plan.side_bets[i]
+                        ss = plan.side_stakes[i]
                         avail -= ss
                         u = _unit_net(sb, play, pair, net_play, net_pair, on_pairs)
                         net = u * ss
@@ -350,13 +332,8 @@ def _run_kernel(
                         slot_n[k] += net
                 if bankroll < low:
                     low = bankroll
-                if bankroll < min_bet:
-                    stop = STOP_RUIN
-                elif bankroll <= stop_low:
-                    stop = STOP_LOSS
-                elif bankroll >= stop_high:
-                    stop = STOP_PROFIT
-                if stop != STOP_NONE:
+                stop = session.stop_after(plan, bankroll)
+                if stop != session.STOP_NONE:
                     stop_hand = rnd
             # --- the road, for the next hand's choice
             n_streaks, side = _road_step(lengths, n_streaks, side, w)
@@ -455,7 +432,9 @@ def run_fast(
     out_slot = np.zeros((n_shoes, n_slots, 2))
     n_paths = min(n_paths, n_shoes)
     paths = np.zeros((n_paths, width))
-    slot_of = plan.slot_of
+    deal = Deal(opts.decks, opts.cut, opts.burn, opts.burn_between_hands)
+    record = plan.record
+    tables = Tables(plan.net_play, plan.net_pair, plan.on_pairs, plan.slot_of)
     done = 0
     while done < n_shoes:
         c = min(chunk, n_shoes - done)
@@ -463,37 +442,10 @@ def run_fast(
         sl = slice(done, done + c)
         with KERNEL_LOCK:
             _run_kernel(
-                starts[:c],
-                inc_halves,
-                opts.decks,
-                opts.cut,
-                opts.burn,
-                opts.burn_between_hands,
-                plan.sel_code,
-                plan.sel_param,
-                plan.stake_units,
-                plan.stake_on_win,
-                plan.stake_on_loss,
-                plan.net_play,
-                plan.net_pair,
-                plan.on_pairs,
-                plan.closes,
-                plan.side_bets,
-                plan.side_stakes,
-                slot_of,
-                plan.bankroll,
-                plan.unit,
-                plan.min_bet,
-                plan.max_bet,
-                plan.stop_low,
-                plan.stop_high,
-                plan.patterns,
-                max(0, n_paths - done),
-                out_int[sl],
-                out_float[sl],
-                out_slot[sl],
-                paths[done:] if done < n_paths else paths[:0],
-            )
+                starts[:c], inc_halves, deal, record, plan.patterns, tables, max(0, n_paths - done),
+                Out(out_int[sl], out_float[sl], out_slot[sl],
+                    paths[done:] if done < n_paths else paths[:0]),
+            )  # fmt: skip
         state = (int(starts[c, 0]) << 64) | int(starts[c, 1])
         done += c
         if progress is not None:

@@ -4,9 +4,9 @@ A `Strategy` is a `Selection` (the same bet every hand, follow the last winner, 
 against a streak, follow a derived road) plus a `Staking` (flat or a progression). Each
 part is one frozen dataclass carrying
 
-* for a selection, a kernel code and one integer parameter, so `roads_app.sim.kernel`
-  runs every strategy with one compiled kernel, and plain `Selection.choose` that the
-  plain engine in `roads_app.sim.backtest` steps hand by hand;
+* for a selection, a code and one integer parameter: the rule each code follows is the
+  betting session's (`roads_app.sim.session.select`), compiled into the kernel and run
+  as Python by the plain engine and `Selection.choose`;
 * for a staking, a `StakingTable` (units by level, next level on a win, on a loss) that
   both engines read: the kernel as arrays, the plain engine through `Staking.units` /
   `Staking.after`.
@@ -31,7 +31,9 @@ progression where it is.
 [1.0, 2.0, 4.0, 8.0]
 >>> s.staking.after(2, -1.0), s.staking.after(2, 0.95), s.staking.after(2, 0.0)
 (3, 0, 2)
->>> make_strategy("follow-last").selection.choose(History("P", 1, {}))
+>>> make_strategy("follow-last").selection.choose(History("P", 1))
+'player'
+>>> make_strategy("against-streak", after=3).selection.choose(History("B", 3, (1, 3)))
 'player'
 """
 
@@ -46,15 +48,22 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import ClassVar
 
+import numpy as np
+
+from roads_app.bets.spec import KIND_NAMES
 from roads_app.bets.tables import BET_IDS, Table, not_offered_reason
 from roads_app.errors import BetError, StrategyError, quote
 from roads_app.game.hand import Side
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue
 from roads_app.roads.names import DERIVED
+from roads_app.sim import session
 
-# Selection codes the kernel branches on (selections stay code; stakings are tables).
-SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD, SEL_GOOD_ROAD = 0, 1, 2, 3, 4
+# The selections' codes, and the rule each follows, are the session's (`session.select`).
+SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD, SEL_GOOD_ROAD = (
+    session.SEL_FIXED, session.SEL_FOLLOW_LAST, session.SEL_AGAINST_STREAK, session.SEL_ROAD,
+    session.SEL_GOOD_ROAD,
+)  # fmt: skip
 
 ROADS: Mapping[str, int] = DERIVED
 """Derived roads a road-following strategy can read, with their k (docs/roads.md)."""
@@ -65,14 +74,13 @@ class History:
     """What a selection may look at before a hand: the big road so far, nothing ahead.
 
     ``side`` is the latest Banker/Player result (a `Side`; None before the first),
-    ``streak`` the length of its current big-road column (ties ignored), ``ask`` the
-    colour each derived road would add on a next Banker result ("red", "blue", None),
-    ``columns`` the heights of the big road's logical columns as they stand.
+    ``streak`` the length of its current big-road column (ties ignored), ``columns`` the
+    heights of the big road's logical columns as they stand (the derived roads and the
+    good roads are read from them).
     """
 
     side: Side | None
     streak: int
-    ask: Mapping[str, str | None]
     columns: tuple[int, ...] = ()
 
 
@@ -84,7 +92,6 @@ class Selection:
     """Which bet to make on a hand, from the road so far (None: sit this hand out)."""
 
     code: ClassVar[int]
-    needs_road: ClassVar[bool] = False
 
     @property
     def param(self) -> int:
@@ -99,8 +106,19 @@ class Selection:
         """Every bet this selection can make (the per-bet report slots)."""
         return (Side.BANKER.word, Side.PLAYER.word)
 
+    def patterns(self) -> tuple:
+        """The good-road catalogue's arrays the selection reads (none but for good roads)."""
+        return ()
+
     def choose(self, history: History) -> str | None:
-        raise NotImplementedError
+        """The bet it makes after ``history``, by the session's rule (`session.select`)."""
+        cols = history.columns or ((history.streak,) if history.side else ())
+        lengths = np.zeros(len(cols) + 1, dtype=np.int64)
+        lengths[: len(cols)] = cols
+        side = Side(history.side).code if history.side else -1
+        plan = session.selection_plan(self.code, self.param)
+        bet = session.select.py_func(plan, self.patterns(), lengths, len(cols), side, 1)
+        return None if bet < 0 else KIND_NAMES[bet]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +139,12 @@ class FixedBet(Selection):
     def bets(self) -> tuple[str, ...]:
         return (self.bet,)
 
-    def choose(self, history: History) -> str | None:
-        return self.bet
-
 
 @dataclass(frozen=True, slots=True)
 class FollowLast(Selection):
     """Bet on the side that won the last (non-tie) hand; no bet before the first result."""
 
     code: ClassVar[int] = SEL_FOLLOW_LAST
-
-    def choose(self, history: History) -> str | None:
-        return Side(history.side).word if history.side else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,11 +172,6 @@ class AgainstStreak(Selection):
     def detail(self) -> str:
         return f" after {self.after}"
 
-    def choose(self, history: History) -> str | None:
-        if history.side and history.streak >= self.after:
-            return Side(history.side).other.word
-        return None
-
 
 @dataclass(frozen=True, slots=True)
 class FollowRoad(Selection):
@@ -176,7 +183,6 @@ class FollowRoad(Selection):
 
     road: str = "big_eye_boy"
     code: ClassVar[int] = SEL_ROAD
-    needs_road: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if self.road not in ROADS:
@@ -192,12 +198,6 @@ class FollowRoad(Selection):
     @property
     def detail(self) -> str:
         return f" ({self.road.replace('_', ' ')})"
-
-    def choose(self, history: History) -> str | None:
-        colour = history.ask.get(self.road)
-        if colour is None:
-            return None
-        return (Side.BANKER if colour == "red" else Side.PLAYER).word
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,14 +233,8 @@ class FollowGoodRoad(Selection):
     def detail(self) -> str:
         return f" ({self.pattern.replace('_', ' ')})"
 
-    def choose(self, history: History) -> str | None:
-        if history.side is None:
-            return None
-        got = good_roads.invited_side(
-            history.columns, len(history.columns), Side(history.side).code,
-            self.cat.arrays().as_tuple(), self.param,
-        )  # fmt: skip
-        return None if got < 0 else Side.of(got).word
+    def patterns(self) -> tuple:
+        return self.cat.arrays().as_tuple()
 
 
 # --- stakings: how much ---------------------------------------------------------------
@@ -308,10 +302,8 @@ class Staking:
         return self.table.units[level]
 
     def after(self, level: int, result: float) -> int:
-        if result == 0.0:
-            return level
         t = self.table
-        return t.on_win[level] if result > 0.0 else t.on_loss[level]
+        return session.next_level.py_func(t.on_win, t.on_loss, level, result)
 
 
 @dataclass(frozen=True, slots=True)

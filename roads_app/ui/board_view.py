@@ -137,8 +137,8 @@ class Drawn:
 
 
 def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          decks: int, six: bool, hold: bool = False, height: int | None = None,
-          *, last_mark_s: float | None = None) -> dict:  # fmt: skip
+          decks: int, six: bool, *, hold: bool = False, height: int | None = None,
+          last_mark_s: float | None = None) -> dict:  # fmt: skip
     return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
                             hold_last=hold, decks=decks, six=six,
                             height_px=height, last_mark_s=last_mark_s)  # fmt: skip

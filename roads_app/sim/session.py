@@ -1,0 +1,169 @@
+"""One betting session: the steps a strategy takes on each hand of a shoe, written once.
+
+Before a hand, which bet the selection makes (`select`), its stake (`stake_for`) and
+whether a side bet fits what is left (`side_fits`); after it, the staking level
+(`next_level`) and whether the session stops there (`stop_after`). Each is a small
+jitable function over plain numbers and the plan's arrays (`Plan`, one record), so the
+fast kernel (`roads_app.sim.kernel`) compiles them into its loop and the plain engine
+(`roads_app.sim.backtest.play_shoe`) and the strategy objects
+(`roads_app.sim.strategies.Selection.choose`) call the very same source as Python
+(``.py_func``). Nothing else states these rules.
+
+A session starts each shoe with the whole bankroll at level 0 (`roads_app.sim.strategies`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from roads_app.bets.spec import KIND_NAMES
+from roads_app.game import hand
+from roads_app.game.hand import W_BANKER, Side
+from roads_app.roads import derived, good_roads
+from roads_app.roads.derived import BLUE, RED
+from roads_app.sim.cache import depends_on
+
+# The session's functions compile in the road rules they read.
+depends_on(__file__, hand, derived, good_roads)
+
+SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD, SEL_GOOD_ROAD = 0, 1, 2, 3, 4
+"""The selections (`roads_app.sim.strategies`' classes carry their code): the same bet,
+follow the last winner, against a streak, follow a derived road, follow a good road."""
+
+STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
+"""Why a shoe stopped betting early (none, stop-loss, take-profit, too little to bet)."""
+
+
+BANKROLL, UNIT, MIN_BET, MAX_BET, STOP_LOW, STOP_HIGH = range(6)
+"""The session's amounts in `Plan.money` (one stake currency): the bankroll each shoe
+starts with, one staking unit, the table's limits (which clamp a stake), and the stops:
+at or below ``STOP_LOW`` (-inf: no stop-loss), at or above ``STOP_HIGH`` (inf: none)."""
+
+
+def money(bankroll: float, unit: float, limits: tuple[float, float],
+          stops: tuple[float, float]) -> np.ndarray:  # fmt: skip
+    """`Plan.money` from its parts."""
+    return np.array([bankroll, unit, *limits, *stops], dtype=np.float64)
+
+
+class Plan(NamedTuple):
+    """A strategy and a table as numbers and arrays: what the session reads, in one
+    record (Numba passes it to the kernel as a typed tuple). A good-road selection also
+    reads its catalogue's arrays (`good_roads.CatalogueArrays`), passed beside it: a
+    tuple inside the record does not cross into the kernel's parallel loop."""
+
+    sel_code: int  # `strategies.SEL_*`
+    sel_param: int  # fixed: bet index; against streak: N; road: k; good road: pattern (-1 any)
+    banker: int  # the Banker and Player bets' indices (`roads_app.bets.spec.KIND_NAMES`)
+    player: int
+    stake_units: np.ndarray  # float64[levels]: the staking's units by level
+    stake_on_win: np.ndarray  # int64[levels]: next level after a win
+    stake_on_loss: np.ndarray  # int64[levels]: next level after a loss
+    closes: np.ndarray  # int64[bets]: last round each bet may be placed
+    side_bets: np.ndarray  # int64[S]: the side bets, each hand they may be placed
+    side_stakes: np.ndarray  # float64[S]
+    money: np.ndarray  # float64[6]: BANKROLL, UNIT, MIN_BET, MAX_BET, STOP_LOW, STOP_HIGH
+
+
+BANKER, PLAYER = KIND_NAMES.index(Side.BANKER.word), KIND_NAMES.index(Side.PLAYER.word)
+_OPEN = np.full(len(KIND_NAMES), np.iinfo(np.int64).max, dtype=np.int64)
+_NONE_F, _NONE_I = np.zeros(0), np.zeros(0, dtype=np.int64)
+
+
+def selection_plan(code: int, param: int) -> Plan:
+    """A plan that only selects (every bet open, no stakes): what `select` needs to say
+    which bet a selection makes, outside a backtest (`strategies.Selection.choose`)."""
+    return Plan(code, param, BANKER, PLAYER, _NONE_F, _NONE_I, _NONE_I, _OPEN, _NONE_I,
+                _NONE_F, money(0.0, 0.0, (0.0, 0.0), (-np.inf, np.inf)))  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def select(
+    plan: Plan, patterns: tuple, lengths: np.ndarray, n_streaks: int, side: int, rnd: int
+) -> int:
+    """The bet (its index) the selection makes on round ``rnd``, from the big road so
+    far (``lengths``: its logical columns, ``n_streaks`` of them; ``side``: the current
+    column's `W_*` code, -1 before the first result); -1 for none, or when that bet has
+    closed (`Plan.closes`). ``patterns``: the good-road catalogue's arrays."""
+    code = plan.sel_code
+    param = plan.sel_param
+    bet = -1
+    if code == SEL_FIXED:
+        bet = param
+    elif code == SEL_FOLLOW_LAST:
+        if side >= 0:
+            bet = plan.banker if side == W_BANKER else plan.player
+    elif code == SEL_AGAINST_STREAK:
+        if side >= 0 and lengths[n_streaks - 1] >= param:
+            bet = plan.player if side == W_BANKER else plan.banker
+    elif code == SEL_ROAD:  # the colour a next Banker would add to derived road k
+        colour = derived.next_colour(lengths, n_streaks, n_streaks, side == W_BANKER, param)
+        if colour == RED:
+            bet = plan.banker
+        elif colour == BLUE:
+            bet = plan.player
+    elif code == SEL_GOOD_ROAD:  # no column yet: no pattern holds
+        invited = good_roads.invited_side(lengths, n_streaks, side, patterns, param)
+        if invited >= 0:
+            bet = plan.banker if invited == W_BANKER else plan.player
+    if bet >= 0 and rnd > plan.closes[bet]:
+        bet = -1
+    return bet
+
+
+@njit(cache=True, inline="always")
+def stake_for(plan: Plan, level: int, bankroll: float) -> float:
+    """The main bet's stake at a staking level: its units, clamped to the table's
+    limits, and never more than the bankroll.
+
+    >>> plan = Plan(0, 1, BANKER, PLAYER, np.array([1.0, 2.0, 40.0]), _NONE_I, _NONE_I,
+    ...             _OPEN, _NONE_I, _NONE_F, money(1000.0, 10.0, (25.0, 300.0), (0, 2000)))
+    >>> [float(stake_for.py_func(plan, level, 1000.0)) for level in range(3)]
+    [25.0, 25.0, 300.0]
+    >>> float(stake_for.py_func(plan, 2, 120.0))
+    120.0
+    """
+    m = plan.money
+    stake = min(max(plan.stake_units[level] * m[UNIT], m[MIN_BET]), m[MAX_BET])
+    return bankroll if stake > bankroll else stake
+
+
+@njit(cache=True, inline="always")
+def side_fits(plan: Plan, i: int, rnd: int, avail: float) -> bool:
+    """Whether side bet ``i`` is placed on round ``rnd`` with ``avail`` left after the
+    main bet and the side bets before it: open, and paid for in full."""
+    return rnd <= plan.closes[plan.side_bets[i]] and plan.side_stakes[i] <= avail
+
+
+@njit(cache=True, inline="always")
+def next_level(on_win: Any, on_loss: Any, level: int, result: float) -> int:
+    """The staking level after a main-bet result (net per unit: > 0 a win, < 0 a loss;
+    a push or refund keeps the level), from the staking's table (`Plan.stake_on_win`,
+    `Plan.stake_on_loss`; `strategies.StakingTable`)."""
+    if result == 0.0:
+        return level
+    return on_win[level] if result > 0.0 else on_loss[level]
+
+
+@njit(cache=True, inline="always")
+def stop_after(plan: Plan, bankroll: float) -> int:
+    """Whether the session stops after a hand that left ``bankroll`` (a `STOP_*`): below
+    the table minimum it is ruin, before the stop-loss is asked.
+
+    >>> plan = Plan(0, 1, BANKER, PLAYER, _NONE_F, _NONE_I, _NONE_I, _OPEN, _NONE_I,
+    ...             _NONE_F, money(1000.0, 10.0, (25.0, 300.0), (500.0, 2000.0)))
+    >>> [stop_after.py_func(plan, b) for b in (20.0, 500.0, 1000.0, 2000.0)] == [
+    ...     STOP_RUIN, STOP_LOSS, STOP_NONE, STOP_PROFIT]
+    True
+    """
+    m = plan.money
+    if bankroll < m[MIN_BET]:
+        return STOP_RUIN
+    if bankroll <= m[STOP_LOW]:
+        return STOP_LOSS
+    if bankroll >= m[STOP_HIGH]:
+        return STOP_PROFIT
+    return STOP_NONE
