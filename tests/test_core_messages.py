@@ -19,7 +19,7 @@ from roads_app.game.rounds import check_name
 from roads_app.messages import Message
 
 ROOT = Path(__file__).resolve().parents[1] / "roads_app"
-CONVERTED = ("game", "roads", "store")
+CONVERTED = ("game", "roads", "store", "api")
 """Packages whose refusals are all Messages (bets and sim to follow)..."""
 NOT_YET: set[str] = set()
 """...but for these files, still English (none left: the file importers were the last). A
