@@ -18,6 +18,7 @@ import httpx
 
 from roads_app.errors import RoadsAppError, quote
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.messages import Message
 
 RETRY_DELAYS_S: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0)
 """Waits before the first retries of one hand; later retries wait the last of these."""
@@ -91,9 +92,8 @@ def post_to(
             last = f"HTTP {r.status_code}: {_reason(r)}"
         delay = RETRY_DELAYS_S[min(attempts, len(RETRY_DELAYS_S)) - 1]
         if time.monotonic() + delay > give_up:
-            raise FeedError(
-                f"{path} not delivered after {attempts} attempts in {patience:g} s ({last})"
-            )
+            raise FeedError(Message("msg_feed_not_delivered", path=path, attempts=attempts,
+                                    seconds=f"{patience:g}", last=last))  # fmt: skip
         sleep(delay)
 
 
@@ -109,9 +109,8 @@ def api_url(text: str) -> httpx.URL:
         url = None
     if (url is None or url.scheme not in ("http", "https") or not url.host
             or not 1 <= (url.port or 80) <= 65535):  # fmt: skip
-        raise FeedError(
-            f"--api {quote(text)} is not the API's address: give one like http://127.0.0.1:8502"
-        )
+        raise FeedError(Message("msg_feed_bad_url", option="--api", url=quote(text),
+                                example="http://127.0.0.1:8502"))  # fmt: skip
     return url
 
 
@@ -142,7 +141,8 @@ def feed(
                 idempotency_key(shoe_id, seed, i), patience=patience,
             )  # fmt: skip
             if r.status_code >= 400:
-                raise FeedError(f"hand {i} refused (HTTP {r.status_code}): {_reason(r)}")
+                raise FeedError(Message("msg_feed_hand_refused", hand=i,
+                                        status=f"HTTP {r.status_code}", reason=_reason(r)))
             fed = Fed(i, r.status_code, r.headers.get("Idempotent-Replayed") == "true",
                       attempts, r.json().get("version"))  # fmt: skip
             out.append(fed)
@@ -155,8 +155,8 @@ def feed(
             r, _ = post_to(client, f"/shoes/{shoe_id}/end", end_key(shoe_id, seed),
                            patience=patience)  # fmt: skip
             if r.status_code >= 400:
-                raise FeedError(f"the shoe was dealt but not ended (HTTP {r.status_code}): "
-                                f"{_reason(r)}")  # fmt: skip
+                raise FeedError(Message("msg_feed_not_ended", status=f"HTTP {r.status_code}",
+                                        reason=_reason(r)))  # fmt: skip
     return out
 
 
@@ -169,9 +169,11 @@ def _decks(client: httpx.Client, shoe_id: str) -> int:
     try:
         r = client.get(f"/shoes/{shoe_id}")
     except httpx.TransportError as e:
-        raise FeedError(f"cannot reach the API at {quote(str(client.base_url))}: {e}") from None
+        raise FeedError(Message("msg_feed_unreachable", url=quote(str(client.base_url)),
+                                error=str(e))) from None  # fmt: skip
     if r.status_code != 200:
-        raise FeedError(f"shoe {shoe_id}: HTTP {r.status_code}: {_reason(r)}")
+        raise FeedError(Message("msg_feed_shoe_status", shoe=shoe_id,
+                                status=f"HTTP {r.status_code}", reason=_reason(r)))  # fmt: skip
     return int(r.json()["decks"])
 
 

@@ -26,6 +26,7 @@ from roads_app.api.models import RoundIn, ShoeCreate
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, StorageError, quote
 from roads_app.game import rounds as game_rounds
+from roads_app.messages import Message
 from roads_app.roads import good_roads
 from roads_app.roads.grids import all_roads
 from roads_app.roads.stats import shoe_stats
@@ -186,7 +187,7 @@ class Feed:
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             if not n:
-                raise game_rounds.RoundError("nothing to undo: the shoe has no rounds")
+                raise game_rounds.RoundError(Message("msg_undo_empty"))
             version = self.store.rounds.undo_in(c, shoe_id, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
@@ -290,7 +291,7 @@ def _table_name(name: str) -> str:
     """Tables by name only (a path would read any file on the server)."""
     if name not in list_tables():
         raise game_rounds.RoundError(
-            f"unknown table {quote(name)} (tables: {', '.join(list_tables())})"
+            Message("msg_unknown_table", name=quote(name), tables=", ".join(list_tables()))
         )
     return name
 

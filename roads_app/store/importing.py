@@ -42,6 +42,7 @@ from roads_app.game.rounds import (
     round_by_points,
     round_by_winner,
 )
+from roads_app.messages import Message
 from roads_app.store import schemas
 
 META_KEY = "roads_app.meta"
@@ -83,13 +84,13 @@ def import_bytes(
     if len(data) > MAX_IMPORT_BYTES:
         raise safe_io.over_limit(label, len(data), MAX_IMPORT_BYTES)
     if not data:
-        raise StorageError(f"{label}: the file is empty")
+        raise StorageError(Message("msg_file_empty", label=label))
     fmt = Path(str(filename)).suffix.lower().lstrip(".")
     meta_in: ShoeMeta | None = None
     if fmt == "parquet":
         frame, kv = read_parquet_checked(data, label, max_rounds(8), MAX_IMPORT_UNPACKED)
         if SHOE_COLUMN in frame.columns:
-            raise StorageError(f"{label}: holds several shoes; import one shoe at a time")
+            raise StorageError(Message("msg_file_several_shoes", label=label))
         if META_KEY in kv:
             meta_in = meta_from_text(kv[META_KEY], label)
         rows, lax, unit = _frame_rows(frame, label), False, "row"
@@ -101,9 +102,7 @@ def import_bytes(
             meta_in = _meta(meta_dict, label)
         lax, unit = False, "round"
     else:
-        raise StorageError(
-            f"{label}: unknown file type {quote(fmt)}: import .csv, .json or .parquet"
-        )
+        raise StorageError(Message("msg_file_type", label=label, type=quote(fmt)))
     decks = meta_in.decks if meta_in else 8
     burn = meta_in.burn_card if meta_in else None
     rounds = rounds_from_rows(rows, label, decks=decks, burn_card=burn, lax=lax, unit=unit)
@@ -115,7 +114,7 @@ def shoe_meta(meta_in: ShoeMeta | None, filename: str, name: str | None) -> Shoe
     try:
         shoe_name = check_name(name) if name is not None else None
     except RoadsAppError as e:
-        raise StorageError(f"--name: {e}") from None
+        raise StorageError(Message("msg_at", where="--name", what=e.message)) from None
     kept = meta_in.to_dict() if meta_in else {}
     for k in ("id", "source", "name"):
         kept.pop(k, None)
@@ -144,13 +143,16 @@ def validate_rounds(
 
 def meta_from_text(text: str, label: str) -> ShoeMeta:
     """Shoe metadata stored as JSON text (Parquet key-value metadata), checked by its schema."""
-    safe_io.check_depth(text, f"{label}: shoe metadata")
+    what = Message("msg_file_meta", label=label)
+    safe_io.check_depth(text, what)
     try:
         doc = json.loads(text, parse_constant=_no_constant)
     except StorageError as e:
-        raise StorageError(f"{label}: shoe metadata: {e}") from None
+        raise StorageError(Message("msg_at", where=what, what=e.message)) from None
     except (ValueError, RecursionError) as e:
-        raise StorageError(f"{label}: shoe metadata is not JSON ({_first_line(e)})") from None
+        raise StorageError(
+            Message("msg_meta_not_json", label=label, error=_first_line(e))
+        ) from None
     return _meta(doc, label)
 
 
@@ -169,20 +171,20 @@ def rounds_from_rows(
     """Rows of a file → the rounds frame, or the first thing wrong, named by row and field."""
     most = max_rounds(decks)
     if len(rows) > most:
-        raise StorageError(
-            f"{label}: {len(rows)} rounds cannot come from a {decks}-deck shoe "
-            f"(at most {most}: every round uses at least {CARDS_PER_ROUND_MIN} cards)"
-        )
+        raise StorageError(Message("msg_file_shoe_rounds", label=label, count=len(rows),
+                                   decks=decks, most=most, cards=CARDS_PER_ROUND_MIN))
     built: list[dict[str, Any]] = []
     for i, row in enumerate(rows):
-        where = f"{label}: {unit} {i + 1}"
+        where = _place(label, unit, i + 1)
         r = schemas.round_in(row, where, lax=lax)
         if r.round is not None and r.round != i + 1:
-            raise StorageError(f"{where}: round number {r.round} should be {i + 1}")
+            raise StorageError(
+                Message("msg_round_number_is", where=where, given=r.round, round=i + 1)
+            )
         try:
             built.append(_entry_round(r))
         except RoadsAppError as e:
-            raise StorageError(f"{where}: {e}") from None
+            raise StorageError(Message("msg_at", where=where, what=e.message)) from None
         built[-1]["round"] = i + 1
     frame = pl.DataFrame(built, schema=ROUNDS_SCHEMA, orient="row") if built else (
         ROUNDS_SCHEMA.to_frame()
@@ -190,7 +192,7 @@ def rounds_from_rows(
     try:  # the one rule of what a shoe holds, as for a round entered by hand or the API
         check_shoe(frame, decks, also_seen=[burn_card] if burn_card else [])
     except RoadsAppError as e:
-        raise StorageError(f"{label}: {e}") from None
+        raise StorageError(Message("msg_at", where=label, what=e.message)) from None
     return frame
 
 
@@ -202,14 +204,14 @@ def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
     flags = {k: getattr(r, k) for k in _FLAGS}
     if r.player_cards is not None or r.banker_cards is not None:
         if r.player_cards is None or r.banker_cards is None:
-            raise StorageError("cards given for one hand only")
+            raise StorageError(Message("msg_cards_one_hand"))
         out = round_by_cards(r.player_cards, r.banker_cards)
-        basis = "the cards"
+        basis = Message("msg_basis_cards")
     elif r.player_points is not None or r.banker_points is not None:
         if r.player_points is None or r.banker_points is None:
-            raise StorageError("points given for one hand only")
+            raise StorageError(Message("msg_points_one_hand"))
         out = round_by_points(r.player_points, r.banker_points, winner=r.winner, **flags)
-        basis = "the points"
+        basis = Message("msg_basis_points")
     else:
         return round_by_winner(r.winner, **flags)
     given = r.model_dump(exclude={"round"})
@@ -217,36 +219,34 @@ def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
     for key, value in given.items():
         if value is not None and value != out[key]:
             if key.endswith("_cards"):
-                raise StorageError(
-                    f"{key} {' '.join(value)} are not written as canonical codes "
-                    f"({' '.join(out[key])})"
-                )
-            raise StorageError(f"{key} is {value} but {basis} say {out[key]}")
+                raise StorageError(Message("msg_cards_not_canonical", field=key,
+                                           given=" ".join(value), codes=" ".join(out[key])))
+            raise StorageError(
+                Message("msg_value_contradicts", field=key, value=value, basis=basis,
+                        says=out[key])
+            )
     return out
 
 
 def check_columns(columns: list[str], label: str, *, shoes: bool = False) -> None:
     """A winner column and nothing unknown (``shoe`` too where a file of shoes is read)."""
     if "winner" not in columns:
-        raise StorageError(f"{label}: no 'winner' column: a shoe file needs B/P/T results")
+        raise StorageError(Message("msg_file_no_winner", label=label, column="'winner'"))
     known = (*schemas.FIELDS, SHOE_COLUMN) if shoes else schemas.FIELDS
     unknown = [c for c in columns if c not in known]
     if unknown == [SHOE_COLUMN]:
-        raise StorageError(f"{label}: holds several shoes (a 'shoe' column); import one at a time")
+        raise StorageError(Message("msg_file_shoe_column", label=label, column="'shoe'"))
     if unknown:
-        raise StorageError(
-            f"{label}: unknown column(s) {', '.join(quote(c, 30) for c in unknown[:5])} "
-            f"(known: {', '.join(known)})"
-        )
+        raise StorageError(Message("msg_unknown_columns", label=label,
+                                   columns=", ".join(quote(c, 30) for c in unknown[:5]),
+                                   known=", ".join(known)))
 
 
 def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
     check_columns(frame.columns, label)
     if frame.height > max_rounds(8):
-        raise StorageError(
-            f"{label}: {frame.height:,} rounds cannot come from one shoe "
-            f"(at most {max_rounds(8)} in 8 decks)"
-        )
+        raise StorageError(Message("msg_rounds_one_shoe", label=label,
+                                   count=f"{frame.height:,}", most=max_rounds(8)))
     if isinstance(frame.schema["winner"], pl.Enum | pl.Categorical):
         frame = frame.with_columns(pl.col("winner").cast(pl.String))
     return [{k: v for k, v in row.items() if v is not None} for row in frame.to_dicts()]
@@ -269,16 +269,19 @@ def _csv_table(
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise StorageError(f"{label}: not a text CSV file (not UTF-8 at byte {e.start})") from None
+        raise StorageError(Message("msg_csv_not_utf8", label=label, byte=e.start)) from None
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
-        raise StorageError(f"{label}: the file has no rows")
+        raise StorageError(Message("msg_file_no_rows", label=label))
     if len(lines) > max_rows + 1:
-        most = (
-            f"{max_rows:,} ({max_rows // max_rounds(8):,} shoes of at most {max_rounds(8)} rounds)"
-            if shoes else f"{max_rounds(8)}"
-        )  # fmt: skip
-        raise StorageError(f"{label}: {len(lines) - 1:,} rows is over the limit of {most}")
+        count = f"{len(lines) - 1:,}"
+        if shoes:
+            why = _shoes_of_most(max_rows)
+            over = Message("msg_rows_over_why", label=label, count=count, most=f"{max_rows:,}",
+                           why=why)  # fmt: skip
+        else:
+            over = Message("msg_rows_over", label=label, count=count, most=max_rounds(8))
+        raise StorageError(over)
     if all("," not in ln for ln in lines):  # the simplest form: one column of B/P/T
         first = lines[0].lower()
         if first in (*schemas.FIELDS, SHOE_COLUMN) and first != "winner":
@@ -288,23 +291,24 @@ def _csv_table(
     try:
         table = list(csv.reader(io.StringIO(text, newline=""), strict=True))
     except csv.Error as e:
-        raise StorageError(f"{label}: not a readable CSV file ({_first_line(e)})") from None
+        raise StorageError(
+            Message("msg_csv_unreadable", label=label, error=_first_line(e))
+        ) from None
     table = [row for row in table if any(cell.strip() for cell in row)]
     if not table:
-        raise StorageError(f"{label}: the file has no rows")
+        raise StorageError(Message("msg_file_no_rows", label=label))
     header = [h.strip() for h in table[0]]
     if "result" in header and "winner" not in header:
         header[header.index("result")] = "winner"
     twice = sorted({h for h in header if header.count(h) > 1})
     if twice:
-        raise StorageError(f"{label}: column {quote(twice[0], 30)} appears twice")
+        raise StorageError(Message("msg_column_twice", label=label, column=quote(twice[0], 30)))
     check_columns(header, label, shoes=shoes)
     rows: list[dict[str, Any]] = []
     for i, cells in enumerate(table[1:]):
         if len(cells) != len(header):
-            raise StorageError(
-                f"{label}: row {i + 1} has {len(cells)} cells, the header {len(header)}"
-            )
+            raise StorageError(Message("msg_row_cells", label=label, row=i + 1,
+                                       cells=len(cells), header=len(header)))
         row = {k: v.strip() for k, v in zip(header, cells, strict=True) if v.strip() != ""}
         for side in ("player_cards", "banker_cards"):
             if side in row:
@@ -317,7 +321,7 @@ def _csv_table(
 
 
 def _no_constant(name: str) -> None:
-    raise StorageError(f"{name} is not a number a shoe file may hold")
+    raise StorageError(Message("msg_json_constant", name=name))
 
 
 def _json_rows(
@@ -329,20 +333,18 @@ def _json_rows(
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise StorageError(f"{label}: not valid JSON (not UTF-8 at byte {e.start})") from None
+        raise StorageError(Message("msg_json_not_utf8", label=label, byte=e.start)) from None
     safe_io.check_depth(text, label)
     try:
         raw = json.loads(text, parse_constant=_no_constant)
     except StorageError as e:
-        raise StorageError(f"{label}: {e}") from None
+        raise StorageError(Message("msg_at", where=label, what=e.message)) from None
     except (ValueError, RecursionError) as e:
-        raise StorageError(f"{label}: not valid JSON ({_first_line(e)})") from None
+        raise StorageError(Message("msg_json_invalid", label=label, error=_first_line(e))) from None
     doc = schemas.document(raw, label)
     if not isinstance(doc.rounds, str | list):
-        raise StorageError(
-            f"{label}: rounds is {type(doc.rounds).__name__}: expected a list of rounds "
-            '(or a string of results like "BPPT")'
-        )
+        raise StorageError(Message("msg_json_rounds_type", label=label, field="rounds",
+                                   type=type(doc.rounds).__name__, example='"BPPT"'))
     if isinstance(doc.rounds, str):
         return [{"winner": ch} for ch in doc.rounds if not ch.isspace()], doc.meta
     rows: list[dict[str, Any]] = []
@@ -352,17 +354,13 @@ def _json_rows(
         elif isinstance(item, dict):
             rows.append(item)
         else:
-            raise StorageError(
-                f"{label}: round {i + 1} is {type(item).__name__}: "
-                'each round is "B"/"P"/"T" or an object like {"winner": "B"}'
-            )
+            raise StorageError(Message("msg_json_round_type", label=label, round=i + 1,
+                                       type=type(item).__name__, example='{"winner": "B"}'))
         if len(rows) > most:
             if most > max_rounds(8):
-                raise StorageError(
-                    f"{label}: more than {most:,} rounds, the limit of a file "
-                    f"({most // max_rounds(8):,} shoes of at most {max_rounds(8)} rounds)"
-                )
-            raise StorageError(f"{label}: more rounds than one shoe can hold ({most})")
+                raise StorageError(Message("msg_json_file_rounds", label=label,
+                                           most=f"{most:,}", why=_shoes_of_most(most)))
+            raise StorageError(Message("msg_json_shoe_rounds", label=label, most=most))
     return rows, doc.meta
 
 
@@ -386,7 +384,7 @@ class ShoeParts:
 
     def shoe(self, k: int, name: str | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
         """Shoe ``k`` checked as `import_bytes` checks a file; errors say which shoe."""
-        where = f"{_label(self.filename)}, shoe {k}"
+        where = Message("msg_file_shoe", label=_label(self.filename), shoe=k)
         part = self.parts[k]
         rows = _frame_rows(part, where) if isinstance(part, pl.DataFrame) else part
         decks = self.meta.decks if self.meta else 8
@@ -412,7 +410,7 @@ def split_shoes(data: bytes, filename: str, max_shoes: int = MAX_IMPORT_SHOES) -
     most_rows = max_shoes * max_rounds(8)
     meta: ShoeMeta | None = None
     if fmt == "parquet":
-        why = f"{max_shoes:,} shoes of at most {max_rounds(8)} rounds"
+        why = _shoes_of_most(most_rows)
         md = parquet_footer(data, label, most_rows, MAX_IMPORT_UNPACKED, why)
         if SHOE_COLUMN not in md.schema.to_arrow_schema().names:
             return None
@@ -441,10 +439,8 @@ def split_shoes(data: bytes, filename: str, max_shoes: int = MAX_IMPORT_SHOES) -
 
 def _check_shoe_count(n: int, max_shoes: int, label: str) -> None:
     if n > max_shoes:
-        raise StorageError(
-            f"{label}: holds {n:,} shoes, over the limit of {max_shoes:,} a file; "
-            "take one with --shoe K"
-        )
+        raise StorageError(Message("msg_file_shoe_count", label=label, count=f"{n:,}",
+                                   most=f"{max_shoes:,}", option="--shoe"))
 
 
 def shoe_numbers(column: pl.Series, label: str) -> list[int]:
@@ -456,9 +452,8 @@ def shoe_numbers(column: pl.Series, label: str) -> list[int]:
     bad = (numbers.is_null() | (numbers < 1)).arg_true()
     if bad.len():
         i = int(bad[0])
-        raise StorageError(
-            f"{label}: row {i + 1}: shoe {quote(column[i])} is not a shoe number (1, 2, ...)"
-        )
+        where = _place(label, "row", i + 1)
+        raise StorageError(Message("msg_not_shoe_number", where=where, value=quote(column[i])))
     return numbers.unique(maintain_order=True).to_list()
 
 
@@ -477,9 +472,8 @@ def _group(
         else:
             k = 0
         if k < 1:
-            raise StorageError(
-                f"{label}: {unit} {i + 1}: shoe {quote(value)} is not a shoe number (1, 2, ...)"
-            )
+            where = _place(label, unit, i + 1)
+            raise StorageError(Message("msg_not_shoe_number", where=where, value=quote(value)))
         parts.setdefault(k, []).append(row)
     _check_shoe_count(len(parts), max_shoes, label)
     return parts
@@ -492,7 +486,19 @@ def _meta(doc: object, label: str) -> ShoeMeta:
     try:
         return ShoeMeta.from_dict(doc)
     except RoadsAppError as e:
-        raise StorageError(f"{label}: {e}") from None
+        raise StorageError(Message("msg_at", where=label, what=e.message)) from None
+
+
+def _place(label: str, unit: str, number: int) -> Message:
+    """Where in a file: ``label: row 3`` (a table's row) or ``label: round 3`` (JSON)."""
+    if unit == "row":
+        return Message("msg_file_row", label=label, row=number)
+    return Message("msg_file_round", label=label, round=number)
+
+
+def _shoes_of_most(rows: int) -> Message:
+    """A limit of ``rows`` rows said as whole shoes: "1,000 shoes of at most 208 rounds"."""
+    return Message("msg_shoes_of_most", shoes=f"{rows // max_rounds(8):,}", most=max_rounds(8))
 
 
 def _label(filename: str) -> str:
@@ -525,26 +531,25 @@ def parquet_footer(
         md = pq.read_metadata(pa.BufferReader(source) if isinstance(source, bytes) else source)
     except Exception as e:  # pyarrow raises several types for a damaged footer
         raise StorageError(
-            f"{label}: not a readable Parquet file (truncated, corrupt or another format: "
-            f"{_first_line(e)})"
+            Message("msg_parquet_footer", label=label, error=_first_line(e))
         ) from None
     if md.num_rows > max_rows:
-        because = f" ({why})" if why else ""
+        count, most = f"{md.num_rows:,}", f"{max_rows:,}"
         raise StorageError(
-            f"{label}: {md.num_rows:,} rows is over the limit of {max_rows:,}{because}"
-        )
+            Message("msg_rows_over_why", label=label, count=count, most=most, why=why)
+            if why else Message("msg_rows_over", label=label, count=count, most=most)
+        )  # fmt: skip
     if md.num_columns > MAX_COLUMNS:
-        raise StorageError(f"{label}: {md.num_columns} columns (a shoe file has at most 11)")
+        raise StorageError(Message("msg_parquet_columns", label=label, count=md.num_columns))
     unpacked = 0
     for g in range(md.num_row_groups):
         group = md.row_group(g)
         by_columns = sum(group.column(c).total_uncompressed_size for c in range(group.num_columns))
         unpacked += max(group.total_byte_size, by_columns)
     if unpacked > max_unpacked:
-        raise StorageError(
-            f"{label}: unpacks to {unpacked / 2**20:.0f} MB, over the "
-            f"{max_unpacked / 2**20:.0f} MB limit"
-        )
+        raise StorageError(Message("msg_parquet_unpacks", label=label,
+                                   size=f"{unpacked / 2**20:.0f}",
+                                   most=f"{max_unpacked / 2**20:.0f}"))
     return md
 
 
@@ -560,9 +565,12 @@ def read_parquet_checked(
     try:
         frame = pl.read_parquet(io.BytesIO(data))
     except Exception as e:  # polars raises several types for damaged pages
-        raise StorageError(f"{label}: not a readable Parquet file ({_first_line(e)})") from None
+        raise StorageError(
+            Message("msg_parquet_unreadable", label=label, error=_first_line(e))
+        ) from None
     if frame.height != md.num_rows:
-        raise StorageError(f"{label}: the footer says {md.num_rows} rows, the data {frame.height}")
+        raise StorageError(Message("msg_parquet_rows_differ", label=label, footer=md.num_rows,
+                                   rows=frame.height))
     return frame, kv
 
 

@@ -22,6 +22,7 @@ from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.messages import Message
 from roads_app.roads import stats
 from roads_app.store import db, importing
 from roads_app.store import files as storage
@@ -84,11 +85,19 @@ def _read_bytes(path: Path, limit: int) -> bytes:
 
 def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -> None:
     if shoe is not None and shoe not in numbers:
-        held = f"shoes {numbers[0]} to {numbers[-1]}" if len(numbers) > 1 else "one shoe"
+        held = (
+            Message("msg_held_range", first=numbers[0], last=numbers[-1])
+            if len(numbers) > 1 else Message("msg_held_one")
+        )  # fmt: skip
         if numbers != list(range(numbers[0], numbers[-1] + 1)):
             shown = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
-            held = f"{len(numbers):,} shoes: {shown}" if len(numbers) > 1 else f"shoe {shown}"
-        raise StorageError(f"{label}: {option} {shoe}: the file holds {held}")
+            held = (
+                Message("msg_held_list", count=f"{len(numbers):,}", shown=shown)
+                if len(numbers) > 1 else Message("msg_held_shoe", shown=shown)
+            )  # fmt: skip
+        raise StorageError(
+            Message("msg_pick_not_in_file", label=label, option=option, shoe=shoe, held=held)
+        )
 
 
 def import_shoes(
@@ -172,10 +181,8 @@ def _picker(shoe: int | None, label: str, option: str) -> Callable[[list[int]], 
 
     def pick(numbers: list[int]) -> int:
         if shoe is None and len(numbers) > 1:
-            raise StorageError(
-                f"{label}: holds {len(numbers):,} shoes; pick one with {option} K "
-                f"({numbers[0]} to {numbers[-1]})"
-            )
+            raise StorageError(Message("msg_pick_one", label=label, count=f"{len(numbers):,}",
+                                       option=option, first=numbers[0], last=numbers[-1]))
         _check_pick(shoe, numbers, label, option)
         return numbers[0] if shoe is None else shoe
 
@@ -201,14 +208,15 @@ def _parquet_shoe(
     k = pick(importing.shoe_numbers(column, label))
     rows = int((column == k).sum())
     if rows > importing.max_rounds(8):
-        raise StorageError(
-            f"{label}, shoe {k}: {rows:,} rounds cannot come from one shoe "
-            f"(at most {importing.max_rounds(8)} in 8 decks)"
-        )
+        where = Message("msg_file_shoe", label=label, shoe=k)
+        raise StorageError(Message("msg_rounds_one_shoe", label=where, count=f"{rows:,}",
+                                   most=importing.max_rounds(8)))
     try:
         frame = pl.scan_parquet(io.BytesIO(data)).filter(pl.col(SHOE_COLUMN) == k).collect()
     except Exception as e:  # polars raises several types for damaged pages
-        raise StorageError(f"{label}: not a readable Parquet file ({_first_line(e)})") from None
+        raise StorageError(
+            Message("msg_parquet_unreadable", label=label, error=_first_line(e))
+        ) from None
     parts = importing.ShoeParts(path.name, {k: frame.drop(SHOE_COLUMN)}, meta, False, "row")
     return parts.shoe(k, name_of(k))
 
@@ -236,7 +244,9 @@ def _first_line(e: BaseException) -> str:
 
 def check_format(fmt: str) -> str:
     if fmt not in EXPORT_FORMATS:
-        raise StorageError(f"export format {quote(fmt)} is not one of {', '.join(EXPORT_FORMATS)}")
+        raise StorageError(
+            Message("msg_export_format", fmt=quote(fmt), formats=", ".join(EXPORT_FORMATS))
+        )
     return fmt
 
 
