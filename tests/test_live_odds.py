@@ -152,9 +152,9 @@ def test_impossible_compositions_and_rounds_are_one_line_errors() -> None:
     r = add_cards(empty_rounds(), "As 8d", "5c 2h")
     with pytest.raises(ShoeCompositionError, match="2 × As"):
         remaining_counts(r, ShoeMeta(decks=1, burn_card="As"))
-    with pytest.raises(RoundError, match="out of range"):
+    with pytest.raises(RoundError, match="must be a whole number from 0 to 1, not 5"):
         remaining_counts(r, ShoeMeta(), after=5)
-    with pytest.raises(RoundError, match="out of range"):
+    with pytest.raises(RoundError, match="must be a whole number from 0 to 1, not -1"):
         live_odds(r, ShoeMeta(), WINBOX, after=-1)
 
 

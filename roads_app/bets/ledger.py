@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from roads_app.bets.tables import TableLike
-from roads_app.errors import BetError
+from roads_app.errors import BetError, whole_number
 from roads_app.messages import Message, bet
 
 CHIPS: tuple[int, ...] = (1, 5, 25, 100, 500)
@@ -83,9 +83,7 @@ def _stake(stake: object) -> float:
 
 
 def _round_no(round_no: object) -> int:
-    if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
-        raise BetError(Message("msg_round_number", round=repr(round_no)))
-    return round_no
+    return whole_number(round_no, Message("msg_what_round"), 1, error=BetError)
 
 
 def can_place(

@@ -39,7 +39,7 @@ from roads_app.bets.odds import (
     rows_dot,
     table_matrices,
 )
-from roads_app.errors import RoundError, ShoeCompositionError
+from roads_app.errors import RoundError, ShoeCompositionError, whole_number
 from roads_app.game import cards as playing_cards
 from roads_app.game.hand import N_PLAY, pair_index, pair_state_expr, play_index
 from roads_app.game.rounds import ShoeMeta
@@ -80,12 +80,7 @@ class Remaining:
 def _check_after(rounds: pl.DataFrame, after: int | None) -> int:
     if after is None:
         return rounds.height
-    if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= rounds.height:
-        raise RoundError(
-            f"after round {after!r} is out of range: the shoe has {rounds.height} rounds "
-            f"(use 0 for the first hand)"
-        )
-    return after
+    return whole_number(after, Message("msg_what_after"), 0, rounds.height, error=RoundError)
 
 
 def round_card_counts(rounds: pl.DataFrame) -> np.ndarray:
@@ -182,7 +177,7 @@ def hand_compositions(rounds: pl.DataFrame, meta: ShoeMeta, next_hand: bool = Tr
     """Unseen counts before every hand: row h-1 is before hand h (plus the next one)."""
     missing = _missing_cards(rounds)
     if missing is not None:
-        raise RoundError(f"round {missing} was entered without cards: enter cards to see odds")
+        raise RoundError(Message("msg_no_cards_for_odds", n=missing))
     full = full_shoe_counts(meta.decks)
     per_round = round_card_counts(rounds)
     before = np.vstack([np.zeros((1, 52), dtype=np.int64), np.cumsum(per_round, axis=0)])
@@ -409,9 +404,7 @@ def summarize_study(
 
 def check_study_size(n_shoes: object) -> int:
     """Shoes in a study: a whole number 1 or more."""
-    if isinstance(n_shoes, bool) or not isinstance(n_shoes, int) or n_shoes < 1:
-        raise RoundError(f"number of shoes must be a whole number 1 or more, not {n_shoes!r}")
-    return n_shoes
+    return whole_number(n_shoes, Message("msg_what_shoes"), 1, error=RoundError)
 
 
 def odds_study(

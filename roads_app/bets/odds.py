@@ -48,7 +48,7 @@ from roads_app.bets.spec import (
     unit_returns,
 )
 from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
-from roads_app.errors import BetError, ShoeCompositionError
+from roads_app.errors import BetError, ShoeCompositionError, whole_number
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
 from roads_app.game.hand import (
@@ -61,6 +61,7 @@ from roads_app.game.hand import (
     play_index,
 )
 from roads_app.game.shoe import POINTS_BY_CARD
+from roads_app.messages import Message
 
 _BANKER_AFTER = BANKER_DRAWS_AFTER
 
@@ -91,8 +92,7 @@ _POINT_OF_CARD = POINTS_BY_CARD.astype(np.int64)
 
 def full_shoe_counts(decks: int = 8) -> np.ndarray:
     """The 52 card counts of a full shoe of ``decks`` decks."""
-    if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= 8:
-        raise ShoeCompositionError(f"decks {decks!r} is out of range: a shoe has 1 to 8 decks")
+    decks = whole_number(decks, Message("msg_what_decks"), 1, 8, error=ShoeCompositionError)
     return np.full(52, decks, dtype=np.int64)
 
 
@@ -108,10 +108,11 @@ def remove_cards(counts: np.ndarray, codes: Iterable[str], decks: int | None = N
     if (out < 0).any():
         i = int(np.argmin(out))
         held = int(counts[i])
-        where = f" ({decks}-deck shoe)" if decks else ""
+        seen, code = held - int(out[i]), playing_cards.ALL_CARDS[i]
         raise ShoeCompositionError(
-            f"{held - int(out[i])} × {playing_cards.ALL_CARDS[i]} seen "
-            f"but only {held} were left{where}"
+            Message("msg_seen_not_left_in", n=seen, code=code, held=held, decks=decks)
+            if decks
+            else Message("msg_seen_not_left", n=seen, code=code, held=held)
         )
     return out
 
@@ -120,23 +121,21 @@ def check_counts(counts: Any, min_cards: int = MIN_CARDS) -> np.ndarray:
     """A composition as 52 non-negative int64 counts with enough cards for a hand."""
     arr = np.asarray(counts)
     if arr.shape != (52,):
-        raise ShoeCompositionError(
-            f"a shoe composition is 52 counts (one per card), not shape {arr.shape}"
-        )
+        raise ShoeCompositionError(Message("msg_composition_shape", shape=str(arr.shape)))
     whole = np.issubdtype(arr.dtype, np.integer) or (
         np.issubdtype(arr.dtype, np.floating) and bool(np.all(np.mod(arr, 1) == 0))
     )
     if not whole:
-        raise ShoeCompositionError("a shoe composition holds whole numbers of cards")
+        raise ShoeCompositionError(Message("msg_composition_whole"))
     arr = arr.astype(np.int64)
     if (arr < 0).any():
         i = int(np.argmin(arr))
         raise ShoeCompositionError(
-            f"{playing_cards.ALL_CARDS[i]} has a negative count {int(arr[i])}"
+            Message("msg_negative_count", card=playing_cards.ALL_CARDS[i], n=int(arr[i]))
         )
     if arr.sum() < min_cards:
         raise ShoeCompositionError(
-            f"only {int(arr.sum())} cards left: a hand may need {MIN_CARDS}, so it has no odds"
+            Message("msg_too_few_for_odds", n=int(arr.sum()), need=MIN_CARDS)
         )
     return arr
 
@@ -400,15 +399,15 @@ def odds_many(counts_2d: Any) -> np.ndarray:
     arr = np.asarray(counts_2d)
     if arr.ndim != 2 or arr.shape[1] != 52:
         raise ShoeCompositionError(
-            f"compositions are rows of 52 counts, not shape {getattr(arr, 'shape', None)}"
+            Message("msg_compositions_shape", shape=str(getattr(arr, "shape", None)))
         )
     arr = np.ascontiguousarray(arr, dtype=np.int64)
     if (arr < 0).any():
-        raise ShoeCompositionError("a shoe composition has a negative count")
+        raise ShoeCompositionError(Message("msg_composition_negative"))
     short = np.flatnonzero(arr.sum(axis=1) < MIN_CARDS)
     if short.size:
         raise ShoeCompositionError(
-            f"composition {int(short[0])} has fewer than {MIN_CARDS} cards: it has no odds"
+            Message("msg_composition_short", i=int(short[0]), need=MIN_CARDS)
         )
     with _PARALLEL_LOCK:
         return _outcomes_many(arr)
@@ -453,12 +452,16 @@ def bet_vectors(
     """
     kind = KINDS.get(bet_id)
     if kind is None:
-        raise BetError(f"no odds for bet {bet_id!r}: priced bets are {', '.join(PRICED_BETS)}")
+        raise BetError(
+            Message("msg_no_odds_for_bet", bet=repr(bet_id), priced=", ".join(PRICED_BETS))
+        )
     given = {kind.payouts[0]: float(payouts)} if isinstance(payouts, int | float) else payouts
     try:
         full = resolve_payouts(kind, given)
     except KeyError as e:
-        raise BetError(f"bet {bet_id!r} lacks payout {e.args[0]!r}") from None
+        raise BetError(
+            Message("msg_bet_lacks_payout", bet=repr(bet_id), payout_key=repr(e.args[0]))
+        ) from None
     win_k, back_k, at = _kind_vectors(kind.kind)
     ret = unit_returns(kind, full) + 1.0
     win, push, coef = np.zeros(N_EVENTS), np.zeros(N_EVENTS), np.zeros(N_EVENTS)

@@ -163,7 +163,7 @@ def _check_rounds(rounds: pl.DataFrame, multi: bool) -> None:
     """A frame missing columns or repeating a round would settle bets wrongly: refuse it."""
     missing = [c for c in ROUNDS_SCHEMA.names() if c not in rounds.columns]
     if missing:
-        raise RoundError(f"rounds lack column {', '.join(map(repr, missing))}")
+        raise RoundError(Message("msg_rounds_lack_column", columns=", ".join(map(repr, missing))))
     keys = ["shoe", "round"] if multi else ["round"]
     # Order-preserving key; a frame in strictly increasing order (the usual case) has no
     # repeats, and checking that costs far less than hashing every key.
@@ -174,27 +174,36 @@ def _check_rounds(rounds: pl.DataFrame, multi: bool) -> None:
         return
     dup = rounds.select(keys).filter(pl.struct(keys).is_duplicated())
     if dup.height:
-        where = " ".join(f"{k} {v}" for k, v in dup.row(0, named=True).items())
-        raise RoundError(f"rounds hold {where} more than once")
+        row = dup.row(0, named=True)
+        where = (
+            Message("msg_shoe_round", shoe=row["shoe"], n=row["round"])
+            if multi
+            else Message("msg_round", n=row["round"])
+        )
+        raise RoundError(Message("msg_rounds_hold_twice", where=where))
 
 
 def _check_bets(bets: pl.DataFrame, multi: bool) -> None:
     need = ["shoe", "round", "bet", "stake"] if multi else ["round", "bet", "stake"]
     missing = [c for c in need if c not in bets.columns]
     if missing:
-        extra = " (the rounds span many shoes, so bets need a shoe column)" if multi else ""
-        raise BetError(f"bets lack column {', '.join(map(repr, missing))}{extra}")
+        columns = ", ".join(map(repr, missing))
+        raise BetError(
+            Message("msg_bets_lack_column_many", columns=columns, shoe="shoe")
+            if multi
+            else Message("msg_bets_lack_column", columns=columns)
+        )
     for c in need:
         dt = bets.schema[c]
         if c in ("shoe", "round") and not dt.is_integer():
-            raise BetError(f"bets column {c!r} must hold whole numbers, not {dt}")
+            raise BetError(Message("msg_bets_column_whole", column=repr(c), dtype=str(dt)))
         if c == "stake" and not dt.is_numeric():
-            raise BetError(f"bets column 'stake' must hold numbers, not {dt}")
+            raise BetError(Message("msg_bets_column_numbers", column=repr(c), dtype=str(dt)))
         if c == "bet" and dt not in (pl.String, pl.Categorical) and not isinstance(dt, pl.Enum):
-            raise BetError(f"bets column 'bet' must hold bet names, not {dt}")
+            raise BetError(Message("msg_bets_column_names", column=repr(c), dtype=str(dt)))
         nulls = bets[c].null_count()
         if nulls:
-            raise BetError(f"bets column {c!r} is empty on {nulls} row(s)")
+            raise BetError(Message("msg_bets_column_nulls", column=repr(c), n=nulls))
 
 
 def _voided_frame(voided: Iterable[int] | Iterable[tuple[int, int]], multi: bool) -> pl.DataFrame:
@@ -203,13 +212,13 @@ def _voided_frame(voided: Iterable[int] | Iterable[tuple[int, int]], multi: bool
         try:
             shoes, rounds = zip(*items, strict=True) if items else ((), ())
         except (TypeError, ValueError):
-            raise BetError("voided rounds of a many-shoe frame are (shoe, round) pairs") from None
+            raise BetError(Message("msg_voided_pairs")) from None
         return pl.DataFrame(
             {"shoe": list(shoes), "__r": list(rounds), "__void": True},
             schema={"shoe": pl.Int64, "__r": pl.Int64, "__void": pl.Boolean},
         ).unique()
     if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in items):
-        raise BetError("voided rounds are round numbers (whole numbers)")
+        raise BetError(Message("msg_voided_rounds"))
     items = [int(v) for v in items]
     return pl.DataFrame(
         {"__r": items, "__void": True}, schema={"__r": pl.Int64, "__void": pl.Boolean}

@@ -351,17 +351,19 @@ def load_table(name_or_path: str | Path) -> Table:
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise RulesError(f"{where}: not valid TOML: {e}") from None
+        raise RulesError(Message("msg_not_toml", where=where, error=str(e))) from None
     try:
         model = _TableFile.model_validate(data)
     except ValidationError as e:
-        raise RulesError(f"{where}: {_first_error(e, data)}") from None
+        raise RulesError(Message("msg_in_file", where=where, what=_first_error(e, data))) from None
     try:
         return _table(model, path.stem, where)
     except RulesError:
         raise
     except RoadsAppError as e:  # ShoeOptions checks its own ranges
-        raise RulesError(f"{where}: [shoe] {e}") from None
+        raise RulesError(
+            Message("msg_in_shoe_section", where=where, section="[shoe]", error=e.message)
+        ) from None
 
 
 def _read_toml_text(path: Path, where: str) -> str:
@@ -370,10 +372,11 @@ def _read_toml_text(path: Path, where: str) -> str:
     Regular files only, at most `MAX_RULES_BYTES`, nesting capped (tomllib recurses).
     """
     if not path.exists() and not path.is_symlink():
-        known = ", ".join(list_tables()) or "none"
+        known, file = ", ".join(list_tables()), f"{user_tables_dir()}/<name>.toml"
         raise RulesError(
-            f"{where}: no such rules file (tables: {known}; add your own as "
-            f"{user_tables_dir()}/<name>.toml)"
+            Message("msg_no_rules_file", where=where, known=known, file=file)
+            if known
+            else Message("msg_no_rules_file_none", where=where, file=file)
         )
     try:
         text = safe_io.read_text_bounded(path, MAX_RULES_BYTES, where)
@@ -397,9 +400,9 @@ def _resolve(name_or_path: str | Path) -> Path:
         path = Path(s)
     if path.stem in _builtin_names() and not _is_builtin(path):
         raise RulesError(
-            f"{shown_path(path)}: {quote(path.stem)} is a built-in table's name; "
-            "give your table another name (file and name key)"
-        )
+            Message("msg_builtin_table_name", where=shown_path(path), name=quote(path.stem),
+                    field="name")
+        )  # fmt: skip
     return path
 
 
@@ -548,8 +551,7 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
     name = stem if model.name is None else model.name
     if name != stem:
         raise RulesError(
-            f"{where}: name {quote(name)} does not match the file name {quote(stem)}: "
-            "tables are loaded by file name"
+            Message("msg_table_name_mismatch", where=where, name=quote(name), stem=quote(stem))
         )
     shoe = ShoeOptions(
         decks=model.shoe.decks,
@@ -559,26 +561,29 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
     )
     lo, hi = model.limits.min_bet, model.limits.max_bet
     if hi < lo:
-        raise RulesError(f"{where}: limits.max_bet {hi:g} is below limits.min_bet {lo:g}")
+        raise RulesError(
+            Message("msg_max_below_min", where=where, max_key="limits.max_bet", hi=f"{hi:g}",
+                    min_key="limits.min_bet", lo=f"{lo:g}")
+        )  # fmt: skip
     if not model.bets:
-        raise RulesError(f"{where}: 'bets' is empty: a table offers at least one bet")
+        raise RulesError(Message("msg_table_no_bets", where=where, bets="'bets'"))
     bets = {bid: _bet(bid, spec, where) for bid, spec in model.bets.items()}
 
     shortcuts: dict[str, tuple[str, ...]] = {}
     for sname, unders in model.shortcuts.items():
         if sname in BET_LABELS:
-            raise RulesError(f"{where}: shortcut '{sname}' has the name of a bet")
+            raise RulesError(Message("msg_shortcut_bet_name", where=where, name=sname))
         if not unders:
-            raise RulesError(f"{where}: shortcut '{sname}' must be a non-empty list of bet ids")
+            raise RulesError(Message("msg_shortcut_no_bets", where=where, name=sname))
         for u in unders:
             if u not in bets:
                 offered = ", ".join(bets)
                 raise RulesError(
-                    f"{where}: shortcut '{sname}' places {quote(u)}, which the table does not "
-                    f"offer (offered: {offered})"
-                )
+                    Message("msg_shortcut_not_offered", where=where, name=sname, bet=quote(u),
+                            offered=offered)
+                )  # fmt: skip
         if len(set(unders)) != len(unders):
-            raise RulesError(f"{where}: shortcut '{sname}' lists a bet twice")
+            raise RulesError(Message("msg_shortcut_twice", where=where, name=sname))
         shortcuts[sname] = tuple(unders)
 
     return Table(
@@ -596,28 +601,31 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
 def _bet(bid: str, spec: _BetFile, where: str) -> Bet:
     """A bet of the file: its kind must exist and every payout key it needs be given."""
     if bid not in KINDS:
-        raise RulesError(f"{where}: unknown bet {quote(bid)} (known: {', '.join(BET_IDS)})")
+        raise RulesError(
+            Message("msg_rules_unknown_bet", where=where, bet=quote(bid), known=", ".join(BET_IDS))
+        )
     kind = KINDS[bid]
     if isinstance(spec.payout, dict):
         given = spec.payout
         unknown = [k for k in given if k not in kind.payouts]
         if unknown:
             raise RulesError(
-                f"{where}: bet '{bid}': no payout key {quote(unknown[0])} "
-                f"(keys: {', '.join(kind.payouts)})"
-            )
+                Message("msg_no_payout_key", where=where, bet=bid, payout_key=quote(unknown[0]),
+                        keys=", ".join(kind.payouts))
+            )  # fmt: skip
         lacking = [k for k in kind.required if k not in given]
         if lacking:
             raise RulesError(
-                f"{where}: bet '{bid}': payout lacks {', '.join(map(repr, lacking))} "
-                f"(keys: {', '.join(kind.payouts)})"
-            )
+                Message("msg_payout_lacks", where=where, bet=bid,
+                        lacking=", ".join(map(repr, lacking)), keys=", ".join(kind.payouts))
+            )  # fmt: skip
     else:
         if len(kind.required) > 1:
             keys = ", ".join(kind.payouts)
             raise RulesError(
-                f"{where}: bet '{bid}' pays by outcome: give payout = {{ ... }} with {keys}"
-            )
+                Message("msg_pays_by_outcome", where=where, bet=bid, payout="payout = { ... }",
+                        keys=keys)
+            )  # fmt: skip
         given = {kind.payouts[0]: spec.payout}
     return Bet(
         id=bid,

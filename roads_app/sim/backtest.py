@@ -31,9 +31,10 @@ import numpy as np
 import polars as pl
 
 from roads_app.bets.tables import Limits, Table
-from roads_app.errors import StrategyError
+from roads_app.errors import StrategyError, whole_number
 from roads_app.game.hand import Side
 from roads_app.game.shoe import check_seed, deal_shoe
+from roads_app.messages import Message
 from roads_app.sim import cluster, kernel, session
 from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
 from roads_app.sim.strategies import Resolved, Settings, Strategy, resolve, slots
@@ -238,7 +239,7 @@ def join_shards(parts: Sequence[Run], n_paths: int, width: int) -> Run:
     """Shards' runs, given in shoe order, as one run: totals added (exactly, so in any
     grouping), rows and sampled paths concatenated."""
     if not parts:
-        raise StrategyError("no shards to join")
+        raise StrategyError(Message("msg_no_shards"))
     totals = parts[0].totals
     for p in parts[1:]:
         totals = totals + p.totals
@@ -251,9 +252,7 @@ def join_shards(parts: Sequence[Run], n_paths: int, width: int) -> Run:
 
 
 def _check_shoes(shoes: object, most: int = MAX_SHOES) -> int:
-    if isinstance(shoes, bool) or not isinstance(shoes, int) or not 1 <= shoes <= most:
-        raise StrategyError(f"shoes must be a whole number from 1 to {most:,}, not {shoes!r}")
-    return shoes
+    return whole_number(shoes, Message("msg_what_bt_shoes"), 1, most, error=StrategyError)
 
 
 def _cluster_shard(
@@ -456,8 +455,7 @@ def run_plain(
     check_seed(seed)
     if shoes > PLAIN_SHOES_LIMIT:
         raise StrategyError(
-            f"the plain engine is the slow reference: at most {PLAIN_SHOES_LIMIT:,} shoes "
-            f"(use the fast engine for {shoes:,})"
+            Message("msg_plain_engine_limit", most=f"{PLAIN_SHOES_LIMIT:,}", shoes=f"{shoes:,}")
         )
     results = []
     for k in range(shoes):
@@ -500,7 +498,7 @@ def run_saved(
     """
     ids = list(saved.ids)
     if not ids:
-        raise StrategyError(f"no saved shoes in {saved.where} to backtest")
+        raise StrategyError(Message("msg_no_saved_to_backtest", where=saved.where))
     results = []
     for k, rounds in enumerate(saved.rounds):
         results.append(play_shoe(rounds, strategy, resolved, table))
@@ -810,9 +808,9 @@ def backtest(
     start = time.perf_counter()
     if cluster is not None:
         if saved is not None or engine != "fast":
-            raise StrategyError("--cluster runs simulated shoes on the fast engine only")
+            raise StrategyError(Message("msg_cluster_fast_only", flag="--cluster"))
         if seed is None or shoes is None:
-            raise StrategyError("a simulated backtest needs a seed and a number of shoes")
+            raise StrategyError(Message("msg_backtest_needs_seed"))
         if progress is not None:
             progress(0, shoes)
         run = run_cluster(
@@ -833,9 +831,11 @@ def backtest(
         source, engine = f"{run.per_shoe.height} saved shoes in {saved.where}", "plain"
     else:
         if seed is None or shoes is None:
-            raise StrategyError("a simulated backtest needs a seed and a number of shoes")
+            raise StrategyError(Message("msg_backtest_needs_seed"))
         if engine not in ("fast", "plain"):
-            raise StrategyError(f"unknown engine {engine!r}: fast or plain")
+            raise StrategyError(
+                Message("msg_unknown_engine", engine=repr(engine), fast="fast", plain="plain")
+            )
         if progress is not None:
             progress(0, shoes)
         if engine == "fast":
@@ -940,6 +940,5 @@ def check_threads(n: object) -> int:
     import numba
 
     most = numba.config.NUMBA_NUM_THREADS
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= most:
-        raise StrategyError(f"--threads must be a whole number from 1 to {most}, not {n!r}")
-    return n
+    what = Message("msg_what_threads", flag="--threads")
+    return whole_number(n, what, 1, most, error=StrategyError)

@@ -24,7 +24,7 @@ import polars as pl
 import pyarrow as pa
 from numba import njit, prange
 
-from roads_app.errors import RoundError
+from roads_app.errors import RoundError, whole_number
 from roads_app.game import cards as playing_cards
 from roads_app.game import hand as game_hand
 from roads_app.game.hand import RANK_PAIR, WINNERS, natural, pair_state, winner_of
@@ -36,6 +36,7 @@ from roads_app.game.shoe import (
     deal_rows,
     simulated_meta,
 )
+from roads_app.messages import Message
 from roads_app.sim import kernel, pcg64
 from roads_app.sim.cache import depends_on, load_lean
 from roads_app.sim.kernel import KERNEL_LOCK
@@ -56,9 +57,7 @@ _PTS = POINTS_BY_CARD.astype(np.int64)
 
 def check_shoe_count(n_shoes: object) -> int:
     """Shoes to deal: a whole number 1 or more."""
-    if isinstance(n_shoes, bool) or not isinstance(n_shoes, int) or n_shoes < 1:
-        raise RoundError(f"number of shoes must be a whole number 1 or more, not {n_shoes!r}")
-    return n_shoes
+    return whole_number(n_shoes, Message("msg_what_shoes"), 1, error=RoundError)
 
 
 @load_lean

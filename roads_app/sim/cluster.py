@@ -27,7 +27,8 @@ import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from roads_app.errors import ClusterError
+from roads_app.errors import ClusterError, whole_number
+from roads_app.messages import Message
 
 Progress = Callable[[int, int], None]
 
@@ -44,8 +45,7 @@ def shards(total: int, size: int) -> list[range]:
     >>> shards(10, 4)
     [range(0, 4), range(4, 8), range(8, 10)]
     """
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ClusterError(f"shard size must be a whole number 1 or more, not {size!r}")
+    size = whole_number(size, Message("msg_what_shard_size"), 1, error=ClusterError)
     return [range(a, min(a + size, total)) for a in range(0, total, size)]
 
 
@@ -53,8 +53,9 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:
+        command = "pip install 'roads-app[cluster]'"
         raise ClusterError(
-            "--cluster needs Ray: install the extra with pip install 'roads-app[cluster]'"
+            Message("msg_cluster_needs_ray", flag="--cluster", command=command)
         ) from None
     return ray
 
@@ -63,15 +64,17 @@ def _check_reachable(address: str) -> None:
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise ClusterError(
-            f"cluster address {address!r} is not HOST:PORT (the address `ray start --head` "
-            "prints) or auto"
-        )
+            Message("msg_cluster_address", address=repr(address), form="HOST:PORT",
+                    command="`ray start --head`", auto="auto")
+        )  # fmt: skip
     try:
         with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT):
             pass
     except OSError as e:
         reason = e.strerror or type(e).__name__
-        raise ClusterError(f"cannot reach the Ray cluster at {address}: {reason}") from None
+        raise ClusterError(
+            Message("msg_cluster_unreachable", address=address, why=reason)
+        ) from None
 
 
 def check(address: str) -> None:
@@ -111,7 +114,7 @@ def connect(address: str) -> None:
         ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ClusterError(f"cannot join the Ray cluster at {address}: {first}") from None
+        raise ClusterError(Message("msg_cluster_cannot_join", address=address, why=first)) from None
 
 
 def start_local(**options: Any) -> None:
@@ -130,9 +133,7 @@ def start_local(**options: Any) -> None:
                 raise
             ray.shutdown()
             if attempt == 2:
-                raise ClusterError(
-                    "the local Ray instance did not start in time (the machine is busy)"
-                ) from None
+                raise ClusterError(Message("msg_ray_start_timeout")) from None
 
 
 def _task(fn: Callable[..., Any], first: int, count: int, threads: int, args: tuple) -> Any:
@@ -162,7 +163,7 @@ def map_shards(
     """
     ray = _ray()
     if not ray.is_initialized():
-        raise ClusterError("not connected to a Ray cluster (call connect first)")
+        raise ClusterError(Message("msg_ray_not_connected", call="connect"))
     key = (threads, retries)
     if key not in _remotes:  # one remote function per shape: Ray exports it once
         _remotes[key] = ray.remote(num_cpus=threads, max_retries=retries)(_task)
@@ -183,9 +184,10 @@ def map_shards(
                     out[i] = ray.get(ref)
                 except ray.exceptions.RayError as e:
                     raise ClusterError(
-                        f"shard {i + 1} (shoes {parts[i].start + 1:,}-{parts[i].stop:,}) failed "
-                        f"on the cluster after {retries} retries: {type(e).__name__}"
-                    ) from None
+                        Message("msg_shard_failed", shard=i + 1, first=f"{parts[i].start + 1:,}",
+                                last=f"{parts[i].stop:,}", retries=retries,
+                                error=type(e).__name__)
+                    ) from None  # fmt: skip
                 done += len(parts[i])
                 if progress is not None:
                     progress(done, total)

@@ -36,6 +36,7 @@ from roads_app.game.shoe import (
     hand_cards,
     hand_start,
 )
+from roads_app.messages import Message
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue, add_result, holds
 from roads_app.sim import bulk, kernel, pcg64
@@ -372,7 +373,7 @@ def study_range(
         part = _columns_part(keys, priced, tallies, ex)
         total = part if total is None else total + part
     if total is None:
-        raise StrategyError("a study range needs at least one shoe")
+        raise StrategyError(Message("msg_study_range_empty"))
     return total
 
 
@@ -566,7 +567,7 @@ def study(
     _check_shoes(shoes)
     check_seed(seed)
     if not catalogue.keys:
-        raise StrategyError(f"{catalogue.where}: every pattern is switched off")
+        raise StrategyError(Message("msg_every_pattern_off", where=catalogue.where))
     priced = min(shoes, PRICED_SHOES if priced_shoes is None else priced_shoes)
     if cluster is not None:
         parts_r = ray_cluster.shards(shoes, shard_shoes)

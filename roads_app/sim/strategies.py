@@ -52,8 +52,9 @@ import numpy as np
 
 from roads_app.bets.spec import KIND_NAMES
 from roads_app.bets.tables import BET_IDS, Table, not_offered_reason
-from roads_app.errors import BetError, StrategyError, quote
+from roads_app.errors import BetError, StrategyError, whole_number
 from roads_app.game.hand import Side
+from roads_app.messages import Message
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue
 from roads_app.roads.names import DERIVED
@@ -159,10 +160,8 @@ class AgainstStreak(Selection):
     code: ClassVar[int] = SEL_AGAINST_STREAK
 
     def __post_init__(self) -> None:
-        if isinstance(self.after, bool) or not isinstance(self.after, int) or self.after < 1:
-            raise StrategyError(
-                f"--after must be a whole number of hands, 1 or more, not {self.after!r}"
-            )
+        what = Message("msg_what_after_hands", flag="--after")
+        whole_number(self.after, what, 1, error=StrategyError)
 
     @property
     def param(self) -> int:
@@ -187,8 +186,7 @@ class FollowRoad(Selection):
     def __post_init__(self) -> None:
         if self.road not in ROADS:
             raise StrategyError(
-                f"unknown road {self.road!r}: a road-following strategy reads one of "
-                f"{', '.join(ROADS)}"
+                Message("msg_unknown_road", road=repr(self.road), roads=", ".join(ROADS))
             )
 
     @property
@@ -218,7 +216,7 @@ class FollowGoodRoad(Selection):
         if self.pattern != "any":
             self.cat.pattern(self.pattern)  # RulesError naming the known keys
         elif not self.cat.keys:
-            raise StrategyError(f"{self.cat.where}: every good road is switched off")
+            raise StrategyError(Message("msg_every_good_road_off", where=self.cat.where))
 
     @property
     def cat(self) -> Catalogue:
@@ -260,9 +258,11 @@ class StakingTable:
     def __post_init__(self) -> None:
         n = len(self.units)
         if not n or len(self.on_win) != n or len(self.on_loss) != n:
-            raise StrategyError("a staking table has units, on_win and on_loss for every level")
+            raise StrategyError(
+                Message("msg_staking_levels", units="units", on_win="on_win", on_loss="on_loss")
+            )
         if any(not 0 <= x < n for x in (*self.on_win, *self.on_loss)):
-            raise StrategyError("a staking table's next levels must be levels of the table")
+            raise StrategyError(Message("msg_staking_next_levels"))
 
 
 def _table(
@@ -347,15 +347,8 @@ class Paroli(Staking):
     name: ClassVar[str] = "paroli"
 
     def __post_init__(self) -> None:
-        if (
-            isinstance(self.wins, bool)
-            or not isinstance(self.wins, int)
-            or not 1 <= self.wins <= MAX_PAROLI_WINS
-        ):
-            raise StrategyError(
-                f"--wins must be a whole number from 1 to {MAX_PAROLI_WINS}, "
-                f"not {quote(self.wins)}"
-            )
+        what = Message("msg_what_wins", flag="--wins")
+        whole_number(self.wins, what, 1, MAX_PAROLI_WINS, error=StrategyError)
 
     @property
     def param(self) -> int:
@@ -497,21 +490,21 @@ def make_strategy(
     def staking(n: str) -> Staking:
         k = str(n).strip().lower().replace("_", "-")
         if k not in STAKINGS:
-            raise StrategyError(f"unknown progression {n!r} (known: {', '.join(STAKINGS)})")
+            raise StrategyError(
+                Message("msg_unknown_progression", name=repr(n), known=", ".join(STAKINGS))
+            )
         return STAKINGS[k](wins=wins) if STAKINGS[k] is Paroli else STAKINGS[k]()
 
     if key in STAKINGS:
         b = "banker" if bet is None else str(bet).strip().lower()
         if b not in BET_IDS:
-            raise BetError(f"unknown bet {bet!r} (known: {', '.join(BET_IDS)})")
+            raise BetError(Message("msg_unknown_bet", bet=repr(bet), known=", ".join(BET_IDS)))
         if progression != "flat":
-            raise StrategyError(
-                f"strategy {key} is its own progression; --progression is for pattern strategies"
-            )
+            raise StrategyError(Message("msg_own_progression", strategy=key, flag="--progression"))
         return Strategy(key, FixedBet(b), staking(key))
     if key in PATTERNS:
         if bet is not None:
-            raise StrategyError(f"strategy {key} picks Banker or Player itself; drop --bet")
+            raise StrategyError(Message("msg_strategy_picks_side", strategy=key, flag="--bet"))
         cls = PATTERNS[key]
         sel: Selection = (
             AgainstStreak(after)
@@ -523,7 +516,9 @@ def make_strategy(
             else cls()
         )
         return Strategy(key, sel, staking(progression))
-    raise StrategyError(f"unknown strategy {name!r} (known: {', '.join(STRATEGY_NAMES)})")
+    raise StrategyError(
+        Message("msg_unknown_strategy", name=repr(name), known=", ".join(STRATEGY_NAMES))
+    )
 
 
 # --- settings ----------------------------------------------------------------------------
@@ -559,14 +554,14 @@ class Resolved:
     side_bets: tuple[tuple[str, float], ...]  # (bet id, stake)
 
 
-def _number(value: object, what: str, *, positive: bool = True) -> float:
+def _number(value: object, what: Message, *, positive: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise StrategyError(f"{what} must be a number, not {value!r}")
+        raise StrategyError(Message("msg_must_be_number", what=what, value=repr(value)))
     x = float(value)
     if not math.isfinite(x):
-        raise StrategyError(f"{what} must be a finite number, not {value!r}")
+        raise StrategyError(Message("msg_must_be_finite", what=what, value=repr(value)))
     if positive and x <= 0:
-        raise StrategyError(f"{what} must be more than 0, not {value:g}")
+        raise StrategyError(Message("msg_must_be_positive", what=what, value=f"{value:g}"))
     return x
 
 
@@ -580,59 +575,69 @@ def parse_side_bet(text: str) -> tuple[str, float]:
     bet = bet.strip().lower()
     if not bet:
         raise BetError(
-            f"side bet {text!r} names no bet: write BET or BET:UNITS, e.g. player_pair:1"
-        )
+            Message("msg_side_bet_no_bet", text=repr(text), a="BET", b="BET:UNITS",
+                    example="player_pair:1")
+        )  # fmt: skip
     if not sep:
         return bet, 1.0
     try:
         u = float(units)
     except ValueError:
-        raise BetError(f"side bet {text!r}: units {units!r} is not a number") from None
+        raise BetError(Message("msg_side_bet_units", text=repr(text), units=repr(units))) from None
     return bet, u
 
 
-def check_bet(table: Table, bet: str, what: str = "bet") -> None:
-    """`BetError` unless ``table`` offers ``bet`` (a plain bet, not a shortcut)."""
+def check_bet(table: Table, bet: str, what: Message | None = None) -> None:
+    """`BetError` unless ``table`` offers ``bet`` (a plain bet, not a shortcut); ``what``
+    names it (by default "bet")."""
     if bet not in table.bets:
-        raise BetError(f"{what}: {not_offered_reason(table, bet)}")
+        what = Message("msg_what_bet") if what is None else what
+        raise BetError(Message("msg_bet_refused", what=what, why=not_offered_reason(table, bet)))
 
 
 def resolve(settings: Settings, strategy: Strategy, table: Table) -> Resolved:
     """Check settings against the strategy and the table; one clear error if they clash."""
     lim = table.limits
-    bankroll = _number(settings.bankroll, "bankroll")
-    unit = _number(settings.unit, "unit")
-    lo = lim.min_bet if settings.min_bet is None else _number(settings.min_bet, "table minimum")
-    hi = lim.max_bet if settings.max_bet is None else _number(settings.max_bet, "table maximum")
+    bankroll = _number(settings.bankroll, Message("msg_what_bankroll"))
+    unit = _number(settings.unit, Message("msg_what_unit"))
+    lo, hi = lim.min_bet, lim.max_bet
+    if settings.min_bet is not None:
+        lo = _number(settings.min_bet, Message("msg_what_table_min"))
+    if settings.max_bet is not None:
+        hi = _number(settings.max_bet, Message("msg_what_table_max"))
     if lo > hi:
-        raise StrategyError(f"table minimum {lo:g} is above the table maximum {hi:g}")
+        raise StrategyError(Message("msg_min_above_max", lo=f"{lo:g}", hi=f"{hi:g}"))
     if lo < lim.min_bet or hi > lim.max_bet:
         raise StrategyError(
-            f"limits {lo:g} to {hi:g} are outside the {table.title} table's "
-            f"{lim.min_bet:g} to {lim.max_bet:g}"
-        )
+            Message("msg_limits_outside_table", lo=f"{lo:g}", hi=f"{hi:g}", table=table.title,
+                    min=f"{lim.min_bet:g}", max=f"{lim.max_bet:g}")
+        )  # fmt: skip
     if not lo <= unit <= hi:
-        raise StrategyError(f"unit {unit:g} is outside the table limits {lo:g} to {hi:g}")
+        raise StrategyError(
+            Message("msg_unit_outside_limits", unit=f"{unit:g}", lo=f"{lo:g}", hi=f"{hi:g}")
+        )
     if bankroll < lo:
-        raise StrategyError(f"bankroll {bankroll:g} is below the table minimum {lo:g}")
+        raise StrategyError(
+            Message("msg_bankroll_below_min", bankroll=f"{bankroll:g}", lo=f"{lo:g}")
+        )
     stop_low = -math.inf
     if settings.stop_loss is not None:
-        stop_low = bankroll - _number(settings.stop_loss, "stop-loss")
+        stop_low = bankroll - _number(settings.stop_loss, Message("msg_what_stop_loss"))
     stop_high = math.inf
     if settings.take_profit is not None:
-        stop_high = bankroll + _number(settings.take_profit, "take-profit")
+        stop_high = bankroll + _number(settings.take_profit, Message("msg_what_take_profit"))
     for b in strategy.bets():
-        check_bet(table, b, f"strategy {strategy.name}")
+        check_bet(table, b, Message("msg_what_strategy", name=strategy.name))
     sides = []
     for bet, units in settings.side_bets:
-        check_bet(table, bet, "side bet")
-        u = _number(units, f"side bet {bet} units")
+        check_bet(table, bet, Message("msg_what_side_bet"))
+        u = _number(units, Message("msg_what_side_units", bet=bet))
         stake = u * unit
         if not lo <= stake <= hi:
             raise BetError(
-                f"side bet {bet}: {u:g} units of {unit:g} = {stake:g}, outside the table "
-                f"limits {lo:g} to {hi:g}"
-            )
+                Message("msg_side_stake_outside", bet=bet, units=f"{u:g}", unit=f"{unit:g}",
+                        stake=f"{stake:g}", lo=f"{lo:g}", hi=f"{hi:g}")
+            )  # fmt: skip
         sides.append((bet, stake))
     return Resolved(bankroll, unit, lo, hi, stop_low, stop_high, tuple(sides))
 
