@@ -1,4 +1,4 @@
-"""`roads_app.sim.cache.load_lean`: cached machine code loaded without Numba's registries,
+"""`roads_app.jit_cache.load_lean`: cached machine code loaded without Numba's registries,
 and a cache miss still compiling, in fresh interpreters (the only place a load happens)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 KERNEL = """
 import numpy as np
 from numba import njit, prange
-from roads_app.sim.cache import load_lean
+from roads_app.jit_cache import load_lean
 
 
 @load_lean
@@ -49,7 +49,7 @@ def test_a_miss_compiles_then_a_hit_loads_without_the_registries(tmp_path: Path)
 def test_a_function_without_a_disk_cache_is_left_alone() -> None:
     from numba import njit
 
-    from roads_app.sim.cache import load_lean
+    from roads_app.jit_cache import load_lean
 
     def double(x: int) -> int:
         return 2 * x

@@ -118,7 +118,7 @@ def test_cached_kernels_are_keyed_by_the_kernels_they_call() -> None:
     roads = ["roads/derived.py", "roads/good_roads.py", "sim/session.py", "sim/pcg64.py"]
     engine = [*game, *roads]
     for fn, want in (
-        (study._hand_probabilities, ["bets/odds.py"]),
+        (study._hand_probabilities, ["bets/odds.py", *game]),
         (kernel._run_kernel, engine),
         (kernel.deal_cards_kernel, engine),
         (bulk._deal_batch, ["sim/kernel.py", *engine]),

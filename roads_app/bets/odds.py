@@ -50,6 +50,7 @@ from roads_app.bets.spec import (
 from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
 from roads_app.errors import BetError, ShoeCompositionError, whole_number
 from roads_app.game import cards as playing_cards
+from roads_app.game import drawing, hand, shoe
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
 from roads_app.game.hand import (
     N_PLAY,
@@ -61,7 +62,11 @@ from roads_app.game.hand import (
     play_index,
 )
 from roads_app.game.shoe import POINTS_BY_CARD
+from roads_app.jit_cache import depends_on
 from roads_app.messages import Message
+
+# The kernels below compile in the card points, the drawing tables and the hand's cells.
+depends_on(__file__, playing_cards, drawing, hand, shoe)
 
 _BANKER_AFTER = BANKER_DRAWS_AFTER
 
@@ -77,7 +82,6 @@ EVENTS: tuple[str, ...] = (
 """The cells a round ends in (`roads_app.bets.spec`): every play cell, then every pair
 cell, in the column order of the probability vectors. Each part sums to 1."""
 
-EVENT_INDEX: dict[str, int] = {e: i for i, e in enumerate(EVENTS)}
 N_EVENTS = len(EVENTS)
 _PAIR0 = N_PLAY
 

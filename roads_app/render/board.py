@@ -388,25 +388,6 @@ def derived_road_figure(
     return _figure(traces, frame, kind, rows, cols_visible, cell_px)
 
 
-def board_figures(
-    rounds: pl.DataFrame,
-    rows: int = ROWS,
-    *,
-    bead_cols: int = BEAD_COLS,
-    big_road_cols: int = BIG_ROAD_COLS,
-    derived_cols: int = DERIVED_COLS,
-) -> dict[str, go.Figure]:
-    """All five roads of a shoe, computed once, keyed as in `ROAD_NAMES`."""
-    roads = all_roads(rounds, rows=rows)
-    figs = {
-        "bead_plate": bead_plate_figure(roads, rows, bead_cols),
-        "big_road": big_road_figure(roads, rows, big_road_cols),
-    }
-    for kind in DERIVED:
-        figs[kind] = derived_road_figure(roads, kind, rows, derived_cols)
-    return figs
-
-
 MAX_CELL_PX = 44.0
 """Cells grow with the page up to this (a display screen), never beyond."""
 DEFAULT_WIDTH_PX = 1100

@@ -36,9 +36,9 @@ from roads_app.game.shoe import (
     deal_rows,
     simulated_meta,
 )
+from roads_app.jit_cache import depends_on, load_lean
 from roads_app.messages import Message
 from roads_app.sim import kernel, pcg64
-from roads_app.sim.cache import depends_on, load_lean
 from roads_app.sim.kernel import KERNEL_LOCK
 
 # the kernels below inline the dealing primitives (and theirs) and the hand's rules

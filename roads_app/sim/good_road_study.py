@@ -36,11 +36,11 @@ from roads_app.game.shoe import (
     hand_cards,
     hand_start,
 )
+from roads_app.jit_cache import depends_on
 from roads_app.messages import Message
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue, add_result, holds
 from roads_app.sim import bulk, kernel, pcg64
-from roads_app.sim.cache import depends_on
 from roads_app.sim.exact import exact_sums, to_fraction, two_product
 
 depends_on(__file__, good_roads, kernel, shoe, hand, pcg64)

@@ -52,9 +52,9 @@ from roads_app.game.shoe import (
     hand_cards,
     hand_start,
 )
+from roads_app.jit_cache import depends_on
 from roads_app.roads import derived, good_roads
 from roads_app.sim import pcg64, session
-from roads_app.sim.cache import depends_on
 from roads_app.sim.pcg64 import halves as _halves
 from roads_app.sim.pcg64 import jump as _jump
 from roads_app.sim.pcg64 import pcg_start

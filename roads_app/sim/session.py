@@ -22,9 +22,9 @@ from numba import njit
 from roads_app.bets.spec import KIND_NAMES
 from roads_app.game import hand
 from roads_app.game.hand import W_BANKER, Side
+from roads_app.jit_cache import depends_on
 from roads_app.roads import derived, good_roads
 from roads_app.roads.derived import BLUE, RED
-from roads_app.sim.cache import depends_on
 
 # The session's functions compile in the road rules they read.
 depends_on(__file__, hand, derived, good_roads)

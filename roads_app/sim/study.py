@@ -22,8 +22,8 @@ from numba import njit, prange
 from roads_app.bets import live_odds, odds
 from roads_app.bets.odds import _PARALLEL_LOCK, N_EVENTS, TableLike, _outcomes_into
 from roads_app.game.shoe import ShoeOptions, check_seed
+from roads_app.jit_cache import depends_on
 from roads_app.sim import bulk
-from roads_app.sim.cache import depends_on
 
 depends_on(__file__, odds)  # the kernel below calls the exact-odds kernel
 

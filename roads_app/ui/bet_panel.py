@@ -34,7 +34,6 @@ from roads_app.ui.words import bet_id_name, bet_name, labels, md_text, say, tr
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
-OUTCOME_COLOUR = {"win": "green", "lose": "red", "push": "gray", "refund": "orange"}
 OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused", "pending")
 """A settled bet's outcomes, each named in the catalogue (``outcome_<name>``)."""
 

@@ -31,7 +31,6 @@ from roads_app.ui import page_head
 KEYS = page_head.KEYS
 WIDGET_KEY = "board_host"
 APPLIED_KEY = "roads_app.keys_applied"  # (epoch, last sequence number applied)
-WIDTH_KEY = "roads_app.board_width"
 
 _JS = page_head.QUEUE_JS + page_head.static_text("board_host.js")
 """The queue's functions, then the component (``static/board_host.js``), which calls them."""
