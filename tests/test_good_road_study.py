@@ -4,6 +4,7 @@ EVs against the backtest engine, exact parts, no pattern with a memory, the CLI.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from roads_app.bets.tables import load_table
 from roads_app.cli import main
+from roads_app.render.verdict import study_verdict_text
 from roads_app.roads import good_roads as gr
 from roads_app.sim import backtest, bulk, strategies
 from roads_app.sim import good_road_study as gs
@@ -92,7 +94,7 @@ def test_exact_next_odds_are_those_of_the_cards_left() -> None:
         ex = f.exact_next
         assert ex["B"] is not None and abs(ex["B"] - 0.458597423) < 0.01
         assert math.isclose(sum(ex.values()), 1.0)  # type: ignore[arg-type]
-    d = s.to_dict()
+    d = s.to_dict(study_verdict_text)
     assert [p["key"] for p in d["patterns"]] == list(CAT.keys)
     assert d["priced_shoes"] == 600
 
@@ -182,3 +184,18 @@ def test_cli_study_json_has_every_pattern(capsys) -> None:
     assert set(p["next"]) == {"B", "P", "T"}
     assert d["edges"]["banker"] == pytest.approx(-0.010579, abs=1e-6)
     assert np.isclose(sum(p["next"][r]["share"] for r in "BPT"), 1.0)
+
+
+def test_the_study_decides_its_finding_and_the_words_follow_it() -> None:
+    """The finding is numbers (the study's); the page's and the CLI's sentence follows it
+    in either language: within the interval the shoe has no memory, outside it differs."""
+    f = gs.study(CAT, CLASSIC, seed=3, shoes=200, priced_shoes=0).patterns[0]
+    inside = dataclasses.replace(f, ev=-0.01, ci=(-0.03, 0.01), edge=-0.0106)
+    outside = dataclasses.replace(f, ev=0.05, ci=(0.02, 0.08), edge=-0.0106)
+    rare = dataclasses.replace(f, ev=None, ci=None)
+    assert [gs.finding(x) for x in (inside, outside, rare)] == [
+        gs.StudyFinding.NO_MEMORY, gs.StudyFinding.DIFFERS, gs.StudyFinding.RARE]
+    assert "+0.02% to +0.08%" not in study_verdict_text(inside)
+    assert study_verdict_text(inside) != study_verdict_text(outside)
+    assert "-1.06%" in study_verdict_text(outside)
+    assert study_verdict_text(outside, "zh") != study_verdict_text(outside)

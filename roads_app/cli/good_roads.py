@@ -96,10 +96,12 @@ def _study(args: argparse.Namespace, catalogue: Any) -> int:
     finally:
         if progress is not None:
             progress.close()  # type: ignore[attr-defined]
+    from roads_app.render.verdict import study_verdict_text
+
     if args.json:
-        print_json(result.to_dict())
+        print_json(result.to_dict(study_verdict_text))
     else:
-        print(result.text())
+        print(result.text(study_verdict_text))
     return 0
 
 

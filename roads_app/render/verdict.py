@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from roads_app.i18n import DEFAULT, word
 from roads_app.sim.backtest import Finding, Verdict, pct
+from roads_app.sim.good_road_study import PatternFigures, StudyFinding, finding
 
 
 def verdict_text(v: Verdict, lang: str = DEFAULT) -> str:
@@ -27,3 +28,15 @@ def verdict_text(v: Verdict, lang: str = DEFAULT) -> str:
     head = word("verdict_head", lang, ev=pct(v.ev), shoes=f"{v.shoes:,}", lo=pct(lo),
                 hi=pct(hi), exact=pct(v.exact))  # fmt: skip
     return word(f"verdict_{v.finding}", lang, head=head)
+
+
+def study_verdict_text(f: PatternFigures, lang: str = DEFAULT) -> str:
+    """A good road's study in one line in ``lang`` (the study decides, `finding`): does
+    flat-betting what it invites beat the table's edge?"""
+    found = finding(f)
+    if found is StudyFinding.RARE or f.ev is None or f.ci is None or f.edge is None:
+        return word("good_verdict_rare", lang, bets=f"{f.bets:,}")
+    lo, hi = f.ci
+    fields = {"ev": f"{f.ev * 100:+.2f}%", "lo": f"{lo * 100:+.2f}%", "hi": f"{hi * 100:+.2f}%",
+              "edge": f"{f.edge * 100:+.2f}%", "bets": f"{f.bets:,}"}  # fmt: skip
+    return word(f"good_verdict_{found}", lang, **fields)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -477,18 +478,24 @@ def figures(part: Part, table: Table, level: float = 0.95) -> list[PatternFigure
     return out
 
 
-def verdict(f: PatternFigures, lang: str = "en") -> str:
-    """One line in plain words: does flat-betting what it invites beat the table's edge?"""
-    from roads_app.i18n import word
+class StudyFinding(StrEnum):
+    """What flat-betting what a pattern invites came to, against the table's edge."""
 
+    RARE = "rare"  # too few bets (or no edge to compare): nothing to say
+    NO_MEMORY = "no_memory"  # the edge lies in the 95% interval: the shoe has no memory
+    DIFFERS = "differs"  # the edge lies outside it
+
+
+def finding(f: PatternFigures) -> StudyFinding:
+    """The finding from the pattern's numbers: the engine decides, `render.verdict` says it
+    in words (`study_verdict_text`)."""
     if f.ev is None or f.ci is None or f.edge is None:
-        return word("good_verdict_rare", lang, bets=f"{f.bets:,}")
-    lo, hi = f.ci
-    fields = {"ev": f"{f.ev * 100:+.2f}%", "lo": f"{lo * 100:+.2f}%", "hi": f"{hi * 100:+.2f}%",
-              "edge": f"{f.edge * 100:+.2f}%", "bets": f"{f.bets:,}"}  # fmt: skip
-    if lo <= f.edge <= hi:
-        return word("good_verdict_no_memory", lang, **fields)
-    return word("good_verdict_differs", lang, **fields)
+        return StudyFinding.RARE
+    return StudyFinding.NO_MEMORY if f.ci[0] <= f.edge <= f.ci[1] else StudyFinding.DIFFERS
+
+
+SayPattern = Callable[[PatternFigures], str]
+"""Puts a pattern's finding into words (`render.verdict.study_verdict_text`)."""
 
 
 @dataclass(frozen=True)
@@ -499,7 +506,7 @@ class Study:
     part: Part
     patterns: list[PatternFigures]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, say: SayPattern) -> dict[str, Any]:
         from roads_app.sim.backtest import exact_evs
 
         edges = exact_evs(self.table)
@@ -512,11 +519,11 @@ class Study:
             "priced_shoes": self.part.priced_shoes,
             "edges": {b: edges[b] for b in ("banker", "player")},
             "patterns": [
-                {**f.to_dict(), "verdict": verdict(f)} for f in self.patterns
+                {**f.to_dict(), "verdict": say(f)} for f in self.patterns
             ],
         }
 
-    def text(self, lang: str = "en") -> str:
+    def text(self, say: SayPattern) -> str:
         p = self.part
         lines = [
             f"{p.shoes:,} shoes ({p.rounds:,} rounds), seed {self.seed}, table "
@@ -537,7 +544,7 @@ class Study:
                 f"{'-' if f.ev is None else f'{f.ev * 100:+.2f}%':>9}  {ci}"
             )
         lines.append("")
-        lines += [f"{f.key}: {verdict(f, lang)}" for f in self.patterns]
+        lines += [f"{f.key}: {say(f)}" for f in self.patterns]
         return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError
+from roads_app.render.verdict import study_verdict_text
 from roads_app.roads import good_roads as gr
 from roads_app.sim import good_road_study as gs
 from roads_app.ui.board_view import lang
@@ -106,7 +107,7 @@ def _run_study() -> None:
     names = {p.key: p.name(lg) for p in result.catalogue.patterns}
     with st.container(key="gr_verdicts"):
         for f in result.patterns:
-            st.text(f"{names.get(f.key, f.key)}: {gs.verdict(f, lg)}")
+            st.text(f"{names.get(f.key, f.key)}: {study_verdict_text(f, lg)}")
 
 
 def _settings() -> None:
