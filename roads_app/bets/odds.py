@@ -328,7 +328,7 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
+def outcomes_into(counts: np.ndarray, out: np.ndarray) -> None:
     """Probability of every cell in EVENTS for one composition of 52 counts."""
     c = np.zeros(10, dtype=np.int64)
     ranks = np.zeros(13, dtype=np.int64)
@@ -376,7 +376,7 @@ def rows_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-_PARALLEL_LOCK = threading.Lock()
+PARALLEL_LOCK = threading.Lock()
 """Numba's fallback threading layer (workqueue) aborts on concurrent parallel launches;
 the dashboard serves each session from its own thread, so batches take turns."""
 
@@ -386,7 +386,7 @@ def _outcomes_many(counts: np.ndarray) -> np.ndarray:
     rows = counts.shape[0]
     out = np.empty((rows, N_EVENTS))
     for r in prange(rows):
-        _outcomes_into(counts[r], out[r])
+        outcomes_into(counts[r], out[r])
     return out
 
 
@@ -394,7 +394,7 @@ def outcomes(counts: Any) -> np.ndarray:
     """Probability vector (in `EVENTS` order) of the next hand from composition ``counts``."""
     arr = check_counts(counts)
     out = np.empty(N_EVENTS)
-    _outcomes_into(arr, out)
+    outcomes_into(arr, out)
     return out
 
 
@@ -413,7 +413,7 @@ def odds_many(counts_2d: Any) -> np.ndarray:
         raise ShoeCompositionError(
             Message("msg_composition_short", i=int(short[0]), need=MIN_CARDS)
         )
-    with _PARALLEL_LOCK:
+    with PARALLEL_LOCK:
         return _outcomes_many(arr)
 
 

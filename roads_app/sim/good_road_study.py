@@ -323,12 +323,12 @@ def _priced(
 ) -> np.ndarray:
     """[count, P, 3]: each priced shoe's exact B/P/T odds summed over the hands after a
     hold (the exact-odds kernel of `roads_app.sim.study` on the engine's shoes)."""
-    from roads_app.bets.odds import _PARALLEL_LOCK, N_EVENTS
+    from roads_app.bets.odds import N_EVENTS, PARALLEL_LOCK
     from roads_app.sim.study import _hand_probabilities
 
     batch = bulk.deal_batch(check_seed(seed), table.shoe, first, count)
     full = np.empty((batch.cards.shape[0], N_EVENTS))
-    with _PARALLEL_LOCK:
+    with PARALLEL_LOCK:
         _hand_probabilities(batch.cards, batch.offsets, batch.burn_card, table.shoe.decks, full)
     probs = _to_results(full, _probability_matrix())  # not BLAS: its sums vary by shape
     out = np.zeros((count, len(catalogue.keys), 3))

@@ -20,7 +20,7 @@ import polars as pl
 from numba import njit, prange
 
 from roads_app.bets import live_odds, odds
-from roads_app.bets.odds import _PARALLEL_LOCK, N_EVENTS, TableLike, _outcomes_into
+from roads_app.bets.odds import N_EVENTS, PARALLEL_LOCK, TableLike, outcomes_into
 from roads_app.game.shoe import ShoeOptions, check_seed
 from roads_app.jit_cache import depends_on
 from roads_app.sim import bulk
@@ -49,7 +49,7 @@ def _hand_probabilities(
         if burn_card[s] >= 0:
             counts[burn_card[s]] -= 1
         for h in range(offsets[s], offsets[s + 1]):
-            _outcomes_into(counts, out[h])
+            outcomes_into(counts, out[h])
             for k in range(6):
                 c = cards[h, k]
                 if c >= 0:
@@ -61,7 +61,7 @@ def priced_batch(seed: int, shoes: range, options: ShoeOptions) -> tuple[pl.Data
     event probabilities before it was dealt (rows in the same order)."""
     batch = bulk.deal_batch(check_seed(seed), options, shoes.start, len(shoes))
     probs = np.empty((batch.cards.shape[0], N_EVENTS))
-    with _PARALLEL_LOCK:
+    with PARALLEL_LOCK:
         _hand_probabilities(batch.cards, batch.offsets, batch.burn_card, options.decks, probs)
     return bulk.rounds_frame(batch), probs
 
