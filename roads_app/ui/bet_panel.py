@@ -13,6 +13,7 @@ A bet the table no longer takes (its closing round passed) is shown disabled wit
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,16 +166,54 @@ def render_bet_panel(
     staked = dict(on_next.iter_rows())
     hand = float(curve["bankroll"][-1])
 
-    lay = offers.layout(table)
+    at = _Place(key=key, args=args, table=table, bets=bets, stake=stake, next_round=next_round,
+                mode=mode, hand=hand, edges=edges, staked=staked, ensure_saved=ensure_saved)
+    _render_layout(at)
+    _render_not_offered(table, mode, next_round, edge_note)
+    _render_actions(at, allow_void)
+    message = st.session_state.get(f"{ERROR_KEY}.{key}")
+    if message:
+        st.error(message, icon=":material/error:")
 
-    def why_not(bet_id: str) -> str | None:
-        return _said(offers.refusal(table, bets, bet_id, stake, next_round, mode=mode,
-                                    bankroll=hand))  # fmt: skip
+    announce = shoe_id if position is None else None  # scoreboard: news at the key press
+    if not hold:
+        _settled_view(settled, curve, table, key, announce=announce)
+        return
+    # Fixed keys, the rule first: whatever the order the page applies them in, the copy
+    # with the revealed round stays hidden until the board shows that round.
+    from roads_app.ui.board_view import held_css
 
-    def price_of(bet_id: str) -> tuple[str, str]:
+    st.html(held_css(f"st-key-{key}_settled_held", f"st-key-{key}_settled_now", pos))
+    with st.container(key=f"{key}_settled_held"):
+        _settled_view(held, held_curve, table, f"{key}_held")
+    with st.container(key=f"{key}_settled_now"):
+        _settled_view(settled, curve, table, key)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Place:
+    """What the panel's buttons need to place a bet on the next round."""
+
+    key: str
+    args: tuple[str, Path, str]  # shoe id, data folder, kind of bets
+    table: Table
+    bets: pl.DataFrame
+    stake: float
+    next_round: int
+    mode: str
+    hand: float  # the bankroll now
+    edges: dict[str, float]
+    staked: dict[str, float]
+    ensure_saved: Callable[[], bool] | None
+
+    def why_not(self, bet_id: str) -> str | None:
+        return _said(offers.refusal(self.table, self.bets, bet_id, self.stake, self.next_round,
+                                    mode=self.mode, bankroll=self.hand))  # fmt: skip
+
+    def price_of(self, bet_id: str) -> tuple[str, str]:
         """The payout (and the exact edge) as the button's caption and its tooltip."""
-        bet = table.bets[bet_id]
-        edge = edges.get(bet_id)
+        bet = self.table.bets[bet_id]
+        edge = self.edges.get(bet_id)
         pays = f"{bet.payout:g}:1"
         if bet.payouts.get("six") not in (None, bet.payout):
             pays += f" (6: {bet.payouts['six']:g}:1)"
@@ -183,70 +222,85 @@ def render_bet_panel(
             about += "; " + tr("house_edge_about", pct=f"{100 * edge:.4f}")
         return (pays if edge is None else f"{pays} · {tr('edge')} {100 * edge:.2f}%"), about
 
-    def bet_button(bet_id: str, where: Any, label: str, help_text: str, main: bool) -> str | None:
-        reason = why_not(bet_id)
-        if staked.get(bet_id):
-            label += f" · **{staked[bet_id]:,.0f}**"
+    def button(self, bet_id: str, where: Any, label: str, help_text: str, main: bool) -> str | None:
+        reason = self.why_not(bet_id)
+        if self.staked.get(bet_id):
+            label += f" · **{self.staked[bet_id]:,.0f}**"
         where.button(
-            label, key=f"{key}_bet_{bet_id}", disabled=reason is not None,
+            label, key=f"{self.key}_bet_{bet_id}", disabled=reason is not None,
             help=reason or help_text, width="stretch" if main else "content",
-            type="primary" if main and staked.get(bet_id) else "secondary",
+            type="primary" if main and self.staked.get(bet_id) else "secondary",
             on_click=_change,
-            args=(key, *args, _placer(bet_id, stake, next_round, table, hand, mode),
-                  ensure_saved),
+            args=(self.key, *self.args,
+                  _placer(bet_id, self.stake, self.next_round, self.table, self.hand, self.mode),
+                  self.ensure_saved),
         )  # fmt: skip
         return reason
 
-    # The betting layout (`offers.layout`): the main bets first and largest with their
-    # price under them; under them the side bets by name, the Player's and the Banker's,
-    # those on neither hand, then each numbered family as one compact grid. A side bet's
-    # payout and exact edge are its tooltip (and in the live odds beside the panel).
+
+def _render_layout(at: _Place) -> None:
+    """The betting layout (`offers.layout`): the main bets first and largest with their
+    price under them; under them the side bets by name, the Player's and the Banker's,
+    those on neither hand, then each numbered family as one compact grid. A side bet's
+    payout and exact edge are its tooltip (and in the live odds beside the panel)."""
+    key, table, lay = at.key, at.table, offers.layout(at.table)
     _style()
     with st.container(key=f"{key}_lay-out", gap="small"):
         with st.container(key=f"{key}_lay-main", gap=None):
             for bet_id, col in zip(lay.main, st.columns(len(lay.main), gap="small"),
                                    strict=True):  # fmt: skip
-                price, about = price_of(bet_id)
-                reason = bet_button(bet_id, col, f"**{md_text(bet_name(table.bets[bet_id]))}**",
-                                    about, main=True)  # fmt: skip
+                price, about = at.price_of(bet_id)
+                reason = at.button(bet_id, col, f"**{md_text(bet_name(table.bets[bet_id]))}**",
+                                   about, main=True)  # fmt: skip
                 col.caption(f"{price}. {reason}" if reason else price)
         if lay.player or lay.banker:
             with st.container(key=f"{key}_lay-side-hands", horizontal=True, gap="small"):
                 for bet_id in (*lay.player, *lay.banker):
-                    bet_button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
-                               price_of(bet_id)[1], main=False)  # fmt: skip
+                    at.button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
+                              at.price_of(bet_id)[1], main=False)  # fmt: skip
         if lay.middle:
             with st.container(key=f"{key}_lay-side-middle", horizontal=True, gap="small"):
                 for bet_id in lay.middle:
-                    bet_button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
-                               price_of(bet_id)[1], main=False)  # fmt: skip
+                    at.button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
+                              at.price_of(bet_id)[1], main=False)  # fmt: skip
         for family, members in lay.families.items():
             with st.container(key=f"{key}_lay-family-{family}", horizontal=True, gap="small",
                               vertical_alignment="center"):  # fmt: skip
                 st.markdown(f"**{md_text(family_name(family, table.bets[members[0]]))}**")
                 for bet_id in members:
                     k = offers.FAMILY.match(bet_id)["k"]  # type: ignore[index]
-                    bet_button(bet_id, st, k, price_of(bet_id)[1], main=False)
+                    at.button(bet_id, st, k, at.price_of(bet_id)[1], main=False)
         if table.shortcuts:
-            with st.container(horizontal=True, gap="small", key=f"{key}_buttons"):
-                for name, parts in table.shortcuts.items():
-                    total = stake * len(parts)
-                    part_edges = [edges.get(p) for p in parts]
-                    price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
-                    if None not in part_edges:
-                        price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
-                    names = md_text(" + ".join(bet_name(table.bets[p]) if p in table.bets
-                                               else p for p in parts))  # fmt: skip
-                    reason = why_not(name)
-                    st.button(
-                        f"{bet_id_name(name, SHORTCUT_LABELS.get(name, name))} · {price}",
-                        key=f"{key}_short_{name}",
-                        disabled=reason is not None, help=reason or names,
-                        on_click=_change,
-                        args=(key, *args,
-                              _shortcut(parts, stake, next_round, table, hand, mode),
-                              ensure_saved),
-                    )  # fmt: skip
+            _render_shortcuts(at)
+
+
+def _render_shortcuts(at: _Place) -> None:
+    """The table's shortcut buttons (several bets at once, one stake each)."""
+    key, table, stake = at.key, at.table, at.stake
+    with st.container(horizontal=True, gap="small", key=f"{key}_buttons"):
+        for name, parts in table.shortcuts.items():
+            total = stake * len(parts)
+            part_edges = [at.edges.get(p) for p in parts]
+            price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
+            if None not in part_edges:
+                price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
+            names = md_text(" + ".join(bet_name(table.bets[p]) if p in table.bets
+                                       else p for p in parts))  # fmt: skip
+            reason = at.why_not(name)
+            st.button(
+                f"{bet_id_name(name, SHORTCUT_LABELS.get(name, name))} · {price}",
+                key=f"{key}_short_{name}",
+                disabled=reason is not None, help=reason or names,
+                on_click=_change,
+                args=(key, *at.args,
+                      _shortcut(parts, stake, at.next_round, table, at.hand, at.mode),
+                      at.ensure_saved),
+            )  # fmt: skip
+
+
+def _render_not_offered(table: Table, mode: str, next_round: int, edge_note: str) -> None:
+    """What the panel does not offer now, and why: the entry cannot settle it, or it has
+    closed; and where the edges come from."""
     unsettled = [md_text(bet_name(table.bets[b])) for b in offers.not_offered(table, mode)]
     if unsettled:
         needs = tr("or_word").join(tr(w) for w in offers.needs_of(table, mode))
@@ -259,6 +313,11 @@ def render_bet_panel(
     if closed:
         st.caption(tr("closed_for", n=next_round, bets=", ".join(closed)))
     st.caption(tr("edge_note", note=edge_note))
+
+
+def _render_actions(at: _Place, allow_void: bool) -> None:
+    """Take back the last chip, clear the round's bets, void the round."""
+    key, args, next_round, bets = at.key, at.args, at.next_round, at.bets
     with st.container(horizontal=True, gap="small"):
         st.button(
             tr("undo_chip"), key=f"{key}_undo_chip", icon=":material/undo:",
@@ -279,23 +338,6 @@ def render_bet_panel(
                 on_click=_change,
                 args=(key, *args, lambda b: BL.void(b, next_round), None),
             )  # fmt: skip
-    message = st.session_state.get(f"{ERROR_KEY}.{key}")
-    if message:
-        st.error(message, icon=":material/error:")
-
-    announce = shoe_id if position is None else None  # scoreboard: news at the key press
-    if not hold:
-        _settled_view(settled, curve, table, key, announce=announce)
-        return
-    # Fixed keys, the rule first: whatever the order the page applies them in, the copy
-    # with the revealed round stays hidden until the board shows that round.
-    from roads_app.ui.board_view import held_css
-
-    st.html(held_css(f"st-key-{key}_settled_held", f"st-key-{key}_settled_now", pos))
-    with st.container(key=f"{key}_settled_held"):
-        _settled_view(held, held_curve, table, f"{key}_held")
-    with st.container(key=f"{key}_settled_now"):
-        _settled_view(settled, curve, table, key)
 
 
 def _bankroll_line(settled: pl.DataFrame, curve: pl.DataFrame, testid: str = "") -> str:
