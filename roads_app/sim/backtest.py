@@ -355,7 +355,7 @@ def play_shoe(
     )  # fmt: skip
     side_names = [kernel.ENGINE_BETS[i] for i in plan.side_bets]
 
-    bankroll = float(plan.money[session.BANKROLL])
+    bankroll = float(plan.bankroll)
     low = bankroll
     wagered = 0.0
     stop = session.STOP_NONE

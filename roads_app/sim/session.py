@@ -37,18 +37,6 @@ STOP_NONE, STOP_LOSS, STOP_PROFIT, STOP_RUIN = 0, 1, 2, 3
 """Why a shoe stopped betting early (none, stop-loss, take-profit, too little to bet)."""
 
 
-BANKROLL, UNIT, MIN_BET, MAX_BET, STOP_LOW, STOP_HIGH = range(6)
-"""The session's amounts in `Plan.money` (one stake currency): the bankroll each shoe
-starts with, one staking unit, the table's limits (which clamp a stake), and the stops:
-at or below ``STOP_LOW`` (-inf: no stop-loss), at or above ``STOP_HIGH`` (inf: none)."""
-
-
-def money(bankroll: float, unit: float, limits: tuple[float, float],
-          stops: tuple[float, float]) -> np.ndarray:  # fmt: skip
-    """`Plan.money` from its parts."""
-    return np.array([bankroll, unit, *limits, *stops], dtype=np.float64)
-
-
 class Plan(NamedTuple):
     """A strategy and a table as numbers and arrays: what the session reads, in one
     record (Numba passes it to the kernel as a typed tuple). A good-road selection also
@@ -57,15 +45,18 @@ class Plan(NamedTuple):
 
     sel_code: int  # `strategies.SEL_*`
     sel_param: int  # fixed: bet index; against streak: N; road: k; good road: pattern (-1 any)
-    banker: int  # the Banker and Player bets' indices (`roads_app.bets.spec.KIND_NAMES`)
-    player: int
     stake_units: np.ndarray  # float64[levels]: the staking's units by level
     stake_on_win: np.ndarray  # int64[levels]: next level after a win
     stake_on_loss: np.ndarray  # int64[levels]: next level after a loss
     closes: np.ndarray  # int64[bets]: last round each bet may be placed
     side_bets: np.ndarray  # int64[S]: the side bets, each hand they may be placed
     side_stakes: np.ndarray  # float64[S]
-    money: np.ndarray  # float64[6]: BANKROLL, UNIT, MIN_BET, MAX_BET, STOP_LOW, STOP_HIGH
+    bankroll: float  # at the start of each shoe
+    unit: float  # one staking unit
+    min_bet: float  # the table's limits, which clamp a stake
+    max_bet: float
+    stop_low: float  # stop when the bankroll is at or below this (-inf: no stop-loss)
+    stop_high: float  # stop when the bankroll is at or above this (inf: no take-profit)
 
 
 BANKER, PLAYER = KIND_NAMES.index(Side.BANKER.word), KIND_NAMES.index(Side.PLAYER.word)
@@ -76,8 +67,10 @@ _NONE_F, _NONE_I = np.zeros(0), np.zeros(0, dtype=np.int64)
 def selection_plan(code: int, param: int) -> Plan:
     """A plan that only selects (every bet open, no stakes): what `select` needs to say
     which bet a selection makes, outside a backtest (`strategies.Selection.choose`)."""
-    return Plan(code, param, BANKER, PLAYER, _NONE_F, _NONE_I, _NONE_I, _OPEN, _NONE_I,
-                _NONE_F, money(0.0, 0.0, (0.0, 0.0), (-np.inf, np.inf)))  # fmt: skip
+    return Plan(sel_code=code, sel_param=param,
+                stake_units=_NONE_F, stake_on_win=_NONE_I, stake_on_loss=_NONE_I, closes=_OPEN,
+                side_bets=_NONE_I, side_stakes=_NONE_F, bankroll=0.0, unit=0.0, min_bet=0.0,
+                max_bet=0.0, stop_low=-np.inf, stop_high=np.inf)
 
 
 @njit(cache=True, inline="always")
@@ -95,20 +88,20 @@ def select(
         bet = param
     elif code == SEL_FOLLOW_LAST:
         if side >= 0:
-            bet = plan.banker if side == W_BANKER else plan.player
+            bet = BANKER if side == W_BANKER else PLAYER
     elif code == SEL_AGAINST_STREAK:
         if side >= 0 and lengths[n_streaks - 1] >= param:
-            bet = plan.player if side == W_BANKER else plan.banker
+            bet = PLAYER if side == W_BANKER else BANKER
     elif code == SEL_ROAD:  # the colour a next Banker would add to derived road k
         colour = derived.next_colour(lengths, n_streaks, n_streaks, side == W_BANKER, param)
         if colour == RED:
-            bet = plan.banker
+            bet = BANKER
         elif colour == BLUE:
-            bet = plan.player
+            bet = PLAYER
     elif code == SEL_GOOD_ROAD:  # no column yet: no pattern holds
         invited = good_roads.invited_side(lengths, n_streaks, side, patterns, param)
         if invited >= 0:
-            bet = plan.banker if invited == W_BANKER else plan.player
+            bet = BANKER if invited == W_BANKER else PLAYER
     if bet >= 0 and rnd > plan.closes[bet]:
         bet = -1
     return bet
@@ -119,15 +112,14 @@ def stake_for(plan: Plan, level: int, bankroll: float) -> float:
     """The main bet's stake at a staking level: its units, clamped to the table's
     limits, and never more than the bankroll.
 
-    >>> plan = Plan(0, 1, BANKER, PLAYER, np.array([1.0, 2.0, 40.0]), _NONE_I, _NONE_I,
-    ...             _OPEN, _NONE_I, _NONE_F, money(1000.0, 10.0, (25.0, 300.0), (0, 2000)))
+    >>> plan = selection_plan(0, 1)._replace(stake_units=np.array([1.0, 2.0, 40.0]),
+    ...                                      unit=10.0, min_bet=25.0, max_bet=300.0)
     >>> [float(stake_for.py_func(plan, level, 1000.0)) for level in range(3)]
     [25.0, 25.0, 300.0]
     >>> float(stake_for.py_func(plan, 2, 120.0))
     120.0
     """
-    m = plan.money
-    stake = min(max(plan.stake_units[level] * m[UNIT], m[MIN_BET]), m[MAX_BET])
+    stake = min(max(plan.stake_units[level] * plan.unit, plan.min_bet), plan.max_bet)
     return bankroll if stake > bankroll else stake
 
 
@@ -153,17 +145,15 @@ def stop_after(plan: Plan, bankroll: float) -> int:
     """Whether the session stops after a hand that left ``bankroll`` (a `STOP_*`): below
     the table minimum it is ruin, before the stop-loss is asked.
 
-    >>> plan = Plan(0, 1, BANKER, PLAYER, _NONE_F, _NONE_I, _NONE_I, _OPEN, _NONE_I,
-    ...             _NONE_F, money(1000.0, 10.0, (25.0, 300.0), (500.0, 2000.0)))
+    >>> plan = selection_plan(0, 1)._replace(min_bet=25.0, stop_low=500.0, stop_high=2000.0)
     >>> [stop_after.py_func(plan, b) for b in (20.0, 500.0, 1000.0, 2000.0)] == [
     ...     STOP_RUIN, STOP_LOSS, STOP_NONE, STOP_PROFIT]
     True
     """
-    m = plan.money
-    if bankroll < m[MIN_BET]:
+    if bankroll < plan.min_bet:
         return STOP_RUIN
-    if bankroll <= m[STOP_LOW]:
+    if bankroll <= plan.stop_low:
         return STOP_LOSS
-    if bankroll >= m[STOP_HIGH]:
+    if bankroll >= plan.stop_high:
         return STOP_PROFIT
     return STOP_NONE
