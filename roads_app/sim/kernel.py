@@ -328,7 +328,7 @@ def _run_kernel(
                     slot_w[k] += stake
                     slot_n[k] += net
                     bets += 1
-                    level = session.next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
+                    level = session.next_level(stake_on_win, stake_on_loss, level, u)
                 for i in range(n_side):
                     if session.side_fits(plan, i, rnd, avail):
                         sb = plan.side_bets[i]

@@ -120,7 +120,9 @@ def stake_for(plan: Plan, level: int, bankroll: float) -> float:
     120.0
     """
     stake = min(max(plan.stake_units[level] * plan.unit, plan.min_bet), plan.max_bet)
-    return bankroll if stake > bankroll else stake
+    if stake > bankroll:
+        stake = bankroll
+    return stake
 
 
 @njit(cache=True, inline="always")
@@ -135,9 +137,7 @@ def next_level(on_win: Any, on_loss: Any, level: int, result: float) -> int:
     """The staking level after a main-bet result (net per unit: > 0 a win, < 0 a loss;
     a push or refund keeps the level), from the staking's table (`Plan.stake_on_win`,
     `Plan.stake_on_loss`; `strategies.StakingTable`)."""
-    if result == 0.0:
-        return level
-    return on_win[level] if result > 0.0 else on_loss[level]
+    return level if result == 0.0 else (on_win[level] if result > 0.0 else on_loss[level])
 
 
 @njit(cache=True, inline="always")
@@ -150,10 +150,11 @@ def stop_after(plan: Plan, bankroll: float) -> int:
     ...     STOP_RUIN, STOP_LOSS, STOP_NONE, STOP_PROFIT]
     True
     """
+    stop = STOP_NONE
     if bankroll < plan.min_bet:
-        return STOP_RUIN
-    if bankroll <= plan.stop_low:
-        return STOP_LOSS
-    if bankroll >= plan.stop_high:
-        return STOP_PROFIT
-    return STOP_NONE
+        stop = STOP_RUIN
+    elif bankroll <= plan.stop_low:
+        stop = STOP_LOSS
+    elif bankroll >= plan.stop_high:
+        stop = STOP_PROFIT
+    return stop
