@@ -85,6 +85,34 @@ def test_a_waiting_page_is_answered_on_the_change_and_only_then(tmp_path: Path):
         w.stop()
 
 
+def test_a_request_whose_page_has_gone_stops_waiting(tmp_path: Path):
+    """A closed tab's request lets go within about a second, not after its whole wait: the
+    server's shutdown waits for every request in flight (a server with one page following
+    took 24 s to stop)."""
+    sid = shoe(tmp_path)
+    w = watch.Watcher(tmp_path, interval_s=0.01).start()
+    try:
+        v = w.version(sid)
+        asked = []
+
+        async def gone() -> bool:
+            asked.append(1)
+            return len(asked) >= 2  # the page closes its request after the first check
+
+        async def scenario() -> tuple[object, float]:
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            got = await follow.wait_for_change(w, sid, str(v), timeout=30, gone=gone)
+            return got, loop.time() - t0
+
+        got, waited = _run_apart(scenario)
+        assert got == v and len(asked) == 2
+        assert waited < 10 * follow.GONE_CHECK_S  # far from the 30 s it was given
+        assert w.followers == 0
+    finally:
+        w.stop()
+
+
 def _run_apart(coroutine_fn: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     """``asyncio.run`` in a thread of its own: Playwright's sync API (the browser tests,
     earlier in the same run) leaves an event loop running in the main thread."""
