@@ -29,6 +29,10 @@ DEFAULT_HOST = "127.0.0.1"
 CLUSTER_ENV = "ROADS_APP_CLUSTER"
 """A Ray address (``auto`` or HOST:PORT) the backtest page runs its shoes on, if set."""
 
+NO_MESSAGE_CACHE = 2**62
+"""Streamlit's smallest cached message, in bytes: more than any message, so none is."""
+
+
 def streamlit_command(port: int, headless: bool, host: str = DEFAULT_HOST) -> list[str]:
     """The exact command line that serves the app (kept separate so it can be tested)."""
     return [
@@ -44,6 +48,11 @@ def streamlit_command(port: int, headless: bool, host: str = DEFAULT_HOST) -> li
         # are frozen out of collection instead (`__main__`), and Python's own
         # generational collector still runs as objects accumulate.
         "--runner.postScriptGC", "false",
+        # No element is sent as a reference to the browser's message cache: keys typed
+        # 30 ms apart with undos bring back an element sent a few runs before, the server
+        # sends it by reference, the browser has expired it meanwhile ("Cached ForwardMsg
+        # MISS") and drops its connection for good. Sending it whole costs a few KB.
+        "--global.minCachedMessageSize", str(NO_MESSAGE_CACHE),
         "--browser.gatherUsageStats", "false",
         "--client.toolbarMode", "minimal",
     ]  # fmt: skip

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -217,8 +217,30 @@ def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(30_000)
     pg = context.new_page()
+    watch_console(pg)
     yield pg
     context.close()
+
+
+_CONSOLE: dict[int, list[str]] = {}
+
+
+def watch_console(page: Page) -> None:
+    """Keep the page's first distinct console warnings and errors, so a failed wait can say what the
+    Streamlit client last complained of (its connection's fatal errors are logged there)."""
+    lines = _CONSOLE.setdefault(id(page), [])
+
+    def keep(msg: ConsoleMessage) -> None:
+        line = f"{msg.type}: {msg.text[:300]}"
+        if msg.type in ("warning", "error") and line not in lines and len(lines) < 12:
+            lines.append(line)  # the first of each: the cause comes before its echoes
+
+    page.on("console", keep)
+    def crashed(exc: Exception) -> None:
+        if len(lines) < 12:
+            lines.append(f"pageerror: {str(exc)[:300]}")
+
+    page.on("pageerror", crashed)
 
 
 # --- waiting on Streamlit ----------------------------------------------------------------
@@ -234,7 +256,9 @@ def wait_idle(page: Page) -> None:
           const a = document.querySelector('[data-testid="stApp"]');
           return a && [a.dataset.testScriptState, a.dataset.testConnectionState];
         }""")
-        raise AssertionError(f"the app never went idle: (script, connection) = {states}") from None
+        console = "\n".join(_CONSOLE.get(id(page), [])) or "(nothing)"
+        raise AssertionError(f"the app never went idle: (script, connection) = {states}; "
+                             f"the console's first warnings and errors:\n{console}") from None
 
 
 def round_count(page: Page) -> int:

@@ -848,3 +848,24 @@ def test_the_replays_board_has_the_pages_width(app_server: AppServer, page: Page
     }}""")
     record("replay_board_width_of_page_at_1440", [round(v) for v in sizes])
     assert sizes[0] >= 0.95 * sizes[1], sizes
+
+
+def test_keys_and_undos_typed_fast_keep_the_connection(app_server: AppServer, page: Page):
+    """An undo brings back a board the browser was sent a few runs before; Streamlit sent
+    it by reference to a cache the browser had already expired, and the page dropped its
+    connection for good ("Cached ForwardMsg MISS"): about one such burst in two did."""
+    page.goto(app_server.url)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
+    settle(page)
+    typed: list[str] = []
+    for burst in ("bpbbptbpbbppbpbb", "ubuubpuuubupuu", "pbtpbbu", "uuuubbppu"):
+        for key in burst:
+            page.keyboard.press(key)
+            page.wait_for_timeout(TYPING_GAP_MS)
+            if key == "u":
+                typed.pop()
+            else:
+                typed.append(key.upper())
+        wait_rounds(page, len(typed))
+        wait_idle(page)
+    assert winners_on_disk(app_server, shoe_of(page)) == "".join(typed)
