@@ -139,3 +139,18 @@ def test_frequencies_over_20000_shoes() -> None:
         # hands within a shoe are slightly dependent; 4 SE leaves room for it
         assert abs(counts[w] / hands_total - p) < 4 * se, (w, counts[w] / hands_total)
     assert 80.5 < hands_total / n_shoes < 81.8
+
+
+def test_the_largest_seed_deals_a_shoe_the_store_keeps_and_one_more_is_refused(tmp_path):
+    """A seed the saved metadata would refuse is refused before any dealing (PCG64 itself
+    takes any size), in one line naming the range."""
+    from roads_app.game.rounds import SEED_MAX
+    from roads_app.game.shoe import check_seed
+    from tests import storehelp
+
+    assert SEED_MAX == 2**64 - 1
+    dealt = deal_shoe(SEED_MAX)
+    storehelp.save_shoe(dealt.rounds, dealt.meta, tmp_path)
+    assert storehelp.load_shoe(dealt.meta.id, tmp_path)[1].seed == SEED_MAX
+    with pytest.raises(RoundError, match="from 0 to 18,446,744,073,709,551,615"):
+        check_seed(SEED_MAX + 1)

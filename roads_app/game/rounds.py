@@ -69,6 +69,8 @@ SOURCES: tuple[str, ...] = ("hand", "simulated", "imported")
 
 NAME_MAX = 100
 """Longest shoe name, in characters."""
+SEED_MAX = 2**64 - 1
+"""Largest seed a shoe is dealt from (and saved with): a 64-bit number, as its file keeps it."""
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 """A shoe id and a rules table name: a plain name, never a path."""
 _BAD_NAME_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")  # controls, lone surrogates, line breaks
@@ -173,7 +175,7 @@ class ShoeMeta:
     created: Annotated[str, Field(max_length=40)] = field(default_factory=_now)
     source: Source = "hand"
     decks: Annotated[int, Field(ge=1, le=8)] = 8
-    seed: Annotated[int, Field(ge=0, lt=2**64)] | None = None
+    seed: Annotated[int, Field(ge=0, le=SEED_MAX)] | None = None
     rules: str = "classic"
     notes: _Text = ""
     burn_card: str | None = None  # the face-up first card, where the shoe records it

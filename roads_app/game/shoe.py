@@ -34,7 +34,7 @@ from numba.extending import register_jitable
 from roads_app.errors import RoundError, whole_number
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS, Hand
-from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ShoeMeta, rounds_from_hands
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA, SEED_MAX, ShoeMeta, rounds_from_hands
 from roads_app.messages import Message
 
 POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
@@ -66,8 +66,9 @@ class ShoeOptions:
 
 
 def check_seed(seed: object) -> int:
-    """Seeds are whole numbers >= 0 (NumPy's PCG64 takes any such number)."""
-    return whole_number(seed, Message("msg_what_seed"), 0, error=RoundError)
+    """Seeds are whole numbers from 0 to `SEED_MAX`: PCG64 takes larger ones, but the
+    shoe's saved metadata would refuse them after the dealing."""
+    return whole_number(seed, Message("msg_what_seed"), 0, SEED_MAX, error=RoundError)
 
 
 def shuffle_draws(seed: int, decks: int, first_shoe: int, n_shoes: int) -> np.ndarray:
