@@ -143,10 +143,11 @@ def render_tile(
         if not isinstance(tile, dict):
             st.caption(say(tile))
             return
-        plot_host.plot(tile["bead"], key=f"lobby_bead_{sid}", config=board.PLOT_CONFIG)
-        plot_host.plot(tile["big"], key=f"lobby_big_{sid}", config=board.PLOT_CONFIG)
+        # plain SVG, not Plotly: a wall redraws several tiles a second (`plot_host.plot`)
+        plot_host.plot(tile["bead"], key=f"lobby_bead_{sid}", svg=True)
+        plot_host.plot(tile["big"], key=f"lobby_big_{sid}", svg=True)
         for kind, fig in tile["derived"].items():  # a big tile's big eye boy, small road, pig
-            plot_host.plot(fig, key=f"lobby_{kind}_{sid}", config=board.PLOT_CONFIG)
+            plot_host.plot(fig, key=f"lobby_{kind}_{sid}", svg=True)
         st.markdown(counts_line(tile["counts"]))
         if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
             switch_to("scoreboard", {"shoe": sid})

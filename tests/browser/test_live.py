@@ -324,7 +324,7 @@ def test_the_display_marks_the_last_result_on_the_board_for_a_few_seconds(
 
 
 TILE_ROADS_JS = """(sid) => Array.from(
-  document.querySelectorAll(`.st-key-lobby-${sid} .js-plotly-plot`))
+  document.querySelectorAll(`.st-key-lobby-${sid} .rd-svg-plot`))
   .map(g => g.layout && g.layout.meta && g.layout.meta.road).filter(Boolean).sort()"""
 
 
