@@ -232,7 +232,7 @@ def test_lobby_of_nine_shoes_loads_and_opens_one(fresh_server: AppServer, page: 
         ids.append((m.id, k))
 
     nine_boards = (
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        "() => Array.from(document.querySelectorAll('.rd-svg-plot'))"  # tiles: plain SVG
         ".filter(g => g.layout && g.layout.meta && g.layout.meta.road === 'big_road')"
         ".length === 9"
     )
