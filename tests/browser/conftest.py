@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Route, sync_playwright
+from playwright.sync_api import Browser, Page, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -220,27 +220,26 @@ def page(browser: Browser) -> Iterator[Page]:
     watch_console(pg)
     yield pg
     context.close()
+    _CONSOLE.pop(id(pg), None)  # an id is reused once the page is gone
 
 
 _CONSOLE: dict[int, list[str]] = {}
 
 
 def watch_console(page: Page) -> None:
-    """Keep the page's first distinct console warnings and errors, so a failed wait can say what the
-    Streamlit client last complained of (its connection's fatal errors are logged there)."""
-    lines = _CONSOLE.setdefault(id(page), [])
+    """Keep the page's first distinct console warnings and errors (and uncaught errors), so
+    a failed wait can quote what the Streamlit client complained of: its connection's fatal
+    errors are logged there, before their many echoes."""
+    lines: list[str] = []
+    _CONSOLE[id(page)] = lines
 
-    def keep(msg: ConsoleMessage) -> None:
-        line = f"{msg.type}: {msg.text[:300]}"
-        if msg.type in ("warning", "error") and line not in lines and len(lines) < 12:
-            lines.append(line)  # the first of each: the cause comes before its echoes
+    def keep(line: str) -> None:
+        if line not in lines and len(lines) < 12:
+            lines.append(line)
 
-    page.on("console", keep)
-    def crashed(exc: Exception) -> None:
-        if len(lines) < 12:
-            lines.append(f"pageerror: {str(exc)[:300]}")
-
-    page.on("pageerror", crashed)
+    page.on("console", lambda m: m.type in ("warning", "error")
+            and keep(f"{m.type}: {m.text[:300]}"))  # fmt: skip
+    page.on("pageerror", lambda exc: keep(f"pageerror: {str(exc)[:300]}"))
 
 
 # --- waiting on Streamlit ----------------------------------------------------------------
