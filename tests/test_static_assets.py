@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from roads_app.ui import board_host, follow, page_head, plot_host
+from roads_app.ui import board_host, follow, page_head, plot_host, wall_tile
 
 NODE = shutil.which("node")
 MODULES = {
@@ -22,6 +22,7 @@ MODULES = {
     "plot_host": plot_host._JS,
     "plot_next": plot_host._NEXT_JS,
     "follow": follow._JS,
+    "wall_tile": wall_tile._JS,
 }
 
 

@@ -9,10 +9,11 @@ shoe, has changed, whoever wrote it: this tab, another tab, the CLI, the HTTP AP
 another server on the same data folder. The component's state then changes, which
 reruns that fragment alone, which reads the store and redraws.
 
-The wall: its grid (`follow_wall`) and each tile (`follow_tile`) are fragments of their
-own, and all of them share the page's one request for the wall, answered with every
-live shoe's version: a result reruns its one tile, a shoe that starts or ends reruns the
-grid. (One request per tile would not do: a browser holds 6 connections to a server.)
+The wall: its grid (`follow_wall`, a fragment) and each tile's live part (`wall_tile`)
+share the page's one request for the wall (``static/follow_hub.js``), answered with
+every live shoe's version: a result is drawn by its one tile in place, a shoe that
+starts or ends reruns the grid. (One request per tile would not do: a browser holds 6
+connections to a server.)
 
 When the dashboard is open to the network, the route applies the pages' rule
 (`access.follow_refusal`): the follower sends the tab's token as the store keeps it.
@@ -34,7 +35,7 @@ import streamlit as st
 
 from roads_app.errors import RoadsAppError
 from roads_app.store import library, watch
-from roads_app.ui import access
+from roads_app.ui import access, page_head
 
 ROUTE = "/_roads/follow"
 WAIT_S = 25.0
@@ -43,7 +44,7 @@ MAX_WAITING = 2000
 """Requests waiting at once, at most (each a small future; more is a misbehaving client)."""
 _SHOE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
-_JS = (Path(__file__).with_name("static") / "follow.js").read_text(encoding="utf-8")
+_JS = page_head.static_text("follow_hub.js") + page_head.static_text("follow.js")
 _component = st.components.v2.component("roads_app.follow", js=_JS, isolate_styles=False)
 
 
@@ -97,24 +98,12 @@ def follow_wall(
     """Rerun the calling fragment (the wall's grid) when the set of live shoes is no
     longer ``shown`` (the watcher's change ``seq`` or later), or a shoe the good-road
     filter hides moved past its version in ``hidden`` (it may pass the filter now). A
-    shown shoe's own change reruns its tile alone (`follow_tile`). Also reports the
+    shown shoe's own change is drawn by its tile alone (`wall_tile`). Also reports the
     window's size (`screen_size`), which sets how big a tile is."""
     _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
                data={"wall": True, "seq": seq, "ids": sorted(shown), "hidden": dict(hidden or {}),
                      "screen": True, "screen_now": screen_size(key), "got": _got(key),
                      "pass": access.follow_pass()})  # fmt: skip
-
-
-def follow_tile(
-    shoe_id: str, version: int, key: str, wake_s: float | None = None
-) -> None:
-    """Rerun the calling fragment (one tile of the wall) when its shoe moved past
-    ``version``, or after ``wake_s`` seconds (when it turns stale with no change at all).
-    Every tile of a page shares the page's one request for the wall (``follow.js``)."""
-    wake_ms = round(wake_s * 1000) if wake_s is not None else 0
-    _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
-               data={"tile": True, "shoe": shoe_id, "version": version, "wake_ms": wake_ms,
-                     "got": _got(key), "pass": access.follow_pass()})  # fmt: skip
 
 
 def wall_seq(data_dir: Path) -> int:
@@ -187,6 +176,26 @@ async def wait_for_change(
     return now()
 
 
+def is_shoe_id(text: str) -> bool:
+    """Whether a route's ``shoe`` parameter can be a shoe id at all."""
+    return bool(_SHOE_ID.fullmatch(text))
+
+
+def refusal(request: Any, data_dir: Path) -> Any:
+    """The pages' rule for a route a page's script calls (this one, `wall_tile`'s): None
+    when the tab may see the shoes, else the JSON response that says why. A tab that
+    could not see the shoe's page sees no versions."""
+    from starlette.responses import JSONResponse
+
+    try:
+        refused = access.follow_refusal(request.headers.get(access.FOLLOW_HEADER), data_dir)
+    except RoadsAppError as e:
+        return JSONResponse({"detail": f"follow: {e}"}, status_code=503)
+    if refused is not None:
+        return JSONResponse({"detail": refused[1]}, status_code=refused[0])
+    return None
+
+
 def routes(data_dir: Path) -> list[Any]:
     """The starlette route `launch` serves beside Streamlit's own."""
     from starlette.requests import Request
@@ -196,18 +205,15 @@ def routes(data_dir: Path) -> list[Any]:
     async def follow(request: Request) -> JSONResponse:
         global _waiting
         shoe = request.query_params.get("shoe")
-        if shoe is not None and not _SHOE_ID.fullmatch(shoe):
+        if shoe is not None and not is_shoe_id(shoe):
             return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
         known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
         if _waiting >= MAX_WAITING:
             return JSONResponse({"detail": "too many pages following; try again"},
                                 status_code=503)  # fmt: skip
-        try:  # the pages' rule: a tab that could not see the shoe's page sees no versions
-            refused = access.follow_refusal(request.headers.get(access.FOLLOW_HEADER), data_dir)
-        except RoadsAppError as e:
-            return JSONResponse({"detail": f"follow: {e}"}, status_code=503)
+        refused = refusal(request, data_dir)
         if refused is not None:
-            return JSONResponse({"detail": refused[1]}, status_code=refused[0])
+            return refused
         _waiting += 1
         try:
             w = watch.watcher(data_dir)

@@ -81,22 +81,23 @@ def serve_early_keys(folder: Path) -> None:
 
 
 def serve_follow_route(data_dir: Path) -> None:
-    """Serve ``/_roads/follow`` (`roads_app.ui.follow`) beside Streamlit's own routes, so
-    pages follow the store through the process's one watcher instead of each polling.
+    """Serve ``/_roads/follow`` (`roads_app.ui.follow`) and ``/_roads/tile``
+    (`roads_app.ui.wall_tile`) beside Streamlit's own routes, so pages follow the store
+    through the process's one watcher instead of each polling.
     Streamlit builds its routes in `create_streamlit_routes`; ours go first, ahead of its
     catch-all static route, under the same base URL path."""
     from starlette.routing import Route
     from streamlit import config
     from streamlit.web.server.starlette import starlette_app
 
-    from roads_app.ui.follow import routes
+    from roads_app.ui import follow, wall_tile
 
     original = starlette_app.create_streamlit_routes
 
     def with_ours(runtime: object) -> list:
         base = (config.get_option("server.baseUrlPath") or "").strip("/")
         ours = [Route(f"/{base}{r.path}" if base else r.path, r.endpoint, methods=["GET"])
-                for r in routes(data_dir)]  # fmt: skip
+                for r in [*follow.routes(data_dir), *wall_tile.routes(data_dir)]]  # fmt: skip
         return [*ours, *original(runtime)]  # type: ignore[arg-type]
 
     starlette_app.create_streamlit_routes = with_ours

@@ -8,36 +8,30 @@ counts; a table with no result for N minutes (settable) is marked stale; an ende
 leaves the wall. "Open" continues it on the scoreboard (``?shoe=<id>``).
 
 The wall follows the store through the process's one watcher, one request per page:
-each tile is a fragment following its own shoe (`follow.follow_tile`), so one table's
-result redraws that tile alone, and a tile wakes itself when its table is due to turn
-stale; the grid (the page itself, `follow.follow_wall`) reruns only when the set of live
-shoes changes (a shoe starts, ends or is deleted), when a table the good-road filter
-hides moves on (it may pass now), or when the page's settings change. Tiles keep their
-places between those reruns (a wall whose tiles jumped at every result could not be
-read). A tile's figures are laid out once per shoe version (cached) and drawn in
-place (`plot_host`).
+each tile's live part (`wall_tile`: round count, stale mark, roads, counts) follows its
+own shoe and draws each result in place by itself, with no script run (a wall of 24
+live tables, each result a fragment run, kept the page's main thread busy); the tile's
+fragment runs only when its tags change, it enters a good road (the alert) or leaves
+the filter. The grid (the page itself, `follow.follow_wall`) reruns only when the set
+of live shoes changes (a shoe starts, ends or is deleted), when a table the good-road
+filter hides moves on (it may pass now), or when the page's settings change. Tiles
+keep their places between those reruns (a wall whose tiles jumped at every result
+could not be read).
 """
 
 from __future__ import annotations
 
-import html
-import json
-import time
 from pathlib import Path
 from typing import Any
 
-import plotly.io as pio
 import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
-from roads_app.render import board
-from roads_app.render.flags import flag_value
 from roads_app.roads import good_roads as gr
-from roads_app.roads.grids import all_roads
-from roads_app.store import library
-from roads_app.ui import follow, plot_host, session
+from roads_app.store import library, watch
+from roads_app.ui import follow, session, wall_tile
 from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import (
     FILTER_KEY,
@@ -49,14 +43,12 @@ from roads_app.ui.good_roads_view import (
 )
 from roads_app.ui.guard import guarded
 from roads_app.ui.nav import switch_to
-from roads_app.ui.words import flag_note, md_text, say, tr
+from roads_app.ui.words import md_text, say, tr
 
 COLUMNS = 4
 STALE_KEY = "lobby_stale_min"
 STALE_DEFAULT_MIN = 5
 """A table with no change for this many minutes is marked stale (settable on the page)."""
-BEAD_COLS = 12
-BIG_COLS = 20
 
 
 DERIVED_TILE_PX = 480
@@ -67,118 +59,66 @@ COLUMNS_KEY = "lobby_columns"
 PAGE_PADDING_PX = 96  # the page's own margins, beside the tiles
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _tile(
-    shoe_id: str, folder: str, version: int, lg: str, derived: bool = False
-) -> dict[str, Any] | str:
-    """A shoe's tile contents at ``version``: read and laid out once per version (with
-    the three derived roads where ``derived``)."""
-    loaded = library.safe_load(shoe_id, Path(folder))
-    if isinstance(loaded, str):
-        return loaded
-    rounds, meta = loaded
-    bead = board.bead_plate_figure(rounds, cols_visible=BEAD_COLS, cell_px=board.MINI_CELL_PX,
-                                   lang=lg)  # fmt: skip
-    big = board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True)
-    more = {}
-    if derived:
-        roads = all_roads(rounds)
-        more = {k: json.loads(pio.to_json(board.derived_road_figure(
-            roads, k, cols_visible=BIG_COLS, cell_px=board.MINI_CELL_PX * 0.8),
-            validate=False)) for k in board.DERIVED}  # fmt: skip
-    return {
-        "meta": meta,
-        "winners": rounds["winner"].cast(pl.String).to_list(),  # its good roads, below
-        "counts": library.counts(rounds),
-        "bead": json.loads(pio.to_json(bead, validate=False)),
-        "big": json.loads(pio.to_json(big, validate=False)),
-        "derived": more,
-    }
-
-
 def counts_line(c: dict[str, Any]) -> str:
-    """``B 12 · P 9 · T 2 · pairs P 1 / B 3``: the counts under a lobby board (pairs
-    with the rounds that recorded them, as on every page)."""
-    b, p, t = (tr(f"{w}_letter") for w in "BPT")
-    flags = c["flags"]
-    pairs = tr("pairs_short", p=flag_value(flags["player_pair"]),
-               b=flag_value(flags["banker_pair"]))  # fmt: skip
-    note = flag_note(flags, "pair")
-    if not (flags["player_pair"].known or flags["banker_pair"].known):
-        pairs, note = tr("what_pair"), tr("flags_none")
-    return (
-        f":red[**{b} {c['B']}**] · :blue[**{p} {c['P']}**] · :green[**{t} {c['T']}**] · "
-        + (f"{pairs} {note}" if note else pairs)
-    )
+    """``B 12 · P 9 · T 2 · pairs P 1 / B 3`` as Markdown (the tile draws the same
+    `wall_tile.counts_parts` itself), for a page that writes it with Streamlit."""
+    colour = {"B": "red", "P": "blue", "T": "green"}
+    return "".join(f":{colour[w]}[**{text}**]" if w else text
+                   for text, w in wall_tile.counts_parts(c, lang()))  # fmt: skip
 
 
-def is_stale(modified: float, now: float, minutes: float) -> bool:
-    """Whether a table's last change is older than ``minutes``.
-
-    >>> is_stale(0.0, 301.0, 5), is_stale(0.0, 299.0, 5)
-    (True, False)
-    """
-    return now - modified > minutes * 60
-
-
-def render_tile(
-    row: dict, folder: Path, stale_min: float, now: float, derived: bool = False
-) -> None:
-    """One live table: name, table, round count, bead plate and big road, counts, and
-    a stale mark. The only function that draws a tile (so a tag is added in one place)."""
+def render_tile(row: dict, folder: Path, stale_min: float, derived: bool = False) -> None:
+    """One live table: name, table, good-road tags and the Open button here; the round
+    count, the stale mark, the bead plate and big road (and the derived roads where
+    ``derived``) and the counts in the tile's live part (`wall_tile`), which follows
+    the shoe by itself. The only function that draws a tile (so a tag is added in one
+    place). ``row``: the shoe as the watcher saw it (`watch.ShoeNow`'s fields, and id)."""
     sid = row["id"]
     with st.container(border=True, key=f"lobby-{sid}"):
-        tile = _tile(sid, str(folder), int(row["version"]), lang(), derived)
+        lg = lang()
+        tile = wall_tile.content(sid, str(folder), int(row["version"]), lg, derived)
         meta: ShoeMeta | None = tile["meta"] if isinstance(tile, dict) else None
-        name = (meta.name if meta else row["name"]) or tr("shoe_default_name", id=sid)
-        st.markdown(f"**{md_text(name)}** · {md_text(row['rules'])}")  # names are text
+        name = (meta.name if meta else "") or tr("shoe_default_name", id=sid)
+        rules = meta.rules if meta else ""
+        st.markdown(f"**{md_text(name)}** · {md_text(rules)}")  # names are text
         runs = st.session_state.setdefault(RUNS_KEY, {})
-        runs[sid] = runs.get(sid, 0) + 1  # how often this tile was drawn (one result: once)
-        st.html(f"<span data-testid='tile-rounds' data-run='{runs[sid]}'>"
-                f"{html.escape(tr('rounds_n', n=row['rounds']))}</span>")  # fmt: skip
+        runs[sid] = runs.get(sid, 0) + 1  # how often this tile's fragment ran
+        tags = gr.tags_of_winners(tile["winners"]) if isinstance(tile, dict) else []
         if isinstance(tile, dict):  # keyed apart from "lobby-<id>", the tile's own key
-            render_tags(gr.tags_of_winners(tile["winners"]), lang(), key=f"gr-tile-{sid}")
-        if is_stale(row["modified"], now, stale_min):
-            st.caption(f":orange[{tr('stale_badge', m=f'{stale_min:g}')}]")
-        if not isinstance(tile, dict):
+            render_tags(tags, lg, key=f"gr-tile-{sid}")
+        else:
             st.caption(say(tile))
-            return
-        # plain SVG, not Plotly: a wall redraws several tiles a second (`plot_host.plot`)
-        plot_host.plot(tile["bead"], key=f"lobby_bead_{sid}", svg=True)
-        plot_host.plot(tile["big"], key=f"lobby_big_{sid}", svg=True)
-        for kind, fig in tile["derived"].items():  # a big tile's big eye boy, small road, pig
-            plot_host.plot(fig, key=f"lobby_{kind}_{sid}", svg=True)
-        st.markdown(counts_line(tile["counts"]))
+        picked = st.session_state.get(FILTER_KEY) or []
+        shoe = watch.ShoeNow(version=int(row["version"]), ended=False, rounds=row["rounds"],
+                             modified=row["modified"])  # fmt: skip
+        wall_tile.live(sid, wall_tile.view_at(tile, shoe, lg, tags, picked), lg=lg,
+                       derived=derived, tags=tags, picked=picked, stale_min=stale_min,
+                       runs=runs[sid])  # fmt: skip
         if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
             switch_to("scoreboard", {"shoe": sid})
 
 
-RUNS_KEY = "lobby_runs"  # shoe id (or "grid") -> how many times this page drew it
+RUNS_KEY = "lobby_runs"  # shoe id (or "grid") -> how many times this page ran it
 
 
 @st.fragment
 def _live_tile(sid: str, folder: Path, stale_min: float, derived: bool) -> None:
-    """One tile as a fragment of its own, following its shoe: a result reruns this tile
-    alone. What it shows is read now (the watcher's row, the shoe at that version), not
-    what the grid was given when it last ran."""
+    """One tile as a fragment of its own: it runs when its tile's live part asks
+    (`wall_tile`: its tags changed, it entered a good road, it left the filter or the
+    wall), not at every result. What it shows is read now (the watcher's row, the shoe
+    at that version), not what the grid was given when it last ran."""
     now_shoe = follow.shoe_now(folder, sid)
     if now_shoe is None or not library.on_the_wall(sid, now_shoe.source, now_shoe.ended):
         return  # gone from the wall: the grid follows the set of live shoes and reruns
-    now = time.time()
-    due = now_shoe.modified + stale_min * 60 - now
-    follow.follow_tile(sid, now_shoe.version, key=f"follow_tile_{sid}",
-                       wake_s=due + 0.5 if due > 0 else None)  # fmt: skip
-    tile = _tile(sid, str(folder), now_shoe.version, lang())
-    rules = ""
+    tile = wall_tile.content(sid, str(folder), now_shoe.version, lang(), derived)
     if isinstance(tile, dict):
-        rules = tile["meta"].rules
         alert(sid, now_shoe.version, tile["meta"].name or sid, entered_of(tile["winners"]),
               lang())  # fmt: skip
         if not shown(gr.tags_of_winners(tile["winners"]), st.session_state.get(FILTER_KEY) or []):
             st.rerun(scope="app")  # it left the filter: the grid without it
-    row = {"id": sid, "name": "", "rules": rules, "rounds": now_shoe.rounds,
-           "version": now_shoe.version, "modified": now_shoe.modified}  # fmt: skip
-    render_tile(row, folder, stale_min, now, derived)
+    row = {"id": sid, "version": now_shoe.version, "rounds": now_shoe.rounds,
+           "modified": now_shoe.modified}  # fmt: skip
+    render_tile(row, folder, stale_min, derived)
 
 
 def tiles_show_derived(screen_w: int | None, columns: int) -> bool:
@@ -202,7 +142,7 @@ def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> tuple[pl.DataFrame, di
     hidden: dict[str, int] = {}
     lg = lang()
     for row in shoes.iter_rows(named=True):
-        tile = _tile(row["id"], str(folder), int(row["version"]), lg)
+        tile = wall_tile.content(row["id"], str(folder), int(row["version"]), lg)
         winners = tile["winners"] if isinstance(tile, dict) else []
         name = (tile["meta"].name if isinstance(tile, dict) else row["name"]) or row["id"]
         alert(row["id"], int(row["version"]), name, entered_of(winners), lg)

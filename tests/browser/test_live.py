@@ -186,7 +186,9 @@ RUNS_JS = """() => {
   const runs = {grid: Number(document.querySelector('[data-testid="wall-runs"]').dataset.run)};
   for (const t of document.querySelectorAll('[class*="st-key-lobby-"]')) {
     const sid = Array.from(t.classList).find(c => c.startsWith('st-key-lobby-')).slice(13);
-    runs[sid] = Number(t.querySelector('[data-testid="tile-rounds"]').dataset.run);
+    const n = t.querySelector('[data-testid="tile-rounds"]');
+    runs[sid] = Number(n.dataset.run);
+    runs[`${sid}:script`] = Number(n.dataset.scriptRun);  // its fragment's runs
   }
   return runs;
 }"""
@@ -196,9 +198,9 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
     live_server: AppServer, browser: Browser
 ) -> None:
     """24 tables fed through the API all show, each with its round count as fed; one
-    more result redraws its own tile and no other (nor the grid); a table whose last
-    result is older than the stale setting is marked; an ended shoe leaves the wall
-    without a reload."""
+    more result redraws its own tile and no other (nor the grid), with no script run
+    (the page draws it, `wall_tile`); a table whose last result is older than the stale
+    setting is marked; an ended shoe leaves the wall without a reload."""
     server = live_server
     for sid in (r["id"] for r in httpx.get(f"http://127.0.0.1:{server.api_port}/shoes").json()):
         if db.open_store(server.data_dir).shoes.ended(sid) is None:  # earlier tests' shoes
@@ -220,7 +222,9 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         wait_idle(wall)
         runs_after = wall.evaluate(RUNS_JS)
         assert runs_after.pop(shoes[0]) == runs_before.pop(shoes[0]) + 1
-        assert runs_after == runs_before  # no other tile, nor the grid, was drawn again
+        # drawn by the page itself: "BB" holds no good road (no tag changed), so the
+        # result cost no script run, of its tile, of any other, or of the grid
+        assert runs_after == runs_before
 
         # stale: table 2's last result is made 10 minutes old (the store's clock), the
         # others are fresh; the wall's own setting (6 minutes now) marks it alone
@@ -241,6 +245,38 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         assert wall.locator('[class*="st-key-lobby-"]').count() == 23
     finally:
         wall.context.close()
+
+
+@pytest.mark.parametrize(
+    ("change", "status"),
+    [({"shoe": "../x"}, 400), ({"shoe": "a" * 65}, 400), ({"lang": "fr"}, 400),
+     ({"lang": "<b>en</b>"}, 400), ({"derived": "2"}, 400), ({"tags": "<script>"}, 400),
+     ({"tags": ",".join(["a"] * 65)}, 400), ({"picked": "http://x.example/"}, 400),
+     ({"shoe": "nosuchshoe"}, 200), ({}, 200)],
+)  # fmt: skip
+def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
+    live_server: AppServer, change: dict[str, str], status: int
+) -> None:
+    """A wall tile's live part asks `/_roads/tile` for what to show: a bad parameter is
+    refused in one JSON line that quotes none of it; a shoe not on the wall asks for the
+    tile's fragment (which then drops it); a live one gets its view."""
+    server = live_server
+    shoe = new_shoe(server, "Route table")
+    cli(server, "shoes", "add", shoe, "BPT")
+    params = {"shoe": shoe, "lang": "en", "derived": "1", "tags": "", "picked": ""} | change
+    r = httpx.get(f"{server.url}/_roads/tile", params=params, timeout=30)
+    assert r.status_code == status, r.text
+    got = r.json()
+    if status == 400:
+        assert set(got) == {"detail"} and "\n" not in got["detail"] and "<" not in got["detail"]
+        assert "x.example" not in got["detail"] and "aaaa" not in got["detail"]
+    elif "nosuchshoe" in params["shoe"]:
+        assert got == {"rerun": True}
+    else:
+        assert got["rounds"] == "3 rounds" and got["rerun"] is False
+        assert got["version"] == db.open_store(server.data_dir).shoes.version(shoe)
+        assert [r["layout"]["meta"]["road"] for r in got["roads"]] == [
+            "bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"]
 
 
 COVER_JS = """() => {

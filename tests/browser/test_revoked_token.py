@@ -61,16 +61,18 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     expect(page.locator(".st-key-btn_B")).to_have_count(0)  # the controls are gone
 
 
-def test_the_follow_route_applies_the_pages_token_rule(exposed: AppServer) -> None:
-    """On an exposed dashboard the follow route answers only a tab whose token could see
-    the shoe's page: no token 401, a token the store does not hold 403, each with a
-    one-line JSON detail; a viewer's token is answered."""
+def test_the_follow_and_tile_routes_apply_the_pages_token_rule(exposed: AppServer) -> None:
+    """On an exposed dashboard the follow and tile routes answer only a tab whose token
+    could see the shoe's page: no token 401, a token the store does not hold 403, each
+    with a one-line JSON detail; a viewer's token is answered."""
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
     db.open_store(data).shoes.create(meta, rounds_from_winners("BP"))
-    url = f"{exposed.url}/_roads/follow"
     viewer = tokens.hash_token(tokens.issue(data, "viewer"))
-    for params in ({"shoe": meta.id, "v": ""}, {"wall": ""}):
+    tile = {"shoe": meta.id, "lang": "en", "derived": "0", "tags": "", "picked": ""}
+    for url, params in ((f"{exposed.url}/_roads/follow", {"shoe": meta.id, "v": ""}),
+                        (f"{exposed.url}/_roads/tile", tile),  # a wall tile's live part
+                        (f"{exposed.url}/_roads/follow", {"wall": ""})):  # fmt: skip
         r = httpx.get(url, params=params, timeout=30)
         assert r.status_code == 401 and "token" in r.json()["detail"], r.text
         r = httpx.get(url, params=params, timeout=30,

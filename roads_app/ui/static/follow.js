@@ -4,71 +4,19 @@
 // reruns the fragment it sits in, and nothing else. An idle page holds one open request,
 // renewed every `WAIT_S` seconds, and costs the server no script run at all.
 //
-// The wall: the grid and every tile share the page's one request for the wall (`hub`),
-// answered with every live shoe's version; a tile reruns when its shoe moved on, the
-// grid when the set of live shoes changed or a shoe the filter hides moved on.
-
-const PATH = () => new URL('_roads/follow', window.location.href).pathname;
-const headers = (pass) => (pass ? { 'X-Roads-Tab': pass } : {});
-
-// The page's one request for the wall, shared by its grid and tiles.
-function hub() {
-  if (window.__rdWall) return window.__rdWall;
-  const h = { subs: new Set(), last: null, seq: '', running: false, pass: '' };
-  const loop = async () => {
-    h.running = true;
-    let delay = 250;
-    while (h.subs.size) {
-      try {
-        const r = await fetch(`${PATH()}?wall=${encodeURIComponent(h.seq)}`,
-          { cache: 'no-store', headers: headers(h.pass) });
-        if (!r.ok) throw new Error(`HTTP ${r.status}`);
-        const got = await r.json();
-        delay = 250;
-        h.seq = String(got.seq);
-        h.last = got;
-        document.documentElement.dataset.rdFollowed = h.seq;
-        for (const f of [...h.subs]) f(got);
-      } catch (e) {  // the server restarting, or this tab's token refused
-        await new Promise((ok) => setTimeout(ok, delay));
-        delay = Math.min(delay * 2, 5000);
-      }
-    }
-    h.running = false;
-  };
-  h.sub = (f, pass) => {
-    h.pass = pass || '';
-    h.subs.add(f);
-    if (h.last) f(h.last);  // what is known already (a tile drawn after the news)
-    if (!h.running) loop();
-    return () => h.subs.delete(f);
-  };
-  return (window.__rdWall = h);
-}
-
-// One state change per macrotask: Streamlit sends the widget changes of one task as one
-// rerun request for one fragment, so two tiles asking at once would rerun only one.
-function serial(f) {
-  const q = window.__rdSerial || (window.__rdSerial = { items: [], busy: false });
-  const next = () => {
-    const g = q.items.shift();
-    if (!g) { q.busy = false; return; }
-    g();
-    setTimeout(next, 0);  // after the flush Streamlit scheduled for g's change
-  };
-  q.items.push(f);
-  if (!q.busy) { q.busy = true; setTimeout(next, 0); }
-}
+// The wall: its grid shares the page's one request for the wall (`hub`, in
+// `follow_hub.js`) with the tiles (`wall_tile.js`); the grid reruns when the set of live
+// shoes changed or a shoe the filter hides moved on. A tile draws its own news.
 
 const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export default function (component) {
   const { data, setStateValue } = component;
-  if (!data.tile && !data.wall && data.shoe == null) return () => {};  // nothing saved yet
+  if (!data.wall && data.shoe == null) return () => {};  // nothing saved yet
   // Kept per followed thing, not per element: Streamlit may mount a component anew on
   // a rerun, and a retry left on the old element would rerun its fragment for ever.
   const states = window.__rdFollowing || (window.__rdFollowing = {});
-  const id = data.tile ? `tile:${data.shoe}` : data.wall ? 'wall' : `shoe:${data.shoe}`;
+  const id = data.wall ? 'wall' : `shoe:${data.shoe}`;
   const s = states[id] || (states[id] = { asked: null, timer: null, gen: 0 });
   const gen = ++s.gen;  // only the newest render's loop may ask: an older one sees old data
   s.set = setStateValue;  // a retry asks through the element on show now
@@ -78,15 +26,15 @@ export default function (component) {
   // A news is asked for once: a second rerun at once would supersede the first, and what
   // that run showed only once (a good-road toast) would be lost with it. A news asked for
   // and still not shown after a while is asked again: a rerun request made while a run
-  // was starting can be folded into it and lost. The wall's tiles ask one per task
-  // (`serial`). While one is asked for, newer news waits for it: the rerun reads the
+  // was starting can be folded into it and lost. The wall's grid asks one per task
+  // (`serial`, shared with its tiles). While one is asked for, newer news waits for it: the rerun reads the
   // store as it is then (and a tile drawn behind the wall's news is told again when it
   // subscribes, `hub`).
   const send = (now) => {
     s.stamp = Math.max(Date.now(), (s.stamp || 0) + 1);  // each request's own, increasing
     const asked = s.asked = { now, at: s.stamp };
     const go = () => { if (s.asked === asked) s.set('seen', asked); };  // unless shown since
-    if (data.tile || data.wall) serial(go); else go();
+    if (data.wall) serial(go); else go();
     clearTimeout(s.timer);
     s.timer = setTimeout(() => { if (s.asked && s.asked.now === now) send(now); }, 3000);
   };
@@ -128,12 +76,7 @@ export default function (component) {
   // component drawn again is not always told to clean up first.
   s.data = data;
   if (s.unsub) { s.unsub(); s.unsub = null; }
-  if (data.tile) {
-    s.unsub = hub().sub((got) => {
-      const v = got.shoes && got.shoes[s.data.shoe];
-      if (typeof v === 'number' && v > Number(s.data.version)) ask(v);
-    }, data.pass);
-  } else if (data.wall) {
+  if (data.wall) {
     s.unsub = hub().sub((got) => {
       const d = s.data;
       if (Number(got.seq) < Number(d.seq) || !got.shoes) return;
@@ -158,13 +101,9 @@ export default function (component) {
     window.addEventListener('resize', onResize);
     report();
   }
-  // A tile also wakes when its table is due to turn stale (no result for N minutes).
-  const wake = data.wake_ms > 0 && setTimeout(
-    () => serial(() => setStateValue('seen', { wake: Date.now() })), data.wake_ms);
   document.documentElement.dataset.rdFollow = 'on';
   return () => {
     stop.abort();
-    if (wake) clearTimeout(wake);
     if (onResize) window.removeEventListener('resize', onResize);
   };
 }

@@ -1,0 +1,124 @@
+// A wall tile's live part (`wall_tile.py`): the round count, the stale mark, the small
+// roads (plain SVG, `drawSvg` from `svg_plot.js`) and the counts, kept current by the
+// page itself. The tile shares the page's one request for the wall (`hub`, from
+// `follow_hub.js`); when its shoe moves on it asks `/_roads/tile` for what to show and
+// draws it in place, with no script run. When the answer says ``rerun`` (the tile's
+// tags changed, it entered a good road, it left the filter or the wall) it reruns its
+// fragment instead, as a followed page does (`follow.js`).
+// (Put after `svg_plot.js` and `follow_hub.js` in the component's one module.)
+
+// Kept per shoe, not per element: Streamlit may mount a component anew on a rerun.
+const tileStates = () => window.__rdTiles || (window.__rdTiles = {});
+
+function textNode(parent, tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  node.textContent = text;  // user text stays text: no markup is parsed
+  parent.appendChild(node);
+  return node;
+}
+
+// What the tile shows, from ``s.view`` (the newest known) and the page's settings.
+function drawTile(s) {
+  const v = s.view, d = s.data, box = s.box;
+  const sig = JSON.stringify([v.version, v.modified, d.stale_text, d.stale_s, d.query]);
+  if (box.__rdSig !== sig) {
+    box.__rdSig = sig;
+    s.draws += 1;
+    const root = document.createElement('div');
+    root.className = 'rd-tile-live';
+    const n = textNode(root, 'span', 'rd-tile-rounds', v.rounds);
+    n.dataset.testid = 'tile-rounds';
+    n.dataset.run = String(s.draws);  // how often this tile was drawn (one result: once)
+    n.dataset.scriptRun = String(d.runs);  // how often its fragment ran
+    s.staleNode = textNode(root, 'div', 'rd-tile-stale', '');
+    for (const spec of v.roads || []) {
+      const scroll = document.createElement('div');
+      scroll.className = 'rd-tile-road';  // a tile narrower than its road scrolls sideways
+      const gd = document.createElement('div');
+      gd.className = 'rd-plot rd-svg-plot';
+      drawSvg(gd, spec);
+      gd.layout = spec.layout;  // read as on a Plotly graph div (tests, benches)
+      gd.data = spec.data;
+      scroll.appendChild(gd);
+      root.appendChild(scroll);
+    }
+    const counts = document.createElement('div');
+    counts.className = 'rd-tile-counts';
+    for (const [text, w] of v.counts || []) textNode(counts, w ? 'b' : 'span', w ? `rd-w-${w}` : '', text);
+    root.appendChild(counts);
+    const was = box.querySelector(':scope > .rd-tile-live');  // not the box's style sheet
+    if (was) was.replaceWith(root); else box.appendChild(root);
+  }
+  markStale(s);
+}
+
+// "no result for N min" once the table's last change is older than the page's setting,
+// judged on the server's clock (``data.now`` is the server's time when it sent the data).
+function markStale(s) {
+  clearTimeout(s.staleTimer);
+  const age = (Date.now() + s.offset) / 1000 - s.view.modified;
+  const left = s.data.stale_s - age;
+  const stale = left < 0;
+  if (s.staleNode) {
+    s.staleNode.textContent = stale ? s.data.stale_text : '';
+    s.staleNode.hidden = !stale;
+  }
+  if (!stale) s.staleTimer = setTimeout(() => markStale(s), left * 1000 + 250);
+}
+
+// Ask the fragment to run (once per news, again after a while if it did not).
+function askRun(s, now) {
+  s.stamp = Math.max(Date.now(), (s.stamp || 0) + 1);
+  const asked = s.asked = { now, at: s.stamp };
+  serial(() => { if (s.asked === asked) s.set('seen', asked); });
+  clearTimeout(s.askTimer);
+  s.askTimer = setTimeout(() => { if (s.asked === asked) askRun(s, now); }, 3000);
+}
+
+// The wall's news: this tile's shoe moved past what it shows.
+async function tileNews(s, got) {
+  const v = got && got.shoes && got.shoes[s.data.shoe];
+  if (typeof v !== 'number' || v <= (s.view.version ?? -1) || s.asked) return;
+  if (s.fetching) { s.again = true; return; }
+  s.fetching = true;
+  try {
+    const url = new URL(s.data.route, window.location.href);
+    for (const [k, x] of Object.entries(s.data.query)) url.searchParams.set(k, String(x));
+    const r = await fetch(url.pathname + url.search, { cache: 'no-store',
+      headers: s.data.pass ? { 'X-Roads-Tab': s.data.pass } : {} });
+    if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    const view = await r.json();
+    if (view.rerun) askRun(s, view.version ?? v);
+    else if (view.version > (s.view.version ?? -1)) { s.view = view; drawTile(s); }
+  } catch (e) {  // the server restarting: try again with the wall's latest news
+    setTimeout(() => tileNews(s, hub().last), 1000);
+  } finally {
+    s.fetching = false;
+  }
+  if (s.again) { s.again = false; tileNews(s, hub().last); }
+}
+
+export default function (component) {
+  const { data, parentElement: box, setStateValue } = component;
+  const all = tileStates();
+  const s = all[data.shoe] || (all[data.shoe] = { draws: 0, view: { version: -1 } });
+  s.data = data;
+  s.set = setStateValue;
+  s.box = box;
+  s.offset = data.now * 1000 - Date.now();
+  if ((data.view.version ?? -1) >= (s.view.version ?? -1)) s.view = data.view;
+  if (s.asked && (data.view.version ?? -1) >= s.asked.now) {  // the run asked for came
+    s.asked = null;
+    clearTimeout(s.askTimer);
+  }
+  drawTile(s);
+  if (s.unsub) s.unsub();
+  const unsub = s.unsub = hub().sub((got) => tileNews(s, got), data.pass);
+  return () => {  // gone from the page (or drawn again, which subscribes anew)
+    if (s.unsub !== unsub) return;
+    unsub();
+    s.unsub = null;
+    clearTimeout(s.staleTimer);
+  };
+}
