@@ -54,13 +54,21 @@ from roads_app.store import db  # noqa: E402
 BOARD_PROBE = """() => {
   if (window.__live) return;
   const p = window.__live = {seen: {}};
-  const tick = () => {
+  let queued = false;
+  const look = () => {
+    queued = false;
     const m = Array.from(document.querySelectorAll('.js-plotly-plot'))
       .map(g => g.layout && g.layout.meta).find(m => m && m.road === 'board');
     if (m && !(m.rounds in p.seen)) p.seen[m.rounds] = Date.now();
-    requestAnimationFrame(tick);
   };
-  requestAnimationFrame(tick);
+  // looked at in the frame after each change of the page (when that frame shows the
+  // new board), not in every frame: a probe running every frame on each of 3 pages
+  // kept the machine it measures busy
+  new MutationObserver(() => {
+    if (!queued) { queued = true; requestAnimationFrame(look); }
+  }).observe(document.body, {childList: true, subtree: true, attributes: true,
+                             characterData: true});
+  look();
 }"""
 
 WALL_PROBE = """() => {
