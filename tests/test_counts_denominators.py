@@ -17,7 +17,13 @@ from roads_app.roads.stats import FLAGS, flag_counts
 from roads_app.store import library
 from roads_app.ui.board_view import count_strip_html
 from roads_app.ui.entry_page import stats_markdown
-from roads_app.ui.lobby_page import counts_line
+from roads_app.ui.wall_tile import counts_parts
+
+
+def counts_line(counts: dict) -> str:
+    """The counts under a wall tile's roads, as the page writes them (`counts_parts`)."""
+    return "".join(text for text, _ in counts_parts(counts, "en"))
+
 
 flags = hs.lists(hs.sampled_from([None, False, True]), min_size=0, max_size=60)
 

@@ -22,7 +22,6 @@ could not be read).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -57,14 +56,6 @@ a phone's tile (the page under `PHONE_PX`) keeps the bead plate and big road."""
 PHONE_PX = 640
 COLUMNS_KEY = "lobby_columns"
 PAGE_PADDING_PX = 96  # the page's own margins, beside the tiles
-
-
-def counts_line(c: dict[str, Any]) -> str:
-    """``B 12 · P 9 · T 2 · pairs P 1 / B 3`` as Markdown (the tile draws the same
-    `wall_tile.counts_parts` itself), for a page that writes it with Streamlit."""
-    colour = {"B": "red", "P": "blue", "T": "green"}
-    return "".join(f":{colour[w]}[**{text}**]" if w else text
-                   for text, w in wall_tile.counts_parts(c, lang()))  # fmt: skip
 
 
 def render_tile(row: dict, folder: Path, stale_min: float, derived: bool = False) -> None:

@@ -37,7 +37,7 @@ import streamlit as st
 
 from roads_app.ui import page_head
 
-_JS = page_head.static_text("svg_plot.js") + page_head.static_text("plot_host.js")
+_JS = page_head.static_text("plot_host.js")
 LATE_MS = 1500
 """How long a board waits for the page's width report before it is drawn anyway."""
 
@@ -64,7 +64,7 @@ def signature(spec: dict[str, Any], config: dict[str, Any]) -> str:
 
 def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None,
          draw: bool = True, placeholder_height: int = 0,
-         follows: tuple[str, int] | None = None, note: str = "", svg: bool = False) -> str:
+         follows: tuple[str, int] | None = None, note: str = "") -> str:
     """Draw ``spec`` (a plain Plotly ``{"data", "layout"}`` dict) in place under ``key``;
     returns its `signature`.
 
@@ -77,16 +77,13 @@ def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None
     (`board_host`); a press after it makes the page draw the spec `plot_next` sent for
     that key at once, and the server's own spec when its run has applied the press.
     ``note``: a word on how the spec was made, kept by the page with its first drawing.
-    ``svg``: draw it as plain SVG (`static/svg_plot.js`: axes, grid and scatter marks
-    only), not with Plotly: a wall's tiles, where Plotly's layout pass per figure kept
-    the page's main thread busy.
     """
     config = config or {}
     sig = signature(spec, config)
     _component(key=key, height="content", data={
         "spec": spec, "config": config, "sig": sig, "draw": draw, "name": key, "note": note,
         "height": placeholder_height, "src": page_head.PLOTLY_SRC, "scriptId": page_head.PLOTLY_ID,
-        "lateMs": LATE_MS, "svg": svg,
+        "lateMs": LATE_MS,
         "follows": {"epoch": follows[0], "acked": follows[1]} if follows else None,
     })  # fmt: skip
     return sig

@@ -54,8 +54,20 @@ _component = st.components.v2.component("roads_app.wall_tile", js=_JS,
                                         isolate_styles=False)  # fmt: skip
 
 
-def _spec(fig: Any) -> dict[str, Any]:
-    return json.loads(pio.to_json(fig, validate=False))
+def tile_roads(rounds: pl.DataFrame, lg: str, derived: bool = False) -> list[dict[str, Any]]:
+    """A tile's small roads as Plotly specs (drawn by ``svg_plot.js``): the bead plate and
+    big road, and where ``derived`` the big eye boy, small road and cockroach pig."""
+    roads = [
+        board.bead_plate_figure(rounds, cols_visible=BEAD_COLS, cell_px=board.MINI_CELL_PX,
+                                lang=lg),
+        board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True),
+    ]  # fmt: skip
+    if derived:
+        grids = all_roads(rounds)
+        roads += [board.derived_road_figure(grids, k, cols_visible=BIG_COLS,
+                                            cell_px=board.MINI_CELL_PX * 0.8)
+                  for k in board.DERIVED]  # fmt: skip
+    return [json.loads(pio.to_json(fig, validate=False)) for fig in roads]
 
 
 @lru_cache(maxsize=256)
@@ -69,21 +81,11 @@ def content(
     if isinstance(loaded, str):
         return loaded
     rounds, meta = loaded
-    roads = [
-        _spec(board.bead_plate_figure(rounds, cols_visible=BEAD_COLS,
-                                      cell_px=board.MINI_CELL_PX, lang=lg)),
-        _spec(board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True)),
-    ]  # fmt: skip
-    if derived:  # a big tile's big eye boy, small road and cockroach pig
-        grids = all_roads(rounds)
-        roads += [_spec(board.derived_road_figure(grids, k, cols_visible=BIG_COLS,
-                                                  cell_px=board.MINI_CELL_PX * 0.8))
-                  for k in board.DERIVED]  # fmt: skip
     return {
         "meta": meta,
         "winners": rounds["winner"].cast(pl.String).to_list(),  # its good roads
         "counts": library.counts(rounds),
-        "roads": roads,
+        "roads": tile_roads(rounds, lg, derived),
     }
 
 
@@ -93,7 +95,7 @@ def counts_parts(c: dict[str, Any], lg: str) -> list[tuple[str, str]]:
     them, as on every page.
 
     >>> from roads_app.roads.stats import FlagCount
-    >>> none = FlagCount(hits=0, rounds=0, of=3)
+    >>> none = FlagCount(hits=0, recorded=0, rounds=3)
     >>> counts_parts({"B": 2, "P": 1, "T": 0, "flags": {"player_pair": none,
     ...               "banker_pair": none}}, "en")  # doctest: +NORMALIZE_WHITESPACE
     [('B 2', 'B'), (' · ', ''), ('P 1', 'P'), (' · ', ''), ('T 0', 'T'),

@@ -63,7 +63,7 @@ def md_text(s: str) -> Md:
 
     >>> md_text("**a** <b>x</b> :red[y]")
     '\\\\*\\\\*a\\\\*\\\\* \\\\<b\\\\>x\\\\<\\\\/b\\\\> \\\\:red\\\\[y\\\\]'
-    >>> md_text("see http://x.example") == "see http\\:\u2060\\/\\/x\\.example"
+    >>> md_text("see http://x.example") == "see http\\\\:\u2060\\\\/\\\\/x\\\\.example"
     True
     """
     if isinstance(s, Md):

@@ -7,19 +7,15 @@ page; the marks' centres, sizes and texts are read from each drawing and compare
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
-import plotly.io as pio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from playwright.sync_api import Browser, Page
 
 from roads_app.game.shoe import deal_shoe
-from roads_app.render import board
-from roads_app.roads.grids import all_roads
-from roads_app.ui import page_head
+from roads_app.ui import page_head, wall_tile
 
 # Each mark of a drawing as [trace, centre x, centre y, width, height, text]: Plotly's
 # marks are translated paths in the plot group, offset by the plot area's corner.
@@ -62,17 +58,8 @@ def canvas(browser: Browser) -> Iterator[Page]:
 
 
 def _specs(seed: int, lang: str) -> dict[str, dict]:
-    rounds = deal_shoe(seed).rounds
-    roads = all_roads(rounds)
-    figs = {
-        "bead": board.bead_plate_figure(rounds, cols_visible=12, cell_px=board.MINI_CELL_PX,
-                                        lang=lang),
-        "big": board.big_road_figure(rounds, cols_visible=20, mini=True),
-        **{k: board.derived_road_figure(roads, k, cols_visible=20,
-                                        cell_px=board.MINI_CELL_PX * 0.8)
-           for k in board.DERIVED},
-    }  # fmt: skip
-    return {k: json.loads(pio.to_json(f, validate=False)) for k, f in figs.items()}
+    roads = wall_tile.tile_roads(deal_shoe(seed).rounds, lang, derived=True)  # as a tile's
+    return {spec["layout"]["meta"]["road"]: spec for spec in roads}
 
 
 @settings(max_examples=6, deadline=None,

@@ -23,16 +23,6 @@ export default function (component) {
     box.appendChild(gd);
   }
   s.want = data;  // only the newest spec is drawn, whatever order loading ends in
-  if (data.svg) {  // a small static road (a wall's tile): plain SVG, no Plotly at all
-    if (s.drawn !== data.sig) {
-      drawSvg(gd, data.spec);
-      s.drawn = data.sig;
-      gd.classList.add('rd-svg-plot');
-      gd.layout = data.spec.layout;  // read as on a Plotly graph div (tests, benches)
-      gd.data = data.spec.data;
-    }
-    return () => {};
-  }
   expose();
   swipes();
   // A board that follows the key queue draws, on a key press, the board that key gives

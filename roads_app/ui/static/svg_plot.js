@@ -1,11 +1,11 @@
-// A small, static road drawn as plain SVG from the same Plotly spec the boards use
-// (`plot_host.plot(..., svg=True)`): the wall's tiles. Plotly's layout pass costs tens of
+// A small, static road drawn as plain SVG from the same Plotly spec the boards use: the
+// wall's tiles (`wall_tile.js`). Plotly's layout pass costs tens of
 // milliseconds per figure; a wall of 24 live tables redraws a few every second, and its
 // main thread was 94% busy with them (issue 29). A road is a grid and a few kinds of
 // mark, so only that subset of Plotly is read here: the axes' ranges and grid, and
 // scatter markers (circle, circle-open, line-ne, star) with their text. Anything else in
 // a spec is not drawn. The drawing is built with DOM calls: no text is parsed as markup.
-// (Put before `plot_host.js` in the component's one module, `plot_host.py`.)
+// (Put before `wall_tile.js` in the component's one module, `wall_tile.py`.)
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
