@@ -263,6 +263,15 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
     server = live_server
     shoe = new_shoe(server, "Route table")
     cli(server, "shoes", "add", shoe, "BPT")
+    # the route answers from the server's watcher, as the page asks only after it: wait
+    # until the watcher has seen the shoe (a follow request for it answers then)
+    want, seen = db.open_store(server.data_dir).shoes.version(shoe), ""
+    for _ in range(5):  # each answers once the watcher's version moved past ``seen``
+        if seen == want:
+            break
+        seen = httpx.get(f"{server.url}/_roads/follow", params={"shoe": shoe, "v": seen},
+                         timeout=60).json()["v"]  # fmt: skip
+    assert seen == want
     params = {"shoe": shoe, "lang": "en", "derived": "1", "tags": "", "picked": ""} | change
     r = httpx.get(f"{server.url}/_roads/tile", params=params, timeout=30)
     assert r.status_code == status, r.text
