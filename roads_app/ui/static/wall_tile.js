@@ -120,5 +120,7 @@ export default function (component) {
     unsub();
     s.unsub = null;
     clearTimeout(s.staleTimer);
+    clearTimeout(s.askTimer);  // a tile gone from the wall asks nothing more
+    s.asked = null;
   };
 }
