@@ -146,7 +146,8 @@ def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> tuple[pl.DataFrame, di
 def render_grid() -> None:
     """The grid of tiles: rerun only when the set of live shoes changes (a shoe starts,
     ends or is deleted), when a hidden shoe may pass the filter, or when the page's
-    settings change; each tile follows its own shoe (`_live_tile`)."""
+    settings change; each tile follows its own shoe (`_live_tile`, whose live part
+    draws each result itself: `wall_tile`)."""
     folder = session.data_dir()
     seq = follow.wall_seq(folder)  # read before the shoes: a change after it wakes us again
     stale_min = float(st.session_state.get(STALE_KEY) or STALE_DEFAULT_MIN)
