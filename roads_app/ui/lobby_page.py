@@ -124,16 +124,19 @@ def tiles_show_derived(screen_w: int | None, columns: int) -> bool:
     return (screen_w - PAGE_PADDING_PX) / max(1, columns) >= DERIVED_TILE_PX
 
 
-def _good_road_pass(shoes: pl.DataFrame, folder: Path) -> tuple[pl.DataFrame, dict[str, int]]:
+def _good_road_pass(
+    shoes: pl.DataFrame, folder: Path, derived: bool
+) -> tuple[pl.DataFrame, dict[str, int]]:
     """Alert on every table that entered a good road since this page last saw it, and
     keep the tables the good-road filter asks for (all when it asks for none); the
-    versions of those it hides (the grid follows them: one may pass the filter next)."""
+    versions of those it hides (the grid follows them: one may pass the filter next).
+    ``derived``: as the tiles are drawn, so each shoe is read and laid out once."""
     picked = st.session_state.get(FILTER_KEY) or []
     keep = []
     hidden: dict[str, int] = {}
     lg = lang()
     for row in shoes.iter_rows(named=True):
-        tile = wall_tile.content(row["id"], str(folder), int(row["version"]), lg)
+        tile = wall_tile.content(row["id"], str(folder), int(row["version"]), lg, derived)
         winners = tile["winners"] if isinstance(tile, dict) else []
         name = (tile["meta"].name if isinstance(tile, dict) else row["name"]) or row["id"]
         alert(row["id"], int(row["version"]), name, entered_of(winners), lg)
@@ -159,7 +162,10 @@ def render_grid() -> None:
         return
     runs = st.session_state.setdefault(RUNS_KEY, {})
     runs["grid"] = runs.get("grid", 0) + 1
-    picked, hidden = _good_road_pass(shoes, folder)
+    columns = int(st.session_state.get(COLUMNS_KEY) or COLUMNS)
+    screen = follow.screen_size("follow_wall")
+    derived = tiles_show_derived(screen["w"] if screen else None, columns)
+    picked, hidden = _good_road_pass(shoes, folder, derived)
     follow.follow_wall(seq, shoes["id"].to_list(), hidden)
     if not shoes.height:
         st.info(tr("lobby_empty"))
@@ -170,9 +176,6 @@ def render_grid() -> None:
         st.info(tr("gr_filter_none"))
         return
     ids = iter(picked["id"].to_list())
-    columns = int(st.session_state.get(COLUMNS_KEY) or COLUMNS)
-    screen = follow.screen_size("follow_wall")
-    derived = tiles_show_derived(screen["w"] if screen else None, columns)
     for _ in range(0, picked.height, columns):
         cols = st.columns(columns, gap="small")
         for col in cols:

@@ -27,9 +27,9 @@ export default function (component) {
   // that run showed only once (a good-road toast) would be lost with it. A news asked for
   // and still not shown after a while is asked again: a rerun request made while a run
   // was starting can be folded into it and lost. The wall's grid asks one per task
-  // (`serial`, shared with its tiles). While one is asked for, newer news waits for it: the rerun reads the
-  // store as it is then (and a tile drawn behind the wall's news is told again when it
-  // subscribes, `hub`).
+  // (`serial`, shared with its tiles). While one is asked for, newer news waits for it:
+  // the rerun reads the store as it is then (and the grid drawn behind the wall's news is
+  // told again when it subscribes, `hub`).
   const send = (now) => {
     s.stamp = Math.max(Date.now(), (s.stamp || 0) + 1);  // each request's own, increasing
     const asked = s.asked = { now, at: s.stamp };

@@ -55,4 +55,3 @@ function serial(f) {
   q.items.push(f);
   if (!q.busy) { q.busy = true; setTimeout(next, 0); }
 }
-

@@ -45,7 +45,9 @@ function drawTile(s) {
     }
     const counts = document.createElement('div');
     counts.className = 'rd-tile-counts';
-    for (const [text, w] of v.counts || []) textNode(counts, w ? 'b' : 'span', w ? `rd-w-${w}` : '', text);
+    for (const [text, w] of v.counts || []) {
+      textNode(counts, w ? 'b' : 'span', w ? `rd-w-${w}` : '', text);
+    }
     root.appendChild(counts);
     const was = box.querySelector(':scope > .rd-tile-live');  // not the box's style sheet
     if (was) was.replaceWith(root); else box.appendChild(root);
@@ -85,8 +87,8 @@ async function tileNews(s, got) {
   try {
     const url = new URL(s.data.route, window.location.href);
     for (const [k, x] of Object.entries(s.data.query)) url.searchParams.set(k, String(x));
-    const r = await fetch(url.pathname + url.search, { cache: 'no-store',
-      headers: s.data.pass ? { 'X-Roads-Tab': s.data.pass } : {} });
+    const r = await fetch(url.pathname + url.search,
+      { cache: 'no-store', headers: headers(s.data.pass) });
     if (!r.ok) throw new Error(`HTTP ${r.status}`);
     const view = await r.json();
     if (view.rerun) askRun(s, view.version ?? v);
