@@ -184,13 +184,13 @@ def render_board(
                  last_mark_s=last_mark_s)  # fmt: skip
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
-    # Drawn in place (`plot_host`): one Plotly.react per key press, no element replaced.
+    # Drawn in place (`plot_host`, as SVG): one drawing per key press, no element replaced.
     # While the board's width is not known (no report, no window width to guess from),
     # the browser draws nothing (it would draw again at once at the real width) and
     # only keeps the board's height.
     sig = plot_host.plot(spec, key=key, config=board.PLOT_CONFIG, draw=width is not None,
                          placeholder_height=spec["layout"]["height"], follows=follows,
-                         note=note)  # fmt: skip
+                         note=note, svg=True)  # fmt: skip
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
     elif strip:  # (the display has it in its header)

@@ -46,27 +46,23 @@ SCREENS = REPO / ".benchmarks" / "screens"
 TYPING_GAP_MS = 30
 LOAD_MS = 120_000  # a first load on a busy shared machine (the figure is recorded elsewhere)
 
-BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
   .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board')"""
 
 MARKS_IN_CELLS_JS = """() => {
   const g = (BOARD)();
-  const fl = g._fullLayout, svg = g.querySelector('.main-svg').getBoundingClientRect();
+  const svg = g.querySelector('svg.rd-svg').getBoundingClientRect();
   const out = {checked: 0, bad: []};
-  for (const sp of g.querySelectorAll('.cartesianlayer .subplot')) {
-    const id = Array.from(sp.classList).find(c => /^x\\d*y\\d*$/.test(c));
-    const m = id.match(/^x(\\d*)y(\\d*)$/);
-    const xa = fl['xaxis' + m[1]], ya = fl['yaxis' + m[2]];
-    const cw = xa._length / Math.abs(xa.range[1] - xa.range[0]);
-    const ch = ya._length / Math.abs(ya.range[1] - ya.range[0]);
-    const x0 = svg.left + xa._offset, y0 = svg.top + ya._offset;
-    const items = sp.querySelectorAll('.scatterlayer path.point, .scatterlayer g.textpoint text');
-    for (const el of items) {
+  for (const sp of g.querySelectorAll('.rd-sub')) {  // each road's plot area, as drawn
+    const id = sp.dataset.sub, d = sp.dataset, cols = +d.cols, rows = +d.rows;
+    const cw = d.w / cols, ch = d.h / rows;
+    const x0 = svg.left + +d.l, y0 = svg.top + +d.t;
+    for (const el of sp.querySelectorAll('.rd-trace > *')) {
       const r = el.getBoundingClientRect();
       if (!r.width && !r.height) continue;
-      const tr = el.closest('g.trace');  // a trace made invisible (opacity 0) shows nothing
+      const tr = el.closest('.rd-trace');  // a trace made invisible (opacity 0) shows nothing
       if (tr && getComputedStyle(tr).opacity === '0') continue;
-      const sw = el.tagName === 'path' ? (parseFloat(getComputedStyle(el).strokeWidth) || 0) : 0;
+      const sw = el.tagName !== 'text' ? (parseFloat(getComputedStyle(el).strokeWidth) || 0) : 0;
       const box = {l: r.left - sw / 2, r: r.right + sw / 2,
                    t: r.top - sw / 2, b: r.bottom + sw / 2};
       const col = Math.floor(((r.left + r.right) / 2 - x0) / cw);
@@ -74,8 +70,6 @@ MARKS_IN_CELLS_JS = """() => {
       const cell = {l: x0 + col * cw, r: x0 + (col + 1) * cw,
                     t: y0 + row * ch, b: y0 + (row + 1) * ch};
       out.checked++;
-      const cols = Math.abs(xa.range[1] - xa.range[0]);
-      const rows = Math.abs(ya.range[1] - ya.range[0]);
       if (col < 0 || row < 0 || col >= cols || row >= rows)
         out.bad.push({axis: id, col, row, outside: 'beyond the road'});
       const tol = 0.75;
@@ -95,7 +89,7 @@ OVERFLOW_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   // a phone's board scrolls sideways in its own box: what it holds may lie beyond the
   // viewport (a scroll away), the box itself may not
-  const plot = document.querySelector('.rd-plot.js-plotly-plot');
+  const plot = document.querySelector('.rd-plot');
   const board = plot && plot.parentElement;
   for (const el of main.querySelectorAll('*')) {
     if (board && el !== board && board.contains(el)) continue;
@@ -123,7 +117,7 @@ TABLES_JS = """() => Array.from(document.querySelectorAll('[data-testid="stDataF
 FIRST_WIDTH_JS = """() => {
   const g = (BOARD)();
   return [g.__rdFirst.note, g.__rdFirst.width === g.layout.width,
-          g._fullLayout.width === g.layout.width];
+          +g.querySelector('svg.rd-svg').getAttribute('width') === g.layout.width];
 }""".replace("BOARD", BOARD_JS)
 
 PHONE_JS = """() => {
@@ -131,9 +125,9 @@ PHONE_JS = """() => {
   // viewport now (the board opened at its right-hand end) and the first once scrolled
   // all the way left.
   const g = (BOARD)(), box = g.parentElement, vw = document.documentElement.clientWidth;
-  const marks = () => Array.from(g.querySelectorAll('.cartesianlayer .subplot')).map(sp => {
-    const id = Array.from(sp.classList).find(c => /^x\\d*y\\d*$/.test(c));
-    const rs = Array.from(sp.querySelectorAll('.scatterlayer path.point'))
+  const marks = () => Array.from(g.querySelectorAll('.rd-sub')).map(sp => {
+    const id = sp.dataset.sub;
+    const rs = Array.from(sp.querySelectorAll('.rd-trace > :not(text)'))
       .map(el => el.getBoundingClientRect()).filter(r => r.width > 0);
     rs.sort((a, b) => a.left - b.left);
     return {id, rs};
@@ -153,7 +147,8 @@ PHONE_JS = """() => {
 
 SETTLED_JS = """() => {
   const g = (BOARD)();
-  return !!(g && g._fullLayout && g._fullLayout.width === g.layout.width);
+  const svg = g && g.querySelector('svg.rd-svg');
+  return !!(svg && +svg.getAttribute('width') === g.layout.width);
 }""".replace("BOARD", BOARD_JS)
 
 
@@ -231,17 +226,17 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
         context.close()
 
 
-GRID_JS = """() => {  // the gridlines Plotly drew on each road's axes, by axis
+GRID_JS = """() => {  // the gridlines drawn on each road's axes, by axis
   const g = (BOARD)(), out = {};
-  for (const a of g.querySelectorAll('.gridlayer > g'))
-    out[a.getAttribute('class')] = a.querySelectorAll('path').length;
+  for (const a of g.querySelectorAll('.rd-grid'))
+    out[a.dataset.axis] = a.querySelectorAll('line').length;
   return out;
 }""".replace("BOARD", BOARD_JS)
 
 
 def test_an_empty_shoe_shows_the_grid_of_every_road(app_server: AppServer, page: Page):
     """Before the first result each road is an empty ruled grid, as on a casino board
-    (Plotly draws no axes that carry no trace)."""
+    (each road's axes carry a trace, or they would not be drawn)."""
     page.goto(app_server.url)
     wait_rounds(page, 0, timeout_ms=LOAD_MS)
     settle(page)
@@ -477,14 +472,11 @@ REVEAL_WATCH_JS = """(round) => {
       const totals = Array.from(hand.querySelectorAll('[data-testid="reveal-total"]'))
         .some(t => parseFloat(getComputedStyle(t).opacity) > 0);
       // the board of this round (the previous one, fully shown, may still be on screen)
-      const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+      const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
         .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board'
                    && g.layout.meta.rounds === round);
-      const newMarks = g ? Array.from(g.querySelectorAll('.scatterlayer .trace')).some(el => {
-        const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
-        return t && t.name && t.name.startsWith('new ')
-          && parseFloat(getComputedStyle(el).opacity) > 0;
-      }) : false;
+      const newMarks = g ? Array.from(g.querySelectorAll('.rd-trace[data-name^="new "]'))
+        .some(el => parseFloat(getComputedStyle(el).opacity) > 0) : false;
       w.frames++;
       if (down && (totals || newMarks)) w.leaks.push({totals, newMarks});
       if (!down && totals && newMarks) w.done = true;
@@ -536,8 +528,8 @@ def test_bets_a_result_key_cannot_settle_are_disabled_with_the_reason(
 SHOWN_JS = """() => {
   const g = (BOARD)();
   const points = [];
-  for (const el of g.querySelectorAll('.scatterlayer .trace')) {
-    const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
+  for (const el of g.querySelectorAll('.rd-trace')) {  // each trace as drawn, with its spec
+    const t = g.data[+el.dataset.trace];
     if (!t || !t.name || t.name === 'grid' || parseFloat(getComputedStyle(el).opacity) === 0)
       continue;
     const kind = t.name.replace(/^(new|old) /, '');
@@ -555,7 +547,7 @@ SHOWN_JS = """() => {
       document.querySelectorAll('[data-testid^="bankroll"], [data-testid^="bet-"]'))
     .filter(e => getComputedStyle(e).visibility === 'visible')
     .map(e => e.dataset.testid.replace(/-held$/, '') + '=' + e.textContent);
-  const charts = Array.from(document.querySelectorAll('.js-plotly-plot'))
+  const charts = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
     .filter(g => getComputedStyle(g).visibility === 'visible' && g.layout && g.layout.meta
             && 'bankroll' in g.layout.meta).map(g => g.layout.meta.bankroll);
   return JSON.stringify({points, strip, stats, bank, charts});
@@ -708,11 +700,12 @@ def test_a_key_reaches_the_board_wherever_the_focus_is_but_a_text_input_types(
 PHONE_EDGE_JS = """() => {
   // Where the board's box cuts the big road at its left edge, in cells (0: on a cell
   // boundary), whether that edge fades, and the result buttons' sizes.
-  const g = (BOARD)(), box = g.parentElement, fl = g._fullLayout, xa = fl.xaxis2;
-  const svg = g.querySelector('.main-svg').getBoundingClientRect();
-  const cw = xa._length / (xa.range[1] - xa.range[0]);
+  const g = (BOARD)(), box = g.parentElement;
+  const big = g.querySelector('.rd-sub[data-sub="x2y2"]').dataset;  // the big road
+  const svg = g.querySelector('svg.rd-svg').getBoundingClientRect();
+  const cw = big.w / big.cols;
   const left = box.getBoundingClientRect().left + box.clientLeft;
-  const cut = ((left - (svg.left + xa._offset)) / cw) % 1;
+  const cut = ((left - (svg.left + +big.l)) / cw) % 1;
   const buttons = ['B', 'P', 'T', 'undo'].map(k => {
     const r = document.querySelector(`.st-key-btn_${k} button`).getBoundingClientRect();
     return [k, Math.round(r.width), Math.round(r.height)];
@@ -799,7 +792,7 @@ def test_main_thread_work_per_key_on_an_80_round_shoe_is_recorded(
     app_server: AppServer, page: Page
 ):
     """Issue 26 item 2: each key press kept the main thread busy about 300 ms (four
-    Plotly draws of the boards one key away, hidden, besides the page's rerun). The
+    draws of the boards one key away, hidden, besides the page's rerun). The
     work per press, from the browser's own task timing and its long tasks, is recorded
     (the lead takes the figure on a quiet machine: `bench/bench_dashboard.py`); the
     test checks that every press counted, and that the page drew no board it did not show."""
@@ -808,13 +801,12 @@ def test_main_thread_work_per_key_on_an_80_round_shoe_is_recorded(
     wait_rounds(page, 80, timeout_ms=LOAD_MS)
     settle(page)
     page.evaluate("""() => {
-      window.__reacts = [];  // each board drawn: on the page's board div, or elsewhere
-      const react = window.Plotly.react;
-      window.Plotly.react = function (gd, data, layout, ...rest) {
-        if (layout && layout.meta && layout.meta.road === 'board')
-          window.__reacts.push(gd.classList.contains('rd-plot') ? 'shown' : 'hidden');
-        return react.call(this, gd, data, layout, ...rest);
-      };
+      window.__reacts = [];  // each board drawn (`plot_host.js` says so): shown or not
+      window.addEventListener('rd-drawn', (e) => {
+        const g = e.target, m = g.layout && g.layout.meta;
+        if (m && m.road === 'board')
+          window.__reacts.push(g.isConnected && g.checkVisibility() ? 'shown' : 'hidden');
+      });
     }""")
     clock = MainThread(page)
     clock.start()

@@ -280,12 +280,8 @@ def test_a_key_press_draws_its_board_before_the_server_answers(
 
 
 COUNT_REDRAWS_JS = """() => {
-  window.__reacts = 0;
-  const react = window.Plotly.react;
-  window.Plotly.react = function (...args) {
-    window.__reacts += 1;
-    return react.apply(this, args);
-  };
+  window.__reacts = 0;  // each drawing of a board (`plot_host.js` says so)
+  window.addEventListener('rd-drawn', () => { window.__reacts += 1; });
 }"""
 
 
@@ -387,14 +383,14 @@ def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
 
 
 CELL_SIZES_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
     .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
-  const fl = g._fullLayout, out = [];
-  for (const n of ['', '2', '3', '4', '5']) {
-    const xa = fl['xaxis' + n], ya = fl['yaxis' + n];
-    if (!xa || !ya) { out.push(null); continue; }
-    out.push([Math.abs(xa._length / (xa.range[1] - xa.range[0])),
-              Math.abs(ya._length / (ya.range[1] - ya.range[0]))]);
+  const out = [];
+  for (const n of ['', '2', '3', '4', '5']) {  // each road's plot area, as drawn
+    const sp = g.querySelector(`.rd-sub[data-sub="x${n}y${n}"]`);
+    if (!sp) { out.push(null); continue; }
+    const d = sp.dataset;
+    out.push([d.w / d.cols, d.h / d.rows]);
   }
   return out;
 }"""

@@ -289,11 +289,11 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
 
 
 COVER_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
     .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
   if (!g) return null;
   // what shows: the drawing, inside its (sideways-scrolling) box, inside the window
-  const r = g.querySelector('.main-svg').getBoundingClientRect();
+  const r = g.querySelector('svg.rd-svg').getBoundingClientRect();
   const box = g.parentElement.getBoundingClientRect();
   const w = Math.max(0, Math.min(r.right, box.right, innerWidth) - Math.max(r.left, box.left, 0));
   const h = Math.max(0, Math.min(r.bottom, box.bottom, innerHeight) - Math.max(r.top, box.top, 0));
@@ -333,10 +333,11 @@ def test_the_display_fills_the_screen_with_name_and_limits(
 
 
 LAST_MARK_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
     .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
   if (!g) return null;
-  const marks = g.data.filter(t => t.name === 'last' && t.opacity !== 0);
+  const marks = Array.from(g.querySelectorAll('.rd-trace[data-name="last"]'))  // as drawn
+    .filter(el => getComputedStyle(el).opacity !== '0').map(el => g.data[+el.dataset.trace]);
   return {rounds: g.layout.meta.rounds, marks: marks.length,
           xs: marks.map(t => t.x[0]), ys: marks.map(t => t.y[0])};
 }"""

@@ -27,11 +27,12 @@ from tests import storehelp as storage
 pytestmark = pytest.mark.browser
 LOAD_MS = 120_000
 
-BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
   .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board')"""
 SETTLED_JS = """() => {
   const g = (BOARD)();
-  return !!(g && g._fullLayout && g._fullLayout.width === g.layout.width);
+  const svg = g && g.querySelector('svg.rd-svg');
+  return !!(svg && +svg.getAttribute('width') === g.layout.width);
 }""".replace("BOARD", BOARD_JS)
 
 
@@ -148,7 +149,7 @@ TEXT_PX_JS = """(labels) => {
 }"""
 
 TICKS_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
     .find(g => g.layout && g.layout.meta && 'bankroll' in g.layout.meta);
   return g ? Array.from(g.querySelectorAll('.xtick text')).map(t => t.textContent) : null;
 }"""

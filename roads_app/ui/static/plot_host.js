@@ -1,7 +1,9 @@
-// A Plotly figure drawn in place (`plot_host.py`): one Plotly.react per change, into the
-// same div, and on the scoreboard the board a key press gives drawn before the server
-// has answered. Settings come in ``data`` (JSON): the plotly.js bundle's address and
-// script id, how long to wait for a width report, the result keys.
+// A figure drawn in place (`plot_host.py`): each new spec drawn into the same div, a
+// road as SVG (`drawSvg`, from `svg_plot.js`, which the component's script carries
+// before this file), any other chart by Plotly.react; and on the scoreboard the board a
+// key press gives drawn before the server has answered. Settings come in ``data``
+// (JSON): how to draw, the plotly.js bundle's address and script id, how long to wait
+// for a width report.
 export default function (component) {
   const { data, parentElement: box } = component;
   // The state lives on the component's element, across the script's runs.
@@ -28,7 +30,7 @@ export default function (component) {
   // A board that follows the key queue draws, on a key press, the board that key gives
   // (laid out by the server beforehand, `plot_next`), without waiting for the server.
   if (data.follows && !s.onKey) s.onKey = () => {
-    if (s.want.draw && window.Plotly) draw(window.Plotly, false);
+    if (s.want.draw) start(false);
   };
   const onKey = data.follows ? s.onKey : null;
   if (onKey) {  // the same function each time: added once however often this runs
@@ -54,18 +56,19 @@ export default function (component) {
   start(false);
   return cleanup;
 
+  // A road needs nothing loaded; a Plotly chart waits for the bundle the page's head
+  // loads (or loads it, on a page not served by our launcher).
   function start(late) {
-    if (window.Plotly) { draw(window.Plotly, late); return; }
-    const src = data.src;
+    if (s.want.svg || window.Plotly) { draw(late); return; }
     let tag = document.getElementById(data.scriptId);
-    if (!tag) {  // a page not served by our launcher: load the bundle now
+    if (!tag) {
       tag = document.createElement('script');
       tag.id = data.scriptId;
-      tag.src = src;
+      tag.src = data.src;
       document.head.appendChild(tag);
     }
-    const loaded = () => window.Plotly ? draw(window.Plotly, late)
-      : (gd.textContent = 'The chart library did not load (' + src + ').');
+    const loaded = () => window.Plotly ? draw(late)
+      : (gd.textContent = 'The chart library did not load (' + data.src + ').');
     if (tag.dataset.failed) { loaded(); return; }
     tag.addEventListener('load', loaded, {once: true});
     tag.addEventListener('error', loaded, {once: true});
@@ -92,7 +95,7 @@ export default function (component) {
     return got ? {...want, spec: got.spec, sig: got.sig} : want;
   }
 
-  function draw(P, late) {
+  function draw(late) {
     const want = pick(s.want);
     if (!(want.draw || late) || s.drawn === want.sig) return;
     s.drawn = want.sig;
@@ -100,22 +103,31 @@ export default function (component) {
     s.first = s.first || {width: want.spec.layout.width, note: want.note};
     const g = box.querySelector(':scope > .rd-plot');
     g.style.minHeight = '';
-    Promise.resolve(P.react(g, want.spec.data, want.spec.layout, want.config || {}))
-      .then(toEnd)  // drawn (this runs before the next paint when the draw was at once)
-      .then(() => unmarkLater(P, g, want));
     g.__rdSig = want.sig;
     expose();
+    if (!want.svg) {
+      Promise.resolve(window.Plotly.react(g, want.spec.data, want.spec.layout, want.config))
+        .then(toEnd);
+      return;
+    }
+    drawSvg(g, want.spec);
+    g.layout = want.spec.layout;  // what it shows, as a Plotly div says (tests read it)
+    g.data = want.spec.data;
+    g.__rdDraws = (g.__rdDraws || 0) + 1;
+    toEnd();
+    unmarkLater(g, want);
+    // the held reveal shows what it holds (show_held.js); tests count the drawings
+    g.dispatchEvent(new Event('rd-drawn', {bubbles: true}));
   }
 
   // The last result framed on the board (`board.board_spec`, ``meta.last``) is taken
   // off after its few seconds, unless a newer board is on show by then.
-  function unmarkLater(P, g, want) {
+  function unmarkLater(g, want) {
     const last = want.spec.layout.meta && want.spec.layout.meta.last;
     if (!last) return;
-    const marks = want.spec.data.map((t, i) => (t.name === 'last' ? i : -1)).filter((i) => i >= 0);
     setTimeout(() => {
-      if (g.__rdSig !== want.sig || !marks.length) return;
-      P.restyle(g, { opacity: 0 }, marks);
+      if (g.__rdSig !== want.sig) return;
+      for (const t of g.querySelectorAll('.rd-trace[data-name="last"]')) t.setAttribute('opacity', 0);
       g.dataset.lastMarked = '';
     }, last.ms);
     g.dataset.lastMarked = String(last.round);

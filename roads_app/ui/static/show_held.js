@@ -13,18 +13,15 @@ export default function (component) {
   const reveal = (g) => {
     const m = g.layout && g.layout.meta;
     if (!(state.shown && m && m.held && m.rounds === state.round)) return;
-    for (const el of g.querySelectorAll('.scatterlayer .trace')) {
-      const t = el.__data__ && el.__data__[0] && el.__data__[0].trace;
-      if (t && t.name && t.name.startsWith('new ')) el.style.opacity = 1;
-      if (t && t.name && t.name.startsWith('old ')) el.style.opacity = 0;
-    }
+    for (const el of g.querySelectorAll('.rd-trace[data-name^="new "]')) el.style.opacity = 1;
+    for (const el of g.querySelectorAll('.rd-trace[data-name^="old "]')) el.style.opacity = 0;
     g.dataset.shownRound = String(state.round);
   };
   const apply = () => {
-    for (const g of document.querySelectorAll('.js-plotly-plot')) {
-      if (!g.__roadsHeldHook && g.on) {  // redrawn later: revealed again at once
+    for (const g of document.querySelectorAll('.rd-plot')) {
+      if (!g.__roadsHeldHook) {  // redrawn later (`plot_host.js`): revealed again at once
         g.__roadsHeldHook = true;
-        g.on('plotly_afterplot', () => reveal(g));
+        g.addEventListener('rd-drawn', () => reveal(g));
       }
       reveal(g);
     }

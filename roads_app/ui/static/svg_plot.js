@@ -1,17 +1,24 @@
-// A small, static road drawn as plain SVG from the same Plotly spec the boards use: the
-// wall's tiles (`wall_tile.js`). Plotly's layout pass costs tens of
-// milliseconds per figure; a wall of 24 live tables redraws a few every second, and its
-// main thread was 94% busy with them (issue 29). A road is a grid and a few kinds of
-// mark, so only that subset of Plotly is read here: the axes' ranges and grid, and
-// scatter markers (circle, circle-open, line-ne, star) with their text. Anything else in
-// a spec is not drawn. The drawing is built with DOM calls: no text is parsed as markup.
-// (Put before `wall_tile.js` in the component's one module, `wall_tile.py`.)
+// Roads drawn as plain SVG from the Plotly spec the server lays out (`render.board`):
+// every board on the pages (`plot_host.js`) and the wall's tiles (`wall_tile.js`).
+// Plotly's own drawing of an 80-round board took 55-100 ms of the page's main thread per
+// key press, most of issue 26's budget, and a display paid it on every result; a road is
+// a grid and a few kinds of mark, drawn here in a few milliseconds. Only that subset of
+// Plotly is read: each subplot's axes (domain, range, grid, frame), scatter markers
+// (circle, circle-open, line-ne, star, square-open) with their text and each trace's
+// opacity, and paper-anchored annotations. Anything else in a spec is not drawn. The
+// drawing is built with DOM calls: no text is parsed as markup.
+//
+// What it leaves for the page and the tests to read: each subplot is a
+// ``g.rd-sub[data-sub="x2y2"]`` whose ``data-l/t/w/h`` give its plot area in the SVG's
+// pixels and ``data-cols/rows`` its cells; each trace a ``g.rd-trace`` with ``data-trace``
+// (its index in the spec) and ``data-name``, holding its marks in spec order.
+// (Put before the script that calls `drawSvg` in a component's one module.)
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function el(parent, tag, attrs) {
   const node = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  for (const k in attrs) node.setAttribute(k, String(attrs[k]));
   parent.appendChild(node);
   return node;
 }
@@ -41,6 +48,9 @@ function mark(g, symbol, cx, cy, m, i) {
     el(g, 'circle', { cx, cy, r, fill: colour, stroke: lw ? lc : 'none', 'stroke-width': lw });
   } else if (symbol === 'circle-open') {
     el(g, 'circle', { cx, cy, r, fill: 'none', stroke: colour, 'stroke-width': lw || 1 });
+  } else if (symbol === 'square-open') {
+    el(g, 'rect', { x: cx - r, y: cy - r, width: size, height: size, fill: 'none',
+      stroke: colour, 'stroke-width': lw || 1 });
   } else if (symbol === 'line-ne') {
     el(g, 'line', { x1: cx - r, y1: cy + r, x2: cx + r, y2: cy - r, stroke: lc,
       'stroke-width': lw || 1, 'stroke-linecap': 'round' });
@@ -49,55 +59,103 @@ function mark(g, symbol, cx, cy, m, i) {
   }
 }
 
+// One subplot's frame: background, grid between its cells, outline, and the group its
+// marks go in (clipped to it). Returns how to place a point and where marks go.
+function subplot(svg, defs, L, area, xname, yname) {
+  const xa = L['xaxis' + xname.slice(1)] || {};
+  const ya = L['yaxis' + yname.slice(1)] || {};
+  const [dx0, dx1] = xa.domain || [0, 1];
+  const [dy0, dy1] = ya.domain || [0, 1];
+  const l = area.l + dx0 * area.w;
+  const w = (dx1 - dx0) * area.w;
+  const t = area.t + (1 - dy1) * area.h;
+  const h = (dy1 - dy0) * area.h;
+  const [x0, x1] = xa.range || [0, 1];
+  const [yb, yt] = ya.range || [1, 0];  // [bottom, top]: a road's rows count downwards
+  const sx = (x) => l + ((x - x0) / (x1 - x0)) * w;
+  const sy = (y) => t + ((y - yt) / (yb - yt)) * h;
+  const sub = xname + yname;
+  const g = el(svg, 'g', { class: 'rd-sub', 'data-sub': sub, 'data-l': l, 'data-t': t,
+    'data-w': w, 'data-h': h, 'data-cols': Math.abs(x1 - x0), 'data-rows': Math.abs(yb - yt) });
+  el(g, 'rect', { x: l, y: t, width: w, height: h, fill: L.plot_bgcolor || '#fff' });
+  const rule = (axis, a, lines) => {
+    if (a.showgrid === false) return;
+    const grid = el(g, 'g', { class: 'rd-grid', 'data-axis': axis, stroke: a.gridcolor || '#ddd',
+      'stroke-width': a.gridwidth || 1, 'shape-rendering': 'crispEdges' });
+    lines(grid);
+  };
+  rule(xname, xa, (grid) => {  // between the columns: the frame is each edge's line
+    for (let k = Math.floor(Math.min(x0, x1)) + 1; k < Math.max(x0, x1); k++) {
+      el(grid, 'line', { x1: sx(k), y1: t, x2: sx(k), y2: t + h });
+    }
+  });
+  rule(yname, ya, (grid) => {
+    for (let k = Math.floor(Math.min(yb, yt)) + 1; k < Math.max(yb, yt); k++) {
+      el(grid, 'line', { x1: l, y1: sy(k), x2: l + w, y2: sy(k) });
+    }
+  });
+  if (xa.showline !== false) {
+    el(g, 'rect', { x: l, y: t, width: w, height: h, fill: 'none',
+      stroke: xa.linecolor || '#ddd', 'shape-rendering': 'crispEdges' });
+  }
+  const id = `rd-clip-${(drawSvg.n = (drawSvg.n || 0) + 1)}`;
+  el(el(defs, 'clipPath', { id }), 'rect', { x: l, y: t, width: w, height: h });
+  return { sx, sy, marks: el(g, 'g', { 'clip-path': `url(#${id})` }) };
+}
+
+// A note placed on the paper (a road's title): its anchor as Plotly reads it.
+function annotate(svg, note, area) {
+  if (note.xref !== 'paper' || note.yref !== 'paper' || note.text == null) return;
+  const font = note.font || {};
+  const pad = 2;  // Plotly's border and its pad around a note's text
+  const dx = { left: pad, right: -pad }[note.xanchor] || 0;
+  const dy = { bottom: -pad, top: pad }[note.yanchor] || 0;
+  const node = el(svg, 'text', {
+    x: area.l + note.x * area.w + dx,
+    y: area.t + (1 - note.y) * area.h + dy,
+    'text-anchor': { left: 'start', right: 'end' }[note.xanchor] || 'middle',
+    'dominant-baseline': { bottom: 'text-after-edge', top: 'text-before-edge' }[note.yanchor]
+      || 'central',
+    'font-size': font.size || 12, 'font-family': font.family || 'sans-serif',
+    fill: font.color || '#444', class: 'rd-note',
+  });
+  node.textContent = String(note.text);
+}
+
 // Draw ``spec`` ({data, layout}) into ``host``, replacing what it held.
 function drawSvg(host, spec) {
   const L = spec.layout || {};
   const W = L.width || 300;
   const H = L.height || 150;
   const mg = { l: 0, r: 0, t: 0, b: 0, ...(L.margin || {}) };
-  const w = W - mg.l - mg.r;
-  const h = H - mg.t - mg.b;
-  const xa = L.xaxis || {};
-  const ya = L.yaxis || {};
-  const [x0, x1] = xa.range || [0, 1];
-  const [yb, yt] = ya.range || [1, 0];  // [bottom, top]: a road's rows count downwards
-  const sx = (x) => mg.l + ((x - x0) / (x1 - x0)) * w;
-  const sy = (y) => mg.t + ((y - yt) / (yb - yt)) * h;
+  const area = { l: mg.l, t: mg.t, w: W - mg.l - mg.r, h: H - mg.t - mg.b };
 
   const svg = document.createElementNS(SVG_NS, 'svg');
   svg.setAttribute('width', W);
   svg.setAttribute('height', H);
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.classList.add('rd-svg');
+  const defs = el(svg, 'defs', {});
   el(svg, 'rect', { x: 0, y: 0, width: W, height: H, fill: L.paper_bgcolor || '#fff' });
-  el(svg, 'rect', { x: mg.l, y: mg.t, width: w, height: h, fill: L.plot_bgcolor || '#fff' });
-  const grid = el(svg, 'g', { stroke: xa.gridcolor || '#ddd', 'stroke-width': xa.gridwidth || 1,
-    'shape-rendering': 'crispEdges' });
-  for (let k = Math.ceil(Math.min(x0, x1)); k <= Math.max(x0, x1); k++) {
-    el(grid, 'line', { x1: sx(k), y1: mg.t, x2: sx(k), y2: mg.t + h });
-  }
-  for (let k = Math.ceil(Math.min(yb, yt)); k <= Math.max(yb, yt); k++) {
-    el(grid, 'line', { x1: mg.l, y1: sy(k), x2: mg.l + w, y2: sy(k) });
-  }
-  el(svg, 'rect', { x: mg.l, y: mg.t, width: w, height: h, fill: 'none',
-    stroke: xa.linecolor || '#ddd', 'shape-rendering': 'crispEdges' });
-
-  const id = `rd-clip-${(drawSvg.n = (drawSvg.n || 0) + 1)}`;
-  const clip = el(el(svg, 'defs', {}), 'clipPath', { id });
-  el(clip, 'rect', { x: mg.l, y: mg.t, width: w, height: h });
-  const marks = el(svg, 'g', { 'clip-path': `url(#${id})` });
-  for (const t of spec.data || []) {
-    if (t.type && t.type !== 'scatter') continue;
-    if (t.visible === false || t.opacity === 0) continue;
-    const g = el(marks, 'g', t.opacity != null ? { opacity: t.opacity } : {});
+  const subs = {};
+  const data = spec.data || [];
+  data.forEach((t, index) => {
+    if (t.type && t.type !== 'scatter') return;
+    const xname = t.xaxis || 'x';
+    const yname = t.yaxis || 'y';
+    const s = subs[xname + yname] || (subs[xname + yname] = subplot(svg, defs, L, area, xname, yname));
+    if (t.visible === false) return;
+    const attrs = { class: 'rd-trace', 'data-trace': index, 'data-name': t.name || '' };
+    if (t.opacity != null) attrs.opacity = t.opacity;
+    const g = el(s.marks, 'g', attrs);
     const m = t.marker || {};
     const xs = t.x || [];
     const ys = t.y || [];
     const mode = t.mode || 'markers';
     const font = t.textfont || {};
     for (let i = 0; i < xs.length; i++) {
-      const cx = sx(xs[i]);
-      const cy = sy(ys[i]);
+      const cx = s.sx(xs[i]);
+      const cy = s.sy(ys[i]);
       if (mode.includes('markers')) mark(g, each(m.symbol, i) || 'circle', cx, cy, m, i);
       const text = mode.includes('text') ? each(t.text, i) : null;
       if (text != null && text !== '') {
@@ -107,6 +165,7 @@ function drawSvg(host, spec) {
         node.textContent = String(text);
       }
     }
-  }
+  });
+  for (const note of L.annotations || []) annotate(svg, note, area);
   host.replaceChildren(svg);
 }
