@@ -31,6 +31,7 @@ from roads_app.bets.tables import BET_IDS, SHORTCUTS, list_tables, load_table
 from roads_app.game.shoe import deal_shoe
 from roads_app.ui import bet_panel, entry_page, replay_page, session
 from tests import storehelp as sh
+from tests.apphelp import open_tab
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "roads_app" / "ui" / "app.py")
@@ -160,6 +161,7 @@ def test_the_scoreboard_in_chinese_has_no_english_label_left(data: Path) -> None
     # a bet on round 21, settled by the round entered by its cards, one waiting on 22
     at.button(key="bets_bet_player").click().run()
     nxt = dealt.rounds.row(20, named=True)
+    open_tab(at, "cards", "zh")
     at.text_input(key="cards_player").input(" ".join(nxt["player_cards"]))
     at.text_input(key="cards_banker").input(" ".join(nxt["banker_cards"]))
     at.button(key=f"FormSubmitter:cards_form-{i18n.word('add_by_cards', 'zh')}").click().run()

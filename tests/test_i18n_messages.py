@@ -34,6 +34,7 @@ from roads_app.game.rounds import add_cards, apply_keys, round_by_points, rounds
 from roads_app.game.shoe import deal_shoe
 from roads_app.ui import session
 from tests import storehelp as sh
+from tests.apphelp import open_tab
 from tests.shown import shown
 from tests.test_i18n import APP, ROOT, _english
 
@@ -237,7 +238,7 @@ def test_a_bet_the_entry_cannot_settle_and_a_void_in_the_bet_history(data: Path)
 def test_a_refused_hand_by_cards_says_why_in_chinese(
     data: Path, player: str, banker: str, numbers: tuple[int, ...], zh: str
 ) -> None:
-    at = _open(data, deal_shoe(3).rounds.head(5))
+    at = open_tab(_open(data, deal_shoe(3).rounds.head(5)), "cards", "zh")
     at.text_input(key="cards_player").input(player)
     at.text_input(key="cards_banker").input(banker)
     at.button(key=f"FormSubmitter:cards_form-{i18n.word('add_by_cards', 'zh')}").click().run()

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db, tokens
 from roads_app.ui import access, session
+from tests.apphelp import open_tab
 
 APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
 
@@ -98,6 +99,8 @@ def test_a_revoked_operator_token_changes_nothing(data: Path, action: str):
     said so, and the controls go; the saved shoe and its bets are as they were."""
     shoe = shoe_with(data, "BPB")
     at = open_app(shoe, tokens.issue(data, "operator"))
+    if action == "btn_new":
+        open_tab(at, "new")
     at.button(key="btn_T").click().run()  # the token holds: saved
     store = db.open_store(data)
     before = (store.shoes.load(shoe).rounds, store.bets.load(shoe, "bets"), store.shoes.list())

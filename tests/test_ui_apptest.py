@@ -20,6 +20,7 @@ from roads_app.store import db
 from roads_app.store import rounds as store_rounds
 from roads_app.ui import session
 from tests import storehelp as sh
+from tests.apphelp import open_tab
 from tests.shown import shown
 
 APP = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
@@ -169,6 +170,7 @@ def test_entry_by_points_needs_both_totals(data: Path):
 def test_entry_by_cards_checks_the_drawing_rules_and_keeps_the_input(data: Path):
     at = click(open_app(), "btn_P")
     shoe = url_shoe(at)
+    open_tab(at, "cards")
     # Player natural 9: the banker may not draw a third card.
     at.text_input(key="cards_player").input("9s Kd")
     at.text_input(key="cards_banker").input("5c 2h 3d")
@@ -188,7 +190,7 @@ def test_entry_by_cards_checks_the_drawing_rules_and_keeps_the_input(data: Path)
 
 
 def test_a_card_that_is_not_a_card_is_refused_next_to_the_input(data: Path):
-    at = open_app()
+    at = open_tab(open_app(), "cards")
     at.text_input(key="cards_player").input("9s Zz")
     at.text_input(key="cards_banker").input("5c 2h")
     submit(at, "cards_form", "Add by cards")
@@ -197,12 +199,13 @@ def test_a_card_that_is_not_a_card_is_refused_next_to_the_input(data: Path):
 
 
 def test_a_ninth_ace_of_spades_in_a_one_deck_shoe_is_refused(data: Path):
-    at = open_app()
+    at = open_tab(open_app(), "new")
     at.selectbox(key="new_table").set_value("classic")
     at.number_input(key="new_decks").set_value(1)
     click(at, "btn_new")
     shoe = url_shoe(at)
     assert sh.load_shoe(shoe, data)[1].decks == 1
+    open_tab(at, "cards")
     at.text_input(key="cards_player").input("As 8d")
     at.text_input(key="cards_banker").input("As 7c")
     submit(at, "cards_form", "Add by cards")
@@ -215,6 +218,7 @@ def test_edit_a_past_round(data: Path):
     for key in ("btn_B", "btn_B", "btn_P"):
         click(at, key)
     shoe = url_shoe(at)
+    open_tab(at, "edit")
     at.number_input(key="edit_round").set_value(2)
     at.segmented_control(key="edit_how").set_value("Cards").run()  # its inputs show next
     at.text_input(key="edit_pc").input("4h 3s")
@@ -231,6 +235,7 @@ def test_edit_refuses_a_bad_replacement_and_keeps_the_shoe(data: Path):
     for key in ("btn_B", "btn_P"):
         click(at, key)
     shoe = url_shoe(at)
+    open_tab(at, "edit")
     at.number_input(key="edit_round").set_value(1)
     at.segmented_control(key="edit_how").set_value("Cards").run()  # its inputs show next
     at.text_input(key="edit_pc").input("2h 3s")  # player 5 must draw
@@ -313,6 +318,7 @@ def test_a_corrupt_database_is_reported_and_left_alone(data: Path):
 def test_new_shoe_with_a_table_and_its_deck_count(data: Path):
     at = click(open_app(), "btn_B")
     first = url_shoe(at)
+    open_tab(at, "new")
     at.selectbox(key="new_table").set_value("asian-live")
     at.run()
     at.number_input(key="new_decks").set_value(6)

@@ -23,6 +23,7 @@ from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.store import db, library
 from tests import storehelp as sh
+from tests.apphelp import open_tab
 from tests.shown import shown
 
 TIMEOUT = 60
@@ -462,8 +463,7 @@ def test_end_shoe_makes_the_shoe_read_only_and_says_so(data: Path) -> None:
     meta = ShoeMeta(name="Table 4", source="hand")
     sh.save_shoe(rounds_from_winners("BPB"), meta, data)
     shoe = meta.id
-    at = app("scoreboard", shoe=shoe)
-    no_exceptions(at)
+    at = open_tab(app("scoreboard", shoe=shoe), "new")
     at.button(key="btn_end").click().run()
     no_exceptions(at)
     assert db.open_store(data).shoes.ended(shoe) is not None
@@ -475,8 +475,7 @@ def test_end_shoe_makes_the_shoe_read_only_and_says_so(data: Path) -> None:
 
 
 def test_new_shoe_asks_for_a_name_with_a_default_and_saves_it_on_start(data: Path) -> None:
-    at = app("scoreboard")
-    no_exceptions(at)
+    at = open_tab(app("scoreboard"), "new")
     name = at.text_input(key="new_name")
     assert re.fullmatch(r"classic \d{4}-\d\d-\d\d \d\d:\d\d", name.value), name.value
     assert db.open_store(data).shoes.list().height == 0  # nothing saved by opening the page

@@ -283,8 +283,8 @@ def render_quick_entry(state: session.ShoeState) -> None:
 def render_points_entry() -> None:
     with st.form("points_form", border=False):
         c1, c2 = st.columns(2, vertical_alignment="bottom")
-        c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="points_player")
-        c2.number_input(tr("banker_points"), 0, 9, value=None, step=1, key="points_banker")
+        c1.number_input(tr("player_points"), 0, 9, step=1, key="points_player")
+        c2.number_input(tr("banker_points"), 0, 9, step=1, key="points_banker")
         st.form_submit_button(tr("add_by_points"), on_click=on_points)
     st.caption(tr("points_caption"))
     _error("points")
@@ -312,9 +312,8 @@ def render_edit(state: session.ShoeState) -> None:
     no = int(c1.number_input(tr("round"), 1, n, step=1, key="edit_round"))
     c2.caption(tr("round_now", n=no, what=_describe(state.rounds.row(no - 1, named=True))))
     # Outside the form, so picking how to replace the round shows only its inputs.
-    how = st.segmented_control(tr("replace_by"), list(REPLACE_BY), default="Result",
-                               key="edit_how", required=True,
-                               format_func=labels(REPLACE_BY))  # fmt: skip
+    how = st.segmented_control(tr("replace_by"), list(REPLACE_BY), key="edit_how",
+                               required=True, format_func=labels(REPLACE_BY))  # fmt: skip
     with st.form("edit_form", border=False):
         if how == "Result":
             c1, c2 = st.columns(2)
@@ -322,8 +321,8 @@ def render_edit(state: session.ShoeState) -> None:
                          format_func=labels(WINNER_KEYS))
         elif how == "Points":
             c1, c2, c3 = st.columns(3)
-            c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="edit_pp")
-            c2.number_input(tr("banker_points"), 0, 9, value=None, step=1, key="edit_bp")
+            c1.number_input(tr("player_points"), 0, 9, step=1, key="edit_pp")
+            c2.number_input(tr("banker_points"), 0, 9, step=1, key="edit_bp")
             c2 = c3
         else:
             c1, c2 = st.columns(2)
@@ -415,22 +414,62 @@ def shoe_fragment() -> None:
     else:
         main, side = st.container(), st.container()
     with main:
-        points, cards, edit, new = st.tabs(
-            [tr("tab_points"), tr("tab_cards"), tr("tab_edit"), tr("tab_new")]
-        )
-        with points:
-            render_points_entry()
-        with cards:
-            render_cards_entry()
-        with edit:
-            render_edit(state)
-        with new:
-            render_new_shoe(state)
+        render_entry_tabs(state)
         render_entry_bets(state)
     with side:
         render_stats(state.rounds)
         render_odds(state, None if side_by_side else drawn.width)
     render_next(drawn, next_rounds(state))
+
+
+TAB_INPUTS: dict[str, dict[str, Any]] = {
+    "tab_points": {"points_player": None, "points_banker": None},
+    "tab_cards": {"cards_player": "", "cards_banker": ""},
+    "tab_edit": {"edit_round": None, "edit_how": "Result", "edit_winner": None,
+                 "edit_pp": None, "edit_bp": None, "edit_pc": None, "edit_bc": None,
+                 "edit_banker_pair": None, "edit_player_pair": None},
+    "tab_new": {"new_name": None, "new_table": None, "new_decks": None},
+}  # fmt: skip
+"""Each entry tab's inputs, and what those that must start empty or on a choice start at
+(None: the tab sets its own, or the input's own default)."""
+
+ALWAYS_SENT = ("tab_points", "tab_cards")
+"""The tabs sent with every run, open or not: two inputs each, and cards or points typed
+in one stay typed while another tab is open (a form's input keeps its text in the page
+only while it is on the page)."""
+
+
+def render_entry_tabs(state: session.ShoeState) -> None:
+    """Points, cards, editing a round and a new shoe, one tab each; the edit and new-shoe
+    tabs are sent only while open. Why: every run of the fragment (each key press) sent
+    all four tabs' forms, and the page's update of them was most of a key press's
+    main-thread work on the page (issue 26: 50-90 ms of long tasks a press; about 10
+    with the edit and new-shoe tabs left out). A closed tab's inputs are not on the page,
+    so Streamlit would forget them: they are kept in the session (written back each run
+    while the tab is closed), so the round picked or the name given is there when the
+    tab is opened again. An open tab's are left alone: writing them back would send the
+    server's value over what is being typed."""
+    for inputs in TAB_INPUTS.values():
+        for k, start in inputs.items():
+            if start is not None:
+                st.session_state.setdefault(k, start)
+    names = list(TAB_INPUTS)
+    tabs = st.tabs([tr(n) for n in names], key="entry_tabs", on_change="rerun")
+    for name, tab in zip(names, tabs, strict=True):
+        if not tab.open and name not in ALWAYS_SENT:
+            for k in TAB_INPUTS[name]:
+                if k in st.session_state:
+                    st.session_state[k] = st.session_state[k]
+            continue
+        with tab:
+            if name == "tab_points":
+                render_points_entry()
+            elif name == "tab_cards":
+                render_cards_entry()
+            elif name == "tab_edit":
+                render_edit(state)
+            else:
+                render_new_shoe(state)
 
 
 SIDE_BY_SIDE_PX = 760
