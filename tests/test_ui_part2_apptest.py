@@ -484,3 +484,25 @@ def test_new_shoe_asks_for_a_name_with_a_default_and_saves_it_on_start(data: Pat
     no_exceptions(at)
     shoes = db.open_store(data).shoes.list()
     assert shoes["name"].to_list() == ["Table 12"] and shoes["rounds"].to_list() == [0]
+
+
+def test_closed_entry_tabs_are_not_sent_and_keep_what_was_entered(data: Path) -> None:
+    """Issue 26 item 2: every key press re-sent all four entry tabs' forms, most of what
+    was left of a press's work in the page. The edit and new-shoe tabs are sent only
+    while open; what was entered in them is there again when they are reopened. The
+    points and cards tabs stay on the page (two inputs each; typed text survives)."""
+    at = open_tab(app("scoreboard"), "new")
+    at.text_input(key="new_name").set_value("Table 9").run()
+    at.button(key="btn_B").click().run()
+    open_tab(at, "edit")
+    at.number_input(key="edit_round").set_value(1).run()
+    open_tab(at, "points")
+    at.button(key="btn_P").click().run()  # a key press's run: the closed tabs are not in it
+    no_exceptions(at)
+    keys = {w.key for w in (*at.text_input, *at.number_input, *at.selectbox)}
+    assert not keys & {"new_name", "new_table", "new_decks", "edit_round"}, keys
+    assert {"points_player", "cards_player"} <= keys
+    open_tab(at, "new")
+    assert at.text_input(key="new_name").value == "Table 9"
+    open_tab(at, "edit")
+    assert at.number_input(key="edit_round").value == 1
