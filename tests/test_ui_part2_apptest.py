@@ -494,6 +494,8 @@ def test_closed_entry_tabs_are_not_sent_and_keep_what_was_entered(data: Path) ->
     at = open_tab(app("scoreboard"), "new")
     at.text_input(key="new_name").set_value("Table 9").run()
     at.button(key="btn_B").click().run()
+    for k in ("points_player", "points_banker"):  # no total until one is entered
+        assert at.number_input(key=k).value is None
     open_tab(at, "edit")
     at.number_input(key="edit_round").set_value(1).run()
     open_tab(at, "points")
@@ -506,3 +508,6 @@ def test_closed_entry_tabs_are_not_sent_and_keep_what_was_entered(data: Path) ->
     assert at.text_input(key="new_name").value == "Table 9"
     open_tab(at, "edit")
     assert at.number_input(key="edit_round").value == 1
+    at.segmented_control(key="edit_how").set_value("Points").run()
+    no_exceptions(at)  # (a default and a kept value together would warn)
+    assert not at.warning and at.number_input(key="edit_pp").value is None

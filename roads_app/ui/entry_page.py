@@ -283,8 +283,8 @@ def render_quick_entry(state: session.ShoeState) -> None:
 def render_points_entry() -> None:
     with st.form("points_form", border=False):
         c1, c2 = st.columns(2, vertical_alignment="bottom")
-        c1.number_input(tr("player_points"), 0, 9, step=1, key="points_player")
-        c2.number_input(tr("banker_points"), 0, 9, step=1, key="points_banker")
+        c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="points_player")
+        c2.number_input(tr("banker_points"), 0, 9, value=None, step=1, key="points_banker")
         st.form_submit_button(tr("add_by_points"), on_click=on_points)
     st.caption(tr("points_caption"))
     _error("points")
@@ -321,8 +321,8 @@ def render_edit(state: session.ShoeState) -> None:
                          format_func=labels(WINNER_KEYS))
         elif how == "Points":
             c1, c2, c3 = st.columns(3)
-            c1.number_input(tr("player_points"), 0, 9, step=1, key="edit_pp")
-            c2.number_input(tr("banker_points"), 0, 9, step=1, key="edit_bp")
+            c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="edit_pp")
+            c2.number_input(tr("banker_points"), 0, 9, value=None, step=1, key="edit_bp")
             c2 = c3
         else:
             c1, c2 = st.columns(2)
@@ -424,14 +424,16 @@ def shoe_fragment() -> None:
 
 TAB_INPUTS: dict[str, dict[str, Any]] = {
     "tab_points": {"points_player": None, "points_banker": None},
-    "tab_cards": {"cards_player": "", "cards_banker": ""},
+    "tab_cards": {"cards_player": None, "cards_banker": None},
     "tab_edit": {"edit_round": None, "edit_how": "Result", "edit_winner": None,
                  "edit_pp": None, "edit_bp": None, "edit_pc": None, "edit_bc": None,
                  "edit_banker_pair": None, "edit_player_pair": None},
     "tab_new": {"new_name": None, "new_table": None, "new_decks": None},
 }  # fmt: skip
-"""Each entry tab's inputs, and what those that must start empty or on a choice start at
-(None: the tab sets its own, or the input's own default)."""
+"""Each entry tab's inputs, and what one that starts on a choice starts at (None: its
+own default, the empty points or the tab's own start, or one the tab sets). The choice
+is set here, not as the input's default: a closed tab's inputs are written back to the
+session, and an input given both a default and a value there warns on the page."""
 
 ALWAYS_SENT = ("tab_points", "tab_cards")
 """The tabs sent with every run, open or not: two inputs each, and cards or points typed
