@@ -57,7 +57,7 @@ BOARD_PROBE = """() => {
   let queued = false;
   const look = () => {
     queued = false;
-    const m = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+    const m = Array.from(document.querySelectorAll('.rd-plot'))
       .map(g => g.layout && g.layout.meta).find(m => m && m.road === 'board');
     if (m && !(m.rounds in p.seen)) p.seen[m.rounds] = Date.now();
   };

@@ -312,6 +312,9 @@ def render_edit(state: session.ShoeState) -> None:
     no = int(c1.number_input(tr("round"), 1, n, step=1, key="edit_round"))
     c2.caption(tr("round_now", n=no, what=_describe(state.rounds.row(no - 1, named=True))))
     # Outside the form, so picking how to replace the round shows only its inputs.
+    # (not the control's default: with its value kept in the session as well, a
+    # default makes Streamlit warn on the page)
+    st.session_state.setdefault("edit_how", "Result")
     how = st.segmented_control(tr("replace_by"), list(REPLACE_BY), key="edit_how",
                                required=True, format_func=labels(REPLACE_BY))  # fmt: skip
     with st.form("edit_form", border=False):
@@ -422,23 +425,12 @@ def shoe_fragment() -> None:
     render_next(drawn, next_rounds(state))
 
 
-TAB_INPUTS: dict[str, dict[str, Any]] = {
-    "tab_points": {"points_player": None, "points_banker": None},
-    "tab_cards": {"cards_player": None, "cards_banker": None},
-    "tab_edit": {"edit_round": None, "edit_how": "Result", "edit_winner": None,
-                 "edit_pp": None, "edit_bp": None, "edit_pc": None, "edit_bc": None,
-                 "edit_banker_pair": None, "edit_player_pair": None},
-    "tab_new": {"new_name": None, "new_table": None, "new_decks": None},
+KEPT_WHILE_CLOSED: dict[str, tuple[str, ...]] = {
+    "tab_edit": ("edit_round", "edit_how", "edit_winner", "edit_pp", "edit_bp", "edit_pc",
+                 "edit_bc", "edit_banker_pair", "edit_player_pair"),
+    "tab_new": ("new_name", "new_table", "new_decks"),
 }  # fmt: skip
-"""Each entry tab's inputs, and what one that starts on a choice starts at (None: its
-own default, the empty points or the tab's own start, or one the tab sets). The choice
-is set here, not as the input's default: a closed tab's inputs are written back to the
-session, and an input given both a default and a value there warns on the page."""
-
-ALWAYS_SENT = ("tab_points", "tab_cards")
-"""The tabs sent with every run, open or not: two inputs each, and cards or points typed
-in one stay typed while another tab is open (a form's input keeps its text in the page
-only while it is on the page)."""
+"""The inputs of the tabs sent only while open (`render_entry_tabs`), kept meanwhile."""
 
 
 def render_entry_tabs(state: session.ShoeState) -> None:
@@ -450,28 +442,25 @@ def render_entry_tabs(state: session.ShoeState) -> None:
     so Streamlit would forget them: they are kept in the session (written back each run
     while the tab is closed), so the round picked or the name given is there when the
     tab is opened again. An open tab's are left alone: writing them back would send the
-    server's value over what is being typed."""
-    for inputs in TAB_INPUTS.values():
-        for k, start in inputs.items():
-            if start is not None:
-                st.session_state.setdefault(k, start)
-    names = list(TAB_INPUTS)
-    tabs = st.tabs([tr(n) for n in names], key="entry_tabs", on_change="rerun")
-    for name, tab in zip(names, tabs, strict=True):
-        if not tab.open and name not in ALWAYS_SENT:
-            for k in TAB_INPUTS[name]:
-                if k in st.session_state:
-                    st.session_state[k] = st.session_state[k]
+    server's value over what is being typed. The points and cards tabs are always sent:
+    two inputs each, and what is typed in them stays typed while another tab is open (a
+    form's input keeps its text in the page only while it is on the page)."""
+    points, cards, edit, new = st.tabs(
+        [tr("tab_points"), tr("tab_cards"), tr("tab_edit"), tr("tab_new")],
+        key="entry_tabs", on_change="rerun",
+    )  # fmt: skip
+    with points:
+        render_points_entry()
+    with cards:
+        render_cards_entry()
+    for name, tab, render in (("tab_edit", edit, render_edit), ("tab_new", new, render_new_shoe)):
+        if tab.open:
+            with tab:
+                render(state)
             continue
-        with tab:
-            if name == "tab_points":
-                render_points_entry()
-            elif name == "tab_cards":
-                render_cards_entry()
-            elif name == "tab_edit":
-                render_edit(state)
-            else:
-                render_new_shoe(state)
+        for k in KEPT_WHILE_CLOSED[name]:
+            if k in st.session_state:
+                st.session_state[k] = st.session_state[k]
 
 
 SIDE_BY_SIDE_PX = 760

@@ -273,7 +273,7 @@ def board_meta(page: Page) -> dict[str, dict]:
     callers see ``{"big_road": {"rounds": n, "marks": m}, ...}`` either way.
     """
     metas = page.evaluate(
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))"
+        "() => Array.from(document.querySelectorAll('.rd-plot'))"
         ".map(g => g.layout && g.layout.meta).filter(m => m && m.road)"
     )
     out: dict[str, dict] = {}
@@ -288,7 +288,7 @@ def board_meta(page: Page) -> dict[str, dict]:
 WAIT_ROUNDS_JS = """(n) => {
   const c = document.querySelector('[data-testid="round-count"]');
   if (!c || c.textContent.trim() !== 'Round ' + n) return false;
-  const m = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+  const m = Array.from(document.querySelectorAll('.rd-plot'))
     .map(g => g.layout && g.layout.meta).filter(m => m && m.road);
   const bead = m.filter(x => x.road === 'bead_plate' || x.road === 'board');
   return bead.length === 1 && bead[0].rounds === n;
@@ -340,7 +340,7 @@ PROBE_JS = """() => {
   if (window.__roadsProbe) return;
   const p = window.__roadsProbe = {down: null, seen: null, from: null};
   const rounds = () => {
-    const m = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+    const m = Array.from(document.querySelectorAll('.rd-plot'))
       .map(g => g.layout && g.layout.meta)
       .find(m => m && (m.road === 'board' || m.road === 'bead_plate'));
     return m ? m.rounds : null;

@@ -46,7 +46,7 @@ SCREENS = REPO / ".benchmarks" / "screens"
 TYPING_GAP_MS = 30
 LOAD_MS = 120_000  # a first load on a busy shared machine (the figure is recorded elsewhere)
 
-BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+BOARD_JS = """() => Array.from(document.querySelectorAll('.rd-plot'))
   .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board')"""
 
 MARKS_IN_CELLS_JS = """() => {
@@ -472,7 +472,7 @@ REVEAL_WATCH_JS = """(round) => {
       const totals = Array.from(hand.querySelectorAll('[data-testid="reveal-total"]'))
         .some(t => parseFloat(getComputedStyle(t).opacity) > 0);
       // the board of this round (the previous one, fully shown, may still be on screen)
-      const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+      const g = Array.from(document.querySelectorAll('.rd-plot'))
         .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board'
                    && g.layout.meta.rounds === round);
       const newMarks = g ? Array.from(g.querySelectorAll('.rd-trace[data-name^="new "]'))
@@ -547,7 +547,7 @@ SHOWN_JS = """() => {
       document.querySelectorAll('[data-testid^="bankroll"], [data-testid^="bet-"]'))
     .filter(e => getComputedStyle(e).visibility === 'visible')
     .map(e => e.dataset.testid.replace(/-held$/, '') + '=' + e.textContent);
-  const charts = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+  const charts = Array.from(document.querySelectorAll('.js-plotly-plot'))
     .filter(g => getComputedStyle(g).visibility === 'visible' && g.layout && g.layout.meta
             && 'bankroll' in g.layout.meta).map(g => g.layout.meta.bankroll);
   return JSON.stringify({points, strip, stats, bank, charts});

@@ -383,7 +383,7 @@ def test_two_tabs_on_one_shoe_the_one_behind_is_refused_and_reloaded(
 
 
 CELL_SIZES_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+  const g = Array.from(document.querySelectorAll('.rd-plot'))
     .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
   const out = [];
   for (const n of ['', '2', '3', '4', '5']) {  // each road's plot area, as drawn

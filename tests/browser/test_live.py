@@ -289,7 +289,7 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
 
 
 COVER_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+  const g = Array.from(document.querySelectorAll('.rd-plot'))
     .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
   if (!g) return null;
   // what shows: the drawing, inside its (sideways-scrolling) box, inside the window
@@ -333,7 +333,7 @@ def test_the_display_fills_the_screen_with_name_and_limits(
 
 
 LAST_MARK_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+  const g = Array.from(document.querySelectorAll('.rd-plot'))
     .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board');
   if (!g) return null;
   const marks = Array.from(g.querySelectorAll('.rd-trace[data-name="last"]'))  // as drawn

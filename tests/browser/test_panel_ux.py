@@ -27,7 +27,7 @@ from tests import storehelp as storage
 pytestmark = pytest.mark.browser
 LOAD_MS = 120_000
 
-BOARD_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+BOARD_JS = """() => Array.from(document.querySelectorAll('.rd-plot'))
   .find(g => g.layout && g.layout.meta && g.layout.meta.road === 'board')"""
 SETTLED_JS = """() => {
   const g = (BOARD)();
@@ -149,7 +149,7 @@ TEXT_PX_JS = """(labels) => {
 }"""
 
 TICKS_JS = """() => {
-  const g = Array.from(document.querySelectorAll('.js-plotly-plot, .rd-plot'))
+  const g = Array.from(document.querySelectorAll('.js-plotly-plot'))
     .find(g => g.layout && g.layout.meta && 'bankroll' in g.layout.meta);
   return g ? Array.from(g.querySelectorAll('.xtick text')).map(t => t.textContent) : null;
 }"""
