@@ -60,6 +60,7 @@ from roads_app.game.hand import (
     WINNER_DTYPE,
     Side,
     Winner,
+    hand_total,
     natural,
     pair_state_expr,
 )
@@ -137,7 +138,7 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
             for i in (0, 1)
         )
         ra, rb = a // SUITS_PER_RANK, b // SUITS_PER_RANK
-        two = (_rank_points(ra) + _rank_points(rb)) % 10
+        two = hand_total(_rank_points(ra) + _rank_points(rb))
         pairs = pair_state_expr(a, b)
         side_cols[f"{side}_natural"] = pl.coalesce(pl.col(f"{side}_natural"), natural(two))
         side_cols[f"{side}_pair"] = pl.coalesce(pl.col(f"{side}_pair"), pairs >= RANK_PAIR)

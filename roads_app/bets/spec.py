@@ -44,6 +44,7 @@ from roads_app.game.hand import (
     SUITED,
     Side,
     Winner,
+    hand_total,
     natural,
     pair_index,
     play_index,
@@ -312,10 +313,10 @@ def _possible_play() -> np.ndarray:
     for p2, b2 in product(range(10), range(10)):
         p_thirds: list[int | None] = list(range(10)) if player_draws(p2, b2) else [None]
         for p3 in p_thirds:
-            pf = p2 if p3 is None else (p2 + p3) % 10
+            pf = p2 if p3 is None else hand_total(p2 + p3)
             draws = banker_draws(b2, p3, p2)
             for b3 in range(10) if draws else [None]:
-                bf = b2 if b3 is None else (b2 + b3) % 10
+                bf = b2 if b3 is None else hand_total(b2 + b3)
                 out[play_index(pf, bf, 2 if p3 is None else 3, 2 if b3 is None else 3)] = True
     return out
 

@@ -32,9 +32,10 @@ import polars as pl
 
 from roads_app.bets.tables import Limits, Table
 from roads_app.errors import StrategyError, whole_number
-from roads_app.game.hand import Side
-from roads_app.game.shoe import check_seed, deal_shoe
+from roads_app.game.hand import Winner
+from roads_app.game.shoe import check_seed, deal_shoe, most_hands
 from roads_app.messages import Message
+from roads_app.roads.good_roads import add_result
 from roads_app.sim import cluster, kernel, session
 from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
 from roads_app.sim.strategies import Resolved, Settings, Strategy, resolve, slots
@@ -303,7 +304,7 @@ def run_cluster(
         progress=progress,
         threads=task_cpus,
     )
-    return join_shards(runs, n_paths, kernel.path_width(table.shoe))
+    return join_shards(runs, n_paths, most_hands(table.shoe.cards))
 
 
 def unit_nets(
@@ -345,7 +346,7 @@ def play_shoe(
     names = slots(strategy, resolved)
     net_unit, settled = unit_nets(rounds, names, table)
     col = {b: i for i, b in enumerate(names)}
-    winners = rounds["winner"].cast(pl.String).to_list()
+    winners = [Winner(w).code for w in rounds["winner"].cast(pl.String).to_list()]
     round_nos = rounds["round"].to_list()
     made = kernel.make_plan(strategy, resolved, table)
     plan, patterns = made.record, made.patterns  # the session's rules, run as Python
@@ -403,14 +404,7 @@ def play_shoe(
             stop = stop_after(plan, bankroll)
             if stop != session.STOP_NONE:
                 stop_hand = rnd
-        if w != "T":
-            code = Side(w).code
-            if code == side:
-                lengths[n_cols - 1] += 1
-            else:
-                side = code
-                lengths[n_cols] = 1
-                n_cols += 1
+        n_cols, side = add_result(lengths, n_cols, side, w)
         path.append(bankroll)
     ints = [len(winners), n_bets, stop, stop_hand]
     return (ints, [wagered, bankroll, low], slot_w, slot_n), path, unsettled
@@ -467,7 +461,7 @@ def run_plain(
         results,
         slots(strategy, resolved),
         resolved.bankroll,
-        kernel.path_width(table.shoe),
+        most_hands(table.shoe.cards),
         n_paths,
     )
 
@@ -509,7 +503,7 @@ def run_saved(
         results,
         slots(strategy, resolved),
         resolved.bankroll,
-        kernel.path_width(table.shoe),
+        most_hands(table.shoe.cards),
         n_paths,
     )
 
