@@ -47,6 +47,7 @@ from roads_app.bets.tables import (
     BET_LABELS,
     SHORTCUT_LABELS,
     Table,
+    closed_after,
     known_bets,
     limits_text,
     not_offered_reason,
@@ -59,7 +60,6 @@ from roads_app.game.hand import (
     SUITS_PER_RANK,
     WINNER_DTYPE,
     Side,
-    Winner,
     hand_total,
     natural,
     pair_state_expr,
@@ -83,11 +83,8 @@ FEATURES_SCHEMA: pl.Schema = pl.Schema(
         "banker_pair": pl.Boolean,
         "player_suited_pair": pl.Boolean,  # same rank and suit; cards only
         "banker_suited_pair": pl.Boolean,
-        "cards": pl.Int8,  # cards dealt in the round (4 = Small, 5-6 = Big); cards only
         "player_cards": pl.Int8,  # cards in the player's hand (2 or 3); cards only
         "banker_cards": pl.Int8,
-        "banker_six": pl.Boolean,  # banker wins with 6; False on a P/T round even without totals
-        "tie_total": pl.Int8,  # the total a tie was on; null if not a tie or not known
     }
 )
 """Per-round features bets settle on (plus a leading ``shoe`` for multi-shoe frames).
@@ -122,8 +119,8 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
     >>> from roads_app.game.rounds import add_cards, empty_rounds
     >>> r = add_cards(empty_rounds(), ["7s", "7s", "2d"], ["5h", "Kc"])
     >>> f = settle_features(r).row(0, named=True)
-    >>> f["player_suited_pair"], f["cards"], f["banker_six"], f["winner"]
-    (True, 5, False, 'P')
+    >>> f["player_suited_pair"], f["player_cards"], f["banker_cards"], f["winner"]
+    (True, 3, 2, 'P')
     """
     lf = rounds.lazy()
     keys = ["shoe"] if "shoe" in lf.collect_schema().names() else []
@@ -151,11 +148,8 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
         pl.col("player_points").cast(pl.Int8),
         pl.col("banker_points").cast(pl.Int8),
         **side_cols,
-        cards=(pl.col("player_cards").list.len() + pl.col("banker_cards").list.len()).cast(pl.Int8),
         player_cards=pl.col("player_cards").list.len().cast(pl.Int8),
         banker_cards=pl.col("banker_cards").list.len().cast(pl.Int8),
-        banker_six=pl.when(w == Winner.BANKER).then(pl.col("banker_points") == 6).otherwise(False),
-        tie_total=pl.when(w == Winner.TIE).then(pl.col("player_points").cast(pl.Int8)),
     )
     return out.collect() if isinstance(rounds, pl.DataFrame) else out
 
@@ -482,7 +476,7 @@ def settle(
 
     offered = pl.col("__offered").fill_null(False)
     bad_stake = stake.is_nan() | (stake < lim.min_bet) | (stake > lim.max_bet)
-    closed = pl.col("__closes").is_not_null() & (rnd > pl.col("__closes"))
+    closed = closed_after(rnd, pl.col("__closes")).fill_null(False)  # null: never closes
     void = pl.col("__void").fill_null(False)
     if has_void_col:
         void = void | pl.col("voided").fill_null(False)

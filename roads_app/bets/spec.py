@@ -44,6 +44,7 @@ from roads_app.game.hand import (
     SUITED,
     Side,
     Winner,
+    banker_six,
     hand_total,
     natural,
     pair_index,
@@ -161,7 +162,7 @@ def _main(side: Side) -> Callable[[PlayCell], str]:
             return PUSH
         if c.winner != side:
             return LOSE
-        return "six" if side is Side.BANKER and c.banker_points == 6 else "win"
+        return "six" if side is Side.BANKER and banker_six(c.winner, c.banker_points) else "win"
 
     return rule
 
@@ -208,7 +209,7 @@ def _three_card_win(side: Side, total: int) -> Callable[[PlayCell], str]:
 
 
 def _lucky_6(c: PlayCell) -> str:
-    if c.winner is Winner.BANKER and c.banker_points == 6:
+    if banker_six(c.winner, c.banker_points):
         return "two_cards" if c.banker_cards == 2 else "three_cards"
     return LOSE
 
@@ -260,7 +261,7 @@ _ALL: list[BetKind] = [
             ("winner", "naturals"), ("win",), _natural(Side.BANKER)),
     BetKind("super_6", "Super 6", "Banker wins with a total of 6 (two or three cards).",
             ("winner", "points"), ("win",),
-            lambda c: "win" if c.winner is Winner.BANKER and c.banker_points == 6 else LOSE),
+            lambda c: "win" if banker_six(c.winner, c.banker_points) else LOSE),
     *(
         BetKind(f"super_tie_{k}", f"Super Tie {k}", f"The round ties on a total of {k}.",
                 ("winner", "points"), ("win",), _super_tie(k))

@@ -102,7 +102,7 @@ def _places(args: argparse.Namespace) -> None:
         args.data = str(default_data_dir())
     check_data_dir(args.data)
     if args.tables is not None:  # the rules module (pydantic, the engine) only when needed
-        from roads_app.bets.tables import TABLES_ENV
+        from roads_app.places import TABLES_ENV
 
         os.environ[TABLES_ENV] = str(Path(args.tables).expanduser().resolve())
 

@@ -104,6 +104,10 @@ TOTAL_MOD = 10
 NATURAL_MIN = 8
 """A two-card total of 8 or 9 is a natural."""
 
+SIX = 6
+"""A Banker win on a total of 6: some tables pay the Banker bet less for it, and Super 6
+and Lucky 6 pay on it (`banker_six`)."""
+
 NO_PAIR, RANK_PAIR, SUITED = 0, 1, 2
 """A hand's first two cards: no pair, a pair of rank (different cards), identical cards."""
 
@@ -162,6 +166,16 @@ def play_index(player_total: Any, banker_total: Any, player_cards: Any, banker_c
 def pair_index(player_state: Any, banker_state: Any) -> Any:
     """The index of the pair cell of the two hands' pair states: ints or expressions."""
     return player_state * 3 + banker_state
+
+
+def banker_six(winner: Any, banker_total: Any) -> Any:
+    """Whether Banker won on a total of `SIX`: a `Winner` (or its letter) and an int, or
+    Polars expressions of the ``winner`` and ``banker_points`` columns.
+
+    >>> banker_six(Winner.BANKER, 6), banker_six(Winner.PLAYER, 6), banker_six("B", 7)
+    (True, False, False)
+    """
+    return (winner == Winner.BANKER) & (banker_total == SIX)
 
 
 def _tabulate(fn: Any, rows: int, cols: int) -> np.ndarray:

@@ -28,6 +28,7 @@ from typing import Any
 import plotly.graph_objects as go
 import polars as pl
 
+from roads_app.game.hand import banker_six
 from roads_app.game.rounds import preview_winner
 from roads_app.i18n import word
 from roads_app.roads.grids import all_roads
@@ -809,7 +810,7 @@ def _marked(roads: Roads, rounds: pl.DataFrame, six: bool) -> tuple[dict[str, pl
     winners = rounds["winner"].cast(pl.String)
     decided = (winners != "T").arg_true()
     lead = int(decided[0]) if decided.len() else 0
-    sixes = (rounds.filter((pl.col("winner") == "B") & (pl.col("banker_points") == 6))["round"]
+    sixes = (rounds.filter(banker_six(pl.col("winner"), pl.col("banker_points")))["round"]
              if six else rounds["round"][:0])  # fmt: skip
     for name in ("bead_plate", "big_road"):
         out[name] = out[name].with_columns(six=pl.col("round").is_in(sixes.implode()))

@@ -49,6 +49,7 @@ from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError, quote, validation_message
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Winner
 from roads_app.messages import Message
+from roads_app.places import RULES_DIR, user_tables_dir
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -317,15 +318,11 @@ def parse_catalogue(text: str, where: str) -> Catalogue:
 
 
 def default_path() -> Path:
-    from roads_app.bets.tables import RULES_DIR
-
     return RULES_DIR / CATALOGUE_DIR / "default.toml"
 
 
 def user_path() -> Path:
     """Where a player's own catalogue lives: ``<tables folder>/good_roads/catalogue.toml``."""
-    from roads_app.bets.tables import user_tables_dir
-
     return user_tables_dir() / CATALOGUE_DIR / USER_FILE
 
 

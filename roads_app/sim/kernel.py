@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from roads_app.bets.spec import KIND_NAMES, KINDS, unit_returns
-from roads_app.bets.tables import Table
+from roads_app.bets.tables import NEVER_CLOSES, Table
 from roads_app.game import cards, drawing, hand, shoe
 from roads_app.game.hand import (
     N_PAIR,
@@ -127,7 +127,7 @@ def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
     net_play = np.zeros((N_BETS, N_PLAY))
     net_pair = np.zeros((N_BETS, N_PAIR))
     on_pairs = np.zeros(N_BETS, dtype=np.bool_)
-    closes = np.full(N_BETS, np.iinfo(np.int64).max, dtype=np.int64)
+    closes = np.full(N_BETS, NEVER_CLOSES, dtype=np.int64)
     for b, bet in table.bets.items():
         i = BET_INDEX[b]
         kind = KINDS[b]

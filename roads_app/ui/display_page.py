@@ -15,7 +15,6 @@ second, and an idle display costs the server nothing.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import polars as pl
 import streamlit as st
@@ -28,6 +27,7 @@ from roads_app.render import board
 from roads_app.ui import board_host, follow, session
 from roads_app.ui.board_view import count_strip_html, lang, render_board
 from roads_app.ui.good_roads_view import keys_now, render_in_force, render_tags
+from roads_app.ui.page_head import static_text
 from roads_app.ui.words import bet_name, md_text, say
 
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
@@ -39,7 +39,7 @@ HEADER_SHARE = 0.2
 HEADER_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 """The bets whose payouts the header shows, as a table's sign does (where the table has them)."""
 
-_CSS = (Path(__file__).with_name("static") / "display.css").read_text(encoding="utf-8")
+_CSS = static_text("display.css")
 
 
 def render_display_header(meta: ShoeMeta, rounds: pl.DataFrame, lg: str) -> None:

@@ -183,13 +183,12 @@ def on_end_shoe() -> None:
 
 
 def pays_six_apart(rules: str) -> bool:
-    """Whether the table pays a Banker win on 6 apart (No Commission: half), so its
-    board marks those rounds; a table whose rules do not load marks nothing."""
+    """Whether the shoe's table pays a Banker win on 6 apart (`Table.pays_six_apart`);
+    a table whose rules do not load marks nothing."""
     try:
-        banker = load_table(rules).bets.get("banker")
+        return load_table(rules).pays_six_apart
     except RoadsAppError:
         return False
-    return banker is not None and banker.payouts.get("six") != banker.payouts.get("win")
 
 
 def render_ask_toggle() -> None:

@@ -73,7 +73,7 @@ compiling it on a first load, in the way of Streamlit's own start. Taken unchang
 npm (``npm pack plotly.js-basic-dist-min@<version of the plotly package's plotly.js>``)."""
 
 
-FONTS = Path(__file__).with_name("static") / "fonts"
+FONTS = STATIC / "fonts"
 CJK_FONT = FONTS / "roads-cjk.woff2"
 """The page's own CJK glyphs, exactly the word catalogue's (`tools/build_cjk_font.py`)."""
 CJK_CSS = FONTS / "roads-cjk.css"
@@ -81,7 +81,7 @@ CJK_CSS = FONTS / "roads-cjk.css"
 FONT_SRC = "./roads-app-cjk.woff2"
 FONT_CSS_SRC = "./roads-app-cjk.css"
 FONT_ID = "roads-app-cjk"
-FAVICON = Path(__file__).with_name("static") / "favicon.png"
+FAVICON = STATIC / "favicon.png"
 """The tab's icon, a file of the package (a Material icon name was fetched from the network)."""
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -22,6 +21,7 @@ from roads_app.render import flags
 from roads_app.roads.stats import FlagCount
 from roads_app.ui.board_view import lang
 from roads_app.ui.folder import scrub
+from roads_app.ui.page_head import STATIC
 
 
 class Md(str):
@@ -131,7 +131,7 @@ def flag_note(counts: Mapping[str, FlagCount], group: str) -> str:
     return flags.flag_note(counts, group, lang())
 
 
-CHROME = Path(__file__).with_name("static")
+CHROME = STATIC
 """Where `widget_chrome` finds ``chrome.<lang>.css``."""
 
 
