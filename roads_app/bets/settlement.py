@@ -41,6 +41,7 @@ from roads_app.bets.spec import (
     PUSH,
     REFUND,
     BetKind,
+    Outcome,
     cell_results,
 )
 from roads_app.bets.tables import (
@@ -67,7 +68,7 @@ from roads_app.game.hand import (
 from roads_app.game.rounds import ROUNDS_SCHEMA
 from roads_app.messages import Message, fields_of, parse, polars_template
 
-OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused")
+OUTCOMES: tuple[str, ...] = tuple(o.value for o in Outcome if o is not Outcome.PENDING)
 OUTCOME = pl.Enum(list(OUTCOMES))
 """Outcome dtype of `settle`'s ``outcome`` column."""
 
@@ -344,7 +345,8 @@ def _allowed(keys: np.ndarray, spec: tuple[tuple[str, int], ...], attr: dict) ->
     return ok
 
 
-_OUTCOME_OF = {LOSE: "lose", PUSH: "push", REFUND: "refund"}
+_NOT_WON = (LOSE, PUSH, REFUND)
+"""Results that are their own outcome; every other result is a payout key: a win."""
 
 
 def _decisions(
@@ -361,9 +363,9 @@ def _decisions(
         if kind.space != space:
             continue
         results = cell_results(kind)
-        names = [_OUTCOME_OF.get(r, "win") for r in results]
+        names = [r if r in _NOT_WON else Outcome.WIN.value for r in results]
         units = [
-            bet.payouts[r] if r not in _OUTCOME_OF else (-1.0 if r == LOSE else 0.0)
+            bet.payouts[r] if r not in _NOT_WON else (-1.0 if r == LOSE else 0.0)
             for r in results
         ]
         # one id per distinct (outcome, net): a bet is decided when all allowed cells agree
@@ -517,11 +519,11 @@ def settle(
     )
     outcome = (
         pl.when(~offered | bad_stake | closed)
-        .then(pl.lit("refused"))
+        .then(pl.lit(Outcome.REFUSED.value))
         .when(void)
-        .then(pl.lit("refund"))
+        .then(pl.lit(REFUND))
         .when(~dealt | lacking)
-        .then(pl.lit("refused"))
+        .then(pl.lit(Outcome.REFUSED.value))
         .otherwise(pl.col("__result"))
         .cast(OUTCOME)
     )
@@ -529,7 +531,7 @@ def settle(
     return (
         lf.with_columns(outcome=outcome, reason=reason, __pay=payout)
         .with_columns(
-            net=pl.when(pl.col("outcome").is_in(["win", "lose"]))
+            net=pl.when(pl.col("outcome").is_in([Outcome.WIN.value, LOSE]))
             .then(stake * pl.col("__pay"))
             .otherwise(0.0)
         )

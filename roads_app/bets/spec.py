@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import astuple, dataclass, field
+from enum import StrEnum
 from itertools import product
 from types import MappingProxyType
 from typing import Literal
@@ -53,7 +54,21 @@ from roads_app.game.hand import (
 )
 from roads_app.messages import Message
 
-LOSE, PUSH, REFUND = "lose", "push", "refund"
+
+class Outcome(StrEnum):
+    """What a bet came to, named once: settled (`roads_app.bets.settlement`: won, lost,
+    pushed, refunded, or refused), or pending in a shoe's history (`roads_app.bets.ledger`:
+    its round not in yet). Each is named in the catalogue as ``outcome_<value>``."""
+
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"
+    REFUND = "refund"
+    REFUSED = "refused"
+    PENDING = "pending"
+
+
+LOSE, PUSH, REFUND = Outcome.LOSE.value, Outcome.PUSH.value, Outcome.REFUND.value
 """Results that are not a win (a win is named by its payout key)."""
 
 DATA: tuple[str, ...] = ("winner", "points", "cards", "naturals", "pairs", "suits")

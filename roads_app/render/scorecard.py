@@ -17,6 +17,7 @@ import polars as pl
 
 from roads_app.bets.tables import load_table
 from roads_app.errors import RoadsAppError, StorageError
+from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta
 from roads_app.i18n import DEFAULT, word
 from roads_app.render.board import board_figure
@@ -32,7 +33,7 @@ def counts_text(rounds: pl.DataFrame, lang: str = DEFAULT) -> str:
     """``Banker 10 · Player 16 · Tie 4 · Hands 30 · Pairs: … · Naturals: …`` (Plotly text)."""
     s = shoe_stats(rounds)
     flags = flag_counts(rounds)
-    shown = (("B", "banker"), ("P", "player"), ("T", "tie"), ("hands", "rounds"))
+    shown = (*((w, w.word) for w in Winner), ("hands", "rounds"))
     parts = [f"{word(w, lang)} <b>{s[k]}</b>" for w, k in shown]
     parts += [_bold(flags_line(flags, group, lang)) for group in ("pair", "natural")]
     return " · ".join(parts)

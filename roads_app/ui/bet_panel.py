@@ -23,6 +23,7 @@ import streamlit as st
 from roads_app.bets import ledger as BL
 from roads_app.bets import offers
 from roads_app.bets.settlement import read_reason
+from roads_app.bets.spec import Outcome
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
@@ -36,8 +37,6 @@ from roads_app.ui.words import bet_id_name, bet_name, labels, md_text, say, tr
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
-OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused", "pending")
-"""A settled bet's outcomes, each named in the catalogue (``outcome_<name>``)."""
 
 
 def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
@@ -488,7 +487,7 @@ def render_history(settled: pl.DataFrame, table: Table) -> None:
         st.caption(tr("no_bets_yet"))
         return
     labels = {k: bet_name(b) for k, b in table.bets.items()}
-    outcomes = {o: tr(f"outcome_{o}") for o in OUTCOMES}
+    outcomes = {o.value: tr(f"outcome_{o}") for o in Outcome}
     settled = settled.with_columns(reason=notes(settled["reason"], table))
     view = settled.sort("id", descending=True).select(
         pl.col("round").alias(tr("col_round")),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 import streamlit as st
 
+from roads_app.game.hand import Side, Winner
 from roads_app.i18n import DEFAULT, LANGUAGES, word
 from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
@@ -57,9 +58,8 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     flags = flag_counts(rounds)
     note = flag_note(flags, "pair", lg)
     parts = [
-        f"<span data-count='B'>{_dot('B', lg)}{word('B', lg)} <b>{s['banker']}</b></span>",
-        f"<span data-count='P'>{_dot('P', lg)}{word('P', lg)} <b>{s['player']}</b></span>",
-        f"<span data-count='T'>{_dot('T', lg)}{word('T', lg)} <b>{s['tie']}</b></span>",
+        *(f"<span data-count='{w}'>{_dot(w, lg)}{word(w, lg)} <b>{s[w.word]}</b></span>"
+          for w in Winner),
         f"<span data-count='banker_pair'>{word('banker_pair', lg)} "
         f"<b>{flag_value(flags['banker_pair'])}</b></span>",
         f"<span data-count='player_pair'>{word('player_pair', lg)} "
@@ -70,14 +70,14 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
         "</span>",
         f"<span data-count='hands'>{word('hands', lg)} <b>{s['rounds']}</b></span>",
     ]
-    for side in ("B", "P"):
+    for side in Side:
         marks = ask_road(rounds, side)
         glyphs = "".join(
             f"<i style='color:{board.MARK_COLOUR[marks[k]]}'>{board.MARK_GLYPH[k]}</i>"
             if marks.get(k) in board.MARK_COLOUR else "<i>–</i>"
             for k in board.DERIVED
         )
-        label = word("banker_ask" if side == "B" else "player_ask", lg)
+        label = word(f"{side.word}_ask", lg)
         colour = board.WINNER_COLOUR[side]
         parts.append(
             f"<span class='rd-ask' data-ask='{side}'><b style='color:{colour}'>{label}</b>"

@@ -17,6 +17,7 @@ import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, RoundError
+from roads_app.game.hand import Side, Winner
 from roads_app.game.rounds import (
     NAME_MAX,
     ShoeMeta,
@@ -42,7 +43,6 @@ from roads_app.ui.good_roads_view import keys_now, render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.words import (
-    WINNER_KEYS,
     Md,
     flags_line,
     labels,
@@ -194,7 +194,7 @@ def pays_six_apart(rules: str) -> bool:
 def render_ask_toggle() -> None:
     """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
-        tr("ask_on_board"), ["B", "P"], key="ask_road", format_func=labels(WINNER_KEYS)
+        tr("ask_on_board"), list(Side), key="ask_road", format_func=winner_word
     )
 
 
@@ -215,9 +215,9 @@ def stats_markdown(rounds: pl.DataFrame) -> str:
     return (
         f"**{tr('statistics')}** · {tr('rounds_n', n=s['rounds'])}\n\n"
         f"| | {tr('count')} | {tr('share')} |\n|:--|--:|--:|\n"
-        f"| :red[{winner_word('B')}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
-        f"| :blue[{winner_word('P')}] | {s['player']} | {_pct(s['player_pct'])} |\n"
-        f"| :green[{winner_word('T')}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
+        f"| :red[{winner_word(Winner.BANKER)}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
+        f"| :blue[{winner_word(Winner.PLAYER)}] | {s['player']} | {_pct(s['player_pct'])} |\n"
+        f"| :green[{winner_word(Winner.TIE)}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
         f"{flags_line(flags, 'pair')}  \n"
         f"{flags_line(flags, 'natural')}  \n"
         f"{tr('streak_line', s=streak)}  \n"
@@ -264,7 +264,7 @@ def render_quick_entry(state: session.ShoeState) -> None:
     st.html(f"<style>{page_head.static_text('scoreboard.css')}</style>")  # touch targets
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         lg = lang()
-        for w, colour in (("B", "red"), ("P", "blue"), ("T", "green")):
+        for w, colour in zip(Winner, ("red", "blue", "green"), strict=True):
             st.button(f":{colour}[**{word(w, lg)}**] · {w}", key=f"btn_{w}",
                       on_click=on_winner, args=(w,))  # fmt: skip
         st.button(f"{word('undo', lg)} · U", key="btn_undo", on_click=on_undo,
@@ -319,8 +319,8 @@ def render_edit(state: session.ShoeState) -> None:
     with st.form("edit_form", border=False):
         if how == "Result":
             c1, c2 = st.columns(2)
-            c1.selectbox(tr("result"), ["B", "P", "T"], key="edit_winner",
-                         format_func=labels(WINNER_KEYS))
+            c1.selectbox(tr("result"), list(Winner), key="edit_winner",
+                         format_func=winner_word)
         elif how == "Points":
             c1, c2, c3 = st.columns(3)
             c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="edit_pp")

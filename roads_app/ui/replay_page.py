@@ -28,6 +28,7 @@ import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, quote
+from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
 from roads_app.roads import replay
 from roads_app.store import library
@@ -178,7 +179,7 @@ def reveal_html(row: dict, beat: float) -> str:
     # when each card is dealt and turned: step index of its first and its face-up showing
     turned: dict[tuple[str, int], int] = {}
     for k, s in enumerate(steps):
-        for side, shown in (("P", s.player), ("B", s.banker)):
+        for side, shown in ((Side.PLAYER, s.player), (Side.BANKER, s.banker)):
             for i, code in enumerate(shown):
                 if code not in (None, replay.FACE_DOWN) and (side, i) not in turned:
                     turned[(side, i)] = k
@@ -200,9 +201,9 @@ def reveal_html(row: dict, beat: float) -> str:
             f"style='animation-delay:{done:.3f}s'>{pts if pts is not None else ''}</small></div>"
         )
 
-    body = side_html("P", pc, html.escape(winner_word("P")), row["player_points"]) + side_html(
-        "B", bc, html.escape(winner_word("B")), row["banker_points"]
-    )
+    body = side_html(
+        Side.PLAYER, pc, html.escape(winner_word(Side.PLAYER)), row["player_points"]
+    ) + side_html(Side.BANKER, bc, html.escape(winner_word(Side.BANKER)), row["banker_points"])
     return (
         f"{REVEAL_CSS}<div class='rv-hand' data-testid='reveal' data-round='{row['round']}'>"
         f"{body}</div>"

@@ -117,10 +117,6 @@ def labels(keys: Mapping[str, str]) -> Callable[[str], str]:
     return names.__getitem__
 
 
-WINNER_KEYS: Mapping[str, str] = {"B": "B", "P": "P", "T": "T"}
-
-
-
 def flags_line(counts: Mapping[str, FlagCount], group: str) -> str:
     """`render.flags.flags_line` in the page's language."""
     return flags.flags_line(counts, group, lang())
