@@ -385,7 +385,7 @@ def _ratio_ci(
     n: int, x: Any, w: Any, xx: Any, xw: Any, ww: Any, level: float
 ) -> tuple[float, float] | None:
     """The backtest's ratio estimator (`backtest.ratio_ci_of`) on exact totals."""
-    from roads_app.sim.backtest import Totals, ratio_ci_of
+    from roads_app.sim.measures import Totals, ratio_ci_of
 
     t = Totals(n, 0, 0, 0, (n, 0, 0, 0), {
         "wagered": w, "net": x, "final": 0, "net_net": xx, "net_wagered": xw,
@@ -434,7 +434,7 @@ class PatternFigures:
 
 def figures(part: Part, table: Table, level: float = 0.95) -> list[PatternFigures]:
     """Per pattern: the shares, the next result, and the EV with its interval at ``level``."""
-    from roads_app.sim.backtest import exact_evs
+    from roads_app.sim.measures import exact_evs
 
     edges = exact_evs(table)
     out = []
@@ -507,7 +507,7 @@ class Study:
     patterns: list[PatternFigures]
 
     def to_dict(self, say: SayPattern) -> dict[str, Any]:
-        from roads_app.sim.backtest import exact_evs
+        from roads_app.sim.measures import exact_evs
 
         edges = exact_evs(self.table)
         return {
