@@ -73,7 +73,7 @@ compiling it on a first load, in the way of Streamlit's own start. Taken unchang
 npm (``npm pack plotly.js-basic-dist-min@<version of the plotly package's plotly.js>``)."""
 
 
-FONTS = STATIC / "fonts"
+FONTS = Path(__file__).with_name("static") / "fonts"
 CJK_FONT = FONTS / "roads-cjk.woff2"
 """The page's own CJK glyphs, exactly the word catalogue's (`tools/build_cjk_font.py`)."""
 CJK_CSS = FONTS / "roads-cjk.css"
