@@ -62,6 +62,7 @@ def test_the_words_the_pages_show_come_from_every_catalogue_and_table():
     for name in ("逢庄跳", "排排连", "双跳"):  # good-road names, not all in the word catalogue
         assert set(name) <= shown, name
     assert set("庄闲和珠盘路曱甴") <= shown
+    assert set("上传") <= shown  # the uploader's button, said in Chinese by chrome.zh.css
     assert not {c for c in shown if c.isascii() or c.isspace()}  # Latin stays with the page's
 
 

@@ -4,8 +4,9 @@ and the ``@font-face`` rules that use it (``roads-cjk.css`` beside it).
 Why: a machine without a CJK font (a kiosk, a TV box's browser, a bare Linux) showed the
 Chinese labels as empty boxes. The page carries its own font instead, holding exactly
 the CJK characters the pages can show (`shown_text`: the word catalogue
-``roads_app/i18n.toml``, the good-road catalogues ``rules/good_roads/*.toml`` and the
-tables that ship, ``rules/*.toml``), so it is small (about 120 kB, not the 8 MB of the
+``roads_app/i18n.toml``, the good-road catalogues ``rules/good_roads/*.toml``, the
+tables that ship, ``rules/*.toml``, and the words the pages' style sheets put in
+``content``, ``roads_app/ui/static/*.css``), so it is small (about 120 kB, not the 8 MB of the
 whole font) and nothing comes from the network. The server's PNG scorecard draws with
 the same file (`roads_app.render.fonts`): so it is a plain OpenType file, not WOFF2,
 which browsers read but the server's headless Chromium does not take from fontconfig.
@@ -25,6 +26,7 @@ The font's licence travels beside it (``OFL.txt``).
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import sys
 import tomllib
@@ -71,17 +73,26 @@ def _strings(value: object) -> list[str]:
 
 def shown_files(repo: Path = REPO) -> list[Path]:
     """The files whose words the pages show: the catalogue, the good-road catalogues,
-    the tables that ship."""
+    the tables that ship, the pages' style sheets."""
     rules = repo / "rules"
     return [repo / "roads_app" / "i18n.toml", *sorted((rules / "good_roads").glob("*.toml")),
-            *sorted(rules.glob("*.toml"))]  # fmt: skip
+            *sorted(rules.glob("*.toml")),
+            *sorted((repo / "roads_app" / "ui" / "static").glob("*.css"))]  # fmt: skip
+
+
+def _shown_strings(path: Path) -> list[str]:
+    """Every string of a TOML file; a style sheet's ``content: "…"`` words."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".css":
+        return re.findall(r'content:\s*"([^"]*)"', text)
+    return _strings(tomllib.loads(text))
 
 
 def shown_text(files: list[Path] | None = None) -> str:
     """Every CJK character of every string in ``files`` (`shown_files`), once, sorted."""
     chars: set[str] = set()
     for path in shown_files() if files is None else files:
-        for s in _strings(tomllib.loads(path.read_text(encoding="utf-8"))):
+        for s in _shown_strings(path):
             chars.update(c for c in s if is_cjk(c))
     return "".join(sorted(chars))
 

@@ -82,11 +82,10 @@ MARK_JS = """(prefix) => {
       const c = getComputedStyle(el, '::' + p).content;
       if (c && c.match(CJK)) texts.push([p, c.replace(/^"|"$/g, '')]);
     }
-    if (!texts.length || !el.getClientRects().length) continue;
-    if (!el.checkVisibility({visibilityProperty: true, contentVisibilityAuto: true})) continue;
+    // shown: laid out, and visible (a ::after may be visible on a hidden element)
+    if (!texts.length || !el.checkVisibility({contentVisibilityAuto: true})) continue;
     for (const [pseudo, text] of texts) {
-      if (pseudo && getComputedStyle(el, '::' + pseudo).visibility === 'hidden') continue;
-      if (!pseudo && getComputedStyle(el).visibility === 'hidden') continue;
+      if (getComputedStyle(el, pseudo ? '::' + pseudo : null).visibility !== 'visible') continue;
       const id = prefix + ':' + (i++);
       el.setAttribute('data-cjk-probe', (el.getAttribute('data-cjk-probe') || '') + ' ' + id);
       const style = getComputedStyle(el, pseudo ? '::' + pseudo : null);
