@@ -164,14 +164,25 @@ TABS = '[data-testid="stMain"] [role="tab"]'
 EXPANDERS = '[data-testid="stMain"] [data-testid="stExpander"] details:not([open]) > summary'
 
 
-def check_page(page: Page, url: str, ready: str, drawn: str | None) -> tuple[int, list[str]]:
+def check_page(
+    page: Page, url: str, ready: str, drawn: str | None, run: tuple[str, ...] | None
+) -> tuple[int, list[str]]:
     """Open ``url``; once ``ready`` (and the boards, ``drawn``) show, the Chinese texts
-    of the page, then of each tab and each expander opened."""
+    of the page, then of each tab and each expander opened. A study page is ``run``
+    first (a small one: how many shoes, its button, what its results show)."""
     page.goto(url, timeout=LOAD_MS)
     page.locator(ready).first.wait_for(timeout=LOAD_MS)
     wait_idle(page)
     if drawn:
         page.locator(drawn).first.wait_for(timeout=LOAD_MS)
+    if run:
+        field, shoes, button, shown = run
+        page.locator(field).fill(shoes)
+        page.locator(field).press("Enter")
+        wait_idle(page)
+        page.locator(button).click()
+        page.locator(shown).first.wait_for(timeout=LOAD_MS)
+        wait_idle(page)
     total, bad = undrawn(page)
     for where, opening in ((TABS, False), (EXPANDERS, True)):
         for label in open_each(page, where, opening):
@@ -193,10 +204,19 @@ PAGES = {  # name: (address, shown when ready, the boards drawn, viewport)
     "replay picker": ("/replay?lang=zh", '[data-testid="stForm"]', None, (1440, 900)),
     "replay": ("/replay?shoe={dealt}&round=5&lang=zh", ".st-key-rp_next", BOARD, (1440, 900)),
     "backtest": ("/backtest?lang=zh", ".st-key-bt_sides", None, (1440, 900)),
+    "backtest run": ("/backtest?lang=zh", ".st-key-bt_sides", None, (1440, 900)),
     "good roads": ("/good-roads?lang=zh", '[data-testid="stMain"] [role="tab"]', None,
                    (1440, 900)),
     "live-odds study": ("/odds-study?lang=zh", '[data-testid="stNumberInput"]', None,
                         (1440, 900)),
+    "live-odds study run": ("/odds-study?lang=zh", '[data-testid="stNumberInput"]', None,
+                            (1440, 900)),
+}  # fmt: skip
+RUNS = {  # a study's results are words too: how many shoes, its button, its results
+    "backtest run": (".st-key-bt_shoes input", "200", ".st-key-bt_run button",
+                     ".js-plotly-plot"),
+    "live-odds study run": ('[class*="st-key-study"][class*="shoes"] input', "20",
+                            '[class*="st-key-study"][class*="run"] button', ".js-plotly-plot"),
 }  # fmt: skip
 
 
@@ -211,7 +231,7 @@ def test_every_chinese_word_is_drawn_with_the_pages_own_font_on_a_machine_withou
     try:
         page = context.new_page()
         total, bad = check_page(page, app_server.url + address.format(**shoes),
-                                ready.format(**shoes), drawn)  # fmt: skip
+                                ready.format(**shoes), drawn, RUNS.get(name))  # fmt: skip
         shots = Path(os.environ.get("ROADS_APP_SHOTS", tmp_path))  # to look at them
         page.screenshot(path=str(shots / f"zh-{name.replace(' ', '-')}.png"), full_page=True)
     finally:
