@@ -254,7 +254,8 @@ def test_the_walk_sees_a_word_no_font_holds(
         wait_idle(page)
         page.evaluate("""() => { const p = document.createElement('p');
           p.textContent = '龘'; p.id = 'probe';
-          document.querySelector('[data-testid="stMain"]').prepend(p); }""")
+          document.body.append(p); }""")  # outside the app, which a rerun redraws
+        assert page.evaluate("() => getComputedStyle(probe).fontFamily").startswith('"Source Sans"')
         _, bad = undrawn(page)
         assert [b for b in bad if "'龘'" in b], bad
     finally:
