@@ -162,6 +162,36 @@ def open_each(page: Page, selector: str, opening: bool) -> Iterator[str]:
 
 TABS = '[data-testid="stMain"] [role="tab"]'
 EXPANDERS = '[data-testid="stMain"] [data-testid="stExpander"] details:not([open]) > summary'
+FLOATS = (  # what opens over the page (a popover, a select's list): its opener, its body
+    ('[data-testid="stMain"] [data-testid="stPopoverButton"]', '[data-testid="stPopoverBody"]'),
+    ('[data-testid="stMain"] [data-testid="stSelectbox"] input[role="combobox"]'
+     ':not([disabled])', '[role="listbox"]'),
+)  # fmt: skip
+
+
+def floats_undrawn(page: Page, seen: set[str]) -> tuple[int, list[str]]:
+    """The Chinese texts of each popover and each select's list of the page as it
+    stands, each opened in turn (and closed again), but those ``seen`` already."""
+    total, bad = 0, []
+    for opener, body in FLOATS:
+        for k in range(page.locator(opener).count()):
+            target = page.locator(opener).nth(k)
+            name = target.evaluate("e => e.closest('.stSelectbox, .stPopover').innerText")
+            if name in seen or not target.is_visible():
+                continue
+            seen.add(name)
+            if target.get_attribute("role") == "combobox":
+                target.focus()
+                target.press("ArrowDown")  # a select's list opens from the keyboard
+            else:
+                target.click()
+            page.locator(body).first.wait_for()
+            n, more = undrawn(page)
+            total += n
+            bad += [b for b in more if b not in bad]
+            page.keyboard.press("Escape")
+            page.locator(body).first.wait_for(state="detached")
+    return total, bad
 
 
 def check_page(
@@ -184,11 +214,19 @@ def check_page(
         page.locator(shown).first.wait_for(timeout=LOAD_MS)
         wait_idle(page)
     total, bad = undrawn(page)
+    seen: set[str] = set()
     for where, opening in ((TABS, False), (EXPANDERS, True)):
         for label in open_each(page, where, opening):
             n, more = undrawn(page)
             total += n
             bad += [f"[{label}] {b}" for b in more if b not in bad]
+            n, more = floats_undrawn(page, seen)
+            total += n
+            bad += [f"[{label}, opened] {b}" for b in more if b not in bad]
+    if not page.locator(TABS).count() + page.locator(EXPANDERS).count():
+        n, more = floats_undrawn(page, seen)
+        total += n
+        bad += [f"[opened] {b}" for b in more if b not in bad]
     return total, bad
 
 
