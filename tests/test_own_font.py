@@ -111,6 +111,21 @@ def no_cjk_fonts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV, str(fontless_config(tmp_path)))
 
 
+@pytest.mark.parametrize("before", [None, "/elsewhere/fonts.conf"])
+def test_the_fonts_are_ours_only_while_drawing(before: str | None, monkeypatch):
+    """Inside, fontconfig's file is one holding the file in force and our folder; after,
+    the process's environment is as it was."""
+    if before is None:
+        monkeypatch.delenv(ENV, raising=False)
+    else:
+        monkeypatch.setenv(ENV, before)
+    with fonts.fonts_with_ours():
+        conf = Path(os.environ[ENV]).read_text(encoding="utf-8")
+        assert f"<dir>{fonts.FONT_DIR}</dir>" in conf and fonts.FONT_FILE.is_file()
+        assert f">{before or 'fonts.conf'}</include>" in conf
+    assert os.environ.get(ENV) == before
+
+
 def _cell_box(fig, col: int, row: int) -> tuple[float, float, float, float]:
     """The bead plate's cell (``col``, ``row``) in figure pixels: left, top, right, bottom."""
     lay = fig.layout
