@@ -241,16 +241,14 @@ PAGES = {  # name: (address, shown when ready, the boards drawn, viewport)
     "library": ("/library?lang=zh", '[data-testid="stFileUploader"]', None, (1440, 900)),
     "replay picker": ("/replay?lang=zh", '[data-testid="stForm"]', None, (1440, 900)),
     "replay": ("/replay?shoe={dealt}&round=5&lang=zh", ".st-key-rp_next", BOARD, (1440, 900)),
-    "backtest": ("/backtest?lang=zh", ".st-key-bt_sides", None, (1440, 900)),
     "backtest run": ("/backtest?lang=zh", ".st-key-bt_sides", None, (1440, 900)),
     "good roads": ("/good-roads?lang=zh", '[data-testid="stMain"] [role="tab"]', None,
                    (1440, 900)),
-    "live-odds study": ("/odds-study?lang=zh", '[data-testid="stNumberInput"]', None,
-                        (1440, 900)),
     "live-odds study run": ("/odds-study?lang=zh", '[data-testid="stNumberInput"]', None,
                             (1440, 900)),
 }  # fmt: skip
-RUNS = {  # a study's results are words too: how many shoes, its button, its results
+RUNS = {  # a study's results are words too (its form stays on the page above them):
+    # how many shoes, its button, what shows its results
     "backtest run": (".st-key-bt_shoes input", "200", ".st-key-bt_run button",
                      ".js-plotly-plot"),
     "live-odds study run": ('[class*="st-key-study"][class*="shoes"] input', "20",
