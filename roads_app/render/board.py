@@ -31,6 +31,7 @@ import polars as pl
 from roads_app.game.hand import Side, Winner, banker_six
 from roads_app.game.rounds import preview_winner
 from roads_app.i18n import word
+from roads_app.render.fonts import MARK_FONT, TEXT_FONT
 from roads_app.roads.grids import all_roads
 from roads_app.roads.names import DERIVED, ROAD_NAMES, Road
 
@@ -168,6 +169,7 @@ def _figure(
             "paper_bgcolor": PAPER,
             "showlegend": False,
             "hovermode": False,
+            "font": {"family": TEXT_FONT},
             "meta": _meta(road, name),
         },
     )
@@ -206,7 +208,7 @@ def _markers(
         trace.update(
             text=text,
             textposition="middle center",
-            textfont={"color": text_colour, "size": font_size, "family": "Arial Black, Arial"},
+            textfont={"color": text_colour, "size": font_size, "family": MARK_FONT},
         )
     return trace
 
@@ -765,6 +767,7 @@ def board_spec(
         "showlegend": False,
         "hovermode": False,
         "annotations": [],
+        "font": {"family": TEXT_FONT},  # what text with no family of its own is set in
         # No template: every style is set here, and Plotly's default one is 6 kB that
         # the browser would receive and apply to the board again on every redraw.
         "template": {},
@@ -798,7 +801,7 @@ def board_spec(
         layout["annotations"].append({
             "text": title, "x": title_x / units_w, "y": 1 - top / units_h,
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
-            "showarrow": False, "font": {"size": font, "color": "#4b5563"},
+            "showarrow": False, "font": {"size": font, "color": "#4b5563", "family": TEXT_FONT},
         })
         metas[name] = {**_meta(roads[name], name), "cols": cols, "first": first,
                        "cell": round(px, 2)}

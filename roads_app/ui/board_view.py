@@ -41,7 +41,8 @@ def language_switch() -> None:
     if st.session_state.get(LANG_KEY) not in LANGUAGES:
         st.session_state[LANG_KEY] = lang()
     st.sidebar.segmented_control(
-        "Language · 语言", LANGUAGES, key=LANG_KEY, required=True,
+        " · ".join(word("language_switch", code) for code in LANGUAGES), LANGUAGES,
+        key=LANG_KEY, required=True,
         format_func=lambda code: word("language", code),
     )  # fmt: skip
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from roads_app.render.fonts import FONT_DIR, FONT_FILE
+
 KEYS = ("b", "p", "t", "u")
 MARK = "roads-app-early-keys"
 """The id of the inline script tag (tests and a second injection look for it)."""
@@ -73,12 +75,12 @@ compiling it on a first load, in the way of Streamlit's own start. Taken unchang
 npm (``npm pack plotly.js-basic-dist-min@<version of the plotly package's plotly.js>``)."""
 
 
-FONTS = Path(__file__).with_name("static") / "fonts"
-CJK_FONT = FONTS / "roads-cjk.woff2"
-"""The page's own CJK glyphs, exactly the word catalogue's (`tools/build_cjk_font.py`)."""
-CJK_CSS = FONTS / "roads-cjk.css"
+CJK_FONT = FONT_FILE
+"""The page's own CJK glyphs, exactly the CJK characters the pages can show
+(`tools/build_cjk_font.py`), the very file the PNG scorecard draws with (`render.fonts`)."""
+CJK_CSS = FONT_DIR / "roads-cjk.css"
 """Its ``@font-face`` rules, under the families the page's text is set in (CJK ranges only)."""
-FONT_SRC = "./roads-app-cjk.woff2"
+FONT_SRC = "./roads-app-cjk.otf"
 FONT_CSS_SRC = "./roads-app-cjk.css"
 FONT_ID = "roads-app-cjk"
 FAVICON = STATIC / "favicon.png"

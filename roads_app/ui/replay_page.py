@@ -30,6 +30,7 @@ from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, quote
 from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
+from roads_app.render.fonts import CJK_FAMILY
 from roads_app.roads import replay
 from roads_app.store import library
 from roads_app.ui import access, session
@@ -144,7 +145,8 @@ def _card_html(code: str | None, delay_s: float, dealt_s: float) -> str:
 
 REVEAL_CSS = """
 <style>
-.rv-hand{display:flex;gap:28px;align-items:flex-start;font-family:sans-serif}
+.rv-hand{display:flex;gap:28px;align-items:flex-start;
+  font-family:'""" + CJK_FAMILY + """',sans-serif}
 .rv-side{display:flex;flex-direction:column;gap:4px}
 .rv-cards{display:flex;gap:6px;min-height:64px}
 .rv-card{position:relative;width:44px;height:62px;opacity:0;animation:rv-deal .12s forwards}
