@@ -40,8 +40,8 @@ log = logging.getLogger(__name__)
 
 PING_S = 15.0
 """How often each stream gets a keep-alive comment (``: ping``)."""
-RETRY_S = 0.2
-"""Wait before reading a shoe again after a failed read (a busy or restarting database)."""
+RETRY_S = (0.1, 0.2, 0.5, 1.0, 2.0)
+"""Waits before reading a shoe again after failed reads (a busy or restarting database)."""
 PING = b": ping\n\n"
 
 Rounds = list[dict[str, Any]]
@@ -181,15 +181,19 @@ class Hub:
         s.task = asyncio.get_running_loop().create_task(self._read_until_current(s))
 
     async def _read_until_current(self, s: _Shoe) -> None:
+        failures = 0
         while True:
             s.again = False
             try:
                 snap = await self._run(self._read, s.id)
             except Exception as e:  # a busy or restarting database: read again shortly
-                log.warning("following shoe %s: %s", s.id, e)
-                await asyncio.sleep(RETRY_S)
+                if failures == 0:  # said once, not at every try
+                    log.warning("following shoe %s: %s", s.id, e)
+                await asyncio.sleep(RETRY_S[min(failures, len(RETRY_S) - 1)])
+                failures += 1
                 s.again = True
             else:
+                failures = 0
                 self._apply(s, snap)
             if not s.again or self._shoes.get(s.id) is not s:
                 return

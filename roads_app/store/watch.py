@@ -363,8 +363,11 @@ class Watcher:
             try:
                 self.poll(self.interval_s)
                 failures = 0
-            except self.source.errors as e:  # busy, vanished, restarted: start over
-                log.warning("watching %s: %s", self.source, e)
+            except Exception as e:  # busy, vanished, restarted: start over
+                if not isinstance(e, self.source.errors):  # a bug: said, and watched on
+                    log.exception("watching %s", self.source)
+                elif failures == 0:  # said once, not at every try
+                    log.warning("watching %s: %s", self.source, e)
                 self.source.close()
                 self._stop.wait(RECONNECT_S[min(failures, len(RECONNECT_S) - 1)])
                 failures += 1
