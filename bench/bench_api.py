@@ -27,7 +27,9 @@ event carried its round) and rounds it never got at all (missed: its rounds diff
 the shoe's); the appends' own latency from when each was due (a server falling behind
 shows here), p50/p99/max, and the rate achieved; the server's CPU share of one core.
 ``--code DIR`` runs the server from another checkout (its ``.venv``), e.g. main, and
-``--repeat`` interleaves the checkouts: A B A B ...
+``--repeat`` interleaves the checkouts: A B A B ... With ``ROADS_APP_DB`` set to a
+PostgreSQL URL in the environment, the server (and its token) use that library instead
+of the temporary folder's SQLite file.
 """
 
 from __future__ import annotations
