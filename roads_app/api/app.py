@@ -1,9 +1,10 @@
 """The ASGI app: routes, who may call them, and every refusal as one line.
 
 FastAPI (the team's choice) because its bodies are pydantic v2 models, the same
-schema library as the rest of the project, its OpenAPI docs come free at ``/docs``,
-and it streams Server-Sent Events natively. All work is done by `service.Feed`; this
-module only maps HTTP onto it.
+schema library as the rest of the project, and its OpenAPI docs come free at ``/docs``.
+All work is done by `service.Feed` and the event streams by `stream.Hub`; this module
+only maps HTTP onto them. (The streams are not FastAPI's own Server-Sent Events: those
+encode every event again for each follower, and 2,000 followers filled the event loop.)
 
 Who may call what:
 * writes need an operator token (``Authorization: Bearer ...``), on any address;
