@@ -88,8 +88,8 @@ def chosen() -> Theme:
 
 
 _CSS = page_head.static_text("dark.css")
-_component = st.components.v2.component("roads_app.theme", js=page_head.static_text("theme.js"),
-                                        isolate_styles=False)  # fmt: skip
+_JS = page_head.static_text("theme.js")
+_component = st.components.v2.component("roads_app.theme", js=_JS, isolate_styles=False)
 
 
 def apply(theme: Theme) -> None:
