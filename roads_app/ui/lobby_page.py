@@ -285,20 +285,22 @@ _KIOSK_CSS = page_head.static_text("kiosk.css")
 
 
 def kiosk_on() -> bool:
-    """The wall alone, for a screen on the floor: ``?kiosk=1`` or the page's switch."""
-    return st.query_params.get(KIOSK_PARAM) == "1" or bool(st.session_state.get(KIOSK_KEY))
+    """The wall alone, for a screen on the floor: ``?kiosk=1`` (the page's switch puts it
+    in the address, so taking it out of the address brings the settings back)."""
+    return st.query_params.get(KIOSK_PARAM) == "1"
 
 
 @dataclass(frozen=True)
 class KioskGrid:
     """The kiosk wall's layout: ``cols`` tiles a row, each with a big road of ``big``
     columns across its width and a bead plate of ``bead`` (0: no room), and the tile
-    line's type size in px."""
+    line's type size in px; ``fits``: every tile is on the screen (else it scrolls)."""
 
     cols: int
     big: int
     bead: int
     font: float
+    fits: bool = True
 
 
 PAGE_PAD_PX = 8  # the kiosk page's margin, and the gap between its tiles
@@ -316,7 +318,7 @@ def kiosk_grid(w: int, h: int, n: int) -> KioskGrid:
     column (the page scrolls).
 
     >>> kiosk_grid(1920, 1080, 24)
-    KioskGrid(cols=6, big=20, bead=20, font=15.0)
+    KioskGrid(cols=6, big=20, bead=20, font=15.0, fits=True)
     >>> kiosk_grid(3840, 2160, 48).cols, kiosk_grid(390, 844, 24).cols
     (8, 1)
     """
@@ -327,7 +329,7 @@ def kiosk_grid(w: int, h: int, n: int) -> KioskGrid:
     if w < PHONE_PX:
         inner = w - 2 * PAGE_PAD_PX - 2 * TILE_PAD_PX
         big = max(MIN_BIG_COLS, math.floor(inner / 12))
-        return KioskGrid(1, big, big, font)
+        return KioskGrid(1, big, big, font, fits=False)
     best: tuple[tuple[bool, float], KioskGrid] | None = None
     for cols in range(1, n + 1):
         rows = math.ceil(n / cols)
@@ -344,7 +346,7 @@ def kiosk_grid(w: int, h: int, n: int) -> KioskGrid:
                 best = (score, KioskGrid(cols, big, big if bead else 0, font))
     if best is None:  # too many tables for this screen: the smallest cells, and it scrolls
         cols = max(1, math.floor((w - PAGE_PAD_PX) / (MIN_CELL_PX * MIN_BIG_COLS + 30)))
-        return KioskGrid(cols, MIN_BIG_COLS, 0, font)
+        return KioskGrid(cols, MIN_BIG_COLS, 0, font, fits=False)
     return best[1]
 
 
@@ -362,6 +364,7 @@ def screen_guess(screen: dict[str, int] | None) -> tuple[int, int]:
 def _to_kiosk() -> None:
     if st.session_state.get(KIOSK_KEY):
         st.query_params[KIOSK_PARAM] = "1"
+        st.session_state[KIOSK_KEY] = False  # off again when the settings come back
 
 
 def _to_theme() -> None:
