@@ -323,17 +323,20 @@ def kiosk_grid(w: int, h: int, n: int) -> KioskGrid:
     (8, 1)
     """
     n = max(1, n)
-    font = min(30.0, max(13.0, h / 72))
-    line = font * 1.35 + font * 0.35 + 2  # the tile's line, and the gap under it
-    gap = font * 0.35
+    def type_px(inner_w: float) -> float:  # the line's type: by the screen, and small
+        return min(30.0, max(13.0, min(h / 72, inner_w / 19.5)))  # enough for its line
+
     if w < PHONE_PX:
         inner = w - 2 * PAGE_PAD_PX - 2 * TILE_PAD_PX
         big = max(MIN_BIG_COLS, math.floor(inner / 12))
-        return KioskGrid(1, big, big, font, fits=False)
+        return KioskGrid(1, big, big, type_px(inner), fits=False)
     best: tuple[tuple[bool, float], KioskGrid] | None = None
     for cols in range(1, n + 1):
         rows = math.ceil(n / cols)
         inner_w = (w - PAGE_PAD_PX * (cols + 1)) / cols - 2 * TILE_PAD_PX
+        font = type_px(inner_w)
+        line = font * 1.35 + font * 0.35 + 2  # the tile's line, and the gap under it
+        gap = font * 0.35
         inner_h = (h - PAGE_PAD_PX * (rows + 1)) / rows - 2 * TILE_PAD_PX - line
         for bead in (True, False):
             tall = (inner_h - gap) / 12 if bead else inner_h / 6
@@ -346,7 +349,8 @@ def kiosk_grid(w: int, h: int, n: int) -> KioskGrid:
                 best = (score, KioskGrid(cols, big, big if bead else 0, font))
     if best is None:  # too many tables for this screen: the smallest cells, and it scrolls
         cols = max(1, math.floor((w - PAGE_PAD_PX) / (MIN_CELL_PX * MIN_BIG_COLS + 30)))
-        return KioskGrid(cols, MIN_BIG_COLS, 0, font, fits=False)
+        inner_w = (w - PAGE_PAD_PX * (cols + 1)) / cols - 2 * TILE_PAD_PX
+        return KioskGrid(cols, MIN_BIG_COLS, 0, type_px(inner_w), fits=False)
     return best[1]
 
 

@@ -252,6 +252,8 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
     [({"shoe": "../x"}, 400), ({"shoe": "a" * 65}, 400), ({"lang": "fr"}, 400),
      ({"lang": "<b>en</b>"}, 400), ({"derived": "2"}, 400), ({"tags": "<script>"}, 400),
      ({"tags": ",".join(["a"] * 65)}, 400), ({"picked": "http://x.example/"}, 400),
+     ({"big": "9999"}, 400), ({"bead": "-1"}, 400), ({"theme": "<i>dark</i>"}, 400),
+     ({"big": "30", "bead": "30", "theme": "dark"}, 200),
      ({"shoe": "nosuchshoe"}, 200), ({}, 200)],
 )  # fmt: skip
 def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
@@ -284,8 +286,13 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
     else:
         assert got["rounds"] == "3 rounds" and got["rerun"] is False
         assert got["version"] == db.open_store(server.data_dir).shoes.version(shoe)
-        assert [r["layout"]["meta"]["road"] for r in got["roads"]] == [
-            "bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"]
+        roads = [r["layout"]["meta"]["road"] for r in got["roads"]]
+        if "big" in change:  # the kiosk wall's tile: the big road across, the bead plate
+            assert roads == ["big_road", "bead_plate"] and got["name"] == "Route table"
+            assert got["roads"][0]["layout"]["plot_bgcolor"] == "#0f1216"  # dark
+        else:
+            assert roads == ["bead_plate", "big_road", "big_eye_boy", "small_road",
+                             "cockroach_pig"]  # fmt: skip
 
 
 COVER_JS = """() => {
