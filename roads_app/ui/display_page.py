@@ -90,8 +90,9 @@ def render_display_header(
         s = shoe_stats(rounds)
         for side, n in (("B", s["banker"]), ("P", s["player"]), ("T", s["tie"])):
             colour = theme.recolour(board.WINNER_COLOUR[side], ground)
-            parts.append(f"<span data-count='{side}'><b style='color:{colour}'>"
-                         f"{html.escape(word(f'{side}_letter', lg))}</b> {n}</span>")  # fmt: skip
+            letter = html.escape(word(f"{side}_letter", lg))
+            parts.append(f"<span data-count='{side}' style='color:{colour}'>{letter} "
+                         f"<b>{n}</b></span>")  # fmt: skip
         parts.append(good_road_badges(rounds, lg, ground))
         st.html(f"<div class='rd-display-head'>{''.join(parts)}</div>")
 
