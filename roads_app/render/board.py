@@ -43,9 +43,11 @@ MINI_CELL_PX = 10
 RED = "#d32f2f"
 BLUE = "#1565c0"
 GREEN = "#2e7d32"
-GOLD = "#f9a825"
+GOLD = "#b26a00"  # amber dark enough to stand out from white (4.2:1; #f9a825 was 2:1)
 GRID = "#d9dde3"
 PAPER = "#ffffff"
+TEXT = "#1b1b1b"  # counts written on the paper
+NOTE = "#4b5563"  # a road's title
 
 WINNER_COLOUR: dict[str, str] = {Winner.BANKER: RED, Winner.PLAYER: BLUE, Winner.TIE: GREEN}
 """Banker red, Player blue, Tie green."""
@@ -332,7 +334,7 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
         traces.append(
             _markers(x, y, symbol="line-ne", colour=GREEN, size=cell * 0.8,
                      line_width=max(1.5, cell * 0.08), name="ties",
-                     text=None if mini else many.to_list(), text_colour="#1b1b1b",
+                     text=None if mini else many.to_list(), text_colour=TEXT,
                      font_size=cell * 0.42)
         )
     if not mini:
@@ -801,7 +803,7 @@ def board_spec(
         layout["annotations"].append({
             "text": title, "x": title_x / units_w, "y": 1 - top / units_h,
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
-            "showarrow": False, "font": {"size": font, "color": "#4b5563", "family": TEXT_FONT},
+            "showarrow": False, "font": {"size": font, "color": NOTE, "family": TEXT_FONT},
         })
         metas[name] = {**_meta(roads[name], name), "cols": cols, "first": first,
                        "cell": round(px, 2)}

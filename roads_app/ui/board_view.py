@@ -22,7 +22,7 @@ from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import flag_counts, shoe_stats
-from roads_app.ui import board_host, page_head, plot_host
+from roads_app.ui import board_host, page_head, plot_host, theme
 
 LANG_KEY = "lang"
 
@@ -159,6 +159,7 @@ def render_board(
     fill_height: int | None = None,
     strip: bool = True,
     last_mark_s: float | None = None,
+    ground: theme.Theme = theme.Theme.LIGHT,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
@@ -172,7 +173,8 @@ def render_board(
     table pays a Banker win on 6 apart, which the board marks (`board.board_spec`).
     ``fill_height``: the board fills that many pixels of height too (the display,
     `board.fill_layout`). ``last_mark_s``: the last result is framed on the board for
-    that many seconds (the display, `board.board_spec`).
+    that many seconds (the display, `board.board_spec`). ``ground``: the board's theme
+    (the display's dark board, `theme.recolour`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -183,6 +185,7 @@ def render_board(
     spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks, six,
                  hold=hold_last_s is not None, height=fill_height,
                  last_mark_s=last_mark_s)  # fmt: skip
+    spec = theme.recolour(spec, ground)
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`, as SVG): one drawing per key press, no element replaced.
