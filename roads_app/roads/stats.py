@@ -238,3 +238,15 @@ def flag_counts(rounds: pl.DataFrame) -> dict[str, FlagCount]:
     ).row(0, named=True)
     n = int(row["_rounds"])
     return {f: FlagCount(int(row[f"{f}_hits"] or 0), int(row[f"{f}_recorded"]), n) for f in FLAGS}
+
+
+def side_now(winners: list[str]) -> Side:
+    """The big road's side now: the last result that was not a tie (Banker before any).
+    A good-road badge takes its colour.
+
+    >>> side_now(["P", "B", "T"]), side_now(["T"]), side_now([])
+    (<Side.BANKER: 'B'>, <Side.BANKER: 'B'>, <Side.BANKER: 'B'>)
+    >>> side_now(["B", "P", "T", "T"])
+    <Side.PLAYER: 'P'>
+    """
+    return next((Side(w) for w in reversed(winners) if w != Winner.TIE), Side.BANKER)

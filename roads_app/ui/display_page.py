@@ -22,10 +22,11 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta
 from roads_app.i18n import word
 from roads_app.render import board
-from roads_app.roads.stats import shoe_stats
+from roads_app.roads.stats import shoe_stats, side_now
 from roads_app.ui import board_host, follow, session, theme
 from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.good_roads_view import keys_now, tags
@@ -67,8 +68,7 @@ def good_road_badges(rounds: pl.DataFrame, lg: str, ground: theme.Theme,
     keys = keys_now(rounds)
     if not keys:
         return ""
-    sides = [w for w in rounds["winner"].cast(pl.String).to_list() if w != "T"]
-    side = sides[-1] if sides else "B"
+    side = side_now(rounds["winner"].cast(pl.String).to_list())
     return "".join(badge(name, side, ground, testid) for name in tags(keys, lg))
 
 
@@ -88,7 +88,8 @@ def render_display_header(
             parts.append(badge(word(last, lg), last, ground, "last-result",
                                f" data-round='{rounds.height}'"))  # fmt: skip
         s = shoe_stats(rounds)
-        for side, n in (("B", s["banker"]), ("P", s["player"]), ("T", s["tie"])):
+        for side, n in ((Winner.BANKER, s["banker"]), (Winner.PLAYER, s["player"]),
+                        (Winner.TIE, s["tie"])):
             colour = theme.recolour(board.WINNER_COLOUR[side], ground)
             letter = html.escape(word(f"{side}_letter", lg))
             parts.append(f"<span data-count='{side}' style='color:{colour}'>{letter} "

@@ -38,6 +38,7 @@ from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
 from roads_app.roads import good_roads as gr
 from roads_app.roads.grids import all_roads
+from roads_app.roads.stats import side_now
 from roads_app.store import library, watch
 from roads_app.ui import access, follow, page_head, theme
 from roads_app.ui.good_roads_view import entered_of, shown
@@ -119,14 +120,14 @@ def content(
         return loaded
     rounds, meta = loaded
     winners = rounds["winner"].cast(pl.String).to_list()
-    sides = [w for w in winners if w != "T"]
+    side = side_now(winners)
     return {
         "meta": meta,
         "winners": winners,  # its good roads
-        "side": sides[-1] if sides else "B",  # the big road's side now (a badge's colour)
+        "side": side,  # the big road's side now (a badge's colour)
         "counts": library.counts(rounds),
         "roads": tile_roads(rounds, lg, derived, look),
-        "badges": badges(gr.tags_of_winners(winners), sides[-1] if sides else "B", lg,
+        "badges": badges(gr.tags_of_winners(winners), side, lg,
                          look.ground),
     }
 
