@@ -190,3 +190,28 @@ def test_good_roads_and_odds_read_a_file_of_thousands_of_shoes(tmp_path: Path, c
     assert main(["show", str(f)]) == 0
     assert capsys.readouterr().out.startswith("1500 shoe(s)")
     library.read_shoe(f, 1500)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+@pytest.mark.parametrize("decks", [1, 8])
+@pytest.mark.parametrize("crlf", [False, True])
+def test_a_shoe_with_cards_reads_back_with_its_cards(
+    fmt: str, decks: int, crlf: bool, tmp_path: Path, capsys
+) -> None:
+    """Issue 40: JSON with CRLF line ends and a one-deck CSV kept their cards on the way
+    in (odds said "round 1 was entered without cards")."""
+    f = tmp_path / f"sim.{fmt}"
+    assert main(["simulate", "--shoes", "2", "--seed", "5", "--decks", str(decks),
+                 "--out", str(f), "--no-progress"]) == 0  # fmt: skip
+    if fmt == "json":  # one round object a line, as an editor would lay it out
+        f.write_text(json.dumps(json.loads(f.read_text()), indent=1))
+    if crlf:
+        f.write_bytes(f.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    capsys.readouterr()
+    dealt = pl.concat(list(bulk.batches(5, 2, ShoeOptions(decks=decks))))
+    want = dealt.filter(pl.col("shoe") == 2).drop("shoe")
+    rounds, _meta = library.read_shoe(f, 2)
+    assert rounds.equals(want)  # cards and all
+    assert rounds["player_cards"].null_count() == 0
+    assert main(["odds", "--shoe", str(f), "--shoe-index", "2"]) == 0, capsys.readouterr().err
+    assert f"hand {want.height + 1} of sim shoe 2" in capsys.readouterr().out
