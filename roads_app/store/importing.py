@@ -52,10 +52,6 @@ MAX_IMPORT_BYTES = 2 * 1024 * 1024
 """Largest file `import` reads (a full 8-deck shoe with cards is under 20 KB as CSV)."""
 MAX_IMPORT_UNPACKED = 16 * 1024 * 1024
 """Largest uncompressed size a Parquet footer may declare for an imported shoe."""
-MAX_SHOW_BYTES = 100 * 1024 * 1024
-"""Largest file `show` reads (a simulation file of many shoes)."""
-MAX_SHOW_ROWS = 20_000_000
-MAX_SHOW_UNPACKED = 2 * 1024**3
 MAX_COLUMNS = 16
 SHOE_COLUMN = "shoe"
 """The column a multi-shoe file (``roads-app simulate``) numbers its shoes by."""
@@ -125,7 +121,7 @@ def shoe_meta(meta_in: ShoeMeta | None, filename: str, name: str | None) -> Shoe
 
 def read_any(path: str | Path) -> pl.DataFrame:
     """The rounds of a one-shoe file for display, read and checked as `import_path` does
-    (`files.show_summary` scans a file of many shoes instead)."""
+    (`files.show_summary` streams a file of many shoes instead)."""
     return import_path(path)[0]
 
 
