@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 from roads_app.cli import main
 from roads_app.errors import RoadsAppError
-from roads_app.game.rounds import add_cards, empty_rounds
+from roads_app.game.rounds import ROUNDS_SCHEMA, add_cards, check_shoe, empty_rounds
+from roads_app.game.shoe import deal_shoe
 from roads_app.store import db, tokens
 from tests.api_server import ApiServer
 
@@ -174,3 +175,21 @@ def test_the_legal_round_of_these_files_is_legal() -> None:
     """The oracle agrees with the app on the legal round the files start with."""
     assert legal(LEGAL_ROUND["player_cards"], LEGAL_ROUND["banker_cards"])
     add_cards(empty_rounds(), LEGAL_ROUND["player_cards"], LEGAL_ROUND["banker_cards"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(hand=forbidden(), at=st.integers(0, 40), new_from=st.sampled_from([0, 30, 40]))
+def test_the_shoe_rule_refuses_a_forbidden_hand_however_the_frame_was_built(
+    hand, at: int, new_from: int
+) -> None:
+    """A rounds frame built by hand (no entry builder ran): `check_shoe`, which every door
+    calls, still finds the hand, hand by hand (a few new rounds) or all at once."""
+    p, b = hand
+    dealt = deal_shoe(3).rounds.head(41)
+    row = dict(dealt.row(at, named=True), **round_of(p, b))
+    row.update(player_points=total(p), banker_points=total(b))
+    frame = pl.concat([dealt.head(at), pl.DataFrame([row], schema=ROUNDS_SCHEMA, orient="row"),
+                       dealt.slice(at + 1)])  # fmt: skip
+    first = min(new_from, at)
+    with pytest.raises(RoadsAppError, match=f"round {at + 1}: "):
+        check_shoe(frame, 8, new_from=first)

@@ -445,14 +445,31 @@ def check_hands(frame: pl.DataFrame, new_from: int = 0) -> None:
     """Refuse a frame with a round whose cards break a rule, naming the round and the rule.
 
     Every way a round comes in (the entry operations here, imports of every format)
-    passes through it: `check_shoe` calls it on the new rounds.
+    passes through it: `check_shoe` calls it on the new rounds. A few rounds (a key
+    press, an edit) are checked hand by hand (`check_hand`), a frame of many all at
+    once (`rounds_from_cards`); both read the drawing rules of `roads_app.game.drawing`.
     """
     part = frame.slice(new_from)
+    if part.height <= _HAND_BY_HAND:
+        for i, row in enumerate(part.iter_rows(named=True)):
+            if row["player_cards"] is not None or row["banker_cards"] is not None:
+                _check_row(row, new_from + i + 1)
+        return
     i = first_faulty_hand(part)
     if i is None:
         return
-    row = part.row(i, named=True)
-    n = row.get("round") or new_from + i + 1
+    _check_row(part.row(i, named=True), new_from + i + 1)
+    n = part["round"][i] or new_from + i + 1
+    raise RoundError(Message("msg_round_is", n=n, what=Message("msg_hand_faulty")))
+
+
+_HAND_BY_HAND = 8
+"""Up to this many new rounds are checked one hand at a time (a Polars pass costs more)."""
+
+
+def _check_row(row: dict[str, Any], at: int) -> None:
+    """One round with cards: dealt by the rules, and every value given what they say."""
+    n = row.get("round") or at
     try:
         if row["player_cards"] is None or row["banker_cards"] is None:
             raise RoundError(Message("msg_cards_one_hand"))
@@ -468,7 +485,6 @@ def check_hands(frame: pl.DataFrame, new_from: int = 0) -> None:
                                          given=" ".join(row[key]), codes=" ".join(out[key])))
     except RoadsAppError as e:
         raise RoundError(Message("msg_round_is", n=n, what=e.message)) from None
-    raise RoundError(Message("msg_round_is", n=n, what=Message("msg_hand_faulty")))
 
 
 _FLAG_NAMES = ("player_pair", "banker_pair", "player_natural", "banker_natural")
