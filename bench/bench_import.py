@@ -6,15 +6,17 @@ Run: .venv/bin/python bench/bench_import.py [--repeat N] [--shoes N]
 * hostile files from tests/hostile/make_corpus.py, each refused in a fresh process:
   wall time and the process's peak RSS (the 5-million-row zstd Parquet is refused from
   its footer, before decoding);
-* a `simulate` Parquet file of ``--shoes`` full shoes (default `MAX_IMPORT_SHOES`, the
-  most an import takes) through `library.import_shoes` into a fresh library (one split,
-  every shoe checked, one transaction): seconds and shoes per second; then a file of
-  200,000 one-round shoes refused by `import` and by `odds --shoe` (the cap, at once).
+* ``roads-app import`` of `simulate` files (Parquet and CSV) of 1,000 and ``--shoes``
+  (30,000) full shoes, each a subprocess: wall time, peak RSS, ids printed; with
+  ``--old DIR`` (a checkout of earlier code) the 1,000-shoe imports of both, interleaved;
+  then ``good-roads FILE``, ``odds --shoe FILE --shoe-index N`` and ``show`` of the big
+  file. ``--only-many`` runs only these.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -49,8 +51,14 @@ BOMBS = ("rows-5000000", "rows-2000000", "long-list", "winners-200000", "deep-li
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=50)
-    ap.add_argument("--shoes", type=int, default=None, help="shoes in the multi-shoe file")
+    ap.add_argument("--shoes", type=int, default=None, help="shoes in the big file (30,000)")
+    ap.add_argument("--old", default=None, help="a checkout of older code to run beside")
+    ap.add_argument("--only-many", action="store_true", help="only the files of many shoes")
     n = ap.parse_known_args()[0].repeat
+    if ap.parse_known_args()[0].only_many:
+        args = ap.parse_known_args()[0]
+        multi_shoe(args.shoes, None if args.old is None else Path(args.old).resolve())
+        return
     from roads_app.game.shoe import deal_shoe
     from roads_app.store.files import export_bytes
     from roads_app.store.importing import import_bytes
@@ -65,46 +73,64 @@ def main() -> None:
         dt = (time.perf_counter() - t) / n
         print(f"import {fmt:<8} {dealt.rounds.height} rounds, {len(data):>6,} B: "
               f"{dt * 1e3:7.2f} ms per import ({n} imports)")
-    multi_shoe(ap.parse_known_args()[0].shoes)
+    args = ap.parse_known_args()[0]
+    multi_shoe(args.shoes, None if args.old is None else Path(args.old).resolve())
     for prefix in BOMBS:
         out = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), prefix=prefix)],
                              capture_output=True, text=True, cwd=ROOT)  # fmt: skip
         print((out.stdout or out.stderr).strip().splitlines()[-1])
 
 
-def multi_shoe(shoes: int | None) -> None:
-    """A many-shoe import, and the refusals of a file over the cap."""
+RUN = """
+import resource, subprocess, sys, time
+t = time.perf_counter()
+r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+dt = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(r.returncode, f"{dt:.2f}", peak // 1024, len(r.stdout.split()), r.stderr.strip()[-120:],
+      sep="\t")
+"""
+
+
+def _run(code: Path, *argv: str) -> tuple[int, float, int, int, str]:
+    """A ``roads-app`` command run from the code in ``code`` (new or old): exit status,
+    seconds, peak RSS (MB), words on stdout, the end of stderr."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    out = subprocess.run([sys.executable, "-c", RUN, sys.executable, "-m", "roads_app", *argv],
+                         capture_output=True, text=True, env=env, cwd=code)  # fmt: skip
+    rc, dt, peak, words, err = (out.stdout.rstrip("\n").split("\t") + [""] * 5)[:5]
+    return int(rc or -1), float(dt or 0), int(peak or 0), int(words or 0), err
+
+
+def multi_shoe(shoes: int | None, old: Path | None) -> None:
+    """`import` of a file of many shoes as a subprocess (wall time, peak RSS), the new code
+    beside ``old`` (another checkout, at most its 1,000-shoe cap) on the same files,
+    interleaved; then `good-roads FILE`, `odds --shoe --shoe-index` and `show` of it."""
     import tempfile
 
-    import polars as pl
-
-    from roads_app.errors import RoadsAppError
-    from roads_app.game.shoe import ShoeOptions
-    from roads_app.sim import bulk
-    from roads_app.store import library
-    from roads_app.store.files import write_batches
-
-    n = shoes or library.MAX_IMPORT_SHOES
+    n = shoes or 30_000
     with tempfile.TemporaryDirectory() as tmp:
-        f = Path(tmp) / "sim.parquet"
-        write_batches(bulk.batches(1, n, ShoeOptions()), f)
-        t = time.perf_counter()
-        added = library.import_shoes(f, Path(tmp) / "data")
-        dt = time.perf_counter() - t
-        print(f"import of {len(added):,} shoes ({f.stat().st_size:,} B Parquet): {dt:6.2f} s, "
-              f"{len(added) / dt:,.0f} shoes/s")
-        many = Path(tmp) / "many.parquet"
-        pl.DataFrame({"shoe": pl.arange(1, 200_001, eager=True),
-                      "winner": ["B", "P"] * 100_000}).write_parquet(many)  # fmt: skip
-        for what, call in (("import", lambda: library.import_shoes(many, Path(tmp) / "d2")),
-                           ("odds --shoe", lambda: library.read_shoe(many))):  # fmt: skip
-            t = time.perf_counter()
-            try:
-                call()
-                print(f"{what} of 200,000 one-round shoes: ACCEPTED")
-            except RoadsAppError as e:
-                print(f"{what} of 200,000 one-round shoes refused in "
-                      f"{(time.perf_counter() - t) * 1e3:7.1f} ms: {str(e)[:70]}")  # fmt: skip
+        t = Path(tmp)
+        for fmt in ("parquet", "csv"):
+            small, big = t / f"s1000.{fmt}", t / f"s{n}.{fmt}"
+            for f, k in ((small, 1_000), (big, n)):
+                _run(ROOT, "simulate", "--shoes", str(k), "--seed", "11", "--out", str(f),
+                     "--no-progress")  # fmt: skip
+            runs = [("new", ROOT, small), ("old", old, small)] * 2 + [("new", ROOT, big)]
+            for i, (who, code, f) in enumerate(runs):
+                if code is None:
+                    continue
+                rc, dt, peak, ids, err = _run(code, "import", str(f), "--data", str(t / f"d{i}"))
+                k = 1_000 if f == small else n
+                said = f"{k / dt:7,.0f} shoes/s" if rc == 0 else f"exit {rc}: {err[-70:]}"
+                size = f.stat().st_size / 2**20
+                print(f"import {who} code, {k:>6,} shoes {fmt:<7} ({size:5.1f} MB): {dt:6.2f} s, "
+                      f"peak RSS {peak:4d} MB, {ids:,} ids; {said}")  # fmt: skip
+            for what in (["good-roads", str(big)], ["odds", "--shoe", str(big), "--shoe-index",
+                                                    str(n)], ["show", str(big)]):  # fmt: skip
+                rc, dt, peak, _w, err = _run(ROOT, *what)
+                print(f"{what[0]:<10} of {n:,} shoes {fmt:<7}: exit {rc}, {dt:6.2f} s, "
+                      f"peak RSS {peak:4d} MB")
 
 
 if __name__ == "__main__":

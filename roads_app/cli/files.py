@@ -40,13 +40,8 @@ PROGRESS_FROM = 50_000
 
 def _cmd_show(args: argparse.Namespace) -> int:
     from roads_app.store import files as storage
-    from roads_app.store import library
 
-    path = Path(args.file)
-    if path.suffix.lower() == ".json":  # no scanner for JSON: checked shoe by shoe
-        print(storage.summary(library.read_shoes(path)))
-    else:  # Parquet and CSV, one shoe or a simulation of any size, scanned
-        print(storage.show_summary(path))
+    print(storage.show_summary(Path(args.file)))  # any number of shoes, each checked
     return 0
 
 
@@ -76,13 +71,33 @@ def register_show(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from roads_app.store import library
+    """Ids on stdout as each batch is committed; the bar and the end line on stderr."""
+    from tqdm import tqdm
 
-    for meta in library.import_shoes(
-        Path(args.file), Path(args.data), name=args.name, shoe=args.shoe
-    ):
-        print(meta.id)
+    from roads_app.store import library, streaming
+
+    path = Path(args.file)
+
+    def committed(metas: list) -> None:
+        print("\n".join(meta.id for meta in metas), flush=True)
+
+    many = None if args.shoe is not None else streaming.open_shoe_file(path)
+    quiet = (
+        args.no_progress or many is None or not sys.stderr.isatty()  # a bar is for a person
+        or many.total < IMPORT_PROGRESS_FROM.get(many.progress_unit, 0)
+    )  # fmt: skip
+    total = None if many is None else many.total
+    unit = "round" if many is None else many.progress_unit
+    with tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr, disable=quiet) as bar:
+        added = library.import_shoes(path, Path(args.data), name=args.name, shoe=args.shoe,
+                                     committed=committed, progress=bar.update)  # fmt: skip
+    if many is not None:
+        print(f"imported {len(added):,} shoes from {path.name}", file=sys.stderr)
     return 0
+
+
+IMPORT_PROGRESS_FROM = {"round": 200_000, "B": 10_000_000}
+"""From how big a file `import` draws a progress bar (a few seconds' work)."""
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -103,13 +118,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def register_import(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("import", help="add the shoes of a CSV / JSON / Parquet file; prints ids")
-    s.add_argument("file", help="the shoe file (.csv, .json or .parquet, at most 2 MB)")
+    s.add_argument("file", help="the shoe file (.csv, .json or .parquet: one shoe of at most "
+                                "2 MB, or any number of shoes with a shoe column)")
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--name", default=None, help="name shown in the library (file name)")
     s.add_argument(
         "--shoe", type=int, default=None, metavar="K",
         help="of a file of many shoes (simulate's), only shoe K (all of them)",
     )  # fmt: skip
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.set_defaults(func=_cmd_import)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +33,26 @@ def _cmd_good_roads(args: argparse.Namespace) -> int:
     if args.json:
         print_json([{"shoe": k, "after_round": after} for k, after, _ in per_shoe])
         return 0
+    first = next(per_shoe, None)  # a refused file says so before any heading
     print(f"good roads by {catalogue.where} ({catalogue.title})")
-    for k, after, winners in per_shoe:
+    for k, after, winners in _chain(first, per_shoe):
         print(f"shoe {k}: {len(after)} rounds")
         for i, (keys, w) in enumerate(zip(after, winners, strict=True), 1):
             print(f"  {i:>3} {w}  {', '.join(keys) if keys else '-'}")
     return 0
 
 
+def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    if first is not None:
+        yield first
+    yield from rest
+
+
 def _per_shoe(
     shoe: str, index: int | None, data_dir: Path, catalogue: Any
-) -> list[tuple[int, list[list[str]], list[str]]]:
-    """(shoe number, keys after each round, winners) for each shoe of a file or saved id."""
+) -> Iterator[tuple[int, list[list[str]], list[str]]]:
+    """(shoe number, keys after each round, winners) for each shoe of a file or saved id,
+    a batch of shoes at a time (a `simulate` file of any size)."""
     import polars as pl
 
     from roads_app.cli.odds import _shoe
@@ -52,17 +61,17 @@ def _per_shoe(
 
     path = Path(shoe)
     if index is None and (path.suffix.lower() in (".parquet", ".csv", ".json") or path.is_file()):
-        frame = library.read_shoes(path)
+        frames = library.iter_shoes(path)
     else:
         rounds, _meta = _shoe(shoe, index, data_dir)
-        frame = rounds.select(pl.lit(index or 1, dtype=pl.Int32).alias("shoe"), pl.all())
-    table = gr.good_roads(frame, catalogue)
-    winners = frame.select("shoe", pl.col("winner").cast(pl.String))
-    out = []
-    for (k,), part in table.group_by("shoe", maintain_order=True):
-        w = winners.filter(pl.col("shoe") == k)["winner"].to_list()
-        out.append((int(k), part["good_roads"].to_list(), w))  # type: ignore[arg-type]
-    return out
+        frames = iter([rounds.select(pl.lit(index or 1, dtype=pl.Int32).alias("shoe"), pl.all())])
+    for frame in frames:
+        table = gr.good_roads(frame, catalogue)
+        winners = frame.select("shoe", pl.col("winner").cast(pl.String))
+        by_shoe = winners.partition_by("shoe", maintain_order=True, as_dict=True)
+        for (k,), part in table.partition_by("shoe", maintain_order=True, as_dict=True).items():
+            w = by_shoe[(k,)]["winner"].to_list()
+            yield int(k), part["good_roads"].to_list(), w  # type: ignore[arg-type]
 
 
 def _study(args: argparse.Namespace, catalogue: Any) -> int:

@@ -25,11 +25,13 @@ from dataclasses import asdict, field
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+import numpy as np
 import polars as pl
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from roads_app.errors import (
+    RoadsAppError,
     RoundError,
     SchemaError,
     ShoeCompositionError,
@@ -37,7 +39,13 @@ from roads_app.errors import (
     whole_number,
 )
 from roads_app.game import cards as playing_cards
-from roads_app.game.drawing import Hand, check_hand
+from roads_app.game.drawing import (
+    BANKER_DRAWS_AFTER,
+    BANKER_DRAWS_STOOD,
+    PLAYER_DRAWS,
+    Hand,
+    check_hand,
+)
 from roads_app.game.hand import WINNER_DTYPE, WINNERS, Side, Winner, natural, winner_of
 from roads_app.messages import Message, side
 from roads_app.messages import winner as _named
@@ -343,6 +351,145 @@ def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str
     )
 
 
+# --- every hand of a frame at once ------------------------------------------------------
+
+_CARD_ENUM = pl.Enum(list(playing_cards.ALL_CARDS))  # physical code = card number
+_CARD_POINT = np.array([playing_cards.point(c) for c in playing_cards.ALL_CARDS] + [0], np.int8)
+_CARD_RANK = np.array([i // 4 for i in range(52)] + [-1], dtype=np.int16)
+_NO_CARD = 52  # the index past the cards: a hand's missing third card
+
+
+def _card_numbers(cards: pl.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each hand's first three card numbers (52 where there is none), its card count
+    (0 for a null hand) and whether its first three codes are canonical card codes."""
+    count = cards.list.len().fill_null(0).to_numpy().astype(np.int16)
+    out = np.empty((len(cards), 3), dtype=np.int16)
+    known = np.ones(len(cards), dtype=np.bool_)
+    for i in range(3):
+        code = cards.list.get(i, null_on_oob=True).cast(pl.String)
+        num = code.cast(_CARD_ENUM, strict=False).to_physical().cast(pl.Int16)
+        col = num.fill_null(-1).to_numpy()
+        known &= (col >= 0) | (count <= i)
+        out[:, i] = np.where(col >= 0, col, _NO_CARD)
+    return out, count, known
+
+
+def rounds_from_cards(frame: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
+    """Every round of ``frame`` with cards, rebuilt from its cards in one pass, and which
+    rows break a rule (True: not a hand the drawing rules deal, or a value that
+    contradicts its cards).
+
+    The one check of a hand's cards for a whole frame (`check_hands`, the bulk import):
+    the same rules as `check_hand` for one hand, read from the same tables
+    (`roads_app.game.drawing`). A row is faulty when one hand has cards and the other
+    not, a hand has not 2 or 3 canonical card codes, the Player's or the Banker's
+    third card is not the rules' (a natural stands; Player draws on 0-5; Banker by the
+    tableau), or a points, pair, natural or winner value given is not what the cards
+    say. Rows without cards are left as they are (never faulty here). The rebuilt frame
+    has `ROUNDS_SCHEMA`'s columns but ``round``, row for row.
+    """
+    p, pn, p_known = _card_numbers(frame["player_cards"])
+    b, bn, b_known = _card_numbers(frame["banker_cards"])
+    has = (pn > 0) | (bn > 0)
+    shape = (pn >= 2) & (pn <= 3) & (bn >= 2) & (bn <= 3) & p_known & b_known
+    pt = (_CARD_POINT[p[:, 0]] + _CARD_POINT[p[:, 1]]) % 10
+    bt = (_CARD_POINT[b[:, 0]] + _CARD_POINT[b[:, 1]]) % 10
+    must_p = PLAYER_DRAWS[pt, bt]
+    third = _CARD_POINT[p[:, 2]]
+    must_b = np.where(pn == 3, BANKER_DRAWS_AFTER[bt, third], BANKER_DRAWS_STOOD[bt, pt])
+    must_b &= ~(PLAYER_DRAWS[pt, bt] & (pn == 2))  # (a Player who must draw: faulty anyway)
+    drawn_right = (must_p == (pn == 3)) & (must_b == (bn == 3))
+    p_total = (pt + _CARD_POINT[p[:, 2]]) % 10
+    b_total = (bt + _CARD_POINT[b[:, 2]]) % 10
+    winner = np.where(b_total > p_total, 0, np.where(p_total > b_total, 1, 2)).astype(np.int8)
+    derived = {
+        "winner": winner,
+        "player_points": p_total.astype(np.int8),
+        "banker_points": b_total.astype(np.int8),
+        "player_pair": _CARD_RANK[p[:, 0]] == _CARD_RANK[p[:, 1]],
+        "banker_pair": _CARD_RANK[b[:, 0]] == _CARD_RANK[b[:, 1]],
+        "player_natural": pt >= 8,
+        "banker_natural": bt >= 8,
+    }
+    agrees = np.ones(len(frame), dtype=np.bool_)
+    for name, values in derived.items():
+        if name in frame.columns:
+            given = frame[name]
+            if name == "winner":  # compared by the letters' places in `WINNERS`
+                text = given.cast(pl.String)
+                given = text.cast(WINNER, strict=False).to_physical()
+                agrees &= ~(given.is_null() & text.is_not_null()).to_numpy()
+            same = (given.cast(pl.Int16) == pl.Series(values).cast(pl.Int16)).fill_null(True)
+            agrees &= same.to_numpy()
+    faulty = has & ~(shape & drawn_right & agrees)
+    rebuilt = pl.DataFrame(
+        {**{k: pl.Series(k, v) for k, v in derived.items()},
+         "player_cards": frame["player_cards"], "banker_cards": frame["banker_cards"]}
+    ).with_columns(
+        pl.col("winner").replace_strict(dict(enumerate(WINNERS)), return_dtype=WINNER),
+        pl.col("^.*_natural$|^.*_pair$").cast(pl.Boolean),
+    )  # fmt: skip
+    return rebuilt, faulty
+
+
+def first_faulty_hand(frame: pl.DataFrame) -> int | None:
+    """Index of the first row whose cards break a rule (`rounds_from_cards`), or None."""
+    none = frame["player_cards"].is_null().all() and frame["banker_cards"].is_null().all()
+    if not frame.height or none:
+        return None
+    bad = np.flatnonzero(rounds_from_cards(frame)[1])
+    return int(bad[0]) if bad.size else None
+
+
+def check_hands(frame: pl.DataFrame, new_from: int = 0) -> None:
+    """Refuse a frame with a round whose cards break a rule, naming the round and the rule.
+
+    Every way a round comes in (the entry operations here, imports of every format)
+    passes through it: `check_shoe` calls it on the new rounds. A few rounds (a key
+    press, an edit) are checked hand by hand (`check_hand`), a frame of many all at
+    once (`rounds_from_cards`); both read the drawing rules of `roads_app.game.drawing`.
+    """
+    part = frame.slice(new_from)
+    if part.height <= _HAND_BY_HAND:
+        for i, row in enumerate(part.iter_rows(named=True)):
+            if row["player_cards"] is not None or row["banker_cards"] is not None:
+                _check_row(row, new_from + i + 1)
+        return
+    i = first_faulty_hand(part)
+    if i is None:
+        return
+    _check_row(part.row(i, named=True), new_from + i + 1)
+    n = part["round"][i] or new_from + i + 1
+    raise RoundError(Message("msg_round_is", n=n, what=Message("msg_hand_faulty")))
+
+
+_HAND_BY_HAND = 8
+"""Up to this many new rounds are checked one hand at a time (a Polars pass costs more)."""
+
+
+def _check_row(row: dict[str, Any], at: int) -> None:
+    """One round with cards: dealt by the rules, and every value given what they say."""
+    n = row.get("round") or at
+    try:
+        if row["player_cards"] is None or row["banker_cards"] is None:
+            raise RoundError(Message("msg_cards_one_hand"))
+        out = round_by_cards(row["player_cards"], row["banker_cards"])
+        for key in ("winner", "player_points", "banker_points", *_FLAG_NAMES):
+            given = row.get(key)
+            if given is not None and str(given) != str(out[key]):
+                raise RoundError(Message("msg_value_contradicts", field=key, value=given,
+                                         basis=Message("msg_basis_cards"), says=out[key]))
+        for key in ("player_cards", "banker_cards"):
+            if list(row[key]) != out[key]:
+                raise RoundError(Message("msg_cards_not_canonical", field=key,
+                                         given=" ".join(row[key]), codes=" ".join(out[key])))
+    except RoadsAppError as e:
+        raise RoundError(Message("msg_round_is", n=n, what=e.message)) from None
+
+
+_FLAG_NAMES = ("player_pair", "banker_pair", "player_natural", "banker_natural")
+
+
 # --- the entry operations -------------------------------------------------------------
 
 
@@ -396,6 +543,8 @@ def check_shoe(
 
     * at most `max_rounds` rounds, and at most the shoe's cards in all (a round without
       cards counts as the 4 it used at least), so an export always imports back;
+    * every new round with cards dealt by the drawing rules and saying what its cards
+      say (`check_hands`);
     * no more copies of a card than the decks hold (`check_composition`), when a new
       round has cards (``also_seen``: cards seen outside the rounds, a burn card).
     """
@@ -411,6 +560,7 @@ def check_shoe(
     holds = decks * playing_cards.CARDS_PER_DECK
     if cards > holds:
         raise RoundError(Message("msg_shoe_cards", n=n, cards=cards, decks=decks, holds=holds))
+    check_hands(rounds, new_from)
     also_seen = list(also_seen)
     if also_seen or rounds["player_cards"].slice(new_from).is_not_null().any():
         check_composition(rounds, decks, also_seen)

@@ -36,12 +36,11 @@ from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
 from roads_app.game.rounds import ID_PATTERN, MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
 from roads_app.messages import Message
-from roads_app.store import importing
+from roads_app.store import streaming
 from roads_app.store.importing import (  # parsing and checking files lives there
     FORMAT_KEY,
     MAX_IMPORT_BYTES,
     META_KEY,
-    SHOE_COLUMN,
     import_bytes,
     import_path,
     meta_from_text,
@@ -393,11 +392,8 @@ def write_batches(frames: Iterable[Any], path: Path) -> tuple[Path, int]:
     return atomic_write_path(path, write), rows
 
 
-def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
-    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe.
-
-    A lazy frame is summed by Polars' streaming engine, never held whole.
-    """
+def _counts(frame: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
+    """Rounds, shoes, rounds with cards and each winner's count of a frame (streamed)."""
     lf = frame.lazy()
     names = lf.collect_schema().names()
     multi = "shoe" in names
@@ -412,6 +408,18 @@ def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
         .collect(engine="streaming")
         .row(0, named=True)
     )
+    return {k: int(v or 0) for k, v in row.items()}
+
+
+def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
+    """A few lines a person can read: shoes, rounds, B/P/T shares, hands per shoe.
+
+    A lazy frame is summed by Polars' streaming engine, never held whole.
+    """
+    return _summary_text(_counts(frame))
+
+
+def _summary_text(row: dict[str, int]) -> str:
     n, shoes = row["n"], row["shoes"]
     parts = [f"{w} {row[w]} ({row[w] / n:.2%})" if n else f"{w} 0" for w in WINNERS]
     return (
@@ -421,70 +429,25 @@ def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
     )
 
 
-MAX_SHOW_BYTES = importing.MAX_SHOW_BYTES
-
-
 def show_summary(path: Path) -> str:
-    """`summary` of a file; a multi-shoe Parquet or CSV file (up to `MAX_SHOW_BYTES`) is
-    scanned, not loaded (a multi-shoe JSON file is read by `library.read_shoes`).
+    """`summary` of a file, every shoe checked as `import` checks it.
 
-    Every read is bounded first: a Parquet footer (rows, columns, unpacked size) before
-    any page; a CSV's size and every line's length before Polars sees it; a one-shoe file
-    as `import` reads it (2 MB).
+    A file of many shoes (any number) is streamed a batch of whole shoes at a time
+    (`streaming.ShoeFile`), so memory is a batch's; a one-shoe file is read as `import`
+    reads it (2 MB).
     """
     path = Path(path)
-    where = shown_path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        size = safe_io.check_regular_file(path, where)  # a FIFO or a device is never opened
-        if size > MAX_SHOW_BYTES:
-            raise safe_io.over_limit(where, size, MAX_SHOW_BYTES)
-        md = importing.parquet_footer(
-            path, shown_path(path.name), importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
-        )
-        columns = md.schema.to_arrow_schema().names
-        if SHOE_COLUMN in columns:
-            return _scanned(pl.scan_parquet(path), columns, shown_path(path.name))
-    elif suffix == ".csv":
-        safe_io.check_text_file(path, MAX_SHOW_BYTES, where)
-        with open(path, "rb") as fh:  # the line-length check bounds this read
-            head = fh.readline(safe_io.MAX_LINE_BYTES + 1)
-        header = [h.strip() for h in head.decode("utf-8-sig", errors="replace").split(",")]
-        if SHOE_COLUMN in header:  # a `simulate` CSV: scanned as text, never loaded whole
-            return _scanned(pl.scan_csv(path, infer_schema=False), header, shown_path(path.name))
-    return summary(read_any(path))
-
-
-def _scanned(lf: pl.LazyFrame, columns: list[str], label: str) -> str:
-    """The summary of a scanned file of many shoes, after its columns and values are checked
-    in the same streaming pass: shoe numbers, winners and rounds per shoe."""
-    importing.check_columns(columns, label, shoes=True)
-    most = importing.max_rounds(8)
-    try:
-        shoe = pl.col(SHOE_COLUMN).cast(pl.String).str.strip_chars().cast(pl.Int64, strict=False)
-        checks = lf.select(
-            bad_shoe=(shoe.is_null() | (shoe < 1)).sum(),
-            bad_winner=(~pl.col("winner").cast(pl.String).is_in(list(WINNERS))).sum(),
-        ).collect(engine="streaming").row(0, named=True)
-        if checks["bad_shoe"]:
-            raise StorageError(Message("msg_rows_no_shoe", label=label,
-                                       count=f"{checks['bad_shoe']:,}"))  # fmt: skip
-        if checks["bad_winner"]:
-            raise StorageError(Message("msg_rows_bad_winner", label=label,
-                                       count=f"{checks['bad_winner']:,}"))  # fmt: skip
-        longest = (
-            lf.group_by(shoe.alias("k")).len().select(pl.col("len").max(), pl.col("k").first())
-            .collect(engine="streaming").row(0, named=True)
-        )  # fmt: skip
-        if (longest["len"] or 0) > most:
-            raise StorageError(Message("msg_shoe_too_long_file", label=label,
-                                       count=f"{longest['len']:,}", most=most))  # fmt: skip
-        return summary(lf)
-    except StorageError:
-        raise
-    except Exception as e:  # polars raises several types for text it cannot read
-        said = Message("msg_not_shoe_file", label=label, error=_first_line(e))
-        raise StorageError(said) from None
+    many = streaming.open_shoe_file(path)
+    if many is None:
+        return summary(read_any(path))
+    total: dict[str, int] = dict.fromkeys(("n", "shoes", "with_cards", *WINNERS), 0)
+    for batch in many.batches():
+        frame = pl.concat([rounds for _k, rounds in batch])
+        counts = _counts(frame)
+        counts["shoes"] = len(batch)  # whole shoes, each once (`streaming` refuses repeats)
+        for key, value in counts.items():
+            total[key] += value
+    return _summary_text(total)
 
 
 def _first_line(e: BaseException) -> str:

@@ -52,15 +52,7 @@ MAX_IMPORT_BYTES = 2 * 1024 * 1024
 """Largest file `import` reads (a full 8-deck shoe with cards is under 20 KB as CSV)."""
 MAX_IMPORT_UNPACKED = 16 * 1024 * 1024
 """Largest uncompressed size a Parquet footer may declare for an imported shoe."""
-MAX_SHOW_BYTES = 100 * 1024 * 1024
-"""Largest file `show` reads (a simulation file of many shoes)."""
-MAX_SHOW_ROWS = 20_000_000
-MAX_SHOW_UNPACKED = 2 * 1024**3
 MAX_COLUMNS = 16
-MAX_IMPORT_SHOES = 1_000
-"""Most shoes one file may hold for `import` (and `show` of a JSON file, checked shoe by
-shoe): at most 104,000 rounds, each rebuilt and checked, a few seconds' work. A larger
-`simulate` file is imported a shoe at a time with ``--shoe K``."""
 SHOE_COLUMN = "shoe"
 """The column a multi-shoe file (``roads-app simulate``) numbers its shoes by."""
 
@@ -129,7 +121,7 @@ def shoe_meta(meta_in: ShoeMeta | None, filename: str, name: str | None) -> Shoe
 
 def read_any(path: str | Path) -> pl.DataFrame:
     """The rounds of a one-shoe file for display, read and checked as `import_path` does
-    (`files.show_summary` scans a file of many shoes instead)."""
+    (`files.show_summary` streams a file of many shoes instead)."""
     return import_path(path)[0]
 
 
@@ -393,90 +385,6 @@ class ShoeParts:
             rows, where, decks=decks, burn_card=burn, lax=self.lax, unit=self.unit
         )
         return rounds, shoe_meta(self.meta, self.filename, name)
-
-
-def split_shoes(data: bytes, filename: str, max_shoes: int = MAX_IMPORT_SHOES) -> ShoeParts | None:
-    """A file with a ``shoe`` column taken apart (None for a file of one shoe).
-
-    Bounded before the work: a Parquet footer may declare at most ``max_shoes`` full
-    shoes' rows, a text file at most that many rows, and more than ``max_shoes`` shoe
-    numbers is refused before any shoe is checked. The split is one pass (Polars'
-    `partition_by`, or one walk over the rows), never a filter per shoe.
-    """
-    label = _label(filename)
-    fmt = Path(str(filename)).suffix.lower().lstrip(".")
-    if not data:
-        return None  # the one-shoe reader says the file is empty
-    most_rows = max_shoes * max_rounds(8)
-    meta: ShoeMeta | None = None
-    if fmt == "parquet":
-        why = _shoes_of_most(most_rows)
-        md = parquet_footer(data, label, most_rows, MAX_IMPORT_UNPACKED, why)
-        if SHOE_COLUMN not in md.schema.to_arrow_schema().names:
-            return None
-        frame, kv = read_parquet_checked(data, label, most_rows, MAX_IMPORT_UNPACKED)
-        if META_KEY in kv:
-            meta = meta_from_text(kv[META_KEY], label)
-        numbers = shoe_numbers(frame[SHOE_COLUMN], label)
-        _check_shoe_count(len(numbers), max_shoes, label)
-        parts = frame.partition_by(SHOE_COLUMN, maintain_order=True, as_dict=True)
-        by_number = {int(key[0]): part.drop(SHOE_COLUMN) for key, part in parts.items()}
-        return ShoeParts(filename, dict(by_number), meta, lax=False, unit="row")
-    if fmt == "csv":
-        header, rows = _csv_table(data, label, most_rows)
-        if SHOE_COLUMN not in header:
-            return None
-        return ShoeParts(filename, _group(rows, label, "row", max_shoes), None, True, "row")
-    if fmt == "json":
-        rows, meta_dict = _json_rows(data, label, most_rows)
-        if not any(SHOE_COLUMN in r for r in rows):
-            return None
-        if meta_dict is not None:
-            meta = _meta(meta_dict, label)
-        return ShoeParts(filename, _group(rows, label, "round", max_shoes), meta, False, "round")
-    return None
-
-
-def _check_shoe_count(n: int, max_shoes: int, label: str) -> None:
-    if n > max_shoes:
-        raise StorageError(Message("msg_file_shoe_count", label=label, count=f"{n:,}",
-                                   most=f"{max_shoes:,}", option="--shoe"))
-
-
-def shoe_numbers(column: pl.Series, label: str) -> list[int]:
-    """The distinct shoe numbers of a column, in file order; the first bad one refused."""
-    try:
-        numbers = column.cast(pl.Int64, strict=True)
-    except Exception:
-        numbers = column.cast(pl.Int64, strict=False)
-    bad = (numbers.is_null() | (numbers < 1)).arg_true()
-    if bad.len():
-        i = int(bad[0])
-        where = _place(label, "row", i + 1)
-        raise StorageError(Message("msg_not_shoe_number", where=where, value=quote(column[i])))
-    return numbers.unique(maintain_order=True).to_list()
-
-
-def _group(
-    rows: list[dict[str, Any]], label: str, unit: str, max_shoes: int
-) -> dict[int, list[dict[str, Any]]]:
-    """Rows by their ``shoe`` value (taken out of each row), shoes in first-seen order."""
-    parts: dict[int, list[dict[str, Any]]] = {}
-    for i, row in enumerate(rows):
-        value = row.pop(SHOE_COLUMN, None)
-        text = value if isinstance(value, str) else None
-        if isinstance(value, int) and not isinstance(value, bool):
-            k = value
-        elif text is not None and text.strip().isascii() and text.strip().isdigit():
-            k = int(text)
-        else:
-            k = 0
-        if k < 1:
-            where = _place(label, unit, i + 1)
-            raise StorageError(Message("msg_not_shoe_number", where=where, value=quote(value)))
-        parts.setdefault(k, []).append(row)
-    _check_shoe_count(len(parts), max_shoes, label)
-    return parts
 
 
 # --- names and metadata --------------------------------------------------------------

@@ -11,7 +11,6 @@ The board PNG is drawn by `render.scorecard.board_png`, which the caller hands t
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.messages import Message
 from roads_app.roads import stats
-from roads_app.store import db, importing
+from roads_app.store import db, importing, streaming
 from roads_app.store import files as storage
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
@@ -70,18 +69,6 @@ def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta
 # --- files of many shoes: what `simulate` writes, taken apart for the other commands -------
 
 SHOE_COLUMN = importing.SHOE_COLUMN
-MAX_IMPORT_SHOES = importing.MAX_IMPORT_SHOES
-
-MAX_READ_BYTES = 50 * storage.MAX_IMPORT_BYTES
-"""Largest Parquet file `read_shoe` reads for the odds (only the picked shoe is decoded)."""
-MAX_TEXT_READ_BYTES = 8 * storage.MAX_IMPORT_BYTES
-"""Largest CSV or JSON file of many shoes `read_shoe` and `read_shoes` read (16 MB: JSON
-has no scanner, so the file is parsed whole; about 900 simulated shoes as JSON)."""
-
-
-def _read_bytes(path: Path, limit: int) -> bytes:
-    """A regular file's bytes, at most ``limit``: a device, FIFO or folder is refused first."""
-    return safe_io.read_bounded(Path(path), limit)
 
 
 def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -> None:
@@ -101,80 +88,109 @@ def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -
         )
 
 
+Committed = Callable[[list[ShoeMeta]], object]
+"""Told each batch's new shoes as soon as their transaction is committed."""
+
+
 def import_shoes(
-    path: Path, data_dir: Path, name: str | None = None, shoe: int | None = None
+    path: Path,
+    data_dir: Path,
+    name: str | None = None,
+    shoe: int | None = None,
+    *,
+    committed: Committed | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> list[ShoeMeta]:
     """`roads-app import FILE [--shoe K]`: every shoe of the file, or shoe K, each a new id.
 
-    At most `MAX_IMPORT_SHOES` shoes a file, refused before any is checked (``--shoe K``
-    takes one shoe of a bigger file, decoding only that shoe). Every shoe is checked
-    first, then all are added in one transaction: a bad shoe, a full disk or a killed
-    process adds nothing.
+    A file of many shoes (any number) streams in (`streaming.ShoeFile.batches`): a batch
+    of whole shoes is checked, then added in one transaction, then the next is read, so
+    memory is that of a batch. A bad shoe or a failure stops the import there: the
+    batches before it are in the library (``committed`` was told of each), the rest is
+    not, and the error says which shoes went in. ``progress`` is told how much more of
+    the file each batch read (`streaming.ShoeFile.total`'s unit).
     """
     path = Path(path)
-    data = _read_bytes(path, storage.MAX_IMPORT_BYTES)
 
     def name_of(k: int) -> str:
         return f"{name or path.stem} shoe {k}"[:100].strip()
 
+    many = streaming.open_shoe_file(path)
+    if many is None:
+        if shoe is not None:
+            _check_pick(shoe, [1], shown_path(path.name), "--shoe")
+        meta = import_file(path, data_dir, name=name)
+        if committed is not None:
+            committed([meta])
+        return [meta]
+    store = db.open_store(data_dir)
     if shoe is not None:
-        shoes = [_pick_shoe(data, path, shoe, "--shoe", name, name_of)]
-    else:
-        parts = importing.split_shoes(data, path.name)
-        if parts is None:
-            return [import_upload(data, path.name, data_dir, name=name)]
-        shoes = [parts.shoe(k, name_of(k)) for k in parts.numbers]
-    db.open_store(data_dir).shoes.create_many(shoes, action="imported")
-    return [meta for _rounds, meta in shoes]
+        rounds = many.shoe(shoe)
+        if rounds is None:
+            _check_pick(shoe, many.numbers(), many.label, "--shoe")
+            raise AssertionError("unreachable: shoe not in the file")  # pragma: no cover
+        meta = importing.shoe_meta(many.meta, path.name, name_of(shoe))
+        store.shoes.create_many([(rounds, meta)], action="imported")
+        if committed is not None:
+            committed([meta])
+        return [meta]
+    added: list[ShoeMeta] = []
+    last = 0
+    try:
+        for batch in many.batches(progress):
+            shoes = [(rounds, importing.shoe_meta(many.meta, path.name, name_of(k)))
+                     for k, rounds in batch]  # fmt: skip
+            store.shoes.create_many(shoes, action="imported")
+            added.extend(meta for _rounds, meta in shoes)
+            last = batch[-1][0]
+            if committed is not None:
+                committed([meta for _rounds, meta in shoes])
+    except RoadsAppError as e:
+        if not added:
+            raise
+        raise StorageError(Message("msg_import_stopped", what=e.message, count=f"{len(added):,}",
+                                   last=last)) from None  # fmt: skip
+    return added
 
 
 def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
     """One shoe from any file the commands write: a saved or exported shoe, or shoe K of a
-    `simulate` file (K may be left out when the file holds a single shoe).
+    `simulate` file of any size (K may be left out when the file holds a single shoe).
 
-    A Parquet file's shoe numbers are read alone (one column) and only the picked shoe is
-    decoded, so a file of 200,000 shoes says "pick one" at once.
+    A file of many shoes is streamed (`streaming.ShoeFile`) and only the picked shoe is
+    checked; without K its shoe numbers are read (for Parquet, the shoe column alone).
     """
     path = Path(path)
-    parquet = path.suffix.lower() == ".parquet"
-    data = _read_bytes(path, MAX_READ_BYTES if parquet else MAX_TEXT_READ_BYTES)
-    return _pick_shoe(
-        data, path, shoe, "--shoe-index", None, lambda k: f"{path.stem} shoe {k}"[:100].strip()
-    )
-
-
-def _pick_shoe(
-    data: bytes,
-    path: Path,
-    shoe: int | None,
-    option: str,
-    name: str | None,
-    name_of: Callable[[int], str],
-) -> tuple[pl.DataFrame, ShoeMeta]:
-    """Shoe ``shoe`` of a file's bytes (``None``: the file must hold one shoe); only that
-    shoe is checked. A file without a shoe column is one shoe, named ``name``."""
+    many = streaming.open_shoe_file(path)
     label = shown_path(path.name)
-    if path.suffix.lower() == ".parquet":
-        md = importing.parquet_footer(
-            data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
-        )
-        if SHOE_COLUMN in md.schema.to_arrow_schema().names:
-            kv = {k.decode(errors="replace"): v.decode(errors="replace")
-                  for k, v in (md.metadata or {}).items()}  # fmt: skip
-            meta = (
-                importing.meta_from_text(kv[importing.META_KEY], label)
-                if importing.META_KEY in kv else None
-            )  # fmt: skip
-            return _parquet_shoe(data, path, _picker(shoe, label, option), meta, name_of)
-        parts = None
-    else:
-        # only the picked shoe is checked, so the file's shoe count needs no cap of its own
-        parts = importing.split_shoes(data, path.name, max_shoes=len(data))
-    if parts is None:
-        _check_pick(shoe, [1], label, option)
-        return storage.import_bytes(data, path.name, name=name)  # keeps decks, burn card
-    k = _picker(shoe, label, option)(parts.numbers)
-    return parts.shoe(k, name_of(k))
+    if many is None:
+        _check_pick(shoe, [1], label, "--shoe-index")
+        return storage.import_path(path)  # keeps decks, burn card
+    k = shoe
+    if k is None:
+        k = _picker(None, label, "--shoe-index")(many.numbers())
+    rounds = many.shoe(k)
+    if rounds is None:
+        _check_pick(k, many.numbers(), label, "--shoe-index")
+        raise AssertionError("unreachable: the shoe is not in the file")  # pragma: no cover
+    return rounds, importing.shoe_meta(many.meta, path.name, f"{path.stem} shoe {k}"[:100].strip())
+
+
+def iter_shoes(path: Path) -> Iterator[pl.DataFrame]:
+    """Every shoe of a file, checked, a batch of whole shoes at a time, each batch one
+    frame with a ``shoe`` column (`roads-app show`, `good-roads FILE`): any number of
+    shoes, in a batch's memory."""
+    path = Path(path)
+    many = streaming.open_shoe_file(path)
+    if many is None:
+        rounds, _meta = storage.import_path(path)
+        yield rounds.select(pl.lit(1, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
+        return
+    for batch in many.batches():
+        yield pl.concat(
+            [rounds.select(pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
+             for k, rounds in batch]
+        )  # fmt: skip
 
 
 def _picker(shoe: int | None, label: str, option: str) -> Callable[[list[int]], int]:
@@ -190,57 +206,12 @@ def _picker(shoe: int | None, label: str, option: str) -> Callable[[list[int]], 
     return pick
 
 
-def _parquet_shoe(
-    data: bytes,
-    path: Path,
-    pick: Callable[[list[int]], int],
-    meta: ShoeMeta | None,
-    name_of: Callable[[int], str],
-) -> tuple[pl.DataFrame, ShoeMeta]:
-    """Shoe K of a Parquet file of many shoes: the shoe column first, then that shoe only."""
-    label = shown_path(path.name)
-    try:
-        column = pl.read_parquet(io.BytesIO(data), columns=[SHOE_COLUMN])[SHOE_COLUMN]
-    except Exception:  # damaged pages: the checked reader says how, in one line
-        importing.read_parquet_checked(
-            data, label, importing.MAX_SHOW_ROWS, importing.MAX_SHOW_UNPACKED
-        )
-        raise
-    k = pick(importing.shoe_numbers(column, label))
-    rows = int((column == k).sum())
-    if rows > importing.max_rounds(8):
-        where = Message("msg_file_shoe", label=label, shoe=k)
-        raise StorageError(Message("msg_rounds_one_shoe", label=where, count=f"{rows:,}",
-                                   most=importing.max_rounds(8)))
-    try:
-        frame = pl.scan_parquet(io.BytesIO(data)).filter(pl.col(SHOE_COLUMN) == k).collect()
-    except Exception as e:  # polars raises several types for damaged pages
-        raise StorageError(
-            Message("msg_parquet_unreadable", label=label, error=_first_line(e))
-        ) from None
-    parts = importing.ShoeParts(path.name, {k: frame.drop(SHOE_COLUMN)}, meta, False, "row")
-    return parts.shoe(k, name_of(k))
-
-
 def read_shoes(path: Path) -> pl.DataFrame:
-    """Every shoe of a file, checked, as one frame with a ``shoe`` column (`roads-app show`
-    of a JSON file: at most `MAX_IMPORT_SHOES` shoes, each checked)."""
-    path = Path(path)
-    data = _read_bytes(path, MAX_TEXT_READ_BYTES)
-    parts = importing.split_shoes(data, path.name)
-    if parts is None:
-        rounds, _meta = storage.import_bytes(data, path.name)
-        return rounds.select(pl.lit(1, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
-    frames = [
-        parts.shoe(k)[0].select(pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
-        for k in parts.numbers
-    ]
-    return pl.concat(frames)
+    """Every shoe of a file, checked, as one frame with a ``shoe`` column (`iter_shoes`
+    joined: for a file whose shoes fit in memory)."""
+    return pl.concat(list(iter_shoes(path)))
 
 
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[0][:200] if text else type(e).__name__
 
 
 def check_format(fmt: str) -> str:

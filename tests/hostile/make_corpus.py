@@ -348,11 +348,76 @@ def echo_cases() -> Iterator[Case]:
         yield Case("echo", _name("echo", "parquet"), _parquet(frame))
 
 
+# --- issue 40: a shoe column of the wrong type, shoes out of order, forbidden hands -----
+
+_WINNERS3 = ["B", "P", "T"]
+
+
+def shoe_column_cases() -> Iterator[Case]:
+    """Files of many shoes whose ``shoe`` column is not whole numbers, or whose rows are
+    not whole shoes in order: each a user error naming the column (or row)."""
+    for stem, values in (("bool", [True, True, False]), ("float", [1.0, 1.0, 2.0]),
+                         ("struct", [{"a": 1}, {"a": 1}, {"a": 2}]), ("text", ["1", "1", "2"]),
+                         ("list", [[1], [1], [2]])):  # fmt: skip
+        frame = pl.DataFrame({"shoe": values, "winner": _WINNERS3})
+        yield Case("shoe-column", _name(f"shoe-{stem}", "parquet"), _parquet(frame))
+    for stem, value in (("bool", True), ("float", 1.0), ("object", {"a": 1}), ("null", None),
+                        ("zero", 0), ("negative", -3)):  # fmt: skip
+        rows = [{"shoe": 1, "winner": "B"}, {"shoe": value, "winner": "P"}]
+        yield Case("shoe-column", _name(f"shoe-{stem}", "json"), _json(rows))
+    for stem, text in (
+        ("twice", "shoe,winner\n1,B\n2,P\n1,T\n"),  # shoe 1 again after shoe 2
+        ("ragged-long", "shoe,winner\n1,B\n1,P,T\n2,B\n"),
+        ("ragged-short", "shoe,winner,player_points\n1,B,3\n1,P\n"),
+        ("float", "shoe,winner\n1.0,B\n1.5,P\n"),
+        ("bool", "shoe,winner\ntrue,B\n"),
+    ):
+        yield Case("shoe-column", _name(f"shoe-{stem}", "csv"), text.encode())
+    rows = [{"shoe": 1, "winner": "B"}, {"shoe": 2, "winner": "P"}, {"shoe": 1, "winner": "T"}]
+    yield Case("shoe-column", _name("shoe-twice", "json"), _json(rows))
+    yield Case("shoe-column", _name("shoe-twice", "parquet"), _parquet(pl.DataFrame(rows)))
+
+
+FORBIDDEN_HANDS: list[tuple[str, list[str], list[str]]] = [
+    ("banker-3-draws-on-8", ["2s", "3d", "8c"], ["Ks", "3h", "5d"]),
+    ("banker-7-draws-after-stand", ["Ks", "7d"], ["Kd", "7h", "2d"]),
+    ("player-draws-on-6", ["Ks", "6d", "2c"], ["Kd", "5h", "Ah"]),
+    ("third-card-after-natural", ["Ks", "9d"], ["Kd", "2h", "3c"]),
+    ("banker-6-stands-on-7", ["As", "2d", "7c"], ["Kd", "6h"]),
+]
+"""Hands the drawing rules never deal (issue 40's two, and one of each other kind)."""
+
+
+def forbidden_cases() -> Iterator[Case]:
+    """Shoe files holding a hand the drawing rules never deal, in every format."""
+    for stem, p, b in FORBIDDEN_HANDS:
+        pt = sum(min(int(c[0]) if c[0].isdigit() else (1 if c[0] == "A" else 0), 9)
+                 for c in p) % 10  # fmt: skip
+        bt = sum(int(c[0]) if c[0].isdigit() else (1 if c[0] == "A" else 0) for c in b) % 10
+        w = "B" if bt > pt else "P" if pt > bt else "T"
+        r = {"winner": w, "player_cards": p, "banker_cards": b}
+        yield Case("forbidden", _name(stem, "json"), _json({"rounds": [r]}))
+        crlf = json.dumps({"rounds": [r]}, indent=1).replace("\n", "\r\n").encode()
+        yield Case("forbidden", _name(f"{stem}-crlf", "json"), crlf)
+        yield Case("forbidden", _name(f"{stem}-multi", "json"),
+                   _json([{"shoe": 1, **r}, {"shoe": 2, **r}]))
+        text = f"winner,player_cards,banker_cards\n{w},{' '.join(p)},{' '.join(b)}\n"
+        yield Case("forbidden", _name(stem, "csv"), text.encode())
+        yield Case("forbidden", _name(f"{stem}-multi", "csv"), ("shoe," + text.replace(
+            "\n" + w, "\n1," + w)).encode())
+        frame = pl.DataFrame([r], schema={"winner": pl.String,
+                                          "player_cards": pl.List(pl.String),
+                                          "banker_cards": pl.List(pl.String)})  # fmt: skip
+        yield Case("forbidden", _name(stem, "parquet"), _parquet(frame))
+        yield Case("forbidden", _name(f"{stem}-multi", "parquet"),
+                   _parquet(frame.select(pl.lit(1).alias("shoe"), pl.all())))
+
+
 def cases() -> list[Case]:
     """Every hostile file, in a stable order."""
     _N[0] = 0
     out = [*meta_cases(), *depth_cases(), *value_cases(), *size_cases(), *shape_cases(),
-           *echo_cases()]  # fmt: skip
+           *echo_cases(), *shoe_column_cases(), *forbidden_cases()]  # fmt: skip
     assert len({c.filename for c in out}) == len(out)
     return out
 

@@ -1,0 +1,692 @@
+"""Files of any number of shoes (what `simulate` writes), read a batch at a time.
+
+A file of many shoes is never held whole: it is read in batches of about `BATCH_ROWS`
+rows (Parquet a record batch at a time, CSV a block of lines, JSON one round object
+at a time), each batch regrouped so that it holds whole shoes, and each shoe checked
+before the batch is handed on. Memory is that of a batch, whatever the file's size.
+
+What is refused is what `importing` refuses for a file of one shoe, with the same
+one-line `StorageError`: every shoe is checked by the one check of a hand's cards
+(`game.rounds.rounds_from_cards`, all of a batch's hands at once) and the shoe rule
+(`check_shoe`). A shoe the fast check cannot vouch for (no cards, a value written
+another way than `simulate` writes it, a fault) goes through `importing`'s row-by-row
+check, which says what is wrong and where, or accepts it as a one-shoe import would.
+
+The bounds of a hostile file stay: a line (CSV) or round object (JSON) of at most
+`safe_io.MAX_LINE_BYTES`, JSON nesting, a Parquet row group's declared size, the
+columns; only the number of shoes is unbounded.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from roads_app import safe_io
+from roads_app.errors import StorageError, quote, shown_path
+from roads_app.game.rounds import ROUNDS_SCHEMA, ShoeMeta, max_rounds, rounds_from_cards
+from roads_app.messages import Message
+from roads_app.store import importing, schemas
+from roads_app.store.importing import SHOE_COLUMN
+
+BATCH_ROWS = 50_000
+"""Rows read and checked at a time (about 600 full shoes): what memory holds."""
+MAX_GROUP_UNPACKED = 256 * 1024 * 1024
+"""Largest uncompressed size a Parquet row group may declare (it is decoded whole)."""
+MAX_ROUND_BYTES = safe_io.MAX_LINE_BYTES
+"""Longest round object of a JSON file (as a CSV line)."""
+_CHUNK = 1 << 20
+
+Checked = list[tuple[int, pl.DataFrame]]
+"""A batch of checked shoes: (shoe number in the file, rounds frame), in file order."""
+
+
+@dataclass
+class _Raw:
+    """A batch as read: a frame with the file's columns (``shoe`` first), the rows as a
+    one-shoe reader would see them (for the row-by-row check), the file row of its first."""
+
+    frame: pl.DataFrame
+    first_row: int
+    rows: list[dict[str, Any]] | None = None  # JSON: the decoded objects, types intact
+    until: int = 0  # how far into the file (progress units, `ShoeFile.total`) it reaches
+
+
+@dataclass
+class ShoeFile:
+    """A file of many shoes opened for streaming: its format, metadata, and readers."""
+
+    path: Path
+    fmt: str
+    label: str
+    meta: ShoeMeta | None
+    columns: list[str]
+    total: int
+    """The progress bar's end: rounds (Parquet) or bytes (CSV, JSON)."""
+    unit: str = "row"
+
+    @property
+    def lax(self) -> bool:
+        return self.fmt == "csv"
+
+    @property
+    def progress_unit(self) -> str:
+        return "round" if self.fmt == "parquet" else "B"
+
+    def batches(self, progress: Callable[[int], object] | None = None) -> Iterator[Checked]:
+        """Every shoe of the file, checked, a batch of whole shoes at a time.
+
+        ``progress`` is told how much more of the file (`total`'s unit) each batch read."""
+        done = 0
+        for raw in _whole_shoes(self._raw(), self.label):
+            yield _check_batch(self, raw)
+            if progress is not None:
+                progress(raw.until - done)
+                done = raw.until
+
+    def shoe(self, k: int) -> pl.DataFrame | None:
+        """Shoe ``k`` checked (only it), or None when the file has no such shoe."""
+        for raw in _whole_shoes(self._raw(), self.label):
+            part = raw.frame.filter(pl.col(SHOE_COLUMN) == k)
+            if part.height:
+                rows = None if raw.rows is None else [
+                    r for r, keep in zip(raw.rows, (raw.frame[SHOE_COLUMN] == k), strict=True)
+                    if keep
+                ]  # fmt: skip
+                return _check_batch(self, _Raw(part, raw.first_row, rows))[0][1]
+        return None
+
+    def numbers(self) -> list[int]:
+        """The file's shoe numbers in order (the shoe column read alone, and checked)."""
+        out: list[int] = []
+        for raw in _whole_shoes(self._raw(columns=[SHOE_COLUMN]), self.label):
+            out.extend(raw.frame[SHOE_COLUMN].unique(maintain_order=True).to_list())
+        return out
+
+    def _raw(self, columns: list[str] | None = None) -> Iterator[_Raw]:
+        if self.fmt == "parquet":
+            return _parquet_raw(self, columns)
+        if self.fmt == "csv":
+            return _csv_raw(self)
+        return _json_raw(self)
+
+
+def open_shoe_file(path: Path) -> ShoeFile | None:
+    """A file of many shoes (it has a ``shoe`` column) ready to stream, or None for a
+    file of one shoe (read whole by `importing`, 2 MB at most). Its columns and the type
+    of its shoe column are checked here, before any shoe is read."""
+    path = Path(path)
+    label = shown_path(path.name)
+    safe_io.check_regular_file(path, shown_path(path))
+    fmt = path.suffix.lower().lstrip(".")
+    meta: ShoeMeta | None = None
+    if fmt == "parquet":
+        md = _parquet_footer(path, label)
+        schema = md.schema.to_arrow_schema()
+        columns = list(schema.names)
+        if SHOE_COLUMN not in columns:
+            return None
+        kv = {k.decode(errors="replace"): v.decode(errors="replace")
+              for k, v in (md.metadata or {}).items()}  # fmt: skip
+        if importing.META_KEY in kv:
+            meta = importing.meta_from_text(kv[importing.META_KEY], label)
+        _check_shoe_type(pl.from_arrow(schema.empty_table()).schema[SHOE_COLUMN], label)
+        total = md.num_rows
+    elif fmt == "csv":
+        columns = _csv_header(path, label)
+        if columns is None or SHOE_COLUMN not in columns:
+            return None
+    elif fmt == "json":
+        first = _json_first(path, label)
+        if not isinstance(first, dict) or SHOE_COLUMN not in first:
+            return None
+        columns = [*schemas.FIELDS, SHOE_COLUMN]
+    else:
+        return None
+    if fmt != "json":
+        importing.check_columns(columns, label, shoes=True)
+    if fmt != "parquet":
+        total = path.stat().st_size
+    return ShoeFile(path, fmt, label, meta, columns, total, "round" if fmt == "json" else "row")
+
+
+# --- the shoe column -------------------------------------------------------------------
+
+
+def _check_shoe_type(dtype: pl.DataType, label: str) -> None:
+    """A shoe column holds whole numbers: a Boolean, float, text or nested column is
+    refused by its type before any value is read."""
+    if not dtype.is_integer():
+        raise StorageError(Message("msg_shoe_column_type", label=label, column="'shoe'",
+                                   type=str(dtype)))  # fmt: skip
+
+
+def _shoe_numbers(frame: pl.DataFrame, label: str, first_row: int, unit: str) -> pl.DataFrame:
+    """The frame with its shoe column as Int64, or the first row without a shoe number."""
+    column = frame[SHOE_COLUMN]
+    if column.dtype == pl.String:
+        text = column.str.strip_chars()
+        numbers = pl.when(text.str.contains(r"^[0-9]{1,18}$")).then(text).otherwise(None)
+        numbers = pl.select(numbers.cast(pl.Int64)).to_series()
+    elif column.dtype.is_integer():
+        numbers = column.cast(pl.Int64, strict=False)
+    else:  # JSON values of mixed types land here as objects Polars could not type
+        numbers = pl.Series([None] * len(column), dtype=pl.Int64)
+    bad = (numbers.is_null() | (numbers < 1)).arg_true()
+    if bad.len():
+        i = int(bad[0])
+        where = importing._place(label, unit, first_row + i)
+        raise StorageError(Message("msg_not_shoe_number", where=where, value=quote(column[i])))
+    return frame.with_columns(numbers.alias(SHOE_COLUMN))
+
+
+def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
+    """Batches regrouped to hold whole shoes (the last shoe of a batch waits for the next),
+    refusing a shoe whose rows come in two separate runs (its rounds would be out of order)."""
+    seen: set[int] = set()
+    held: _Raw | None = None
+    ahead = _last_flagged(raws)
+    for raw, is_last in ahead:
+        if held is not None:
+            raw = _Raw(pl.concat([held.frame, raw.frame], how="vertical_relaxed"),
+                       held.first_row,
+                       None if raw.rows is None else [*(held.rows or []), *raw.rows],
+                       raw.until)  # fmt: skip
+        shoes = raw.frame[SHOE_COLUMN]
+        if not len(shoes):
+            continue
+        starts = np.flatnonzero(np.r_[True, shoes.to_numpy()[1:] != shoes.to_numpy()[:-1]])
+        runs = shoes.gather(starts).to_list()
+        if len(set(runs)) != len(runs) or not seen.isdisjoint(runs):
+            here: set[int] = set()
+            for j, k in enumerate(runs):
+                if k in seen or k in here:
+                    row = raw.first_row + int(starts[j])
+                    raise StorageError(Message("msg_shoe_runs_twice", label=label, shoe=k,
+                                               row=f"{row:,}"))  # fmt: skip
+                here.add(k)
+        last = len(shoes) if is_last else int(starts[-1])  # the file's end: all are whole
+        if len(shoes) - last > max_rounds(8):  # a shoe that never ends is not held on to
+            where = Message("msg_file_shoe", label=label, shoe=runs[-1])
+            raise StorageError(Message("msg_rounds_one_shoe", label=where,
+                                       count=f"{len(shoes) - last:,}", most=max_rounds(8)))
+        seen.update(runs if is_last else runs[:-1])
+        done = _Raw(raw.frame.slice(0, last), raw.first_row,
+                    None if raw.rows is None else raw.rows[:last], raw.until)  # fmt: skip
+        held = _Raw(raw.frame.slice(last), raw.first_row + last,
+                    None if raw.rows is None else raw.rows[last:], raw.until)  # fmt: skip
+        if done.frame.height:
+            yield done
+    if held is not None and held.frame.height:
+        yield held
+
+
+def _last_flagged(raws: Iterator[_Raw]) -> Iterator[tuple[_Raw, bool]]:
+    """Each batch and whether it is the file's last (read one batch ahead)."""
+    prev: _Raw | None = None
+    for raw in raws:
+        if prev is not None:
+            yield prev, False
+        prev = raw
+    if prev is not None:
+        yield prev, True
+
+
+# --- checking a batch -----------------------------------------------------------------
+
+_INT_COLUMNS = ("round", "player_points", "banker_points")
+_FLAGS = ("player_pair", "banker_pair", "player_natural", "banker_natural")
+_CARDS = ("player_cards", "banker_cards")
+
+
+def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
+    """The batch in the rounds frame's types, and which rows are written exactly as
+    `simulate` writes them (the rest go through the row-by-row check)."""
+    ok = np.ones(frame.height, dtype=np.bool_)
+    cols: dict[str, pl.Series] = {SHOE_COLUMN: frame[SHOE_COLUMN]}
+    for name in ("round", *ROUNDS_SCHEMA.names()[1:]):
+        dtype = ROUNDS_SCHEMA[name]
+        if name not in frame.columns:
+            cols[name] = pl.Series(name, [None] * frame.height, dtype=dtype)
+            continue
+        given = frame[name]
+        if fmt == "csv":  # text exactly as written out: digits, true/false, codes
+            given = given.str.strip_chars()
+            given = pl.select(pl.when(given != "").then(given)).to_series().alias(name)
+            if name in _INT_COLUMNS:
+                value = given.cast(pl.Int64, strict=False)
+            elif name in _FLAGS:
+                value = given.replace_strict({"true": True, "false": False}, default=None,
+                                             return_dtype=pl.Boolean)  # fmt: skip
+            elif name in _CARDS:
+                value = given.str.split(" ")
+            else:
+                value = given
+            ok &= ~(value.is_null() & given.is_not_null()).to_numpy()
+        elif name in _INT_COLUMNS:
+            if not given.dtype.is_integer():
+                ok[:] = False
+                value = pl.Series(name, [None] * frame.height, dtype=pl.Int64)
+            else:
+                value = given.cast(pl.Int64)
+        elif name in _FLAGS:
+            if given.dtype != pl.Boolean:
+                ok[:] = False
+                value = pl.Series(name, [None] * frame.height, dtype=pl.Boolean)
+            else:
+                value = given
+        elif name in _CARDS:
+            if given.dtype != pl.List(pl.String):
+                ok[:] = False
+                value = pl.Series(name, [None] * frame.height, dtype=pl.List(pl.String))
+            else:
+                value = given
+        else:  # winner
+            if given.dtype not in (pl.String, pl.Categorical) and not isinstance(
+                given.dtype, pl.Enum
+            ):
+                ok[:] = False
+                value = pl.Series(name, [None] * frame.height, dtype=pl.String)
+            else:
+                value = given.cast(pl.String)
+        if name in ("player_points", "banker_points"):
+            ok &= value.is_between(0, 9).fill_null(True).to_numpy()
+        cols[name] = value.alias(name)
+    out = pl.DataFrame(cols)
+    ok &= (out["player_cards"].is_not_null() & out["banker_cards"].is_not_null()).to_numpy()
+    return out, ok
+
+
+def _check_batch(f: ShoeFile, raw: _Raw) -> Checked:
+    """Every shoe of a batch of whole shoes, checked; refused at the first bad one."""
+    typed, ok = _typed(raw.frame, f.fmt)
+    if raw.rows is not None:  # JSON: only values of exactly the schema's types are fast
+        ok &= np.fromiter((_plain_json(r) for r in raw.rows), np.bool_, len(raw.rows))
+    rebuilt, faulty = rounds_from_cards(typed)
+    ok &= ~faulty
+    shoe = typed[SHOE_COLUMN]
+    position = typed.select(pl.int_range(1, pl.len() + 1).over(SHOE_COLUMN)).to_series()
+    ok &= (typed["round"].is_null() | (typed["round"] == position)).to_numpy()
+    decks = f.meta.decks if f.meta else 8
+    burn = f.meta.burn_card if f.meta else None
+    good = _shoes_within(typed, decks, burn)
+    frame = rebuilt.with_columns(position.cast(pl.Int32).alias("round"), shoe)
+    by_shoe = pl.DataFrame({"k": shoe, "ok": ok}).group_by("k", maintain_order=True).agg(
+        pl.col("ok").all()
+    )  # fmt: skip
+    fast = set(by_shoe.filter(pl.col("ok"))["k"].to_list()) & good
+    out: Checked = []
+    parts = frame.select(SHOE_COLUMN, *ROUNDS_SCHEMA.names()).partition_by(
+        SHOE_COLUMN, maintain_order=True, as_dict=True, include_key=False
+    )
+    for (k,), part in parts.items():
+        k = int(k)  # type: ignore[call-overload]
+        out.append((k, part if k in fast else _row_by_row(f, raw, k)))
+    return out
+
+
+def _plain_json(row: dict[str, Any]) -> bool:
+    """A round object whose values have exactly the types `simulate` writes."""
+    for key, v in row.items():
+        if v is None:
+            continue
+        t = type(v)
+        if key in _INT_COLUMNS or key == SHOE_COLUMN:
+            if t is not int:
+                return False
+        elif key in _FLAGS:
+            if t is not bool:
+                return False
+        elif key in _CARDS:
+            if not _json_typed(key, v):
+                return False
+        elif key != "winner" or t is not str:
+            return False
+    return True
+
+
+def _shoes_within(typed: pl.DataFrame, decks: int, burn: str | None) -> set[int]:
+    """The shoes of a batch within the shoe rule (rounds, cards, copies of each card)."""
+    most = max_rounds(decks)
+    holds = decks * 52
+    cards = (
+        typed.select(SHOE_COLUMN, c=pl.concat_list(pl.col("player_cards").fill_null([]),
+                                                   pl.col("banker_cards").fill_null([])))
+        .explode("c").drop_nulls("c")
+        .group_by(SHOE_COLUMN, "c").len()
+        .with_columns(pl.col("len") + (pl.col("c") == (burn or "")).cast(pl.UInt32))
+        .group_by(SHOE_COLUMN).agg(copies=pl.col("len").max(), cards=pl.col("len").sum())
+    )  # fmt: skip
+    sizes = typed.group_by(SHOE_COLUMN).len()
+    within = sizes.join(cards, on=SHOE_COLUMN, how="left").filter(
+        (pl.col("len") <= most)
+        & (pl.col("copies").fill_null(0) <= decks)
+        & (pl.col("cards").fill_null(0) <= holds)
+    )
+    return set(within[SHOE_COLUMN].to_list())
+
+
+def _row_by_row(f: ShoeFile, raw: _Raw, k: int) -> pl.DataFrame:
+    """Shoe ``k`` through `importing`'s check of a one-shoe file, named as shoe ``k``."""
+    keep = (raw.frame[SHOE_COLUMN] == k).to_list()
+    if raw.rows is not None:
+        rows = [{c: v for c, v in r.items() if c != SHOE_COLUMN}
+                for r, kept in zip(raw.rows, keep, strict=True) if kept]  # fmt: skip
+    else:
+        part = raw.frame.filter(pl.Series(keep)).drop(SHOE_COLUMN)
+        if f.fmt == "csv":
+            rows = []
+            for row in part.iter_rows(named=True):
+                cells = {c: v.strip() for c, v in row.items() if v is not None and v.strip()}
+                for side in _CARDS:
+                    if side in cells:
+                        cells[side] = cells[side].split(" ")
+                rows.append(cells)
+        else:
+            rows = importing._frame_rows(part, Message("msg_file_shoe", label=f.label, shoe=k))
+    parts = importing.ShoeParts(f.path.name, {k: rows}, f.meta, f.lax, f.unit)
+    return parts.shoe(k)[0]
+
+
+# --- Parquet ----------------------------------------------------------------------------
+
+
+def _parquet_footer(path: Path, label: str) -> Any:
+    """The footer, refused for too many columns or a row group too big to decode at once."""
+    md = importing.parquet_footer(path, label, 2**62, 2**62)
+    for g in range(md.num_row_groups):
+        group = md.row_group(g)
+        size = max(group.total_byte_size,
+                   sum(group.column(c).total_uncompressed_size for c in range(group.num_columns)))
+        if size > MAX_GROUP_UNPACKED:
+            raise StorageError(Message("msg_parquet_unpacks", label=label,
+                                       size=f"{size / 2**20:.0f}",
+                                       most=f"{MAX_GROUP_UNPACKED / 2**20:.0f}"))  # fmt: skip
+    return md
+
+
+def _parquet_raw(f: ShoeFile, columns: list[str] | None) -> Iterator[_Raw]:
+    import pyarrow.parquet as pq
+
+    first = 1
+    try:
+        pf = pq.ParquetFile(f.path)
+        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+            frame = pl.from_arrow(batch)
+            assert isinstance(frame, pl.DataFrame)
+            frame = _shoe_numbers(frame, f.label, first, "row")
+            first += frame.height
+            yield _Raw(frame, first - frame.height, until=first - 1)
+    except StorageError:
+        raise
+    except Exception as e:  # pyarrow raises several types for damaged pages
+        said = Message("msg_parquet_unreadable", label=f.label, error=importing._first_line(e))
+        raise StorageError(said) from None
+
+
+# --- CSV --------------------------------------------------------------------------------
+
+
+def _lines(path: Path, label: str) -> Iterator[tuple[int, bytes]]:
+    """A text file's lines (number, bytes without the line end), each at most
+    `safe_io.MAX_LINE_BYTES`: read a megabyte at a time, never a longer line."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        rest = b""
+        n = 0
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                break
+            parts = (rest + chunk).split(b"\n")
+            rest = parts.pop()
+            for line in parts:
+                n += 1
+                if len(line) > safe_io.MAX_LINE_BYTES:
+                    raise _long_line(label, n)
+                yield n, line
+            if len(rest) > safe_io.MAX_LINE_BYTES:
+                raise _long_line(label, n + 1)
+        if rest:
+            yield n + 1, rest
+    finally:
+        os.close(fd)
+
+
+def _long_line(label: str, n: int) -> StorageError:
+    return StorageError(Message("msg_line_long", label=label, line=f"{n:,}",
+                                most=f"{safe_io.MAX_LINE_BYTES:,}"))  # fmt: skip
+
+
+def _csv_header(path: Path, label: str) -> list[str] | None:
+    for _n, line in _lines(path, label):
+        text = line.decode("utf-8-sig", errors="replace").strip()
+        if text:
+            if "," not in text:
+                return None
+            header = [h.strip() for h in text.split(",")]
+            if "result" in header and "winner" not in header:
+                header[header.index("result")] = "winner"
+            twice = sorted({h for h in header if header.count(h) > 1})
+            if twice:
+                raise StorageError(Message("msg_column_twice", label=label,
+                                           column=quote(twice[0], 30)))  # fmt: skip
+            return header
+    return None
+
+
+def _csv_raw(f: ShoeFile) -> Iterator[_Raw]:
+    header: bytes | None = None
+    block: list[bytes] = []
+    first_row = 1
+    row = 0
+    read = 0
+    for _n, line in _lines(f.path, f.label):
+        read += len(line) + 1
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            continue
+        if header is None:
+            header = line
+            continue
+        row += 1
+        block.append(line)
+        if len(block) >= BATCH_ROWS:
+            yield _csv_block(f, header, block, first_row, read)
+            first_row, block = row + 1, []
+    if header is not None and block:
+        yield _csv_block(f, header, block, first_row, read)
+
+
+def _csv_block(
+    f: ShoeFile, header: bytes, block: list[bytes], first_row: int, until: int
+) -> _Raw:
+    """A block of CSV lines as a frame of text; a row of another width is refused."""
+    data = b"\n".join([header, *block]) + b"\n"
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise StorageError(Message("msg_csv_not_utf8", label=f.label, byte=e.start)) from None
+    width = len(f.columns)
+    for i, line in enumerate(block):  # a row of another width than the header's is refused
+        if line.count(b",") != width - 1 or b'"' in line:
+            import csv
+
+            cells = next(csv.reader([line.decode("utf-8", errors="replace")]), [])
+            if len(cells) != width:
+                raise StorageError(Message("msg_row_cells", label=f.label, row=first_row + i,
+                                           cells=len(cells), header=width))  # fmt: skip
+    try:
+        frame = pl.read_csv(io.BytesIO(data), has_header=True, new_columns=f.columns,
+                            schema={c: pl.String for c in f.columns})  # fmt: skip
+    except Exception as e:  # quoting that runs across lines
+        raise StorageError(Message("msg_csv_unreadable", label=f.label,
+                                   error=importing._first_line(e))) from None  # fmt: skip
+    if frame.height != len(block):
+        raise StorageError(Message("msg_csv_unreadable", label=f.label,
+                                   error="a quoted cell runs across lines"))  # fmt: skip
+    return _Raw(_shoe_numbers(frame, f.label, first_row, "row"), first_row, until=until)
+
+
+# --- JSON -------------------------------------------------------------------------------
+
+
+def _json_objects(path: Path, label: str) -> Iterator[tuple[object, int]]:
+    """The items of a JSON file's top-level array, decoded one at a time (each at most
+    `MAX_ROUND_BYTES`); a file that is not an array yields nothing after its start."""
+    decoder = json.JSONDecoder(parse_constant=importing._no_constant)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        buf = ""
+        pending = b""
+        started = ended = False
+        item = 0
+
+        def more() -> bool:
+            nonlocal buf, pending
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                return False
+            data = pending + chunk
+            try:
+                text = data.decode("utf-8")
+                pending = b""
+            except UnicodeDecodeError as e:
+                if e.start < len(data) - 3:
+                    raise StorageError(Message("msg_json_not_utf8", label=label,
+                                               byte=e.start)) from None  # fmt: skip
+                text, pending = data[: e.start].decode("utf-8"), data[e.start :]
+            buf += text
+            return True
+
+        pos = 0
+        consumed = 0
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n,\ufeff":
+                if buf[pos] == "," and not started:
+                    break
+                pos += 1
+            if pos >= len(buf):
+                consumed += len(buf)
+                buf, pos = "", 0
+                if not more():
+                    break
+                continue
+            if not started:
+                if buf[pos] != "[":
+                    return
+                started, pos = True, pos + 1
+                continue
+            if buf[pos] == "]":
+                ended = True
+                pos += 1
+                break
+            try:
+                value, end = decoder.raw_decode(buf, pos)
+            except RecursionError:
+                raise StorageError(Message("msg_json_deep", label=label, item=item + 1,
+                                           most=safe_io.MAX_DEPTH)) from None  # fmt: skip
+            except ValueError as e:
+                if len(buf) - pos <= MAX_ROUND_BYTES and more():
+                    continue
+                if len(buf) - pos > MAX_ROUND_BYTES:
+                    raise StorageError(Message("msg_json_round_long", label=label,
+                                               round=f"{item + 1:,}",
+                                               most=f"{MAX_ROUND_BYTES:,}")) from None
+                raise StorageError(Message("msg_json_invalid", label=label,
+                                           error=importing._first_line(e))) from None
+            if end - pos > MAX_ROUND_BYTES:
+                raise StorageError(Message("msg_json_round_long", label=label,
+                                           round=f"{item + 1:,}", most=f"{MAX_ROUND_BYTES:,}"))
+            item += 1
+            yield value, consumed + end
+            pos = end
+            if pos > _CHUNK:  # drop what was read, now and then (not per item: a copy)
+                consumed += pos
+                buf, pos = buf[pos:], 0
+        rest = buf[pos:].strip() if ended else "x"
+        while ended and not rest and more():
+            rest = buf.strip()
+        if rest:
+            raise StorageError(Message("msg_json_invalid", label=label,
+                                       error="the array of rounds does not end with ]"))
+    finally:
+        os.close(fd)
+
+
+def _json_first(path: Path, label: str) -> object:
+    for value, _at in _json_objects(path, label):
+        return value
+    return None
+
+
+def _json_raw(f: ShoeFile) -> Iterator[_Raw]:
+    rows: list[dict[str, Any]] = []
+    first = 1
+    at = 0
+    for n, (value, at) in enumerate(_json_objects(f.path, f.label), 1):
+        if not isinstance(value, dict):
+            raise StorageError(Message("msg_json_round_type", label=f.label, round=n,
+                                       type=type(value).__name__, example='{"winner": "B"}'))
+        if SHOE_COLUMN not in value:
+            where = importing._place(f.label, "round", n)
+            raise StorageError(Message("msg_not_shoe_number", where=where, value="(none)"))
+        rows.append(value)
+        if len(rows) >= BATCH_ROWS:
+            yield _json_batch(f, rows, first, at)
+            first, rows = n + 1, []
+    if rows:
+        yield _json_batch(f, rows, first, at)
+
+
+def _json_batch(f: ShoeFile, rows: list[dict[str, Any]], first: int, until: int) -> _Raw:
+    """Round objects as a frame of the schema's types; values of other types become null
+    (and their rows are checked one by one, which names them)."""
+    for i, r in enumerate(rows):
+        unknown = [c for c in r if c not in schemas.FIELDS and c != SHOE_COLUMN]
+        if unknown:
+            importing.check_columns(["winner", *unknown], f.label, shoes=True)
+        k = r[SHOE_COLUMN]
+        if type(k) is not int or k < 1:
+            where = importing._place(f.label, "round", first + i)
+            raise StorageError(Message("msg_not_shoe_number", where=where, value=quote(k)))
+    columns: dict[str, list[Any]] = {c: [] for c in (SHOE_COLUMN, *schemas.FIELDS)}
+    for r in rows:
+        for c, values in columns.items():
+            v = r.get(c)
+            values.append(v if _json_typed(c, v) else None)
+    for c in _CARDS:  # lists of text are slow to build in Polars: joined, then split there
+        columns[c] = [None if v is None else " ".join(v) for v in columns[c]]
+    schema = {SHOE_COLUMN: pl.Int64, **{c: _JSON_TYPES[c] for c in schemas.FIELDS},
+              **dict.fromkeys(_CARDS, pl.String)}  # fmt: skip
+    frame = pl.DataFrame(columns, schema=schema).with_columns(
+        pl.col(c).str.split(" ") for c in _CARDS
+    )
+    return _Raw(frame, first, rows, until)
+
+
+_JSON_TYPES: dict[str, pl.DataType] = {
+    "round": pl.Int64(), "winner": pl.String(), "player_points": pl.Int64(),
+    "banker_points": pl.Int64(), **{c: pl.Boolean() for c in _FLAGS},
+    **{c: pl.List(pl.String) for c in _CARDS},
+}  # fmt: skip
+
+
+def _json_typed(column: str, v: object) -> bool:
+    if v is None:
+        return True
+    if column in _INT_COLUMNS or column == SHOE_COLUMN:
+        return type(v) is int and -(2**62) < v < 2**62
+    if column in _FLAGS:
+        return type(v) is bool
+    if column in _CARDS:  # (a code with a space in it is for the row-by-row check to name)
+        return type(v) is list and all(type(c) is str and " " not in c for c in v)
+    return type(v) is str

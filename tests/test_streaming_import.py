@@ -1,0 +1,217 @@
+"""Files of any number of shoes, streamed in batches (issue 37 item 4, issue 40).
+
+* the fast check of a batch (`streaming`, all hands at once) takes and refuses exactly
+  what the row-by-row check of a one-shoe file (`importing.ShoeParts`, the reference)
+  takes and refuses, and builds the same rounds: hypothesis damages one value of a
+  `simulate` file and both must agree;
+* batches: a shoe split across two batches is whole, a shoe in two runs is refused, and
+  an error in a later batch leaves the earlier batches in (ids printed as committed)
+  and the rest out, the error saying which shoes went in.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from roads_app.cli import main
+from roads_app.errors import RoadsAppError
+from roads_app.game.rounds import WINNER
+from roads_app.game.shoe import ShoeOptions
+from roads_app.sim import bulk
+from roads_app.store import db, importing, library, streaming
+
+SHOES = pl.concat(list(bulk.batches(3, 4, ShoeOptions()))).with_columns(
+    pl.col("winner").cast(pl.String)
+)
+
+
+def reference(frame: pl.DataFrame, fmt: str) -> list[pl.DataFrame] | str:
+    """Each shoe through the one-shoe file's row-by-row check (the old reader)."""
+    out = []
+    try:
+        for (k,), part in frame.partition_by("shoe", maintain_order=True, as_dict=True).items():
+            part = part.drop("shoe")
+            if fmt == "csv":  # as the CSV reader hands rows over: text, cards split
+                rows = [{c: v for c, v in r.items() if v not in (None, "")}
+                        for r in _as_text(part).iter_rows(named=True)]  # fmt: skip
+                for r in rows:
+                    for side in ("player_cards", "banker_cards"):
+                        if side in r:
+                            r[side] = r[side].split(" ")
+            else:
+                rows = importing._frame_rows(part, "x")
+            parts = importing.ShoeParts(f"x.{fmt}", {int(k): rows}, None, fmt == "csv",
+                                        "row")  # fmt: skip
+            out.append(parts.shoe(int(k))[0])
+    except RoadsAppError as e:
+        return str(e)
+    return out
+
+
+def _as_text(frame: pl.DataFrame) -> pl.DataFrame:
+    frame = frame.with_columns(pl.col(pl.List(pl.String)).list.join(" "))
+    frame = frame.with_columns(pl.col(pl.Boolean).cast(pl.String).str.to_lowercase())
+    return frame.with_columns(pl.all().cast(pl.String))
+
+
+def streamed(frame: pl.DataFrame, fmt: str, tmp: Path) -> list[pl.DataFrame] | str:
+    f = tmp / f"x.{fmt}"
+    if fmt == "csv":
+        _as_text(frame).write_csv(f)
+    else:
+        frame.write_parquet(f)
+    try:
+        many = streaming.open_shoe_file(f)
+        assert many is not None
+        return [rounds for batch in many.batches() for _k, rounds in batch]
+    except RoadsAppError as e:
+        return str(e)
+
+
+COLUMNS = ["winner", "player_points", "banker_points", "player_pair", "banker_pair",
+           "player_natural", "banker_natural", "player_cards", "banker_cards", "round"]  # fmt: skip
+VALUES = {
+    "winner": ["B", "P", "T", "b", "X"],
+    "player_points": [0, 5, 9, None], "banker_points": [0, 3, 9, None],
+    "player_pair": [True, False, None], "banker_pair": [True, False, None],
+    "player_natural": [True, False, None], "banker_natural": [True, False, None],
+    "player_cards": [["2s", "3d", "8c"], ["Ks", "7d"], ["9h", "9h"], ["As", "2d"], None],
+    "banker_cards": [["Ks", "3h", "5d"], ["Kd", "7h", "2d"], ["5c", "2h"], None],
+    "round": [1, 2, 99, None],
+}  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(row=st.integers(0, SHOES.height - 1), column=st.sampled_from(COLUMNS),
+       pick=st.integers(0, 4), fmt=st.sampled_from(["csv", "parquet"]))  # fmt: skip
+def test_the_fast_check_agrees_with_the_row_by_row_check(
+    row: int, column: str, pick: int, fmt: str, tmp_path: Path
+) -> None:
+    values = VALUES[column]
+    value = values[pick % len(values)]
+    col = SHOES[column].to_list()
+    col[row] = value
+    frame = SHOES.with_columns(pl.Series(column, col, dtype=SHOES.schema[column]))
+    want = reference(frame, fmt)
+    got = streamed(frame, fmt, tmp_path)
+    if isinstance(want, str):
+        assert isinstance(got, str), (column, value, want)
+        assert got == want
+    else:
+        assert not isinstance(got, str), (column, value, got)
+        assert len(got) == len(want)
+        for a, b in zip(got, want, strict=True):
+            assert a.equals(b)
+
+
+def test_a_clean_file_is_taken_whole_and_exactly(tmp_path: Path) -> None:
+    for fmt in ("csv", "parquet"):
+        got = streamed(SHOES, fmt, tmp_path)
+        want = [p.drop("shoe").with_columns(pl.col("winner").cast(WINNER))
+                for p in SHOES.partition_by("shoe", maintain_order=True)]  # fmt: skip
+        assert not isinstance(got, str) and len(got) == 4
+        assert all(a.equals(b) for a, b in zip(got, want, strict=True))
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(streaming, "BATCH_ROWS", 50)  # a shoe is ~80 rounds: split across
+    return 50
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_shoes_split_across_batches_come_out_whole(
+    fmt: str, tmp_path: Path, small_batches: int, capsys
+) -> None:
+    f = tmp_path / f"sim.{fmt}"
+    assert main(["simulate", "--shoes", "5", "--seed", "9", "--out", str(f), "--no-progress"]) == 0
+    capsys.readouterr()
+    data = tmp_path / "d"
+    assert main(["import", str(f), "--data", str(data)]) == 0
+    ids = capsys.readouterr().out.split()
+    store = db.open_store(data)
+    want = bulk.batches(9, 5, ShoeOptions())
+    dealt = pl.concat(list(want)).partition_by("shoe", maintain_order=True)
+    assert len(ids) == 5
+    for shoe_id, d in zip(ids, dealt, strict=True):
+        assert store.shoes.load(shoe_id).rounds.equals(d.drop("shoe"))
+
+
+def test_an_error_in_a_later_batch_says_which_shoes_went_in(
+    tmp_path: Path, small_batches: int, capsys
+) -> None:
+    f = tmp_path / "sim.json"
+    assert main(["simulate", "--shoes", "4", "--seed", "9", "--out", str(f), "--no-progress"]) == 0
+    rows = json.loads(f.read_text())
+    last = max(i for i, r in enumerate(rows) if r["shoe"] == 4)
+    rows[last]["winner"] = "T" if rows[last]["winner"] != "T" else "B"  # against its cards
+    f.write_text(json.dumps(rows))
+    capsys.readouterr()
+    data = tmp_path / "d"
+    assert main(["import", str(f), "--data", str(data)]) == 2
+    out, err = capsys.readouterr()
+    ids = out.split()
+    line = err.strip()
+    assert "\n" not in line and line.startswith("error: sim.json, shoe 4: round")
+    assert f"the file's first {len(ids)} shoes (to shoe 3) went in" in line
+    assert "the shoes after shoe 3 did not" in line
+    listed = db.open_store(data).shoes.list()
+    assert sorted(listed["id"]) == sorted(ids) and len(ids) == 3  # shoes 1-3, not 4
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_shoe_in_two_runs_across_batches_is_refused(
+    fmt: str, tmp_path: Path, small_batches: int
+) -> None:
+    frame = pl.concat([SHOES, SHOES.filter(pl.col("shoe") == 1)])  # shoe 1 again at the end
+    with pytest.raises(RoadsAppError, match="shoe 1 comes again at row"):
+        got = streamed(frame, fmt, tmp_path)
+        if isinstance(got, str):
+            raise RoadsAppError(got)
+
+
+def test_good_roads_and_odds_read_a_file_of_thousands_of_shoes(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "sim.csv"
+    assert main(["simulate", "--shoes", "1500", "--seed", "2", "--out", str(f),
+                 "--no-progress"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["good-roads", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\nshoe ") == 1500 and "shoe 1500:" in out
+    assert main(["odds", "--shoe", str(f), "--shoe-index", "1400"]) == 0
+    assert "of sim shoe 1400" in capsys.readouterr().out
+    assert main(["show", str(f)]) == 0
+    assert capsys.readouterr().out.startswith("1500 shoe(s)")
+    library.read_shoe(f, 1500)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+@pytest.mark.parametrize("decks", [1, 8])
+@pytest.mark.parametrize("crlf", [False, True])
+def test_a_shoe_with_cards_reads_back_with_its_cards(
+    fmt: str, decks: int, crlf: bool, tmp_path: Path, capsys
+) -> None:
+    """Issue 40: JSON with CRLF line ends and a one-deck CSV kept their cards on the way
+    in (odds said "round 1 was entered without cards")."""
+    f = tmp_path / f"sim.{fmt}"
+    assert main(["simulate", "--shoes", "2", "--seed", "5", "--decks", str(decks),
+                 "--out", str(f), "--no-progress"]) == 0  # fmt: skip
+    if fmt == "json":  # one round object a line, as an editor would lay it out
+        f.write_text(json.dumps(json.loads(f.read_text()), indent=1))
+    if crlf:
+        f.write_bytes(f.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    capsys.readouterr()
+    dealt = pl.concat(list(bulk.batches(5, 2, ShoeOptions(decks=decks))))
+    want = dealt.filter(pl.col("shoe") == 2).drop("shoe")
+    rounds, _meta = library.read_shoe(f, 2)
+    assert rounds.equals(want)  # cards and all
+    assert rounds["player_cards"].null_count() == 0
+    assert main(["odds", "--shoe", str(f), "--shoe-index", "2"]) == 0, capsys.readouterr().err
+    assert f"hand {want.height + 1} of sim shoe 2" in capsys.readouterr().out
