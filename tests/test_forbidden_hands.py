@@ -138,7 +138,7 @@ def test_every_file_door_refuses_a_forbidden_hand(hand, tmp_path: Path, capsys) 
         assert db.open_store(data).shoes.list().height == 0  # nothing saved
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(hand=forbidden())
 def test_the_dashboard_entry_function_refuses_a_forbidden_hand(hand) -> None:
     p, b = hand
@@ -177,7 +177,7 @@ def test_the_legal_round_of_these_files_is_legal() -> None:
     add_cards(empty_rounds(), LEGAL_ROUND["player_cards"], LEGAL_ROUND["banker_cards"])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(hand=forbidden(), at=st.integers(0, 40), new_from=st.sampled_from([0, 30, 40]))
 def test_the_shoe_rule_refuses_a_forbidden_hand_however_the_frame_was_built(
     hand, at: int, new_from: int

@@ -84,7 +84,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     many = None if args.shoe is not None else streaming.open_shoe_file(path)
     quiet = (
         args.no_progress or many is None or not sys.stderr.isatty()  # a bar is for a person
-        or many.total < IMPORT_PROGRESS_FROM.get(many.progress_unit, 0)
+        or many.total < streaming.PROGRESS_FROM.get(many.progress_unit, 0)
     )  # fmt: skip
     total = None if many is None else many.total
     unit = "round" if many is None else many.progress_unit
@@ -94,10 +94,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
     if many is not None:
         print(f"imported {len(added):,} shoes from {path.name}", file=sys.stderr)
     return 0
-
-
-IMPORT_PROGRESS_FROM = {"round": 200_000, "B": 10_000_000}
-"""From how big a file `import` draws a progress bar (a few seconds' work)."""
 
 
 def _cmd_export(args: argparse.Namespace) -> int:

@@ -48,6 +48,11 @@ _CHUNK = 1 << 20
 Checked = list[tuple[int, pl.DataFrame]]
 """A batch of checked shoes: (shoe number in the file, rounds frame), in file order."""
 
+BYTE_UNIT = "B"
+"""A progress bar's unit for a file read by its bytes (tqdm scales it to kB, MB)."""
+PROGRESS_FROM = {"round": 200_000, BYTE_UNIT: 10_000_000}
+"""From how big a file `import` draws a progress bar (a few seconds' work)."""
+
 
 @dataclass
 class _Raw:
@@ -79,7 +84,7 @@ class ShoeFile:
 
     @property
     def progress_unit(self) -> str:
-        return "round" if self.fmt == "parquet" else "B"
+        return "round" if self.fmt == "parquet" else BYTE_UNIT
 
     def batches(self, progress: Callable[[int], object] | None = None) -> Iterator[Checked]:
         """Every shoe of the file, checked, a batch of whole shoes at a time.
