@@ -46,6 +46,7 @@ def go(procs: list[subprocess.Popen[str]]) -> None:
         p.stdin.flush()  # type: ignore[union-attr]
 
 
+@pytest.mark.usefixtures("backend")
 def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="shared"))
@@ -107,6 +108,7 @@ def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: 
     assert store.integrity() == "ok"
 
 
+@pytest.mark.usefixtures("backend")
 def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="s"))
@@ -141,6 +143,7 @@ KILLS = 50
 AT_ONCE = 5
 
 
+@pytest.mark.usefixtures("backend")
 def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     rng = random.Random(11)

@@ -21,7 +21,7 @@ import polars as pl
 from roads_app.errors import RoundError, StorageError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, empty_rounds
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now, translate
+from roads_app.store.connection import Database, now
 from roads_app.store.files import check_shoe_id
 from roads_app.store.frames import (
     META_COLS,
@@ -331,8 +331,8 @@ class Shoes:
             row = self.db.con.execute(
                 "SELECT version FROM shoes WHERE id = ? AND deleted IS NULL", (shoe_id,)
             ).fetchone()
-        except sqlite3.Error as e:
-            raise translate(e, self.db.path, "read") from None
+        except self.db.errors as e:
+            raise self.db.translate(e, "read") from None
         return None if row is None else int(row[0])
 
     def ended(self, shoe_id: str) -> str | None:
@@ -370,8 +370,8 @@ class Shoes:
                 f"deleted, ended FROM shoes WHERE {where} ORDER BY updated DESC{tail}",
                 params,
             ).fetchall()
-        except sqlite3.Error as e:
-            raise translate(e, self.db.path, "read") from None
+        except self.db.errors as e:
+            raise self.db.translate(e, "read") from None
         names = LIST_SCHEMA.names()[:-2]
         columns = zip(*rows, strict=True) if rows else ([] for _ in names)
         frame = pl.DataFrame(
