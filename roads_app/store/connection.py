@@ -254,6 +254,12 @@ class Database:
         self._refuse_links()
         self._init(on_create)
 
+    @property
+    def place(self) -> Path | str:
+        """Where the library is, as messages name it: the data folder, or the server's
+        database (no password)."""
+        return self.data_dir if self.url is None else self.where
+
     def _refuse_links(self) -> None:
         """The database and its WAL, SHM and journal files are plain files in the data
         folder: a symlink would have SQLite write outside it, so it is refused untouched."""

@@ -66,7 +66,7 @@ class History:
             "WHERE shoe = ? ORDER BY seq", (shoe_id,),
         ).fetchall()  # fmt: skip
         if not rows:
-            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.place))
         return pl.DataFrame(rows, schema=HISTORY_SCHEMA, orient="row")
 
     def undone_rounds(self, shoe_id: str) -> list[str]:

@@ -160,7 +160,7 @@ class Shoes:
         ).fetchone()
         if row is None:
             raise StorageError(
-                Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.data_dir)
+                Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.place)
             )
         if row[2] is not None:
             raise StaleShoeError(Message("msg_deleted_elsewhere", id=shoe_id))
@@ -264,7 +264,7 @@ class Shoes:
                 raise StorageError(
                     Message("msg_shoe_purged", id=quote(shoe_id))
                     if self.history.was_purged(c, shoe_id)
-                    else Message("msg_shoe_not_here", id=quote(shoe_id), folder=self.db.data_dir)
+                    else Message("msg_shoe_not_here", id=quote(shoe_id), folder=self.db.place)
                 )
             if row[2] is None:
                 raise StorageError(Message("msg_shoe_not_in_trash", id=quote(shoe_id)))
@@ -304,7 +304,7 @@ class Shoes:
             f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
-            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.place))
         return meta_of(row)
 
     def load(self, shoe_id: str) -> Saved:
@@ -319,7 +319,7 @@ class Shoes:
             (shoe_id,),
         ).fetchone()
         if row is None:
-            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.place))
         if row[-1] is not None:
             raise StorageError(Message("msg_shoe_in_trash", id=shoe_id))
         rounds = frame_of(c.execute(SQL_ROUNDS, (shoe_id,)).fetchall())
