@@ -73,7 +73,8 @@ class PgServer:
         return self.url(name)
 
 
-def _as_postgres(cmd: list[str]) -> list[str]:
+def as_postgres(cmd: list[str]) -> list[str]:
+    """A PostgreSQL program's command, run as the ``postgres`` user when we are root."""
     if os.geteuid() != 0:
         return cmd
     return ["runuser", "-u", "postgres", "--", *cmd]
@@ -99,7 +100,7 @@ def running_server(*, fsync: bool = False) -> Iterator[PgServer]:
         for p in (folder, sock, pwfile):
             os.chown(p, pg.pw_uid, pg.pw_gid)
     subprocess.run(
-        _as_postgres([initdb, "-D", str(data), "-U", "postgres", f"--pwfile={pwfile}",
+        as_postgres([initdb, "-D", str(data), "-U", "postgres", f"--pwfile={pwfile}",
                       "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8",
                       "--locale=C.UTF-8"]),
         check=True, capture_output=True,
@@ -108,7 +109,7 @@ def running_server(*, fsync: bool = False) -> Iterator[PgServer]:
     opts = (f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={sock} "
             f"-c max_connections=300 -c fsync={'on' if fsync else 'off'}")  # fmt: skip
     subprocess.run(
-        _as_postgres([pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-o", opts,
+        as_postgres([pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-o", opts,
                       "-w", "-t", "60", "start"]),
         check=True, capture_output=True,
     )  # fmt: skip
@@ -117,7 +118,7 @@ def running_server(*, fsync: bool = False) -> Iterator[PgServer]:
         server.sql(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{PASSWORD}'")
         yield server
     finally:
-        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]),
+        subprocess.run(as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]),
                        capture_output=True, check=False)  # fmt: skip
         for _ in range(50):  # the server's processes let go of the folder
             try:
