@@ -322,9 +322,9 @@ class Database:
             try:
                 if self.url is None:
                     con.execute("BEGIN IMMEDIATE")
-                else:
-                    con.execute("BEGIN")
-                    con.execute("SELECT pg_advisory_xact_lock(?)", (pg.WRITE_LOCK,))
+                else:  # one round trip for both
+                    con.script(f"BEGIN; SELECT pg_advisory_xact_lock({pg.WRITE_LOCK})")
+                    self._local.notes = {}
                 return con
             except self.errors as e:
                 if self.url is not None and attempt == 0 and not con.usable:
@@ -342,7 +342,10 @@ class Database:
         con = self._begin(doing)
         try:
             yield con
-            con.execute("COMMIT")
+            if self.url is None:
+                con.execute("COMMIT")
+            else:  # the change's notifications ride with its COMMIT (one round trip)
+                con.script(pg.notify_sql(self._local.notes) + "COMMIT")
         except BaseException as e:
             with contextlib.suppress(Exception):
                 con.execute("ROLLBACK")
@@ -372,10 +375,11 @@ class Database:
     def notify(self, c: Any, shoe_id: str, version: int) -> None:
         """Tell the change feed a shoe is at ``version`` now, inside the change's own
         transaction (sent when it commits, never when it rolls back). On PostgreSQL a
-        ``NOTIFY`` on `pg.CHANNEL` with ``"<shoe id> <version>"``; SQLite's followers watch
-        the file's data version instead (`roads_app.store.watch`)."""
-        if self.url is not None:
-            c.execute("SELECT pg_notify(?, ?)", (pg.CHANNEL, f"{shoe_id} {version}"))
+        ``NOTIFY`` on `pg.CHANNEL` with ``"<shoe id> <version>"``, one per shoe the change
+        touched, at its last version; SQLite's followers watch the file's data version
+        instead (`roads_app.store.watch`)."""
+        if self.url is not None:  # sent with the COMMIT (`write`), the last version of each
+            self._local.notes[shoe_id] = version
 
     # creating, recognising and migrating the database
 

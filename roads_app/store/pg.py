@@ -148,20 +148,52 @@ def for_postgresql(sql: str) -> str:
 
 class PgConnection:
     """A psycopg connection in autocommit mode, spoken to as the store speaks to sqlite3:
-    ``execute``/``executemany`` with ``?`` placeholders, explicit ``BEGIN``/``COMMIT``."""
+    ``execute``/``executemany`` with ``?`` placeholders, explicit ``BEGIN``/``COMMIT``.
 
-    __slots__ = ("raw",)
+    A statement outside a transaction that finds the connection broken (the server
+    restarted since) is sent again once on a new connection: nothing of it had run. Inside
+    a transaction the failure stands (the change is refused whole and may be retried).
+    """
 
-    def __init__(self, raw: psycopg.Connection[Any]) -> None:
-        self.raw = raw
+    __slots__ = ("_lost", "lock_timeout_s", "raw", "url")
+
+    def __init__(self, url: str, lock_timeout_s: float) -> None:
+        import psycopg
+
+        self.url, self.lock_timeout_s = url, lock_timeout_s
+        self._lost = psycopg.OperationalError
+        self.raw = self._open()
+
+    def _open(self) -> psycopg.Connection[Any]:
+        import psycopg
+
+        raw = psycopg.connect(self.url, autocommit=True, connect_timeout=5,
+                              application_name="roads-app")  # fmt: skip
+        raw.execute(f"SET lock_timeout = {int(self.lock_timeout_s * 1000)}")
+        return raw
+
+    def _again(self, send: Any) -> Any:
+        idle = self.raw.info.transaction_status == 0  # IDLE: no transaction under way
+        try:
+            return send()
+        except self._lost:
+            if not (idle and self.raw.broken):
+                raise
+            self.raw.close()
+            self.raw = self._open()
+            return send()
 
     def execute(self, sql: str, params: Any = ()) -> psycopg.Cursor[Any]:
-        return self.raw.execute(pg_sql(sql), params)  # type: ignore[arg-type]
+        return self._again(lambda: self.raw.execute(pg_sql(sql), params))
 
     def executemany(self, sql: str, rows: Any) -> psycopg.Cursor[Any]:
         cur = self.raw.cursor()
         cur.executemany(pg_sql(sql), rows)  # type: ignore[arg-type]
         return cur
+
+    def script(self, sql: str) -> None:
+        """Statements without parameters, sent in one round trip (``BEGIN; ...``)."""
+        self._again(lambda: self.raw.execute(sql.encode()))  # type: ignore[arg-type]
 
     @property
     def usable(self) -> bool:
@@ -171,15 +203,29 @@ class PgConnection:
         self.raw.close()
 
 
+def literal(text: str) -> str:
+    """A SQL string literal (standard_conforming_strings, PostgreSQL's default since 9.1).
+
+    >>> literal("it's")
+    "'it''s'"
+    """
+    return "'" + text.replace("'", "''") + "'"
+
+
+def notify_sql(notes: dict[str, int]) -> str:
+    """The ``NOTIFY`` statements of a change, to send with its ``COMMIT``.
+
+    >>> notify_sql({"s1": 4})
+    "NOTIFY roads_app_shoes, 's1 4'; "
+    """
+    return "".join(f"NOTIFY {CHANNEL}, {literal(f'{shoe} {version}')}; "
+                   for shoe, version in notes.items())  # fmt: skip
+
+
 def connect(url: str, lock_timeout_s: float) -> PgConnection:
     """A new connection (autocommit: the store says BEGIN and COMMIT itself); a writer
     waits at most ``lock_timeout_s`` for another, like SQLite's busy timeout."""
-    import psycopg
-
-    raw = psycopg.connect(url, autocommit=True, connect_timeout=5,
-                          application_name="roads-app")  # fmt: skip
-    raw.execute(f"SET lock_timeout = {int(lock_timeout_s * 1000)}")
-    return PgConnection(raw)
+    return PgConnection(url, lock_timeout_s)
 
 
 def errors() -> tuple[type[BaseException], ...]:
