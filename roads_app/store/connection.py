@@ -322,8 +322,8 @@ class Database:
             try:
                 if self.url is None:
                     con.execute("BEGIN IMMEDIATE")
-                else:  # one round trip for both
-                    con.script(f"BEGIN; SELECT pg_advisory_xact_lock({pg.WRITE_LOCK})")
+                else:
+                    con.begin(pg.WRITE_LOCK)
                     self._local.notes = {}
                 return con
             except self.errors as e:
@@ -332,7 +332,7 @@ class Database:
                     continue
                 if self.url is not None:
                     with contextlib.suppress(Exception):
-                        con.execute("ROLLBACK")
+                        con.rollback()
                 raise self.translate(e, doing) from None
         raise AssertionError("unreachable")
 
@@ -344,11 +344,11 @@ class Database:
             yield con
             if self.url is None:
                 con.execute("COMMIT")
-            else:  # the change's notifications ride with its COMMIT (one round trip)
-                con.script(pg.notify_sql(self._local.notes) + "COMMIT")
+            else:  # the held writes and the notifications ride with the COMMIT
+                con.commit(self._local.notes)
         except BaseException as e:
             with contextlib.suppress(Exception):
-                con.execute("ROLLBACK")
+                con.rollback() if self.url is not None else con.execute("ROLLBACK")
             if isinstance(e, (*self.errors, OSError)) and not isinstance(e, RoadsAppError):
                 raise self.translate(e, doing) from None
             raise

@@ -146,22 +146,32 @@ def for_postgresql(sql: str) -> str:
     return sql
 
 
+_DEFERRED = ("INSERT", "UPDATE")
+
+
 class PgConnection:
     """A psycopg connection in autocommit mode, spoken to as the store speaks to sqlite3:
     ``execute``/``executemany`` with ``?`` placeholders, explicit ``BEGIN``/``COMMIT``.
+
+    Inside a write transaction (`begin`) the INSERTs and UPDATEs, whose results no caller
+    reads, are held and sent together, pipelined, before the next statement that answers
+    (a SELECT, a DELETE's row count) or with the COMMIT (`commit`): an append is then a
+    few round trips to the server, not one per statement. A failure among them fails the
+    transaction as it would have one statement earlier.
 
     A statement outside a transaction that finds the connection broken (the server
     restarted since) is sent again once on a new connection: nothing of it had run. Inside
     a transaction the failure stands (the change is refused whole and may be retried).
     """
 
-    __slots__ = ("_lost", "lock_timeout_s", "raw", "url")
+    __slots__ = ("_lost", "held", "lock_timeout_s", "raw", "url")
 
     def __init__(self, url: str, lock_timeout_s: float) -> None:
         import psycopg
 
         self.url, self.lock_timeout_s = url, lock_timeout_s
         self._lost = psycopg.OperationalError
+        self.held: list[tuple[bool, str, Any]] | None = None
         self.raw = self._open()
 
     def _open(self) -> psycopg.Connection[Any]:
@@ -183,13 +193,55 @@ class PgConnection:
             self.raw = self._open()
             return send()
 
-    def execute(self, sql: str, params: Any = ()) -> psycopg.Cursor[Any]:
+    def _send_held(self, tail: tuple[tuple[str, Any], ...] = ()) -> None:
+        held, self.held = self.held or [], [] if self.held is not None else None
+        if not held and not tail:
+            return
+        with self.raw.pipeline():
+            for many, sql, params in held:
+                if many:
+                    self.raw.cursor().executemany(sql, params)
+                else:
+                    self.raw.execute(sql, params)
+            for sql, params in tail:
+                self.raw.execute(sql.encode() if params is None else sql, params)  # type: ignore[arg-type]
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        if self.held is not None:
+            if sql.lstrip()[:6].upper() in _DEFERRED:
+                self.held.append((False, pg_sql(sql), params))
+                return None  # nobody reads an INSERT's or UPDATE's cursor
+            self._send_held()
         return self._again(lambda: self.raw.execute(pg_sql(sql), params))
 
-    def executemany(self, sql: str, rows: Any) -> psycopg.Cursor[Any]:
+    def executemany(self, sql: str, rows: Any) -> Any:
+        if self.held is not None:
+            self.held.append((True, pg_sql(sql), list(rows)))
+            return None
         cur = self.raw.cursor()
         cur.executemany(pg_sql(sql), rows)  # type: ignore[arg-type]
         return cur
+
+    def begin(self, lock: int) -> None:
+        """``BEGIN`` and the write lock in one round trip; INSERTs and UPDATEs held after."""
+        self._again(lambda: self.raw.execute(
+            f"BEGIN; SELECT pg_advisory_xact_lock({int(lock)})".encode()))  # type: ignore[arg-type]  # fmt: skip
+        self.held = []
+
+    def commit(self, notes: dict[str, int]) -> None:
+        """The held statements, the change's notifications and ``COMMIT``, in one round
+        trip; a notification is sent only if the COMMIT succeeds."""
+        tail = tuple(("SELECT pg_notify(%s, %s)", (CHANNEL, f"{shoe} {version}"))
+                     for shoe, version in notes.items())  # fmt: skip
+        try:
+            self._send_held((*tail, ("COMMIT", None)))
+        finally:
+            self.held = None
+
+    def rollback(self) -> None:
+        self.held = None
+        if not self.raw.closed:
+            self.raw.execute(b"ROLLBACK")  # type: ignore[arg-type]
 
     def script(self, sql: str) -> None:
         """Statements without parameters, sent in one round trip (``BEGIN; ...``)."""
@@ -201,25 +253,6 @@ class PgConnection:
 
     def close(self) -> None:
         self.raw.close()
-
-
-def literal(text: str) -> str:
-    """A SQL string literal (standard_conforming_strings, PostgreSQL's default since 9.1).
-
-    >>> literal("it's")
-    "'it''s'"
-    """
-    return "'" + text.replace("'", "''") + "'"
-
-
-def notify_sql(notes: dict[str, int]) -> str:
-    """The ``NOTIFY`` statements of a change, to send with its ``COMMIT``.
-
-    >>> notify_sql({"s1": 4})
-    "NOTIFY roads_app_shoes, 's1 4'; "
-    """
-    return "".join(f"NOTIFY {CHANNEL}, {literal(f'{shoe} {version}')}; "
-                   for shoe, version in notes.items())  # fmt: skip
 
 
 def connect(url: str, lock_timeout_s: float) -> PgConnection:
