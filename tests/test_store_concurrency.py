@@ -143,8 +143,12 @@ KILLS = 50
 AT_ONCE = 5
 
 
-@pytest.mark.usefixtures("backend")
-def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -> None:
+def test_kill_9_at_random_moments_loses_no_acknowledged_change(
+    tmp_path: Path, backend: str
+) -> None:
+    """On PostgreSQL the server outlives the killed clients (it rolls back what they left
+    open), so fewer kills show it: each costs a process start (CI time)."""
+    wanted = KILLS if backend == "sqlite" else 10
     store = db.open_store(tmp_path)
     rng = random.Random(11)
     shoes = [f"k{i}" for i in range(AT_ONCE)]
@@ -152,7 +156,7 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -
         store.shoes.create(ShoeMeta(id=s))
     last_ack = {s: (1, 0) for s in shoes}
     kills = 0
-    while kills < KILLS:
+    while kills < wanted:
         procs = {s: spawn("append", str(tmp_path), s) for s in shoes}
         wait_ready(list(procs.values()))
         go(list(procs.values()))
@@ -186,7 +190,7 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -
             assert saved.rounds.height <= n + 1  # at most one commit not yet acknowledged
             assert v in check.history.of(s)["version"].to_list()
         check.close()
-    assert kills >= KILLS
+    assert kills >= wanted
 
 
 @pytest.fixture
