@@ -1,8 +1,10 @@
 """Appending through the live-feed API on each database: the old code's SQLite (another
-checkout, main by default), this code's SQLite and this code on PostgreSQL, interleaved.
+checkout given by --old), this code's SQLite and this code on PostgreSQL, interleaved.
 
-Run: .venv/bin/python bench/bench_db.py [--old /work/main] [--rounds 3] [--appends 300]
+Run: .venv/bin/python bench/bench_db.py [--old CHECKOUT] [--rounds 3] [--appends 300]
      [--rate 100] [--seconds 5]
+``--old``: another checkout with its own .venv (``git worktree add /tmp/old main`` and
+``python3 dev.py test --co`` there), whose SQLite is measured first in every round.
 Each round starts one `roads-app api` (a real uvicorn process) per variant in turn, on a
 fresh library, and measures with time.perf_counter after 50 warm-up appends:
   * one client appending by cards, one request at a time (each with an Idempotency-Key,
@@ -120,14 +122,13 @@ def measure(url: str, token: str, a: argparse.Namespace, seed: int) -> dict[str,
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--old", default="/work/main", help="checkout of the code to compare with")
+    ap.add_argument("--old", default=None, help="checkout of the code to compare with")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--appends", type=int, default=300)
     ap.add_argument("--rate", type=float, default=100.0)
     ap.add_argument("--seconds", type=float, default=5.0)
     a = ap.parse_args()
-    old = Path(a.old)
-    old_python = str(old / ".venv" / "bin" / "python")
+    old = Path(a.old) if a.old else None
     base = {k: v for k, v in os.environ.items() if k != "ROADS_APP_DB"}
     print(f"load before: {os.getloadavg()}, {os.cpu_count()} cores")
     totals: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -135,7 +136,8 @@ def main() -> None:
             tempfile.TemporaryDirectory(prefix="bench-db-") as tmp:  # fmt: skip
         for r in range(a.rounds):
             variants = [
-                ("old SQLite (main)", old_python, old, base),
+                *([("old SQLite", str(old / ".venv" / "bin" / "python"), old, base)]
+                  if old else []),
                 ("new SQLite", sys.executable, ROOT, base),
                 ("new PostgreSQL", sys.executable, ROOT,
                  {**base, "ROADS_APP_DB": server.new_database("bench")}),

@@ -170,3 +170,25 @@ def test_help_and_bug_logs_show_the_url_without_its_password(
     log = Path(line.rsplit(" ", 1)[1]).read_text()
     assert PASSWORD not in line and PASSWORD not in log
     assert "could not use" in log
+
+
+def test_every_command_takes_db() -> None:
+    """`--db` after any command or subcommand (whichever opens the library)."""
+    import argparse
+
+    from roads_app.cli import build_parser
+
+    def leaves(p: argparse.ArgumentParser, name: str) -> list[tuple[str, argparse.ArgumentParser]]:
+        subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            return [(name, p)]
+        out = [(name, p)]
+        for a in subs:
+            for child_name, child in a.choices.items():
+                out += leaves(child, f"{name} {child_name}")
+        return out
+
+    every = leaves(build_parser(), "roads-app")
+    assert len(every) > 20
+    lacking = [n for n, p in every if "--db" not in p._option_string_actions]
+    assert not lacking, lacking
