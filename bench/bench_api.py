@@ -13,11 +13,30 @@ then measures with time.perf_counter, after 50 warm-up appends:
   * append -> SSE event: from sending an append to a following client receiving it.
 The append -> display-page redraw time is measured in the browser test
 (tests/browser/test_api_display.py, recorded as a figure), not here.
+
+Fan-out: .venv/bin/python bench/bench_api.py --followers 2000 [--tables 24] [--every 2]
+[--seconds 60] [--code DIR ...] [--repeat K]
+One `roads-app api` with ``--tables`` shoes (each starting ``--start`` hands in), each fed
+a hand by cards every ``--every`` seconds (open loop, spread evenly, with an
+Idempotency-Key), while ``--followers`` event streams follow them (spread evenly over
+the tables, held by `FOLLOWER_PROCS` client processes reading raw sockets, so the
+clients cost little). Printed per run: append -> event received (each follower's own
+clock reading against the append's send time; one system-wide monotonic clock),
+p50/p99/max; versions a follower never got as an event of its own (skipped: a later
+event carried its round) and rounds it never got at all (missed: its rounds differ from
+the shoe's); the appends' own latency from when each was due (a server falling behind
+shows here), p50/p99/max, and the rate achieved; the server's CPU share of one core.
+``--code DIR`` runs the server from another checkout (its ``.venv``), e.g. main, and
+``--repeat`` interleaves the checkouts: A B A B ... With ``ROADS_APP_DB`` set to a
+PostgreSQL URL in the environment, the server (and its token) use that library instead
+of the temporary folder's SQLite file.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
 import queue
 import signal
@@ -92,11 +111,25 @@ def append(c: httpx.Client, hands: Hands) -> float:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["_followers"]:
+        asyncio.run(followers_client(sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--appends", type=int, default=1000)
     ap.add_argument("--rate", type=float, default=100.0)
     ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--followers", type=int, default=0, help="run the fan-out benchmark")
+    ap.add_argument("--tables", type=int, default=24)
+    ap.add_argument("--every", type=float, default=2.0)
+    ap.add_argument("--start", type=int, default=30, help="hands in each shoe at the start")
+    ap.add_argument("--code", nargs="*", default=[str(ROOT)], help="checkouts to serve from")
+    ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
+    if a.followers:
+        for _ in range(a.repeat):
+            for code in a.code:
+                fanout(Path(code).resolve(), a)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="bench_api_"))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -206,6 +239,172 @@ def sse_latency(url: str, c: httpx.Client, seed: int = 5) -> list[float]:
         assert resp.status_code == 201, resp.text
         out.append((got.get(timeout=10) - t) * 1e3)
     return out
+
+
+# --- fan-out: many event-stream followers -------------------------------------------------
+
+FOLLOWER_PROCS = 2
+"""Client processes holding the followers (each one event loop)."""
+
+
+async def followers_client(url: str, shoes: list[str], n: int) -> None:
+    """Hold ``n`` event streams over ``shoes`` (follower i follows shoe i mod len); print
+    "ready" when every one has its snapshot, stop at a line on stdin, then print what
+    each got as JSON: per follower its shoe, its snapshot's version and round count, and
+    (version, rounds in the event, monotonic time received) of every later event."""
+    host, port = url.removeprefix("http://").split(":")
+    got: list[dict] = [{"shoe": shoes[i % len(shoes)], "events": []} for i in range(n)]
+    ready = asyncio.Semaphore(0)
+
+    async def follow(i: int) -> None:
+        me = got[i]
+        reader, writer = await asyncio.open_connection(host, int(port), limit=1 << 22)
+        writer.write(f"GET /shoes/{me['shoe']}/events HTTP/1.1\r\nHost: b\r\n\r\n".encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head[:100]
+        buf = b""
+        first = True
+        while True:
+            chunk = await reader.read(1 << 16)
+            if not chunk:
+                return
+            now = time.monotonic()
+            buf += chunk
+            while b"\n\n" in buf:
+                event, _, buf = buf.partition(b"\n\n")
+                # chunked transfer: the size lines sit between events; find the fields
+                kind = data = vid = None
+                for ln in event.split(b"\n"):
+                    if ln.startswith(b"event: "):
+                        kind = ln[7:].strip()
+                    elif ln.startswith(b"data: "):
+                        data = ln[6:]
+                    elif ln.startswith(b"id: "):
+                        vid = int(ln[4:])
+                if kind is None or data is None:
+                    continue  # a ping, or the chunk size line alone
+                rounds = data.count(b'"round":')
+                if first:
+                    me["snapshot"], me["rounds0"] = vid, rounds
+                    first = False
+                    ready.release()
+                else:
+                    me["events"].append((vid, rounds, now, kind.decode()))
+
+    tasks = []
+    for i in range(n):
+        tasks.append(asyncio.create_task(follow(i)))
+        if i % 100 == 99:
+            await asyncio.sleep(0.05)  # not all at once: the server's listen backlog
+    for _ in range(n):
+        await ready.acquire()
+    print("ready", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    await asyncio.sleep(1.0)  # the last appends' events
+    for t in tasks:
+        t.cancel()
+    print(json.dumps(got), flush=True)
+
+
+def fanout(code: Path, a: argparse.Namespace) -> None:
+    py = code / ".venv" / "bin" / "python"
+    tmp = Path(tempfile.mkdtemp(prefix="bench_fanout_"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    head = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()  # fmt: skip
+    token = subprocess.run([str(py), "-m", "roads_app", "token", "--data", str(tmp)], cwd=code,
+                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    server = subprocess.Popen(
+        [str(py), "-m", "roads_app", "api", "--port", str(port), "--data", str(tmp)],
+        cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    clients: list[subprocess.Popen[str]] = []
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{url}/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        c = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        tables = [Hands(c, 5000 + 100 * t) for t in range(a.tables)]
+        for h in tables:
+            for _ in range(a.start):
+                shoe, body, key = h.next()
+                assert c.post(f"/shoes/{shoe}/rounds", json=body,
+                              headers={"Idempotency-Key": key}).status_code == 201  # fmt: skip
+        shoes = [h.shoe for h in tables]
+        per = [a.followers // FOLLOWER_PROCS + (k < a.followers % FOLLOWER_PROCS)
+               for k in range(FOLLOWER_PROCS)]  # fmt: skip
+        t_open = time.monotonic()
+        for k, n in enumerate(per):
+            rotated = shoes[k % len(shoes):] + shoes[:k % len(shoes)]
+            clients.append(subprocess.Popen(
+                [sys.executable, __file__, "_followers", url, ",".join(rotated), str(n)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))  # fmt: skip
+        for cl in clients:
+            assert cl.stdout is not None and cl.stdout.readline().strip() == "ready"
+        opened = time.monotonic() - t_open
+
+        sent: dict[tuple[str, int], float] = {}
+        lat: list[float] = []
+        own: list[float] = []
+        step = a.every / a.tables
+        n = int(a.seconds / step)
+        cpu0, t0 = cpu_s(server.pid), time.monotonic()
+        for k in range(n):
+            due = t0 + k * step
+            wait = due - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            h = tables[k % a.tables]
+            shoe, body, key = h.next()
+            if shoe not in shoes:  # the simulated shoe ran out: a new shoe, not followed
+                continue
+            t = time.monotonic()
+            r = c.post(f"/shoes/{shoe}/rounds", json=body, headers={"Idempotency-Key": key})
+            lat.append((time.monotonic() - due) * 1e3)
+            own.append((time.monotonic() - t) * 1e3)
+            assert r.status_code == 201, r.text
+            sent[(shoe, r.json()["version"])] = t
+        took = time.monotonic() - t0
+        cpu = (cpu_s(server.pid) - cpu0) / took
+        final = {s: c.get(f"/shoes/{s}").json() for s in shoes}
+        got = []
+        for cl in clients:
+            out, _ = cl.communicate("stop\n", timeout=120)
+            got.extend(json.loads(out.splitlines()[-1]))
+        c.close()
+    finally:
+        for cl in clients:
+            if cl.poll() is None:
+                cl.kill()
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+    delays, skipped, missed = [], 0, 0
+    for f in got:
+        rounds = f["rounds0"] + sum(r for _v, r, _t, k in f["events"] if k == "append")
+        others = any(k != "append" for *_x, k in f["events"])
+        if others or rounds != final[f["shoe"]]["round_count"]:
+            missed += 1
+        last = f["snapshot"]
+        for v, _r, t, _k in f["events"]:
+            skipped += v - last - 1
+            last = v
+            if (f["shoe"], v) in sent:
+                delays.append((t - sent[(f["shoe"], v)]) * 1e3)
+        skipped += final[f["shoe"]]["version"] - last
+    print(f"fan-out, code {code.name} ({head}): {a.followers} followers over {a.tables} tables, "
+          f"a hand each every {a.every:g} s for {a.seconds:g} s; streams opened in {opened:.1f} s")
+    line("  append sent -> event received", delays)
+    print(f"  versions skipped {skipped} (a later event carried them), followers missing "
+          f"rounds {missed}")
+    line("  appends, from when due", lat)
+    line("  appends, from when sent", own)
+    print(f"  appends achieved {len(lat) / took:.1f}/s of {a.tables / a.every:.1f}/s; "
+          f"server CPU {100 * cpu:.0f}% of one core", flush=True)
 
 
 if __name__ == "__main__":

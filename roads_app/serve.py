@@ -54,7 +54,15 @@ def streamlit_command(port: int, headless: bool, host: str = DEFAULT_HOST) -> li
         # MISS") and drops its connection for good. Sending it whole costs a few KB.
         "--global.minCachedMessageSize", str(NO_MESSAGE_CACHE),
         "--browser.gatherUsageStats", "false",
+        # No framework chrome on a table's screen, headless or not, whatever else is
+        # installed: no developer toolbar or deploy button, no "ask an AI / search"
+        # links under an error, and with the welcome lines hidden Streamlit offers no
+        # "Help agents write better apps · Install" card either (it shows one to a
+        # non-headless server on a machine where it finds an AI coding tool).
         "--client.toolbarMode", "minimal",
+        "--client.showErrorLinks", "false",
+        "--logger.hideWelcomeMessage", "true",
+        "--server.enableAgentApi", "false",
     ]  # fmt: skip
 
 
@@ -129,6 +137,9 @@ def run_dashboard(
     if env is None:
         env = dashboard_env(port, data_dir, host, cluster)
     proc = subprocess.Popen(streamlit_command(port, headless, host), env=env)
+    # Streamlit's own welcome lines (with the URL) are off (`streamlit_command`): say it.
+    shown = "localhost" if host in (DEFAULT_HOST, "localhost") else host
+    print(f"roads-app: the dashboard is at http://{shown}:{port}", flush=True)
 
     def forward(signum: int, _frame: FrameType | None) -> None:
         proc.send_signal(signum)

@@ -269,3 +269,41 @@ def test_the_reader_sees_relative_lazy_and_package_imports(
     (found,) = imports_of("roads_app.ui.page", path)
     assert found.target == expected
     assert found.lazy == source.startswith("def")
+
+
+# --- the vocabulary: results and road keys written once ------------------------------------
+
+RESULT_LETTERS = frozenset({"B", "P", "T"})
+ROAD_KEYS = frozenset({"bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"})
+DEFINED_IN = {"roads_app/game/hand.py": RESULT_LETTERS, "roads_app/roads/names.py": ROAD_KEYS}
+
+
+def loose_words(source: str, where: str) -> int:
+    """String constants that are a result letter or a road key, outside their definitions."""
+    words = (RESULT_LETTERS | ROAD_KEYS) - DEFINED_IN.get(where, frozenset())
+    return sum(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in words
+        for n in ast.walk(ast.parse(source))
+    )
+
+
+def test_results_and_road_keys_are_written_once() -> None:
+    """Zero loose letters and road keys but where docs/architecture.md says why, exactly."""
+    allowed = {
+        cells[0].strip("`"): int(cells[1])
+        for cells in _table("Letters and road keys written once")
+    }
+    found = {}
+    for path in modules().values():
+        where = path.relative_to(ROOT).as_posix()
+        n = loose_words(path.read_text(encoding="utf-8"), where)
+        if n or where in allowed:
+            found[where] = n
+    assert found == allowed, "result letters or road keys outside game/hand.py and roads/names.py"
+
+
+def test_the_counter_sees_letters_and_keys() -> None:
+    """The counter itself: one that saw nothing would pass everything."""
+    assert loose_words('w == "T" or name == "big_road"\nf(x="P")', "x.py") == 3
+    assert loose_words('R = "big_road"', "roads_app/roads/names.py") == 0
+    assert loose_words('"Tie", "BP", f"{w}_letter"', "x.py") == 0

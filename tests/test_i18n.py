@@ -27,9 +27,10 @@ from roads_app import i18n
 from roads_app.bets import offers
 from roads_app.bets.ledger import CHIPS
 from roads_app.bets.settlement import OUTCOMES
+from roads_app.bets.spec import Outcome
 from roads_app.bets.tables import BET_IDS, SHORTCUTS, list_tables, load_table
 from roads_app.game.shoe import deal_shoe
-from roads_app.ui import bet_panel, entry_page, replay_page, session
+from roads_app.ui import entry_page, replay_page, session
 from tests import storehelp as sh
 from tests.apphelp import open_tab
 
@@ -78,7 +79,7 @@ def _keys_in_code() -> set[str]:
         text = path.read_text(encoding="utf-8")
         found |= set(re.findall(r"""\b(?:tr|word)\(\s*["']([a-z_A-Z0-9]+)["']""", text))
     found |= {f"bet_{b}" for b in (*BET_IDS, *SHORTCUTS)}
-    found |= {f"outcome_{o}" for o in (*OUTCOMES, *bet_panel.OUTCOMES)}
+    found |= {f"outcome_{o}" for o in (*OUTCOMES, *Outcome)}
     found |= set(offers.ENTRY_LABELS.values()) | set(offers.NEED_WORDS.values())
     found |= set(offers.ENTRY_HOW.values())
     found |= {f"family_{f}" for t in list_tables() for f in offers.layout(load_table(t)).families}

@@ -34,11 +34,11 @@ def test_the_served_page_is_streamlits_with_the_queue_first_and_plotly_js_beside
     assert served.read_bytes()[:200] == page_head.plotly_js().read_bytes()[:200]
     assert b"plotly.js (basic - minified)" in served.read_bytes()[:200]
     # every other entry is Streamlit's own, linked not copied
-    ours = {served.name, "roads-app-cjk.woff2", "roads-app-cjk.css"}  # the page's own font
+    ours = {served.name, "roads-app-cjk.otf", "roads-app-cjk.css"}  # the page's own font
     assert sorted(p.name for p in out.iterdir() if p.name not in ours) == sorted(
         p.name for p in src.iterdir()
     )
-    assert (out / "roads-app-cjk.woff2").read_bytes() == page_head.CJK_FONT.read_bytes()
+    assert (out / "roads-app-cjk.otf").read_bytes() == page_head.CJK_FONT.read_bytes()
     for entry in out.iterdir():
         if entry.name != "index.html" and entry.name not in ours:
             assert entry.is_symlink() and entry.resolve() == (src / entry.name).resolve()

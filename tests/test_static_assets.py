@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from roads_app.ui import board_host, follow, page_head, plot_host, wall_tile
+from roads_app.ui import board_host, follow, page_head, plot_host, theme, wall_tile
 
 NODE = shutil.which("node")
 MODULES = {
@@ -23,6 +23,7 @@ MODULES = {
     "plot_next": plot_host._NEXT_JS,
     "follow": follow._JS,
     "wall_tile": wall_tile._JS,
+    "theme": theme._JS,
 }
 
 

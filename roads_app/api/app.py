@@ -1,9 +1,10 @@
 """The ASGI app: routes, who may call them, and every refusal as one line.
 
 FastAPI (the team's choice) because its bodies are pydantic v2 models, the same
-schema library as the rest of the project, its OpenAPI docs come free at ``/docs``,
-and it streams Server-Sent Events natively. All work is done by `service.Feed`; this
-module only maps HTTP onto it.
+schema library as the rest of the project, and its OpenAPI docs come free at ``/docs``.
+All work is done by `service.Feed` and the event streams by `stream.Hub`; this module
+only maps HTTP onto them. (The streams are not FastAPI's own Server-Sent Events: those
+encode every event again for each follower, and 2,000 followers filled the event loop.)
 
 Who may call what:
 * writes need an operator token (``Authorization: Bearer ...``), on any address;
@@ -28,8 +29,8 @@ from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import StreamingResponse
 
 from roads_app.api.limits import Gate, Refusal
 from roads_app.api.models import (
@@ -47,6 +48,7 @@ from roads_app.api.service import Feed, NotFound, Refused, Reply, tags
 from roads_app.api.stream import Hub
 from roads_app.errors import RoadsAppError, quote, report_bug, validation_message
 from roads_app.game.rounds import max_rounds
+from roads_app.store import watch
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +113,9 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     async def run(fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
 
-    hub = Hub(feed.snapshot, feed.version, run, tags)
+    # The process's one watcher of the store feeds every event stream (`stream.Hub`).
+    watcher = watch.watcher(data_dir)
+    hub = Hub(watcher, feed.snapshot, run, tags)
     open_reads = is_loopback(host)
 
     @asynccontextmanager
@@ -218,8 +222,9 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         return JSONResponse(reply.body, status_code=reply.status, headers=headers)
 
     async def existing(shoe_id: ShoeId) -> None:
-        """A 404 before a stream starts (once it has, the status line is sent)."""
-        if await run(feed.version, shoe_id) is None:
+        """A 404 before a stream starts (once it has, the status line is sent). A shoe the
+        watcher knows needs no read; one it has not seen yet (made a moment ago) is looked up."""
+        if watcher.version(shoe_id) is None and await run(feed.version, shoe_id) is None:
             raise NotFound(f"no shoe {quote(shoe_id)} (it never existed or is in the trash)")
 
     # --- routes ---------------------------------------------------------------------------------
@@ -287,23 +292,34 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         No body."""
         return answer(await run(feed.end, shoe_id, key), shoe_id)
 
-    @app.get("/shoes/{shoe_id}/events", response_class=EventSourceResponse,
+    @app.get("/shoes/{shoe_id}/events", response_class=EventStream, status_code=200,
              dependencies=[Read, Depends(existing)],
-             responses={404: {"model": Problem}})  # fmt: skip
-    async def events(shoe_id: ShoeId) -> AsyncIterator[ServerSentEvent]:
+             responses={200: {"content": {EventStream.media_type: {}},
+                              "description": "the shoe's events, as they happen"},
+                        404: {"model": Problem}})  # fmt: skip
+    async def events(shoe_id: ShoeId) -> EventStream:
         """Server-Sent Events of one shoe: ``snapshot``, then ``append`` / ``reset`` / ``gone``.
 
-        Every event's data is ``{"version": V, "rounds": [...]}`` and its id is the version.
+        Every event's data is ``{"version": V, "rounds": [...], "good_roads": [...]}`` and
+        its id is the version.
         """
-        async for change in hub.follow(shoe_id):
-            yield ServerSentEvent(
-                event=change.kind, data=change.data(),
-                id=None if change.version is None else str(change.version),
-            )  # fmt: skip
+        return EventStream(hub.follow(shoe_id))
 
     # Outermost: the gate sees a request before FastAPI reads its body.
     app.add_middleware(Gate, writer=require_operator, routes=lambda: app.router.routes)
     return app
+
+
+class EventStream(StreamingResponse):
+    """A stream of Server-Sent Events, each event's bytes made by `stream.Hub` (shared by
+    every follower of the shoe, not encoded again for each)."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, content: AsyncIterator[bytes]) -> None:
+        # no caching, and no buffering by a proxy in between (nginx reads this header)
+        super().__init__(content, headers={"Cache-Control": "no-cache",
+                                           "X-Accel-Buffering": "no"})  # fmt: skip
 
 
 DETAIL_MAX = 300

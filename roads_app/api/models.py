@@ -11,7 +11,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Winner = Literal["B", "P", "T", "b", "p", "t", "banker", "player", "tie"]
+from roads_app.game.hand import WINNERS, Winner
+
+WinnerSpelling = Literal[(*WINNERS, *(w.lower() for w in WINNERS), *(w.word for w in Winner))]  # type: ignore[misc]
+"""How a winner may be written to the API: B/P/T, b/p/t, banker/player/tie."""
 Points = Annotated[int, Field(ge=0, le=9)]
 Card = Annotated[str, Field(max_length=8)]  # "As", "10h": a longer code is no card
 
@@ -40,7 +43,7 @@ class RoundIn(_Body):
     * by winner: ``winner`` (``B``/``P``/``T``) with optional pair/natural flags.
     """
 
-    winner: Winner | None = None
+    winner: WinnerSpelling | None = None
     player_points: Points | None = None
     banker_points: Points | None = None
     player_cards: list[Card] | None = Field(None, max_length=3)
@@ -87,7 +90,7 @@ class RoundOut(BaseModel):
     """A round as stored: the rounds-frame columns (nulls where it was entered without)."""
 
     round: int
-    winner: Literal["B", "P", "T"]
+    winner: Literal[WINNERS]  # type: ignore[valid-type]
     player_points: int | None = None
     banker_points: int | None = None
     player_pair: bool | None = None

@@ -1,33 +1,48 @@
-"""Following a shoe in the database: one watcher per shoe, any number of followers.
+"""Following a shoe: the process's one watcher of the store, one read per version, and
+each event's bytes made once for all the shoe's followers.
 
 The database is the truth, so a shoe is followed by its version number, whoever wrote
-it (this API, the dashboard, another server process, the CLI). One watcher per followed
-shoe reads the version every `POLL_S` (one cheap query) and is woken at once by writes
-made through this process; on a change it reads the rounds once and every follower
-works out what to send from the rounds it last sent:
+it (this API, the dashboard, another server process or host, the CLI). The process's
+one watcher (`roads_app.store.watch`: SQLite's data version, PostgreSQL's notifications)
+says which shoes changed; for a followed one the hub reads the rounds once (off the
+event loop, on the store's threads) and every follower is sent what takes it from the
+rounds it last had to the rounds there are:
 
 * ``snapshot`` (first event): every round;
 * ``append``: the new rounds, when the old ones are unchanged in front of them;
 * ``reset``: every round, after an undo, a void or an edit;
 * ``gone``: the shoe was deleted (the stream then ends).
 
+Why so: 2,000 followers of 24 tables each computing, encoding and reading their own
+events kept one event loop full and delayed the tables' own writes. Here a version
+costs one read and one encoding of each kind of event, whatever the followers; a
+follower only writes bytes already made. A write never waits for any of it: the
+watcher learns of it after the commit, on its own thread.
+
 A slow follower never blocks the others or piles up a queue: it skips to the newest
-version and gets the rounds it missed in one event.
+version and gets the rounds it missed in one event. Every `PING_S` seconds each stream
+gets a comment line, so that a proxy in between does not close a quiet stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+from roads_app.store.watch import Watcher
 
 log = logging.getLogger(__name__)
 
-POLL_S = 0.1
-"""How often a watched shoe's version is read (writes through this process wake it at once)."""
+PING_S = 15.0
+"""How often each stream gets a keep-alive comment (``: ping``)."""
+RETRY_S = (0.1, 0.2, 0.5, 1.0, 2.0)
+"""Waits before reading a shoe again after failed reads (a busy or restarting database)."""
+PING = b": ping\n\n"
 
 Rounds = list[dict[str, Any]]
 Snapshot = tuple[int, Rounds] | None
@@ -47,6 +62,18 @@ class Change:
 
     def data(self) -> dict[str, Any]:
         return {"version": self.version, "rounds": self.rounds, "good_roads": self.good_roads}
+
+    def encode(self) -> bytes:
+        """The event as sent on the stream (Server-Sent Events), its id the version.
+
+        >>> Change("append", 3, [{"round": 3}]).encode()
+        b'event: append\\ndata: {"version":3,"rounds":[{"round":3}],"good_roads":[]}\\nid: 3\\n\\n'
+        """
+        data = json.dumps(self.data(), separators=(",", ":"))
+        text = f"event: {self.kind}\ndata: {data}\n"
+        if self.version is not None:
+            text += f"id: {self.version}\n"
+        return (text + "\n").encode()
 
 
 def diff(before: Rounds | None, version: int | None, after: Rounds | None) -> Change:
@@ -70,94 +97,191 @@ def diff(before: Rounds | None, version: int | None, after: Rounds | None) -> Ch
     return Change("reset", version, after)
 
 
-class _Watch:
-    """The latest (version, rounds) of one shoe, and an event that fires when it moves."""
+class _Shoe:
+    """One followed shoe: its latest (version, rounds), the rounds of the version before,
+    the events already made for this version, and an event that fires when it moves."""
 
-    def __init__(self, shoe_id: str, read: Callable[[str], Snapshot], run: Run) -> None:
-        self.shoe_id = shoe_id
-        self._read = read
-        self._run = run
-        self.latest: Snapshot = None
+    def __init__(self, shoe_id: str) -> None:
+        self.id = shoe_id
+        self.version: int | None = None
+        self.rounds: Rounds | None = None
+        self.before: Rounds | None = None
+        """The rounds at the previous version: a follower still holding them (the same
+        list) is sent the one shared ``step`` event."""
+        self.frames: dict[str, bytes] = {}
+        self.tags: list[str] | None = None
         self.loaded = asyncio.Event()
-        self.moved = asyncio.Event()  # replaced by a fresh one after each move
-        self.poke = asyncio.Event()
+        self.moved = asyncio.Event()  # replaced by a fresh one after each move (or ping)
         self.followers = 0
+        self.again = False
         self.task: asyncio.Task[None] | None = None
 
-    async def run(self, version: Callable[[str], int | None]) -> None:
-        seen: int | None = -1
-        while True:
-            self.poke.clear()
-            try:
-                v = await self._run(version, self.shoe_id)
-                if v != seen:
-                    snap = await self._run(self._read, self.shoe_id)
-                    seen = snap[0] if snap else None
-                    self.latest = snap
-                    self.loaded.set()
-                    moved, self.moved = self.moved, asyncio.Event()
-                    moved.set()
-            except Exception as e:  # a busy or vanished database: try again at the next poll
-                log.warning("following shoe %s: %s", self.shoe_id, e)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.poke.wait(), POLL_S)
+    def nudge(self) -> None:
+        """Wake every follower (the shoe moved, or it is time for a ping)."""
+        moved, self.moved = self.moved, asyncio.Event()
+        moved.set()
 
 
 class Hub:
-    """All watched shoes of one server process."""
+    """All followed shoes of one server process, fed by its watcher."""
 
     def __init__(
         self,
+        watcher: Watcher,
         read: Callable[[str], Snapshot],
-        version: Callable[[str], int | None],
         run: Run,
         tags: Callable[[Rounds], list[str]] | None = None,
     ) -> None:
+        self._watcher = watcher
         self._read = read
-        self._version = version
         self._run = run
         self._tags = tags
-        self._watches: dict[str, _Watch] = {}
+        self._shoes: dict[str, _Shoe] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._pinger: asyncio.Task[None] | None = None
 
-    def changed(self, shoe_id: str) -> None:
-        """A write through this process: look now rather than at the next poll."""
-        w = self._watches.get(shoe_id)
-        if w is not None:
-            w.poke.set()
+    @property
+    def followed(self) -> int:
+        """Shoes with at least one follower now."""
+        return len(self._shoes)
 
-    async def follow(self, shoe_id: str) -> AsyncIterator[Change]:
-        """The changes of one shoe, from a snapshot on, until it is gone or we are cancelled."""
-        w = self._watches.get(shoe_id)
-        if w is None:
-            w = self._watches[shoe_id] = _Watch(shoe_id, self._read, self._run)
-            w.task = asyncio.create_task(w.run(self._version))
-        w.followers += 1
+    def changed(self, _shoe_id: str) -> None:
+        """A write through this process: the watcher looks now rather than at its next tick."""
+        self._watcher.poke()
+
+    # --- news from the watcher's thread
+
+    def _attach(self) -> None:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._unsubscribe = self._watcher.subscribe(self._told)
+            self._pinger = self._loop.create_task(self._pings())
+
+    def _told(self, _seq: int, changed: frozenset[str]) -> None:
+        """On the watcher's thread: hand the news to the event loop, nothing more."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(self._moved, changed)
+
+    def _moved(self, changed: frozenset[str]) -> None:
+        for shoe_id in changed:
+            s = self._shoes.get(shoe_id)
+            if s is not None:
+                self._refresh(s)
+
+    def _refresh(self, s: _Shoe) -> None:
+        """Read the shoe once for all its followers (again after the read in flight, when
+        one is)."""
+        if s.task is not None and not s.task.done():
+            s.again = True
+            return
+        s.again = False
+        s.task = asyncio.get_running_loop().create_task(self._read_until_current(s))
+
+    async def _read_until_current(self, s: _Shoe) -> None:
+        failures = 0
+        while True:
+            s.again = False
+            try:
+                snap = await self._run(self._read, s.id)
+            except Exception as e:  # a busy or restarting database: read again shortly
+                if failures == 0:  # said once, not at every try
+                    log.warning("following shoe %s: %s", s.id, e)
+                await asyncio.sleep(RETRY_S[min(failures, len(RETRY_S) - 1)])
+                failures += 1
+                s.again = True
+            else:
+                failures = 0
+                self._apply(s, snap)
+            if not s.again or self._shoes.get(s.id) is not s:
+                return
+
+    def _apply(self, s: _Shoe, snap: Snapshot) -> None:
+        version, rounds = snap if snap is not None else (None, None)
+        if s.loaded.is_set():
+            if version == s.version:
+                return
+            s.before = s.rounds
+        s.version, s.rounds = version, rounds
+        s.frames.clear()
+        s.tags = None
+        s.loaded.set()
+        s.nudge()
+
+    async def _pings(self) -> None:
+        while True:
+            await asyncio.sleep(PING_S)
+            for s in list(self._shoes.values()):
+                s.nudge()
+
+    # --- the events
+
+    def _good_roads(self, s: _Shoe) -> list[str]:
+        if s.tags is None:
+            s.tags = self._tags(s.rounds) if self._tags is not None and s.rounds else []
+        return s.tags
+
+    def _frame(self, s: _Shoe, sent: Rounds | None) -> bytes:
+        """The event that takes a follower holding ``sent`` to the shoe's rounds now; the
+        common ones (first event, the step from the version before, gone) made once."""
+        if s.rounds is None:
+            key = "gone"
+        elif sent is None:
+            key = "snapshot"
+        elif sent is s.before:
+            key = "step"
+        else:  # a follower that skipped versions: its own event
+            return _with_tags(diff(sent, s.version, s.rounds), self._good_roads(s)).encode()
+        frame = s.frames.get(key)
+        if frame is None:
+            change = diff(None if key == "snapshot" else sent, s.version, s.rounds)
+            frame = s.frames[key] = _with_tags(change, self._good_roads(s)).encode()
+        return frame
+
+    async def follow(self, shoe_id: str) -> AsyncIterator[bytes]:
+        """The events of one shoe as bytes, from a snapshot on, until it is gone or we are
+        cancelled (the client went away)."""
+        self._attach()
+        s = self._shoes.get(shoe_id)
+        if s is None:
+            s = self._shoes[shoe_id] = _Shoe(shoe_id)
+            self._refresh(s)
+        s.followers += 1
         try:
-            await w.loaded.wait()
+            await s.loaded.wait()
             sent: Rounds | None = None
             sent_version: int | None = -1
             while True:
-                moved = w.moved  # take the event before reading, so no move is missed
-                snap = w.latest
-                version, rounds = snap if snap else (None, None)
-                if version != sent_version:
-                    change = diff(sent, version, rounds)
-                    if rounds is not None and self._tags is not None:
-                        change = replace(change, good_roads=self._tags(rounds))
-                    yield change
-                    if change.kind == "gone":
+                moved = s.moved  # taken before looking, so no move is missed
+                if s.version != sent_version:
+                    rounds, version = s.rounds, s.version  # the shoe may move while we send
+                    yield self._frame(s, sent)
+                    if rounds is None:
                         return
                     sent, sent_version = rounds, version
+                else:
+                    yield PING
                 await moved.wait()
         finally:
-            w.followers -= 1
-            if w.followers == 0 and self._watches.get(shoe_id) is w:
-                del self._watches[shoe_id]
-                if w.task is not None:
-                    w.task.cancel()
+            s.followers -= 1
+            if s.followers == 0 and self._shoes.get(shoe_id) is s:
+                del self._shoes[shoe_id]
+                if s.task is not None:
+                    s.task.cancel()
 
     async def close(self) -> None:
-        for w in list(self._watches.values()):
-            if w.task is not None:
-                w.task.cancel()
-        self._watches.clear()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self._pinger is not None:
+            self._pinger.cancel()
+        for s in list(self._shoes.values()):
+            if s.task is not None:
+                s.task.cancel()
+        self._shoes.clear()
+
+
+def _with_tags(change: Change, tags: list[str]) -> Change:
+    return change if change.kind == "gone" else Change(change.kind, change.version,
+                                                       change.rounds, tags)  # fmt: skip

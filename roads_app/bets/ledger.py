@@ -25,6 +25,7 @@ from typing import Any
 
 import polars as pl
 
+from roads_app.bets.spec import REFUND, Outcome
 from roads_app.bets.tables import TableLike
 from roads_app.errors import BetError, whole_number
 from roads_app.messages import Message, bet
@@ -51,11 +52,10 @@ SETTLED_SCHEMA: pl.Schema = pl.Schema(
 )
 """The history with its results: outcome win/lose/push/refund/refused/pending, net won."""
 
-PENDING = "pending"
-REFUND = "refund"
+PENDING = Outcome.PENDING.value
 VOID_REASON = Message("msg_round_voided")
 
-KINDS: tuple[str, ...] = ("bets", "replay-bets")
+HISTORY_KINDS: tuple[str, ...] = ("bets", "replay-bets")
 """Which history a file holds: bets made while entering a shoe, or while replaying it."""
 
 

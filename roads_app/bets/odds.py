@@ -58,6 +58,7 @@ from roads_app.game.hand import (
     RANK_PAIR,
     SUITED,
     Winner,
+    hand_total,
     pair_index,
     play_index,
 )
@@ -246,7 +247,7 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                 wp *= 2
             c[i] -= 1
             c[j] -= 1
-            pt = (i + j) % 10
+            pt = hand_total(i + j)
             by_banker[:] = 0
             for k in range(10):
                 for m in range(k, 10):
@@ -255,7 +256,7 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                         continue
                     if k != m:
                         wb *= 2
-                    bt = (k + m) % 10
+                    bt = hand_total(k + m)
                     by_banker[bt] += wb
                     cls = pt * 10 + bt
                     draws = _CLASS_DRAWS[cls]
@@ -304,14 +305,14 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                 for b3 in range(10):
                     n = c[b3] * n0 - s1[cls, b3]
                     if n > 0:
-                        out[play_index(pt, (bt + b3) % 10, 2, 3)] += n * inv5
+                        out[play_index(pt, hand_total(bt + b3), 2, 3)] += n * inv5
             else:
                 t = s2[_PAIR_SLOT[cls]]
                 for p3 in range(10):
                     n = c[p3] * n0 - s1[cls, p3]
                     if n <= 0:
                         continue
-                    pf = (pt + p3) % 10
+                    pf = hand_total(pt + p3)
                     if not _BANKER_AFTER[bt, p3]:
                         out[play_index(pf, bt, 3, 2)] += n * inv5
                         continue
@@ -324,7 +325,7 @@ def _play_into(c: np.ndarray, out: np.ndarray) -> None:
                             + t[min(p3, b3), max(p3, b3)]
                         )
                         if n6 > 0:
-                            out[play_index(pf, (bt + b3) % 10, 3, 3)] += n6 * inv6
+                            out[play_index(pf, hand_total(bt + b3), 3, 3)] += n6 * inv6
 
 
 @njit(cache=True)

@@ -41,12 +41,14 @@ from roads_app.bets.spec import (
     PUSH,
     REFUND,
     BetKind,
+    Outcome,
     cell_results,
 )
 from roads_app.bets.tables import (
     BET_LABELS,
     SHORTCUT_LABELS,
     Table,
+    closed_after,
     known_bets,
     limits_text,
     not_offered_reason,
@@ -59,14 +61,14 @@ from roads_app.game.hand import (
     SUITS_PER_RANK,
     WINNER_DTYPE,
     Side,
-    Winner,
+    hand_total,
     natural,
     pair_state_expr,
 )
 from roads_app.game.rounds import ROUNDS_SCHEMA
 from roads_app.messages import Message, fields_of, parse, polars_template
 
-OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused")
+OUTCOMES: tuple[str, ...] = tuple(o.value for o in Outcome if o is not Outcome.PENDING)
 OUTCOME = pl.Enum(list(OUTCOMES))
 """Outcome dtype of `settle`'s ``outcome`` column."""
 
@@ -82,11 +84,8 @@ FEATURES_SCHEMA: pl.Schema = pl.Schema(
         "banker_pair": pl.Boolean,
         "player_suited_pair": pl.Boolean,  # same rank and suit; cards only
         "banker_suited_pair": pl.Boolean,
-        "cards": pl.Int8,  # cards dealt in the round (4 = Small, 5-6 = Big); cards only
         "player_cards": pl.Int8,  # cards in the player's hand (2 or 3); cards only
         "banker_cards": pl.Int8,
-        "banker_six": pl.Boolean,  # banker wins with 6; False on a P/T round even without totals
-        "tie_total": pl.Int8,  # the total a tie was on; null if not a tie or not known
     }
 )
 """Per-round features bets settle on (plus a leading ``shoe`` for multi-shoe frames).
@@ -121,8 +120,8 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
     >>> from roads_app.game.rounds import add_cards, empty_rounds
     >>> r = add_cards(empty_rounds(), ["7s", "7s", "2d"], ["5h", "Kc"])
     >>> f = settle_features(r).row(0, named=True)
-    >>> f["player_suited_pair"], f["cards"], f["banker_six"], f["winner"]
-    (True, 5, False, 'P')
+    >>> f["player_suited_pair"], f["player_cards"], f["banker_cards"], f["winner"]
+    (True, 3, 2, 'P')
     """
     lf = rounds.lazy()
     keys = ["shoe"] if "shoe" in lf.collect_schema().names() else []
@@ -137,7 +136,7 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
             for i in (0, 1)
         )
         ra, rb = a // SUITS_PER_RANK, b // SUITS_PER_RANK
-        two = (_rank_points(ra) + _rank_points(rb)) % 10
+        two = hand_total(_rank_points(ra) + _rank_points(rb))
         pairs = pair_state_expr(a, b)
         side_cols[f"{side}_natural"] = pl.coalesce(pl.col(f"{side}_natural"), natural(two))
         side_cols[f"{side}_pair"] = pl.coalesce(pl.col(f"{side}_pair"), pairs >= RANK_PAIR)
@@ -150,11 +149,8 @@ def settle_features(rounds: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.La
         pl.col("player_points").cast(pl.Int8),
         pl.col("banker_points").cast(pl.Int8),
         **side_cols,
-        cards=(pl.col("player_cards").list.len() + pl.col("banker_cards").list.len()).cast(pl.Int8),
         player_cards=pl.col("player_cards").list.len().cast(pl.Int8),
         banker_cards=pl.col("banker_cards").list.len().cast(pl.Int8),
-        banker_six=pl.when(w == Winner.BANKER).then(pl.col("banker_points") == 6).otherwise(False),
-        tie_total=pl.when(w == Winner.TIE).then(pl.col("player_points").cast(pl.Int8)),
     )
     return out.collect() if isinstance(rounds, pl.DataFrame) else out
 
@@ -349,7 +345,8 @@ def _allowed(keys: np.ndarray, spec: tuple[tuple[str, int], ...], attr: dict) ->
     return ok
 
 
-_OUTCOME_OF = {LOSE: "lose", PUSH: "push", REFUND: "refund"}
+_NOT_WON = (LOSE, PUSH, REFUND)
+"""Results that are their own outcome; every other result is a payout key: a win."""
 
 
 def _decisions(
@@ -366,9 +363,9 @@ def _decisions(
         if kind.space != space:
             continue
         results = cell_results(kind)
-        names = [_OUTCOME_OF.get(r, "win") for r in results]
+        names = [r if r in _NOT_WON else Outcome.WIN.value for r in results]
         units = [
-            bet.payouts[r] if r not in _OUTCOME_OF else (-1.0 if r == LOSE else 0.0)
+            bet.payouts[r] if r not in _NOT_WON else (-1.0 if r == LOSE else 0.0)
             for r in results
         ]
         # one id per distinct (outcome, net): a bet is decided when all allowed cells agree
@@ -481,7 +478,7 @@ def settle(
 
     offered = pl.col("__offered").fill_null(False)
     bad_stake = stake.is_nan() | (stake < lim.min_bet) | (stake > lim.max_bet)
-    closed = pl.col("__closes").is_not_null() & (rnd > pl.col("__closes"))
+    closed = closed_after(rnd, pl.col("__closes")).fill_null(False)  # null: never closes
     void = pl.col("__void").fill_null(False)
     if has_void_col:
         void = void | pl.col("voided").fill_null(False)
@@ -522,11 +519,11 @@ def settle(
     )
     outcome = (
         pl.when(~offered | bad_stake | closed)
-        .then(pl.lit("refused"))
+        .then(pl.lit(Outcome.REFUSED.value))
         .when(void)
-        .then(pl.lit("refund"))
+        .then(pl.lit(REFUND))
         .when(~dealt | lacking)
-        .then(pl.lit("refused"))
+        .then(pl.lit(Outcome.REFUSED.value))
         .otherwise(pl.col("__result"))
         .cast(OUTCOME)
     )
@@ -534,7 +531,7 @@ def settle(
     return (
         lf.with_columns(outcome=outcome, reason=reason, __pay=payout)
         .with_columns(
-            net=pl.when(pl.col("outcome").is_in(["win", "lose"]))
+            net=pl.when(pl.col("outcome").is_in([Outcome.WIN.value, LOSE]))
             .then(stake * pl.col("__pay"))
             .otherwise(0.0)
         )

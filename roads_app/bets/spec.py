@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import astuple, dataclass, field
+from enum import StrEnum
 from itertools import product
 from types import MappingProxyType
 from typing import Literal
@@ -44,6 +45,8 @@ from roads_app.game.hand import (
     SUITED,
     Side,
     Winner,
+    banker_six,
+    hand_total,
     natural,
     pair_index,
     play_index,
@@ -51,7 +54,21 @@ from roads_app.game.hand import (
 )
 from roads_app.messages import Message
 
-LOSE, PUSH, REFUND = "lose", "push", "refund"
+
+class Outcome(StrEnum):
+    """What a bet came to, named once: settled (`roads_app.bets.settlement`: won, lost,
+    pushed, refunded, or refused), or pending in a shoe's history (`roads_app.bets.ledger`:
+    its round not in yet). Each is named in the catalogue as ``outcome_<value>``."""
+
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"
+    REFUND = "refund"
+    REFUSED = "refused"
+    PENDING = "pending"
+
+
+LOSE, PUSH, REFUND = Outcome.LOSE.value, Outcome.PUSH.value, Outcome.REFUND.value
 """Results that are not a win (a win is named by its payout key)."""
 
 DATA: tuple[str, ...] = ("winner", "points", "cards", "naturals", "pairs", "suits")
@@ -160,7 +177,7 @@ def _main(side: Side) -> Callable[[PlayCell], str]:
             return PUSH
         if c.winner != side:
             return LOSE
-        return "six" if side is Side.BANKER and c.banker_points == 6 else "win"
+        return "six" if side is Side.BANKER and banker_six(c.winner, c.banker_points) else "win"
 
     return rule
 
@@ -207,7 +224,7 @@ def _three_card_win(side: Side, total: int) -> Callable[[PlayCell], str]:
 
 
 def _lucky_6(c: PlayCell) -> str:
-    if c.winner is Winner.BANKER and c.banker_points == 6:
+    if banker_six(c.winner, c.banker_points):
         return "two_cards" if c.banker_cards == 2 else "three_cards"
     return LOSE
 
@@ -259,7 +276,7 @@ _ALL: list[BetKind] = [
             ("winner", "naturals"), ("win",), _natural(Side.BANKER)),
     BetKind("super_6", "Super 6", "Banker wins with a total of 6 (two or three cards).",
             ("winner", "points"), ("win",),
-            lambda c: "win" if c.winner is Winner.BANKER and c.banker_points == 6 else LOSE),
+            lambda c: "win" if banker_six(c.winner, c.banker_points) else LOSE),
     *(
         BetKind(f"super_tie_{k}", f"Super Tie {k}", f"The round ties on a total of {k}.",
                 ("winner", "points"), ("win",), _super_tie(k))
@@ -312,10 +329,10 @@ def _possible_play() -> np.ndarray:
     for p2, b2 in product(range(10), range(10)):
         p_thirds: list[int | None] = list(range(10)) if player_draws(p2, b2) else [None]
         for p3 in p_thirds:
-            pf = p2 if p3 is None else (p2 + p3) % 10
+            pf = p2 if p3 is None else hand_total(p2 + p3)
             draws = banker_draws(b2, p3, p2)
             for b3 in range(10) if draws else [None]:
-                bf = b2 if b3 is None else (b2 + b3) % 10
+                bf = b2 if b3 is None else hand_total(b2 + b3)
                 out[play_index(pf, bf, 2 if p3 is None else 3, 2 if b3 is None else 3)] = True
     return out
 

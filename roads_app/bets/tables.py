@@ -57,24 +57,22 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Annotated, Any, Protocol
 
+import numpy as np
+from numba.extending import register_jitable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app import safe_io
 from roads_app.bets.spec import KIND_NAMES, KINDS, BetKind, resolve_payouts
 from roads_app.errors import RoadsAppError, RulesError, quote, shown_path
+from roads_app.game.hand import Side
 from roads_app.game.shoe import ShoeOptions
 from roads_app.messages import Message
-
-RULES_DIR: Path = Path(str(resources.files("roads_app.rules")))
-"""The built-in tables (package data): `load_table("classic")` reads ``classic.toml`` here."""
-
-TABLES_ENV = "ROADS_APP_TABLES"
-"""Environment variable naming the user tables folder (``roads-app --tables DIR`` sets it)."""
+from roads_app.places import RULES_DIR, user_tables_dir
+from roads_app.places import TABLES_ENV as TABLES_ENV  # where callers have long found it
 
 MAX_RULES_BYTES = 256 * 1024
 """Largest rules file read (ours are about 3 KB)."""
@@ -92,6 +90,17 @@ SHORTCUTS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     }
 )
 """Known shortcuts (seed 003): one stake placed on each of the listed bets."""
+
+NEVER_CLOSES = int(np.iinfo(np.int64).max)
+"""The closing round of a bet that never closes, where a number is needed (the kernels)."""
+
+
+@register_jitable(inline="always")
+def closed_after(round_no: Any, closes_after: Any) -> Any:
+    """Whether a bet that may be placed up to round ``closes_after`` is closed on round
+    ``round_no``: ints (`NEVER_CLOSES` for never), arrays or Polars expressions (a null
+    closing round gives null: the caller says it means open)."""
+    return round_no > closes_after
 
 SHORTCUT_LABELS: Mapping[str, str] = MappingProxyType({"two_way": "2-Way", "three_way": "3-Way"})
 
@@ -124,6 +133,15 @@ class Bet:
     def spec(self) -> BetKind:
         """The bet's kind: what it needs and how it settles."""
         return KINDS[self.id]
+
+    def closed_on(self, round_no: int) -> bool:
+        """Whether the bet has closed by round ``round_no`` (`closed_after`)."""
+        return self.closes_after is not None and closed_after(round_no, self.closes_after)
+
+    @property
+    def six_apart(self) -> bool:
+        """Whether a Banker win on 6 (`banker_six`) pays this bet other than its win."""
+        return self.payouts.get("six", self.payouts.get("win")) != self.payouts.get("win")
 
     @property
     def payout(self) -> float:
@@ -222,6 +240,13 @@ class Table:
         """True when the table takes this bet (a shortcut counts if the table has it)."""
         return bet_id in self.bets or bet_id in self.shortcuts
 
+    @property
+    def pays_six_apart(self) -> bool:
+        """Whether the table pays a Banker win on 6 apart (No Commission: half), so its
+        board marks those rounds (`roads_app.game.hand.banker_six`)."""
+        banker = self.bets.get(Side.BANKER.word)
+        return banker is not None and banker.six_apart
+
     def can_place(self, bet_id: str, round_no: int, stake: float) -> str | None:
         """None if the bet may be placed on this round with this stake, else why not.
 
@@ -244,7 +269,7 @@ class Table:
             limits = limits_text(self.limits)
             return Message("msg_outside_limits", stake=f"{stake:g}", limits=limits)
         bet = self.bets[bet_id]
-        if bet.closes_after is not None and round_no > bet.closes_after:
+        if bet.closed_on(round_no):
             return Message("msg_closes_after", bet=bet_name(bet), closes=bet.closes_after,
                            n=round_no)  # fmt: skip
         return None
@@ -274,17 +299,6 @@ def not_offered_reason(table: Table, bet_id: str) -> Message:
     return Message("msg_unknown_bet", bet=repr(bet_id), known=known_bets())
 
 
-def user_tables_dir() -> Path:
-    """Where a user's own ``<name>.toml`` tables live: ``$ROADS_APP_TABLES``, else the
-    platform's config folder (``~/.config/roads-app/tables`` on Linux)."""
-    env = os.environ.get(TABLES_ENV)
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return platformdirs.user_config_path("roads-app") / "tables"
-
-
 def _builtin_names() -> list[str]:
     return sorted(p.stem for p in RULES_DIR.glob("*.toml"))
 
@@ -294,16 +308,6 @@ def _user_files() -> dict[str, Path]:
     if not folder.is_dir():
         return {}
     return {p.stem: p for p in sorted(folder.glob("*.toml")) if p.is_file()}
-
-
-def refused_user_tables() -> list[str]:
-    """One line per user table that is not listed because a built-in table has its name."""
-    builtin = set(_builtin_names())
-    return [
-        f"{shown_path(path)}: not used: {quote(name)} is a built-in table's name; rename the file"
-        for name, path in _user_files().items()
-        if name in builtin
-    ]
 
 
 def load_tables() -> tuple[list[tuple[str, Table]], list[str]]:

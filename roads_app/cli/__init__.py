@@ -137,7 +137,7 @@ def _places(args: argparse.Namespace) -> None:
 
         db_url()  # a malformed $ROADS_APP_DB is one line before any work
     if args.tables is not None:  # the rules module (pydantic, the engine) only when needed
-        from roads_app.bets.tables import TABLES_ENV
+        from roads_app.places import TABLES_ENV
 
         os.environ[TABLES_ENV] = str(Path(args.tables).expanduser().resolve())
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roads_app.cli.args import int_range, late_help, money, print_json, seed_number
+from roads_app.roads.names import Road
 
 if TYPE_CHECKING:
     from roads_app.sim.backtest import Saved
@@ -190,7 +191,7 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
         default=3,
         help="against-streak: streak length, 1 to 100 (3)",
     )
-    s.add_argument("--road", default="big_eye_boy", help="follow-road: {roads}")
+    s.add_argument("--road", default=Road.BIG_EYE_BOY, help="follow-road: {roads}")
     s.add_argument(
         "--wins",
         type=_wins,

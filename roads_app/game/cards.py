@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from roads_app.errors import CardError
-from roads_app.game.hand import RANK_PAIR, SUITED, SUITS_PER_RANK, natural, pair_state
+from roads_app.game.hand import RANK_PAIR, SUITED, SUITS_PER_RANK, hand_total, natural, pair_state
 from roads_app.messages import Message
 
 RANKS: str = "A23456789TJQK"
@@ -87,7 +87,7 @@ def point(code: str) -> int:
 
 def points(cards: Sequence[str]) -> int:
     """A hand's total: the sum of its points modulo 10."""
-    return sum(point(c) for c in cards) % 10
+    return hand_total(sum(point(c) for c in cards))
 
 
 def is_natural(cards: Sequence[str]) -> bool:

@@ -18,8 +18,8 @@ arithmetic only, so they take Polars expressions as well; `winner_expr` and
 <Winner.BANKER: 'B'>
 >>> Winner.of(winner_of(4, 4)) == "T", Winner.PLAYER.code, Side("P").word
 (True, 1, 'player')
->>> natural(8), natural(7)
-(True, False)
+>>> natural(8), natural(7), hand_total(9 + 6)
+(True, False, 5)
 >>> seven_spades, seven_diamonds = 6 * 4 + 0, 6 * 4 + 2  # card numbers: rank * 4 + suit
 >>> pair_state(seven_spades, seven_diamonds) == RANK_PAIR, pair_state(seven_spades, seven_spades)
 (True, 2)
@@ -98,8 +98,15 @@ WINNERS: tuple[str, ...] = tuple(w.value for w in _WINNERS_BY_CODE)
 WINNER_DTYPE = pl.Enum(list(WINNERS))
 """The rounds frame's ``winner`` dtype: its physical values are the codes."""
 
+TOTAL_MOD = 10
+"""A hand's total is the sum of its cards' points modulo 10 (`hand_total`)."""
+
 NATURAL_MIN = 8
 """A two-card total of 8 or 9 is a natural."""
+
+SIX = 6
+"""A Banker win on a total of 6: some tables pay the Banker bet less for it, and Super 6
+and Lucky 6 pay on it (`banker_six`)."""
 
 NO_PAIR, RANK_PAIR, SUITED = 0, 1, 2
 """A hand's first two cards: no pair, a pair of rank (different cards), identical cards."""
@@ -121,6 +128,14 @@ def winner_of(banker_total: int, player_total: int) -> int:
     if player_total > banker_total:
         return W_PLAYER
     return W_TIE
+
+
+@register_jitable(inline="always")
+def hand_total(point_sum: Any) -> Any:
+    """A hand's total from the sum of its cards' points (an int, an array or a Polars
+    expression): the last digit, 0 to 9. A running total plus one more card's points
+    gives the same total as the whole sum."""
+    return point_sum % TOTAL_MOD
 
 
 @register_jitable(inline="always")
@@ -151,6 +166,16 @@ def play_index(player_total: Any, banker_total: Any, player_cards: Any, banker_c
 def pair_index(player_state: Any, banker_state: Any) -> Any:
     """The index of the pair cell of the two hands' pair states: ints or expressions."""
     return player_state * 3 + banker_state
+
+
+def banker_six(winner: Any, banker_total: Any) -> Any:
+    """Whether Banker won on a total of `SIX`: a `Winner` (or its letter) and an int, or
+    Polars expressions of the ``winner`` and ``banker_points`` columns.
+
+    >>> banker_six(Winner.BANKER, 6), banker_six(Winner.PLAYER, 6), banker_six("B", 7)
+    (True, False, False)
+    """
+    return (winner == Winner.BANKER) & (banker_total == SIX)
 
 
 def _tabulate(fn: Any, rows: int, cols: int) -> np.ndarray:

@@ -34,7 +34,14 @@ from numba.extending import register_jitable
 from roads_app.errors import RoundError, whole_number
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS, Hand
-from roads_app.game.rounds import MULTI_SHOE_SCHEMA, SEED_MAX, ShoeMeta, rounds_from_hands
+from roads_app.game.hand import hand_total
+from roads_app.game.rounds import (
+    CARDS_PER_ROUND_MIN,
+    MULTI_SHOE_SCHEMA,
+    SEED_MAX,
+    ShoeMeta,
+    rounds_from_hands,
+)
 from roads_app.messages import Message
 
 POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
@@ -63,6 +70,14 @@ class ShoeOptions:
     @property
     def cards(self) -> int:
         return self.decks * playing_cards.CARDS_PER_DECK
+
+
+@register_jitable(inline="always")
+def most_hands(n_cards: int) -> int:
+    """Room for every hand a shoe of ``n_cards`` cards can deal (each takes at least
+    `CARDS_PER_ROUND_MIN` cards, and one to spare): the rows the dealing kernels
+    allocate, and the width of a bankroll path."""
+    return n_cards // CARDS_PER_ROUND_MIN + 1
 
 
 def check_seed(seed: object) -> int:
@@ -142,15 +157,15 @@ def hand_cards(
     p0, b0 = order[cursor], order[cursor + 1]
     p1, b1 = order[cursor + 2], order[cursor + 3]
     cursor += 4
-    player = (POINTS_BY_CARD[p0] + POINTS_BY_CARD[p1]) % 10
-    banker = (POINTS_BY_CARD[b0] + POINTS_BY_CARD[b1]) % 10
+    player = hand_total(POINTS_BY_CARD[p0] + POINTS_BY_CARD[p1])
+    banker = hand_total(POINTS_BY_CARD[b0] + POINTS_BY_CARD[b1])
     p2 = b2 = -1
     if PLAYER_DRAWS[player, banker]:
         p2 = order[cursor]
         cursor += 1
         third = POINTS_BY_CARD[p2]
         banker_draws = BANKER_DRAWS_AFTER[banker, third]
-        player_total = (player + third) % 10
+        player_total = hand_total(player + third)
     else:
         banker_draws = BANKER_DRAWS_STOOD[banker, player]
         player_total = player
@@ -158,7 +173,7 @@ def hand_cards(
     if banker_draws:
         b2 = order[cursor]
         cursor += 1
-        banker_total = (banker + POINTS_BY_CARD[b2]) % 10
+        banker_total = hand_total(banker + POINTS_BY_CARD[b2])
     return cursor, p0, p1, p2, b0, b1, b2, player_total, banker_total
 
 
@@ -186,7 +201,7 @@ def deal_rows(
 ) -> tuple[int, int, int]:
     """Deal a whole shuffled shoe: hand ``h`` to ``rows[h]`` as (p0, p1, p2, b0, b1, b2)
     and the card burnt before it to ``burnt[h]`` (-1: none); both need room for
-    ``len(order) // 4 + 1`` hands. Returns (hands, where the first hand started, cards
+    `most_hands` hands. Returns (hands, where the first hand started, cards
     used)."""
     first = first_hand_at(order, burn)
     cursor = first
@@ -209,7 +224,7 @@ def deal_rows(
 def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dict]:
     """Deal a shuffled shoe by the shoe procedure (`deal_rows`, run as plain Python)."""
     codes = playing_cards.ALL_CARDS
-    most = len(order) // 4 + 1
+    most = most_hands(len(order))
     rows = np.full((most, 6), -1, dtype=np.int8)
     burnt_before = np.full(most, -1, dtype=np.int8)
     n_hands, first, used = deal_rows(

@@ -28,10 +28,12 @@ from typing import Any
 import plotly.graph_objects as go
 import polars as pl
 
+from roads_app.game.hand import Side, Winner, banker_six
 from roads_app.game.rounds import preview_winner
 from roads_app.i18n import word
+from roads_app.render.fonts import MARK_FONT, TEXT_FONT
 from roads_app.roads.grids import all_roads
-from roads_app.roads.names import DERIVED, ROAD_NAMES
+from roads_app.roads.names import DERIVED, ROAD_NAMES, Road
 
 ROWS = 6
 CELL_PX = 22
@@ -41,21 +43,23 @@ MINI_CELL_PX = 10
 RED = "#d32f2f"
 BLUE = "#1565c0"
 GREEN = "#2e7d32"
-GOLD = "#f9a825"
+GOLD = "#b26a00"  # amber dark enough to stand out from white (4.2:1; #f9a825 was 2:1)
 GRID = "#d9dde3"
 PAPER = "#ffffff"
+TEXT = "#1b1b1b"  # counts written on the paper
+NOTE = "#4b5563"  # a road's title
 
-WINNER_COLOUR: dict[str, str] = {"B": RED, "P": BLUE, "T": GREEN}
+WINNER_COLOUR: dict[str, str] = {Winner.BANKER: RED, Winner.PLAYER: BLUE, Winner.TIE: GREEN}
 """Banker red, Player blue, Tie green."""
 MARK_COLOUR: dict[str, str] = {"red": RED, "blue": BLUE}
 """On derived roads red means 'the big road repeats itself', blue 'it does not'."""
 
 DERIVED_SYMBOL: dict[str, str] = {
-    "big_eye_boy": "circle-open",  # hollow rings
-    "small_road": "circle",  # filled dots
-    "cockroach_pig": "line-ne",  # slashes
+    Road.BIG_EYE_BOY: "circle-open",  # hollow rings
+    Road.SMALL_ROAD: "circle",  # filled dots
+    Road.COCKROACH_PIG: "line-ne",  # slashes
 }
-MARK_GLYPH: dict[str, str] = {"big_eye_boy": "○", "small_road": "●", "cockroach_pig": "╱"}
+MARK_GLYPH: dict[str, str] = {Road.BIG_EYE_BOY: "○", Road.SMALL_ROAD: "●", Road.COCKROACH_PIG: "╱"}
 """Text stand-ins for the derived marks (ask road, captions)."""
 
 BEAD_COLS = 10
@@ -167,6 +171,7 @@ def _figure(
             "paper_bgcolor": PAPER,
             "showlegend": False,
             "hovermode": False,
+            "font": {"family": TEXT_FONT},
             "meta": _meta(road, name),
         },
     )
@@ -205,7 +210,7 @@ def _markers(
         trace.update(
             text=text,
             textposition="middle center",
-            textfont={"color": text_colour, "size": font_size, "family": "Arial Black, Arial"},
+            textfont={"color": text_colour, "size": font_size, "family": MARK_FONT},
         )
     return trace
 
@@ -231,7 +236,8 @@ def _naturals(frame: pl.DataFrame) -> pl.DataFrame:
         return frame[:0]
     pn, bn = pl.col("player_natural").fill_null(False), pl.col("banker_natural").fill_null(False)
     w = pl.col("winner")
-    return frame.filter(((w == "P") & pn) | ((w == "B") & bn) | ((w == "T") & (pn | bn)))
+    won = ((w == Winner.PLAYER) & pn) | ((w == Winner.BANKER) & bn)
+    return frame.filter(won | ((w == Winner.TIE) & (pn | bn)))
 
 
 def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
@@ -271,7 +277,7 @@ def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[d
     traces: list[dict[str, Any]] = []
     six = road["six"] if "six" in road.columns else pl.repeat(False, road.height, eager=True)
     road = road.with_columns(six.alias("six"))
-    for w in ("B", "P", "T"):
+    for w in Winner:
         part = road.filter(pl.col("winner") == w)
         if not part.height:
             continue
@@ -299,14 +305,14 @@ def bead_plate_figure(
     lang: str = "en",
 ) -> go.Figure:
     """Filled beads, one per round in dealing order, each with its winner's letter."""
-    road = _road(roads_or_rounds, "bead_plate", rows)
+    road = _road(roads_or_rounds, Road.BEAD_PLATE, rows)
     traces = _bead_traces(in_view(road, cols_visible), cell_px, lang)
-    return _figure(traces, road, "bead_plate", rows, cols_visible, cell_px)
+    return _figure(traces, road, Road.BEAD_PLATE, rows, cols_visible, cell_px)
 
 
 def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[str, Any]]:
     traces: list[dict[str, Any]] = []
-    for w in ("B", "P"):
+    for w in Side:
         part = road.filter(pl.col("winner") == w)
         if part.height:
             x, y = _centres(part)
@@ -328,7 +334,7 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
         traces.append(
             _markers(x, y, symbol="line-ne", colour=GREEN, size=cell * 0.8,
                      line_width=max(1.5, cell * 0.08), name="ties",
-                     text=None if mini else many.to_list(), text_colour="#1b1b1b",
+                     text=None if mini else many.to_list(), text_colour=TEXT,
                      font_size=cell * 0.42)
         )
     if not mini:
@@ -348,11 +354,11 @@ def big_road_figure(
 
     ``mini=True`` is the lobby's thumbnail: small cells, rings and tie slashes only.
     """
-    road = _road(roads_or_rounds, "big_road", rows)
+    road = _road(roads_or_rounds, Road.BIG_ROAD, rows)
     cell = cell_px or (MINI_CELL_PX if mini else CELL_PX)
     cols = cols_visible or (MINI_COLS if mini else BIG_ROAD_COLS)
     traces = _big_road_traces(in_view(road, cols), cell, mini)
-    return _figure(traces, road, "big_road", rows, cols, cell)
+    return _figure(traces, road, Road.BIG_ROAD, rows, cols, cell)
 
 
 def _derived_traces(frame: pl.DataFrame, kind: str, cell_px: float) -> list[dict[str, Any]]:
@@ -464,7 +470,7 @@ def board_layout(
 
     >>> from roads_app.game.rounds import rounds_from_winners
     >>> boxes, cell, title = board_layout(all_roads(rounds_from_winners("BP" * 40)), 976)
-    >>> [(b[0], b[5], round(b[6] * cell, 1)) for b in boxes][:2], round(cell, 2)
+    >>> [(str(b[0]), b[5], round(b[6] * cell, 1)) for b in boxes][:2], round(cell, 2)
     ([('bead_plate', 18, 20.2), ('big_road', 52, 11.6)], 11.56)
     """
     bead, big = shoe_columns(decks)
@@ -499,11 +505,11 @@ def _wide_layout(
     half = (units - GAP_CELLS) / 2
     low = 3 * tc + 1.5 * rows
     boxes: list[_Box] = [
-        ("bead_plate", 0, tc, bead * ratio, rows * ratio, bead, ratio, 0),
-        ("big_road", right, tc, big, rows, big, 1.0, right),
-        ("big_eye_boy", right, 2 * tc + rows, big, rows / 2, 2 * big, 0.5, right),
-        ("small_road", 0, low, half, rows / 2, int(2 * half + 1e-9), 0.5, 0),
-        ("cockroach_pig", half + GAP_CELLS, low, half, rows / 2, int(2 * half + 1e-9), 0.5,
+        (Road.BEAD_PLATE, 0, tc, bead * ratio, rows * ratio, bead, ratio, 0),
+        (Road.BIG_ROAD, right, tc, big, rows, big, 1.0, right),
+        (Road.BIG_EYE_BOY, right, 2 * tc + rows, big, rows / 2, 2 * big, 0.5, right),
+        (Road.SMALL_ROAD, 0, low, half, rows / 2, int(2 * half + 1e-9), 0.5, 0),
+        (Road.COCKROACH_PIG, half + GAP_CELLS, low, half, rows / 2, int(2 * half + 1e-9), 0.5,
          half + GAP_CELLS),
     ]  # fmt: skip
     return boxes, cell, t
@@ -531,7 +537,7 @@ def _narrow_layout(
     >>> need = {"bead_plate": 15, "big_road": 40, "big_eye_boy": 49, "small_road": 48,
     ...         "cockroach_pig": 47}
     >>> boxes, cell, _ = _narrow_layout(18, 52, need, 356, 6, 44.0, 13.0)
-    >>> round(cell, 2), [(b[0], round(b[1], 2), b[5]) for b in boxes]
+    >>> round(cell, 2), [(str(b[0]), round(b[1], 2), b[5]) for b in boxes]
     ... # doctest: +NORMALIZE_WHITESPACE
     (13.26, [('bead_plate', 13.0, 18), ('big_road', 0.0, 40),
              ('big_eye_boy', 13.0, 54), ('small_road', 13.0, 54), ('cockroach_pig', 13.0, 54)])
@@ -545,20 +551,20 @@ def _narrow_layout(
     # the whole plate in view; from a 376 px phone up, in cells of `BEAD_MIN_CELL_PX` or more
     bead_cell = min(view_px / bead, max(BEAD_MIN_CELL_PX, BEAD_RATIO_NARROW * cell), max_cell)
     view = view_px / cell  # cells in view
-    cols = {"bead_plate": max(bead, need["bead_plate"]),
-            "big_road": max(need["big_road"], n)}  # fmt: skip
+    cols = {Road.BEAD_PLATE: max(bead, need[Road.BEAD_PLATE]),
+            Road.BIG_ROAD: max(need[Road.BIG_ROAD], n)}  # fmt: skip
     cols |= {k: max(need[k], 2 * n) for k in DERIVED}
     size = {name: 0.5 if name in DERIVED else 1.0 for name in cols}
-    size["bead_plate"] = bead_cell / cell
+    size[Road.BEAD_PLATE] = bead_cell / cell
     units = max(cols[k] * size[k] for k in cols)
     t = title_px(cell)
     tc = t / cell  # a title line, in cells
     view_left = max(0.0, units - view)
     boxes: list[_Box] = []
     top = tc
-    for name in ("bead_plate", "big_road", *DERIVED):
+    for name in (Road.BEAD_PLATE, Road.BIG_ROAD, *DERIVED):
         w, h = cols[name] * size[name], rows * size[name]
-        left = units - w if name != "bead_plate" else min(units - w, view_left)
+        left = units - w if name != Road.BEAD_PLATE else min(units - w, view_left)
         boxes.append((name, left, top, w, h, cols[name], size[name], max(left, view_left)))
         top += h + tc
     return boxes, cell, t
@@ -584,8 +590,8 @@ def fill_layout(
     True
     """
     need = {name: _need(roads[name], spare) for name in ROAD_NAMES}
-    bead = max(BEAD_MIN_COLS, need["bead_plate"])
-    big = max(BIG_MIN_COLS, need["big_road"])
+    bead = max(BEAD_MIN_COLS, need[Road.BEAD_PLATE])
+    big = max(BIG_MIN_COLS, need[Road.BIG_ROAD])
     derived = max(DERIVED_MIN_COLS, *(need[k] for k in DERIVED)) / 2
 
     def landscape(cell: float) -> tuple[list[_Box], float, float]:
@@ -596,8 +602,8 @@ def fill_layout(
         units_w = float(int(units_w + 1e-9))  # whole columns
         x0 = bead + GAP_CELLS
         boxes: list[_Box] = [
-            ("big_road", 0, t, units_w, rows, int(units_w), 1.0, 0),
-            ("bead_plate", 0, 2 * t + rows, bead, rows, bead, 1.0, 0),
+            (Road.BIG_ROAD, 0, t, units_w, rows, int(units_w), 1.0, 0),
+            (Road.BEAD_PLATE, 0, 2 * t + rows, bead, rows, bead, 1.0, 0),
         ]
         for i, kind in enumerate(DERIVED):
             y = 2 * t + rows + i * (rows / 2 + t)
@@ -611,7 +617,7 @@ def fill_layout(
 
     # one road per row: 6 + 6 + 3 * 3 cells of roads and five title lines
     tall = height_px / (rows * 2 + rows * 1.5 + 5 * 0.6)
-    narrow_big = max(BIG_MIN_COLS_NARROW, need["big_road"])
+    narrow_big = max(BIG_MIN_COLS_NARROW, need[Road.BIG_ROAD])
     tall_boxes, tall_cell, _ = _narrow_layout(bead, narrow_big, need, width_px, rows,
                                               tall, tall, snap=False)  # fmt: skip
     tall_h = max(b[2] + b[4] for b in tall_boxes) * tall_cell
@@ -637,6 +643,61 @@ def board_figure(
     return go.Figure(board_spec(rounds_or_roads, rows, width_px=width_px, lang=lang, ask=ask,
                                 max_cell=max_cell, hold_last=hold_last, decks=decks,
                                 six=six))  # fmt: skip
+
+
+def _board_roads(
+    rounds_or_roads: Roads | pl.DataFrame, rows: int, ask: str | None, hold_last: bool, six: bool
+) -> tuple[Roads, Roads, Roads, int, int]:
+    """What `board_spec` draws, before any layout: (the roads, the roads on show, the ask
+    road's ghost marks, the rounds of room to leave, the ties before the first result).
+    With ``hold_last`` the roads on show are those before the last round."""
+    if isinstance(rounds_or_roads, Mapping):
+        if ask is not None or hold_last:
+            raise ValueError("the ask road and the held reveal need the rounds frame")
+        return rounds_or_roads, rounds_or_roads, {}, 1, 0
+    roads = all_roads(rounds_or_roads, rows=rows)
+    ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
+    roads, lead = _marked(roads, rounds_or_roads, six)
+    shown, spare = roads, 1
+    if hold_last and rounds_or_roads.height:
+        before = rounds_or_roads.head(rounds_or_roads.height - 1)
+        (shown, lead), spare = _marked(all_roads(before, rows=rows), before, six), 2
+    return roads, shown, ghosts, spare, lead
+
+
+def _held_traces(
+    name: str, road: pl.DataFrame, before: pl.DataFrame, held: bool, px: float, lang: str
+) -> list[dict[str, Any]]:
+    """One road's marks as they stood ``before``; where the last round is ``held``, the
+    cells it changes as ``"old ..."`` traces and what it adds or changes as invisible
+    ``"new ..."`` traces, for the page to swap once the hand's reveal is done."""
+    if not held:  # nothing held: no cell to compare
+        return _road_traces(name, before, px, lang)
+    new = road.join(before, on=road.columns, how="anti", nulls_equal=True)
+    old = before.join(road, on=road.columns, how="anti", nulls_equal=True)
+    traces = _road_traces(name, before if old.is_empty() else before.join(
+        old, on=road.columns, how="anti", nulls_equal=True), px, lang)  # fmt: skip
+    for t in _road_traces(name, old, px, lang) if old.height else ():
+        t["name"] = f"old {t['name']}"  # cells the last round changes
+        traces.append(t)
+    if new.height:  # what the last round adds or changes, when it is held
+        for t in _road_traces(name, new, px, lang):
+            t["name"], t["opacity"] = f"new {t['name']}", 0.0
+            traces.append(t)
+    return traces
+
+
+def _board_axes(
+    box: tuple[float, float, float, float], first: int, cols: int, rows: int, suffix: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One road's pair of axes: its ``box`` on the figure (x from, x to, y from, y to, as
+    fractions), columns ``first`` to ``first + cols`` across, ``rows`` down."""
+    xaxis = {**_AXIS, "range": [first, first + cols]}
+    yaxis = {**_AXIS, "range": [rows, 0]}
+    xaxis["domain"] = [box[0], box[1]]
+    yaxis["domain"] = [box[2], box[3]]
+    xaxis["anchor"], yaxis["anchor"] = f"y{suffix}", f"x{suffix}"
+    return xaxis, yaxis
 
 
 def board_spec(
@@ -689,20 +750,7 @@ def board_spec(
     (``layout.meta["last"]``: the round and the milliseconds), as a table's screen marks
     the newest result; needs the rounds frame, not with ``hold_last``.
     """
-    if isinstance(rounds_or_roads, Mapping):
-        if ask is not None or hold_last:
-            raise ValueError("the ask road and the held reveal need the rounds frame")
-        roads, ghosts = rounds_or_roads, {}
-    else:
-        roads = all_roads(rounds_or_roads, rows=rows)
-        ghosts = _ask_marks(rounds_or_roads, ask, rows) if ask else {}
-    shown, spare, lead = roads, 1, 0
-    if isinstance(rounds_or_roads, pl.DataFrame):
-        roads, lead = _marked(roads, rounds_or_roads, six)
-        shown = roads
-        if hold_last and rounds_or_roads.height:
-            before = rounds_or_roads.head(rounds_or_roads.height - 1)
-            (shown, lead), spare = _marked(all_roads(before, rows=rows), before, six), 2
+    roads, shown, ghosts, spare, lead = _board_roads(rounds_or_roads, rows, ask, hold_last, six)
     if height_px is not None:
         boxes, cell = fill_layout(shown, width_px, height_px, rows, spare)
         title = title_px(cell)
@@ -721,6 +769,7 @@ def board_spec(
         "showlegend": False,
         "hovermode": False,
         "annotations": [],
+        "font": {"family": TEXT_FONT},  # what text with no family of its own is set in
         # No template: every style is set here, and Plotly's default one is 6 kB that
         # the browser would receive and apply to the board again on every redraw.
         "template": {},
@@ -733,50 +782,35 @@ def board_spec(
         # a road longer than the longest shoe's columns shows its newest ones
         first = max(0, _need(shown[name], spare) - cols)
         road, before = _from(roads[name], first), _from(shown[name], first)
-        if shown is roads:  # nothing held: no cell to compare
-            held = old = road[:0]
-        else:
-            held = road.join(before, on=road.columns, how="anti", nulls_equal=True)
-            old = before.join(road, on=road.columns, how="anti", nulls_equal=True)
-        traces = _road_traces(name, before if old.is_empty() else before.join(
-            old, on=road.columns, how="anti", nulls_equal=True), px, lang)  # fmt: skip
-        for t in _road_traces(name, old, px, lang) if old.height else ():
-            t["name"] = f"old {t['name']}"  # cells the last round changes
-            traces.append(t)
-        if held.height:  # what the last round adds or changes, when it is held
-            for t in _road_traces(name, held, px, lang):
-                t["name"], t["opacity"] = f"new {t['name']}", 0.0
-                traces.append(t)
+        traces = _held_traces(name, road, before, shown is not roads, px, lang)
         if name in ghosts:
             traces = traces + _ghost_traces(name, _from(ghosts[name], first), px, lang)
-        if last_mark_s and not hold_last and name in ("bead_plate", "big_road"):
+        if last_mark_s and not hold_last and name in (Road.BEAD_PLATE, Road.BIG_ROAD):
             traces += _last_mark(road, px)
         # an empty road still draws its grid: Plotly only draws axes that carry a trace
         traces = [{"type": "scatter", "x": [], "y": [], "name": "grid", "mode": "markers",
                    "hoverinfo": "skip"}, *traces]  # fmt: skip
-        xaxis = {**_AXIS, "range": [first, first + cols]}
-        yaxis = {**_AXIS, "range": [rows, 0]}
-        xaxis["domain"] = [left / units_w, (left + cols * size) / units_w]
-        yaxis["domain"] = [1 - (top + h) / units_h, 1 - top / units_h]
-        xaxis["anchor"], yaxis["anchor"] = f"y{suffix}", f"x{suffix}"
-        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = xaxis, yaxis
+        box = (left / units_w, (left + cols * size) / units_w,
+               1 - (top + h) / units_h, 1 - top / units_h)  # fmt: skip
+        axes = _board_axes(box, first, cols, rows, suffix)
+        layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = axes
         for t in traces:
             t["xaxis"], t["yaxis"] = f"x{suffix}", f"y{suffix}"
         data += traces
         title = word(name, lang)
-        if name == "big_road" and lead:  # kept apart from the first cell's own ties
+        if name == Road.BIG_ROAD and lead:  # kept apart from the first cell's own ties
             title = f"{title} · {word('ties_before', lang, n=lead)}"
         layout["annotations"].append({
             "text": title, "x": title_x / units_w, "y": 1 - top / units_h,
             "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
-            "showarrow": False, "font": {"size": font, "color": "#4b5563"},
+            "showarrow": False, "font": {"size": font, "color": NOTE, "family": TEXT_FONT},
         })
         metas[name] = {**_meta(roads[name], name), "cols": cols, "first": first,
                        "cell": round(px, 2)}
         metas[name].pop("road")
     layout["meta"] = {
         "road": "board",
-        "rounds": metas["bead_plate"]["rounds"],
+        "rounds": metas[Road.BEAD_PLATE]["rounds"],
         "ask": ask,
         "cell": round(cell, 2),
         "lang": lang,
@@ -784,8 +818,8 @@ def board_spec(
         "stacked": boxes[1][2] > boxes[0][2],  # one road per row (a phone's board)
         "roads": metas,
     }
-    if last_mark_s and not hold_last and metas["bead_plate"]["rounds"]:
-        layout["meta"]["last"] = {"round": metas["bead_plate"]["rounds"],
+    if last_mark_s and not hold_last and metas[Road.BEAD_PLATE]["rounds"]:
+        layout["meta"]["last"] = {"round": metas[Road.BEAD_PLATE]["rounds"],
                                   "ms": round(last_mark_s * 1000)}  # fmt: skip
     return {"data": data, "layout": layout}
 
@@ -807,15 +841,15 @@ def _marked(roads: Roads, rounds: pl.DataFrame, six: bool) -> tuple[dict[str, pl
     Banker win on 6 (where ``six``); the big road's first cell keeps only its own ties."""
     out = dict(roads)
     winners = rounds["winner"].cast(pl.String)
-    decided = (winners != "T").arg_true()
+    decided = (winners != Winner.TIE).arg_true()
     lead = int(decided[0]) if decided.len() else 0
-    sixes = (rounds.filter((pl.col("winner") == "B") & (pl.col("banker_points") == 6))["round"]
+    sixes = (rounds.filter(banker_six(pl.col("winner"), pl.col("banker_points")))["round"]
              if six else rounds["round"][:0])  # fmt: skip
-    for name in ("bead_plate", "big_road"):
+    for name in (Road.BEAD_PLATE, Road.BIG_ROAD):
         out[name] = out[name].with_columns(six=pl.col("round").is_in(sixes.implode()))
     if lead:
         first = (pl.col("col") == 0) & (pl.col("row") == 0)
-        out["big_road"] = out["big_road"].with_columns(
+        out[Road.BIG_ROAD] = out[Road.BIG_ROAD].with_columns(
             ties=pl.when(first).then(pl.col("ties") - lead).otherwise(pl.col("ties"))
         )
     return out, lead
@@ -842,9 +876,9 @@ def _ask_marks(rounds: pl.DataFrame, ask: str, rows: int) -> dict[str, pl.DataFr
 
 
 def _road_traces(name: str, road: pl.DataFrame, px: float, lang: str) -> list[dict[str, Any]]:
-    if name == "bead_plate":
+    if name == Road.BEAD_PLATE:
         return _bead_traces(road, px, lang=lang)
-    if name == "big_road":
+    if name == Road.BIG_ROAD:
         return _big_road_traces(road, px, False)
     return _derived_traces(road, name, px)
 
@@ -853,9 +887,9 @@ def _ghost_traces(
     name: str, cells: pl.DataFrame, cell_px: float, lang: str = "en"
 ) -> list[dict[str, Any]]:
     """The marks of one road's ask cell, faint; ``cell_px`` is that road's cell."""
-    if name == "bead_plate":
+    if name == Road.BEAD_PLATE:
         traces = _bead_traces(cells, cell_px, lang)
-    elif name == "big_road":
+    elif name == Road.BIG_ROAD:
         traces = _big_road_traces(cells, cell_px, mini=True)
     else:
         traces = _derived_traces(cells, name, cell_px)

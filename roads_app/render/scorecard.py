@@ -17,10 +17,12 @@ import polars as pl
 
 from roads_app.bets.tables import load_table
 from roads_app.errors import RoadsAppError, StorageError
+from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta
 from roads_app.i18n import DEFAULT, word
 from roads_app.render.board import board_figure
 from roads_app.render.flags import flags_line
+from roads_app.render.fonts import TEXT_FONT, fonts_with_ours
 from roads_app.roads.stats import flag_counts, shoe_stats
 
 HEADER_PX = 104
@@ -32,7 +34,7 @@ def counts_text(rounds: pl.DataFrame, lang: str = DEFAULT) -> str:
     """``Banker 10 · Player 16 · Tie 4 · Hands 30 · Pairs: … · Naturals: …`` (Plotly text)."""
     s = shoe_stats(rounds)
     flags = flag_counts(rounds)
-    shown = (("B", "banker"), ("P", "player"), ("T", "tie"), ("hands", "rounds"))
+    shown = (*((w, w.word) for w in Winner), ("hands", "rounds"))
     parts = [f"{word(w, lang)} <b>{s[k]}</b>" for w, k in shown]
     parts += [_bold(flags_line(flags, group, lang)) for group in ("pair", "natural")]
     return " · ".join(parts)
@@ -73,7 +75,7 @@ def scorecard_figure(
         fig.add_annotation(
             text=text, xref="paper", yref="paper", x=0, xanchor="left", yanchor="top",
             y=1 + y_px / plot_h, showarrow=False, align="left",
-            font={"size": size, "color": "#222"},
+            font={"size": size, "color": "#222", "family": TEXT_FONT},
         )  # fmt: skip
         y_px -= size + 14
     fig.update_layout(meta={**(fig.layout.meta or {}), "scorecard": True})
@@ -87,9 +89,13 @@ PNG_ATTEMPTS = 3
 the machine is busy ("kaleido_scopes is not defined"); the same drawing is tried again."""
 
 
-def board_png(rounds: pl.DataFrame, meta: ShoeMeta | None = None, title: str = "") -> bytes:
+def board_png(
+    rounds: pl.DataFrame, meta: ShoeMeta | None = None, title: str = "", *, lang: str = DEFAULT
+) -> bytes:
     """The scorecard as a PNG: the dashboard's own board figure under a header of the
-    shoe's name, table, decks, date and counts (`render.scorecard`), rendered by kaleido.
+    shoe's name, table, decks, date and counts (`render.scorecard`), rendered by kaleido,
+    in ``lang`` (the page's language), its Chinese drawn with our own font whatever
+    fonts the machine has (`render.fonts`).
 
     ``title`` names a shoe given without its ``meta``.
     """
@@ -105,12 +111,13 @@ def board_png(rounds: pl.DataFrame, meta: ShoeMeta | None = None, title: str = "
             table_title = load_table(meta.rules).title
         except RoadsAppError:
             table_title = None  # its rules file is gone: the table's name is said instead
-    fig = scorecard_figure(rounds, meta, table_title, width_px=PNG_WIDTH_PX)
+    fig = scorecard_figure(rounds, meta, table_title, width_px=PNG_WIDTH_PX, lang=lang)
     for attempt in range(PNG_ATTEMPTS):
         try:
             # The whole shoe laid out for a 1400 px page and drawn at twice that: a
             # print-worthy sheet, every road whole, the same figure the dashboard shows.
-            return pio.to_image(fig, format="png", scale=PNG_SCALE)
+            with fonts_with_ours():
+                return pio.to_image(fig, format="png", scale=PNG_SCALE)
         except Exception as e:  # kaleido or Chromium missing / failing
             first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
             if attempt + 1 < PNG_ATTEMPTS and "is not defined" in first:

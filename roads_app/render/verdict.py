@@ -1,7 +1,7 @@
 """A backtest's verdict in words: the engine decides (`sim.backtest.judge`), the pages
 and the CLI say it in the page's language from the catalogue's ``verdict_...`` sentences.
 
->>> from roads_app.sim.backtest import judge
+>>> from roads_app.sim.measures import judge
 >>> verdict_text(judge(-0.01, (-0.02, 0.0), -0.0106, 100))[:36]
 'Measured -1.000% per unit wagered ov'
 >>> "Within chance" in verdict_text(judge(-0.01, (-0.02, 0.0), -0.0106, 100))
@@ -11,8 +11,8 @@ True
 from __future__ import annotations
 
 from roads_app.i18n import DEFAULT, word
-from roads_app.sim.backtest import Finding, Verdict, pct
 from roads_app.sim.good_road_study import PatternFigures, StudyFinding, finding
+from roads_app.sim.measures import Finding, Verdict, pct
 
 
 def verdict_text(v: Verdict, lang: str = DEFAULT) -> str:

@@ -47,8 +47,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError, quote, validation_message
-from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Winner
+from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Side, Winner
 from roads_app.messages import Message
+from roads_app.places import RULES_DIR, user_tables_dir
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -81,16 +82,17 @@ class Invite(StrEnum):
         return 0 if self is Invite.CONTINUE else 1
 
 
-class Side(StrEnum):
-    """A constraint's side."""
+class ColumnSide(StrEnum):
+    """The side a pattern's column must be: Banker, Player (the hand's `Side` letters),
+    or either."""
 
-    B = "B"
-    P = "P"
+    BANKER = Side.BANKER.value
+    PLAYER = Side.PLAYER.value
     ANY = "any"
 
     @property
     def code(self) -> int:
-        return {Side.B: SIDE_B, Side.P: SIDE_P, Side.ANY: SIDE_ANY}[self]
+        return SIDE_ANY if self is ColumnSide.ANY else Side(self.value).code
 
 
 # --- the rule -----------------------------------------------------------------------------
@@ -170,7 +172,7 @@ def invited_side(
 class Constraint:
     """One column of a pattern: its side and its height (exactly, or at least)."""
 
-    side: Side
+    side: ColumnSide
     length: int
     at_least: bool
 
@@ -289,7 +291,7 @@ def _constraint(text: str, where: str) -> Constraint:
     if not 1 <= length <= MAX_LENGTH:
         raise RulesError(Message("msg_gr_column_length", where=where, text=quote(text),
                                  most=MAX_LENGTH))  # fmt: skip
-    return Constraint(Side(side), length, op == ">=")
+    return Constraint(ColumnSide(side), length, op == ">=")
 
 
 def parse_catalogue(text: str, where: str) -> Catalogue:
@@ -317,15 +319,11 @@ def parse_catalogue(text: str, where: str) -> Catalogue:
 
 
 def default_path() -> Path:
-    from roads_app.bets.tables import RULES_DIR
-
     return RULES_DIR / CATALOGUE_DIR / "default.toml"
 
 
 def user_path() -> Path:
     """Where a player's own catalogue lives: ``<tables folder>/good_roads/catalogue.toml``."""
-    from roads_app.bets.tables import user_tables_dir
-
     return user_tables_dir() / CATALOGUE_DIR / USER_FILE
 
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from roads_app.errors import RoundError, quote
+from roads_app.game.hand import Side
 from roads_app.messages import Message
 
 SPEEDS: dict[str, float] = {"0.5 / s": 0.5, "1 / s": 1.0, "2 / s": 2.0, "5 / s": 5.0}
@@ -61,12 +62,12 @@ def reveal_steps(player_cards: Sequence[str], banker_cards: Sequence[str]) -> li
             "dealt face down",
         )
     ]
-    for side, i in (("P", 0), ("B", 0), ("P", 1), ("B", 1)):
-        if side == "P":
+    for side, i in ((Side.PLAYER, 0), (Side.BANKER, 0), (Side.PLAYER, 1), (Side.BANKER, 1)):
+        if side is Side.PLAYER:
             p[i] = player_cards[i]
         else:
             b[i] = banker_cards[i]
-        steps.append(shot(f"{'Player' if side == 'P' else 'Banker'} card {i + 1}"))
+        steps.append(shot(f"{side.name.title()} card {i + 1}"))
     if len(player_cards) == 3:
         p[2] = player_cards[2]
         steps.append(shot("Player third card"))

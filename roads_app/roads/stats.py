@@ -20,10 +20,11 @@ from typing import Any
 import polars as pl
 
 from roads_app.errors import RoundError
+from roads_app.game.hand import Side, Winner
 from roads_app.messages import Message
 from roads_app.roads.grids import check_rounds
 
-_SIDE = pl.Enum(["B", "P"])
+_SIDE = pl.Enum([s.value for s in Side])
 _FLAG_COUNTS = {
     "banker_pairs": "banker_pair",
     "player_pairs": "player_pair",
@@ -71,7 +72,7 @@ def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
     """Cumulative counts and the current streak after each round, per shoe."""
     w = pl.col("winner")
     new_shoe = pl.col("shoe").diff().fill_null(1) != 0
-    bp = w != "T"
+    bp = w != Winner.TIE
     side = pl.when(bp).then(w.cast(pl.String)).cast(_SIDE).forward_fill()
     return (
         lf.with_columns(
@@ -79,9 +80,9 @@ def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
             _side=side,
         )
         .with_columns(
-            banker=_cum_within(w == "B", pl.col("_new_shoe")),
-            player=_cum_within(w == "P", pl.col("_new_shoe")),
-            tie=_cum_within(w == "T", pl.col("_new_shoe")),
+            banker=_cum_within(w == Winner.BANKER, pl.col("_new_shoe")),
+            player=_cum_within(w == Winner.PLAYER, pl.col("_new_shoe")),
+            tie=_cum_within(w == Winner.TIE, pl.col("_new_shoe")),
             **{
                 name: _cum_within(pl.col(flag).fill_null(False), pl.col("_new_shoe"))
                 for name, flag in _FLAG_COUNTS.items()
@@ -125,9 +126,9 @@ def shoe_stats_many(rounds: pl.DataFrame) -> pl.DataFrame:
         .group_by("shoe", maintain_order=True)
         .agg(
             rounds=n,
-            banker=(w == "B").sum().cast(pl.Int32),
-            player=(w == "P").sum().cast(pl.Int32),
-            tie=(w == "T").sum().cast(pl.Int32),
+            banker=(w == Winner.BANKER).sum().cast(pl.Int32),
+            player=(w == Winner.PLAYER).sum().cast(pl.Int32),
+            tie=(w == Winner.TIE).sum().cast(pl.Int32),
             **{
                 name: pl.when(pl.col(flag).is_not_null().any())
                 .then(pl.col(flag).sum())
@@ -136,8 +137,8 @@ def shoe_stats_many(rounds: pl.DataFrame) -> pl.DataFrame:
             },
             streak_side=pl.col("streak_side").last(),
             streak=pl.col("streak").last(),
-            longest_banker=pl.col("streak").filter(pl.col("streak_side") == "B").max(),
-            longest_player=pl.col("streak").filter(pl.col("streak_side") == "P").max(),
+            longest_banker=pl.col("streak").filter(pl.col("streak_side") == Winner.BANKER).max(),
+            longest_player=pl.col("streak").filter(pl.col("streak_side") == Winner.PLAYER).max(),
         )
         .with_columns(
             pl.col("longest_banker", "longest_player").fill_null(0).cast(pl.Int32),
@@ -237,3 +238,15 @@ def flag_counts(rounds: pl.DataFrame) -> dict[str, FlagCount]:
     ).row(0, named=True)
     n = int(row["_rounds"])
     return {f: FlagCount(int(row[f"{f}_hits"] or 0), int(row[f"{f}_recorded"]), n) for f in FLAGS}
+
+
+def side_now(winners: list[str]) -> Side:
+    """The big road's side now: the last result that was not a tie (Banker before any).
+    A good-road badge takes its colour.
+
+    >>> side_now(["P", "B", "T"]), side_now(["T"]), side_now([])
+    (<Side.BANKER: 'B'>, <Side.BANKER: 'B'>, <Side.BANKER: 'B'>)
+    >>> side_now(["B", "P", "T", "T"])
+    <Side.PLAYER: 'P'>
+    """
+    return next((Side(w) for w in reversed(winners) if w != Winner.TIE), Side.BANKER)

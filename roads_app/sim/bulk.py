@@ -27,13 +27,14 @@ from numba import njit, prange
 from roads_app.errors import RoundError, whole_number
 from roads_app.game import cards as playing_cards
 from roads_app.game import hand as game_hand
-from roads_app.game.hand import RANK_PAIR, WINNERS, natural, pair_state, winner_of
+from roads_app.game.hand import RANK_PAIR, WINNERS, hand_total, natural, pair_state, winner_of
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, ShoeMeta
 from roads_app.game.shoe import (
     POINTS_BY_CARD,
     ShoeOptions,
     check_seed,
     deal_rows,
+    most_hands,
     simulated_meta,
 )
 from roads_app.jit_cache import depends_on, load_lean
@@ -114,7 +115,7 @@ def deal_batch(seed: int, options: ShoeOptions, first_shoe: int, n_shoes: int) -
     per = options.cards - 1  # raw draws per shoe
     state, inc = pcg64.pcg_start(check_seed(seed), first_shoe * per)
     jump_a, jump_c = (pcg64.halves(x) for x in pcg64.jump(per, inc))
-    most = options.cards // 4 + 1
+    most = most_hands(options.cards)
     cards = np.full((n_shoes, most, 6), -1, dtype=np.int8)
     out = np.zeros((n_shoes, 2), dtype=np.int64)
     with KERNEL_LOCK:
@@ -160,15 +161,15 @@ def _round_columns(
         )
         p2v = pts[p2] if p2 >= 0 else 0
         b2v = pts[b2] if b2 >= 0 else 0
-        p = (pts[p0] + pts[p1] + p2v) % 10
-        b = (pts[b0] + pts[b1] + b2v) % 10
+        p = hand_total(pts[p0] + pts[p1] + p2v)
+        b = hand_total(pts[b0] + pts[b1] + b2v)
         points[0, i] = p
         points[1, i] = b
         winner[i] = winner_of(b, p)
         flags[0, i] = pair_state(p0, p1) >= RANK_PAIR
         flags[1, i] = pair_state(b0, b1) >= RANK_PAIR
-        flags[2, i] = natural((pts[p0] + pts[p1]) % 10)
-        flags[3, i] = natural((pts[b0] + pts[b1]) % 10)
+        flags[2, i] = natural(hand_total(pts[p0] + pts[p1]))
+        flags[3, i] = natural(hand_total(pts[b0] + pts[b1]))
         for side in range(2):
             at = offsets[side, i]
             for k in range(3 * side, 3 * side + 3):

@@ -29,7 +29,7 @@ from numba import njit, prange
 from roads_app.bets.tables import Table
 from roads_app.errors import StrategyError
 from roads_app.game import hand, shoe
-from roads_app.game.hand import W_TIE, WINNERS, play_index, winner_of
+from roads_app.game.hand import W_TIE, WINNERS, Side, play_index, winner_of
 from roads_app.game.shoe import (
     POINTS_BY_CARD,
     check_seed,
@@ -385,7 +385,7 @@ def _ratio_ci(
     n: int, x: Any, w: Any, xx: Any, xw: Any, ww: Any, level: float
 ) -> tuple[float, float] | None:
     """The backtest's ratio estimator (`backtest.ratio_ci_of`) on exact totals."""
-    from roads_app.sim.backtest import Totals, ratio_ci_of
+    from roads_app.sim.measures import Totals, ratio_ci_of
 
     t = Totals(n, 0, 0, 0, (n, 0, 0, 0), {
         "wagered": w, "net": x, "final": 0, "net_net": xx, "net_wagered": xw,
@@ -434,7 +434,7 @@ class PatternFigures:
 
 def figures(part: Part, table: Table, level: float = 0.95) -> list[PatternFigures]:
     """Per pattern: the shares, the next result, and the EV with its interval at ``level``."""
-    from roads_app.sim.backtest import exact_evs
+    from roads_app.sim.measures import exact_evs
 
     edges = exact_evs(table)
     out = []
@@ -507,7 +507,7 @@ class Study:
     patterns: list[PatternFigures]
 
     def to_dict(self, say: SayPattern) -> dict[str, Any]:
-        from roads_app.sim.backtest import exact_evs
+        from roads_app.sim.measures import exact_evs
 
         edges = exact_evs(self.table)
         return {
@@ -539,8 +539,9 @@ class Study:
             ci = "-" if f.ci is None else f"{f.ci[0] * 100:+.2f}% to {f.ci[1] * 100:+.2f}%"
             lines.append(
                 f"{f.key:<24}{pc(f.share_of_rounds):>8}{pc(f.share_of_shoes):>8}"
-                f"{f.longest_run:>5}{pc(f.next_share['B']):>8}{pc(f.exact_next['B']):>8}"
-                f"{pc(f.next_share['P']):>8}{pc(f.exact_next['P']):>8}{f.bets:>11,}"
+                f"{f.longest_run:>5}"
+                + "".join(f"{pc(f.next_share[s]):>8}{pc(f.exact_next[s]):>8}" for s in Side)
+                + f"{f.bets:>11,}"
                 f"{'-' if f.ev is None else f'{f.ev * 100:+.2f}%':>9}  {ci}"
             )
         lines.append("")

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from roads_app.bets.spec import KIND_NAMES, KINDS, unit_returns
-from roads_app.bets.tables import Table
+from roads_app.bets.tables import NEVER_CLOSES, Table
 from roads_app.game import cards, drawing, hand, shoe
 from roads_app.game.hand import (
     N_PAIR,
@@ -51,6 +51,7 @@ from roads_app.game.shoe import (
     first_hand_at,
     hand_cards,
     hand_start,
+    most_hands,
 )
 from roads_app.jit_cache import depends_on
 from roads_app.roads import derived, good_roads
@@ -126,7 +127,7 @@ def make_plan(strategy: Strategy, resolved: Resolved, table: Table) -> Plan:
     net_play = np.zeros((N_BETS, N_PLAY))
     net_pair = np.zeros((N_BETS, N_PAIR))
     on_pairs = np.zeros(N_BETS, dtype=np.bool_)
-    closes = np.full(N_BETS, np.iinfo(np.int64).max, dtype=np.int64)
+    closes = np.full(N_BETS, NEVER_CLOSES, dtype=np.int64)
     for b, bet in table.bets.items():
         i = BET_INDEX[b]
         kind = KINDS[b]
@@ -174,23 +175,6 @@ def _unit_net(
     return net_pair[bet, pair] if on_pairs[bet] else net_play[bet, play]
 
 
-@njit(cache=True, inline="always")
-def _ask_banker(lengths: np.ndarray, n_streaks: int, side: int, k: int) -> int:
-    """Colour a next Banker result would add to derived road k (RED, BLUE or NO_MARK).
-
-    ``lengths`` are the logical big-road columns as they stand (``lengths[n_streaks-1]``
-    the current one): Banker continues the current column after Banker, else it opens
-    the next one (`roads_app.roads.derived.next_colour`, inlined).
-    """
-    return derived.next_colour(lengths, n_streaks, n_streaks, side == W_BANKER, k)
-
-
-@njit(cache=True, inline="always")
-def _road_step(lengths: np.ndarray, n_streaks: int, side: int, w: int) -> tuple[int, int]:
-    """Add a result to the logical big road (streak lengths); ties add nothing."""
-    return good_roads.add_result(lengths, n_streaks, side, w)
-
-
 @njit(cache=True)
 def ask_banker_before(winners: np.ndarray, k: int) -> np.ndarray:
     """Per round, the colour derived road ``k`` would add if that round were Banker
@@ -202,8 +186,9 @@ def ask_banker_before(winners: np.ndarray, k: int) -> np.ndarray:
     n_streaks = 0
     side = -1
     for h in range(n):
-        out[h] = _ask_banker(lengths, n_streaks, side, k)
-        n_streaks, side = _road_step(lengths, n_streaks, side, winners[h])
+        # a next Banker continues the current column after Banker, else opens the next one
+        out[h] = derived.next_colour(lengths, n_streaks, n_streaks, side == W_BANKER, k)
+        n_streaks, side = good_roads.add_result(lengths, n_streaks, side, winners[h])
     return out
 
 
@@ -215,7 +200,7 @@ def deal_cards_kernel(
     n = decks * 52
     order = np.empty(n, dtype=np.int8)
     _shuffle(start[0], start[1], inc[0], inc[1], order)
-    most = n // 4 + 1
+    most = most_hands(n)
     out = np.empty((most, 6), dtype=np.int64)
     h, _, _ = deal_rows(order, cut, burn, burn_between, out, np.empty(most, dtype=np.int8))
     return out[:h]
@@ -267,7 +252,7 @@ def _run_kernel(
     net_play, net_pair, on_pairs, slot_of = tables
     out_int, out_float, out_slot, paths = out
     n = decks * 52
-    most = n // 4 + 1
+    most = most_hands(n)
     n_side = plan.side_bets.shape[0]
     n_slots = out_slot.shape[1]
     width = paths.shape[1]
@@ -347,7 +332,7 @@ def _run_kernel(
                 if stop != session.STOP_NONE:
                     stop_hand = rnd
             # --- the road, for the next hand's choice
-            n_streaks, side = _road_step(lengths, n_streaks, side, w)
+            n_streaks, side = good_roads.add_result(lengths, n_streaks, side, w)
             if s < n_paths and h < width:
                 paths[s, h] = bankroll
             h += 1
@@ -410,11 +395,6 @@ KERNEL_LOCK = threading.Lock()
 concurrent launches, and the dashboard serves several sessions from threads."""
 
 
-def path_width(options: ShoeOptions) -> int:
-    """Most hands a shoe can hold (4 cards a hand at least), the width of a bankroll path."""
-    return options.cards // 4 + 1
-
-
 def run_fast(
     plan: Plan,
     seed: int,
@@ -437,7 +417,7 @@ def run_fast(
     inc_halves = np.array(_halves(inc))
     jump_a, jump_c = (_halves(x) for x in _jump(per, inc))
     n_slots = len(plan.slots)
-    width = path_width(opts)
+    width = most_hands(opts.cards)
     out_int = np.zeros((n_shoes, 4), dtype=np.int64)
     out_float = np.zeros((n_shoes, 3))
     out_slot = np.zeros((n_shoes, n_slots, 2))

@@ -19,7 +19,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from roads_app.bets import tables
 from roads_app.bets.spec import KIND_NAMES
+from roads_app.bets.tables import NEVER_CLOSES, closed_after
 from roads_app.game import hand
 from roads_app.game.hand import W_BANKER, Side
 from roads_app.jit_cache import depends_on
@@ -27,7 +29,7 @@ from roads_app.roads import derived, good_roads
 from roads_app.roads.derived import BLUE, RED
 
 # The session's functions compile in the road rules they read.
-depends_on(__file__, hand, derived, good_roads)
+depends_on(__file__, hand, tables, derived, good_roads)
 
 SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD, SEL_GOOD_ROAD = 0, 1, 2, 3, 4
 """The selections (`roads_app.sim.strategies`' classes carry their code): the same bet,
@@ -60,7 +62,7 @@ class Plan(NamedTuple):
 
 
 BANKER, PLAYER = KIND_NAMES.index(Side.BANKER.word), KIND_NAMES.index(Side.PLAYER.word)
-_OPEN = np.full(len(KIND_NAMES), np.iinfo(np.int64).max, dtype=np.int64)
+_OPEN = np.full(len(KIND_NAMES), NEVER_CLOSES, dtype=np.int64)
 _NONE_F, _NONE_I = np.zeros(0), np.zeros(0, dtype=np.int64)
 
 
@@ -102,7 +104,7 @@ def select(
         invited = good_roads.invited_side(lengths, n_streaks, side, patterns, param)
         if invited >= 0:
             bet = BANKER if invited == W_BANKER else PLAYER
-    if bet >= 0 and rnd > plan.closes[bet]:
+    if bet >= 0 and closed_after(rnd, plan.closes[bet]):
         bet = -1
     return bet
 
@@ -129,7 +131,7 @@ def stake_for(plan: Plan, level: int, bankroll: float) -> float:
 def side_fits(plan: Plan, i: int, rnd: int, avail: float) -> bool:
     """Whether side bet ``i`` is placed on round ``rnd`` with ``avail`` left after the
     main bet and the side bets before it: open, and paid for in full."""
-    return rnd <= plan.closes[plan.side_bets[i]] and plan.side_stakes[i] <= avail
+    return not closed_after(rnd, plan.closes[plan.side_bets[i]]) and plan.side_stakes[i] <= avail
 
 
 @njit(cache=True, inline="always")

@@ -57,7 +57,7 @@ from roads_app.game.hand import Side
 from roads_app.messages import Message
 from roads_app.roads import good_roads
 from roads_app.roads.good_roads import Catalogue
-from roads_app.roads.names import DERIVED
+from roads_app.roads.names import DERIVED, Road
 from roads_app.sim import session
 
 # The selections' codes, and the rule each follows, are the session's (`session.select`).
@@ -180,7 +180,7 @@ class FollowRoad(Selection):
     red once the road has marks; before that, no bet.
     """
 
-    road: str = "big_eye_boy"
+    road: str = Road.BIG_EYE_BOY
     code: ClassVar[int] = SEL_ROAD
 
     def __post_init__(self) -> None:
@@ -471,7 +471,7 @@ def make_strategy(
     *,
     bet: str | None = None,
     after: int = 3,
-    road: str = "big_eye_boy",
+    road: str = Road.BIG_EYE_BOY,
     wins: int = 3,
     progression: str = "flat",
     pattern: str = "any",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from roads_app.bets.ledger import BETS_SCHEMA, KINDS, with_placement
+from roads_app.bets.ledger import BETS_SCHEMA, HISTORY_KINDS, with_placement
 from roads_app.errors import StorageError, quote
 from roads_app.messages import Message
 from roads_app.store.connection import Database
@@ -74,8 +74,9 @@ class Bets:
 
 
 def check_kind(kind: str) -> None:
-    if kind not in KINDS:
-        raise StorageError(Message("msg_bet_kind", kind=quote(kind), kinds=", ".join(KINDS)))
+    if kind not in HISTORY_KINDS:
+        raise StorageError(Message("msg_bet_kind", kind=quote(kind),
+                                   kinds=", ".join(HISTORY_KINDS)))  # fmt: skip
 
 
 def _bets_action(old: pl.DataFrame, new: pl.DataFrame) -> str:

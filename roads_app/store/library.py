@@ -20,6 +20,7 @@ import polars as pl
 
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
+from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.messages import Message
@@ -359,9 +360,9 @@ def counts(rounds: pl.DataFrame) -> dict[str, Any]:
     (2, 1, 1, 4, 0)
     """
     row = rounds.select(
-        B=(pl.col("winner") == "B").sum(),
-        P=(pl.col("winner") == "P").sum(),
-        T=(pl.col("winner") == "T").sum(),
+        B=(pl.col("winner") == Winner.BANKER).sum(),
+        P=(pl.col("winner") == Winner.PLAYER).sum(),
+        T=(pl.col("winner") == Winner.TIE).sum(),
         rounds=pl.len(),
     ).row(0, named=True)
     return {**{k: int(v or 0) for k, v in row.items()}, "flags": stats.flag_counts(rounds)}

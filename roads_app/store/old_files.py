@@ -11,7 +11,7 @@ import logging
 import sqlite3
 from datetime import UTC, datetime
 
-from roads_app.bets.ledger import KINDS
+from roads_app.bets.ledger import HISTORY_KINDS
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.store import files
@@ -55,7 +55,7 @@ def import_old_files(c: sqlite3.Connection, shoes: Shoes, bets: Bets) -> int:
         seen.add(meta.id)
         when = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
         shoes.insert(c, meta, rounds, "imported", f"from {path.name}", updated=when)
-        for kind in KINDS:
+        for kind in HISTORY_KINDS:
             side = bets_from.with_name(f"{bets_from.stem}.{kind}.parquet")
             if side.exists():
                 try:

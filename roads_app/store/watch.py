@@ -1,18 +1,29 @@
 """One watcher of the store per server process: what changed, told to whoever follows.
 
-Why: every open page (a scoreboard, a display, the wall of tables) must show a result
-within a second whoever wrote it (a tab, the CLI, the HTTP API, another server on the
-same folder). Each page asking the database a few times a second costs the server a
-script run per page per poll; here one thread per process asks SQLite one question,
-``PRAGMA data_version`` (which changes when *another* connection committed, in this
-process or any other), on its own connection that never writes, every `INTERVAL_S`.
-Only when it moved does it read the shoes' versions (one small query) and tell the
-followers which shoes changed. An idle followed page costs nothing beyond that one
-pragma for the whole process.
+Why: every follower (a scoreboard, a display, the wall of tables, each of the API's
+event streams) must see a result within a second whoever wrote it (a tab, the CLI, the
+HTTP API, another server on the same library). Each follower asking the database a few
+times a second costs a query per follower per poll; here one thread per process learns
+what changed from one *source* and tells the followers which shoes changed:
+
+* SQLite (`SqliteSource`): ``PRAGMA data_version`` on a connection of its own that
+  never writes, every `INTERVAL_S` (or at once when this process wrote: `Watcher.poke`).
+  It changes when *another* connection committed, in this process or any other; only
+  then are the shoes' versions read (one small query).
+* PostgreSQL (`PgSource`): ``LISTEN roads_app_shoes`` on a connection of its own in
+  autocommit. Every change that bumps a shoe's version also sends
+  ``NOTIFY roads_app_shoes, '<shoe id> <version>'`` in its own transaction, so the
+  notification arrives when the change is committed, on every host; only the shoes
+  named are read. A listener that lost its connection (the server restarted, the
+  network dropped) connects again and reads every shoe's version, so no change made
+  while it was away is missed.
+
+An idle followed page costs nothing beyond the source's wait for the whole process.
 
 Followers are callbacks (`Watcher.subscribe`), called on the watcher's thread with the
 change's sequence number and the ids that changed; a callback must only hand the news
-on (an event loop's ``call_soon_threadsafe``), never do work there.
+on (an event loop's ``call_soon_threadsafe``), never do work there. A write never waits
+for them: the watcher learns of a change after its commit, on its own thread.
 """
 
 from __future__ import annotations
@@ -20,21 +31,40 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
 import sqlite3
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Protocol
 
-from roads_app.store.db import BUSY_TIMEOUT_S, db_path
+from roads_app.store.connection import BUSY_TIMEOUT_S, db_path
 
 log = logging.getLogger(__name__)
 
 INTERVAL_S = 0.05
-"""How often the watcher asks SQLite whether anything was committed (a pragma: microseconds)."""
+"""How often the SQLite source asks whether anything was committed (a pragma: microseconds)."""
+
+CHANNEL = "roads_app_shoes"
+"""The PostgreSQL channel every version bump is announced on (payload: id, space, version)."""
+
+PG_CHECK_S = 5.0
+"""A quiet PostgreSQL listener asks the server a trivial question this often: a connection
+that died without a word (a host gone, a cable pulled) is noticed and made again."""
+
+RECONNECT_S = (0.1, 0.2, 0.5, 1.0, 2.0)
+"""Waits between attempts to reach the database again (the last one repeats)."""
 
 Listener = Callable[[int, frozenset[str]], None]
+
+ALL = None
+"""What a source says when anything may have changed: every shoe is read again."""
+
+News = Mapping[str, int | None] | None
+"""A source's answer: shoe id -> announced version (None: unknown), or `ALL`."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +80,218 @@ class ShoeNow:
     modified: float = 0.0
 
 
-class Watcher:
-    """Watches one data folder's ``roads.db`` from a daemon thread (`start`)."""
+class Source(Protocol):
+    """Where the watcher learns that shoes changed, and reads them."""
 
-    def __init__(self, data_dir: Path | str, interval_s: float = INTERVAL_S) -> None:
-        self.path = db_path(data_dir)
+    errors: tuple[type[BaseException], ...]
+    """What a lost or busy database raises here (the watcher then starts over)."""
+
+    def wait(self, timeout: float) -> News:
+        """Up to ``timeout`` seconds for news: ``{}`` for none, the ids announced, or
+        `ALL` (after connecting, the first time and after a lost connection)."""
+        ...
+
+    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
+        """The shoes not in the trash, all of them (``ids`` None) or of those ids."""
+        ...
+
+    def wake(self) -> None:
+        """End a `wait` now (something was written here, or the watcher stops)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+_COLUMNS = "id, version, ended IS NOT NULL, rounds, source, updated"
+
+
+def _shoe_now(row: tuple[Any, ...]) -> tuple[str, ShoeNow]:
+    return str(row[0]), ShoeNow(int(row[1]), bool(row[2]), int(row[3]), str(row[4]),
+                                _epoch(row[5]))  # fmt: skip
+
+
+class SqliteSource:
+    """``PRAGMA data_version`` on ``roads.db``: ALL whenever another connection committed."""
+
+    errors = (sqlite3.Error,)
+
+    def __init__(self, path: Path, interval_s: float = INTERVAL_S) -> None:
+        self.path = path
+        self.interval_s = interval_s
+        self._con: sqlite3.Connection | None = None
+        self._data_version: int | None = None
+        self._woken = threading.Event()
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._con is None:
+            self._con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                        check_same_thread=False)  # fmt: skip
+            self._con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        return self._con
+
+    def wait(self, timeout: float) -> News:
+        if timeout > 0 and self._woken.wait(min(timeout, self.interval_s)):
+            self._woken.clear()
+        data_version = int(self._connect().execute("PRAGMA data_version").fetchone()[0])
+        if data_version == self._data_version:
+            return {}
+        self._data_version = data_version
+        return ALL
+
+    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
+        rows = self._connect().execute(
+            f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL"
+        ).fetchall()
+        return dict(map(_shoe_now, rows))
+
+    def wake(self) -> None:
+        self._woken.set()
+
+    def close(self) -> None:
+        if self._con is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._con.close()
+        self._con, self._data_version = None, None
+
+
+def libpq_url(url: str) -> str:
+    """A database URL as libpq takes it: SQLAlchemy's driver suffix dropped.
+
+    >>> libpq_url("postgresql+psycopg://u@h:5/db")
+    'postgresql://u@h:5/db'
+    >>> libpq_url("postgres://h/db")
+    'postgres://h/db'
+    """
+    scheme, sep, rest = url.partition("://")
+    return scheme.split("+", 1)[0] + sep + rest
+
+
+def is_postgres(url: str | None) -> bool:
+    """Whether a library URL names a PostgreSQL server (else: the SQLite file)."""
+    return bool(url) and libpq_url(url).split("://", 1)[0] in ("postgresql", "postgres")  # type: ignore[arg-type]
+
+
+class PgSource:
+    """``LISTEN roads_app_shoes`` on a connection of its own (psycopg 3, autocommit).
+
+    A notification's payload is ``'<shoe id> <version>'``; one that does not parse is
+    taken as news of every shoe. After (re)connecting, the first `wait` says `ALL`.
+    The password is never logged: only psycopg's own message, which does not hold it.
+    """
+
+    def __init__(self, url: str, check_s: float = PG_CHECK_S) -> None:
+        import psycopg
+
+        self.errors = (psycopg.Error, OSError)
+        self._url = libpq_url(url)
+        self.check_s = check_s
+        self._con: Any = None
+        self._fresh = False
+        self._quiet_since = time.monotonic()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self.pid: int | None = None
+        """The listening connection's server process (tests end it to cut the line)."""
+
+    def __str__(self) -> str:
+        return "the PostgreSQL library"
+
+    def _connect(self) -> Any:
+        if self._con is None:
+            import psycopg
+
+            con = psycopg.connect(self._url, autocommit=True, connect_timeout=5,
+                                  keepalives=1, keepalives_idle=5, keepalives_interval=2,
+                                  keepalives_count=3)  # fmt: skip
+            try:
+                con.execute(f"LISTEN {CHANNEL}")
+            except BaseException:
+                con.close()
+                raise
+            self._con, self._fresh, self.pid = con, True, con.info.backend_pid
+            self._quiet_since = time.monotonic()
+        return self._con
+
+    def wait(self, timeout: float) -> News:
+        con = self._connect()
+        if self._fresh:  # connected now: whatever happened while away is read in full
+            self._fresh = False
+            return ALL
+        news: dict[str, int | None] = {}
+        every = False
+        # the notifications already received, then a wait on the socket (or a wake)
+        for n in con.notifies(timeout=0):
+            every |= _announce(news, n.payload)
+        if not news and not every and timeout > 0:
+            ready, _, _ = select.select([con.fileno(), self._wake_r], [], [], timeout)
+            if self._wake_r in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self._wake_r, 4096)
+            for n in con.notifies(timeout=0):
+                every |= _announce(news, n.payload)
+        if every:
+            return ALL
+        if news:
+            self._quiet_since = time.monotonic()
+        elif time.monotonic() - self._quiet_since >= self.check_s:
+            con.execute("SELECT 1")  # raises on a dead line: the watcher connects again
+            self._quiet_since = time.monotonic()
+        return news
+
+    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
+        con = self._connect()
+        if ids is None:
+            rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL").fetchall()
+        else:
+            rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL "
+                               "AND id = ANY(%s)", (list(ids),)).fetchall()  # fmt: skip
+        return dict(map(_shoe_now, rows))
+
+    def wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._wake_w, b"x")
+
+    def close(self) -> None:
+        if self._con is not None:
+            with contextlib.suppress(Exception):
+                self._con.close()
+        self._con = None
+
+    def __del__(self) -> None:
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _announce(news: dict[str, int | None], payload: str) -> bool:
+    """Add one notification's shoe to ``news``; True when it does not parse (read all).
+
+    >>> got = {}
+    >>> _announce(got, "s1 7"), _announce(got, "s2"), _announce(got, "")
+    (False, False, True)
+    >>> got
+    {'s1': 7, 's2': None}
+    """
+    parts = payload.split()
+    if not parts or len(parts) > 2:
+        return True
+    version = int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else None
+    news[parts[0]] = version
+    return False
+
+
+class Watcher:
+    """Watches one library from a daemon thread (`start`): the SQLite file of a data
+    folder, or any `Source`."""
+
+    def __init__(self, where: Path | str | Source, interval_s: float = INTERVAL_S) -> None:
+        if isinstance(where, Path | str):
+            where = SqliteSource(db_path(where), interval_s)
+        self.source: Source = where
         self.interval_s = interval_s
         self.seq = 0
         """Bumped by every change the watcher saw (the wall follows this)."""
@@ -63,8 +300,6 @@ class Watcher:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._con: sqlite3.Connection | None = None
-        self._data_version: int | None = None
 
     # --- what followers read (any thread)
 
@@ -98,60 +333,73 @@ class Watcher:
         with self._lock:
             return len(self._listeners)
 
+    def poke(self) -> None:
+        """Look now rather than at the next tick (this process just wrote)."""
+        self.source.wake()
+
     # --- the thread
 
     def start(self) -> Watcher:
         """Read the shoes once (so followers have versions at once), then watch."""
-        self.poll()
+        try:
+            self.poll()
+        except self.source.errors as e:  # the thread tries again
+            log.warning("watching %s: %s", self.source, e)
+            self.source.close()
         self._thread = threading.Thread(target=self._run, name="roads-watch", daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
         self._stop.set()
+        self.source.wake()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
+        self.source.close()
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        failures = 0
+        while not self._stop.is_set():
             try:
-                self.poll()
-            except sqlite3.Error as e:  # a busy or vanished file: try again next tick
-                log.warning("watching %s: %s", self.path, e)
-                self._close()
+                self.poll(self.interval_s)
+                failures = 0
+            except Exception as e:  # busy, vanished, restarted: start over
+                if not isinstance(e, self.source.errors):  # a bug: said, and watched on
+                    log.exception("watching %s", self.source)
+                elif failures == 0:  # said once, not at every try
+                    log.warning("watching %s: %s", self.source, e)
+                self.source.close()
+                self._stop.wait(RECONNECT_S[min(failures, len(RECONNECT_S) - 1)])
+                failures += 1
 
-    def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                              check_same_thread=False)  # fmt: skip
-        con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        return con
-
-    def _close(self) -> None:
-        if self._con is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._con.close()
-        self._con, self._data_version = None, None
-
-    def poll(self) -> frozenset[str]:
-        """Look once; the ids that changed since the last look (also called by `start`)."""
-        if self._con is None:
-            self._con = self._connect()
-        con = self._con
-        data_version = int(con.execute("PRAGMA data_version").fetchone()[0])
-        if data_version == self._data_version:
-            return frozenset()
-        self._data_version = data_version
-        rows = con.execute(
-            "SELECT id, version, ended IS NOT NULL, rounds, source, updated FROM shoes "
-            "WHERE deleted IS NULL"
-        ).fetchall()
-        shoes = {r[0]: ShoeNow(int(r[1]), bool(r[2]), int(r[3]), str(r[4]), _epoch(r[5]))
-                 for r in rows}  # fmt: skip
+    def poll(self, timeout: float = 0.0) -> frozenset[str]:
+        """Look once (waiting up to ``timeout`` for news); the ids that changed since the
+        last look (also called by `start`)."""
+        news = self.source.wait(timeout)
+        if news is ALL:
+            fresh, replace = self.source.read(None), True
+        else:
+            with self._lock:
+                known = self._shoes
+                wanted = [k for k, v in news.items()
+                          if v is None or getattr(known.get(k), "version", None) != v]  # fmt: skip
+            if not wanted:
+                return frozenset()
+            fresh, replace = self.source.read(wanted), False
         with self._lock:
             old = self._shoes
-            changed = frozenset(
-                k for k in old.keys() | shoes.keys() if old.get(k) != shoes.get(k)
-            )
+            if replace:
+                shoes = fresh
+                keys = old.keys() | shoes.keys()
+            else:
+                shoes = dict(old)
+                for k in wanted:
+                    if k in fresh:
+                        shoes[k] = fresh[k]
+                    else:
+                        shoes.pop(k, None)
+                keys = set(wanted)
+            changed = frozenset(k for k in keys if old.get(k) != shoes.get(k))
             self._shoes = shoes
             if changed:
                 self.seq += 1
@@ -161,27 +409,46 @@ class Watcher:
                 try:
                     listener(seq, changed)
                 except Exception:  # a follower's bug must not stop the others' news
-                    log.exception("a follower of %s failed", self.path)
+                    log.exception("a follower of %s failed", self.source)
         return changed
 
 
-def _epoch(stamp: str | None) -> float:
-    """The store's ISO time stamp as epoch seconds (0 when missing or unreadable)."""
+def _epoch(stamp: object) -> float:
+    """The store's time stamp (ISO text, or a datetime from PostgreSQL) as epoch seconds
+    (0 when missing or unreadable)."""
+    if isinstance(stamp, datetime):
+        return stamp.timestamp()
+    if not isinstance(stamp, str) or not stamp:
+        return 0.0
     try:
-        return datetime.fromisoformat(stamp).timestamp() if stamp else 0.0
+        return datetime.fromisoformat(stamp).timestamp()
     except ValueError:
         return 0.0
 
 
-_WATCHERS: dict[tuple[int, Path], Watcher] = {}
+def source_for(data_dir: Path | str, url: str | None = None) -> Source:
+    """The source for a library: PostgreSQL when ``url`` names a server, else the SQLite
+    file of the data folder."""
+    if url and is_postgres(url):
+        return PgSource(url)
+    return SqliteSource(db_path(data_dir))
+
+
+DB_ENV = "ROADS_APP_DB"
+"""The library's URL when no ``--db`` is given (PostgreSQL; unset: the folder's SQLite file)."""
+
+_WATCHERS: dict[tuple[int, Path, str], Watcher] = {}
 _WATCHERS_LOCK = threading.Lock()
 
 
-def watcher(data_dir: Path | str) -> Watcher:
-    """This process's watcher of a data folder, started on first use."""
-    key = (os.getpid(), Path(data_dir).expanduser().resolve())
+def watcher(data_dir: Path | str, url: str | None = None) -> Watcher:
+    """This process's watcher of a library, started on first use: the PostgreSQL server
+    of ``url`` (or of ``$ROADS_APP_DB``), else the data folder's SQLite file."""
+    url = url if url is not None else os.environ.get(DB_ENV) or None
+    pg = url if url and is_postgres(url) else ""
+    key = (os.getpid(), Path(data_dir).expanduser().resolve(), pg)
     with _WATCHERS_LOCK:
         w = _WATCHERS.get(key)
         if w is None:
-            w = _WATCHERS[key] = Watcher(key[1]).start()
+            w = _WATCHERS[key] = Watcher(source_for(key[1], pg or None)).start()
         return w

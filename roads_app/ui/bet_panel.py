@@ -23,6 +23,7 @@ import streamlit as st
 from roads_app.bets import ledger as BL
 from roads_app.bets import offers
 from roads_app.bets.settlement import read_reason
+from roads_app.bets.spec import Outcome
 from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import ShoeMeta
@@ -31,12 +32,11 @@ from roads_app.render import charts
 from roads_app.store import db
 from roads_app.ui import access
 from roads_app.ui.board_view import lang
+from roads_app.ui.page_head import static_text
 from roads_app.ui.words import bet_id_name, bet_name, labels, md_text, say, tr
 
 DEFAULT_BANKROLL = 1000.0
 ERROR_KEY = "roads_app.bet_error"
-OUTCOMES: tuple[str, ...] = ("win", "lose", "push", "refund", "refused", "pending")
-"""A settled bet's outcomes, each named in the catalogue (``outcome_<name>``)."""
 
 
 def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
@@ -215,7 +215,7 @@ class _Place:
         bet = self.table.bets[bet_id]
         edge = self.edges.get(bet_id)
         pays = f"{bet.payout:g}:1"
-        if bet.payouts.get("six") not in (None, bet.payout):
+        if bet.six_apart:
             pays += f" (6: {bet.payouts['six']:g}:1)"
         about = tr("pays_about", bet=md_text(bet_name(bet)), pays=pays)
         if edge is not None:
@@ -308,7 +308,7 @@ def _render_not_offered(table: Table, mode: str, next_round: int, edge_note: str
                       bets=", ".join(unsettled), what=needs))  # fmt: skip
     closed = [
         md_text(bet_name(b)) for b in table.bets.values()
-        if b.closes_after is not None and next_round > b.closes_after
+        if b.closed_on(next_round)
     ]
     if closed:
         st.caption(tr("closed_for", n=next_round, bets=", ".join(closed)))
@@ -443,9 +443,6 @@ def family_name(family: str, first: Any) -> str:
     return tr(f"family_{family}")
 
 
-STYLE = Path(__file__).with_name("static") / "bet_panel.css"
-
-
 def _style() -> None:
     """The betting layout's sizes (main bets large, side bets compact): a static file."""
     st.html(f"<style>{_css()}</style>")
@@ -453,7 +450,7 @@ def _style() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _css() -> str:
-    return STYLE.read_text(encoding="utf-8")
+    return static_text("bet_panel.css")
 
 
 # --- what the entry mode can settle ------------------------------------------------------
@@ -490,7 +487,7 @@ def render_history(settled: pl.DataFrame, table: Table) -> None:
         st.caption(tr("no_bets_yet"))
         return
     labels = {k: bet_name(b) for k, b in table.bets.items()}
-    outcomes = {o: tr(f"outcome_{o}") for o in OUTCOMES}
+    outcomes = {o.value: tr(f"outcome_{o}") for o in Outcome}
     settled = settled.with_columns(reason=notes(settled["reason"], table))
     view = settled.sort("id", descending=True).select(
         pl.col("round").alias(tr("col_round")),

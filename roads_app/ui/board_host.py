@@ -29,6 +29,7 @@ import streamlit as st
 from roads_app.ui import page_head
 
 KEYS = page_head.KEYS
+QUEUE_KEYS = page_head.QUEUE_KEYS
 WIDGET_KEY = "board_host"
 APPLIED_KEY = "roads_app.keys_applied"  # (epoch, last sequence number applied)
 
@@ -47,13 +48,15 @@ def unapplied(value: Any, applied: tuple[str, int] | None) -> tuple[str, list[tu
     ('e2', [(1, 't')])
     >>> unapplied({"epoch": "e2", "items": [[1, "x"], [2, "b"]]}, None)  # not a key
     ('e2', [(2, 'b')])
+    >>> unapplied({"epoch": "e3", "items": [[1, "player_pair"], [2, "b"]]}, None)  # numpad 4
+    ('e3', [(1, 'player_pair'), (2, 'b')])
     """
     if not isinstance(value, dict) or not isinstance(value.get("epoch"), str):
         return "", []
     epoch = value["epoch"]
     last = applied[1] if applied and applied[0] == epoch else 0
     items = sorted(
-        (int(seq), key) for seq, key in value.get("items") or [] if key in KEYS
+        (int(seq), key) for seq, key in value.get("items") or [] if key in QUEUE_KEYS
     )
     return epoch, [(seq, key) for seq, key in items if seq > last]
 
@@ -132,7 +135,8 @@ def mount(on_keys: Callable[[list[str]], None] | None = None, *, more: bool = Fa
     _component(
         key=WIDGET_KEY,
         data={"keys": on_keys is not None, "epoch": epoch, "acked": acked,
-              "width": board_width(0), "more": more, "keyList": list(KEYS)},
+              "width": board_width(0), "more": more, "keyList": list(page_head.QUEUE_KEYS),
+              "keyCodes": page_head.NUMPAD},
         height=1,
         on_presses_change=_presses,
         on_width_change=lambda: None,

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 import polars as pl
 import streamlit as st
 
+from roads_app.game.hand import Side, Winner
 from roads_app.i18n import DEFAULT, LANGUAGES, word
 from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import flag_counts, shoe_stats
-from roads_app.ui import board_host, page_head, plot_host
+from roads_app.ui import board_host, page_head, plot_host, theme
 
 LANG_KEY = "lang"
 
@@ -40,7 +41,8 @@ def language_switch() -> None:
     if st.session_state.get(LANG_KEY) not in LANGUAGES:
         st.session_state[LANG_KEY] = lang()
     st.sidebar.segmented_control(
-        "Language · 语言", LANGUAGES, key=LANG_KEY, required=True,
+        " · ".join(word("language_switch", code) for code in LANGUAGES), LANGUAGES,
+        key=LANG_KEY, required=True,
         format_func=lambda code: word("language", code),
     )  # fmt: skip
 
@@ -57,9 +59,8 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     flags = flag_counts(rounds)
     note = flag_note(flags, "pair", lg)
     parts = [
-        f"<span data-count='B'>{_dot('B', lg)}{word('B', lg)} <b>{s['banker']}</b></span>",
-        f"<span data-count='P'>{_dot('P', lg)}{word('P', lg)} <b>{s['player']}</b></span>",
-        f"<span data-count='T'>{_dot('T', lg)}{word('T', lg)} <b>{s['tie']}</b></span>",
+        *(f"<span data-count='{w}'>{_dot(w, lg)}{word(w, lg)} <b>{s[w.word]}</b></span>"
+          for w in Winner),
         f"<span data-count='banker_pair'>{word('banker_pair', lg)} "
         f"<b>{flag_value(flags['banker_pair'])}</b></span>",
         f"<span data-count='player_pair'>{word('player_pair', lg)} "
@@ -70,14 +71,14 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
         "</span>",
         f"<span data-count='hands'>{word('hands', lg)} <b>{s['rounds']}</b></span>",
     ]
-    for side in ("B", "P"):
+    for side in Side:
         marks = ask_road(rounds, side)
         glyphs = "".join(
             f"<i style='color:{board.MARK_COLOUR[marks[k]]}'>{board.MARK_GLYPH[k]}</i>"
             if marks.get(k) in board.MARK_COLOUR else "<i>–</i>"
             for k in board.DERIVED
         )
-        label = word("banker_ask" if side == "B" else "player_ask", lg)
+        label = word(f"{side.word}_ask", lg)
         colour = board.WINNER_COLOUR[side]
         parts.append(
             f"<span class='rd-ask' data-ask='{side}'><b style='color:{colour}'>{label}</b>"
@@ -158,6 +159,7 @@ def render_board(
     fill_height: int | None = None,
     strip: bool = True,
     last_mark_s: float | None = None,
+    ground: theme.Theme = theme.Theme.LIGHT,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
@@ -171,7 +173,8 @@ def render_board(
     table pays a Banker win on 6 apart, which the board marks (`board.board_spec`).
     ``fill_height``: the board fills that many pixels of height too (the display,
     `board.fill_layout`). ``last_mark_s``: the last result is framed on the board for
-    that many seconds (the display, `board.board_spec`).
+    that many seconds (the display, `board.board_spec`). ``ground``: the board's theme
+    (the display's dark board, `theme.recolour`).
     """
     lg = lang()
     width, note = board_host.reported_width(), "reported width"
@@ -182,6 +185,7 @@ def render_board(
     spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks, six,
                  hold=hold_last_s is not None, height=fill_height,
                  last_mark_s=last_mark_s)  # fmt: skip
+    spec = theme.recolour(spec, ground)
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`, as SVG): one drawing per key press, no element replaced.

@@ -1,10 +1,12 @@
 """The big-screen display: ``/display?shoe=<id>``, the table's board filling a screen.
 
 What a table's scoreboard screen shows, for a TV beside the table (nothing on it needs
-a click or a key): the table's name, the shoe, the table's limits and payouts, the
-counts and the ask road (`render_display_header`, the one function that draws the
-header), the last result marked for a few seconds, and under them the roads laid out
-to fill the rest of the screen (`board.fill_layout`) at any size or orientation.
+a click or a key), read across a room: one header line (`render_display_header`, the
+one function that draws it) with the table's name, the round count, the last result,
+the B/P/T counts and the good roads the shoe is on as badges, all in type at least 2.5%
+of the screen's height; under it the roads laid out to fill the rest of the screen
+(`board.fill_layout`) at any size or orientation, the last result framed a few seconds.
+``?theme=dark`` (or the lobby's switch, remembered) draws it on a dark ground (`theme`).
 
 It follows the saved shoe, not a tab: the fragment is rerun by the process's watcher
 of the store (`follow.follow_shoe`) only when the shoe's version moved, so a result
@@ -15,63 +17,85 @@ second, and an idle display costs the server nothing.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import polars as pl
 import streamlit as st
 
-from roads_app.bets.tables import load_table
 from roads_app.errors import RoadsAppError
+from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta
 from roads_app.i18n import word
 from roads_app.render import board
-from roads_app.ui import board_host, follow, session
-from roads_app.ui.board_view import count_strip_html, lang, render_board
-from roads_app.ui.good_roads_view import keys_now, render_in_force, render_tags
-from roads_app.ui.words import bet_name, md_text, say
+from roads_app.roads.stats import shoe_stats, side_now
+from roads_app.ui import board_host, follow, session, theme
+from roads_app.ui.board_view import lang, render_board
+from roads_app.ui.good_roads_view import keys_now, tags
+from roads_app.ui.page_head import static_text
+from roads_app.ui.words import md_text, say
 
 SHOWN_KEY = "roads_app.display_shown"  # (shoe id, version) on screen
 FOLLOW_KEY = "display_follow"
 LAST_MARK_S = 6.0
-"""How long the last result stays framed on the board (the header's mark fades as long)."""
-HEADER_SHARE = 0.2
-"""Of the screen's height, what the header takes (its type is sized in vh to fit)."""
-HEADER_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
-"""The bets whose payouts the header shows, as a table's sign does (where the table has them)."""
+"""How long the last result stays framed on the board (the header's badge stays)."""
+HEADER_SHARE = 0.13
+"""Of the screen's height, what the header takes (its type is sized in vmin to fit)."""
 
-_CSS = (Path(__file__).with_name("static") / "display.css").read_text(encoding="utf-8")
+_CSS = static_text("display.css")
 
 
-def render_display_header(meta: ShoeMeta, rounds: pl.DataFrame, lg: str) -> None:
-    """The display's header: name, shoe, table, limits and payouts, round count, the
-    last result (marked a few seconds), the counts and the ask road. The name is text
-    (`md_text`, no HTML); the rest is our own words and the table's, escaped."""
-    with st.container(key="display_name"):
-        st.markdown(f"# {md_text(meta.name or word('shoe_default_name', lg, id=meta.id))}")
-    shoe = html.escape(word("shoe_default_name", lg, id=meta.id))
-    count = html.escape(word("round_of", lg, n=rounds.height))
-    parts = [f"<span class='rd-sub'>{shoe}</span>",
-             f"<span data-testid='round-count'>{count}</span>"]  # fmt: skip
-    if rounds.height:
-        last = str(rounds["winner"][-1])
-        parts.append(f"<span class='rd-last' data-testid='last-result' data-round='"
-                     f"{rounds.height}' style='background:{board.WINNER_COLOUR[last]}'>"
-                     f"{html.escape(word(last, lg))}</span>")  # fmt: skip
-    try:
-        table = load_table(meta.rules)
-    except RoadsAppError as e:
-        parts.append(f"<span class='rd-sub'>{html.escape(say(e))}</span>")
-    else:
-        items = [f"<span>{html.escape(table.title)}<b data-testid='limits'>"
-                 f"{table.limits.min_bet:,g} – {table.limits.max_bet:,g}</b></span>"]  # fmt: skip
-        items += [f"<span>{html.escape(bet_name(table.bets[b]))}"
-                  f"<b>{html.escape(table.bets[b].payout_text())}</b></span>"
-                  for b in HEADER_BETS if b in table.bets]  # fmt: skip
-        parts.append(f"<span class='rd-pay' data-testid='payouts'>{''.join(items)}</span>")
-    st.html(f"<style>{_CSS}</style><div class='rd-display-head'>{''.join(parts)}</div>"
-            + count_strip_html(rounds, lg))  # fmt: skip
-    render_tags(keys_now(rounds), lg, key="display_good_roads")  # beside the ask road
-    render_in_force(lg, at=st)  # no sidebar on a TV: the catalogue is said here
+def side_colour(side: str, ground: theme.Theme) -> tuple[str, str]:
+    """A badge's ground and text for a side (B, P, T) on the theme's board: the board's
+    own mark colour, its text the paper's (white on the light board, dark on the dark).
+
+    >>> side_colour("B", theme.Theme.LIGHT)
+    ('#d32f2f', '#ffffff')
+    """
+    return (theme.recolour(board.WINNER_COLOUR[side], ground),
+            theme.recolour(board.PAPER, ground))  # fmt: skip
+
+
+def badge(text: str, side: str, ground: theme.Theme, testid: str, extra: str = "") -> str:
+    """One coloured badge (our own words, escaped)."""
+    bg, fg = side_colour(side, ground)
+    return (f"<span class='rd-badge' data-testid='{testid}' data-side='{side}'{extra} "
+            f"style='background:{bg};color:{fg}'>{html.escape(text)}</span>")  # fmt: skip
+
+
+def good_road_badges(rounds: pl.DataFrame, lg: str, ground: theme.Theme,
+                     testid: str = "good-road") -> str:  # fmt: skip
+    """The good roads the shoe is on, a badge each, in the colour of the big road's side
+    they ride (the last result that was not a tie); nothing when none."""
+    keys = keys_now(rounds)
+    if not keys:
+        return ""
+    side = side_now(rounds["winner"].cast(pl.String).to_list())
+    return "".join(badge(name, side, ground, testid) for name in tags(keys, lg))
+
+
+def render_display_header(
+    meta: ShoeMeta, rounds: pl.DataFrame, lg: str, ground: theme.Theme = theme.Theme.LIGHT
+) -> None:
+    """The display's one header line: the name (text, `md_text`: no HTML), then the round
+    count, the last result, the counts and the good-road badges (our own words, escaped)."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium",
+                      key="display_head"):  # fmt: skip
+        with st.container(key="display_name", width="content"):
+            st.markdown(f"# {md_text(meta.name or word('shoe_default_name', lg, id=meta.id))}")
+        count = html.escape(word("round_of", lg, n=rounds.height))
+        parts = [f"<span data-testid='round-count'>{count}</span>"]
+        if rounds.height:
+            last = str(rounds["winner"][-1])
+            parts.append(badge(word(last, lg), last, ground, "last-result",
+                               f" data-round='{rounds.height}'"))  # fmt: skip
+        s = shoe_stats(rounds)
+        for side, n in ((Winner.BANKER, s["banker"]), (Winner.PLAYER, s["player"]),
+                        (Winner.TIE, s["tie"])):
+            colour = theme.recolour(board.WINNER_COLOUR[side], ground)
+            letter = html.escape(word(f"{side}_letter", lg))
+            parts.append(f"<span data-count='{side}' style='color:{colour}'>{letter} "
+                         f"<b>{n}</b></span>")  # fmt: skip
+        parts.append(good_road_badges(rounds, lg, ground))
+        st.html(f"<div class='rd-display-head'>{''.join(parts)}</div>")
 
 
 @st.fragment
@@ -88,16 +112,19 @@ def _follow(shoe_id: str) -> None:
     except RoadsAppError as e:
         st.error(say(e))
         return
-    render_display_header(meta, rounds, lg)
+    ground = theme.chosen()
+    render_display_header(meta, rounds, lg, ground)
     screen = follow.screen_size(FOLLOW_KEY)
     height = round(screen["h"] * (1 - HEADER_SHARE)) - 24 if screen else None
     render_board(rounds, key="display_board", max_cell=400, column_width=lambda vw: vw - 48,
-                 fill_height=height, strip=False, last_mark_s=LAST_MARK_S)  # fmt: skip
+                 fill_height=height, strip=False, last_mark_s=LAST_MARK_S,
+                 ground=ground)  # fmt: skip
     st.session_state[SHOWN_KEY] = (shoe_id, version)
 
 
 def render_display_page() -> None:
     st.html(f"<style>{_CSS}</style>")
+    theme.apply(theme.chosen())
     shoe_id = st.query_params.get(session.URL_PARAM)
     if not shoe_id:
         st.info(word("display_missing", lang()))

@@ -17,6 +17,7 @@ import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, RoundError
+from roads_app.game.hand import Side, Winner
 from roads_app.game.rounds import (
     NAME_MAX,
     ShoeMeta,
@@ -42,7 +43,6 @@ from roads_app.ui.good_roads_view import keys_now, render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.words import (
-    WINNER_KEYS,
     Md,
     flags_line,
     labels,
@@ -63,12 +63,23 @@ REPLACE_BY = {"Result": "by_result", "Points": "by_points", "Cards": "by_cards"}
 # --- actions (widget callbacks: they run before the fragment redraws) --------------------
 
 
+PAIRS_KEY = "roads_app.key_pairs"
+"""Pairs the numpad's 4 and 5 set for the next result, kept apart from the toggles: a
+toggle's value set by the server can come back stale with a rerun the page asked for
+before it saw the change (a key typed 30 ms later), and the pair would be lost or land
+on a later round. A pair is on for the next result when its toggle or its key says so."""
+
+
 def _flags() -> dict[str, bool | None]:
-    """The toggles as round flags: on means yes, off means not recorded (null)."""
-    return {k: True if st.session_state.get(f"flag_{k}") else None for k in FLAGS}
+    """The toggles and the numpad's pair keys as round flags: on means yes, off means not
+    recorded (null)."""
+    keyed = st.session_state.get(PAIRS_KEY) or {}
+    return {k: True if keyed.get(k) or st.session_state.get(f"flag_{k}") else None
+            for k in FLAGS}  # fmt: skip
 
 
 def _reset_flags() -> None:
+    st.session_state[PAIRS_KEY] = {}
     for k in FLAGS:
         st.session_state[f"flag_{k}"] = False
 
@@ -107,20 +118,60 @@ def on_undo() -> None:
     session.apply("result", lambda r, m: undo(r))
 
 
+def key_runs(
+    keys: list[str], flags: dict[str, bool | None]
+) -> tuple[list[tuple[list[str], dict[str, bool | None]]], dict[str, bool | None]]:
+    """The page's queue as runs of B/P/T/U presses, each with the flags its first result
+    takes, and the toggles after them all: a pair key (the numpad's 4 and 5) flips its
+    toggle for the next result, as a click on the toggle does; a result takes the
+    toggles and clears them.
+
+    >>> key_runs(["player_pair", "b", "p"], {"player_pair": None})
+    ([([], {'player_pair': None}), (['b', 'p'], {'player_pair': True})], {'player_pair': None})
+    >>> key_runs(["banker_pair", "banker_pair", "u"], {"banker_pair": None})[1]
+    {'banker_pair': None}
+    """
+    runs: list[tuple[list[str], dict[str, bool | None]]] = []
+    now, run = dict(flags), []
+    for k in keys:
+        if k in board_host.KEYS:
+            run.append(k)
+            continue
+        runs.append((run, now))
+        if set(run) - {"u"}:
+            now = dict.fromkeys(now)
+        now = {**now, k: None if now.get(k) else True}
+        run = []
+    runs.append((run, now))
+    return runs, (dict.fromkeys(now) if set(run) - {"u"} else now)
+
+
 @access.writes
 def on_keys(keys: list[str]) -> None:
-    """B/P/T/U presses from the page's queue, applied in order and saved in one write."""
-    flags = _flags()
+    """Presses from the page's queue (B/P/T/U and the numpad's), applied in order and
+    saved in one write."""
+    keyed = st.session_state.get(PAIRS_KEY) or {}
+    runs, after = key_runs(keys, {k: True if keyed.get(k) else None for k in FLAGS})
+    toggles = {k: True if st.session_state.get(f"flag_{k}") else None for k in FLAGS}
     notes: list[str] = []
 
     def change(rounds: pl.DataFrame, meta: ShoeMeta) -> pl.DataFrame:
-        out, skipped = apply_keys(rounds, keys, decks=meta.decks, **flags)
-        notes.extend(skipped)
-        return out
+        first = True  # the toggles go with the first result, as a button's click
+        for run, flags in runs:
+            if run:
+                both = {k: True if flags.get(k) or (first and toggles[k]) else None
+                        for k in FLAGS}  # fmt: skip
+                rounds, skipped = apply_keys(rounds, run, decks=meta.decks, **both)
+                notes.extend(skipped)
+                first = first and not set(run) - {"u"}
+        return rounds
 
-    if session.apply("result", change):
-        if set(keys) - {"u"}:
-            _reset_flags()
+    if not any(run for run, _ in runs) or session.apply("result", change):
+        # a pair key alone saves nothing: it sets its pair for the next result
+        st.session_state[PAIRS_KEY] = {k: True for k in FLAGS if after.get(k)}
+        if any(set(run) - {"u"} for run, _ in runs):
+            for k in FLAGS:
+                st.session_state[f"flag_{k}"] = False
         if notes:
             session.set_error("result", Md("; ".join(dict.fromkeys(map(say, notes)))))
 
@@ -183,19 +234,18 @@ def on_end_shoe() -> None:
 
 
 def pays_six_apart(rules: str) -> bool:
-    """Whether the table pays a Banker win on 6 apart (No Commission: half), so its
-    board marks those rounds; a table whose rules do not load marks nothing."""
+    """Whether the shoe's table pays a Banker win on 6 apart (`Table.pays_six_apart`);
+    a table whose rules do not load marks nothing."""
     try:
-        banker = load_table(rules).bets.get("banker")
+        return load_table(rules).pays_six_apart
     except RoadsAppError:
         return False
-    return banker is not None and banker.payouts.get("six") != banker.payouts.get("win")
 
 
 def render_ask_toggle() -> None:
     """Picking B or P ghosts on the board the marks that result would add."""
     st.segmented_control(
-        tr("ask_on_board"), ["B", "P"], key="ask_road", format_func=labels(WINNER_KEYS)
+        tr("ask_on_board"), list(Side), key="ask_road", format_func=winner_word
     )
 
 
@@ -216,9 +266,9 @@ def stats_markdown(rounds: pl.DataFrame) -> str:
     return (
         f"**{tr('statistics')}** · {tr('rounds_n', n=s['rounds'])}\n\n"
         f"| | {tr('count')} | {tr('share')} |\n|:--|--:|--:|\n"
-        f"| :red[{winner_word('B')}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
-        f"| :blue[{winner_word('P')}] | {s['player']} | {_pct(s['player_pct'])} |\n"
-        f"| :green[{winner_word('T')}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
+        f"| :red[{winner_word(Winner.BANKER)}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
+        f"| :blue[{winner_word(Winner.PLAYER)}] | {s['player']} | {_pct(s['player_pct'])} |\n"
+        f"| :green[{winner_word(Winner.TIE)}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
         f"{flags_line(flags, 'pair')}  \n"
         f"{flags_line(flags, 'natural')}  \n"
         f"{tr('streak_line', s=streak)}  \n"
@@ -265,7 +315,7 @@ def render_quick_entry(state: session.ShoeState) -> None:
     st.html(f"<style>{page_head.static_text('scoreboard.css')}</style>")  # touch targets
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         lg = lang()
-        for w, colour in (("B", "red"), ("P", "blue"), ("T", "green")):
+        for w, colour in zip(Winner, ("red", "blue", "green"), strict=True):
             st.button(f":{colour}[**{word(w, lg)}**] · {w}", key=f"btn_{w}",
                       on_click=on_winner, args=(w,))  # fmt: skip
         st.button(f"{word('undo', lg)} · U", key="btn_undo", on_click=on_undo,
@@ -277,6 +327,7 @@ def render_quick_entry(state: session.ShoeState) -> None:
     with st.container(horizontal=True, gap="medium"):
         for k in FLAGS:
             st.toggle(tr(k), key=f"flag_{k}")
+    st.caption(tr("keys_help"))  # the letters and the dealer's numpad (`page_head.NUMPAD`)
     _error("result")
 
 
@@ -320,8 +371,8 @@ def render_edit(state: session.ShoeState) -> None:
     with st.form("edit_form", border=False):
         if how == "Result":
             c1, c2 = st.columns(2)
-            c1.selectbox(tr("result"), ["B", "P", "T"], key="edit_winner",
-                         format_func=labels(WINNER_KEYS))
+            c1.selectbox(tr("result"), list(Winner), key="edit_winner",
+                         format_func=winner_word)
         elif how == "Points":
             c1, c2, c3 = st.columns(3)
             c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="edit_pp")

@@ -16,6 +16,7 @@ import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError
+from roads_app.game.hand import Winner
 from roads_app.render.verdict import study_verdict_text
 from roads_app.roads import good_roads as gr
 from roads_app.sim import good_road_study as gs
@@ -41,11 +42,11 @@ def study_frame(study: gs.Study, language: str) -> pl.DataFrame:
             tr("gr_rounds"): _pct(f.share_of_rounds),
             tr("gr_shoes"): _pct(f.share_of_shoes),
             tr("gr_longest"): f.longest_run,
-            tr("gr_next_b"): _pct(f.next_share["B"]),
-            tr("gr_exact_b"): _pct(f.exact_next["B"]),
-            tr("gr_next_p"): _pct(f.next_share["P"]),
-            tr("gr_exact_p"): _pct(f.exact_next["P"]),
-            tr("gr_next_t"): _pct(f.next_share["T"]),
+            tr("gr_next_b"): _pct(f.next_share[Winner.BANKER]),
+            tr("gr_exact_b"): _pct(f.exact_next[Winner.BANKER]),
+            tr("gr_next_p"): _pct(f.next_share[Winner.PLAYER]),
+            tr("gr_exact_p"): _pct(f.exact_next[Winner.PLAYER]),
+            tr("gr_next_t"): _pct(f.next_share[Winner.TIE]),
             tr("gr_bets"): f.bets,
             tr("gr_ev"): _pct(f.ev),
             tr("gr_ci_lo"): _pct(lo),

@@ -11,6 +11,7 @@ download button is clicked (the board PNG takes a browser render).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from roads_app.render.scorecard import board_png
 from roads_app.store import files as storage
 from roads_app.store import library
 from roads_app.ui import access, session
+from roads_app.ui.board_view import lang
 from roads_app.ui.guard import guarded
 from roads_app.ui.nav import switch_to
 from roads_app.ui.words import Md, md_text, say, tr
@@ -125,9 +127,11 @@ def on_empty_trash(ids: list[str]) -> None:
     _say("success", tr("removed_for_good", n=gone))
 
 
-def _exporter(shoe_id: str, fmt: str, folder: Path) -> Callable[[], bytes]:
-    """Built on click, in Streamlit's download thread (no Streamlit calls in here)."""
-    return lambda: library.export_shoe(shoe_id, fmt, folder, draw=board_png)[0]
+def _exporter(shoe_id: str, fmt: str, folder: Path, lg: str) -> Callable[[], bytes]:
+    """Built on click, in Streamlit's download thread (no Streamlit calls in here); the
+    PNG in the page's language ``lg``."""
+    draw = functools.partial(board_png, lang=lg)
+    return lambda: library.export_shoe(shoe_id, fmt, folder, draw=draw)[0]
 
 
 # --- drawing -------------------------------------------------------------------------------
@@ -175,7 +179,7 @@ def render_row(row: dict, folder: Path) -> None:
                     for fmt in library.EXPORT_FORMATS:
                         label = tr("board_png") if fmt == "png" else fmt.upper()
                         st.download_button(
-                            label, data=_exporter(sid, fmt, folder),
+                            label, data=_exporter(sid, fmt, folder, lang()),
                             file_name=f"{sid}.{fmt}", mime=library.MIME[fmt],
                             key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
                         )  # fmt: skip

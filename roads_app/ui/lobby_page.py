@@ -21,6 +21,9 @@ could not be read).
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 import polars as pl
@@ -30,7 +33,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.roads import good_roads as gr
 from roads_app.store import library, watch
-from roads_app.ui import follow, session, wall_tile
+from roads_app.ui import follow, page_head, session, theme, wall_tile
 from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import (
     FILTER_KEY,
@@ -42,7 +45,7 @@ from roads_app.ui.good_roads_view import (
 )
 from roads_app.ui.guard import guarded
 from roads_app.ui.nav import switch_to
-from roads_app.ui.words import md_text, say, tr
+from roads_app.ui.words import labels, md_text, say, tr
 
 COLUMNS = 4
 STALE_KEY = "lobby_stale_min"
@@ -65,9 +68,13 @@ def render_tile(row: dict, folder: Path, stale_min: float, derived: bool = False
     the shoe by itself. The only function that draws a tile (so a tag is added in one
     place). ``row``: the shoe as the watcher saw it (`watch.ShoeNow`'s fields, and id)."""
     sid = row["id"]
+    look = st.session_state.get(LOOK_KEY) or wall_tile.Look()
+    if look.kiosk:
+        render_kiosk_tile(row, folder, stale_min, look)
+        return
     with st.container(border=True, key=f"lobby-{sid}"):
         lg = lang()
-        tile = wall_tile.content(sid, str(folder), int(row["version"]), lg, derived)
+        tile = wall_tile.content(sid, str(folder), int(row["version"]), lg, derived, look)
         meta: ShoeMeta | None = tile["meta"] if isinstance(tile, dict) else None
         name = (meta.name if meta else "") or tr("shoe_default_name", id=sid)
         rules = meta.rules if meta else ""
@@ -84,12 +91,33 @@ def render_tile(row: dict, folder: Path, stale_min: float, derived: bool = False
                              modified=row["modified"])  # fmt: skip
         wall_tile.live(sid, wall_tile.view_at(tile, shoe, lg, tags, picked), lg=lg,
                        derived=derived, tags=tags, picked=picked, stale_min=stale_min,
-                       runs=runs[sid])  # fmt: skip
+                       runs=runs[sid], look=look)  # fmt: skip
         if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
             switch_to("scoreboard", {"shoe": sid})
 
 
+def render_kiosk_tile(row: dict, folder: Path, stale_min: float, look: wall_tile.Look) -> None:
+    """A kiosk wall's tile: its live part alone (one line, the big road across the tile,
+    the bead plate where there is room), which draws the name as text itself."""
+    sid = row["id"]
+    with st.container(border=True, key=f"lobby-{sid}"):
+        lg = lang()
+        tile = wall_tile.content(sid, str(folder), int(row["version"]), lg, False, look)
+        runs = st.session_state.setdefault(RUNS_KEY, {})
+        runs[sid] = runs.get(sid, 0) + 1
+        tags = gr.tags_of_winners(tile["winners"]) if isinstance(tile, dict) else []
+        picked = st.session_state.get(FILTER_KEY) or []
+        shoe = watch.ShoeNow(version=int(row["version"]), ended=False, rounds=row["rounds"],
+                             modified=row["modified"])  # fmt: skip
+        first = wall_tile.view_at(tile, shoe, lg, tags, picked)
+        if isinstance(tile, str):  # cannot be read: said in the tile's line
+            first["name"] = say(tile)
+        wall_tile.live(sid, first, lg=lg, derived=False, tags=tags, picked=picked,
+                       stale_min=stale_min, runs=runs[sid], look=look)  # fmt: skip
+
+
 RUNS_KEY = "lobby_runs"  # shoe id (or "grid") -> how many times this page ran it
+LOOK_KEY = "roads_app.lobby_look"  # the tiles' `wall_tile.Look` this run
 
 
 @st.fragment
@@ -101,7 +129,8 @@ def _live_tile(sid: str, folder: Path, stale_min: float, derived: bool) -> None:
     now_shoe = follow.shoe_now(folder, sid)
     if now_shoe is None or not library.on_the_wall(sid, now_shoe.source, now_shoe.ended):
         return  # gone from the wall: the grid follows the set of live shoes and reruns
-    tile = wall_tile.content(sid, str(folder), now_shoe.version, lang(), derived)
+    look = st.session_state.get(LOOK_KEY) or wall_tile.Look()
+    tile = wall_tile.content(sid, str(folder), now_shoe.version, lang(), derived, look)
     if isinstance(tile, dict):
         alert(sid, now_shoe.version, tile["meta"].name or sid, entered_of(tile["winners"]),
               lang())  # fmt: skip
@@ -124,26 +153,73 @@ def tiles_show_derived(screen_w: int | None, columns: int) -> bool:
     return (screen_w - PAGE_PADDING_PX) / max(1, columns) >= DERIVED_TILE_PX
 
 
+class Order(StrEnum):
+    """The order of the wall's tiles, as chosen (``?order=`` on the kiosk wall)."""
+
+    LAST = "last"  # the table with the newest result first
+    NAME = "name"
+    GOOD = "good"  # tables on a good road first, then the newest result first
+
+
+ORDER_KEY = "lobby_order"
+ORDER_LABEL = {Order.LAST: "order_last", Order.NAME: "order_name", Order.GOOD: "order_good"}
+
+
+def ordered(shoes: pl.DataFrame, on_good: list[bool], order: Order) -> pl.DataFrame:
+    """``shoes`` (newest result first, as `library.lobby_shoes` gives them) in ``order``;
+    ``on_good``: per row, whether the table is on a good road.
+
+    >>> df = pl.DataFrame({"id": ["a", "b", "c"], "name": ["Zed", "alpha", "Mid"]})
+    >>> ordered(df, [False, False, True], Order.GOOD)["id"].to_list()
+    ['c', 'a', 'b']
+    >>> ordered(df, [False, False, True], Order.NAME)["id"].to_list()
+    ['b', 'c', 'a']
+    """
+    if order is Order.NAME:
+        key = [str(n or i).casefold() for n, i in zip(shoes["name"], shoes["id"], strict=True)]
+        return shoes.with_columns(_k=pl.Series(key)).sort("_k", maintain_order=True).drop("_k")
+    if order is Order.GOOD:
+        return (shoes.with_columns(_g=pl.Series(on_good, dtype=pl.Boolean))
+                .sort("_g", descending=True, maintain_order=True).drop("_g"))  # fmt: skip
+    return shoes
+
+
+def chosen_order() -> Order:
+    """The URL's ``?order=``, else the page's choice, else the newest result first."""
+    for got in (st.query_params.get("order"), st.session_state.get(ORDER_KEY)):
+        try:
+            return Order(got)
+        except ValueError:
+            continue
+    return Order.LAST
+
+
 def _good_road_pass(
     shoes: pl.DataFrame, folder: Path, derived: bool
 ) -> tuple[pl.DataFrame, dict[str, int]]:
     """Alert on every table that entered a good road since this page last saw it, and
-    keep the tables the good-road filter asks for (all when it asks for none); the
-    versions of those it hides (the grid follows them: one may pass the filter next).
-    ``derived``: as the tiles are drawn, so each shoe is read and laid out once."""
+    keep the tables the good-road filter asks for (all when it asks for none), in the
+    order chosen; the versions of those it hides (the grid follows them: one may pass the
+    filter next). ``derived``: as the tiles are drawn, so each shoe is read and laid out
+    once."""
     picked = st.session_state.get(FILTER_KEY) or []
-    keep = []
+    keep, on_good = [], []
     hidden: dict[str, int] = {}
     lg = lang()
+    look = st.session_state.get(LOOK_KEY) or wall_tile.Look()
     for row in shoes.iter_rows(named=True):
-        tile = wall_tile.content(row["id"], str(folder), int(row["version"]), lg, derived)
+        tile = wall_tile.content(row["id"], str(folder), int(row["version"]), lg, derived, look)
         winners = tile["winners"] if isinstance(tile, dict) else []
         name = (tile["meta"].name if isinstance(tile, dict) else row["name"]) or row["id"]
         alert(row["id"], int(row["version"]), name, entered_of(winners), lg)
-        keep.append(shown(gr.tags_of_winners(winners), picked))
+        now_tags = gr.tags_of_winners(winners)
+        on_good.append(bool(now_tags))
+        keep.append(shown(now_tags, picked))
         if not keep[-1]:
             hidden[row["id"]] = int(row["version"])
-    return shoes.filter(pl.Series(keep, dtype=pl.Boolean)), hidden
+    good = [g for g, k in zip(on_good, keep, strict=True) if k]
+    kept = shoes.filter(pl.Series(keep, dtype=pl.Boolean))
+    return ordered(kept, good, chosen_order()), hidden
 
 
 def render_grid() -> None:
@@ -164,16 +240,33 @@ def render_grid() -> None:
     runs["grid"] = runs.get("grid", 0) + 1
     columns = int(st.session_state.get(COLUMNS_KEY) or COLUMNS)
     screen = follow.screen_size("follow_wall")
-    derived = tiles_show_derived(screen["w"] if screen else None, columns)
+    ground = theme.chosen()
+    grid = None
+    if kiosk_on():
+        w, h = screen_guess(screen)
+        grid = kiosk_grid(w, h, shoes.height)
+        columns = grid.cols
+        st.session_state[LOOK_KEY] = wall_tile.Look(grid.big, grid.bead, ground)
+    else:
+        st.session_state[LOOK_KEY] = wall_tile.Look(ground=ground)
+    derived = grid is None and tiles_show_derived(screen["w"] if screen else None, columns)
     picked, hidden = _good_road_pass(shoes, folder, derived)
     follow.follow_wall(seq, shoes["id"].to_list(), hidden)
     if not shoes.height:
         st.info(tr("lobby_empty"))
         return
-    st.caption(tr("live_tables", n=shoes.height))
+    if grid is None:
+        st.caption(tr("live_tables", n=shoes.height))
     st.html(f"<span data-testid='wall-runs' data-run='{runs['grid']}' hidden></span>")
     if not picked.height:
         st.info(tr("gr_filter_none"))
+        return
+    if grid is not None:
+        st.html(f"<style>.st-key-kiosk_wall {{grid-template-columns: repeat({grid.cols}, "
+                f"minmax(0, 1fr)); --rd-kiosk-font: {grid.font:.1f}px}}</style>")  # fmt: skip
+        with st.container(key="kiosk_wall"):
+            for sid in picked["id"].to_list():
+                _live_tile(sid, folder, stale_min, False)
         return
     ids = iter(picked["id"].to_list())
     for _ in range(0, picked.height, columns):
@@ -186,13 +279,125 @@ def render_grid() -> None:
                 _live_tile(sid, folder, stale_min, derived)
 
 
+KIOSK_PARAM = "kiosk"
+KIOSK_KEY = "lobby_kiosk"
+_KIOSK_CSS = page_head.static_text("kiosk.css")
+
+
+def kiosk_on() -> bool:
+    """The wall alone, for a screen on the floor: ``?kiosk=1`` (the page's switch puts it
+    in the address, so taking it out of the address brings the settings back)."""
+    return st.query_params.get(KIOSK_PARAM) == "1"
+
+
+@dataclass(frozen=True)
+class KioskGrid:
+    """The kiosk wall's layout: ``cols`` tiles a row, each with a big road of ``big``
+    columns across its width and a bead plate of ``bead`` (0: no room), and the tile
+    line's type size in px; ``fits``: every tile is on the screen (else it scrolls)."""
+
+    cols: int
+    big: int
+    bead: int
+    font: float
+    fits: bool = True
+
+
+PAGE_PAD_PX = 8  # the kiosk page's margin, and the gap between its tiles
+TILE_PAD_PX = 9  # a tile's padding and border
+MIN_BIG_COLS = 20  # a big road shorter than this shows too little of the shoe
+MIN_CELL_PX = 9.5  # cells at least 9 px (issue 36), with a little to spare
+BEAD_CELL_PX = 11.5  # a layout with the bead plate is preferred while its cells are this big
+
+
+def kiosk_grid(w: int, h: int, n: int) -> KioskGrid:
+    """Tiles for ``n`` tables on a ``w`` × ``h`` px screen with no scrolling: the number
+    of columns that gives the biggest cells with the bead plate under the big road (at
+    the same cell size, at least `BEAD_CELL_PX`), else the biggest cells without it; the
+    big road across each tile's width, at least `MIN_BIG_COLS` columns. On a phone one
+    column (the page scrolls).
+
+    >>> kiosk_grid(1920, 1080, 24)
+    KioskGrid(cols=6, big=20, bead=20, font=15.0, fits=True)
+    >>> kiosk_grid(3840, 2160, 48).cols, kiosk_grid(390, 844, 24).cols
+    (8, 1)
+    """
+    n = max(1, n)
+    def type_px(inner_w: float) -> float:  # the line's type: by the screen, and small
+        return min(30.0, max(13.0, min(h / 72, inner_w / 19.5)))  # enough for its line
+
+    if w < PHONE_PX:
+        inner = w - 2 * PAGE_PAD_PX - 2 * TILE_PAD_PX
+        big = max(MIN_BIG_COLS, math.floor(inner / 12))
+        return KioskGrid(1, big, big, type_px(inner), fits=False)
+    best: tuple[tuple[bool, float], KioskGrid] | None = None
+    for cols in range(1, n + 1):
+        rows = math.ceil(n / cols)
+        inner_w = (w - PAGE_PAD_PX * (cols + 1)) / cols - 2 * TILE_PAD_PX
+        font = type_px(inner_w)
+        line = font * 1.35 + font * 0.35 + 2  # the tile's line, and the gap under it
+        gap = font * 0.35
+        inner_h = (h - PAGE_PAD_PX * (rows + 1)) / rows - 2 * TILE_PAD_PX - line
+        for bead in (True, False):
+            tall = (inner_h - gap) / 12 if bead else inner_h / 6
+            cell = min(inner_w / MIN_BIG_COLS, tall, font * 1.3)
+            if cell < MIN_CELL_PX:
+                continue
+            big = math.ceil(inner_w / cell)  # the road is drawn across the tile: cells this
+            score = (bead and cell >= BEAD_CELL_PX, cell)  # size or a little smaller
+            if best is None or score > best[0]:
+                best = (score, KioskGrid(cols, big, big if bead else 0, font))
+    if best is None:  # too many tables for this screen: the smallest cells, and it scrolls
+        cols = max(1, math.floor((w - PAGE_PAD_PX) / (MIN_CELL_PX * MIN_BIG_COLS + 30)))
+        inner_w = (w - PAGE_PAD_PX * (cols + 1)) / cols - 2 * TILE_PAD_PX
+        return KioskGrid(cols, MIN_BIG_COLS, 0, type_px(inner_w), fits=False)
+    return best[1]
+
+
+def screen_guess(screen: dict[str, int] | None) -> tuple[int, int]:
+    """The window's size as reported, or before the first report a guess from the width
+    the page's head left in a cookie (a 16:9 screen)."""
+    if screen:
+        return screen["w"], screen["h"]
+    from roads_app.ui import board_host
+
+    w = board_host.viewport_width() or 1920
+    return w, round(w * 9 / 16)
+
+
+def _to_kiosk() -> None:
+    if st.session_state.get(KIOSK_KEY):
+        st.query_params[KIOSK_PARAM] = "1"
+        st.session_state[KIOSK_KEY] = False  # off again when the settings come back
+
+
+def _to_theme() -> None:
+    ground = theme.Theme.DARK if st.session_state.get("lobby_dark") else theme.Theme.LIGHT
+    st.session_state[theme.SESSION_KEY] = ground
+    if theme.PARAM in st.query_params:
+        st.query_params[theme.PARAM] = str(ground)
+
+
 def render_lobby_page() -> None:
-    """``/lobby``: every live table."""
+    """``/lobby``: every live table; ``?kiosk=1``: the wall alone (no sidebar, no
+    settings), every tile on one screen."""
+    ground = theme.chosen()
+    theme.apply(ground)
+    if kiosk_on():
+        st.html(f"<style>{_KIOSK_CSS}</style>")
+        guarded(render_grid)()
+        return
     st.title(tr("page_lobby"))
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1, c2, c3 = st.columns([3, 1, 2], vertical_alignment="bottom")
     c1.number_input(tr("stale_after"), min_value=1, max_value=24 * 60,
                     value=STALE_DEFAULT_MIN, step=1, key=STALE_KEY)  # fmt: skip
     c2.number_input(tr("lobby_columns"), min_value=1, max_value=8, value=COLUMNS, step=1,
                     key=COLUMNS_KEY, help=tr("lobby_columns_help"))  # fmt: skip
+    c3.selectbox(tr("lobby_order"), [str(o) for o in Order], key=ORDER_KEY,
+                 format_func=labels({str(o): k for o, k in ORDER_LABEL.items()}))  # fmt: skip
+    with st.container(horizontal=True, gap="medium"):
+        st.toggle(tr("kiosk"), key=KIOSK_KEY, help=tr("kiosk_help"), on_change=_to_kiosk)
+        st.toggle(tr("theme_dark"), value=ground is theme.Theme.DARK, key="lobby_dark",
+                  help=tr("theme_help"), on_change=_to_theme)  # fmt: skip
     render_filter(lang())
     guarded(render_grid)()  # the page is the grid: tiles are fragments of their own

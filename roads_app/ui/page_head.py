@@ -29,7 +29,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from roads_app.render.fonts import FONT_DIR, FONT_FILE
+
 KEYS = ("b", "p", "t", "u")
+PAIR_KEYS = ("player_pair", "banker_pair")
+"""Queue entries that toggle a pair for the next result, as the page's toggles do."""
+QUEUE_KEYS = (*KEYS, *PAIR_KEYS)
+"""Everything the key queue carries to the server."""
+NUMPAD = {"Numpad1": "p", "Numpad2": "b", "Numpad3": "t", "Numpad4": "player_pair",
+          "Numpad5": "banker_pair", "NumpadSubtract": "u"}  # fmt: skip
+"""The dealer's numeric keypad, by physical key (``KeyboardEvent.code``, so Num Lock on
+or off gives the same entry): 1 Player, 2 Banker, 3 Tie, 4 and 5 the pairs, minus undo."""
 MARK = "roads-app-early-keys"
 """The id of the inline script tag (tests and a second injection look for it)."""
 
@@ -55,7 +65,8 @@ def head_script() -> str:
     settings as JSON. The window's width goes in a cookie before the app connects: the
     server's first run reads it (`board_host.viewport_width`) to lay the board out for the
     page's width at once, instead of waiting for the page to report it."""
-    return (f"{QUEUE_JS}\nroadsKeyQueue(window, {json.dumps(list(KEYS))});\n"
+    return (f"{QUEUE_JS}\nroadsKeyQueue(window, {json.dumps(list(QUEUE_KEYS))}, "
+            f"{json.dumps(NUMPAD)});\n"
             f"roadsViewportCookie({json.dumps(VIEWPORT_COOKIE)});")  # fmt: skip
 
 
@@ -73,15 +84,15 @@ compiling it on a first load, in the way of Streamlit's own start. Taken unchang
 npm (``npm pack plotly.js-basic-dist-min@<version of the plotly package's plotly.js>``)."""
 
 
-FONTS = Path(__file__).with_name("static") / "fonts"
-CJK_FONT = FONTS / "roads-cjk.woff2"
-"""The page's own CJK glyphs, exactly the word catalogue's (`tools/build_cjk_font.py`)."""
-CJK_CSS = FONTS / "roads-cjk.css"
+CJK_FONT = FONT_FILE
+"""The page's own CJK glyphs, exactly the CJK characters the pages can show
+(`tools/build_cjk_font.py`), the very file the PNG scorecard draws with (`render.fonts`)."""
+CJK_CSS = FONT_DIR / "roads-cjk.css"
 """Its ``@font-face`` rules, under the families the page's text is set in (CJK ranges only)."""
-FONT_SRC = "./roads-app-cjk.woff2"
+FONT_SRC = "./roads-app-cjk.otf"
 FONT_CSS_SRC = "./roads-app-cjk.css"
 FONT_ID = "roads-app-cjk"
-FAVICON = Path(__file__).with_name("static") / "favicon.png"
+FAVICON = STATIC / "favicon.png"
 """The tab's icon, a file of the package (a Material icon name was fetched from the network)."""
 
 

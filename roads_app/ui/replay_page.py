@@ -28,7 +28,9 @@ import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, quote
+from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
+from roads_app.render.fonts import CJK_FAMILY
 from roads_app.roads import replay
 from roads_app.store import library
 from roads_app.ui import access, session
@@ -143,7 +145,8 @@ def _card_html(code: str | None, delay_s: float, dealt_s: float) -> str:
 
 REVEAL_CSS = """
 <style>
-.rv-hand{display:flex;gap:28px;align-items:flex-start;font-family:sans-serif}
+.rv-hand{display:flex;gap:28px;align-items:flex-start;
+  font-family:'""" + CJK_FAMILY + """',sans-serif}
 .rv-side{display:flex;flex-direction:column;gap:4px}
 .rv-cards{display:flex;gap:6px;min-height:64px}
 .rv-card{position:relative;width:44px;height:62px;opacity:0;animation:rv-deal .12s forwards}
@@ -178,7 +181,7 @@ def reveal_html(row: dict, beat: float) -> str:
     # when each card is dealt and turned: step index of its first and its face-up showing
     turned: dict[tuple[str, int], int] = {}
     for k, s in enumerate(steps):
-        for side, shown in (("P", s.player), ("B", s.banker)):
+        for side, shown in ((Side.PLAYER, s.player), (Side.BANKER, s.banker)):
             for i, code in enumerate(shown):
                 if code not in (None, replay.FACE_DOWN) and (side, i) not in turned:
                     turned[(side, i)] = k
@@ -200,9 +203,9 @@ def reveal_html(row: dict, beat: float) -> str:
             f"style='animation-delay:{done:.3f}s'>{pts if pts is not None else ''}</small></div>"
         )
 
-    body = side_html("P", pc, html.escape(winner_word("P")), row["player_points"]) + side_html(
-        "B", bc, html.escape(winner_word("B")), row["banker_points"]
-    )
+    body = side_html(
+        Side.PLAYER, pc, html.escape(winner_word(Side.PLAYER)), row["player_points"]
+    ) + side_html(Side.BANKER, bc, html.escape(winner_word(Side.BANKER)), row["banker_points"])
     return (
         f"{REVEAL_CSS}<div class='rv-hand' data-testid='reveal' data-round='{row['round']}'>"
         f"{body}</div>"

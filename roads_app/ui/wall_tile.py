@@ -23,6 +23,7 @@ import json
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,11 @@ from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
 from roads_app.roads import good_roads as gr
 from roads_app.roads.grids import all_roads
+from roads_app.roads.stats import side_now
 from roads_app.store import library, watch
-from roads_app.ui import access, follow, page_head
+from roads_app.ui import access, follow, page_head, theme
 from roads_app.ui.good_roads_view import entered_of, shown
+from roads_app.ui.good_roads_view import tags as tag_names
 
 ROUTE = "/_roads/tile"
 BEAD_COLS = 12
@@ -54,25 +57,60 @@ _component = st.components.v2.component("roads_app.wall_tile", js=_JS,
                                         isolate_styles=False)  # fmt: skip
 
 
-def tile_roads(rounds: pl.DataFrame, lg: str, derived: bool = False) -> list[dict[str, Any]]:
-    """A tile's small roads as Plotly specs (drawn by ``svg_plot.js``): the bead plate and
-    big road, and where ``derived`` the big eye boy, small road and cockroach pig."""
-    roads = [
-        board.bead_plate_figure(rounds, cols_visible=BEAD_COLS, cell_px=board.MINI_CELL_PX,
-                                lang=lg),
-        board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True),
-    ]  # fmt: skip
-    if derived:
+@dataclass(frozen=True)
+class Look:
+    """How a tile is drawn: ``big`` and ``bead`` columns of the kiosk wall's big road
+    (across the tile) and bead plate (0: none) — both 0 for the settings wall's small
+    roads — and the board's ``ground`` (`theme`)."""
+
+    big: int = 0
+    bead: int = 0
+    ground: theme.Theme = theme.Theme.LIGHT
+
+    @property
+    def kiosk(self) -> bool:
+        return self.big > 0
+
+    def query(self) -> dict[str, str]:
+        """As the route's parameters (`_look_param` reads them back)."""
+        return {"big": str(self.big), "bead": str(self.bead), "theme": str(self.ground)}
+
+
+KIOSK_CELL_PX = 12.0
+"""A kiosk road's cell as laid out; the page scales the road to its tile's width."""
+MAX_KIOSK_COLS = 80
+
+
+def tile_roads(
+    rounds: pl.DataFrame, lg: str, derived: bool = False, look: Look = Look()
+) -> list[dict[str, Any]]:
+    """A tile's roads as Plotly specs (drawn by ``svg_plot.js``): the bead plate and big
+    road, and where ``derived`` the big eye boy, small road and cockroach pig; on the
+    kiosk wall (``look.kiosk``) the big road of ``look.big`` columns, then the bead
+    plate of ``look.bead`` where the tile has room for it."""
+    if look.kiosk:
+        roads = [board.big_road_figure(rounds, cols_visible=look.big, cell_px=KIOSK_CELL_PX)]
+        if look.bead:
+            roads.append(board.bead_plate_figure(rounds, cols_visible=look.bead,
+                                                 cell_px=KIOSK_CELL_PX, lang=lg))  # fmt: skip
+    else:
+        roads = [
+            board.bead_plate_figure(rounds, cols_visible=BEAD_COLS,
+                                    cell_px=board.MINI_CELL_PX, lang=lg),
+            board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True),
+        ]  # fmt: skip
+    if derived and not look.kiosk:
         grids = all_roads(rounds)
         roads += [board.derived_road_figure(grids, k, cols_visible=BIG_COLS,
                                             cell_px=board.MINI_CELL_PX * 0.8)
                   for k in board.DERIVED]  # fmt: skip
-    return [json.loads(pio.to_json(fig, validate=False)) for fig in roads]
+    return [theme.recolour(json.loads(pio.to_json(fig, validate=False)), look.ground)
+            for fig in roads]  # fmt: skip
 
 
 @lru_cache(maxsize=256)
 def content(
-    shoe_id: str, folder: str, version: int, lg: str, derived: bool = False
+    shoe_id: str, folder: str, version: int, lg: str, derived: bool = False, look: Look = Look()
 ) -> dict[str, Any] | str:
     """A shoe's tile contents at ``version`` (the message when it cannot be read): read
     and laid out once per version, for the fragment and the route alike. Shared: not to
@@ -81,12 +119,29 @@ def content(
     if isinstance(loaded, str):
         return loaded
     rounds, meta = loaded
+    winners = rounds["winner"].cast(pl.String).to_list()
+    side = side_now(winners)
     return {
         "meta": meta,
-        "winners": rounds["winner"].cast(pl.String).to_list(),  # its good roads
+        "winners": winners,  # its good roads
+        "side": side,  # the big road's side now (a badge's colour)
         "counts": library.counts(rounds),
-        "roads": tile_roads(rounds, lg, derived),
+        "roads": tile_roads(rounds, lg, derived, look),
+        "badges": badges(gr.tags_of_winners(winners), side, lg,
+                         look.ground),
     }
+
+
+def badges(keys: Sequence[str], side: str, lg: str, ground: theme.Theme) -> list[list[str]]:
+    """The good roads a table is on as ``[name, ground colour, text colour]`` badges, in
+    the colour of the big road's side they ride (its mark's, on the theme's board).
+
+    >>> badges(["long_banker"], "B", "en", theme.Theme.LIGHT)  # doctest: +ELLIPSIS
+    [['...', '#d32f2f', '#ffffff']]
+    """
+    bg = theme.recolour(board.WINNER_COLOUR[side], ground)
+    fg = theme.recolour(board.PAPER, ground)
+    return [[name, bg, fg] for name in tag_names(keys, lg)]
 
 
 def counts_parts(c: dict[str, Any], lg: str) -> list[tuple[str, str]]:
@@ -121,13 +176,14 @@ def view(
     derived: bool,
     tags: Sequence[str] = (),
     picked: Sequence[str] = (),
+    look: Look = Look(),
 ) -> dict[str, Any]:
     """What a tile's live part shows now (`view_at`), or ``rerun`` alone when the shoe
     left the wall (ended, deleted)."""
     now_shoe = follow.shoe_now(folder, shoe_id)
     if now_shoe is None or not library.on_the_wall(shoe_id, now_shoe.source, now_shoe.ended):
         return {"rerun": True}
-    tile = content(shoe_id, str(folder), now_shoe.version, lg, derived)
+    tile = content(shoe_id, str(folder), now_shoe.version, lg, derived, look)
     return view_at(tile, now_shoe, lg, tags, picked)
 
 
@@ -155,13 +211,17 @@ def view_at(
     now_tags = gr.tags_of_winners(tile["winners"])
     rerun = (list(now_tags) != list(tags) or bool(entered_of(tile["winners"]))
              or not shown(now_tags, picked))  # fmt: skip
+    meta = tile["meta"]
     return shows | {"counts": counts_parts(tile["counts"], lg), "roads": tile["roads"],
-                    "rerun": rerun}  # fmt: skip
+                    "rerun": rerun, "badges": tile["badges"],
+                    "name": meta.name or word("shoe_default_name", lg, id=meta.id),
+                    "bpt": [[word(f"{w}_letter", lg), tile["counts"][w], w]
+                            for w in "BPT"]}  # fmt: skip
 
 
 def live(
     shoe_id: str, first: dict[str, Any], *, lg: str, derived: bool, tags: Sequence[str],
-    picked: Sequence[str], stale_min: float, runs: int,
+    picked: Sequence[str], stale_min: float, runs: int, look: Look = Look(),
 ) -> None:  # fmt: skip
     """The tile's live part, first drawn from ``first`` (a `view`), then kept current by
     the page (`ROUTE`) until its fragment runs again. ``runs``: how often this page ran
@@ -169,7 +229,9 @@ def live(
     _component(key=f"lobby_live_{shoe_id}", height="content", on_seen_change=lambda: None,
                data={"shoe": shoe_id, "view": first, "route": ROUTE.lstrip("/"),
                      "query": {"shoe": shoe_id, "lang": lg, "derived": int(derived),
-                               "tags": ",".join(tags), "picked": ",".join(picked)},
+                               "tags": ",".join(tags), "picked": ",".join(picked),
+                               **look.query()},
+                     "kiosk": look.kiosk,
                      "stale_s": stale_min * 60, "now": time.time(),
                      "stale_text": word("stale_badge", lg, m=f"{stale_min:g}"),
                      "runs": runs, "pass": access.follow_pass()})  # fmt: skip
@@ -183,6 +245,21 @@ def _tags_param(text: str | None) -> list[str] | None:
     return got
 
 
+def _look_param(q: Any) -> Look | None:
+    """The route's ``big``, ``bead`` and ``theme`` as a `Look`, None when one is not one
+    (absent: the settings wall's light tile)."""
+    big, bead = q.get("big", "0"), q.get("bead", "0")
+    if not (big.isdigit() and bead.isdigit() and len(big) < 4 and len(bead) < 4):
+        return None
+    try:
+        ground = theme.Theme(q.get("theme", "light"))
+    except ValueError:
+        return None
+    if int(big) > MAX_KIOSK_COLS or int(bead) > MAX_KIOSK_COLS:
+        return None
+    return Look(int(big), int(bead), ground)
+
+
 def routes(data_dir: Path) -> list[Any]:
     """The starlette route `launch` serves beside Streamlit's own."""
     from starlette.requests import Request
@@ -193,17 +270,19 @@ def routes(data_dir: Path) -> list[Any]:
         q = request.query_params
         shoe, lg, derived = q.get("shoe") or "", q.get("lang"), q.get("derived", "0")
         tags, picked = _tags_param(q.get("tags")), _tags_param(q.get("picked"))
+        look = _look_param(q)
         if not follow.is_shoe_id(shoe):
             return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
-        if lg not in LANGUAGES or derived not in ("0", "1") or tags is None or picked is None:
-            return JSONResponse({"detail": "tile: lang, derived, tags or picked is not one"},
-                                status_code=400)  # fmt: skip
+        if (lg not in LANGUAGES or derived not in ("0", "1") or tags is None or picked is None
+                or look is None):
+            return JSONResponse({"detail": "tile: lang, derived, tags, picked, big, bead or "
+                                 "theme is not one"}, status_code=400)  # fmt: skip
         refused = follow.refusal(request, data_dir)
         if refused is not None:
             return refused
         try:
             body = await asyncio.to_thread(view, data_dir, shoe, lg, derived == "1", tags,
-                                           picked)  # fmt: skip
+                                           picked, look)  # fmt: skip
         except RoadsAppError as e:
             return JSONResponse({"detail": f"tile: {e}"}, status_code=503)
         return JSONResponse(body, headers={"Cache-Control": "no-store"})

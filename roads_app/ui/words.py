@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -22,6 +21,7 @@ from roads_app.render import flags
 from roads_app.roads.stats import FlagCount
 from roads_app.ui.board_view import lang
 from roads_app.ui.folder import scrub
+from roads_app.ui.page_head import STATIC
 
 
 class Md(str):
@@ -117,10 +117,6 @@ def labels(keys: Mapping[str, str]) -> Callable[[str], str]:
     return names.__getitem__
 
 
-WINNER_KEYS: Mapping[str, str] = {"B": "B", "P": "P", "T": "T"}
-
-
-
 def flags_line(counts: Mapping[str, FlagCount], group: str) -> str:
     """`render.flags.flags_line` in the page's language."""
     return flags.flags_line(counts, group, lang())
@@ -131,7 +127,7 @@ def flag_note(counts: Mapping[str, FlagCount], group: str) -> str:
     return flags.flag_note(counts, group, lang())
 
 
-CHROME = Path(__file__).with_name("static")
+CHROME = STATIC
 """Where `widget_chrome` finds ``chrome.<lang>.css``."""
 
 

@@ -252,6 +252,8 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
     [({"shoe": "../x"}, 400), ({"shoe": "a" * 65}, 400), ({"lang": "fr"}, 400),
      ({"lang": "<b>en</b>"}, 400), ({"derived": "2"}, 400), ({"tags": "<script>"}, 400),
      ({"tags": ",".join(["a"] * 65)}, 400), ({"picked": "http://x.example/"}, 400),
+     ({"big": "9999"}, 400), ({"bead": "-1"}, 400), ({"theme": "<i>dark</i>"}, 400),
+     ({"big": "30", "bead": "30", "theme": "dark"}, 200),
      ({"shoe": "nosuchshoe"}, 200), ({}, 200)],
 )  # fmt: skip
 def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
@@ -284,8 +286,13 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
     else:
         assert got["rounds"] == "3 rounds" and got["rerun"] is False
         assert got["version"] == db.open_store(server.data_dir).shoes.version(shoe)
-        assert [r["layout"]["meta"]["road"] for r in got["roads"]] == [
-            "bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"]
+        roads = [r["layout"]["meta"]["road"] for r in got["roads"]]
+        if "big" in change:  # the kiosk wall's tile: the big road across, the bead plate
+            assert roads == ["big_road", "bead_plate"] and got["name"] == "Route table"
+            assert got["roads"][0]["layout"]["plot_bgcolor"] == "#0f1216"  # dark
+        else:
+            assert roads == ["bead_plate", "big_road", "big_eye_boy", "small_road",
+                             "cockroach_pig"]  # fmt: skip
 
 
 COVER_JS = """() => {
@@ -303,11 +310,11 @@ COVER_JS = """() => {
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160), (1080, 1920)])
-def test_the_display_fills_the_screen_with_name_and_limits(
+def test_the_display_fills_the_screen_with_its_header(
     live_server: AppServer, browser: Browser, size: tuple[int, int]
 ) -> None:
     """The board covers at least 60% of the screen as the page measures it (the part of
-    it inside the window), with the table's name and limits on the same screen."""
+    it inside the window), with the table's name and last result on the same screen."""
     server = live_server
     shoe = new_shoe(server, "Table <b>7</b>")
     cli(server, "shoes", "add", shoe, "BPPBTBBPBP" * 4)
@@ -323,9 +330,9 @@ def test_the_display_fills_the_screen_with_name_and_limits(
         record(f"display_board_share_{size[0]}x{size[1]}", round(cover["share"], 3))
         assert cover["share"] >= 0.6 and cover["scrollY"] == 0, cover
         assert pg.locator(".st-key-display_name h1").inner_text() == "Table <b>7</b>"  # text
-        assert pg.get_by_test_id("limits").inner_text() == "1 – 10,000"
+        assert pg.get_by_test_id("round-count").inner_text() == "Round 40"
         assert pg.get_by_test_id("last-result").inner_text() == "Player"
-        for el in (pg.locator(".st-key-display_name h1"), pg.get_by_test_id("limits")):
+        for el in (pg.locator(".st-key-display_name h1"), pg.get_by_test_id("last-result")):
             r = el.bounding_box()
             assert r is not None and r["y"] + r["height"] <= size[1]
     finally:

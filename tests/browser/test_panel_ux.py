@@ -226,7 +226,7 @@ def test_every_page_in_chinese_holds_no_english_word_widget_chrome_included(
     sid, url = meta.id, app_server.url
     pages = {
         "scoreboard": (f"{url}/?shoe={sid}&lang=zh", ".st-key-bets_undo_chip"),
-        "display": (f"{url}/display?shoe={sid}&lang=zh", '[data-testid="count-strip"]'),
+        "display": (f"{url}/display?shoe={sid}&lang=zh", '[data-testid="last-result"]'),
         "lobby": (f"{url}/lobby?lang=zh", f".st-key-lobby-{sid}"),
         "library": (f"{url}/library?lang=zh", '[data-testid="stFileUploader"]'),
         "replay picker": (f"{url}/replay?lang=zh", '[data-testid="stForm"]'),

@@ -25,7 +25,7 @@ export default function (component) {
   const stop = () => { watcher.disconnect(); if (more) clearInterval(more); };
   if (!data.keys) return stop;
 
-  const q = roadsKeyQueue(window, data.keyList);
+  const q = roadsKeyQueue(window, data.keyList, data.keyCodes);
   if (data.epoch === q.epoch) q.pending = q.pending.filter(p => p[0] > data.acked);
   q.claim(setStateValue);
   document.documentElement.dataset.roadsKeys = 'ready';

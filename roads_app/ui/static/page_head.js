@@ -3,11 +3,12 @@
 // what the scoreboard's key component (`board_host.js`, which follows this file) calls
 // when the page did not carry it.
 
-/** The queue of result key presses (B/P/T/U): listening from the moment the page is
- * parsed, each press numbered, until the scoreboard's component takes the queue over
- * and sends it to the server. One queue per window, whoever calls this first. */
+/** The queue of result key presses (B/P/T/U, and the dealer's numpad: ``CODES`` maps a
+ * physical key, ``KeyboardEvent.code``, to its entry): listening from the moment the
+ * page is parsed, each press numbered, until the scoreboard's component takes the queue
+ * over and sends it to the server. One queue per window, whoever calls this first. */
 // eslint-disable-next-line no-unused-vars
-function roadsKeyQueue(w, KEYS) {
+function roadsKeyQueue(w, KEYS, CODES) {
   if (w.__roadsKeys) return w.__roadsKeys;
   const q = w.__roadsKeys = {
     epoch: Date.now().toString(36) + Math.random().toString(36).slice(2, 8),
@@ -43,7 +44,7 @@ function roadsKeyQueue(w, KEYS) {
   };
   q.release = () => { q.send = null; };
   w.document.addEventListener('keydown', (e) => {
-    const key = (e.key || '').toLowerCase();
+    const key = (CODES || {})[e.code] || (e.key || '').toLowerCase();
     if (!KEYS.includes(key) || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
     if (typing(e.target) || typing(w.document.activeElement)) return;
     e.preventDefault();

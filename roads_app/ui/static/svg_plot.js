@@ -104,7 +104,7 @@ function subplot(svg, defs, L, area, xname, yname) {
 }
 
 // A note placed on the paper (a road's title): its anchor as Plotly reads it.
-function annotate(svg, note, area) {
+function annotate(svg, note, area, family) {
   if (note.xref !== 'paper' || note.yref !== 'paper' || note.text == null) return;
   const font = note.font || {};
   const pad = 2;  // Plotly's border and its pad around a note's text
@@ -116,7 +116,7 @@ function annotate(svg, note, area) {
     'text-anchor': { left: 'start', right: 'end' }[note.xanchor] || 'middle',
     'dominant-baseline': { bottom: 'text-after-edge', top: 'text-before-edge' }[note.yanchor]
       || 'central',
-    'font-size': font.size || 12, 'font-family': font.family || 'sans-serif',
+    'font-size': font.size || 12, 'font-family': font.family || family,
     fill: font.color || '#444', class: 'rd-note',
   });
   node.textContent = String(note.text);
@@ -129,6 +129,9 @@ function drawSvg(host, spec) {
   const H = L.height || 150;
   const mg = { l: 0, r: 0, t: 0, b: 0, ...(L.margin || {}) };
   const area = { l: mg.l, t: mg.t, w: W - mg.l - mg.r, h: H - mg.t - mg.b };
+  // text with no family of its own takes the layout's, as in Plotly (the spec names the
+  // page's CJK face first: render/fonts.py)
+  const family = (L.font || {}).family || 'sans-serif';
 
   const svg = document.createElementNS(SVG_NS, 'svg');
   svg.setAttribute('width', W);
@@ -161,11 +164,11 @@ function drawSvg(host, spec) {
       if (text != null && text !== '') {
         const node = el(g, 'text', { x: cx, y: cy, 'text-anchor': 'middle',
           'dominant-baseline': 'central', 'font-size': each(font.size, i) || 11,
-          'font-family': font.family || 'sans-serif', fill: each(font.color, i) || '#000' });
+          'font-family': font.family || family, fill: each(font.color, i) || '#000' });
         node.textContent = String(text);
       }
     }
   });
-  for (const note of L.annotations || []) annotate(svg, note, area);
+  for (const note of L.annotations || []) annotate(svg, note, area, family);
   host.replaceChildren(svg);
 }

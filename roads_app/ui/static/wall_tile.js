@@ -26,12 +26,29 @@ function drawTile(s) {
     box.__rdSig = sig;
     s.draws += 1;
     const root = document.createElement('div');
-    root.className = 'rd-tile-live';
-    const n = textNode(root, 'span', 'rd-tile-rounds', v.rounds);
+    root.className = d.kiosk ? 'rd-tile-live rd-kiosk-tile' : 'rd-tile-live';
+    // The kiosk wall's one line: name, round count, B/P/T, the good roads as badges.
+    const line = d.kiosk ? textNode(root, 'div', 'rd-tile-line', '') : root;
+    if (d.kiosk) textNode(line, 'span', 'rd-tile-name', v.name || '').dataset.testid = 'tile-name';
+    const n = textNode(line, 'span', 'rd-tile-rounds', v.rounds);
     n.dataset.testid = 'tile-rounds';
     n.dataset.run = String(s.draws);  // how often this tile was drawn (one result: once)
     n.dataset.scriptRun = String(d.runs);  // how often its fragment ran
-    s.staleNode = textNode(root, 'div', 'rd-tile-stale', '');
+    if (d.kiosk) {
+      for (const [letter, count, w] of v.bpt || []) {
+        textNode(line, 'b', `rd-w-${w} rd-tile-count`, `${letter} ${count}`);
+      }
+      const good = v.badges || [];  // the headline good road; the others on hover
+      if (good.length) {
+        const [name, bg, fg] = good[0];
+        const b = textNode(line, 'span', 'rd-badge', good.length > 1 ? `${name} +${good.length - 1}` : name);
+        b.dataset.testid = 'tile-badge';
+        b.title = good.map((g) => g[0]).join(' · ');
+        b.style.background = bg;
+        b.style.color = fg;
+      }
+    }
+    s.staleNode = textNode(line, d.kiosk ? 'span' : 'div', 'rd-tile-stale', '');
     for (const spec of v.roads || []) {
       const scroll = document.createElement('div');
       scroll.className = 'rd-tile-road';  // a tile narrower than its road scrolls sideways
@@ -43,12 +60,14 @@ function drawTile(s) {
       scroll.appendChild(gd);
       root.appendChild(scroll);
     }
-    const counts = document.createElement('div');
-    counts.className = 'rd-tile-counts';
-    for (const [text, w] of v.counts || []) {
-      textNode(counts, w ? 'b' : 'span', w ? `rd-w-${w}` : '', text);
+    if (!d.kiosk) {
+      const counts = document.createElement('div');
+      counts.className = 'rd-tile-counts';
+      for (const [text, w] of v.counts || []) {
+        textNode(counts, w ? 'b' : 'span', w ? `rd-w-${w}` : '', text);
+      }
+      root.appendChild(counts);
     }
-    root.appendChild(counts);
     const was = box.querySelector(':scope > .rd-tile-live');  // not the box's style sheet
     if (was) was.replaceWith(root); else box.appendChild(root);
   }

@@ -1,0 +1,27 @@
+"""Where the rules live: the built-in tables and catalogue (package data) and the
+user's own folder beside them. Below every layer that reads them, so the good roads'
+catalogue (`roads_app.roads.good_roads`) finds its folder without the bets' tables.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+RULES_DIR: Path = Path(str(resources.files("roads_app.rules")))
+"""The built-in tables (package data): `load_table("classic")` reads ``classic.toml`` here."""
+
+TABLES_ENV = "ROADS_APP_TABLES"
+"""Environment variable naming the user tables folder (``roads-app --tables DIR`` sets it)."""
+
+
+def user_tables_dir() -> Path:
+    """Where a user's own ``<name>.toml`` tables live: ``$ROADS_APP_TABLES``, else the
+    platform's config folder (``~/.config/roads-app/tables`` on Linux)."""
+    env = os.environ.get(TABLES_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return platformdirs.user_config_path("roads-app") / "tables"

@@ -1,0 +1,176 @@
+"""The watcher on PostgreSQL: ``LISTEN roads_app_shoes`` on a real server (a temporary
+cluster made with ``initdb`` and started with ``pg_ctl`` as the ``postgres`` user, on a
+free loopback port). A change is announced by ``NOTIFY roads_app_shoes, '<id> <version>'``
+in its own transaction, as the store does; a listener that lost its connection (its
+server process ended, the server restarted) connects again and reads every shoe, so a
+change made while it was away is still told."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from roads_app.store import watch
+from tests.api_server import free_port
+
+psycopg = pytest.importorskip("psycopg")
+
+PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
+
+SHOES = """CREATE TABLE shoes (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'hand',
+    updated TEXT, version INTEGER NOT NULL, rounds INTEGER NOT NULL DEFAULT 0,
+    ended TEXT, deleted TEXT)"""
+"""The columns of the library's ``shoes`` table the watcher reads."""
+
+
+def _as_postgres(*args: str) -> None:
+    subprocess.run(["runuser", "-u", "postgres", "--", *args], check=True,
+                   capture_output=True, timeout=120)  # fmt: skip
+
+
+class Cluster:
+    """A PostgreSQL server of its own (``initdb`` + ``pg_ctl`` as ``postgres``, trust on
+    loopback, a free port); `url` names its ``postgres`` database."""
+
+    def __init__(self) -> None:
+        if PG_BIN is None or shutil.which("runuser") is None:
+            pytest.fail("PostgreSQL's programs are not installed (Debian: postgresql)")
+        self.folder = Path(tempfile.mkdtemp(prefix="roads-pg-"))
+        shutil.chown(self.folder, "postgres", "postgres")
+        data, port = self.folder / "data", free_port()
+        _as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
+        self.ctl = [str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(self.folder / "log"),
+                    "-w", "-o", f"-p {port} -k {self.folder} -c listen_addresses=127.0.0.1"]
+        self.url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        _as_postgres(*self.ctl, "start")
+
+    def restart(self) -> None:
+        """Stopped and started again: every connection to it is cut."""
+        _as_postgres(*self.ctl, "-m", "fast", "restart")
+
+    def remove(self) -> None:
+        with contextlib.suppress(subprocess.SubprocessError):
+            _as_postgres(*self.ctl, "-m", "immediate", "stop")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    c = Cluster()
+    try:
+        yield c
+    finally:
+        c.remove()
+
+
+@pytest.fixture
+def table(cluster: Cluster) -> str:
+    """A fresh ``shoes`` table; the URL of its database."""
+    with psycopg.connect(cluster.url, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS shoes")
+        c.execute(SHOES)
+    return cluster.url
+
+
+def write(url: str, sql: str, *args: object, notify: str | None = None) -> None:
+    """One transaction: the change, and its notification when given (sent at commit)."""
+    with psycopg.connect(url) as c:
+        c.execute(sql, args)
+        if notify is not None:
+            c.execute("SELECT pg_notify(%s, %s)", (watch.CHANNEL, notify))
+
+
+class Told:
+    """What a watcher told its follower, waited for on a condition."""
+
+    def __init__(self, w: watch.Watcher) -> None:
+        self.changes: list[frozenset[str]] = []
+        self._cond = threading.Condition()
+        w.subscribe(self._listener)
+
+    def _listener(self, _seq: int, changed: frozenset[str]) -> None:
+        with self._cond:
+            self.changes.append(changed)
+            self._cond.notify_all()
+
+    def wait_for(self, w: watch.Watcher, shoe: str, version: int | None, timeout: float = 30) -> None:  # noqa: E501
+        with self._cond:
+            ok = self._cond.wait_for(lambda: w.version(shoe) == version, timeout)
+        assert ok, f"{shoe} not seen at version {version}: {w.version(shoe)}, told {self.changes}"
+
+
+def test_a_notified_change_is_told_and_read(table: str):
+    write(table, "INSERT INTO shoes (id, version, rounds) VALUES ('s1', 1, 0), ('s2', 1, 0)")
+    w = watch.Watcher(watch.PgSource(table)).start()
+    try:
+        assert w.version("s1") == 1 and w.shoe("s2") is not None
+        told = Told(w)
+        write(table, "UPDATE shoes SET version = 2, rounds = 1 WHERE id = 's1'", notify="s1 2")
+        told.wait_for(w, "s1", 2)
+        assert told.changes == [frozenset({"s1"})] and w.shoe("s1").rounds == 1
+        # a shoe moved to the trash is gone for followers; ended is seen
+        write(table, "UPDATE shoes SET version = 2, deleted = 'now' WHERE id = 's2'",
+              notify="s2 2")  # fmt: skip
+        told.wait_for(w, "s2", None)
+        write(table, "UPDATE shoes SET version = 3, ended = 'now' WHERE id = 's1'", notify="s1 3")
+        told.wait_for(w, "s1", 3)
+        assert w.shoe("s1").ended
+        assert told.changes == [frozenset({"s1"}), frozenset({"s2"}), frozenset({"s1"})]
+    finally:
+        w.stop()
+
+
+def test_a_listener_that_lost_its_connection_reads_again_and_misses_nothing(table: str):
+    """A change committed while the listener was away (no notification ever reaches it)
+    is told once it is connected again."""
+    write(table, "INSERT INTO shoes (id, version, rounds) VALUES ('s1', 1, 0)")
+    source = watch.PgSource(table)
+    w = watch.Watcher(source).start()
+    try:
+        told = Told(w)
+        first = source.pid
+        # changed without a notification, then the listener's connection is cut: only
+        # reading every shoe again can show it
+        write(table, "UPDATE shoes SET version = 5, rounds = 4 WHERE id = 's1'")
+        write(table, "SELECT pg_terminate_backend(%s)", first)
+        told.wait_for(w, "s1", 5)
+        assert source.pid != first and w.shoe("s1").rounds == 4
+        write(table, "UPDATE shoes SET version = 6 WHERE id = 's1'", notify="s1 6")
+        told.wait_for(w, "s1", 6)  # and it listens again
+    finally:
+        w.stop()
+
+
+def test_the_server_restarted_under_the_listener(table: str, cluster: Cluster):
+    write(table, "INSERT INTO shoes (id, version, rounds) VALUES ('s1', 1, 0)")
+    w = watch.Watcher(watch.PgSource(table)).start()
+    try:
+        told = Told(w)
+        cluster.restart()
+        write(table, "UPDATE shoes SET version = 2 WHERE id = 's1'", notify="s1 2")
+        told.wait_for(w, "s1", 2)
+    finally:
+        w.stop()
+
+
+def test_notifications_of_what_is_known_tell_nothing(table: str):
+    """A notification of a version already seen (this process's own write, read already)
+    is not news; one that does not parse makes the watcher read everything."""
+    write(table, "INSERT INTO shoes (id, version, rounds) VALUES ('s1', 1, 0), ('s2', 1, 0)")
+    w = watch.Watcher(watch.PgSource(table))
+    w.poll()  # connected: reads every shoe
+    told: list[frozenset[str]] = []
+    w.subscribe(lambda _s, c: told.append(c))
+    write(table, "SELECT 1", notify="s1 1")
+    assert w.poll(timeout=5) == frozenset() and told == []
+    write(table, "UPDATE shoes SET version = 2 WHERE id = 's2'", notify="not a payload at all")
+    assert w.poll(timeout=5) == frozenset({"s2"}) and w.version("s2") == 2
+    w.stop()
