@@ -202,12 +202,27 @@ def bug_log_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "roads-app"
 
 
+def _without_passwords(text: str) -> str:
+    """``text`` with the database password (``$ROADS_APP_DB``'s, which ``--db`` sets) out:
+    a bug log or its line never holds it, whatever the failing code put in its message."""
+    from urllib.parse import unquote, urlsplit
+
+    url = os.environ.get("ROADS_APP_DB") or ""
+    try:
+        pw = urlsplit(url).password
+    except ValueError:
+        pw = url.partition("://")[2].partition("@")[0].partition(":")[2] or None
+    for secret in {pw, pw and unquote(pw)} - {None, ""}:
+        text = text.replace(secret, "***")  # type: ignore[arg-type]
+    return text
+
+
 def report_bug(exc: BaseException) -> str:
     """Write ``exc``'s traceback to a log file; one line for the person, saying where it is.
 
     Used for every exception outside `RoadsAppError`: those are our bugs, not user errors.
     """
-    text = "".join(traceback.format_exception(exc))
+    text = _without_passwords("".join(traceback.format_exception(exc)))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     where: str
     for folder in (bug_log_dir(), Path(tempfile.gettempdir()) / "roads-app"):
@@ -222,6 +237,6 @@ def report_bug(exc: BaseException) -> str:
             continue
     else:  # pragma: no cover - nowhere writable
         where = "(no writable log folder)"
-    first = (str(exc).strip().splitlines() or [""])[0][:160]
+    first = _without_passwords((str(exc).strip().splitlines() or [""])[0])[:160]
     what = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
     return f"bug in roads-app ({what}); the full traceback is in {where}"

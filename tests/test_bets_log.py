@@ -163,6 +163,7 @@ def test_save_then_load_gives_back_the_same_history(
     assert store.history.of("abc123")["action"][-1] == "bet placed"
 
 
+@pytest.mark.usefixtures("backend")
 def test_missing_history_is_empty_and_kinds_are_separate(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="s1"))
@@ -175,6 +176,7 @@ def test_missing_history_is_empty_and_kinds_are_separate(tmp_path: Path) -> None
         store.bets.change("nope", "bets", lambda b: BL.place(b, "tie", 1, round_no=1))
 
 
+@pytest.mark.usefixtures("backend")
 def test_a_refused_bet_leaves_the_history_as_it_was(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="s1"))
@@ -261,6 +263,7 @@ def test_undo_last_chip_takes_back_whole_actions_in_reverse(actions: list[tuple]
         BL.undo_last(log, 3)
 
 
+@pytest.mark.usefixtures("backend")
 def test_a_combined_placement_survives_the_store_and_undoes_whole(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="s1"))

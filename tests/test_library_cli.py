@@ -28,6 +28,7 @@ def _import(capsys: pytest.CaptureFixture[str], file: Path, data: Path, *extra: 
     return capsys.readouterr().out.strip()
 
 
+@pytest.mark.usefixtures("backend")
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -79,6 +80,7 @@ def test_outcome_only_shoe_round_trips_with_its_nulls(
     assert back["player_points"].null_count() == 10
 
 
+@pytest.mark.usefixtures("backend")
 def test_import_prints_the_id_and_the_library_lists_it_by_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -101,6 +103,7 @@ BAD_FILES = [
 ]
 
 
+@pytest.mark.usefixtures("backend")
 @pytest.mark.parametrize(("name", "content", "message"), BAD_FILES)
 def test_bad_file_is_one_line_and_changes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: bytes, message: str
@@ -135,6 +138,7 @@ def test_export_refuses_path_like_ids(tmp_path: Path, bad_id: str) -> None:
     assert isinstance(library.safe_load(bad_id, tmp_path), str)
 
 
+@pytest.mark.usefixtures("backend")
 def test_export_upto_cuts_the_shoe_after_that_round(tmp_path: Path) -> None:
     dealt = deal_shoe(11)
     sh.save_shoe(dealt.rounds, dealt.meta, tmp_path)
@@ -178,6 +182,7 @@ def test_simulate_saves_a_shoe_dealt_from_the_seed(tmp_path: Path) -> None:
     assert (back.source, back.seed) == ("simulated", 42)
 
 
+@pytest.mark.usefixtures("backend")
 def test_the_wall_lists_every_live_shoe_newest_first(tmp_path: Path) -> None:
     """Every shoe being played (not 8 of them), newest first; an ended one leaves."""
     ids = []

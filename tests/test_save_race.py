@@ -5,12 +5,15 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from roads_app.game.shoe import deal_shoe
 from roads_app.store import db
 from roads_app.ui import session
 from tests import storehelp as sh
 
 
+@pytest.mark.usefixtures("backend")
 def test_rename_racing_a_save_never_drops_the_round(tmp_path: Path) -> None:
     dealt = deal_shoe(4)
     sh.save_shoe(dealt.rounds.head(30), dealt.meta, tmp_path)

@@ -48,6 +48,7 @@ def ended_shoe(data: Path, name: str = "Table 9") -> tuple[db.Store, str, int]:
     return store, meta.id, store.shoes.end(meta.id)
 
 
+@pytest.mark.usefixtures("backend")
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(order=st.permutations(sorted(WRITES)))
 def test_every_write_to_an_ended_shoe_is_refused_and_changes_nothing(
@@ -65,6 +66,7 @@ def test_every_write_to_an_ended_shoe_is_refused_and_changes_nothing(
     assert after.ended is not None and store.bets.load(shoe).height == 0
 
 
+@pytest.mark.usefixtures("backend")
 def test_an_ended_shoe_can_still_be_renamed_and_trashed_and_is_listed_as_ended(tmp_path: Path):
     store, shoe, _ = ended_shoe(tmp_path)
     store.shoes.rename(shoe, "Table 9 (closed)")
@@ -77,6 +79,7 @@ def test_an_ended_shoe_can_still_be_renamed_and_trashed_and_is_listed_as_ended(t
                                                            "restored"]  # fmt: skip
 
 
+@pytest.mark.usefixtures("backend")
 def test_a_tab_behind_an_end_is_refused_as_stale(tmp_path: Path):
     """A tab that read the shoe before it ended learns it changed (ending is a change of
     its play), not that it silently took a result."""
@@ -89,6 +92,7 @@ def test_a_tab_behind_an_end_is_refused_as_stale(tmp_path: Path):
     assert store.shoes.load(meta.id).rounds.height == 1
 
 
+@pytest.mark.usefixtures("backend")
 def test_the_cli_refuses_to_add_to_an_ended_shoe(tmp_path: Path):
     _, shoe, _ = ended_shoe(tmp_path)
     r = subprocess.run([sys.executable, "-m", "roads_app", "shoes", "add", shoe, "B",
@@ -100,6 +104,7 @@ def test_the_cli_refuses_to_add_to_an_ended_shoe(tmp_path: Path):
     assert db.open_store(tmp_path).shoes.load(shoe).rounds.height == 3
 
 
+@pytest.mark.usefixtures("backend")
 def test_a_simulated_shoe_is_saved_ended_at_the_cut_cards_last_hand(tmp_path: Path):
     meta = library.simulate(5, tmp_path)
     saved = db.open_store(tmp_path).shoes.load(meta.id)
@@ -107,6 +112,7 @@ def test_a_simulated_shoe_is_saved_ended_at_the_cut_cards_last_hand(tmp_path: Pa
     assert saved.rounds.height == deal_shoe(5, ShoeOptions()).rounds.height
 
 
+@pytest.mark.usefixtures("backend")
 def test_the_api_ends_a_shoe_and_refuses_appends_after(tmp_path: Path):
     server = ApiServer(tmp_path / "data").start()
     try:
@@ -130,6 +136,7 @@ def test_the_api_ends_a_shoe_and_refuses_appends_after(tmp_path: Path):
         server.stop()
 
 
+@pytest.mark.usefixtures("backend")
 def test_the_feeder_ends_the_shoe_it_dealt(tmp_path: Path):
     """`roads-app feed --simulate` deals to the cut card's last hand, then ends the shoe;
     run again with the same seed it enters nothing twice and ends it only once."""
@@ -156,6 +163,7 @@ def test_the_feeder_ends_the_shoe_it_dealt(tmp_path: Path):
         server.stop()
 
 
+@pytest.mark.usefixtures("backend")
 def test_rounds_of_an_ended_shoe_read_as_ever(tmp_path: Path):
     store, shoe, _ = ended_shoe(tmp_path)
     assert "".join(store.shoes.load(shoe).rounds["winner"].cast(pl.String)) == "BPB"

@@ -51,6 +51,7 @@ def test_export_import_round_trip_outcomes_only(text: str, fmt: str) -> None:
     assert back.equals(r)
 
 
+@pytest.mark.usefixtures("backend")
 def test_save_load_keeps_rounds_and_meta(saved: tuple[Path, str]) -> None:
     folder, shoe_id = saved
     rounds, meta = sh.load_shoe(shoe_id, folder)
@@ -133,6 +134,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(saved: tuple[Path, 
     assert _snapshot(folder) == before
 
 
+@pytest.mark.usefixtures("backend")
 def test_rename_delete_restore_and_empty_trash(saved: tuple[Path, str]) -> None:
     folder, shoe_id = saved
     store = db.open_store(folder)

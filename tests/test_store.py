@@ -28,6 +28,7 @@ def winners(frame: pl.DataFrame) -> str:
 # --- versions, the smallest write, history ------------------------------------------------
 
 
+@pytest.mark.usefixtures("backend")
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -65,6 +66,7 @@ def test_any_sequence_of_entries_reads_back_as_the_frame_a_tab_holds(
     store.close()
 
 
+@pytest.mark.usefixtures("backend")
 def test_cards_and_flags_survive_the_database_exactly(tmp_path: Path) -> None:
     dealt = deal_shoe(5)
     store = db.open_store(tmp_path)
@@ -76,6 +78,7 @@ def test_cards_and_flags_survive_the_database_exactly(tmp_path: Path) -> None:
     assert store.shoes.load("c").rounds.equals(r)
 
 
+@pytest.mark.usefixtures("backend")
 def test_a_stale_version_is_refused_but_a_rename_or_bet_meanwhile_is_not(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     v1 = store.shoes.create(ShoeMeta(id="s"), rounds_from_winners("BP"))
@@ -92,6 +95,7 @@ def test_a_stale_version_is_refused_but_a_rename_or_bet_meanwhile_is_not(tmp_pat
         store.shoes.create(ShoeMeta(id="s"))
 
 
+@pytest.mark.usefixtures("backend")
 def test_undo_of_an_undo_brings_back_the_very_round(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     r = add_cards(rounds_from_winners("BP"), "9s Kd", "5c 2h")
@@ -223,6 +227,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.usefixtures("backend")
 def test_shoes_commands_list_add_rename_delete_restore_history(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

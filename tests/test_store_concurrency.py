@@ -46,6 +46,7 @@ def go(procs: list[subprocess.Popen[str]]) -> None:
         p.stdin.flush()  # type: ignore[union-attr]
 
 
+@pytest.mark.usefixtures("backend")
 def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="shared"))
@@ -107,6 +108,7 @@ def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: 
     assert store.integrity() == "ok"
 
 
+@pytest.mark.usefixtures("backend")
 def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path) -> None:
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="s"))
@@ -141,7 +143,12 @@ KILLS = 50
 AT_ONCE = 5
 
 
-def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -> None:
+def test_kill_9_at_random_moments_loses_no_acknowledged_change(
+    tmp_path: Path, backend: str
+) -> None:
+    """On PostgreSQL the server outlives the killed clients (it rolls back what they left
+    open), so fewer kills show it: each costs a process start (CI time)."""
+    wanted = KILLS if backend == "sqlite" else 10
     store = db.open_store(tmp_path)
     rng = random.Random(11)
     shoes = [f"k{i}" for i in range(AT_ONCE)]
@@ -149,7 +156,7 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -
         store.shoes.create(ShoeMeta(id=s))
     last_ack = {s: (1, 0) for s in shoes}
     kills = 0
-    while kills < KILLS:
+    while kills < wanted:
         procs = {s: spawn("append", str(tmp_path), s) for s in shoes}
         wait_ready(list(procs.values()))
         go(list(procs.values()))
@@ -183,7 +190,7 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(tmp_path: Path) -
             assert saved.rounds.height <= n + 1  # at most one commit not yet acknowledged
             assert v in check.history.of(s)["version"].to_list()
         check.close()
-    assert kills >= KILLS
+    assert kills >= wanted
 
 
 @pytest.fixture

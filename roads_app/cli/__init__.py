@@ -15,14 +15,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from roads_app.cli import api, backtest, files, good_roads, odds, rules, shoes
+from roads_app.cli import api, backtest, database, files, good_roads, odds, rules, shoes
 from roads_app.cli.args import host_name, int_range, port_number
 from roads_app.errors import RoadsAppError, report_bug
 
 DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
 
-COMMAND_GROUPS = (files, shoes, odds, backtest, good_roads, rules, api)
+COMMAND_GROUPS = (files, shoes, odds, backtest, good_roads, rules, api, database)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
 
 
@@ -71,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"port of the live-feed API started beside the dashboard "
                    f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)")  # fmt: skip
     p.add_argument("--data", default=None, help=DATA_HELP)
+    p.add_argument("--db", default=None, metavar="URL", help=db_help())
     p.add_argument("--tables", default=None, help=TABLES_HELP)
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
     p.add_argument(
@@ -86,10 +87,36 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():  # after the command too: `roads-app rules --tables D`
         if "--tables" not in command._option_string_actions:
             command.add_argument("--tables", default=argparse.SUPPRESS, help=TABLES_HELP)
+        _add_db(command)
     return p
 
 
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    """``--db`` after every command and subcommand (``roads-app shoes list --db URL``):
+    whichever of them opens the library opens it there."""
+    if "--db" not in parser._option_string_actions:
+        parser.add_argument("--db", default=argparse.SUPPRESS, metavar="URL", help=db_help())
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _add_db(child)
+
+
 DATA_HELP = "folder of saved shoes (the platform's user data folder; $ROADS_APP_DATA)"
+DB_ENV = "ROADS_APP_DB"  # the store's name for it (roads_app.store.connection.DB_ENV)
+
+
+def db_help() -> str:
+    """``--db``'s help, naming the server ``ROADS_APP_DB`` holds now, without its password."""
+    now = os.environ.get(DB_ENV)
+    if now:
+        from roads_app.store.pg import shown
+
+        where = f"now {shown(now)} from ${DB_ENV}"
+    else:
+        where = "default: the SQLite file roads.db in the data folder"
+    return (f"the library on a PostgreSQL server: postgresql://user:password@host:port/dbname "
+            f"(${DB_ENV} when not given; {where})")  # fmt: skip
 TABLES_HELP = "folder of your own <name>.toml tables (the platform's config folder)"
 
 
@@ -101,6 +128,14 @@ def _places(args: argparse.Namespace) -> None:
     if args.data is None:
         args.data = str(default_data_dir())
     check_data_dir(args.data)
+    if getattr(args, "db", None):  # every store this process and its servers open is there
+        from roads_app.store.connection import db_url
+
+        os.environ[DB_ENV] = db_url(args.db) or ""
+    elif os.environ.get(DB_ENV):
+        from roads_app.store.connection import db_url
+
+        db_url()  # a malformed $ROADS_APP_DB is one line before any work
     if args.tables is not None:  # the rules module (pydantic, the engine) only when needed
         from roads_app.places import TABLES_ENV
 
@@ -108,6 +143,17 @@ def _places(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    before = os.environ.get(DB_ENV)
+    try:
+        return _main(argv)
+    finally:  # ``--db`` holds for this command only (tests call main in one process)
+        if before is None:
+            os.environ.pop(DB_ENV, None)
+        else:
+            os.environ[DB_ENV] = before
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         _places(args)

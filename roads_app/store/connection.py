@@ -24,11 +24,15 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from roads_app.errors import RoadsAppError, StorageError, shown_path
 from roads_app.messages import Message
+from roads_app.store import pg
 
 DB_NAME = "roads.db"
+DB_ENV = "ROADS_APP_DB"
+"""The environment variable naming the library's database when ``--db`` is not given."""
 APPLICATION_ID = 0x524F4144  # "ROAD": marks a roads-app database (PRAGMA application_id)
 BUSY_TIMEOUT_S = 5.0
 SYNCHRONOUS = os.environ.get("ROADS_APP_SYNC", "NORMAL").upper()
@@ -148,8 +152,9 @@ def db_path(data_dir: Path | str) -> Path:
     return Path(data_dir) / DB_NAME
 
 
-def translate(e: BaseException, where: Path, doing: str = "change") -> StorageError:
-    """An sqlite3/OS error as one line naming the database; callers raise it ``from None``."""
+def translate(e: BaseException, where: Path | str, doing: str = "change") -> StorageError:
+    """An sqlite3/OS error as one line naming the database; callers raise it ``from None``.
+    ``where``: the file, or a server's URL (`roads_app.store.pg.shown`, no password)."""
     text = _first_line(e).lower()
     name = str(where)
     if isinstance(e, StorageError):
@@ -193,34 +198,54 @@ class _Held:
 
     __slots__ = ("con", "pid")
 
-    def __init__(self, con: sqlite3.Connection) -> None:
+    def __init__(self, con: Any) -> None:
         self.con = con
         self.pid = os.getpid()
 
     def close(self) -> None:
         if self.pid == os.getpid():  # a forked child leaves its parent's connection be
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(Exception):
                 self.con.close()
 
     def __del__(self) -> None:
         self.close()
 
 
+def db_url(url: str | None = None) -> str | None:
+    """The server the library is on: ``url`` (``--db``), else ``ROADS_APP_DB``; None
+    (or empty): the SQLite file in the data folder. A URL is checked here, before any
+    connection (`roads_app.store.pg.check_url`)."""
+    url = url or os.environ.get(DB_ENV) or None
+    return None if url is None else pg.check_url(url)
+
+
 class Database:
-    """The database of one data folder: its connections, transactions and schema.
+    """The database of one data folder, or of a PostgreSQL server's database (``url``):
+    its connections, transactions and schema.
 
     ``on_create`` runs inside the transaction that creates a new database (the old
     files' import, the sample shoes), so a new database is made whole or not at all.
+    ``backend`` is ``sqlite`` or ``postgresql``; ``url`` the server's URL (password
+    included: for connections only, never shown), ``where`` what messages call it.
     """
 
     def __init__(
         self,
         data_dir: Path | str,
-        on_create: Callable[[sqlite3.Connection], object] | None = None,
+        on_create: Callable[[Any], object] | None = None,
+        url: str | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.path = db_path(self.data_dir)
+        self.url = url
+        self.backend = "sqlite" if url is None else "postgresql"
+        self.where: Path | str = self.path if url is None else pg.shown(url)
+        self.errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
         self._local = threading.local()
+        if url is not None:
+            self.errors = (sqlite3.Error, *pg.errors())
+            self._init_pg(on_create)
+            return
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -228,6 +253,12 @@ class Database:
                                        error=e.strerror)) from None  # fmt: skip
         self._refuse_links()
         self._init(on_create)
+
+    @property
+    def place(self) -> Path | str:
+        """Where the library is, as messages name it: the data folder, or the server's
+        database (no password)."""
+        return self.data_dir if self.url is None else self.where
 
     def _refuse_links(self) -> None:
         """The database and its WAL, SHM and journal files are plain files in the data
@@ -237,9 +268,20 @@ class Database:
             if p.is_symlink():
                 raise StorageError(Message("msg_db_symlink", path=shown_path(p)))
 
+    def translate(self, e: BaseException, doing: str = "change") -> StorageError:
+        """An error of this database's driver as one line naming it (no password)."""
+        if self.url is not None and not isinstance(e, sqlite3.Error | OSError | StorageError):
+            return pg.translate(e, self.url, doing, BUSY_TIMEOUT_S)
+        return translate(e, self.where, doing)
+
     # connections
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> Any:
+        if self.url is not None:
+            try:
+                return pg.connect(self.url, BUSY_TIMEOUT_S)
+            except self.errors as e:
+                raise self.translate(e, "open") from None
         try:
             con = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
@@ -253,11 +295,14 @@ class Database:
         return con
 
     @property
-    def con(self) -> sqlite3.Connection:
+    def con(self) -> Any:
         """This thread's connection (a forked child opens its own), closed when the
-        thread ends (`_Held`)."""
+        thread ends (`_Held`). A server connection that broke (the server restarted) is
+        replaced by a new one."""
         held: _Held | None = getattr(self._local, "held", None)
-        if held is None or held.pid != os.getpid():
+        if held is None or held.pid != os.getpid() or (
+            self.url is not None and not held.con.usable
+        ):
             held = self._local.held = _Held(self._connect())
         return held.con
 
@@ -268,43 +313,123 @@ class Database:
         if held is not None:
             held.close()
 
+    def _begin(self, doing: str) -> Any:
+        """This thread's connection with a write transaction begun: SQLite takes its write
+        lock up front; PostgreSQL takes the one advisory write lock (`pg.WRITE_LOCK`).
+        A server connection found broken at the start is opened again, once."""
+        for attempt in (0, 1):
+            con = self.con
+            try:
+                if self.url is None:
+                    con.execute("BEGIN IMMEDIATE")
+                else:
+                    con.begin(pg.WRITE_LOCK)
+                    self._local.notes = {}
+                return con
+            except self.errors as e:
+                if self.url is not None and attempt == 0 and not con.usable:
+                    self.close()
+                    continue
+                if self.url is not None:
+                    with contextlib.suppress(Exception):
+                        con.rollback()
+                raise self.translate(e, doing) from None
+        raise AssertionError("unreachable")
+
     @contextlib.contextmanager
-    def write(self, doing: str = "change") -> Iterator[sqlite3.Connection]:
+    def write(self, doing: str = "change") -> Iterator[Any]:
         """One write transaction, lock taken up front; any failure rolls all of it back."""
-        con = self.con
-        try:
-            con.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise translate(e, self.path, doing) from None
+        con = self._begin(doing)
         try:
             yield con
-            con.execute("COMMIT")
+            if self.url is None:
+                con.execute("COMMIT")
+            else:  # the held writes and the notifications ride with the COMMIT
+                con.commit(self._local.notes)
         except BaseException as e:
-            with contextlib.suppress(sqlite3.Error):
-                con.execute("ROLLBACK")
-            if isinstance(e, sqlite3.Error | OSError) and not isinstance(e, RoadsAppError):
-                raise translate(e, self.path, doing) from None
+            with contextlib.suppress(Exception):
+                con.rollback() if self.url is not None else con.execute("ROLLBACK")
+            if isinstance(e, (*self.errors, OSError)) and not isinstance(e, RoadsAppError):
+                raise self.translate(e, doing) from None
             raise
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[Any]:
         """One read snapshot (several SELECTs see the same version)."""
         con = self.con
         try:
-            con.execute("BEGIN")
-        except sqlite3.Error as e:
-            raise translate(e, self.path, "read") from None
+            con.execute("BEGIN" if self.url is None else
+                        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")  # fmt: skip
+        except self.errors as e:
+            if self.url is not None and not con.usable:
+                self.close()
+            raise self.translate(e, "read") from None
         try:
             yield con
-        except sqlite3.Error as e:
-            raise translate(e, self.path, "read") from None
+        except self.errors as e:
+            raise self.translate(e, "read") from None
         finally:
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(Exception):
                 con.execute("COMMIT")
+
+    def notify(self, c: Any, shoe_id: str, version: int) -> None:
+        """Tell the change feed a shoe is at ``version`` now, inside the change's own
+        transaction (sent when it commits, never when it rolls back). On PostgreSQL a
+        ``NOTIFY`` on `pg.CHANNEL` with ``"<shoe id> <version>"``, one per shoe the change
+        touched, at its last version; SQLite's followers watch the file's data version
+        instead (`roads_app.store.watch`)."""
+        if self.url is not None:  # sent with the COMMIT (`write`), the last version of each
+            self._local.notes[shoe_id] = version
 
     # creating, recognising and migrating the database
 
-    def _init(self, on_create: Callable[[sqlite3.Connection], object] | None) -> None:
+    def _migrate(self, c: Any, have: int, created: bool,
+                 on_create: Callable[[Any], object] | None) -> None:  # fmt: skip
+        """Apply the migrations after ``have``, in the caller's write transaction."""
+        for n in range(have + 1, SCHEMA_VERSION + 1):
+            description, sql = MIGRATIONS[n - 1]
+            if self.url is not None:
+                sql = pg.for_postgresql(sql)
+            for stmt in (s for s in sql.split(";") if s.strip()):
+                c.execute(stmt)
+            c.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", (n, description, now()))
+        if created and on_create is not None:
+            on_create(c)
+
+    def _init_pg(self, on_create: Callable[[Any], object] | None) -> None:
+        """Recognise, create or migrate the server's database, all in one transaction
+        under the write lock (two replicas starting at once: one creates, one waits)."""
+        with self.write("open") as c:
+            tables = {r[0] for r in c.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema()").fetchall()}  # fmt: skip
+            mine = "settings" in tables and "schema_migrations" in tables and c.execute(
+                "SELECT 1 FROM settings WHERE key = 'application' AND value = ?",
+                (pg.APPLICATION,),
+            ).fetchone() is not None
+            if tables and not mine:
+                raise StorageError(Message("msg_db_other_program", path=self.where,
+                                           engine="PostgreSQL", app="roads-app",
+                                           option="--db"))  # fmt: skip
+            created = not tables
+            have = 0
+            if created:
+                c.execute(
+                    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                    "description TEXT NOT NULL, applied TEXT NOT NULL)"
+                )
+            else:
+                have = int(c.execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+                           .fetchone()[0])  # fmt: skip
+            if have > SCHEMA_VERSION:
+                raise StorageError(Message("msg_db_newer", path=self.where, app="roads-app",
+                                           have=have, knows=SCHEMA_VERSION))  # fmt: skip
+            self._migrate(c, have, created, on_create)
+            if created:
+                c.execute("INSERT INTO settings (key, value) VALUES ('application', ?)",
+                          (pg.APPLICATION,))  # fmt: skip
+
+    def _init(self, on_create: Callable[[Any], object] | None) -> None:
         con = self.con
         try:
             app_id = con.execute("PRAGMA application_id").fetchone()[0]
@@ -337,13 +462,7 @@ class Database:
                     "description TEXT NOT NULL, applied TEXT NOT NULL)"
                 )
                 created = True
-            for n in range(have + 1, SCHEMA_VERSION + 1):
-                description, sql = MIGRATIONS[n - 1]
-                for stmt in (s for s in sql.split(";") if s.strip()):
-                    c.execute(stmt)
-                c.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", (n, description, now()))
-            if created and on_create is not None:
-                on_create(c)
+            self._migrate(c, have, created, on_create)
         # WAL is a property of the file; set outside a transaction (no-op when it is already)
 
     @staticmethod
@@ -357,5 +476,9 @@ class Database:
                    .fetchone()[0])  # fmt: skip
 
     def integrity(self) -> str:
-        """``PRAGMA integrity_check``'s answer (``ok`` when the file is sound)."""
+        """``PRAGMA integrity_check``'s answer (``ok`` when the file is sound); a server
+        keeps its own pages sound, so ``ok`` when it answers."""
+        if self.url is not None:
+            self.con.execute("SELECT 1").fetchone()
+            return "ok"
         return str(self.con.execute("PRAGMA integrity_check").fetchone()[0])

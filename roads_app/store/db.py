@@ -40,11 +40,13 @@ from roads_app.store import old_files
 from roads_app.store.bets import Bets
 from roads_app.store.connection import (
     BUSY_TIMEOUT_S,
+    DB_ENV,
     DB_NAME,
     MIGRATIONS,
     SCHEMA_VERSION,
     Database,
     db_path,
+    db_url,
     now,
     translate,
 )
@@ -55,9 +57,9 @@ from roads_app.store.rounds import Rounds
 from roads_app.store.shoes import LIST_SCHEMA, Saved, ShoeEndedError, Shoes, StaleShoeError
 
 __all__ = [
-    "BUSY_TIMEOUT_S", "DB_NAME", "HISTORY_SCHEMA", "LIST_SCHEMA", "MIGRATIONS",
+    "BUSY_TIMEOUT_S", "DB_ENV", "DB_NAME", "HISTORY_SCHEMA", "LIST_SCHEMA", "MIGRATIONS",
     "ROUND_ACTIONS", "SCHEMA_VERSION", "RequestKeyReused", "Saved", "ShoeEndedError",
-    "StaleShoeError", "StorageError", "Store", "db_path", "forget_stores", "frame_of",
+    "StaleShoeError", "StorageError", "Store", "db_path", "db_url", "forget_stores", "frame_of",
     "now", "open_store", "rows_of", "translate",
 ]  # fmt: skip
 
@@ -66,7 +68,17 @@ class Store(Database):
     """The database of one data folder and its parts. Cheap to share: one connection per
     thread, and every part writes through it."""
 
-    def __init__(self, data_dir: Path | str, *, samples: bool = False) -> None:
+    def __init__(
+        self,
+        data_dir: Path | str,
+        *,
+        samples: bool = False,
+        url: str | None = None,
+        from_env: bool = True,
+    ) -> None:
+        """``url``: a PostgreSQL server's database, else (when ``from_env``)
+        ``ROADS_APP_DB``'s, else the SQLite file in ``data_dir``."""
+        url = db_url(url) if from_env else url and db_url(url)
         self.history = History(self)
         self.shoes = Shoes(self, self.history)
         self.rounds = Rounds(self, self.shoes, self.history)
@@ -75,29 +87,37 @@ class Store(Database):
         self.tokens = Tokens(self)
 
         def on_create(c: sqlite3.Connection) -> None:
-            if not old_files.import_old_files(c, self.shoes, self.bets) and samples:
+            # the old files of a data folder go into that folder's own SQLite file only
+            if (url is not None or not old_files.import_old_files(c, self.shoes, self.bets)) \
+                    and samples:
                 old_files.insert_samples(c, self.shoes)
 
-        super().__init__(data_dir, on_create)
+        super().__init__(data_dir, on_create, url)
 
 
 # --- one Store per data folder per process ------------------------------------------------
 
-_STORES: dict[tuple[int, Path], Store] = {}
+_STORES: dict[tuple[int, Path | str], Store] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def open_store(data_dir: Path | str, *, samples: bool = False) -> Store:
+def open_store(
+    data_dir: Path | str, *, samples: bool = False, url: str | None = None
+) -> Store:
     """The store of a data folder, created (and the old files migrated) on first use.
 
-    ``samples``: a brand-new database with no old files to import gets the sample shoes
-    (the dashboard's first start); scripts and tests start empty.
+    ``url`` (``--db``), else ``ROADS_APP_DB``, puts the library on a PostgreSQL server
+    (`db_url`); without either it is the SQLite file in ``data_dir``. ``samples``: a
+    brand-new database with no old files to import gets the sample shoes (the
+    dashboard's first start); scripts and tests start empty.
     """
-    key = (os.getpid(), Path(data_dir).expanduser().resolve())
+    url = db_url(url)
+    folder = Path(data_dir).expanduser().resolve()
+    key = (os.getpid(), folder if url is None else url)
     with _STORES_LOCK:
         store = _STORES.get(key)
         if store is None:
-            store = _STORES[key] = Store(key[1], samples=samples)
+            store = _STORES[key] = Store(folder, samples=samples, url=url)
         return store
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from roads_app.errors import StorageError
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now, translate
+from roads_app.store.connection import Database, now
 
 
 class RequestKeyReused(StorageError):
@@ -83,8 +83,8 @@ class Tokens:
             row = self.db.con.execute(
                 "SELECT role FROM api_tokens WHERE hash = ?", (token_hash,)
             ).fetchone()
-        except sqlite3.Error as e:
-            raise translate(e, self.db.path, "read") from None
+        except self.db.errors as e:
+            raise self.db.translate(e, "read") from None
         return None if row is None else str(row[0])
 
     def count(self, role: str) -> int:

@@ -40,8 +40,8 @@ class History:
     def __init__(self, database: Database) -> None:
         self.db = database
 
-    @staticmethod
     def log(
+        self,
         c: sqlite3.Connection,
         shoe_id: str,
         action: str,
@@ -50,12 +50,14 @@ class History:
         round_no: int | None = None,
         detail: str | None = None,
     ) -> None:
-        """Append one change, inside the caller's write transaction."""
+        """Append one change, inside the caller's write transaction. Every change of a
+        shoe comes here, so here the change feed is told (`Database.notify`)."""
         c.execute(
             "INSERT INTO history (shoe, at, action, version, rounds, round, detail) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (shoe_id, now(), action, version, rounds, round_no, detail),
         )
+        self.db.notify(c, shoe_id, version)
 
     def of(self, shoe_id: str) -> pl.DataFrame:
         """Every change of a shoe, oldest first (also after it was purged from the trash)."""
@@ -64,7 +66,7 @@ class History:
             "WHERE shoe = ? ORDER BY seq", (shoe_id,),
         ).fetchall()  # fmt: skip
         if not rows:
-            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.place))
         return pl.DataFrame(rows, schema=HISTORY_SCHEMA, orient="row")
 
     def undone_rounds(self, shoe_id: str) -> list[str]:

@@ -21,7 +21,7 @@ import polars as pl
 from roads_app.errors import RoundError, StorageError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, empty_rounds
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now, translate
+from roads_app.store.connection import Database, now
 from roads_app.store.files import check_shoe_id
 from roads_app.store.frames import (
     META_COLS,
@@ -160,7 +160,7 @@ class Shoes:
         ).fetchone()
         if row is None:
             raise StorageError(
-                Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.data_dir)
+                Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.place)
             )
         if row[2] is not None:
             raise StaleShoeError(Message("msg_deleted_elsewhere", id=shoe_id))
@@ -264,7 +264,7 @@ class Shoes:
                 raise StorageError(
                     Message("msg_shoe_purged", id=quote(shoe_id))
                     if self.history.was_purged(c, shoe_id)
-                    else Message("msg_shoe_not_here", id=quote(shoe_id), folder=self.db.data_dir)
+                    else Message("msg_shoe_not_here", id=quote(shoe_id), folder=self.db.place)
                 )
             if row[2] is None:
                 raise StorageError(Message("msg_shoe_not_in_trash", id=quote(shoe_id)))
@@ -304,7 +304,7 @@ class Shoes:
             f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
-            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.place))
         return meta_of(row)
 
     def load(self, shoe_id: str) -> Saved:
@@ -319,7 +319,7 @@ class Shoes:
             (shoe_id,),
         ).fetchone()
         if row is None:
-            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.data_dir))
+            raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.place))
         if row[-1] is not None:
             raise StorageError(Message("msg_shoe_in_trash", id=shoe_id))
         rounds = frame_of(c.execute(SQL_ROUNDS, (shoe_id,)).fetchall())
@@ -331,8 +331,8 @@ class Shoes:
             row = self.db.con.execute(
                 "SELECT version FROM shoes WHERE id = ? AND deleted IS NULL", (shoe_id,)
             ).fetchone()
-        except sqlite3.Error as e:
-            raise translate(e, self.db.path, "read") from None
+        except self.db.errors as e:
+            raise self.db.translate(e, "read") from None
         return None if row is None else int(row[0])
 
     def ended(self, shoe_id: str) -> str | None:
@@ -370,8 +370,8 @@ class Shoes:
                 f"deleted, ended FROM shoes WHERE {where} ORDER BY updated DESC{tail}",
                 params,
             ).fetchall()
-        except sqlite3.Error as e:
-            raise translate(e, self.db.path, "read") from None
+        except self.db.errors as e:
+            raise self.db.translate(e, "read") from None
         names = LIST_SCHEMA.names()[:-2]
         columns = zip(*rows, strict=True) if rows else ([] for _ in names)
         frame = pl.DataFrame(

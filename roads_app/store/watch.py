@@ -41,15 +41,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from roads_app.store.connection import BUSY_TIMEOUT_S, db_path
+from roads_app.store.connection import BUSY_TIMEOUT_S, DB_ENV, db_path
+from roads_app.store.pg import CHANNEL
 
 log = logging.getLogger(__name__)
 
 INTERVAL_S = 0.05
 """How often the SQLite source asks whether anything was committed (a pragma: microseconds)."""
-
-CHANNEL = "roads_app_shoes"
-"""The PostgreSQL channel every version bump is announced on (payload: id, space, version)."""
 
 PG_CHECK_S = 5.0
 """A quiet PostgreSQL listener asks the server a trivial question this often: a connection
@@ -433,9 +431,6 @@ def source_for(data_dir: Path | str, url: str | None = None) -> Source:
         return PgSource(url)
     return SqliteSource(db_path(data_dir))
 
-
-DB_ENV = "ROADS_APP_DB"
-"""The library's URL when no ``--db`` is given (PostgreSQL; unset: the folder's SQLite file)."""
 
 _WATCHERS: dict[tuple[int, Path, str], Watcher] = {}
 _WATCHERS_LOCK = threading.Lock()

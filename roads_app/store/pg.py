@@ -1,0 +1,290 @@
+"""The library on a PostgreSQL server: its URL, its connections and its dialect of the SQL.
+
+The store's SQL is written once, in the portable subset SQLite and PostgreSQL share, with
+``?`` placeholders (`roads_app.store.connection`). `PgConnection` gives a psycopg 3
+connection the few methods the store uses of a ``sqlite3`` connection (``execute``,
+``executemany``), turning ``?`` into psycopg's ``%s``; `for_postgresql` turns the
+migrations' few SQLite words into PostgreSQL's. So one schema, one set of migrations and
+one set of queries serve both databases, and neither can drift.
+
+A URL's password is never shown: `shown` is the URL without it, used in every message,
+log line and bug log. psycopg is imported only when a PostgreSQL URL is opened.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+from roads_app.errors import StorageError, quote, shown_path
+from roads_app.messages import Message
+
+if TYPE_CHECKING:
+    import psycopg
+
+SCHEMES = ("postgresql", "postgres")
+CHANNEL = "roads_app_shoes"
+"""The ``NOTIFY`` channel: every change of a shoe sends ``"<shoe id> <version>"`` on it,
+in the transaction that made the change (delivered when it commits)."""
+WRITE_LOCK = 0x524F4144
+"""The advisory lock every write transaction takes first: writers queue as SQLite's
+``BEGIN IMMEDIATE`` makes them, whichever replica they come from, so the version check
+and the change it guards are never interleaved with another writer's."""
+APPLICATION = "roads-app"
+"""The ``settings`` row (key ``application``) that marks a database as roads-app's."""
+
+def is_url(text: str) -> bool:
+    """Whether ``--db``/``ROADS_APP_DB`` names a server (anything with ``://``)."""
+    return "://" in text
+
+
+def shown(url: str) -> str:
+    """The URL as it may be printed: without its password, even when it is malformed.
+
+    >>> shown("postgresql://roads:s3cret@db.local:5433/floor")
+    'postgresql://roads@db.local:5433/floor'
+    >>> shown("postgresql://roads@db/floor?password=s3cret&sslmode=require")
+    'postgresql://roads@db/floor?sslmode=require'
+    >>> shown("postgres://:pw@/x")
+    'postgres://@/x'
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return quote(url)
+    netloc, slash, path = rest.partition("/")
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        netloc = user.split(":", 1)[0] + "@" + host
+    if "?" in path:
+        path, _, query = path.partition("?")
+        kept = [p for p in query.split("&") if p and not p.lower().startswith("password=")]
+        path = path + ("?" + "&".join(kept) if kept else "")
+    return shown_path(f"{scheme}://{netloc}{slash}{path}")
+
+
+def password_of(url: str) -> str | None:
+    """The URL's password (to scrub it from a driver's text), if it has one."""
+    try:
+        parts = urlsplit(url)
+        pw = parts.password
+    except ValueError:
+        return None
+    if pw is None:
+        for p in parts.query.split("&"):
+            if p.lower().startswith("password="):
+                pw = unquote(p.split("=", 1)[1])
+    return unquote(pw) if pw else None
+
+
+def check_url(url: str) -> str:
+    """The URL, checked before the driver sees it (the driver's own complaint may quote
+    the whole text, password included); StorageError in one line naming what is wrong."""
+
+    def bad(why: Message) -> StorageError:
+        form = "postgresql://user:password@host:port/dbname"
+        return StorageError(Message("msg_db_url_bad", url=shown(url), why=why, form=form))
+
+    scheme = url.partition("://")[0].lower()
+    if scheme not in SCHEMES:
+        raise bad(Message("msg_dburl_scheme", want="postgresql", scheme=quote(scheme[:20])))
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise bad(Message("msg_dburl_port")) from None
+    if not parts.hostname:
+        raise bad(Message("msg_dburl_host"))
+    if port == 0:
+        raise bad(Message("msg_dburl_port"))
+    if not parts.path.strip("/"):
+        raise bad(Message("msg_dburl_name"))
+    if "/" in parts.path.strip("/"):
+        raise bad(Message("msg_dburl_slash"))
+    if parts.fragment:
+        raise bad(Message("msg_dburl_fragment"))
+    return url
+
+
+def scrub(text: str, url: str) -> str:
+    """A driver's text with the URL's password taken out (belt and braces: psycopg's
+    connection errors name host and port, not the password)."""
+    pw = password_of(url)
+    return text.replace(pw, "***") if pw else text
+
+
+@lru_cache(maxsize=512)
+def pg_sql(sql: str) -> str:
+    """A query of the store in psycopg's placeholders: ``?`` → ``%s``, ``%`` → ``%%``.
+
+    The store's SQL holds no ``?`` or ``%`` in a string literal.
+
+    >>> pg_sql("SELECT a FROM t WHERE b = ? AND c LIKE 'x%'")
+    "SELECT a FROM t WHERE b = %s AND c LIKE 'x%%'"
+    """
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+_DIALECT = (
+    (re.compile(r"\bINTEGER PRIMARY KEY AUTOINCREMENT\b"),
+     "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"),
+    (re.compile(r"\)\s*WITHOUT ROWID"), ")"),
+    (re.compile(r"\bINTEGER\b"), "BIGINT"),  # SQLite's INTEGER is 64 bits
+    (re.compile(r"\bREAL\b"), "DOUBLE PRECISION"),  # SQLite's REAL is 8 bytes
+)  # fmt: skip
+
+
+def for_postgresql(sql: str) -> str:
+    """A migration's SQL in PostgreSQL's words (types of the same range, no ROWID clause).
+
+    >>> for_postgresql("CREATE TABLE t (a INTEGER PRIMARY KEY AUTOINCREMENT, b REAL) WITHOUT ROWID")
+    'CREATE TABLE t (a BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, b DOUBLE PRECISION)'
+    """
+    for pattern, words in _DIALECT:
+        sql = pattern.sub(words, sql)
+    return sql
+
+
+_DEFERRED = ("INSERT", "UPDATE")
+
+
+class PgConnection:
+    """A psycopg connection in autocommit mode, spoken to as the store speaks to sqlite3:
+    ``execute``/``executemany`` with ``?`` placeholders, explicit ``BEGIN``/``COMMIT``.
+
+    Inside a write transaction (`begin`) the INSERTs and UPDATEs, whose results no caller
+    reads, are held and sent together, pipelined, before the next statement that answers
+    (a SELECT, a DELETE's row count) or with the COMMIT (`commit`): an append is then a
+    few round trips to the server, not one per statement. A failure among them fails the
+    transaction as it would have one statement earlier.
+
+    A statement outside a transaction that finds the connection broken (the server
+    restarted since) is sent again once on a new connection: nothing of it had run. Inside
+    a transaction the failure stands (the change is refused whole and may be retried).
+    """
+
+    __slots__ = ("_lost", "held", "lock_timeout_s", "raw", "url")
+
+    def __init__(self, url: str, lock_timeout_s: float) -> None:
+        import psycopg
+
+        self.url, self.lock_timeout_s = url, lock_timeout_s
+        self._lost = psycopg.OperationalError
+        self.held: list[tuple[bool, str, Any]] | None = None
+        self.raw = self._open()
+
+    def _open(self) -> psycopg.Connection[Any]:
+        import psycopg
+
+        raw = psycopg.connect(self.url, autocommit=True, connect_timeout=5,
+                              application_name="roads-app")  # fmt: skip
+        raw.execute(f"SET lock_timeout = {int(self.lock_timeout_s * 1000)}")
+        return raw
+
+    def _again(self, send: Any) -> Any:
+        idle = self.raw.info.transaction_status == 0  # IDLE: no transaction under way
+        try:
+            return send()
+        except self._lost:
+            if not (idle and self.raw.broken):
+                raise
+            self.raw.close()
+            self.raw = self._open()
+            return send()
+
+    def _send_held(self, tail: tuple[tuple[str, Any], ...] = ()) -> None:
+        held, self.held = self.held or [], [] if self.held is not None else None
+        if not held and not tail:
+            return
+        with self.raw.pipeline():
+            for many, sql, params in held:
+                if many:
+                    self.raw.cursor().executemany(sql, params)
+                else:
+                    self.raw.execute(sql, params)
+            for sql, params in tail:
+                self.raw.execute(sql.encode() if params is None else sql, params)  # type: ignore[arg-type]
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        if self.held is not None:
+            if sql.lstrip()[:6].upper() in _DEFERRED:
+                self.held.append((False, pg_sql(sql), params))
+                return None  # nobody reads an INSERT's or UPDATE's cursor
+            self._send_held()
+        return self._again(lambda: self.raw.execute(pg_sql(sql), params))
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        if self.held is not None:
+            self.held.append((True, pg_sql(sql), list(rows)))
+            return None
+        cur = self.raw.cursor()
+        cur.executemany(pg_sql(sql), rows)  # type: ignore[arg-type]
+        return cur
+
+    def begin(self, lock: int) -> None:
+        """``BEGIN`` and the write lock in one round trip; INSERTs and UPDATEs held after."""
+        self._again(lambda: self.raw.execute(
+            f"BEGIN; SELECT pg_advisory_xact_lock({int(lock)})".encode()))  # type: ignore[arg-type]  # fmt: skip
+        self.held = []
+
+    def commit(self, notes: dict[str, int]) -> None:
+        """The held statements, the change's notifications and ``COMMIT``, in one round
+        trip; a notification is sent only if the COMMIT succeeds."""
+        tail = tuple(("SELECT pg_notify(%s, %s)", (CHANNEL, f"{shoe} {version}"))
+                     for shoe, version in notes.items())  # fmt: skip
+        try:
+            self._send_held((*tail, ("COMMIT", None)))
+        finally:
+            self.held = None
+
+    def rollback(self) -> None:
+        self.held = None
+        if not self.raw.closed:
+            self.raw.execute(b"ROLLBACK")  # type: ignore[arg-type]
+
+    def script(self, sql: str) -> None:
+        """Statements without parameters, sent in one round trip (``BEGIN; ...``)."""
+        self._again(lambda: self.raw.execute(sql.encode()))  # type: ignore[arg-type]
+
+    @property
+    def usable(self) -> bool:
+        return not (self.raw.closed or self.raw.broken)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def connect(url: str, lock_timeout_s: float) -> PgConnection:
+    """A new connection (autocommit: the store says BEGIN and COMMIT itself); a writer
+    waits at most ``lock_timeout_s`` for another, like SQLite's busy timeout."""
+    return PgConnection(url, lock_timeout_s)
+
+
+def errors() -> tuple[type[BaseException], ...]:
+    import psycopg
+
+    return (psycopg.Error,)
+
+
+def translate(e: BaseException, url: str, doing: str, busy_s: float) -> StorageError:
+    """A psycopg error as one line naming the database (without its password)."""
+    import psycopg
+    from psycopg import errors as pe
+
+    where = shown(url)
+    lines = str(e).strip().splitlines()
+    text = scrub(lines[0][:200] if lines else type(e).__name__, url)
+    low = text.lower()
+    if isinstance(e, pe.LockNotAvailable | pe.SerializationFailure | pe.DeadlockDetected):
+        return StorageError(Message("msg_db_busy", path=where, seconds=f"{busy_s:g}"))
+    if "password authentication failed" in low or "no password supplied" in low:
+        return StorageError(Message("msg_db_login", url=where))
+    if "does not exist" in low and "database" in low:
+        return StorageError(Message("msg_db_missing", url=where))
+    if isinstance(e, pe.InsufficientPrivilege):
+        return StorageError(Message("msg_db_denied", url=where, doing=doing, why=text))
+    if isinstance(e, psycopg.OperationalError | psycopg.InterfaceError):
+        why = text.split("failed:")[-1].strip().removeprefix("FATAL:").strip() or text
+        return StorageError(Message("msg_db_unreachable", url=where, why=why[:120]))
+    return StorageError(f"{where}: {text}; nothing was changed")
