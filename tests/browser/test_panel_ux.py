@@ -17,7 +17,7 @@ import re
 
 import pytest
 from conftest import AppServer, wait_idle, wait_keys, wait_rounds
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from roads_app.bets.tables import list_tables
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
@@ -117,11 +117,10 @@ def test_a_side_bet_the_keyed_round_cannot_settle_is_refused_aloud_at_the_key_pr
     toast.first.wait_for()
     warning = page.locator('[data-testid="stAlert"]').filter(has_text=said)
     warning.first.wait_for()
-    assert said in warning.first.inner_text()
+    expect(warning.first).to_contain_text(said)
     # the history's note is there in full too, not only cut off in its cell
-    assert "Round 2 · Big: round 2 lacks cards to settle Big" in page.get_by_test_id(
-        "stMain"
-    ).inner_text()
+    expect(page.get_by_test_id("stMain")).to_contain_text(
+        "Round 2 · Big: round 2 lacks cards to settle Big")
 
 
 def column_edges(page: Page, grid) -> list[float]:
