@@ -36,7 +36,7 @@ from roads_app.game.hand import Side
 from roads_app.game.shoe import check_seed, deal_shoe
 from roads_app.messages import Message
 from roads_app.sim import cluster, kernel, session
-from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
+from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_products_into
 from roads_app.sim.strategies import Resolved, Settings, Strategy, resolve, slots
 
 STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
@@ -108,12 +108,14 @@ def totals_of(per_shoe: pl.DataFrame, slots: Sequence[str], unsettled: int = 0) 
     f = per_shoe
     wag = f["wagered"].to_numpy().astype(np.float64)
     net = f["net"].to_numpy().astype(np.float64)
-    cols = [wag, net, f["final"].to_numpy()]
-    for a, b in ((net, net), (net, wag), (wag, wag)):
-        cols.extend(two_product(a, b))
-    for b in slots:
-        cols.extend((f[f"wagered_{b}"].to_numpy(), f[f"net_{b}"].to_numpy()))
-    exact = exact_sums(np.stack(cols, axis=1)) if f.height else [0] * len(cols)
+    values = np.empty((f.height, 9 + 2 * len(slots)))  # the columns summed, written in place
+    values[:, 0], values[:, 1], values[:, 2] = wag, net, f["final"].to_numpy()
+    for i, (a, b) in enumerate(((net, net), (net, wag), (wag, wag))):
+        two_products_into(a, b, values[:, 3 + 2 * i], values[:, 4 + 2 * i])
+    for i, b in enumerate(slots):
+        values[:, 9 + 2 * i] = f[f"wagered_{b}"].to_numpy()
+        values[:, 10 + 2 * i] = f[f"net_{b}"].to_numpy()
+    exact = exact_sums(values) if f.height else [0] * values.shape[1]
     sums = dict(zip(SUMS[:3], exact[:3], strict=True))
     for i, name in enumerate(SUMS[3:]):
         sums[name] = exact[3 + 2 * i] + exact[4 + 2 * i]
@@ -220,8 +222,7 @@ def run_shard(
         plan, check_seed(seed), shoes, first_shoe=first, n_paths=keep, progress=progress,
         chunk=chunk,
     )  # fmt: skip
-    ints = np.stack([r.hands, r.bets, r.stop, r.stop_hand], axis=1)
-    floats = np.stack([r.wagered, r.final, r.low], axis=1)
+    ints, floats = r.ints, r.floats  # the kernel's own arrays, not stacked again
     numbers = pl.Int32 if first + shoes < 2**31 else pl.Int64  # a cluster run may go beyond
     frame = _per_shoe(
         pl.int_range(first + 1, first + shoes + 1, dtype=numbers, eager=True),
