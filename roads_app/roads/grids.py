@@ -69,7 +69,8 @@ class _Shoes:
 
 
 MAX_ROWS = 50
-"""Tallest grid a display may ask for (the layout keeps a rows-high grid per mark)."""
+"""Tallest grid a display may ask for (the layout keeps a column's taken rows as the bits
+of one 64-bit word, `_place`: at most 64)."""
 
 
 def _check_rows(rows: int) -> int:
