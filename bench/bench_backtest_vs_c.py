@@ -7,7 +7,8 @@ Times ``roads-app backtest --strategy flat --bet banker --shoes N`` with
 ``NUMBA_NUM_THREADS=1`` and reads the hands/s it reports, then the C dealer of
 `bench/dealer.c` (built as `bench_engine_vs_c` builds it) dealing the very same shoes
 (the run stops if their hand counts differ). ``--against DIR`` runs another checkout's
-command too (its own ``.venv``), so old and new code are compared in one run. Runs
+command too (its own ``.venv``, else this one's, with its code first on the path), so
+old and new code are compared in one run. Runs
 alternate (dealer, this checkout, the other, ...) so a change in the machine's load
 falls on all; figures are medians, and the whole command's wall time is printed beside
 the hands/s it reports.
@@ -41,9 +42,11 @@ def child_cpu() -> float:
 def run_command(root: Path, seed: int, shoes: int) -> tuple[float, float, float, int]:
     """(hands/s reported, the command's wall and CPU seconds, hands) of ``root``'s
     roads-app."""
-    cmd = [str(root / ".venv" / "bin" / "roads-app"), "backtest", "--strategy", "flat",
-           "--bet", "banker", "--shoes", str(shoes), "--seed", str(seed), "--no-progress"]
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    venv = root / ".venv" / "bin" / "python"
+    python = str(venv) if venv.exists() else sys.executable  # a bare worktree: ours
+    cmd = [python, "-m", "roads_app", "backtest", "--strategy", "flat", "--bet", "banker",
+           "--shoes", str(shoes), "--seed", str(seed), "--no-progress"]
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1", "PYTHONPATH": str(root)}  # root's code
     t, cpu = time.perf_counter(), child_cpu()
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd="/")
     wall, cpu = time.perf_counter() - t, child_cpu() - cpu
