@@ -56,6 +56,17 @@ def ensure_chromium() -> None:
               "chromium fontconfig) or the browser tests will fail", file=sys.stderr)
 
 
+def workers(args: list[str]) -> list[str]:
+    """Two test workers (pytest-xdist), unless the arguments choose (``-n``, ``-p no:xdist``)
+    or only list the tests: the browser tests spend much of their time waiting on a
+    server or a page, so two of them share two cores well. Tests of a module that share
+    a module-wide fixture stay on one worker (``tests/conftest.py``)."""
+    chosen = any(a.startswith(("-n", "--numprocesses", "--co", "--collect-only")) or a == "no:xdist"
+                 for a in args)  # fmt: skip
+    return [] if chosen else ["-n", os.environ.get("ROADS_APP_TEST_WORKERS", "2"),
+                              "--dist", "loadgroup"]  # fmt: skip
+
+
 def main(argv: list[str]) -> int:
     cmd, rest = (argv[0], argv[1:]) if argv else ("app", [])
     ensure_venv()
@@ -65,7 +76,8 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(BIN / "roads-app"), *rest], cwd=ROOT, env=env)
     if cmd == "test":
         ensure_chromium()
-        return subprocess.call([str(BIN / "python"), "-m", "pytest", *rest], cwd=ROOT)
+        return subprocess.call([str(BIN / "python"), "-m", "pytest", *workers(rest), *rest],
+                               cwd=ROOT)  # fmt: skip
     if cmd == "bench":
         return subprocess.call([str(BIN / "python"), "bench/run.py", *rest], cwd=ROOT)
     sys.exit(f"usage: python3 dev.py [app|test|bench] [args...]  (unknown command {cmd!r})")

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
+from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product, two_products_into
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 money = st.floats(-1e9, 1e9, allow_nan=False)
@@ -45,3 +45,16 @@ def test_columns_are_summed_separately_and_cancellation_is_exact():
 def test_two_product_is_exact(a: float, b: float):
     p, e = two_product(np.array([a]), np.array([b]))
     assert Fraction(p[0]) + Fraction(e[0]) == Fraction(a) * Fraction(b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(amount, amount), min_size=1, max_size=30))
+def test_the_compiled_two_product_is_exact_into_strided_columns(pairs: list[tuple[float, float]]):
+    """What the backtest's totals use: written into columns of one array, exact."""
+    a, b = (np.array(c) for c in zip(*pairs, strict=True))
+    out = np.full((len(pairs), 3), np.nan)
+    two_products_into(a, b, out[:, 0], out[:, 2])
+    for (x, y), p, e in zip(pairs, out[:, 0], out[:, 2], strict=True):
+        assert Fraction(p) + Fraction(e) == Fraction(x) * Fraction(y)
+    assert np.isnan(out[:, 1]).all()  # only its own columns written
+

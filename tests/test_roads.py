@@ -335,7 +335,7 @@ def _streaks(text: str) -> list[int]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=shoe_texts, rows=st.sampled_from([6, 6, 6, 1, 3, 8]))
+@given(text=shoe_texts, rows=st.sampled_from([6, 6, 6, 1, 3, 8, grids.MAX_ROWS]))
 def test_roads_match_the_literal_reference(text: str, rows: int) -> None:
     got = grids.all_roads(rw(text), rows=rows)
     ref = _reference(text, rows)

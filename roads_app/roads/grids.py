@@ -8,12 +8,15 @@ it as its first column.
 
 How the work is split (so 10,000 shoes cost one pass, not 10,000):
 
-* streaks and tie counts are NumPy index arithmetic over all shoes at once. Derived
-  colours need only the logical streak lengths (the columns' heights, never the drawn
-  grid): `roads_app.roads.derived.derived_colour`, the rule the compiled engine also
-  uses, colours every mark of every shoe in one compiled pass;
-* the only sequential step is laying marks out on the grid (dragon tails depend on
-  what is already drawn): one Numba kernel lays out every shoe in one call.
+* the drawn roads are one compiled pass over every round of every shoe
+  (`_roads_kernel`): each B/P result is a big-road mark, each derived road colours it
+  with `roads_app.roads.derived.derived_colour` (the rule the compiled engine also
+  uses; it needs only the columns' heights, never the drawn grid) and every road lays
+  its new mark out on its grid at once (dragon tails depend on what is already drawn).
+  The frames are then gathered from the input in one go per road;
+* the "what would the next result add" queries (`ask_road`, `ask_roads`,
+  `derived_marks_before_each_round`) are NumPy index arithmetic over the streaks of all
+  shoes at once, colouring with the same rule.
 
 >>> from roads_app.game.rounds import rounds_from_winners
 >>> r = rounds_from_winners("BBPTPB")
@@ -35,11 +38,12 @@ from roads_app.errors import RoundError, quote, whole_number
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER
 from roads_app.messages import Message
-from roads_app.roads.derived import NO_MARK, mark_colours, opposite
+from roads_app.roads.derived import NO_MARK, derived_colour, mark_colours, opposite
 from roads_app.roads.names import DERIVED
 
 COLOURS: tuple[str, str] = ("red", "blue")
 COLOUR = pl.Enum(list(COLOURS))
+_COLOUR_VALUES = pl.Series(COLOURS, dtype=COLOUR)
 """Derived-road mark: red = the big road repeats itself, blue = it does not."""
 
 FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banker_natural")
@@ -65,7 +69,8 @@ class _Shoes:
 
 
 MAX_ROWS = 50
-"""Tallest grid a display may ask for (the layout keeps a rows-high grid per mark)."""
+"""Tallest grid a display may ask for (the layout keeps a column's taken rows as the bits
+of one 64-bit word, `_place`: at most 64)."""
 
 
 def _check_rows(rows: int) -> int:
@@ -192,18 +197,6 @@ def _big(s: _Shoes) -> _Big:
     )
 
 
-def _derived_colour(b: _Big, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Marks of derived road ``k``: which big-road marks make one, and its colour code.
-
-    Every mark at once: a mark's column is its streak and its row its place in it. The
-    rule reads only columns before the mark's, finished by then, so final lengths are
-    the heights as they stood. A tie-only cell is streak 0 of its shoe: it makes no mark.
-    """
-    code = mark_colours(b.length, b.streak, b.m - 1, b.n[b.streak], k)
-    sel = np.flatnonzero(code != NO_MARK)
-    return sel, code[sel]
-
-
 def _if_banker(b: _Big, last: np.ndarray) -> dict[int, np.ndarray]:
     """Per derived road k: the colour it would add if the next result after mark ``last``
     were Banker (-1: none).
@@ -228,42 +221,138 @@ def _if_banker(b: _Big, last: np.ndarray) -> dict[int, np.ndarray]:
 
 
 @njit(cache=True)
-def _layout(new_col: np.ndarray, shoe_start: np.ndarray, rows: int) -> tuple:
-    """Place marks on a grid of ``rows`` rows, every shoe in one pass (dragon tails).
+def _place(taken: np.ndarray, road: int, rows: int, new: bool, st: tuple) -> tuple:
+    """Lay the next mark of one road on its grid (dragon tails), from its state ``st``
+    in the shoe: (column its last streak started in, last column, last row, turned right).
+    ``taken[road, col]`` holds the column's occupied rows as bits.
 
     A streak goes down until the last row or an occupied cell, then right along that
     row for good; the next streak starts at row 0 of the first column right of the
     previous start whose row 0 is free.
     """
-    n = new_col.size
-    col = np.empty(n, dtype=np.int32)
-    row = np.empty(n, dtype=np.int32)
-    taken = np.zeros(n * rows, dtype=np.bool_)  # cell (c, r) of the shoe at base: (base+c)*rows+r
-    base = 0
-    start = -1
-    c = 0
-    r = 0
-    turned = False
-    for i in range(n):
-        if shoe_start[i]:
-            base = i
-            start = -1
-        if new_col[i] or shoe_start[i]:
-            c = start + 1
-            while taken[(base + c) * rows]:
-                c += 1
-            start = c
-            r = 0
-            turned = False
-        elif not turned and r + 1 < rows and not taken[(base + c) * rows + r + 1]:
-            r += 1
-        else:
-            turned = True
+    start, c, r, turned = st
+    if new:
+        c = start + 1
+        while taken[road, c] & 1:
             c += 1
-        taken[(base + c) * rows + r] = True
-        col[i] = c
-        row[i] = r
-    return col, row
+        start = c
+        r = 0
+        turned = False
+    elif not turned and r + 1 < rows and not (taken[road, c] >> (r + 1)) & 1:
+        r += 1
+    else:
+        turned = True
+        c += 1
+    taken[road, c] |= np.uint64(1) << np.uint64(r)
+    return start, c, r, turned
+
+
+@njit(cache=True)
+def _roads_kernel(code: np.ndarray, start: np.ndarray, rows: int) -> tuple:
+    """The big road and the three derived roads of every shoe, in one pass.
+
+    Shoe by shoe, round by round: a B/P result is a big-road mark (a tie counts on the
+    latest one, leading ties on the shoe's first; a shoe of ties only has one cell, its
+    first tie), its streak's height grows, each derived road colours it with
+    `derived_colour` (columns before its own are final by then) and every road lays its
+    new mark out at once. The grids are scratch reused shoe after shoe.
+
+    Returns, per big-road mark: its round row, col, row and ties; per derived road k
+    (index k-1): the count of its marks, then their round rows, cols, rows and colours.
+    """
+    n = code.size
+    bround = np.empty(n, dtype=np.int32)
+    bcol = np.empty(n, dtype=np.int32)
+    brow = np.empty(n, dtype=np.int32)
+    ties = np.zeros(n, dtype=np.int32)
+    dcount = np.zeros(3, dtype=np.int64)
+    dround = np.empty((3, n), dtype=np.int32)
+    dcol = np.empty((3, n), dtype=np.int32)
+    drow = np.empty((3, n), dtype=np.int32)
+    dcolour = np.empty((3, n), dtype=np.int8)
+    heights = np.zeros(n + 1, dtype=np.int32)  # per streak of the shoe: its height so far
+    longest = 0
+    for g in range(start.size):
+        b = start[g + 1] if g + 1 < start.size else n
+        longest = max(longest, b - start[g])
+    taken = np.zeros((4, longest + 2), dtype=np.uint64)  # per road, per column: rows taken
+    marks = 0
+    j1 = j2 = j3 = 0  # marks of each derived road so far
+    for g in range(start.size):
+        a = start[g]
+        b = start[g + 1] if g + 1 < start.size else n
+        taken[:, : b - a + 2] = 0  # a shoe's columns are fewer than its rounds
+        all_ties = True
+        for i in range(a, b):
+            if code[i] != _T:
+                all_ties = False
+                break
+        if all_ties:  # one tie-only cell at (0, 0), carrying every tie
+            bround[marks] = a
+            bcol[marks] = 0
+            brow[marks] = 0
+            ties[marks] = b - a
+            marks += 1
+            continue
+        big = (-1, 0, 0, False)
+        st1, st2, st3 = big, big, big
+        last1, last2, last3 = -1, -1, -1
+        first = marks
+        side = -1
+        streak = -1
+        height = 0
+        pending = 0
+        for i in range(a, b):
+            w = code[i]
+            if w == _T:
+                if marks == first:
+                    pending += 1
+                else:
+                    ties[marks - 1] += 1
+                continue
+            new = w != side
+            if new:
+                side = w
+                streak += 1
+                height = 0
+            height += 1
+            heights[streak] = height
+            bround[marks] = i
+            big = _place(taken, 0, rows, new, big)
+            bcol[marks] = big[1]
+            brow[marks] = big[2]
+            marks += 1
+            c = derived_colour(heights, streak, height - 1, streak, 1)
+            if c != NO_MARK:
+                st1 = _place(taken, 1, rows, st1[0] < 0 or c != last1, st1)
+                last1 = c
+                dround[0, j1] = i
+                dcol[0, j1] = st1[1]
+                drow[0, j1] = st1[2]
+                dcolour[0, j1] = c
+                j1 += 1
+            c = derived_colour(heights, streak, height - 1, streak, 2)
+            if c != NO_MARK:
+                st2 = _place(taken, 2, rows, st2[0] < 0 or c != last2, st2)
+                last2 = c
+                dround[1, j2] = i
+                dcol[1, j2] = st2[1]
+                drow[1, j2] = st2[2]
+                dcolour[1, j2] = c
+                j2 += 1
+            c = derived_colour(heights, streak, height - 1, streak, 3)
+            if c != NO_MARK:
+                st3 = _place(taken, 3, rows, st3[0] < 0 or c != last3, st3)
+                last3 = c
+                dround[2, j3] = i
+                dcol[2, j3] = st3[1]
+                drow[2, j3] = st3[2]
+                dcolour[2, j3] = c
+                j3 += 1
+        ties[first] += pending
+    dcount[0], dcount[1], dcount[2] = j1, j2, j3
+    return (bround[:marks], bcol[:marks], brow[:marks], ties[:marks],
+            dcount, dround, dcol, drow, dcolour)
 
 
 def _colour_series(code: np.ndarray, name: str) -> pl.Series:
@@ -312,20 +401,26 @@ def _bead_plate(s: _Shoes, rows: int) -> pl.DataFrame:
     return _with_cells(s, None, i // rows, i % rows, _BEAD_REST)
 
 
-def _big_road(s: _Shoes, b: _Big, rows: int) -> pl.DataFrame:
-    col, row = _layout(b.m == 1, _firsts(b.group), rows)
-    out = _with_cells(s, b.rows, col, row, ["round", "winner", *FLAGS])
-    return out.insert_column(out.width - len(FLAGS), pl.Series("ties", b.ties, dtype=pl.Int32))
+def _colours(code: np.ndarray, name: str) -> pl.Series:
+    """Colour codes that are all marks (no -1) as the colour Enum column: the Enum's own
+    values taken at those codes (a non-null index)."""
+    return _COLOUR_VALUES[code].alias(name)
 
 
-def _derived_road(s: _Shoes, b: _Big, k: int, rows: int) -> pl.DataFrame:
-    sel, c = _derived_colour(b, k)
-    g = b.group[sel]
-    shoe_first = _firsts(g)
-    new = shoe_first.copy()
-    new[1:] |= c[1:] != c[:-1]
-    col, row = _layout(new, shoe_first, rows)
-    return _with_cells(s, b.rows[sel], col, row, ["round"], (_colour_series(c, "colour"),))
+def _roads(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
+    """The big road and the derived roads, from `_roads_kernel` (input not empty)."""
+    bround, bcol, brow, ties, count, dround, dcol, drow, dcolour = _roads_kernel(
+        s.code, s.start, rows
+    )
+    big = _with_cells(s, bround, bcol, brow, ["round", "winner", *FLAGS])
+    out = {"big_road": big.insert_column(big.width - len(FLAGS),
+                                         pl.Series("ties", ties, dtype=pl.Int32))}  # fmt: skip
+    for name, k in DERIVED.items():
+        j = int(count[k - 1])
+        colour = _colours(dcolour[k - 1, :j], "colour")
+        out[name] = _with_cells(s, dround[k - 1, :j], dcol[k - 1, :j], drow[k - 1, :j],
+                                ["round"], (colour,))  # fmt: skip
+    return out
 
 
 def _empty(s: _Shoes, rest: list[str], extra: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -342,12 +437,7 @@ def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
             "big_road": _empty(s, ["round", "winner"], big_schema),
             **{name: _empty(s, ["round"], {"colour": COLOUR}) for name in DERIVED},
         }
-    b = _big(s)
-    return {
-        "bead_plate": _bead_plate(s, rows),
-        "big_road": _big_road(s, b, rows),
-        **{name: _derived_road(s, b, k, rows) for name, k in DERIVED.items()},
-    }
+    return {"bead_plate": _bead_plate(s, rows), **_roads(s, rows)}
 
 
 # --- public API -----------------------------------------------------------------------
@@ -392,15 +482,13 @@ def big_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """
     s = _shoes(rounds)
     rows = _check_rows(rows)
-    return _big_road(s, _big(s), rows) if s.code.size else _all(s, rows)["big_road"]
+    return _roads(s, rows)["big_road"] if s.code.size else _all(s, rows)["big_road"]
 
 
 def _one_derived(rounds: pl.DataFrame, name: str, rows: int) -> pl.DataFrame:
     s = _shoes(rounds)
     rows = _check_rows(rows)
-    if not s.code.size:
-        return _all(s, rows)[name]
-    return _derived_road(s, _big(s), DERIVED[name], rows)
+    return _roads(s, rows)[name] if s.code.size else _all(s, rows)[name]
 
 
 def big_eye_boy(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:

@@ -152,8 +152,7 @@ def run_shard(
         plan, check_seed(seed), shoes, first_shoe=first, n_paths=keep, progress=progress,
         chunk=chunk,
     )  # fmt: skip
-    ints = np.stack([r.hands, r.bets, r.stop, r.stop_hand], axis=1)
-    floats = np.stack([r.wagered, r.final, r.low], axis=1)
+    ints, floats = r.ints, r.floats  # the kernel's own arrays, not stacked again
     numbers = pl.Int32 if first + shoes < 2**31 else pl.Int64  # a cluster run may go beyond
     frame = _per_shoe(
         pl.int_range(first + 1, first + shoes + 1, dtype=numbers, eager=True),

@@ -388,6 +388,8 @@ class FastResult:
     slot_wagered: np.ndarray  # float64[shoes, slots]
     slot_net: np.ndarray  # float64[shoes, slots]
     paths: np.ndarray  # float64[n_paths, width]: bankroll after each hand
+    ints: np.ndarray  # int64[shoes, 4]: hands, bets, stop, stop_hand (the fields above are views)
+    floats: np.ndarray  # float64[shoes, 3]: wagered, final, low
 
 
 KERNEL_LOCK = threading.Lock()
@@ -452,6 +454,8 @@ def run_fast(
         slot_wagered=out_slot[:, :, 0],
         slot_net=out_slot[:, :, 1],
         paths=paths,
+        ints=out_int,
+        floats=out_float,
     )
 
 

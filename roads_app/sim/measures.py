@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from roads_app.bets.tables import Table
-from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product
+from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_products_into
 
 STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
 """Why a shoe's betting ended, by `engine.STOP_*` code."""
@@ -78,12 +78,14 @@ def totals_of(per_shoe: pl.DataFrame, slots: Sequence[str], unsettled: int = 0) 
     f = per_shoe
     wag = f["wagered"].to_numpy().astype(np.float64)
     net = f["net"].to_numpy().astype(np.float64)
-    cols = [wag, net, f["final"].to_numpy()]
-    for a, b in ((net, net), (net, wag), (wag, wag)):
-        cols.extend(two_product(a, b))
-    for b in slots:
-        cols.extend((f[f"wagered_{b}"].to_numpy(), f[f"net_{b}"].to_numpy()))
-    exact = exact_sums(np.stack(cols, axis=1)) if f.height else [0] * len(cols)
+    values = np.empty((f.height, 9 + 2 * len(slots)))  # the columns summed, written in place
+    values[:, 0], values[:, 1], values[:, 2] = wag, net, f["final"].to_numpy()
+    for i, (a, b) in enumerate(((net, net), (net, wag), (wag, wag))):
+        two_products_into(a, b, values[:, 3 + 2 * i], values[:, 4 + 2 * i])
+    for i, b in enumerate(slots):
+        values[:, 9 + 2 * i] = f[f"wagered_{b}"].to_numpy()
+        values[:, 10 + 2 * i] = f[f"net_{b}"].to_numpy()
+    exact = exact_sums(values) if f.height else [0] * values.shape[1]
     sums = dict(zip(SUMS[:3], exact[:3], strict=True))
     for i, name in enumerate(SUMS[3:]):
         sums[name] = exact[3 + 2 * i] + exact[4 + 2 * i]

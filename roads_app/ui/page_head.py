@@ -13,11 +13,14 @@ on) if the HTML could not be changed.
 
 **The window's width** (`head_script`), in a cookie the first script run can read.
 
-**plotly.js** (`PLOTLY_SRC`, the ``plotly`` package's own ``plotly.min.js``, about
-5 MB) draws the board in place (`plot_host`). An ``async`` script in the head has the
-browser fetch and compile it while Streamlit's own bundle starts and connects, off the
-first load's critical path, and it is cached like Streamlit's files afterwards. Nothing
-comes from the network: the file is the installed package's, linked into the folder.
+**plotly.js** (`PLOTLY_BUNDLE`, served as `PLOTLY_SRC`) draws the charts other than
+the roads (the roads are SVG, `svg_plot.js`). The head only *prefetches* it (fetched at
+idle priority into the cache, not run): run from the head, its top-level code took
+the main thread for about a second of a cold first load on a loaded machine (the
+largest single cost in the page's profile), in the way of Streamlit's start and of the
+first board, which never needs it. `plot_host` adds the script the first time a Plotly
+chart is drawn. Nothing comes from the network: the file is the installed package's,
+linked into the folder.
 
 `serve_with_early_keys` makes the served folder: Streamlit's own static folder with
 its ``index.html`` replaced by one carrying both (links for everything else). No
@@ -73,7 +76,9 @@ def head_script() -> str:
 PLOTLY_SRC = "./roads-app-plotly.min.js"
 """Where the page loads plotly.js from (relative to the page, as Streamlit's own files)."""
 PLOTLY_ID = "roads-app-plotly"
-"""The id of its script tag (`plot_host` waits on it, or adds it on a page without it)."""
+"""The id of its script tag (`plot_host` adds it when a chart first needs plotly.js)."""
+PREFETCH_ID = "roads-app-plotly-prefetch"
+"""The id of the head's prefetch link (not `PLOTLY_ID`: that is the script's)."""
 
 
 PLOTLY_BUNDLE = STATIC / "plotly-basic.min.js"
@@ -104,9 +109,9 @@ def plotly_js() -> Path:
 
 
 def with_early_keys(index_html: str) -> str:
-    """``index_html`` with the queue as the first script of its ``<head>``, then the
-    plotly.js bundle loading ``async`` (it holds nothing else up), then the page's own
-    CJK font (`CJK_CSS`).
+    """``index_html`` with the queue as the first script of its ``<head>``, then a
+    prefetch of the plotly.js bundle (cached, not run), then the page's own CJK font
+    (`CJK_CSS`).
 
     >>> page = with_early_keys("<html><head><title>x</title></head></html>")
     >>> page.index("roads-app-early-keys") < page.index("roads-app-plotly") < page.index("<title>")
@@ -121,15 +126,14 @@ def with_early_keys(index_html: str) -> str:
         raise ValueError("the page has no <head> to put the key queue in")
     at = head + len("<head>")
     script = f'<script id="{MARK}">{head_script()}</script>'
-    plotly = (f'<script async id="{PLOTLY_ID}" src="{PLOTLY_SRC}" '
-              f'onerror="this.dataset.failed=1"></script>')  # fmt: skip
+    plotly = f'<link rel="prefetch" id="{PREFETCH_ID}" href="{PLOTLY_SRC}" as="script">'
     font = f'<link rel="stylesheet" id="{FONT_ID}" href="{FONT_CSS_SRC}">'
     return f"{index_html[:at]}\n{script}{plotly}{font}{index_html[at:]}"
 
 
 def serve_with_early_keys(static_dir: Path, out_dir: Path) -> Path:
     """A folder to serve instead of ``static_dir``: its ``index.html`` carries the queue
-    and loads plotly.js, linked in beside it; every other entry is a link to the
+    and prefetches plotly.js, linked in beside it; every other entry is a link to the
     original (nothing is copied)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for entry in static_dir.iterdir():

@@ -15,6 +15,7 @@ Helpers the page tests use: `wait_idle`, `wait_rounds`, `board_meta`, `round_cou
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -378,11 +379,19 @@ TIMINGS = REPO / ".benchmarks" / "dashboard.json"
 
 
 def record(name: str, value: object) -> None:
-    """Keep a measured figure for the report (not an assertion)."""
+    """Keep a measured figure for the report (not an assertion).
+
+    The test workers (pytest-xdist) share the file: each read-modify-write holds a lock
+    on it and the new text replaces the old at once, so no figure is lost or half read.
+    """
     TIMINGS.parent.mkdir(exist_ok=True)
-    figures = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
-    figures[name] = value
-    TIMINGS.write_text(json.dumps(figures, indent=2))
+    with (TIMINGS.parent / "dashboard.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        figures = json.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+        figures[name] = value
+        tmp = TIMINGS.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(figures, indent=2))
+        tmp.replace(TIMINGS)
     print(f"\n{name}: {value}")
 
 

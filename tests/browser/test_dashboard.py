@@ -28,7 +28,7 @@ from conftest import (
     wait_keys,
     wait_rounds,
 )
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import ShoeOptions, deal_shoe
@@ -100,14 +100,14 @@ def test_entry_by_cards_and_a_forbidden_sequence(app_server: AppServer, page: Pa
     error_box(page, "natural").wait_for()
     wait_idle(page)
     assert round_count(page) == 0
-    assert player.input_value() == "Ts 9d"  # kept, to be corrected
+    expect(player).to_have_value("Ts 9d")  # kept, to be corrected
 
     banker.fill("")
     banker.press_sequentially("Tc 5d")
     banker.press("Enter")  # Enter submits the form
     wait_rounds(page, 1)
     wait_idle(page)  # the board is drawn as its part arrives; the old message goes at the end
-    assert error_box(page, "natural").count() == 0
+    expect(error_box(page, "natural")).to_have_count(0)
     rounds, _ = sh.load_shoe(shoe_of(page), app_server.data_dir)
     row = rounds.row(0, named=True)
     assert (row["winner"], row["player_cards"], row["banker_cards"]) == (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import AppServer, wait_idle, wait_rounds
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from tests import storehelp as sh
@@ -98,9 +98,9 @@ def test_the_lobby_tags_filters_and_alerts(
     box.fill(pick)
     box.press("Enter")
     page.locator(f".st-key-lobby-{jumps.id}").wait_for(state="detached", timeout=LOAD_MS)
-    assert page.locator(f".st-key-lobby-{dragon_t.id}").count() == 1
+    expect(page.locator(f".st-key-lobby-{dragon_t.id}")).to_have_count(1)
     sh.save_shoe(rounds_from_winners("PBBBB"), later, data)  # another writer: a dragon now
     toast = page.locator('[data-testid="stToast"]').filter(has_text=alert)
     toast.wait_for(timeout=LOAD_MS)
-    assert "later table" in toast.inner_text()
+    expect(toast).to_contain_text("later table")
     _wait_tags(page, dragon, f".st-key-gr-tile-{later.id}")  # and it passes the filter

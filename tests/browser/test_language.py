@@ -12,7 +12,7 @@ import re
 
 import pytest
 from conftest import AppServer, wait_idle, wait_rounds
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.game.shoe import deal_shoe
@@ -50,6 +50,7 @@ def test_the_scoreboard_reads_in_chinese_after_the_switch(app_server: AppServer,
     )
     wait_idle(page)
     page.get_by_role("tab", name="按牌").click()  # a second tab's words too
+    expect(page.get_by_test_id("stMain")).to_contain_text("按牌录入")  # the tab's run shown
     wait_idle(page)
     # Material icons are ligatures ("undo" drawn as an arrow): their names are not words
     icons = page.evaluate("""() => Array.from(document.querySelectorAll(

@@ -251,7 +251,7 @@ def test_lobby_of_nine_shoes_loads_and_opens_one(fresh_server: AppServer, page: 
     record("lobby_9_shoes_load_s", {"new_tab": round(cold, 3), "from_another_page": round(warm, 3)})
     for sid, _ in ids:
         expect(page.locator(key(f"lobby-{sid}"))).to_be_visible()
-    assert page.get_by_text("old", exact=True).count() == 1  # the ninth, oldest, is shown too
+    expect(page.get_by_text("old", exact=True)).to_have_count(1)  # the ninth, oldest, too
 
     sid, k = ids[2]
     button(page, f"lobby_open_{sid}").click()

@@ -32,7 +32,7 @@ from conftest import (
     wait_keys,
     wait_rounds,
 )
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from roads_app.store import db, tokens
 from tests import storehelp as sh
@@ -236,13 +236,13 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         box.press("Enter")
         stale = wall.locator(f".st-key-lobby-{shoes[1]}").get_by_text("no result for 6 min")
         stale.wait_for(timeout=60_000)
-        assert wall.get_by_text("no result for 6 min").count() == 1
+        expect(wall.get_by_text("no result for 6 min")).to_have_count(1)
 
         r = httpx.post(f"http://127.0.0.1:{server.api_port}/shoes/{shoes[2]}/end",
                        headers={"Authorization": f"Bearer {token(server)}"})  # fmt: skip
         assert r.status_code == 200, r.text
         wall.locator(f".st-key-lobby-{shoes[2]}").wait_for(state="detached", timeout=60_000)
-        assert wall.locator('[class*="st-key-lobby-"]').count() == 23
+        expect(wall.locator('[class*="st-key-lobby-"]')).to_have_count(23)
     finally:
         wall.context.close()
 

@@ -63,7 +63,7 @@ def test_a_successful_import_empties_the_form(
     # the uploader holds no file and the name is empty: a second click adds nothing
     expect(page.get_by_text("Ready to add: paper.csv")).to_have_count(0)
     expect(page.locator('[data-testid="stFileUploaderFile"]')).to_have_count(0)
-    assert page.locator(key("library_import_name")).locator("input").input_value() == ""
+    expect(page.locator(key("library_import_name")).locator("input")).to_have_value("")
     button(page, "lib_import").click()
     expect(page.get_by_text("choose a .csv, .json or .parquet file first")).to_be_visible()
     assert sh.list_shoes(app_server.data_dir).height == before + 1

@@ -56,8 +56,8 @@ export default function (component) {
   start(false);
   return cleanup;
 
-  // A road needs nothing loaded; a Plotly chart waits for the bundle the page's head
-  // loads (or loads it, on a page not served by our launcher).
+  // A road needs nothing loaded; a Plotly chart loads the bundle the first time one is
+  // drawn (the page's head only prefetched it: run at start, it held up the first board).
   function start(late) {
     if (s.want.svg || window.Plotly) { draw(late); return; }
     let tag = document.getElementById(data.scriptId);
