@@ -19,6 +19,7 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed"
 CHROMIUM = "/usr/bin/chromium"
+INITDB = "/usr/lib/postgresql/15/bin/initdb"
 
 
 def ensure_venv() -> None:
@@ -38,22 +39,36 @@ def ensure_venv() -> None:
     STAMP.write_text(want)
 
 
-def ensure_chromium() -> None:
-    """Browser tests drive the system Chromium; install it from the OS packages if we can."""
-    browser = Path(CHROMIUM).exists() or os.environ.get("ROADS_APP_CHROMIUM")
-    if browser and shutil.which("fc-list"):
-        return
-    if shutil.which("apt-get") and os.geteuid() == 0:
+def missing_system_packages() -> list[str]:
+    """The OS packages the tests drive for real that this machine lacks: the system
+    Chromium (browser tests), fontconfig (``fc-list``: the font tests hide the machine's
+    CJK fonts with it; no CJK font is installed, the pages carry their own) and
+    PostgreSQL 15 (the store's tests ``initdb`` a temporary server as ``postgres``)."""
+    need = []
+    if not (Path(CHROMIUM).exists() or os.environ.get("ROADS_APP_CHROMIUM")):
+        need.append("chromium")
+    if not shutil.which("fc-list"):
+        need.append("fontconfig")
+    if not (Path(INITDB).exists() or shutil.which("initdb")):
+        need.append("postgresql-15")
+    return need
+
+
+def ensure_system_packages() -> None:
+    """Install what `missing_system_packages` names from the OS packages, if we can."""
+    need = missing_system_packages()
+    if need and shutil.which("apt-get") and os.geteuid() == 0:
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.check_call(["apt-get", "update", "-qq"], env=env)
-        # No CJK font: the pages and the PNG scorecard carry their own (tools/
-        # build_cjk_font.py), and the tests prove it on a machine without one.
-        # fontconfig's fc-list is what tests/fontless.py hides the machine's CJK fonts with.
-        subprocess.check_call(["apt-get", "install", "-y", "-qq", "chromium",
-                               "fontconfig"], env=env)  # fmt: skip
-    else:
-        print("note: /usr/bin/chromium or fc-list is missing; install them (apt-get install "
-              "chromium fontconfig) or the browser tests will fail", file=sys.stderr)
+        subprocess.check_call(["apt-get", "install", "-y", "-qq", *need], env=env)
+    elif need:
+        print(f"note: install {' '.join(need)} (apt-get install ...) or the tests that "
+              "need them will fail", file=sys.stderr)
+    has_user = subprocess.call(["id", "postgres"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL) == 0  # fmt: skip
+    if not has_user and os.geteuid() == 0 and shutil.which("useradd"):
+        subprocess.check_call(["useradd", "--system", "--home-dir", "/var/lib/postgresql",
+                               "--shell", "/bin/bash", "postgres"])  # fmt: skip
 
 
 def workers(args: list[str]) -> list[str]:
@@ -75,7 +90,7 @@ def main(argv: list[str]) -> int:
         env.setdefault("ROADS_APP_DATA", str(ROOT / "data"))
         return subprocess.call([str(BIN / "roads-app"), *rest], cwd=ROOT, env=env)
     if cmd == "test":
-        ensure_chromium()
+        ensure_system_packages()
         return subprocess.call([str(BIN / "python"), "-m", "pytest", *workers(rest), *rest],
                                cwd=ROOT)  # fmt: skip
     if cmd == "bench":
