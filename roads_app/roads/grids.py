@@ -39,7 +39,7 @@ from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER
 from roads_app.messages import Message
 from roads_app.roads.derived import NO_MARK, derived_colour, mark_colours, opposite
-from roads_app.roads.names import DERIVED
+from roads_app.roads.names import DERIVED, Road
 
 COLOURS: tuple[str, str] = ("red", "blue")
 COLOUR = pl.Enum(list(COLOURS))
@@ -413,7 +413,7 @@ def _roads(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
         s.code, s.start, rows
     )
     big = _with_cells(s, bround, bcol, brow, ["round", "winner", *FLAGS])
-    out = {"big_road": big.insert_column(big.width - len(FLAGS),
+    out = {Road.BIG_ROAD: big.insert_column(big.width - len(FLAGS),
                                          pl.Series("ties", ties, dtype=pl.Int32))}  # fmt: skip
     for name, k in DERIVED.items():
         j = int(count[k - 1])
@@ -433,11 +433,11 @@ def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
     if s.code.size == 0:
         big_schema = {"ties": pl.Int32} | {f: pl.Boolean for f in FLAGS}
         return {
-            "bead_plate": _empty(s, _BEAD_REST, {}),
-            "big_road": _empty(s, ["round", "winner"], big_schema),
+            Road.BEAD_PLATE: _empty(s, _BEAD_REST, {}),
+            Road.BIG_ROAD: _empty(s, ["round", "winner"], big_schema),
             **{name: _empty(s, ["round"], {"colour": COLOUR}) for name in DERIVED},
         }
-    return {"bead_plate": _bead_plate(s, rows), **_roads(s, rows)}
+    return {Road.BEAD_PLATE: _bead_plate(s, rows), **_roads(s, rows)}
 
 
 # --- public API -----------------------------------------------------------------------
@@ -470,7 +470,7 @@ def bead_plate(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """
     s = _shoes(rounds)
     rows = _check_rows(rows)
-    return _bead_plate(s, rows) if s.code.size else _all(s, rows)["bead_plate"]
+    return _bead_plate(s, rows) if s.code.size else _all(s, rows)[Road.BEAD_PLATE]
 
 
 def big_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
@@ -482,7 +482,7 @@ def big_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """
     s = _shoes(rounds)
     rows = _check_rows(rows)
-    return _roads(s, rows)["big_road"] if s.code.size else _all(s, rows)["big_road"]
+    return _roads(s, rows)[Road.BIG_ROAD] if s.code.size else _all(s, rows)[Road.BIG_ROAD]
 
 
 def _one_derived(rounds: pl.DataFrame, name: str, rows: int) -> pl.DataFrame:
@@ -493,17 +493,17 @@ def _one_derived(rounds: pl.DataFrame, name: str, rows: int) -> pl.DataFrame:
 
 def big_eye_boy(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """Derived road k=1. Columns: [shoe], col, row, round (that made the mark), colour."""
-    return _one_derived(rounds, "big_eye_boy", rows)
+    return _one_derived(rounds, Road.BIG_EYE_BOY, rows)
 
 
 def small_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """Derived road k=2. Columns: [shoe], col, row, round (that made the mark), colour."""
-    return _one_derived(rounds, "small_road", rows)
+    return _one_derived(rounds, Road.SMALL_ROAD, rows)
 
 
 def cockroach_pig(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """Derived road k=3. Columns: [shoe], col, row, round (that made the mark), colour."""
-    return _one_derived(rounds, "cockroach_pig", rows)
+    return _one_derived(rounds, Road.COCKROACH_PIG, rows)
 
 
 def _side(side: str) -> int:
