@@ -1,0 +1,96 @@
+"""Who may call what: operator tokens write, viewer tokens read.
+
+* writes need an operator token (``Authorization: Bearer ...``), on any address;
+* reads are open when the server listens on a loopback address only, and otherwise
+  need a viewer (or operator) token. The event stream also takes ``?token=`` because
+  a browser's ``EventSource`` cannot set headers.
+
+The checks run on the event loop: one indexed lookup, cheaper than a hop to a worker
+thread.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+from fastapi import Depends, Header, Query
+
+from roads_app.api.context import Ctx
+from roads_app.api.limits import Refusal
+from roads_app.api.service import Feed
+
+OPERATOR, VIEWER = "operator", "viewer"
+
+
+class Unauthorized(Refusal):
+    """No usable token for this call (401) or the wrong kind of token (403)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(status, reason, {"WWW-Authenticate": "Bearer"} if status == 401 else None)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a listen address only accepts this machine (reads then need no token).
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _bearer(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized(401, "the Authorization header must be 'Bearer <token>'")
+    return token.strip()
+
+
+def role_of(feed: Feed, token: str | None) -> str | None:
+    if token is None:
+        return None
+    role = feed.token_role(token)
+    if role is None:
+        raise Unauthorized(401, "the token is not valid for this data folder")
+    return role
+
+
+def require_operator(feed: Feed, authorization: str | None) -> None:
+    """The one rule for writes, run by the gate before any body byte is read."""
+    role = role_of(feed, _bearer(authorization))
+    if role is None:
+        raise Unauthorized(
+            401, "writing needs an operator token: Authorization: Bearer <token> "
+            "(roads-app token --data DIR prints one)"
+        )  # fmt: skip
+    if role != OPERATOR:
+        raise Unauthorized(403, "a viewer token can read but not write: use an operator token")
+
+
+async def operator(api: Ctx, authorization: Annotated[str | None, Header()] = None) -> None:
+    require_operator(api.feed, authorization)  # the gate checked it already; this documents it
+
+
+async def reader(
+    api: Ctx,
+    authorization: Annotated[str | None, Header()] = None,
+    token: Annotated[str | None, Query(description="for EventSource, which cannot set headers")] = None,  # noqa: E501
+) -> None:
+    given = _bearer(authorization) or token
+    role = role_of(api.feed, given) if given else None
+    if role is None and not api.open_reads:
+        raise Unauthorized(
+            401, "this server is open to the network: reading needs a viewer token "
+            "(roads-app token --viewer --data DIR prints one)"
+        )  # fmt: skip
+
+
+Write = Depends(operator)
+Read = Depends(reader)

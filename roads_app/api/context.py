@@ -1,0 +1,43 @@
+"""What every router shares, kept on the app (``app.state.api``) by `app.create_app`.
+
+The routers are module-level `APIRouter`s, so they reach the feed, the event hub and the
+store's threads through one dependency (`Ctx`) instead of closures inside ``create_app``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi import Path as PathParam
+
+from roads_app.api.service import Feed
+from roads_app.api.stream import Hub
+from roads_app.store import watch
+
+
+@dataclass(frozen=True)
+class Api:
+    """One app's state: its feed, event hub, store runner and who may read."""
+
+    feed: Feed
+    hub: Hub
+    run: Callable[..., Awaitable[Any]]
+    """Runs a store call on the app's few store threads (`app.STORE_THREADS`)."""
+    watcher: watch.Watcher
+    data_dir: Path
+    open_reads: bool
+    """Reads need no token (the server listens on a loopback address only)."""
+
+
+async def api_of(request: Request) -> Api:
+    """The app's `Api` (async: a plain function would be run on a worker thread)."""
+    api: Api = request.app.state.api
+    return api
+
+
+Ctx = Annotated[Api, Depends(api_of)]
+ShoeId = Annotated[str, PathParam(description="the shoe's id")]

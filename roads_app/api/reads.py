@@ -1,0 +1,37 @@
+"""Reading the library: the health check, the tables, the shoes and one shoe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from roads_app.api.access import Read
+from roads_app.api.context import Ctx, ShoeId
+from roads_app.api.models import Problem, ShoeOut, ShoeSummary, TableOut
+
+router = APIRouter()
+
+
+@router.get("/health", include_in_schema=False)
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/tables", response_model=list[TableOut], dependencies=[Read])
+async def tables(api: Ctx) -> Any:
+    """The rules tables a shoe can be created at."""
+    return await api.run(api.feed.tables)
+
+
+@router.get("/shoes", response_model=list[ShoeSummary], dependencies=[Read])
+async def shoes(api: Ctx) -> Any:
+    """Every shoe in the library, most recently changed first."""
+    return await api.run(api.feed.shoes)
+
+
+@router.get("/shoes/{shoe_id}", response_model=ShoeOut, dependencies=[Read],
+            responses={404: {"model": Problem}})  # fmt: skip
+async def shoe(api: Ctx, shoe_id: ShoeId) -> Any:
+    """A shoe: its rounds, statistics and all five roads as grid cells."""
+    return await api.run(api.feed.shoe, shoe_id)

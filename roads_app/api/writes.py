@@ -1,0 +1,80 @@
+"""Changing a shoe: create, append, undo, void, end. Each takes an ``Idempotency-Key``
+(a retry is answered from the stored answer, not done again) and tells the event hub
+the shoe changed."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header
+from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse
+
+from roads_app.api.access import Write
+from roads_app.api.context import Api, Ctx, ShoeId
+from roads_app.api.models import AppendOut, ChangeOut, Problem, RoundIn, ShoeCreate, ShoeSummary
+from roads_app.api.service import Reply
+from roads_app.game.rounds import max_rounds
+
+KEY_HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+REFUSALS: dict[int | str, dict[str, Any]] = {404: {"model": Problem}, 422: {"model": Problem}}
+
+Key = Annotated[
+    str | None,
+    Header(alias=KEY_HEADER, max_length=200,
+           description="a retried request with the same key is answered, not done again"),
+]  # fmt: skip
+RoundNo = Annotated[int, PathParam(ge=1, le=max_rounds(8), description="1 is the first round")]
+
+router = APIRouter()
+
+
+def answer(api: Api, reply: Reply, shoe_id: str | None = None) -> JSONResponse:
+    """A write's reply as HTTP; a change done now (not replayed) wakes the shoe's followers."""
+    if shoe_id is not None and not reply.replayed:
+        api.hub.changed(shoe_id)
+    headers = {REPLAYED_HEADER: "true"} if reply.replayed else None
+    return JSONResponse(reply.body, status_code=reply.status, headers=headers)
+
+
+@router.post("/shoes", status_code=201, response_model=ShoeSummary, dependencies=[Write],
+             responses={422: {"model": Problem}})  # fmt: skip
+async def create_shoe(api: Ctx, body: ShoeCreate, key: Key = None) -> Any:
+    """Start a new shoe at a table."""
+    return answer(api, await api.run(api.feed.create, body, key))
+
+
+@router.post("/shoes/{shoe_id}/rounds", status_code=201, response_model=AppendOut,
+             dependencies=[Write], responses=REFUSALS)
+async def append(api: Ctx, shoe_id: ShoeId, body: RoundIn, key: Key = None) -> Any:
+    """Append a round by winner (+ flags), by points or by cards.
+
+    Checked by the same rules as the dashboard; a refusal is a 4xx with the reason
+    and leaves the shoe as it was. Send an ``Idempotency-Key`` so that a retry after
+    a lost answer never enters the hand twice.
+    """
+    return answer(api, await api.run(api.feed.append, shoe_id, body, key), shoe_id)
+
+
+@router.post("/shoes/{shoe_id}/undo", response_model=ChangeOut, dependencies=[Write],
+             responses=REFUSALS)
+async def undo(api: Ctx, shoe_id: ShoeId, key: Key = None) -> Any:
+    """Take back the last round."""
+    return answer(api, await api.run(api.feed.undo, shoe_id, key), shoe_id)
+
+
+@router.post("/shoes/{shoe_id}/rounds/{round_no}/void", response_model=ChangeOut,
+             dependencies=[Write], responses=REFUSALS)
+async def void(api: Ctx, shoe_id: ShoeId, round_no: RoundNo, key: Key = None) -> Any:
+    """Void a round (a misdeal): it leaves the roads; the history keeps it."""
+    return answer(api, await api.run(api.feed.void, shoe_id, round_no, key), shoe_id)
+
+
+@router.post("/shoes/{shoe_id}/end", response_model=ChangeOut, dependencies=[Write],
+             responses={**REFUSALS, 409: {"model": Problem}})  # fmt: skip
+async def end(api: Ctx, shoe_id: str, key: Key = None) -> Any:
+    """End the shoe (the cut card's last hand was played, or the table closed it):
+    it leaves the wall of live tables, and every later append is refused (409).
+    No body."""
+    return answer(api, await api.run(api.feed.end, shoe_id, key), shoe_id)
