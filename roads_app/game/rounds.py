@@ -512,8 +512,11 @@ def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[
             counts[code] += n
     over = [(c, n) for c, n in counts.items() if n > decks]
     if over:
-        code, n = max(over, key=lambda x: x[1])
-        first = _first_round_exceeding(rounds, code, decks)
+        # the card that went over first, whatever order the counts came in (a group_by's
+        # order is not fixed: two readers of one shoe named different cards)
+        firsts = {c: _first_round_exceeding(rounds, c, decks) for c, _ in over}
+        code, n = min(over, key=lambda x: (firsts[x[0]] or float("inf"), -x[1], x[0]))
+        first = firsts[code]
         if first:
             raise ShoeCompositionError(
                 Message("msg_too_many_in", n=n, code=code, decks=decks, first=first)
