@@ -154,8 +154,9 @@ def test_abandoned_streams_leave_a_few_connections_open(server: ApiServer, token
             abandon_streams(server, shoe, 60)
             assert op.post(f"/shoes/{shoe}/rounds", json=NAT).status_code == 201
             assert op.post(f"/shoes/{shoe}/undo").status_code == 200
-    # the store threads' connections and the event loop's (db + wal each), one -shm
-    bound = 2 * (STORE_THREADS + 1) + 1
+    # the store threads' connections, the event loop's and the change feed's watcher's
+    # (db + wal each), one -shm
+    bound = 2 * (STORE_THREADS + 2) + 1
     deadline = time.monotonic() + 60
     while (n := db_fds(server.proc.pid, server.data_dir)) > bound:
         assert time.monotonic() < deadline, f"{n} descriptors on the database, over {bound}"
