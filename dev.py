@@ -62,13 +62,27 @@ def ensure_system_packages() -> None:
         subprocess.check_call(["apt-get", "update", "-qq"], env=env)
         subprocess.check_call(["apt-get", "install", "-y", "-qq", *need], env=env)
     elif need:
-        print(f"note: install {' '.join(need)} (apt-get install ...) or the tests that "
-              "need them will fail", file=sys.stderr)
-    has_user = subprocess.call(["id", "postgres"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL) == 0  # fmt: skip
+        print(
+            f"note: install {' '.join(need)} (apt-get install ...) or the tests that "
+            "need them will fail",
+            file=sys.stderr,
+        )
+    has_user = (
+        subprocess.call(["id", "postgres"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        == 0
+    )
     if not has_user and os.geteuid() == 0 and shutil.which("useradd"):
-        subprocess.check_call(["useradd", "--system", "--home-dir", "/var/lib/postgresql",
-                               "--shell", "/bin/bash", "postgres"])  # fmt: skip
+        subprocess.check_call(
+            [
+                "useradd",
+                "--system",
+                "--home-dir",
+                "/var/lib/postgresql",
+                "--shell",
+                "/bin/bash",
+                "postgres",
+            ]
+        )
 
 
 def workers(args: list[str]) -> list[str]:
@@ -76,10 +90,15 @@ def workers(args: list[str]) -> list[str]:
     or only list the tests: the browser tests spend much of their time waiting on a
     server or a page, so two of them share two cores well. Tests of a module that share
     a module-wide fixture stay on one worker (``tests/conftest.py``)."""
-    chosen = any(a.startswith(("-n", "--numprocesses", "--co", "--collect-only")) or a == "no:xdist"
-                 for a in args)  # fmt: skip
-    return [] if chosen else ["-n", os.environ.get("ROADS_APP_TEST_WORKERS", "2"),
-                              "--dist", "loadgroup"]  # fmt: skip
+    chosen = any(
+        a.startswith(("-n", "--numprocesses", "--co", "--collect-only")) or a == "no:xdist"
+        for a in args
+    )
+    return (
+        []
+        if chosen
+        else ["-n", os.environ.get("ROADS_APP_TEST_WORKERS", "2"), "--dist", "loadgroup"]
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -91,8 +110,9 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(BIN / "roads-app"), *rest], cwd=ROOT, env=env)
     if cmd == "test":
         ensure_system_packages()
-        return subprocess.call([str(BIN / "python"), "-m", "pytest", *workers(rest), *rest],
-                               cwd=ROOT)  # fmt: skip
+        return subprocess.call(
+            [str(BIN / "python"), "-m", "pytest", *workers(rest), *rest], cwd=ROOT
+        )
     if cmd == "bench":
         return subprocess.call([str(BIN / "python"), "bench/run.py", *rest], cwd=ROOT)
     sys.exit(f"usage: python3 dev.py [app|test|bench] [args...]  (unknown command {cmd!r})")

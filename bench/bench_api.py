@@ -75,8 +75,9 @@ class Hands:
             if not self.left:
                 self.seed += 1
                 r = deal_shoe(self.seed, ShoeOptions()).rounds
-                self.left = list(zip(r["player_cards"].to_list(), r["banker_cards"].to_list(),
-                                     strict=True))[::-1]  # fmt: skip
+                self.left = list(
+                    zip(r["player_cards"].to_list(), r["banker_cards"].to_list(), strict=True)
+                )[::-1]
                 made = self.client.post("/shoes", json={"name": f"bench {self.seed}"})
                 self.shoe = made.json()["id"]
             pc, bc = self.left.pop()
@@ -97,8 +98,10 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def line(label: str, ms: list[float]) -> None:
-    print(f"{label:<44} p50 {pct(ms, .5):6.2f} ms  p99 {pct(ms, .99):6.2f} ms  "
-          f"max {max(ms):7.2f} ms  (n={len(ms)})")  # fmt: skip
+    print(
+        f"{label:<44} p50 {pct(ms, 0.5):6.2f} ms  p99 {pct(ms, 0.99):6.2f} ms  "
+        f"max {max(ms):7.2f} ms  (n={len(ms)})"
+    )
 
 
 def append(c: httpx.Client, hands: Hands) -> float:
@@ -133,11 +136,17 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench_api_"))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    token = subprocess.run([sys.executable, "-m", "roads_app", "token", "--data", str(tmp)],
-                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    token = subprocess.run(
+        [sys.executable, "-m", "roads_app", "token", "--data", str(tmp)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     server = subprocess.Popen(
         [sys.executable, "-m", "roads_app", "api", "--port", str(port), "--data", str(tmp)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         for _ in range(600):
@@ -154,11 +163,14 @@ def main() -> None:
         print(f"server pid {server.pid}, {os.cpu_count()} cores, data {tmp}")
 
         cpu0 = cpu_s(server.pid)
-        line("append, one client (sequential)", [append(clients[0], hands)
-                                                  for _ in range(a.appends)])  # fmt: skip
+        line(
+            "append, one client (sequential)", [append(clients[0], hands) for _ in range(a.appends)]
+        )
         per = (cpu_s(server.pid) - cpu0) / a.appends * 1e3
-        print(f"{'  server CPU per append':<44} {per:7.2f} ms  (-> at most {1000 / per:,.0f} "
-              "appends/s on one free core)")  # fmt: skip
+        print(
+            f"{'  server CPU per append':<44} {per:7.2f} ms  (-> at most {1000 / per:,.0f} "
+            "appends/s on one free core)"
+        )
 
         n = int(a.rate * a.seconds)
         due0 = time.perf_counter() + 0.05
@@ -216,8 +228,10 @@ def sse_latency(url: str, c: httpx.Client, seed: int = 5) -> list[float]:
 
     def follow() -> None:
         try:
-            with httpx.Client(timeout=httpx.Timeout(30, read=None)) as s, \
-                    s.stream("GET", f"{url}/shoes/{shoe}/events") as resp:  # fmt: skip
+            with (
+                httpx.Client(timeout=httpx.Timeout(30, read=None)) as s,
+                s.stream("GET", f"{url}/shoes/{shoe}/events") as resp,
+            ):
                 event = ""
                 for ln in resp.iter_lines():
                     if ln.startswith("event:"):
@@ -231,11 +245,15 @@ def sse_latency(url: str, c: httpx.Client, seed: int = 5) -> list[float]:
     threading.Thread(target=follow, daemon=True).start()
     ready.wait(30)
     out = []
-    for i, (pc, bc) in enumerate(zip(r["player_cards"].to_list(), r["banker_cards"].to_list(),
-                                     strict=True)):  # fmt: skip
+    for i, (pc, bc) in enumerate(
+        zip(r["player_cards"].to_list(), r["banker_cards"].to_list(), strict=True)
+    ):
         t = time.perf_counter()
-        resp = c.post(f"/shoes/{shoe}/rounds", json={"player_cards": pc, "banker_cards": bc},
-                      headers={"Idempotency-Key": f"sse-{i}"})  # fmt: skip
+        resp = c.post(
+            f"/shoes/{shoe}/rounds",
+            json={"player_cards": pc, "banker_cards": bc},
+            headers={"Idempotency-Key": f"sse-{i}"},
+        )
         assert resp.status_code == 201, resp.text
         out.append((got.get(timeout=10) - t) * 1e3)
     return out
@@ -311,13 +329,22 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench_fanout_"))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    head = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()  # fmt: skip
-    token = subprocess.run([str(py), "-m", "roads_app", "token", "--data", str(tmp)], cwd=code,
-                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    head = subprocess.run(
+        ["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    token = subprocess.run(
+        [str(py), "-m", "roads_app", "token", "--data", str(tmp)],
+        cwd=code,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     server = subprocess.Popen(
         [str(py), "-m", "roads_app", "api", "--port", str(port), "--data", str(tmp)],
-        cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd=code,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     clients: list[subprocess.Popen[str]] = []
     try:
@@ -332,17 +359,28 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
         for h in tables:
             for _ in range(a.start):
                 shoe, body, key = h.next()
-                assert c.post(f"/shoes/{shoe}/rounds", json=body,
-                              headers={"Idempotency-Key": key}).status_code == 201  # fmt: skip
+                assert (
+                    c.post(
+                        f"/shoes/{shoe}/rounds", json=body, headers={"Idempotency-Key": key}
+                    ).status_code
+                    == 201
+                )
         shoes = [h.shoe for h in tables]
-        per = [a.followers // FOLLOWER_PROCS + (k < a.followers % FOLLOWER_PROCS)
-               for k in range(FOLLOWER_PROCS)]  # fmt: skip
+        per = [
+            a.followers // FOLLOWER_PROCS + (k < a.followers % FOLLOWER_PROCS)
+            for k in range(FOLLOWER_PROCS)
+        ]
         t_open = time.monotonic()
         for k, n in enumerate(per):
-            rotated = shoes[k % len(shoes):] + shoes[:k % len(shoes)]
-            clients.append(subprocess.Popen(
-                [sys.executable, __file__, "_followers", url, ",".join(rotated), str(n)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))  # fmt: skip
+            rotated = shoes[k % len(shoes) :] + shoes[: k % len(shoes)]
+            clients.append(
+                subprocess.Popen(
+                    [sys.executable, __file__, "_followers", url, ",".join(rotated), str(n)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+            )
         for cl in clients:
             assert cl.stdout is not None and cl.stdout.readline().strip() == "ready"
         opened = time.monotonic() - t_open
@@ -396,15 +434,22 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
             if (f["shoe"], v) in sent:
                 delays.append((t - sent[(f["shoe"], v)]) * 1e3)
         skipped += final[f["shoe"]]["version"] - last
-    print(f"fan-out, code {code.name} ({head}): {a.followers} followers over {a.tables} tables, "
-          f"a hand each every {a.every:g} s for {a.seconds:g} s; streams opened in {opened:.1f} s")
+    print(
+        f"fan-out, code {code.name} ({head}): {a.followers} followers over {a.tables} tables, "
+        f"a hand each every {a.every:g} s for {a.seconds:g} s; streams opened in {opened:.1f} s"
+    )
     line("  append sent -> event received", delays)
-    print(f"  versions skipped {skipped} (a later event carried them), followers missing "
-          f"rounds {missed}")
+    print(
+        f"  versions skipped {skipped} (a later event carried them), followers missing "
+        f"rounds {missed}"
+    )
     line("  appends, from when due", lat)
     line("  appends, from when sent", own)
-    print(f"  appends achieved {len(lat) / took:.1f}/s of {a.tables / a.every:.1f}/s; "
-          f"server CPU {100 * cpu:.0f}% of one core", flush=True)
+    print(
+        f"  appends achieved {len(lat) / took:.1f}/s of {a.tables / a.every:.1f}/s; "
+        f"server CPU {100 * cpu:.0f}% of one core",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,21 @@ def run_command(root: Path, seed: int, shoes: int) -> tuple[float, float, float,
     roads-app."""
     venv = root / ".venv" / "bin" / "python"
     python = str(venv) if venv.exists() else sys.executable  # a bare worktree: ours
-    cmd = [python, "-m", "roads_app", "backtest", "--strategy", "flat", "--bet", "banker",
-           "--shoes", str(shoes), "--seed", str(seed), "--no-progress"]
+    cmd = [
+        python,
+        "-m",
+        "roads_app",
+        "backtest",
+        "--strategy",
+        "flat",
+        "--bet",
+        "banker",
+        "--shoes",
+        str(shoes),
+        "--seed",
+        str(seed),
+        "--no-progress",
+    ]
     env = {**os.environ, "NUMBA_NUM_THREADS": "1", "PYTHONPATH": str(root)}  # root's code
     t, cpu = time.perf_counter(), child_cpu()
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd="/")
@@ -83,16 +96,20 @@ def main() -> None:
                     sys.exit(f"not the same shoes: C dealt {hands_c} hands, {root} {hands}")
                 rates[root].append((rate, hands / wall, hands / cpu))
     c, cc = statistics.median(c_rate), statistics.median(c_cpu)
-    print(f"load (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-          f"{args.shoes:,} shoes x {args.rounds} rounds, one thread each")
+    print(
+        f"load (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+        f"{args.shoes:,} shoes x {args.rounds} rounds, one thread each"
+    )
     print(f"C dealer (deal only)   {c / 1e6:6.2f} M hands/s ({cc / 1e6:.2f} M per CPU second)")
     for root, got in rates.items():
         rep = statistics.median(r for r, _, _ in got)
         whole = statistics.median(w for _, w, _ in got)
         per_cpu = statistics.median(x for _, _, x in got)
-        print(f"{root}: reports {rep / 1e6:6.2f} M hands/s = {rep / c:.2f}x the dealer; "
-              f"whole command (start-up included) {whole / 1e6:.2f} M hands/s = "
-              f"{whole / c:.2f}x, per CPU second {per_cpu / 1e6:.2f} M = {per_cpu / cc:.2f}x")
+        print(
+            f"{root}: reports {rep / 1e6:6.2f} M hands/s = {rep / c:.2f}x the dealer; "
+            f"whole command (start-up included) {whole / 1e6:.2f} M hands/s = "
+            f"{whole / c:.2f}x, per CPU second {per_cpu / 1e6:.2f} M = {per_cpu / cc:.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -72,8 +72,10 @@ def main() -> None:
     single_wall, single_cpu = time.perf_counter() - t, time.process_time() - cpu
     want = summary_json(single)
     hands = single.totals.hands
-    print(f"single machine  {n:>11,} shoes {hands:>13,} hands {single_wall:7.2f} s wall "
-          f"{single_cpu:7.2f} CPU-s  ({hands / single_wall / 1e6:.1f} M hands/s)")  # fmt: skip
+    print(
+        f"single machine  {n:>11,} shoes {hands:>13,} hands {single_wall:7.2f} s wall "
+        f"{single_cpu:7.2f} CPU-s  ({hands / single_wall / 1e6:.1f} M hands/s)"
+    )
 
     results = {}
     for cpus in (2, 1):
@@ -87,25 +89,33 @@ def main() -> None:
         assert summary_json(run) == want, "cluster result differs from the single machine"
         results[cpus] = (wall, cpu_s, walls)
         tasks = len(cpu_s)
-        print(f"cluster {cpus} worker{'s' if cpus > 1 else ' '} {n:>11,} shoes in {tasks} shards "
-              f"of {shard:,}: {wall:7.2f} s wall, shards {sum(cpu_s):7.2f} CPU-s "
-              f"(Ray start {start:.1f} s, warm-up {warm:.1f} s; identical JSON)")  # fmt: skip
+        print(
+            f"cluster {cpus} worker{'s' if cpus > 1 else ' '} {n:>11,} shoes in {tasks} shards "
+            f"of {shard:,}: {wall:7.2f} s wall, shards {sum(cpu_s):7.2f} CPU-s "
+            f"(Ray start {start:.1f} s, warm-up {warm:.1f} s; identical JSON)"
+        )
         ray.shutdown()
 
     w2, cpu2, _ = results[2]
     w1, cpu1, walls1 = results[1]
-    print(f"overhead of the cluster path (2 workers vs 2 threads): {w2 / single_wall - 1:+.1%} "
-          f"wall, {sum(cpu2) / single_cpu - 1:+.1%} CPU (shards' own CPU vs the single run's)")
+    print(
+        f"overhead of the cluster path (2 workers vs 2 threads): {w2 / single_wall - 1:+.1%} "
+        f"wall, {sum(cpu2) / single_cpu - 1:+.1%} CPU (shards' own CPU vs the single run's)"
+    )
     print(f"scaling 1 -> 2 workers: {w1 / w2:.2f}x (ideal 2.00x)")
     per_shoe_cpu = sum(cpu1) / n
     per_task = max(0.0, (w1 - sum(walls1)) / len(walls1))  # driver wall not spent in shards
     shoes_big, cores, shard_big = 10**9, 64, 1_000_000
     tasks_per_core = shoes_big / shard_big / cores
     est = shoes_big * per_shoe_cpu / cores + tasks_per_core * per_task
-    print(f"measured: {per_shoe_cpu * 1e6:.2f} CPU-us per shoe in a shard, "
-          f"{per_task * 1e3:.1f} ms per task beyond its work")  # fmt: skip
-    print(f"on paper: 1e9 shoes on {cores} cores in shards of {shard_big:,} "
-          f"({shoes_big // shard_big:,} tasks) ~ {est:,.0f} s = {est / 60:.1f} min")  # fmt: skip
+    print(
+        f"measured: {per_shoe_cpu * 1e6:.2f} CPU-us per shoe in a shard, "
+        f"{per_task * 1e3:.1f} ms per task beyond its work"
+    )
+    print(
+        f"on paper: 1e9 shoes on {cores} cores in shards of {shard_big:,} "
+        f"({shoes_big // shard_big:,} tasks) ~ {est:,.0f} s = {est / 60:.1f} min"
+    )
 
 
 if __name__ == "__main__":

@@ -126,11 +126,15 @@ def main() -> int:
         f"median {statistics.median(typed):.0f} ms, min {min(typed):.0f} ms, "
         f"max {max(typed):.0f} ms"
     )
-    print(f"main-thread work per key press (b/u pairs, to the page idle): all tasks "
-          f"{busy['task_ms']:.0f} ms, long tasks {busy['long_ms']:.0f} ms, total blocking "
-          f"{busy['blocking_ms']:.0f} ms")
-    print(f"  the b/u pairs seen from the test driver (adds its round trips): "
-          f"median {statistics.median(driver):.0f} ms")
+    print(
+        f"main-thread work per key press (b/u pairs, to the page idle): all tasks "
+        f"{busy['task_ms']:.0f} ms, long tasks {busy['long_ms']:.0f} ms, total blocking "
+        f"{busy['blocking_ms']:.0f} ms"
+    )
+    print(
+        f"  the b/u pairs seen from the test driver (adds its round trips): "
+        f"median {statistics.median(driver):.0f} ms"
+    )
     return 0
 
 

@@ -61,8 +61,9 @@ class Hands:
         if not self.left:
             self.seed += 1
             r = deal_shoe(self.seed, ShoeOptions()).rounds
-            self.left = list(zip(r["player_cards"].to_list(), r["banker_cards"].to_list(),
-                                 strict=True))[::-1]  # fmt: skip
+            self.left = list(
+                zip(r["player_cards"].to_list(), r["banker_cards"].to_list(), strict=True)
+            )[::-1]
             self.shoe = self.client.post("/shoes", json={"name": f"b{self.seed}"}).json()["id"]
         pc, bc = self.left.pop()
         self.n += 1
@@ -81,12 +82,22 @@ def append(c: httpx.Client, hands: Hands) -> float:
 def serve(python: str, checkout: Path, data: Path, env: dict[str, str]):
     """Start `roads-app api` of a checkout; its token, URL and process."""
     port = pgserver.free_port()
-    token = subprocess.run([python, "-m", "roads_app", "token", "--data", str(data)],
-                           capture_output=True, text=True, check=True, cwd=checkout,
-                           env=env).stdout.strip()  # fmt: skip
-    proc = subprocess.Popen([python, "-m", "roads_app", "api", "--port", str(port), "--data",
-                             str(data)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True, cwd=checkout, env=env)  # fmt: skip
+    token = subprocess.run(
+        [python, "-m", "roads_app", "token", "--data", str(data)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=checkout,
+        env=env,
+    ).stdout.strip()
+    proc = subprocess.Popen(
+        [python, "-m", "roads_app", "api", "--port", str(port), "--data", str(data)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        cwd=checkout,
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -99,8 +110,7 @@ def serve(python: str, checkout: Path, data: Path, env: dict[str, str]):
 
 def measure(url: str, token: str, a: argparse.Namespace, seed: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
-    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"},
-                      timeout=30) as c:  # fmt: skip
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
         hands = Hands(c, seed)
         for _ in range(50):
             append(c, hands)
@@ -132,18 +142,31 @@ def main() -> None:
     base = {k: v for k, v in os.environ.items() if k != "ROADS_APP_DB"}
     print(f"load before: {os.getloadavg()}, {os.cpu_count()} cores")
     totals: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    with pgserver.running_server(fsync=True) as server, \
-            tempfile.TemporaryDirectory(prefix="bench-db-") as tmp:  # fmt: skip
+    with (
+        pgserver.running_server(fsync=True) as server,
+        tempfile.TemporaryDirectory(prefix="bench-db-") as tmp,
+    ):
         for r in range(a.rounds):
             variants = [
-                *([("old SQLite", str(old / ".venv" / "bin" / "python"), old, base)]
-                  if old else []),
+                *(
+                    [("old SQLite", str(old / ".venv" / "bin" / "python"), old, base)]
+                    if old
+                    else []
+                ),
                 ("new SQLite", sys.executable, ROOT, base),
-                ("new PostgreSQL", sys.executable, ROOT,
-                 {**base, "ROADS_APP_DB": server.new_database("bench")}),
-                ("new PG sync_commit off", sys.executable, ROOT,
-                 {**base, "ROADS_APP_DB": server.new_database("bench") + NO_WAIT}),
-            ]  # fmt: skip
+                (
+                    "new PostgreSQL",
+                    sys.executable,
+                    ROOT,
+                    {**base, "ROADS_APP_DB": server.new_database("bench")},
+                ),
+                (
+                    "new PG sync_commit off",
+                    sys.executable,
+                    ROOT,
+                    {**base, "ROADS_APP_DB": server.new_database("bench") + NO_WAIT},
+                ),
+            ]
             for name, python, checkout, env in variants:
                 data = Path(tmp) / f"{r}-{'-'.join(name.split())}"
                 token, url, proc = serve(python, checkout, data, env)
@@ -154,17 +177,22 @@ def main() -> None:
                     proc.wait(timeout=30)
                 for k, v in got.items():
                     totals[name][k] += v
-                print(f"round {r + 1} {name:<24} one client p50 {pct(got['seq'], .5):6.2f} ms "
-                      f"p99 {pct(got['seq'], .99):6.2f} | at {a.rate:g}/s p50 "
-                      f"{pct(got['paced'], .5):6.2f} p99 {pct(got['paced'], .99):6.2f} ms "
-                      f"({got['rate'][0]:.1f}/s)", flush=True)  # fmt: skip
+                print(
+                    f"round {r + 1} {name:<24} one client p50 {pct(got['seq'], 0.5):6.2f} ms "
+                    f"p99 {pct(got['seq'], 0.99):6.2f} | at {a.rate:g}/s p50 "
+                    f"{pct(got['paced'], 0.5):6.2f} p99 {pct(got['paced'], 0.99):6.2f} ms "
+                    f"({got['rate'][0]:.1f}/s)",
+                    flush=True,
+                )
     print(f"load after: {os.getloadavg()}")
     print("over all rounds:")
     for name, got in totals.items():
-        print(f"  {name:<24} one client p50 {pct(got['seq'], .5):6.2f} ms p99 "
-              f"{pct(got['seq'], .99):6.2f} (n={len(got['seq'])}) | at {a.rate:g}/s p50 "
-              f"{pct(got['paced'], .5):6.2f} p99 {pct(got['paced'], .99):6.2f} ms "
-              f"(n={len(got['paced'])})")  # fmt: skip
+        print(
+            f"  {name:<24} one client p50 {pct(got['seq'], 0.5):6.2f} ms p99 "
+            f"{pct(got['seq'], 0.99):6.2f} (n={len(got['seq'])}) | at {a.rate:g}/s p50 "
+            f"{pct(got['paced'], 0.5):6.2f} p99 {pct(got['paced'], 0.99):6.2f} ms "
+            f"(n={len(got['paced'])})"
+        )
 
 
 if __name__ == "__main__":

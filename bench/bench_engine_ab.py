@@ -61,8 +61,9 @@ CASES = [
 
 def run(root: Path, shoes: int, threads: int) -> dict[str, float]:
     code = CHILD.format(root=str(root), threads=threads, cases=CASES, shoes=shoes)
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
-                         text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -79,14 +80,18 @@ def main() -> None:
         for side, root in sides.items():
             for label, rate in run(root, args.shoes, args.threads).items():
                 got[side][label].append(rate)
-    print(f"{args.shoes:,} shoes, {args.threads} thread(s), {args.repeat} interleaved rounds; "
-          "M hands per CPU-s, median (min-max)")  # fmt: skip
+    print(
+        f"{args.shoes:,} shoes, {args.threads} thread(s), {args.repeat} interleaved rounds; "
+        "M hands per CPU-s, median (min-max)"
+    )
     for label, *_ in CASES:
         cells = []
         for side in sides:
             xs = got[side][label]
-            cells.append(f"{side} {statistics.median(xs) / 1e6:6.2f} "
-                         f"({min(xs) / 1e6:.2f}-{max(xs) / 1e6:.2f})")  # fmt: skip
+            cells.append(
+                f"{side} {statistics.median(xs) / 1e6:6.2f} "
+                f"({min(xs) / 1e6:.2f}-{max(xs) / 1e6:.2f})"
+            )
         ratio = statistics.median(got["this"][label]) / statistics.median(got["base"][label])
         print(f"{label:<26} " + "  ".join(cells) + f"  this/base {ratio:.3f}")
 

@@ -64,7 +64,9 @@ def run_c(exe: Path, seed: int, shoes: int) -> tuple[float, int]:
     t = time.perf_counter()
     out = subprocess.run(
         [str(exe), str(st["state"]), str(st["inc"]), str(shoes), "8", "14"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     dt = time.perf_counter() - t
     return dt, int(out.stdout.split()[0])
@@ -96,8 +98,10 @@ def main() -> None:
             c_rate.append(hands_c / dt_c)
             e_rate.append(hands_e / dt_e)
     c, e = statistics.median(c_rate), statistics.median(e_rate)
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.shoes:,} shoes x {args.rounds} rounds, "
-          f"1 thread each")
+    print(
+        f"load average {os.getloadavg()[0]:.2f}; {args.shoes:,} shoes x {args.rounds} rounds, "
+        f"1 thread each"
+    )
     print(f"C dealer (deal only)        {c / 1e6:6.2f} M hands/s")
     print(f"engine, flat Banker         {e / 1e6:6.2f} M hands/s")
     print(f"engine / dealer             {e / c:6.2f}x")

@@ -57,12 +57,22 @@ class Checkout(AppServer):
         self.root = root
 
     def start(self) -> Checkout:
-        cmd = ["python3",
-               "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir),
-               "--headless", "--api-port", "0"]  # fmt: skip
+        cmd = [
+            "python3",
+            "dev.py",
+            "app",
+            "--port",
+            str(self.port),
+            "--data",
+            str(self.data_dir),
+            "--headless",
+            "--api-port",
+            "0",
+        ]
         with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd, cwd=self.root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         self._wait_healthy()
         return self
 
@@ -76,8 +86,10 @@ def first_load(browser: Browser, url: str, rounds: int) -> dict[str, float]:
         page.goto(url)
         wait_rounds(page, rounds, timeout_ms=120_000)
         out = {"board_s": time.perf_counter() - t0}
-        out |= {k: v / 1000 if k in ("html", "dcl", "paint", "drawn") and v else v
-                for k, v in page.evaluate(TIMES_JS).items()}
+        out |= {
+            k: v / 1000 if k in ("html", "dcl", "paint", "drawn") and v else v
+            for k, v in page.evaluate(TIMES_JS).items()
+        }
         return out
     finally:
         context.close()
@@ -102,8 +114,7 @@ def main() -> None:
                 servers.append(server)
                 db.open_store(server.data_dir).shoes.create(dealt.meta, rounds)
                 db.forget_stores()
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                        args=CHROMIUM_ARGS)  # fmt: skip
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             urls = [f"{s.url}/?shoe={dealt.meta.id}" for s in servers]
             for url in urls:  # server warm: its first run imported and cached what it needs
                 first_load(browser, url, args.rounds)
@@ -118,11 +129,13 @@ def main() -> None:
     print(f"load (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for root, runs in zip(roots, figures, strict=True):
         med = {k: statistics.median(r[k] for r in runs if r[k] is not None) for k in runs[0]}
-        print(f"{root}: {args.rounds}-round shoe, new browser, server warm, medians of "
-              f"{len(runs)}: board shown {med['board_s']:.2f} s (html {med['html']:.2f}, "
-              f"DOMContentLoaded {med['dcl']:.2f}, first paint {med['paint']:.2f}, first "
-              f"board drawn {med['drawn']:.2f}); {med['kb']:.0f} KB in {med['files']:.0f} files;"
-              f" each run: {' '.join(format(r['board_s'], '.2f') for r in runs)} s")
+        print(
+            f"{root}: {args.rounds}-round shoe, new browser, server warm, medians of "
+            f"{len(runs)}: board shown {med['board_s']:.2f} s (html {med['html']:.2f}, "
+            f"DOMContentLoaded {med['dcl']:.2f}, first paint {med['paint']:.2f}, first "
+            f"board drawn {med['drawn']:.2f}); {med['kb']:.0f} KB in {med['files']:.0f} files;"
+            f" each run: {' '.join(format(r['board_s'], '.2f') for r in runs)} s"
+        )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,7 @@ except RoadsAppError as e:
           f"{{str(e)[len(case.filename) + 2:][:60]}}")
 """
 
-BOMBS = ("rows-5000000", "rows-2000000", "long-list", "winners-200000", "deep-list-",
-         "over-limit")  # fmt: skip
+BOMBS = ("rows-5000000", "rows-2000000", "long-list", "winners-200000", "deep-list-", "over-limit")
 
 
 def main() -> None:
@@ -71,13 +70,19 @@ def main() -> None:
         for _ in range(n):
             import_bytes(data, f"x.{fmt}")
         dt = (time.perf_counter() - t) / n
-        print(f"import {fmt:<8} {dealt.rounds.height} rounds, {len(data):>6,} B: "
-              f"{dt * 1e3:7.2f} ms per import ({n} imports)")
+        print(
+            f"import {fmt:<8} {dealt.rounds.height} rounds, {len(data):>6,} B: "
+            f"{dt * 1e3:7.2f} ms per import ({n} imports)"
+        )
     args = ap.parse_known_args()[0]
     multi_shoe(args.shoes, None if args.old is None else Path(args.old).resolve())
     for prefix in BOMBS:
-        out = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), prefix=prefix)],
-                             capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD.format(root=str(ROOT), prefix=prefix)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         print((out.stdout or out.stderr).strip().splitlines()[-1])
 
 
@@ -96,8 +101,13 @@ def _run(code: Path, *argv: str) -> tuple[int, float, int, int, str]:
     """A ``roads-app`` command run from the code in ``code`` (new or old): exit status,
     seconds, peak RSS (MB), words on stdout, the end of stderr."""
     env = {**os.environ, "PYTHONPATH": str(code)}
-    out = subprocess.run([sys.executable, "-c", RUN, sys.executable, "-m", "roads_app", *argv],
-                         capture_output=True, text=True, env=env, cwd=code)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", RUN, sys.executable, "-m", "roads_app", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=code,
+    )
     rc, dt, peak, words, err = (out.stdout.rstrip("\n").split("\t") + [""] * 5)[:5]
     return int(rc or -1), float(dt or 0), int(peak or 0), int(words or 0), err
 
@@ -114,8 +124,17 @@ def multi_shoe(shoes: int | None, old: Path | None) -> None:
         for fmt in ("parquet", "csv"):
             small, big = t / f"s1000.{fmt}", t / f"s{n}.{fmt}"
             for f, k in ((small, 1_000), (big, n)):
-                _run(ROOT, "simulate", "--shoes", str(k), "--seed", "11", "--out", str(f),
-                     "--no-progress")  # fmt: skip
+                _run(
+                    ROOT,
+                    "simulate",
+                    "--shoes",
+                    str(k),
+                    "--seed",
+                    "11",
+                    "--out",
+                    str(f),
+                    "--no-progress",
+                )
             runs = [("new", ROOT, small), ("old", old, small)] * 2 + [("new", ROOT, big)]
             for i, (who, code, f) in enumerate(runs):
                 if code is None:
@@ -124,13 +143,20 @@ def multi_shoe(shoes: int | None, old: Path | None) -> None:
                 k = 1_000 if f == small else n
                 said = f"{k / dt:7,.0f} shoes/s" if rc == 0 else f"exit {rc}: {err[-70:]}"
                 size = f.stat().st_size / 2**20
-                print(f"import {who} code, {k:>6,} shoes {fmt:<7} ({size:5.1f} MB): {dt:6.2f} s, "
-                      f"peak RSS {peak:4d} MB, {ids:,} ids; {said}")  # fmt: skip
-            for what in (["good-roads", str(big)], ["odds", "--shoe", str(big), "--shoe-index",
-                                                    str(n)], ["show", str(big)]):  # fmt: skip
+                print(
+                    f"import {who} code, {k:>6,} shoes {fmt:<7} ({size:5.1f} MB): {dt:6.2f} s, "
+                    f"peak RSS {peak:4d} MB, {ids:,} ids; {said}"
+                )
+            for what in (
+                ["good-roads", str(big)],
+                ["odds", "--shoe", str(big), "--shoe-index", str(n)],
+                ["show", str(big)],
+            ):
                 rc, dt, peak, _w, err = _run(ROOT, *what)
-                print(f"{what[0]:<10} of {n:,} shoes {fmt:<7}: exit {rc}, {dt:6.2f} s, "
-                      f"peak RSS {peak:4d} MB")
+                print(
+                    f"{what[0]:<10} of {n:,} shoes {fmt:<7}: exit {rc}, {dt:6.2f} s, "
+                    f"peak RSS {peak:4d} MB"
+                )
 
 
 if __name__ == "__main__":

@@ -153,9 +153,12 @@ def wall(server: AppServer, browser, args: argparse.Namespace) -> None:
     pg.set_default_timeout(180_000)
     pg.goto(f"{server.url}/lobby" + ("?kiosk=1" if args.kiosk else ""))
     wait_idle(pg)
-    pg.wait_for_function("(ids) => ids.every(i => document.querySelector("
-                         "`.st-key-lobby-${i} [data-testid=\"tile-rounds\"]`))", arg=ids,
-                         timeout=180_000)  # fmt: skip
+    pg.wait_for_function(
+        "(ids) => ids.every(i => document.querySelector("
+        '`.st-key-lobby-${i} [data-testid="tile-rounds"]`))',
+        arg=ids,
+        timeout=180_000,
+    )
     pg.evaluate(WALL_PROBE)
     drawn0 = pg.evaluate(DRAWN_JS)
     written: dict[str, float] = {}
@@ -191,14 +194,20 @@ def wall(server: AppServer, browser, args: argparse.Namespace) -> None:
     lags = sorted(seen[k] - w for k, w in written.items() if k in seen)
     missing = [k for k in written if k not in seen]
     q = statistics.quantiles(lags, n=100, method="inclusive") if len(lags) > 1 else lags * 99
-    print(f"{'kiosk wall' if args.kiosk else 'wall'}: "
-          f"{args.tables} tables, one result each every {args.every:g} s, {args.seconds:g} s: "
-          f"{len(written)} results")  # fmt: skip
-    print(f"tile current after, ms: p50 {q[49]:.0f}, p99 {q[98]:.0f}, max {max(lags):.0f}; "
-          f"results never shown on their own: {len(missing)} (a later one came first)")
-    print(f"server CPU {100 * cpu / elapsed:.0f}% of one core; page main thread busy "
-          f"{100 * task / elapsed:.0f}%; tiles drawn per result {drawn / len(written):.2f} "
-          "(1: each result redraws its own tile alone)")
+    print(
+        f"{'kiosk wall' if args.kiosk else 'wall'}: "
+        f"{args.tables} tables, one result each every {args.every:g} s, {args.seconds:g} s: "
+        f"{len(written)} results"
+    )
+    print(
+        f"tile current after, ms: p50 {q[49]:.0f}, p99 {q[98]:.0f}, max {max(lags):.0f}; "
+        f"results never shown on their own: {len(missing)} (a later one came first)"
+    )
+    print(
+        f"server CPU {100 * cpu / elapsed:.0f}% of one core; page main thread busy "
+        f"{100 * task / elapsed:.0f}%; tiles drawn per result {drawn / len(written):.2f} "
+        "(1: each result redraws its own tile alone)"
+    )
 
 
 DRAWN_JS = """() => Array.from(document.querySelectorAll('[data-testid="tile-rounds"]'))
@@ -238,8 +247,9 @@ def main() -> int:
         server = AppServer(Path(tmp) / "data", Path(tmp) / "server.log").start()
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                            args=CHROMIUM_ARGS)  # fmt: skip
+                browser = p.chromium.launch(
+                    executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+                )
                 {"follow": follow, "wall": wall, "idle": idle}[args.what](server, browser, args)
                 browser.close()
         finally:

@@ -61,9 +61,11 @@ def main() -> None:
         at.button(key="rp_next").click().run()
         steps.append(1000 * (time.perf_counter() - t0))
     assert not at.exception, at.exception
-    print(f"replay: first run {first:.2f} s; one step (board, reveal, stats, bets, "
-          f"{log.height} bets settled) median {statistics.median(steps):.0f} ms, "
-          f"max {max(steps):.0f} ms over {STEPS} steps; budget at 5 rounds/s: 200 ms")  # fmt: skip
+    print(
+        f"replay: first run {first:.2f} s; one step (board, reveal, stats, bets, "
+        f"{log.height} bets settled) median {statistics.median(steps):.0f} ms, "
+        f"max {max(steps):.0f} ms over {STEPS} steps; budget at 5 rounds/s: 200 ms"
+    )
 
     for i in range(8):
         m = ShoeMeta(name=f"Table {i + 1}", source="hand")
@@ -75,8 +77,10 @@ def main() -> None:
         at.run()
         runs.append(time.perf_counter() - t0)
         assert not at.exception, at.exception
-    print(f"lobby, 8 shoes: first run {runs[0]:.2f} s (cold caches), "
-          f"then {min(runs[1:]):.3f} s; target for the whole page: < 3 s")  # fmt: skip
+    print(
+        f"lobby, 8 shoes: first run {runs[0]:.2f} s (cold caches), "
+        f"then {min(runs[1:]):.3f} s; target for the whole page: < 3 s"
+    )
 
 
 if __name__ == "__main__":

@@ -61,12 +61,14 @@ def main() -> None:
     ap.add_argument("--against", type=Path, help="another checkout whose all_roads to time")
     args, _ = ap.parse_known_args()
     many = synthetic_shoes(args.shoes)
-    texts = (many.group_by("shoe", maintain_order=True)
-             .agg(pl_winners()).get_column("w").to_list())  # fmt: skip
+    texts = many.group_by("shoe", maintain_order=True).agg(pl_winners()).get_column("w").to_list()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent",
-                        "baccarat-engine@1.1.5"], cwd=folder, check=True)  # fmt: skip
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--silent", "baccarat-engine@1.1.5"],
+            cwd=folder,
+            check=True,
+        )
         (folder / "shoes.json").write_text(json.dumps(texts))
         (folder / "roads.js").write_text(JS)
         grids.all_roads(many)  # Numba cache load, outside the timing
@@ -75,8 +77,13 @@ def main() -> None:
             if args.against:
                 other.append(against(args.against, args.shoes))
             cpu = child_cpu()
-            out = subprocess.run(["node", "roads.js", "shoes.json"], cwd=folder, check=True,
-                                 capture_output=True, text=True).stdout.split()  # fmt: skip
+            out = subprocess.run(
+                ["node", "roads.js", "shoes.json"],
+                cwd=folder,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.split()
             js_cpu.append(child_cpu() - cpu)
             js.append(float(out[0]))
             t, cpu = time.perf_counter(), time.process_time()
@@ -84,19 +91,29 @@ def main() -> None:
             ours.append(time.perf_counter() - t)
             ours_cpu.append(time.process_time() - cpu)
     print(f"load (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"baccarat-engine 1.1.5, {args.shoes} shoes one by one: median "
-          f"{statistics.median(js):.3f} s, best {min(js):.3f} s")
-    print(f"all_roads, {args.shoes} shoes ({many.height} rounds) in one call: median "
-          f"{statistics.median(ours):.3f} s, best {min(ours):.3f} s")
+    print(
+        f"baccarat-engine 1.1.5, {args.shoes} shoes one by one: median "
+        f"{statistics.median(js):.3f} s, best {min(js):.3f} s"
+    )
+    print(
+        f"all_roads, {args.shoes} shoes ({many.height} rounds) in one call: median "
+        f"{statistics.median(ours):.3f} s, best {min(ours):.3f} s"
+    )
     if other:
-        print(f"all_roads of {args.against}, same shoes: median "
-              f"{statistics.median(other):.3f} s, best {min(other):.3f} s; ratio "
-              f"{statistics.median(js) / statistics.median(other):.1f}x")
-    print(f"CPU seconds, medians: node's whole process {statistics.median(js_cpu):.3f} s "
-          f"(start-up and reading the shoes included), all_roads "
-          f"{statistics.median(ours_cpu):.3f} s")
-    print(f"ratio (theirs / ours, medians): {statistics.median(js) / statistics.median(ours):.1f}x"
-          f" (target >= 50x)")
+        print(
+            f"all_roads of {args.against}, same shoes: median "
+            f"{statistics.median(other):.3f} s, best {min(other):.3f} s; ratio "
+            f"{statistics.median(js) / statistics.median(other):.1f}x"
+        )
+    print(
+        f"CPU seconds, medians: node's whole process {statistics.median(js_cpu):.3f} s "
+        f"(start-up and reading the shoes included), all_roads "
+        f"{statistics.median(ours_cpu):.3f} s"
+    )
+    print(
+        f"ratio (theirs / ours, medians): {statistics.median(js) / statistics.median(ours):.1f}x"
+        f" (target >= 50x)"
+    )
 
 
 CHILD = """
@@ -121,8 +138,13 @@ def child_cpu() -> float:
 
 def against(checkout: Path, shoes: int) -> float:
     """One timed `all_roads` (after a warm-up call) of ``checkout``'s code, in a child."""
-    out = subprocess.run([sys.executable, "-c", CHILD, str(checkout.resolve()), str(shoes)],
-                         check=True, capture_output=True, text=True, cwd="/")  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(checkout.resolve()), str(shoes)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd="/",
+    )
     seconds, where = out.stdout.split()
     assert where.startswith(str(checkout.resolve())), where
     return float(seconds)

@@ -60,20 +60,41 @@ def small_runs(n: int, repeat: int, out: Path, base: str | None) -> None:
     """``simulate --shoes n`` ``repeat`` times (interleaved with ``base``'s): best and median."""
     sides = {"this": None} if base is None else {"base": base, "this": None}
     for name, path in sides.items():  # warm each checkout's own Numba cache
-        child(f"warm-up simulate ({name}, 3 shoes)", "simulate", "--shoes", "3", "--seed", "1",
-              "--out", str(out / "w.parquet"), path=path)  # fmt: skip
+        child(
+            f"warm-up simulate ({name}, 3 shoes)",
+            "simulate",
+            "--shoes",
+            "3",
+            "--seed",
+            "1",
+            "--out",
+            str(out / "w.parquet"),
+            path=path,
+        )
     got: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
     for k in range(repeat):
         for name, path in sides.items():
-            got[name].append(child(f"simulate --shoes {n:,} ({name}, run {k + 1})", "simulate",
-                                   "--shoes", str(n), "--seed", "1",
-                                   "--out", str(out / f"{name}.parquet"), path=path))  # fmt: skip
+            got[name].append(
+                child(
+                    f"simulate --shoes {n:,} ({name}, run {k + 1})",
+                    "simulate",
+                    "--shoes",
+                    str(n),
+                    "--seed",
+                    "1",
+                    "--out",
+                    str(out / f"{name}.parquet"),
+                    path=path,
+                )
+            )
     for name, runs in got.items():
         walls = sorted(w for w, _ in runs)
         cpus = sorted(c for _, c in runs)
-        print(f"{name}: simulate --shoes {n:,}: wall best {walls[0]:.2f} s, median "
-              f"{walls[len(walls) // 2]:.2f} s; CPU best {cpus[0]:.2f} s, median "
-              f"{cpus[len(cpus) // 2]:.2f} s (target: wall under 2 s)")  # fmt: skip
+        print(
+            f"{name}: simulate --shoes {n:,}: wall best {walls[0]:.2f} s, median "
+            f"{walls[len(walls) // 2]:.2f} s; CPU best {cpus[0]:.2f} s, median "
+            f"{cpus[len(cpus) // 2]:.2f} s (target: wall under 2 s)"
+        )
 
 
 def main() -> None:
@@ -90,15 +111,44 @@ def main() -> None:
         small_runs(args.small, args.repeat, out, args.base)
         if args.small_only:
             return
-        child("warm-up backtest (3 shoes)", "backtest", "--strategy", "flat", "--bet", "banker",
-              "--shoes", "3", "--seed", "3")  # fmt: skip
+        child(
+            "warm-up backtest (3 shoes)",
+            "backtest",
+            "--strategy",
+            "flat",
+            "--bet",
+            "banker",
+            "--shoes",
+            "3",
+            "--seed",
+            "3",
+        )
         big = str(out / "big.parquet")
-        sim, _ = child(f"simulate --shoes {n:,} (parquet)", "simulate", "--shoes", str(n),
-                       "--seed", "3", "--no-progress", "--out", big)  # fmt: skip
+        sim, _ = child(
+            f"simulate --shoes {n:,} (parquet)",
+            "simulate",
+            "--shoes",
+            str(n),
+            "--seed",
+            "3",
+            "--no-progress",
+            "--out",
+            big,
+        )
         size = (out / "big.parquet").stat().st_size
-        bt, _ = child(f"backtest flat banker --shoes {n:,}", "backtest", "--strategy", "flat",
-                      "--bet", "banker", "--shoes", str(n), "--seed", "3",
-                      "--no-progress")  # fmt: skip
+        bt, _ = child(
+            f"backtest flat banker --shoes {n:,}",
+            "backtest",
+            "--strategy",
+            "flat",
+            "--bet",
+            "banker",
+            "--shoes",
+            str(n),
+            "--seed",
+            "3",
+            "--no-progress",
+        )
     print(f"file: {size / 1e6:,.0f} MB for {n:,} shoes")
     print(
         f"shoes per second: simulate {n / sim:,.0f}, backtest {n / bt:,.0f}: "

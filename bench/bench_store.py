@@ -53,8 +53,10 @@ def summary(label: str, t: Timings) -> None:
         return statistics.median(xs), xs[min(len(xs) - 1, int(0.99 * len(xs)))]
 
     (wm, w99), (cm, c99) = stats(t.wall), stats(t.cpu)
-    print(f"{label:<44} wall median {wm:7.2f} ms  p99 {w99:7.2f} ms | "
-          f"CPU median {cm:6.2f} ms  p99 {c99:6.2f} ms  (n={len(t.wall)})")  # fmt: skip
+    print(
+        f"{label:<44} wall median {wm:7.2f} ms  p99 {w99:7.2f} ms | "
+        f"CPU median {cm:6.2f} ms  p99 {c99:6.2f} ms  (n={len(t.wall)})"
+    )
 
 
 def bench_append(folder: Path, repeat: int) -> None:
@@ -98,8 +100,10 @@ def bench_library(folder: Path, n: int) -> None:
     base = rounds_from_winners(("BPPBTBPB" * 10)[:80])
     t = time.perf_counter()
     store.shoes.create_many((base, ShoeMeta(name=f"shoe {i}", source="hand")) for i in range(n))
-    print(f"(filled the library with {n:,} shoes of 80 rounds in "
-          f"{time.perf_counter() - t:.1f} s, one transaction)")  # fmt: skip
+    print(
+        f"(filled the library with {n:,} shoes of 80 rounds in "
+        f"{time.perf_counter() - t:.1f} s, one transaction)"
+    )
     runs = Timings()
     for _ in range(20):
         runs.start()
@@ -119,8 +123,10 @@ def bench_library(folder: Path, n: int) -> None:
 def bench_lobby_small(folder: Path) -> None:
     store = db.open_store(folder)
     for i in range(8):
-        store.shoes.create(ShoeMeta(name=f"Table {i + 1}", source="hand"),
-                          deal_shoe(300 + i).rounds.head(30 + 6 * i))  # fmt: skip
+        store.shoes.create(
+            ShoeMeta(name=f"Table {i + 1}", source="hand"),
+            deal_shoe(300 + i).rounds.head(30 + 6 * i),
+        )
     runs = Timings()
     for _ in range(50):
         runs.start()

@@ -60,6 +60,8 @@ class StrategyError(RoadsAppError, ValueError):
 
 class ClusterError(RoadsAppError, RuntimeError):
     """A Ray cluster that cannot be used: Ray not installed, address unreachable, a shard lost."""
+
+
 class SchemaError(RoadsAppError):
     """A value that does not fit its schema (wrong type, out of range, unknown field).
 
@@ -89,7 +91,7 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     >>> quote("庄\u200b")
     "'庄\\\\u200b'"
     """
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 40:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**40:
         digits = int(abs(value).bit_length() * 0.30103) + 1  # str() of it is slow, capped
         return f"a number of about {digits} digits"
     if isinstance(value, str) and len(value) > limit:
@@ -127,8 +129,9 @@ def whole_number(
         return int(value)  # type: ignore[call-overload]
     shown = quote(value)
     if lo is not None and hi is not None:
-        raise error(Message("msg_whole_number_range", what=what, lo=f"{lo:,}", hi=f"{hi:,}",
-                            value=shown))  # fmt: skip
+        raise error(
+            Message("msg_whole_number_range", what=what, lo=f"{lo:,}", hi=f"{hi:,}", value=shown)
+        )
     if lo is not None:
         raise error(Message("msg_whole_number_min", what=what, lo=f"{lo:,}", value=shown))
     if hi is not None:

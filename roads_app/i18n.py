@@ -31,9 +31,7 @@ def catalogue() -> dict[str, dict[str, str]]:
     return check(data)
 
 
-def check(
-    data: dict[str, dict[str, str]], name: str = CATALOGUE.name
-) -> dict[str, dict[str, str]]:
+def check(data: dict[str, dict[str, str]], name: str = CATALOGUE.name) -> dict[str, dict[str, str]]:
     """``data`` if every language has exactly English's keys, else ValueError naming them
     (a key only one language has is a typo or a word the other never shows)."""
     keys = set(data[DEFAULT])

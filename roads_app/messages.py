@@ -115,9 +115,7 @@ def polars_template(key: str) -> str:
 @cache
 def _pattern(key: str) -> re.Pattern[str]:
     parts = FIELD.split(catalogue()[DEFAULT][key])  # literal, field, literal, ...
-    rx = "".join(
-        re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)
-    )
+    rx = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
     return re.compile(rf"\A{rx}\Z", re.S)
 
 

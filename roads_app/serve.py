@@ -36,34 +36,51 @@ NO_MESSAGE_CACHE = 2**62
 def streamlit_command(port: int, headless: bool, host: str = DEFAULT_HOST) -> list[str]:
     """The exact command line that serves the app (kept separate so it can be tested)."""
     return [
-        sys.executable, "-m", "roads_app.ui.launch", "run", str(APP_PATH),
-        "--server.address", host,
-        "--server.port", str(port),
-        "--server.headless", "true" if headless else "false",
-        "--server.showEmailPrompt", "false",
-        "--server.fileWatcherType", "none",
-        "--server.runOnSave", "false",
+        sys.executable,
+        "-m",
+        "roads_app.ui.launch",
+        "run",
+        str(APP_PATH),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true" if headless else "false",
+        "--server.showEmailPrompt",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
         # Streamlit's default full collection after every run held the GIL ~50 ms per
         # key press while the board's update waited to be sent; the preloaded modules
         # are frozen out of collection instead (`__main__`), and Python's own
         # generational collector still runs as objects accumulate.
-        "--runner.postScriptGC", "false",
+        "--runner.postScriptGC",
+        "false",
         # No element is sent as a reference to the browser's message cache: keys typed
         # 30 ms apart with undos bring back an element sent a few runs before, the server
         # sends it by reference, the browser has expired it meanwhile ("Cached ForwardMsg
         # MISS") and drops its connection for good. Sending it whole costs a few KB.
-        "--global.minCachedMessageSize", str(NO_MESSAGE_CACHE),
-        "--browser.gatherUsageStats", "false",
+        "--global.minCachedMessageSize",
+        str(NO_MESSAGE_CACHE),
+        "--browser.gatherUsageStats",
+        "false",
         # No framework chrome on a table's screen, headless or not, whatever else is
         # installed: no developer toolbar or deploy button, no "ask an AI / search"
         # links under an error, and with the welcome lines hidden Streamlit offers no
         # "Help agents write better apps · Install" card either (it shows one to a
         # non-headless server on a machine where it finds an AI coding tool).
-        "--client.toolbarMode", "minimal",
-        "--client.showErrorLinks", "false",
-        "--logger.hideWelcomeMessage", "true",
-        "--server.enableAgentApi", "false",
-    ]  # fmt: skip
+        "--client.toolbarMode",
+        "minimal",
+        "--client.showErrorLinks",
+        "false",
+        "--logger.hideWelcomeMessage",
+        "true",
+        "--server.enableAgentApi",
+        "false",
+    ]
 
 
 def check_port(port: int, host: str = DEFAULT_HOST) -> None:

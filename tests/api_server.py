@@ -32,8 +32,9 @@ def free_port() -> int:
 
 def roads_app(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the CLI as a person does (a real process)."""
-    out = subprocess.run([sys.executable, "-m", "roads_app", *args], capture_output=True,
-                         text=True, timeout=timeout)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "roads_app", *args], capture_output=True, text=True, timeout=timeout
+    )
     if check and out.returncode != 0:
         raise AssertionError(f"roads-app {' '.join(args)} exited {out.returncode}: {out.stderr}")
     return out
@@ -55,11 +56,22 @@ class ApiServer:
 
     def start(self) -> ApiServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", "roads_app", "api", "--port", str(self.port),
-               "--data", str(self.data_dir), "--host", self.host]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "roads_app",
+            "api",
+            "--port",
+            str(self.port),
+            "--data",
+            str(self.data_dir),
+            "--host",
+            self.host,
+        ]
         with self.log.open("ab") as log:
-            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True)  # fmt: skip
+            self.proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.TransportError):
@@ -155,5 +167,7 @@ class SseFollower:
     def wait_for(self, cond: Any, timeout: float = 30) -> None:
         with self._cond:
             if not self._cond.wait_for(lambda: cond(self), timeout=timeout):
-                raise AssertionError(f"stream condition not met in {timeout}s; "
-                                     f"events so far: {[e for e, _ in self.events]}")  # fmt: skip
+                raise AssertionError(
+                    f"stream condition not met in {timeout}s; "
+                    f"events so far: {[e for e, _ in self.events]}"
+                )

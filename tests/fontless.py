@@ -12,8 +12,13 @@ ENV = "FONTCONFIG_FILE"
 
 
 def _files(*pattern: str, env: dict[str, str] | None = None) -> set[Path]:
-    out = subprocess.run(["fc-list", *pattern, "--format", "%{file}\n"], check=True,
-                         capture_output=True, text=True, env=env).stdout  # fmt: skip
+    out = subprocess.run(
+        ["fc-list", *pattern, "--format", "%{file}\n"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
     return {Path(line) for line in out.splitlines() if line}
 
 

@@ -100,26 +100,58 @@ def running_server(*, fsync: bool = False) -> Iterator[PgServer]:
         for p in (folder, sock, pwfile):
             os.chown(p, pg.pw_uid, pg.pw_gid)
     subprocess.run(
-        as_postgres([initdb, "-D", str(data), "-U", "postgres", f"--pwfile={pwfile}",
-                      "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8",
-                      "--locale=C.UTF-8"]),
-        check=True, capture_output=True,
-    )  # fmt: skip
+        as_postgres(
+            [
+                initdb,
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                f"--pwfile={pwfile}",
+                "--auth-host=scram-sha-256",
+                "--auth-local=trust",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
     port = free_port()
-    opts = (f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={sock} "
-            f"-c max_connections=300 -c fsync={'on' if fsync else 'off'}")  # fmt: skip
+    opts = (
+        f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={sock} "
+        f"-c max_connections=300 -c fsync={'on' if fsync else 'off'}"
+    )
     subprocess.run(
-        as_postgres([pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-o", opts,
-                      "-w", "-t", "60", "start"]),
-        check=True, capture_output=True,
-    )  # fmt: skip
+        as_postgres(
+            [
+                pg_ctl,
+                "-D",
+                str(data),
+                "-l",
+                str(folder / "log"),
+                "-o",
+                opts,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
     server = PgServer(folder, port)
     try:
         server.sql(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{PASSWORD}'")
         yield server
     finally:
-        subprocess.run(as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]),
-                       capture_output=True, check=False)  # fmt: skip
+        subprocess.run(
+            as_postgres([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]),
+            capture_output=True,
+            check=False,
+        )
         for _ in range(50):  # the server's processes let go of the folder
             try:
                 shutil.rmtree(folder)

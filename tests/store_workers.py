@@ -43,8 +43,14 @@ def mixed(data: str, worker: int, seconds: float, shared: str, others: list[str]
     store = db.open_store(data)
     rng = random.Random(worker)
     row = one_round(worker)
-    out: dict[str, list] = {"appended": [], "renamed": [], "deleted": [], "restored": [],
-                            "refused": [], "failed": []}  # fmt: skip
+    out: dict[str, list] = {
+        "appended": [],
+        "renamed": [],
+        "deleted": [],
+        "restored": [],
+        "refused": [],
+        "failed": [],
+    }
     print("ready", flush=True)
     sys.stdin.readline()
     end = time.monotonic() + seconds

@@ -34,5 +34,6 @@ def begun_by_result(rounds: pl.DataFrame) -> pl.DataFrame:
     its cards takes only cards: `game.rounds.check_by_cards`)."""
     first = pl.int_range(pl.len()) == 0
     unknown = [c for c in rounds.columns if c not in ("round", "winner")]
-    return rounds.with_columns(pl.when(first).then(None).otherwise(pl.col(c)).alias(c)
-                               for c in unknown)  # fmt: skip
+    return rounds.with_columns(
+        pl.when(first).then(None).otherwise(pl.col(c)).alias(c) for c in unknown
+    )

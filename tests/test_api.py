@@ -77,13 +77,17 @@ def test_writes_need_an_operator_token(server: ApiServer, op: httpx.Client, view
     }
     for tok, (status, reason) in cases.items():
         with server.client(tok) as c:
-            for r in (c.post(f"/shoes/{shoe}/rounds", json={"winner": "B"}),
-                      c.post(f"/shoes/{shoe}/undo"), c.post("/shoes", json={})):  # fmt: skip
+            for r in (
+                c.post(f"/shoes/{shoe}/rounds", json={"winner": "B"}),
+                c.post(f"/shoes/{shoe}/undo"),
+                c.post("/shoes", json={}),
+            ):
                 assert r.status_code == status, (tok, r.text)
                 assert reason in r.json()["detail"] and "\n" not in r.json()["detail"]
     with server.client() as c:
-        r = c.post(f"/shoes/{shoe}/rounds", json={"winner": "B"},
-                   headers={"Authorization": "Basic abc"})  # fmt: skip
+        r = c.post(
+            f"/shoes/{shoe}/rounds", json={"winner": "B"}, headers={"Authorization": "Basic abc"}
+        )
         assert r.status_code == 401 and "Bearer" in r.json()["detail"]
     assert state(op, shoe) == before
 
@@ -193,8 +197,10 @@ def test_a_ninth_ace_of_spades_is_refused(op: httpx.Client):
     tens = [t + s for s in "hdc" for t in "TJQK"]  # nine distinct 0-point cards
 
     def ace(i: int) -> dict:  # player As 7 = natural 8; banker 2-7 stands, nothing else repeats
-        return {"player_cards": ["As", "7" + "hdc"[i % 3]],
-                "banker_cards": ["234567"[i % 6] + "hdc"[i % 3], tens[i]]}  # fmt: skip
+        return {
+            "player_cards": ["As", "7" + "hdc"[i % 3]],
+            "banker_cards": ["234567"[i % 6] + "hdc"[i % 3], tens[i]],
+        }
 
     for i in range(8):
         assert op.post(f"/shoes/{shoe}/rounds", json=ace(i)).status_code == 201, i
@@ -265,8 +271,13 @@ def test_read_a_shoe_with_stats_and_all_five_roads(op: httpx.Client):
     for w in "BBPPBTB":
         op.post(f"/shoes/{shoe}/rounds", json={"winner": w})
     body = op.get(f"/shoes/{shoe}").json()
-    assert set(body["roads"]) == {"bead_plate", "big_road", "big_eye_boy", "small_road",
-                                  "cockroach_pig"}  # fmt: skip
+    assert set(body["roads"]) == {
+        "bead_plate",
+        "big_road",
+        "big_eye_boy",
+        "small_road",
+        "cockroach_pig",
+    }
     assert len(body["roads"]["bead_plate"]) == 7
     big = body["roads"]["big_road"]  # B B | P P | B(tie) B : three columns
     assert sorted({c["col"] for c in big}) == [0, 1, 2] and sum(c["ties"] for c in big) == 1
@@ -315,8 +326,9 @@ def test_a_retry_after_the_answer_was_lost(server: ApiServer, op: httpx.Client, 
         s.sendall(request)
         wait_until(lambda: len(state(op, shoe)[1]) == 1)  # the server has entered it...
     # ...and the connection is gone without a byte of the answer read
-    retry = op.post(f"/shoes/{shoe}/rounds", json={"winner": "B"},
-                    headers={"Idempotency-Key": "lost-1"})  # fmt: skip
+    retry = op.post(
+        f"/shoes/{shoe}/rounds", json={"winner": "B"}, headers={"Idempotency-Key": "lost-1"}
+    )
     assert retry.status_code == 201
     assert [r["winner"] for r in state(op, shoe)[1]] == ["B"]
 
@@ -330,8 +342,13 @@ def test_simultaneous_retries_of_one_key_enter_one_round(server: ApiServer, toke
     def send() -> None:
         with server.client(token) as c:
             gate.wait()
-            answers.append(c.post(f"/shoes/{shoe}/rounds", json={"winner": "T"},
-                                  headers={"Idempotency-Key": "same"}))  # fmt: skip
+            answers.append(
+                c.post(
+                    f"/shoes/{shoe}/rounds",
+                    json={"winner": "T"},
+                    headers={"Idempotency-Key": "same"},
+                )
+            )
 
     threads = [threading.Thread(target=send) for _ in range(8)]
     for t in threads:

@@ -23,8 +23,10 @@ def busy_port() -> Iterator[int]:
 
 
 def test_a_busy_api_port_asked_for_is_refused(busy_port: int, tmp_path: Path):
-    with pytest.raises(RoadsAppError, match="already in use"), \
-            cli_api.api_beside(tmp_path / "d", busy_port):  # fmt: skip
+    with (
+        pytest.raises(RoadsAppError, match="already in use"),
+        cli_api.api_beside(tmp_path / "d", busy_port),
+    ):
         pass
 
 
@@ -60,8 +62,10 @@ def test_the_dashboard_starts_the_api_with_the_sample_shoes_rule():
         (["feed", "--shoe", "x", "--simulate", "--seed", "-1"], "seed"),
         (["feed", "--shoe", "x", "--simulate", "--seed", "1", "--every", "-1"], "out of range"),
         (["feed", "--shoe", "x", "--seed", "1"], "--simulate"),
-        (["feed", "--shoe", "x", "--simulate", "--seed", "1", "--api", "http://127.0.0.1:9"],
-         "cannot reach"),
+        (
+            ["feed", "--shoe", "x", "--simulate", "--seed", "1", "--api", "http://127.0.0.1:9"],
+            "cannot reach",
+        ),
     ],
 )
 def test_feed_and_api_refusals_are_one_line(argv: list[str], says: str, capsys):

@@ -108,8 +108,7 @@ def test_a_version_is_read_once_and_its_bytes_made_once_for_every_follower(tmp_p
         await asyncio.sleep(0.5)  # an idle followed shoe: nothing read
         idle_reads = len(reads) - idle_from
         for k, winner in enumerate("TBB"):
-            await asyncio.to_thread(store.rounds.append, meta.id, rounds_from_winners(winner),
-                                    None)  # fmt: skip
+            await asyncio.to_thread(store.rounds.append, meta.id, rounds_from_winners(winner), None)
             while not all(len(g) >= 2 + k for g in got):
                 await asyncio.sleep(0.01)
         for t in tasks:

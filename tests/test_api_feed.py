@@ -32,12 +32,32 @@ def dealt(seed: int) -> list[dict]:
     return deal_shoe(seed, ShoeOptions(decks=8)).rounds.to_dicts()
 
 
-def feeder(server: ApiServer, shoe: str, seed: int, token: str, every: float = 0.0,
-           *extra: str) -> subprocess.Popen[str]:  # fmt: skip
-    cmd = [sys.executable, "-m", "roads_app", "feed", "--shoe", shoe, "--simulate",
-           "--seed", str(seed), "--every", str(every), "--api", server.url, *extra]  # fmt: skip
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={"ROADS_APP_TOKEN": token, "PATH": "/usr/bin:/bin"})  # fmt: skip
+def feeder(
+    server: ApiServer, shoe: str, seed: int, token: str, every: float = 0.0, *extra: str
+) -> subprocess.Popen[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "roads_app",
+        "feed",
+        "--shoe",
+        shoe,
+        "--simulate",
+        "--seed",
+        str(seed),
+        "--every",
+        str(every),
+        "--api",
+        server.url,
+        *extra,
+    ]
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={"ROADS_APP_TOKEN": token, "PATH": "/usr/bin:/bin"},
+    )
 
 
 def finish(p: subprocess.Popen[str], timeout: float = 300) -> str:
@@ -80,8 +100,11 @@ def test_two_writers_on_one_shoe_lose_and_double_nothing(server: ApiServer):
         with server.client(token) as c:
             for i, w in enumerate(plans[name]):
                 flag = {"banker_pair": name == "a", "player_pair": name == "b"}
-                r = c.post(f"/shoes/{shoe}/rounds", json={"winner": w, **flag},
-                           headers={"Idempotency-Key": f"{name}-{i}"})  # fmt: skip
+                r = c.post(
+                    f"/shoes/{shoe}/rounds",
+                    json={"winner": w, **flag},
+                    headers={"Idempotency-Key": f"{name}-{i}"},
+                )
                 assert r.status_code == 201, r.text
                 sent[name].append(r.json()["round"]["round"])
 

@@ -78,8 +78,13 @@ def test_simultaneous_retries_on_both_replicas_enter_one_round(
 
     def send(c: httpx.Client) -> None:
         gate.wait()
-        answers.append(c.post(f"/shoes/{shoe}/rounds", json={"winner": "T"},
-                              headers={"Idempotency-Key": f"same-{attempt}"}))  # fmt: skip
+        answers.append(
+            c.post(
+                f"/shoes/{shoe}/rounds",
+                json={"winner": "T"},
+                headers={"Idempotency-Key": f"same-{attempt}"},
+            )
+        )
 
     threads = [threading.Thread(target=send, args=(c,)) for c in clients]
     for t in threads:

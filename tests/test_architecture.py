@@ -73,16 +73,18 @@ def imports_of(name: str, path: Path) -> list[Import]:
                     where = child.module or ""
                 for a in child.names:  # `from roads_app import i18n` imports a module
                     sub = f"{where}.{a.name}"
-                    found.append(Import(name, sub if sub in modules() else where,
-                                        child.lineno, lazy))  # fmt: skip
+                    found.append(
+                        Import(name, sub if sub in modules() else where, child.lineno, lazy)
+                    )
             visit(child, inner)
 
     visit(tree, False)
     return [
-        Import(i.source, _own(i.target), i.line, i.lazy) if is_ours(i.target) else
-        Import(i.source, i.target.partition(".")[0], i.line, i.lazy)
+        Import(i.source, _own(i.target), i.line, i.lazy)
+        if is_ours(i.target)
+        else Import(i.source, i.target.partition(".")[0], i.line, i.lazy)
         for i in found
-    ]  # fmt: skip
+    ]
 
 
 def is_ours(target: str) -> bool:
@@ -116,8 +118,11 @@ class Layers:
     libraries: dict[str, frozenset[str]]  # library -> the only layers that may import it
 
     def layer_of(self, module: str) -> str | None:
-        best = max((p for p in self.prefixes if module == p or module.startswith(p + ".")),
-                   key=len, default=None)  # fmt: skip
+        best = max(
+            (p for p in self.prefixes if module == p or module.startswith(p + ".")),
+            key=len,
+            default=None,
+        )
         return None if best is None else self.prefixes[best]
 
 
@@ -130,9 +135,11 @@ def layers() -> Layers:
         for prefix in _names(cells[1]):
             prefixes[prefix] = layer
         allowed[layer] = frozenset(_names(cells[2]))
-    libraries = {lib: frozenset(_names(cells[1]))
-                 for cells in _table("Libraries kept in their layer")
-                 for lib in _names(cells[0])}  # fmt: skip
+    libraries = {
+        lib: frozenset(_names(cells[1]))
+        for cells in _table("Libraries kept in their layer")
+        for lib in _names(cells[0])
+    }
     return Layers(prefixes, allowed, libraries)
 
 
@@ -290,8 +297,7 @@ def loose_words(source: str, where: str) -> int:
 def test_results_and_road_keys_are_written_once() -> None:
     """Zero loose letters and road keys but where docs/architecture.md says why, exactly."""
     allowed = {
-        cells[0].strip("`"): int(cells[1])
-        for cells in _table("Letters and road keys written once")
+        cells[0].strip("`"): int(cells[1]) for cells in _table("Letters and road keys written once")
     }
     found = {}
     for path in modules().values():

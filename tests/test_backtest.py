@@ -169,8 +169,22 @@ def test_pattern_strategies_sit_out_until_the_road_allows_a_bet():
 
 
 def test_json_reports_hands_wagered_net_ev_and_ci(capsys):
-    code = main(["backtest", "--strategy", "flat", "--bet", "banker", "--shoes", "30",
-                 "--seed", "5", "--rules", "classic", "--json"])  # fmt: skip
+    code = main(
+        [
+            "backtest",
+            "--strategy",
+            "flat",
+            "--bet",
+            "banker",
+            "--shoes",
+            "30",
+            "--seed",
+            "5",
+            "--rules",
+            "classic",
+            "--json",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     table = load_table("classic")
@@ -318,9 +332,11 @@ def test_bands_are_ordered_percentiles_of_the_paths():
     b = backtest.bands(run.paths)
     assert b.columns == ["hand", "p5", "p25", "p50", "p75", "p95"]
     ordered = b.select(
-        (pl.col("p5") <= pl.col("p25")) & (pl.col("p25") <= pl.col("p50"))
-        & (pl.col("p50") <= pl.col("p75")) & (pl.col("p75") <= pl.col("p95"))
-    ).to_series()  # fmt: skip
+        (pl.col("p5") <= pl.col("p25"))
+        & (pl.col("p25") <= pl.col("p50"))
+        & (pl.col("p50") <= pl.col("p75"))
+        & (pl.col("p75") <= pl.col("p95"))
+    ).to_series()
     assert ordered.all()
     assert b.height == run.paths.shape[1]
     assert b["p5"].min() >= 0 and b["p95"].max() > 300  # some shoes win, none go below 0

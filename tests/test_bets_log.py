@@ -242,8 +242,9 @@ def test_closed_side_bet_cannot_be_placed_after_its_closing_round() -> None:
     st.lists(
         st.one_of(
             st.tuples(st.sampled_from(["player", "banker", "tie"])),
-            st.sampled_from([("banker_pair", "player_pair"),
-                             ("banker_pair", "player_pair", "tie")]),
+            st.sampled_from(
+                [("banker_pair", "player_pair"), ("banker_pair", "player_pair", "tie")]
+            ),
         ),
         min_size=1,
         max_size=8,
@@ -253,8 +254,11 @@ def test_undo_last_chip_takes_back_whole_actions_in_reverse(actions: list[tuple]
     log = BL.empty_bets()
     states = [log]
     for parts in actions:  # a 1-tuple is a single chip, longer ones a 2-Way / 3-Way press
-        log = (BL.place(log, parts[0], 5, round_no=3) if len(parts) == 1
-               else BL.place_shortcut(log, parts, 5, round_no=3))  # fmt: skip
+        log = (
+            BL.place(log, parts[0], 5, round_no=3)
+            if len(parts) == 1
+            else BL.place_shortcut(log, parts, 5, round_no=3)
+        )
         states.append(log)
     for before in reversed(states[:-1]):
         log = BL.undo_last(log, 3)
@@ -269,8 +273,9 @@ def test_a_combined_placement_survives_the_store_and_undoes_whole(tmp_path: Path
     store.shoes.create(ShoeMeta(id="s1"))
     store.bets.change("s1", "bets", lambda b: BL.place(b, "player", 5, round_no=1))
     store.bets.change(
-        "s1", "bets", lambda b: BL.place_shortcut(b, ["banker_pair", "player_pair", "tie"], 1,
-                                                  round_no=1),
+        "s1",
+        "bets",
+        lambda b: BL.place_shortcut(b, ["banker_pair", "player_pair", "tie"], 1, round_no=1),
     )
     after = store.bets.change("s1", "bets", lambda b: BL.undo_last(b, 1))
     assert after["bet"].to_list() == ["player"]
@@ -284,8 +289,11 @@ def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: P
 
     store = db.open_store(tmp_path)
     store.shoes.create(ShoeMeta(id="s1"))
-    store.bets.change("s1", "bets", lambda b: BL.place_many(
-        b, [("banker_pair", 1), ("player_pair", 1)], round_no=1))  # fmt: skip
+    store.bets.change(
+        "s1",
+        "bets",
+        lambda b: BL.place_many(b, [("banker_pair", 1), ("player_pair", 1)], round_no=1),
+    )
     db.forget_stores()
     con = sqlite3.connect(tmp_path / "roads.db")  # as the migration before it left the file
     placement = next(i for i, (what, _) in enumerate(db.MIGRATIONS, 1) if "chip action" in what)

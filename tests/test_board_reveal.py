@@ -64,9 +64,7 @@ def test_held_board_shows_the_shoe_before_the_last_round_then_the_whole_shoe(
 @given(shoes, st.sampled_from([390, 1024, 1440]))
 @example("BP" * 40, 1440)  # past the big road's floor of columns: a new column would show
 @example("BBPPBBPP" * 9, 390)
-def test_held_board_layout_is_the_same_whatever_the_last_result(
-    earlier: str, width: int
-) -> None:
+def test_held_board_layout_is_the_same_whatever_the_last_result(earlier: str, width: int) -> None:
     sizes = set()
     for last in "BPT":
         fig = board_figure(rounds_from_winners(earlier + last), hold_last=True, width_px=width)
@@ -92,7 +90,7 @@ def test_held_count_strip_shows_the_counts_before_the_last_round_first() -> None
     assert "Tie <b>1</b>" in second and "Hands <b>4</b>" in second
     # the swap waits for the page to say round 4's reveal has ended
     assert 'html[data-rd-shown="4"] .rd-hold-b-4{max-height:none;visibility:visible}' in html
-    assert ".rd-hold-b-4,html[data-rd-shown=\"4\"] .rd-hold-a-4{max-height:0" in html
+    assert '.rd-hold-b-4,html[data-rd-shown="4"] .rd-hold-a-4{max-height:0' in html
 
 
 def test_a_held_board_needs_the_rounds_frame() -> None:

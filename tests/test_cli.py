@@ -66,10 +66,14 @@ def test_show_a_corrupt_file(tmp_path: Path) -> None:
 def _loaded(code: str, *modules: str) -> list[str]:
     """Which of ``modules`` a fresh interpreter holds after running ``code``."""
     r = subprocess.run(
-        [sys.executable, "-c", f"import sys\n{code}\nprint('loaded:', *[m for m in "
-         f"{modules!r} if m in sys.modules])"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            f"import sys\n{code}\nprint('loaded:', *[m for m in {modules!r} if m in sys.modules])",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return r.stdout.splitlines()[-1].split()[1:]
 
@@ -102,7 +106,10 @@ def test_simulate_in_a_fresh_process_is_deal_shoes_without_numbas_registries(
     loaded = _loaded(
         "from roads_app.cli import main\n"
         f"assert main(['simulate', '--shoes', '300', '--seed', '41', '--out', {str(out)!r}]) == 0",
-        "numba.np.arraymath", "numba.np.arrayobj", "numba.cpython.unicode", "tqdm",
-    )  # fmt: skip
+        "numba.np.arraymath",
+        "numba.np.arrayobj",
+        "numba.cpython.unicode",
+        "tqdm",
+    )
     assert loaded == []
     assert_frame_equal(pl.read_parquet(out), deal_shoes(41, 300))

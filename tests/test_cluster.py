@@ -75,11 +75,26 @@ def test_cluster_json_is_the_single_machine_json_whatever_the_shards(local_ray, 
     for shard, cpus in ((2_000, 1), (333, 1), (150, 2)):  # 1 shard; 7 on 2 workers; 1 at a time
         resolved = strategies.resolve(money, strategy, table)
         run = backtest.run_cluster(
-            strategy, resolved, table, seed=77, shoes=2_000, address="auto",
-            shard_shoes=shard, rows=True, task_cpus=cpus,
-        )  # fmt: skip
-        got = backtest.Backtest(strategy, resolved, table, one.source, "fast", run,
-                         backtest.summarize(run, table, resolved.bankroll), 1.0)  # fmt: skip
+            strategy,
+            resolved,
+            table,
+            seed=77,
+            shoes=2_000,
+            address="auto",
+            shard_shoes=shard,
+            rows=True,
+            task_cpus=cpus,
+        )
+        got = backtest.Backtest(
+            strategy,
+            resolved,
+            table,
+            one.source,
+            "fast",
+            run,
+            backtest.summarize(run, table, resolved.bankroll),
+            1.0,
+        )
         assert _json(got) == want, (shard, cpus)
         assert_frame_equal(run.per_shoe, one.run.per_shoe, check_exact=True)
         assert np.array_equal(run.paths, one.run.paths)
@@ -124,9 +139,15 @@ def test_a_worker_killed_mid_shard_is_retried_and_the_result_is_identical(local_
 
     def run() -> None:
         out["r"] = backtest.backtest(
-            strategy, money, table, seed=5, shoes=60_000, cluster="auto", shard_shoes=6_000,
+            strategy,
+            money,
+            table,
+            seed=5,
+            shoes=60_000,
+            cluster="auto",
+            shard_shoes=6_000,
             progress=lambda d, t: done.append(d),
-        )  # fmt: skip
+        )
 
     driver = threading.Thread(target=run)
     driver.start()
@@ -138,9 +159,10 @@ def test_a_worker_killed_mid_shard_is_retried_and_the_result_is_identical(local_
             os.kill(killed, signal.SIGKILL)
     driver.join()
     assert killed is not None, "no shard was running to kill"
-    assert not Path(f"/proc/{killed}").exists() or b"ray::_task" not in Path(
-        f"/proc/{killed}/cmdline"
-    ).read_bytes()
+    assert (
+        not Path(f"/proc/{killed}").exists()
+        or b"ray::_task" not in Path(f"/proc/{killed}/cmdline").read_bytes()
+    )
     assert _json(out["r"]) == want
     assert done[-1] == 60_000
 
@@ -248,7 +270,8 @@ def test_good_road_study_on_ray_is_the_single_machine_study(local_ray):
     one = gs.study(cat, table, seed=21, shoes=1_500, priced_shoes=300)
     want = json.dumps(one.to_dict(verdict_text_of_study), indent=2)
     for shard in (1_500, 170):
-        got = gs.study(cat, table, seed=21, shoes=1_500, priced_shoes=300, cluster="auto",
-                       shard_shoes=shard)  # fmt: skip
+        got = gs.study(
+            cat, table, seed=21, shoes=1_500, priced_shoes=300, cluster="auto", shard_shoes=shard
+        )
         assert json.dumps(got.to_dict(verdict_text_of_study), indent=2) == want
     assert one.part.priced_shoes == 300

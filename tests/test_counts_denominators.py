@@ -33,8 +33,9 @@ def keyed_shoe(n: int, with_pairs: dict[int, tuple[bool, bool]]) -> pl.DataFrame
     rounds = rounds_from_winners("BPBPT" * (n // 5 + 1)).head(n)
     bank = [with_pairs[r][0] if r in with_pairs else None for r in rounds["round"]]
     play = [with_pairs[r][1] if r in with_pairs else None for r in rounds["round"]]
-    return rounds.with_columns(banker_pair=pl.Series(bank, dtype=pl.Boolean),
-                               player_pair=pl.Series(play, dtype=pl.Boolean))  # fmt: skip
+    return rounds.with_columns(
+        banker_pair=pl.Series(bank, dtype=pl.Boolean), player_pair=pl.Series(play, dtype=pl.Boolean)
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -51,8 +52,9 @@ def test_each_flag_counts_its_hits_out_of_the_rounds_that_recorded_it(values):
     assert set(flag_counts(rounds)) == set(FLAGS)
 
 
-ISSUE_SHOE = keyed_shoe(80, {1: (True, False), 2: (False, True), 3: (True, True),
-                             4: (False, False), 5: (False, False)})  # fmt: skip
+ISSUE_SHOE = keyed_shoe(
+    80, {1: (True, False), 2: (False, True), 3: (True, True), 4: (False, False), 5: (False, False)}
+)
 
 
 def test_the_issue_shoe_says_its_pairs_are_out_of_five_rounds_on_every_page():

@@ -40,11 +40,17 @@ def one_line_refusal(code: int, out: str, err: str) -> str:
 def tables(url: str) -> list[tuple[str, int]]:
     """Every table of the database with its row count: what "nothing written" compares."""
     with psycopg.connect(url) as con:
-        names = [r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_schema = 'public' ORDER BY 1").fetchall()]  # fmt: skip
-        return [(n, con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0])  # type: ignore[index]
-                for n in names]  # fmt: skip
+        names = [
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = 'public' ORDER BY 1"
+            ).fetchall()
+        ]
+        return [
+            (n, con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0])  # type: ignore[index]
+            for n in names
+        ]
 
 
 def test_the_library_goes_to_the_server_named_by_db_or_the_environment(
@@ -71,9 +77,14 @@ def test_the_command_in_its_own_process_reads_the_url_from_the_environment(
     db.open_store(tmp_path, url=pg_url).shoes.create(ShoeMeta(id="p1"))
     env = {**os.environ, "ROADS_APP_DB": pg_url}
     for args in (["shoes", "add", "p1", "BPB"], ["shoes", "list", "--json"]):
-        r = subprocess.run([sys.executable, "-m", "roads_app", *args, "--data", str(tmp_path)],
-                           cwd=REPO, env=env, capture_output=True, text=True,
-                           timeout=120)  # fmt: skip
+        r = subprocess.run(
+            [sys.executable, "-m", "roads_app", *args, "--data", str(tmp_path)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr
         assert PASSWORD not in r.stdout + r.stderr
     assert [(s["id"], s["rounds"]) for s in json.loads(r.stdout)] == [("p1", 3)]
@@ -116,8 +127,9 @@ def test_a_bad_url_is_one_line_exit_2_nothing_written_no_password(
     for args in (["--db", url], []):  # the option, then the environment
         if not args:
             monkeypatch.setenv("ROADS_APP_DB", url)
-        err = one_line_refusal(*run(capsys, "shoes", "add", "t1", "B", "--data", str(tmp_path),
-                                    *args))  # fmt: skip
+        err = one_line_refusal(
+            *run(capsys, "shoes", "add", "t1", "B", "--data", str(tmp_path), *args)
+        )
         assert says in err, err
         assert str(pg_server.port) in err or case in ("port", "unreachable", "no-host")
     assert not (tmp_path / "roads.db").exists()
@@ -132,8 +144,9 @@ def test_a_database_of_another_program_is_refused_and_left_alone(
         con.execute("INSERT INTO customers VALUES (1, 'Ada')")
         con.execute("CREATE TABLE schema_migrations (version INTEGER)")  # another tool's
     before = tables(pg_url)
-    err = one_line_refusal(*run(capsys, "shoes", "add", "t1", "B", "--data", str(tmp_path),
-                                "--db", pg_url))  # fmt: skip
+    err = one_line_refusal(
+        *run(capsys, "shoes", "add", "t1", "B", "--data", str(tmp_path), "--db", pg_url)
+    )
     assert "PostgreSQL database of another program" in err and "--db" in err
     assert tables(pg_url) == before
 
@@ -145,11 +158,14 @@ def test_a_database_migrated_further_than_this_version_is_refused_and_left_alone
     store.shoes.create(ShoeMeta(id="t1"), rounds_from_winners("BP"))
     store.close()
     with psycopg.connect(pg_url) as con:
-        con.execute("INSERT INTO schema_migrations VALUES (%s, 'from the future', 'x')",
-                    (SCHEMA_VERSION + 1,))  # fmt: skip
+        con.execute(
+            "INSERT INTO schema_migrations VALUES (%s, 'from the future', 'x')",
+            (SCHEMA_VERSION + 1,),
+        )
     before = tables(pg_url)
-    err = one_line_refusal(*run(capsys, "shoes", "add", "t1", "B", "--data", str(tmp_path),
-                                "--db", pg_url))  # fmt: skip
+    err = one_line_refusal(
+        *run(capsys, "shoes", "add", "t1", "B", "--data", str(tmp_path), "--db", pg_url)
+    )
     assert f"schema {SCHEMA_VERSION + 1}, this one knows {SCHEMA_VERSION}" in err
     assert tables(pg_url) == before
 
@@ -160,8 +176,14 @@ def test_help_and_bug_logs_show_the_url_without_its_password(
     env = {**os.environ, "ROADS_APP_DB": pg_url}
     shown = pg_url.replace(f":{PASSWORD}@", "@")
     for args in (["--help"], ["shoes", "list", "--help"], ["api", "--help"]):
-        r = subprocess.run([sys.executable, "-m", "roads_app", *args], cwd=REPO, env=env,
-                           capture_output=True, text=True, timeout=120)  # fmt: skip
+        r = subprocess.run(
+            [sys.executable, "-m", "roads_app", *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr
         assert PASSWORD not in r.stdout + r.stderr
         assert shown in " ".join(r.stdout.split()).replace("- ", "-"), r.stdout

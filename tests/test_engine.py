@@ -332,9 +332,15 @@ def test_fast_and_plain_engines_agree_on_random_strategies_and_settings(setup, s
 
 
 ALL_KIND_TABLES = [
-    "winbox-no-commission", "egalite", "dragon-bonus", "evolution",
-    "ez-baccarat", "lucky-6", "entwinetech", "asian-live",
-]  # fmt: skip
+    "winbox-no-commission",
+    "egalite",
+    "dragon-bonus",
+    "evolution",
+    "ez-baccarat",
+    "lucky-6",
+    "entwinetech",
+    "asian-live",
+]
 
 
 @pytest.mark.parametrize("rules", ALL_KIND_TABLES)

@@ -57,4 +57,3 @@ def test_the_compiled_two_product_is_exact_into_strided_columns(pairs: list[tupl
     for (x, y), p, e in zip(pairs, out[:, 0], out[:, 2], strict=True):
         assert Fraction(p) + Fraction(e) == Fraction(x) * Fraction(y)
     assert np.isnan(out[:, 1]).all()  # only its own columns written
-

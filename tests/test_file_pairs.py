@@ -115,16 +115,30 @@ def test_every_reader_takes_what_a_writer_wrote(
     # export of what import saved, read back by import: the same rounds again
     for out_fmt in FORMATS:
         again = tmp_path / f"again.{out_fmt}"
-        run(capsys, "export", ids[-1], "--format", out_fmt, "--data", str(data),
-            "--out", str(again))  # fmt: skip
+        run(
+            capsys, "export", ids[-1], "--format", out_fmt, "--data", str(data), "--out", str(again)
+        )
         (back,) = run(capsys, "import", str(again), "--data", str(tmp_path / "back")).split()
         assert saved(capsys, back, tmp_path / "back", tmp_path).equals(shoes[-1])
 
     # backtest --saved: every imported shoe, every round bet once
     result = json.loads(
-        run(capsys, "backtest", "--saved", "--data", str(data), "--strategy", "flat",
-            "--bet", "banker", "--engine", "plain", "--no-progress", "--json")
-    )  # fmt: skip
+        run(
+            capsys,
+            "backtest",
+            "--saved",
+            "--data",
+            str(data),
+            "--strategy",
+            "flat",
+            "--bet",
+            "banker",
+            "--engine",
+            "plain",
+            "--no-progress",
+            "--json",
+        )
+    )
     assert (result["shoes"], result["hands"]) == (n, rounds)
 
 
@@ -159,9 +173,22 @@ def test_one_bad_shoe_in_a_file_imports_nothing(tmp_path: Path, capsys) -> None:
     assert main(["import", str(path), "--shoe", "2", "--data", str(data)]) == 0  # a good one
     (only,) = capsys.readouterr().out.split()
     result = json.loads(
-        run(capsys, "backtest", "--saved", "--data", str(data), "--strategy", "flat",
-            "--bet", "banker", "--engine", "plain", "--no-progress", "--json")
-    )  # fmt: skip
+        run(
+            capsys,
+            "backtest",
+            "--saved",
+            "--data",
+            str(data),
+            "--strategy",
+            "flat",
+            "--bet",
+            "banker",
+            "--engine",
+            "plain",
+            "--no-progress",
+            "--json",
+        )
+    )
     assert result["shoes"] == 1  # nothing was added by the refused import
     assert saved(capsys, only, data, tmp_path).equals(dealt(2))
 

@@ -48,8 +48,16 @@ def legal(p: list[str], b: list[str]) -> bool:
     if len(p) == 2:
         return (len(b) == 3) == (bt <= 5)
     t = POINT[p[2][0]]
-    draws = {0: True, 1: True, 2: True, 3: t != 8, 4: 2 <= t <= 7, 5: 4 <= t <= 7,
-             6: t in (6, 7), 7: False}[bt]  # fmt: skip
+    draws = {
+        0: True,
+        1: True,
+        2: True,
+        3: t != 8,
+        4: 2 <= t <= 7,
+        5: 4 <= t <= 7,
+        6: t in (6, 7),
+        7: False,
+    }[bt]
     return (len(b) == 3) == draws
 
 
@@ -77,21 +85,34 @@ def forbidden(draw: st.DrawFn) -> tuple[list[str], list[str]]:
     return p, b
 
 
-LEGAL_ROUND = {"winner": "P", "player_points": 9, "banker_points": 7, "player_pair": False,
-               "banker_pair": False, "player_natural": True, "banker_natural": False,
-               "player_cards": ["9c", "Ks"], "banker_cards": ["7c", "Qs"]}  # fmt: skip
+LEGAL_ROUND = {
+    "winner": "P",
+    "player_points": 9,
+    "banker_points": 7,
+    "player_pair": False,
+    "banker_pair": False,
+    "player_natural": True,
+    "banker_natural": False,
+    "player_cards": ["9c", "Ks"],
+    "banker_cards": ["7c", "Qs"],
+}
 
 
 def round_of(p: list[str], b: list[str]) -> dict:
     pt, bt = total(p), total(b)
-    return {"winner": "B" if bt > pt else "P" if pt > bt else "T",
-            "player_cards": p, "banker_cards": b}  # fmt: skip
+    return {
+        "winner": "B" if bt > pt else "P" if pt > bt else "T",
+        "player_cards": p,
+        "banker_cards": b,
+    }
 
 
 def write(path: Path, rounds: list[dict], multi: bool) -> Path:
     """The rounds (a legal one first) as a file; ``multi``: as shoe 2 after a good shoe 1."""
-    rows = [dict(LEGAL_ROUND, round=i + 1) if i == 0 else dict(r, round=i + 1)
-            for i, r in enumerate([LEGAL_ROUND, *rounds])]  # fmt: skip
+    rows = [
+        dict(LEGAL_ROUND, round=i + 1) if i == 0 else dict(r, round=i + 1)
+        for i, r in enumerate([LEGAL_ROUND, *rounds])
+    ]
     if multi:
         rows = [{"shoe": 1, **dict(LEGAL_ROUND, round=1)}, *({"shoe": 2, **r} for r in rows)]
     ext = path.suffix
@@ -118,8 +139,11 @@ def one_line(err: str) -> str:
 FILES = [(ext, multi) for ext in (".json", ".csv", ".parquet") for multi in (False, True)]
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
 @given(hand=forbidden())
 def test_every_file_door_refuses_a_forbidden_hand(hand, tmp_path: Path, capsys) -> None:
     p, b = hand
@@ -128,9 +152,12 @@ def test_every_file_door_refuses_a_forbidden_hand(hand, tmp_path: Path, capsys) 
     for ext, multi in FILES:
         f = write(tmp_path / f"{'sim' if multi else 'shoe'}{ext}", [round_of(p, b)], multi)
         pick = ["--shoe-index", "2"] if multi else []
-        for argv in (["import", str(f), "--data", str(data)], ["show", str(f)],
-                     ["odds", "--shoe", str(f), *pick, "--data", str(data)],
-                     ["good-roads", str(f)]):  # fmt: skip
+        for argv in (
+            ["import", str(f), "--data", str(data)],
+            ["show", str(f)],
+            ["odds", "--shoe", str(f), *pick, "--data", str(data)],
+            ["good-roads", str(f)],
+        ):
             assert main(argv) == 2, (argv, p, b)
             line = one_line(capsys.readouterr().err)
             assert "round 2" in line or "row 2" in line, (argv, line)  # the forbidden round
@@ -158,8 +185,11 @@ def token(server: ApiServer) -> str:
     return tokens.issue(server.data_dir, "operator")
 
 
-@settings(max_examples=20, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
 @given(hand=forbidden())
 def test_the_api_refuses_a_forbidden_hand(hand, server: ApiServer, token: str) -> None:
     p, b = hand
@@ -188,8 +218,13 @@ def test_the_shoe_rule_refuses_a_forbidden_hand_however_the_frame_was_built(
     dealt = deal_shoe(3).rounds.head(41)
     row = dict(dealt.row(at, named=True), **round_of(p, b))
     row.update(player_points=total(p), banker_points=total(b))
-    frame = pl.concat([dealt.head(at), pl.DataFrame([row], schema=ROUNDS_SCHEMA, orient="row"),
-                       dealt.slice(at + 1)])  # fmt: skip
+    frame = pl.concat(
+        [
+            dealt.head(at),
+            pl.DataFrame([row], schema=ROUNDS_SCHEMA, orient="row"),
+            dealt.slice(at + 1),
+        ]
+    )
     first = min(new_from, at)
     with pytest.raises(RoadsAppError, match=f"round {at + 1}: "):
         check_shoe(frame, 8, new_from=first)

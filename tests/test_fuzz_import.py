@@ -32,10 +32,11 @@ scalars = (
 keys = st.sampled_from([*FIELDS, "meta", "rounds", "format", "name", "decks", "rules", "x"])
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(keys | st.text(max_size=5),
-                                                                 inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=6) | st.dictionaries(keys | st.text(max_size=5), inner, max_size=6)
+    ),
     max_leaves=40,
-)  # fmt: skip
+)
 
 
 def _import(data: bytes, filename: str) -> None:
@@ -75,9 +76,12 @@ def test_random_meta_and_rounds(meta: object, rounds: list[object]) -> None:
 
 
 @FUZZ
-@given(st.lists(st.lists(st.text(max_size=6).filter(lambda s: "\x00" not in s), max_size=5),
-                max_size=8),
-       st.lists(st.sampled_from(FIELDS), min_size=1, max_size=5))  # fmt: skip
+@given(
+    st.lists(
+        st.lists(st.text(max_size=6).filter(lambda s: "\x00" not in s), max_size=5), max_size=8
+    ),
+    st.lists(st.sampled_from(FIELDS), min_size=1, max_size=5),
+)
 def test_random_csv_tables(cells: list[list[str]], header: list[str]) -> None:
     import csv
     import io
@@ -94,25 +98,61 @@ def test_random_csv_tables(cells: list[list[str]], header: list[str]) -> None:
 toml_scalars = (
     st.integers(min_value=-(2**63), max_value=2**63 - 1).map(str)
     | st.floats(allow_nan=True, allow_infinity=True).map(
-        lambda f: "nan" if f != f else ("inf" if f == float("inf") else
-                                         "-inf" if f == float("-inf") else repr(f)))
+        lambda f: (
+            "nan"
+            if f != f
+            else ("inf" if f == float("inf") else "-inf" if f == float("-inf") else repr(f))
+        )
+    )
     | st.booleans().map(lambda b: "true" if b else "false")
     | st.text(max_size=10).map(json.dumps)
-)  # fmt: skip
+)
 toml_values = st.recursive(
-    toml_scalars, lambda inner: st.lists(inner, max_size=4).map(lambda v: f"[{', '.join(v)}]"),
+    toml_scalars,
+    lambda inner: st.lists(inner, max_size=4).map(lambda v: f"[{', '.join(v)}]"),
     max_leaves=12,
 )
-toml_keys = st.sampled_from(["name", "title", "source", "notes", "decks", "cut", "burn",
-                             "payout", "six_payout", "closes_after", "min_bet", "max_bet",
-                             "label", "two_way", "x"])  # fmt: skip
-toml_tables = st.sampled_from(["", "[shoe]", "[limits]", "[bets.banker]", "[bets.player]",
-                               "[bets.tie]", "[bets.big]", "[shortcuts]", "[bets.nope]", "[x]"])
+toml_keys = st.sampled_from(
+    [
+        "name",
+        "title",
+        "source",
+        "notes",
+        "decks",
+        "cut",
+        "burn",
+        "payout",
+        "six_payout",
+        "closes_after",
+        "min_bet",
+        "max_bet",
+        "label",
+        "two_way",
+        "x",
+    ]
+)
+toml_tables = st.sampled_from(
+    [
+        "",
+        "[shoe]",
+        "[limits]",
+        "[bets.banker]",
+        "[bets.player]",
+        "[bets.tie]",
+        "[bets.big]",
+        "[shortcuts]",
+        "[bets.nope]",
+        "[x]",
+    ]
+)
 
 
 @FUZZ
-@given(st.lists(st.tuples(toml_tables, st.lists(st.tuples(toml_keys, toml_values),
-                                                max_size=4)), max_size=6))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(toml_tables, st.lists(st.tuples(toml_keys, toml_values), max_size=4)), max_size=6
+    )
+)
 def test_random_rules_tables(sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
     lines = ['title = "Fuzz"', 'source = "fuzz"']
     for header, items in sections:

@@ -158,12 +158,16 @@ def test_cli_one_shoe_of_a_file_and_a_saved_shoe(three_shoes: Path, tmp_path: Pa
         (["good-roads", "x.parquet", "--study", "--shoes", "5"], "drop FILE|ID"),
         (["good-roads", "--study", "--shoes", "0"], "--shoes"),
         (["good-roads", "--catalogue", "/nope.toml", "--study", "--shoes", "5"], "no such"),
-        (["backtest", "--strategy", "follow-good-road", "--pattern", "nope", "--shoes", "3"],
-         "no enabled good road 'nope'"),
-        (["backtest", "--strategy", "flat", "--pattern", "single_jump", "--shoes", "3"],
-         "--pattern is for --strategy follow-good-road"),
+        (
+            ["backtest", "--strategy", "follow-good-road", "--pattern", "nope", "--shoes", "3"],
+            "no enabled good road 'nope'",
+        ),
+        (
+            ["backtest", "--strategy", "flat", "--pattern", "single_jump", "--shoes", "3"],
+            "--pattern is for --strategy follow-good-road",
+        ),
     ],
-)  # fmt: skip
+)
 def test_cli_mistakes_are_one_line(args: list[str], fragment: str, capsys) -> None:
     capsys.readouterr()
     assert main(args) == 2
@@ -194,7 +198,10 @@ def test_the_study_decides_its_finding_and_the_words_follow_it() -> None:
     outside = dataclasses.replace(f, ev=0.05, ci=(0.02, 0.08), edge=-0.0106)
     rare = dataclasses.replace(f, ev=None, ci=None)
     assert [gs.finding(x) for x in (inside, outside, rare)] == [
-        gs.StudyFinding.NO_MEMORY, gs.StudyFinding.DIFFERS, gs.StudyFinding.RARE]
+        gs.StudyFinding.NO_MEMORY,
+        gs.StudyFinding.DIFFERS,
+        gs.StudyFinding.RARE,
+    ]
     assert "+0.02% to +0.08%" not in study_verdict_text(inside)
     assert study_verdict_text(inside) != study_verdict_text(outside)
     assert "-1.06%" in study_verdict_text(outside)

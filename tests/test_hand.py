@@ -120,16 +120,19 @@ def test_pair_state_over_every_two_cards_compiled_plain_and_polars():
     pairs = _compiled_tables()[2]
     codes = playing_cards.ALL_CARDS
     want = np.array(
-        [[SUITED if a == b else RANK_PAIR if a[0] == b[0] else NO_PAIR for b in codes]
-         for a in codes]
-    )  # fmt: skip
+        [
+            [SUITED if a == b else RANK_PAIR if a[0] == b[0] else NO_PAIR for b in codes]
+            for a in codes
+        ]
+    )
     np.testing.assert_array_equal(pairs, want)
     plain = [[pair_state(i, j) for j in range(52)] for i in range(52)]
     np.testing.assert_array_equal(np.array(plain), want)
     grid = pl.DataFrame(
-        list(itertools.product(range(52), range(52))), schema={"a": pl.Int64, "b": pl.Int64},
+        list(itertools.product(range(52), range(52))),
+        schema={"a": pl.Int64, "b": pl.Int64},
         orient="row",
-    )  # fmt: skip
+    )
     got = grid.select(s=pair_state_expr(pl.col("a"), pl.col("b")))["s"].to_numpy()
     np.testing.assert_array_equal(got.reshape(52, 52), want)
     # 52 identical pairs, 52 x 3 pairs of rank that are different cards

@@ -33,8 +33,10 @@ CASES = cases()
 def snapshot(folder: Path) -> list[tuple]:
     """The library as the database holds it (every shoe, its version), plus other files."""
     store = db.open_store(folder)
-    shoes = [*store.shoes.list().drop("modified").rows(),
-             *store.shoes.list(trash=True).drop("modified").rows()]  # fmt: skip
+    shoes = [
+        *store.shoes.list().drop("modified").rows(),
+        *store.shoes.list(trash=True).drop("modified").rows(),
+    ]
     others = sorted(p.name for p in folder.iterdir() if not p.name.startswith("roads.db"))
     return [*shoes, *others]
 
@@ -52,9 +54,21 @@ def test_the_corpus_is_large_and_covers_every_family() -> None:
     assert len(CASES) >= 300
     families = Counter(c.family for c in CASES)
     assert set(families) >= {
-        "meta-json", "meta-parquet", "depth", "csv-value", "json-round", "json-number",
-        "parquet-type", "size", "count", "bomb", "shape", "json-shape", "csv-shape", "echo",
-    }  # fmt: skip
+        "meta-json",
+        "meta-parquet",
+        "depth",
+        "csv-value",
+        "json-round",
+        "json-number",
+        "parquet-type",
+        "size",
+        "count",
+        "bomb",
+        "shape",
+        "json-shape",
+        "csv-shape",
+        "echo",
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -137,10 +151,19 @@ def test_a_sample_as_real_subprocesses(corpus_dir: Path, data: Path) -> None:
     before = snapshot(data)
     for c in picks:
         r = subprocess.run(
-            [sys.executable, "-m", "roads_app", "import", str(corpus_dir / c.filename),
-             "--data", str(data)],
-            capture_output=True, text=True, cwd=data.parent,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "roads_app",
+                "import",
+                str(corpus_dir / c.filename),
+                "--data",
+                str(data),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=data.parent,
+        )
         assert r.returncode == 2, (c.id, r.stderr)
         assert c.filename in one_error_line(r.stderr)
     assert snapshot(data) == before
@@ -157,8 +180,10 @@ def test_dev_zero_and_a_fifo_are_refused_without_reading_or_hanging(
     for target in ("/dev/zero", str(fifo)):
         r = subprocess.run(
             [sys.executable, "-m", "roads_app", "import", target, "--data", str(data)],
-            capture_output=True, text=True, timeout=120,  # a hang guard, not a speed limit
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=120,  # a hang guard, not a speed limit
+        )
         assert r.returncode == 2
         assert "not a regular file" in one_error_line(r.stderr)
 
@@ -256,8 +281,10 @@ def test_a_killed_writer_leaves_a_temp_file_that_the_next_start_removes(data: Pa
     target = data / "shoe.parquet"
     child = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(target)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout is not None and child.stdout.readline().strip() == "written"
     temps = [p for p in data.iterdir() if p.name.endswith(".tmp")]
     assert len(temps) == 1 and f".{child.pid}." in temps[0].name

@@ -154,9 +154,14 @@ def taken(port: int | None = None) -> Iterator[int]:
 def run_cli(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """``roads-app ARGV`` as a person runs it; a server that does start is stopped (a
     hang guard, not a time limit: a refusal takes a second or two)."""
-    p = subprocess.Popen([sys.executable, "-m", "roads_app", *argv], cwd=cwd, text=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         start_new_session=True)  # fmt: skip
+    p = subprocess.Popen(
+        [sys.executable, "-m", "roads_app", *argv],
+        cwd=cwd,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out, err = p.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -192,4 +197,3 @@ def test_a_feed_address_that_is_no_address_is_one_line(argv: list[str], capsys) 
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "--api" in err, err
     assert "bug in roads-app" not in err, err
-

@@ -41,8 +41,11 @@ def run_measured(*args: str, cwd: Path | None = None) -> tuple[int, int, str, st
     """(exit status, peak RSS in MB, stdout, stderr) of ``roads-app ARGS`` as a subprocess."""
     r = subprocess.run(
         [sys.executable, "-c", MEASURE, sys.executable, "-m", "roads_app", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=HANG_GUARD_S,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=HANG_GUARD_S,
+    )
     code, peak, rest = r.stdout.split("\n", 2)
     out, err = rest.split("\x00", 1)
     return int(code), int(peak) // 1024, out, err
@@ -51,8 +54,11 @@ def run_measured(*args: str, cwd: Path | None = None) -> tuple[int, int, str, st
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "roads_app", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=HANG_GUARD_S,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=HANG_GUARD_S,
+    )
 
 
 def one_line(err: str) -> str:
@@ -67,8 +73,10 @@ def one_line(err: str) -> str:
 def snapshot(folder: Path) -> list[tuple]:
     """Every shoe, in the library and in the trash, with its version and round count."""
     store = db.open_store(folder)
-    return [*store.shoes.list().drop("modified").rows(),
-            *store.shoes.list(trash=True).drop("modified").rows()]  # fmt: skip
+    return [
+        *store.shoes.list().drop("modified").rows(),
+        *store.shoes.list(trash=True).drop("modified").rows(),
+    ]
 
 
 @pytest.fixture
@@ -131,8 +139,11 @@ def test_a_tiny_parquet_of_twenty_million_rows_is_refused_from_its_footer(
     f = tmp_path / "rows.parquet"
     pl.DataFrame(cols).write_parquet(f)
     assert f.stat().st_size < 2**20
-    for args in (("show", str(f)), ("odds", "--shoe", str(f)),
-                 ("import", str(f), "--data", str(tmp_path / "d"))):  # fmt: skip
+    for args in (
+        ("show", str(f)),
+        ("odds", "--shoe", str(f)),
+        ("import", str(f), "--data", str(tmp_path / "d")),
+    ):
         code, peak_mb, _out, err = run_measured(*args)
         assert code == 2, (args, err[:500])
         said = one_line(err)  # (a shoe is never held past its 104 rounds)
@@ -223,8 +234,9 @@ def full_disk(tmp_path: Path):
     """A 256 KB tmpfs: a real full disk (ENOSPC). Needs mount rights (root)."""
     mnt = tmp_path / "full"
     mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
-                       capture_output=True)  # fmt: skip
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)], capture_output=True
+    )
     if r.returncode != 0:
         pytest.skip("cannot mount a small tmpfs here (not root): the full-disk case is untested")
     try:
@@ -259,10 +271,24 @@ runpy.run_module("roads_app", run_name="__main__")
 def test_simulate_past_the_file_size_limit_is_one_line_and_leaves_no_file(tmp_path: Path) -> None:
     out = tmp_path / "sim.csv"
     r = subprocess.run(
-        [sys.executable, "-c", FSIZE_RUN, "100000", "simulate", "--shoes", "200", "--seed", "1",
-         "--no-progress", "--out", str(out)],
-        capture_output=True, text=True, timeout=HANG_GUARD_S,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            FSIZE_RUN,
+            "100000",
+            "simulate",
+            "--shoes",
+            "200",
+            "--seed",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+    )
     assert r.returncode == 2 and "file size limit" in one_line(r.stderr)
     assert list(tmp_path.iterdir()) == []
 
@@ -270,8 +296,11 @@ def test_simulate_past_the_file_size_limit_is_one_line_and_leaves_no_file(tmp_pa
 @pytest.mark.parametrize("kind", ["long", "deep"])
 def test_a_data_folder_too_long_or_too_deep_is_one_line(tmp_path: Path, kind: str) -> None:
     bad = "a" * 300 if kind == "long" else "/".join(["a"] * 3000)
-    for args in (["shoes", "list", "--data", bad], ["import", "x.csv", "--data", bad],
-                 ["--data", bad, "shoes", "list"]):  # fmt: skip
+    for args in (
+        ["shoes", "list", "--data", bad],
+        ["import", "x.csv", "--data", bad],
+        ["--data", bad, "shoes", "list"],
+    ):
         r = run(*args, cwd=tmp_path)
         assert r.returncode == 2, r.stderr[:300]
         line = one_line(r.stderr)
@@ -407,8 +436,10 @@ def test_a_300_shoe_import_that_hits_the_size_limit_adds_nothing(tmp_path: Path,
     limit = sum(p.stat().st_size for p in data.iterdir()) + 400_000
     r = subprocess.run(
         [sys.executable, "-c", FSIZE_RUN, str(limit), "import", str(sim), "--data", str(data)],
-        capture_output=True, text=True, timeout=HANG_GUARD_S,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+    )
     assert r.returncode == 2, r.stderr
     assert "nothing was" in one_line(r.stderr)
     db.forget_stores()

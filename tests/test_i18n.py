@@ -43,7 +43,12 @@ ALLOWED = {
     # tables' file names (the new-shoe picker) and titles are data, not labels
     *(w for name in list_tables() for w in re.findall(r"[A-Za-z]+", name)),
     *re.findall(r"[A-Za-z]+", load_table("classic").title),
-    "CSV", "JSON", "Parquet", "PARQUET", "PNG", "MB",  # file formats keep their names
+    "CSV",
+    "JSON",
+    "Parquet",
+    "PARQUET",
+    "PNG",
+    "MB",  # file formats keep their names
 }
 """English tokens allowed on the Chinese page (besides card codes, see `_english`)."""
 CARD = re.compile(r"^(?:[2-9TJQKA][shdc])$")
@@ -261,9 +266,7 @@ def _backtest_page() -> None:
 
 
 @pytest.mark.parametrize("strategy", ["martingale", "follow-road"])
-def test_the_backtest_page_in_chinese_has_no_english_label_left(
-    data: Path, strategy: str
-) -> None:
+def test_the_backtest_page_in_chinese_has_no_english_label_left(data: Path, strategy: str) -> None:
     """The inputs, a run's metrics, charts' words, verdict and both tables, in Chinese."""
     at = AppTest.from_function(_backtest_page, default_timeout=120)
     at.query_params["lang"] = "zh"
@@ -276,10 +279,17 @@ def test_the_backtest_page_in_chinese_has_no_english_label_left(
     seen = _page_words(at)
     for frame in at.dataframe:  # the per-bet and per-shoe tables: cells too
         df = frame.value
-        seen += [("Dataframe", "cell", str(v)) for col in df.columns
-                 if not is_numeric_dtype(df[col]) for v in df[col]]  # fmt: skip
-    charts = [json.loads(n.proto.spec) for n in _walk(at._tree)
-              if getattr(n, "type", "") == "plotly_chart"]  # fmt: skip
+        seen += [
+            ("Dataframe", "cell", str(v))
+            for col in df.columns
+            if not is_numeric_dtype(df[col])
+            for v in df[col]
+        ]
+    charts = [
+        json.loads(n.proto.spec)
+        for n in _walk(at._tree)
+        if getattr(n, "type", "") == "plotly_chart"
+    ]
     assert len(charts) == 2  # the fan chart and the histogram: titles, axes, traces
     for fig in charts:
         layout = fig["layout"]
@@ -313,10 +323,17 @@ def test_the_live_odds_study_page_in_chinese_has_no_english_label_left(data: Pat
     seen = _page_words(at)
     for frame in at.dataframe:
         df = frame.value
-        seen += [("Dataframe", "cell", str(v)) for col in df.columns
-                 if not is_numeric_dtype(df[col]) for v in df[col]]  # fmt: skip
-    charts = [json.loads(n.proto.spec) for n in _walk(at._tree)
-              if getattr(n, "type", "") == "plotly_chart"]  # fmt: skip
+        seen += [
+            ("Dataframe", "cell", str(v))
+            for col in df.columns
+            if not is_numeric_dtype(df[col])
+            for v in df[col]
+        ]
+    charts = [
+        json.loads(n.proto.spec)
+        for n in _walk(at._tree)
+        if getattr(n, "type", "") == "plotly_chart"
+    ]
     for fig in charts:
         seen += [("Chart", "title", fig["layout"]["title"]["text"])]
         seen += [("Chart", "trace", t["name"]) for t in fig["data"] if t.get("name")]

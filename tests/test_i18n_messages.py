@@ -76,8 +76,12 @@ def test_each_message_has_the_same_fields_and_numbers_in_chinese(key: str) -> No
 
 def test_a_message_is_its_english_and_says_itself_in_chinese() -> None:
     where = messages.Message("msg_round", n=12)
-    m = messages.Message("msg_round_lacks", where=where, needs=messages.Message("msg_data_pairs"),
-                         bet=messages.Message.named("Egalité", "bet_tie"))  # fmt: skip
+    m = messages.Message(
+        "msg_round_lacks",
+        where=where,
+        needs=messages.Message("msg_data_pairs"),
+        bet=messages.Message.named("Egalité", "bet_tie"),
+    )
     assert m == "round 12 lacks pair flags or cards to settle Egalité"
     assert isinstance(m, str) and f"{m}" == m and str(m) == m
     for copy in (m, pickle.loads(pickle.dumps(m))):
@@ -129,16 +133,23 @@ BETS = [*BET_IDS, *SHORTCUTS, "nonsense"]
 @given(
     winners=hs.text(alphabet="BPT", max_size=8),
     rows=hs.lists(
-        hs.tuples(hs.integers(1, 10), hs.sampled_from(BETS),
-                  hs.sampled_from([0.5, 1.0, 25.0, 20_000.0, float("nan")])),
-        min_size=1, max_size=12,
+        hs.tuples(
+            hs.integers(1, 10),
+            hs.sampled_from(BETS),
+            hs.sampled_from([0.5, 1.0, 25.0, 20_000.0, float("nan")]),
+        ),
+        min_size=1,
+        max_size=12,
     ),
     table=hs.sampled_from(["classic", "winbox", "egalite"]),
     closes=hs.sampled_from([None, 3, 8]),
     multi=hs.booleans(),
 )
 def test_every_settlement_reason_reads_back_into_its_message(
-    winners: str, rows: list[tuple[int, str, float]], table: str, closes: int | None,
+    winners: str,
+    rows: list[tuple[int, str, float]],
+    table: str,
+    closes: int | None,
     multi: bool,
 ) -> None:
     t = load_table(table)
@@ -146,8 +157,9 @@ def test_every_settlement_reason_reads_back_into_its_message(
         bets = {k: dataclasses.replace(b, closes_after=closes) for k, b in t.bets.items()}
         t = dataclasses.replace(t, bets=bets)
     rounds = rounds_from_winners(winners)
-    bets = pl.DataFrame(rows, schema={"round": pl.Int64, "bet": pl.String, "stake": pl.Float64},
-                        orient="row")  # fmt: skip
+    bets = pl.DataFrame(
+        rows, schema={"round": pl.Int64, "bet": pl.String, "stake": pl.Float64}, orient="row"
+    )
     if multi:
         rounds = rounds.with_columns(shoe=pl.lit(4))
         bets = bets.with_columns(shoe=pl.lit(4))
@@ -210,8 +222,9 @@ def test_a_bet_the_entry_cannot_settle_and_a_void_in_the_bet_history(data: Path)
     # round 1 by its result alone: the shoe is not recorded by cards, so it takes a
     # result without cards (a shoe recorded by cards refuses one: `check_by_cards`)
     mixed = pl.concat([rounds_from_winners("B"), deal_shoe(3).rounds.head(19)])
-    at = _open(data, mixed.with_columns(round=pl.int_range(1, 21, dtype=pl.Int32)),
-               rules="evolution")  # fmt: skip
+    at = _open(
+        data, mixed.with_columns(round=pl.int_range(1, 21, dtype=pl.Int32)), rules="evolution"
+    )
     at.session_state["bets_entry_mode"] = "cards"  # bets that need the cards offered
     at.run()
     at.button(key="bets_bet_player_pair").click().run()
@@ -219,8 +232,13 @@ def test_a_bet_the_entry_cannot_settle_and_a_void_in_the_bet_history(data: Path)
     at.button(key="bets_bet_banker").click().run()
     at.button(key="bets_void").click().run()  # round 22 cancelled at the table
     assert not at.exception, at.exception
-    notes = {str(v) for frame in at.dataframe for col in frame.value.columns
-             if col == i18n.word("col_note", "zh") for v in frame.value[col]}  # fmt: skip
+    notes = {
+        str(v)
+        for frame in at.dataframe
+        for col in frame.value.columns
+        if col == i18n.word("col_note", "zh")
+        for v in frame.value[col]
+    }
     assert "第 21 局缺少对子标记或牌，无法结算闲对" in notes, notes
     assert "该局作废：退回注额" in notes, notes
     for note in notes - {""}:

@@ -154,8 +154,12 @@ def test_board_png_is_a_picture_of_the_board(tmp_path: Path) -> None:
     dealt = deal_shoe(5)
     sh.save_shoe(dealt.rounds, dealt.meta, tmp_path)
     out = tmp_path / "board.png"
-    assert main(["export", dealt.meta.id, "--format", "png", "--data", str(tmp_path),
-                 "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            ["export", dealt.meta.id, "--format", "png", "--data", str(tmp_path), "--out", str(out)]
+        )
+        == 0
+    )
     with Image.open(out) as im:
         assert im.format == "PNG"
         full = np.asarray(im.convert("RGB"), dtype=np.int32)

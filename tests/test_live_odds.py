@@ -391,8 +391,14 @@ def test_study_box_chart_draws_banker_red_and_player_blue_as_the_board() -> None
     from roads_app.render.charts import study_box_figure
 
     bets = ["player_pair", "banker", "player", "banker_pair"]
-    per_shoe = pl.DataFrame({"shoe": [s for s in (0, 1) for _ in bets], "bet": bets * 2,
-                             "bets": [1] * 8, "net": [5.0, -1.0, 2.0, -3.0] * 2})  # fmt: skip
+    per_shoe = pl.DataFrame(
+        {
+            "shoe": [s for s in (0, 1) for _ in bets],
+            "bet": bets * 2,
+            "bets": [1] * 8,
+            "net": [5.0, -1.0, 2.0, -3.0] * 2,
+        }
+    )
     fig = study_box_figure(per_shoe, {b: bet.label for b, bet in WINBOX.bets.items()})
     colour = {t.name: t.marker.color for t in fig.data}
     label = {b: WINBOX.bets[b].label for b in bets}

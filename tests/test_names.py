@@ -15,11 +15,37 @@ from roads_app.errors import RoadsAppError, RoundError
 from roads_app.game.rounds import NAME_MAX, ShoeMeta, check_name
 
 UNSEEN = (
-    " ", "\u00a0", "\u00ad", "\u034f", "\u115f", "\u1160", "\u17b4", "\u180e", "\u2000",
-    "\u200a", "\u200b", "\u200c", "\u200d", "\u200e", "\u202f", "\u2060", "\u2062",
-    "\u2800", "\u3000", "\u3164", "\ufe0f", "\ufe00", "\ufeff", "\uffa0", "\u0301",
-    "\u20dd", "\u0903", "\U000e0041", "\U000e0100", "\U0001d173",
-)  # fmt: skip
+    " ",
+    "\u00a0",
+    "\u00ad",
+    "\u034f",
+    "\u115f",
+    "\u1160",
+    "\u17b4",
+    "\u180e",
+    "\u2000",
+    "\u200a",
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\u200e",
+    "\u202f",
+    "\u2060",
+    "\u2062",
+    "\u2800",
+    "\u3000",
+    "\u3164",
+    "\ufe0f",
+    "\ufe00",
+    "\ufeff",
+    "\uffa0",
+    "\u0301",
+    "\u20dd",
+    "\u0903",
+    "\U000e0041",
+    "\U000e0100",
+    "\U0001d173",
+)
 SEEN = ("a", "Z", "7", "庄", "闲", "!", "#", "é", "😀", "ㄱ", "·")
 unseen = st.lists(st.sampled_from(UNSEEN), min_size=1, max_size=NAME_MAX).map("".join)
 
@@ -33,8 +59,11 @@ def test_a_name_with_nothing_visible_is_refused(name: str) -> None:
             ShoeMeta(name=name)
 
 
-@given(st.lists(st.sampled_from(UNSEEN), max_size=20), st.sampled_from(SEEN),
-       st.lists(st.sampled_from(UNSEEN), max_size=20))  # fmt: skip
+@given(
+    st.lists(st.sampled_from(UNSEEN), max_size=20),
+    st.sampled_from(SEEN),
+    st.lists(st.sampled_from(UNSEEN), max_size=20),
+)
 def test_one_visible_character_is_enough(before: list[str], seen: str, after: list[str]) -> None:
     name = "".join(before) + seen + "".join(after)
     assert check_name(name) == name.strip()

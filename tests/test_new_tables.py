@@ -34,11 +34,21 @@ PUBLISHED: dict[tuple[str, str], tuple[float, str]] = {
     **{
         ("egalite", f"super_tie_{k}"): (edge, "Wizard of Odds, Egalité")
         for k, edge in enumerate(
-            [0.124527, 0.114150, 0.095412, 0.105243, 0.121401,
-             0.118732, 0.114952, 0.063899, 0.110669, 0.106348]
+            [
+                0.124527,
+                0.114150,
+                0.095412,
+                0.105243,
+                0.121401,
+                0.118732,
+                0.114952,
+                0.063899,
+                0.110669,
+                0.106348,
+            ]
         )
     },
-}  # fmt: skip
+}
 
 NEW_TABLES = ("ez-baccarat", "dragon-bonus", "tie-9", "lucky-6", "egalite", "evolution")
 
@@ -101,8 +111,9 @@ def _enumerate_first_six(shoe: list[str]) -> Counter[tuple]:
     tally: Counter[tuple] = Counter()
     for perm in itertools.permutations(shoe, 6):
         h = play_hand(iter(perm))
-        tally[(h.winner, h.player_points, h.banker_points,
-               len(h.player_cards), len(h.banker_cards))] += 1  # fmt: skip
+        tally[
+            (h.winner, h.player_points, h.banker_points, len(h.player_cards), len(h.banker_cards))
+        ] += 1
     return tally
 
 

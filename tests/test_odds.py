@@ -75,11 +75,24 @@ def named(p: dict[str, float]) -> dict[str, float]:
 
 
 NAMED = (
-    "player_win", "banker_win", "tie", "banker_win_6", *(f"tie_{t}" for t in range(10)),
-    "cards_4", "cards_5", "cards_6", "player_natural_win", "banker_natural_win", "natural_tie",
-    "player_pair", "banker_pair", "any_pair", "perfect_pair", "player_suited_pair",
+    "player_win",
+    "banker_win",
+    "tie",
+    "banker_win_6",
+    *(f"tie_{t}" for t in range(10)),
+    "cards_4",
+    "cards_5",
+    "cards_6",
+    "player_natural_win",
+    "banker_natural_win",
+    "natural_tie",
+    "player_pair",
+    "banker_pair",
+    "any_pair",
+    "perfect_pair",
+    "player_suited_pair",
     "banker_suited_pair",
-)  # fmt: skip
+)
 
 FULL8 = named(outcome_probabilities(full_shoe_counts(8)))
 

@@ -40,8 +40,9 @@ def test_a_bet_not_refused_is_taken_and_a_refused_one_is_not_offered(
 ):
     table = TABLES[name]
     bet_id = data.draw(hs.sampled_from(sorted([*table.bets, *table.shortcuts])))
-    why = offers.refusal(table, BL.empty_bets(), bet_id, stake, round_no, mode=mode,
-                         bankroll=bankroll)  # fmt: skip
+    why = offers.refusal(
+        table, BL.empty_bets(), bet_id, stake, round_no, mode=mode, bankroll=bankroll
+    )
     parts = table.shortcuts.get(bet_id, (bet_id,))
     needs = [offers.entry_reason(table.bets[p], mode) for p in parts if p in table.bets]
     if why is None:
@@ -51,8 +52,10 @@ def test_a_bet_not_refused_is_taken_and_a_refused_one_is_not_offered(
         else:
             BL.place(BL.empty_bets(), bet_id, stake, round_no=round_no, table=table)
     else:
-        assert any(needs) or stake * len(parts) > bankroll or _ledger_refuses(
-            table, bet_id, parts, stake, round_no
+        assert (
+            any(needs)
+            or stake * len(parts) > bankroll
+            or _ledger_refuses(table, bet_id, parts, stake, round_no)
         )
 
 

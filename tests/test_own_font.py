@@ -27,8 +27,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("build_cjk_font",
-                                                  REPO / "tools" / "build_cjk_font.py")  # fmt: skip
+    spec = importlib.util.spec_from_file_location(
+        "build_cjk_font", REPO / "tools" / "build_cjk_font.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -52,7 +53,8 @@ def test_the_font_holds_exactly_the_cjk_characters_the_pages_can_show():
     lacking, spare = unmatched(font_chars(), tool.shown_text())
     assert (lacking, spare) == ([], []), (
         "rerun tools/build_cjk_font.py (see its docstring): the font lacks "
-        f"{''.join(lacking)!r} and holds {''.join(spare)!r} for nothing")
+        f"{''.join(lacking)!r} and holds {''.join(spare)!r} for nothing"
+    )
 
 
 def test_the_words_the_pages_show_come_from_every_catalogue_and_table():
@@ -94,10 +96,18 @@ def test_our_faces_join_streamlits_own_with_the_same_descriptors():
         for face in re.findall(r"@font-face\{([^}]*)\}", sheet.read_text(encoding="utf-8")):
             desc = dict(re.findall(r"(font-family|font-weight|font-style):([^;]+)", face))
             if desc.get("font-family", "").strip('"') in tool.STREAMLIT_FAMILIES:
-                theirs.add((desc["font-family"].strip('"'), desc.get("font-weight", "400"),
-                            desc.get("font-style", "normal")))  # fmt: skip
-    ours = {(family, "100 900", style)
-            for family in tool.STREAMLIT_FAMILIES for style in ("normal", "italic")}  # fmt: skip
+                theirs.add(
+                    (
+                        desc["font-family"].strip('"'),
+                        desc.get("font-weight", "400"),
+                        desc.get("font-style", "normal"),
+                    )
+                )
+    ours = {
+        (family, "100 900", style)
+        for family in tool.STREAMLIT_FAMILIES
+        for style in ("normal", "italic")
+    }
     assert {f for f, _, _ in theirs} == set(tool.STREAMLIT_FAMILIES)
     assert theirs == ours
 
@@ -144,8 +154,8 @@ def _letter(px: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarra
     s = scorecard.PNG_SCALE
     left, top, right, bottom = (v * s for v in box)
     inset = 0.22 * (right - left)
-    part = px[int(top + inset):int(bottom - inset), int(left + inset):int(right - inset)]
-    return (part.min(axis=2) > 200)
+    part = px[int(top + inset) : int(bottom - inset), int(left + inset) : int(right - inset)]
+    return part.min(axis=2) > 200
 
 
 def test_the_png_draws_chinese_with_our_font_on_a_machine_without_one(no_cjk_fonts: None):
@@ -154,8 +164,9 @@ def test_the_png_draws_chinese_with_our_font_on_a_machine_without_one(no_cjk_fon
     rounds = rounds_from_winners("BP")
     assert os.environ[ENV]
     png = scorecard.board_png(rounds, ShoeMeta(name="Table 8"), lang="zh")
-    fig = scorecard.scorecard_figure(rounds, ShoeMeta(name="Table 8"),
-                                     width_px=scorecard.PNG_WIDTH_PX, lang="zh")  # fmt: skip
+    fig = scorecard.scorecard_figure(
+        rounds, ShoeMeta(name="Table 8"), width_px=scorecard.PNG_WIDTH_PX, lang="zh"
+    )
     assert [t.text for t in fig.data if t.xaxis == "x" and t.text] == [("庄",), ("闲",)]
     with Image.open(io.BytesIO(png)) as im:
         px = np.asarray(im.convert("RGB"), dtype=np.int32)

@@ -168,6 +168,10 @@ def test_the_good_road_catalogue_is_package_data_and_not_a_table() -> None:
     shipped = importlib.resources.files("roads_app.rules") / "good_roads" / "default.toml"
     assert shipped.is_file()
     assert good_roads.load_catalogue(Path(str(shipped))).keys
-    assert "good_roads" in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"][
-        "setuptools"]["package-data"]["roads_app.rules"][1]
+    assert (
+        "good_roads"
+        in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+            "package-data"
+        ]["roads_app.rules"][1]
+    )
     assert not any("good" in t for t in tables.list_tables())

@@ -23,7 +23,7 @@ def test_the_served_page_is_streamlits_with_the_queue_first_and_plotly_js_beside
     original = (src / "index.html").read_text(encoding="utf-8")
     # the queue runs before any of Streamlit's scripts, and only once
     assert page.count(page_head.MARK) == 1
-    assert page.index(page_head.MARK) < page.index("<script type=\"module\"")
+    assert page.index(page_head.MARK) < page.index('<script type="module"')
     # nothing of Streamlit's page is lost
     assert all(line in page for line in original.splitlines())
     # plotly.js is the package's basic bundle, served beside the page, prefetched and not

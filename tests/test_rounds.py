@@ -40,10 +40,17 @@ def test_round_by_cards_derives_every_column() -> None:
     row = r.row(0, named=True)
     # player 7+7=4 draws K -> 4; banker 6 with player third card 0 stands: banker wins
     assert row == {
-        "round": 1, "winner": "B", "player_points": 4, "banker_points": 6,
-        "player_pair": True, "banker_pair": False, "player_natural": False,
-        "banker_natural": False, "player_cards": ["7s", "7d", "Kc"], "banker_cards": ["Qh", "6c"],
-    }  # fmt: skip
+        "round": 1,
+        "winner": "B",
+        "player_points": 4,
+        "banker_points": 6,
+        "player_pair": True,
+        "banker_pair": False,
+        "player_natural": False,
+        "banker_natural": False,
+        "player_cards": ["7s", "7d", "Kc"],
+        "banker_cards": ["Qh", "6c"],
+    }
 
 
 def test_points_must_agree_with_winner() -> None:

@@ -18,19 +18,39 @@ from roads_app.errors import RoadsAppError, RulesError
 SPEC_PAYOUTS: dict[str, dict[str, float]] = {
     "classic": {"player": 1, "banker": 0.95, "tie": 8},
     "winbox": {
-        "player": 1, "banker": 0.95, "tie": 8, "player_pair": 11, "banker_pair": 11,
-        "big": 0.5, "small": 1.5, "any_pair": 5, "perfect_pair": 25,
-        "player_natural": 4, "banker_natural": 4,
-        "super_tie_0": 125, "super_tie_1": 80, "super_tie_2": 190, "super_tie_3": 170,
-        "super_tie_4": 100, "super_tie_5": 90, "super_tie_6": 40, "super_tie_7": 40,
-        "super_tie_8": 70, "super_tie_9": 70,
+        "player": 1,
+        "banker": 0.95,
+        "tie": 8,
+        "player_pair": 11,
+        "banker_pair": 11,
+        "big": 0.5,
+        "small": 1.5,
+        "any_pair": 5,
+        "perfect_pair": 25,
+        "player_natural": 4,
+        "banker_natural": 4,
+        "super_tie_0": 125,
+        "super_tie_1": 80,
+        "super_tie_2": 190,
+        "super_tie_3": 170,
+        "super_tie_4": 100,
+        "super_tie_5": 90,
+        "super_tie_6": 40,
+        "super_tie_7": 40,
+        "super_tie_8": 70,
+        "super_tie_9": 70,
     },
     "asian-live": {
-        "player": 1, "banker": 0.95, "tie": 8, "player_pair": 11, "banker_pair": 11,
-        "big": 0.54, "small": 1.5,
+        "player": 1,
+        "banker": 0.95,
+        "tie": 8,
+        "player_pair": 11,
+        "banker_pair": 11,
+        "big": 0.54,
+        "small": 1.5,
     },
     "entwinetech": {"player": 1, "banker": 0.95, "tie": 8, "player_pair": 11, "banker_pair": 11},
-}  # fmt: skip
+}
 SPEC_PAYOUTS["winbox-no-commission"] = {**SPEC_PAYOUTS["winbox"], "banker": 1, "super_6": 12}
 
 SOURCES = {
@@ -44,9 +64,15 @@ SOURCES = {
 # Seed 001's notes: Super Tie after 25, Big/Small after 20, Naturals after 50, pairs after 45.
 WINBOX_CLOSING = {
     **{f"super_tie_{k}": 25 for k in range(10)},
-    "big": 20, "small": 20, "player_natural": 50, "banker_natural": 50,
-    "player_pair": 45, "banker_pair": 45, "any_pair": 45, "perfect_pair": 45,
-}  # fmt: skip
+    "big": 20,
+    "small": 20,
+    "player_natural": 50,
+    "banker_natural": 50,
+    "player_pair": 45,
+    "banker_pair": 45,
+    "any_pair": 45,
+    "perfect_pair": 45,
+}
 
 
 def test_the_five_seed_tables_are_shipped() -> None:
@@ -163,30 +189,57 @@ BAD: list[tuple[str, str, str]] = [
     ("decks = 6", "decks = 6\nburn = 1", "field 'shoe.burn' must be true or false"),
     ("decks = 6", "decks = 6\ncut = 500", "[shoe] cut 500 is out of range: 0 to 156 cards"),
     ("[bets.banker]", "[bets.bankr]", "unknown bet 'bankr' (known: player, banker, tie,"),
-    ("payout = 0.95", "payout = -1",
-     "field 'bets.banker.payout' = -1 is out of range: must be more than 0"),
-    ("payout = 0.95", "payout = 0",
-     "field 'bets.banker.payout' = 0 is out of range: must be more than 0"),
-    ("payout = 0.95", "payout = 1e308",
-     "field 'bets.banker.payout' = 1e+308 is out of range: must be at most 10000"),
+    (
+        "payout = 0.95",
+        "payout = -1",
+        "field 'bets.banker.payout' = -1 is out of range: must be more than 0",
+    ),
+    (
+        "payout = 0.95",
+        "payout = 0",
+        "field 'bets.banker.payout' = 0 is out of range: must be more than 0",
+    ),
+    (
+        "payout = 0.95",
+        "payout = 1e308",
+        "field 'bets.banker.payout' = 1e+308 is out of range: must be at most 10000",
+    ),
     ("payout = 0.95", "payout = inf", "field 'bets.banker.payout' must be a finite number"),
     ("payout = 0.95", "payout = nan", "field 'bets.banker.payout' must be a finite number"),
-    ("max_bet = 100", "max_bet = 1e300",
-     "field 'limits.max_bet' = 1e+300 is out of range: must be at most 1000000000"),
-    ("payout = 0.95", "payout = { win = 1, sixx = 0.5 }",
-     "bet 'banker': no payout key 'sixx' (keys: win, six)"),
-    ("payout = 0.95", "payout = { six = 0.5 }",
-     "bet 'banker': payout lacks 'win' (keys: win, six)"),
-    ("payout = 0.95", "payout = { win = 1, six = -0.5 }",
-     "field 'bets.banker.payout.six' = -0.5 is out of range: must be more than 0"),
-    ("[bets.banker]\npayout = 0.95", "[bets.lucky_6]\npayout = 12",
-     "bet 'lucky_6' pays by outcome: give payout = { ... } with two_cards, three_cards"),
+    (
+        "max_bet = 100",
+        "max_bet = 1e300",
+        "field 'limits.max_bet' = 1e+300 is out of range: must be at most 1000000000",
+    ),
+    (
+        "payout = 0.95",
+        "payout = { win = 1, sixx = 0.5 }",
+        "bet 'banker': no payout key 'sixx' (keys: win, six)",
+    ),
+    (
+        "payout = 0.95",
+        "payout = { six = 0.5 }",
+        "bet 'banker': payout lacks 'win' (keys: win, six)",
+    ),
+    (
+        "payout = 0.95",
+        "payout = { win = 1, six = -0.5 }",
+        "field 'bets.banker.payout.six' = -0.5 is out of range: must be more than 0",
+    ),
+    (
+        "[bets.banker]\npayout = 0.95",
+        "[bets.lucky_6]\npayout = 12",
+        "bet 'lucky_6' pays by outcome: give payout = { ... } with two_cards, three_cards",
+    ),
     ("payout = 0.95", 'payout = "0.95"', "field 'bets.banker.payout' must be a number"),
     ("payout = 0.95", "payout = true", "field 'bets.banker.payout' must be a number"),
     ("payout = 0.95", "pay = 0.95", "unknown field 'bets.banker.pay' (allowed: payout, label,"),
     ("payout = 0.95", "", "missing field 'bets.banker.payout'"),
-    ("payout = 0.95", "payout = 0.95\nsix_payout = 0.5",
-     "unknown field 'bets.banker.six_payout' (allowed: payout, label, closes_after)"),
+    (
+        "payout = 0.95",
+        "payout = 0.95\nsix_payout = 0.5",
+        "unknown field 'bets.banker.six_payout' (allowed: payout, label, closes_after)",
+    ),
     (
         "payout = 1\n",
         "payout = 1\ncloses_after = 0\n",
@@ -197,8 +250,11 @@ BAD: list[tuple[str, str, str]] = [
         "payout = 1\ncloses_after = 2.5\n",
         "field 'bets.player.closes_after' must be a whole number, not 2.5",
     ),
-    ("min_bet = 2", "min_bet = 0",
-     "field 'limits.min_bet' = 0 is out of range: must be more than 0"),
+    (
+        "min_bet = 2",
+        "min_bet = 0",
+        "field 'limits.min_bet' = 0 is out of range: must be more than 0",
+    ),
     ("min_bet = 2", "min_bet = 200", "limits.max_bet 100 is below limits.min_bet 200"),
     (
         "min_bet = 2",
@@ -208,13 +264,22 @@ BAD: list[tuple[str, str, str]] = [
     ('notes = ["made up"]', "notes = [1]", "field 'notes[0]' must be text, not 1"),
     ('notes = ["made up"]', 'note = ["x"]', "unknown field 'note' (allowed: name, title,"),
     ('title = "Mine"', 'title = "Mine', "not valid TOML: "),
-    ("[bets.player]", "[shortcuts]\ntwo_way = ['player', 'tie']\n[bets.player]",
-     "shortcut 'two_way' places 'tie', which the table does not offer (offered: player, banker)"),
-    ("[bets.player]", "[shortcuts]\nplayer = ['banker']\n[bets.player]",
-     "shortcut 'player' has the name of a bet"),
-    ("[bets.player]", "[shortcuts]\ntwo = []\n[bets.player]",
-     "shortcut 'two' must be a non-empty list of bet ids"),
-]  # fmt: skip
+    (
+        "[bets.player]",
+        "[shortcuts]\ntwo_way = ['player', 'tie']\n[bets.player]",
+        "shortcut 'two_way' places 'tie', which the table does not offer (offered: player, banker)",
+    ),
+    (
+        "[bets.player]",
+        "[shortcuts]\nplayer = ['banker']\n[bets.player]",
+        "shortcut 'player' has the name of a bet",
+    ),
+    (
+        "[bets.player]",
+        "[shortcuts]\ntwo = []\n[bets.player]",
+        "shortcut 'two' must be a non-empty list of bet ids",
+    ),
+]
 
 
 @pytest.mark.parametrize(("old", "new", "message"), BAD, ids=[m for *_, m in BAD])

@@ -45,46 +45,102 @@ ROUNDS = hand_rounds()
 
 # (round, bet, outcome, net) for a stake of 10 at Winbox No Commission, by hand.
 NC_TRUTH: list[tuple[int, str, str, float]] = [
-    (1, "player", "win", 10), (1, "banker", "lose", -10), (1, "tie", "lose", -10),
-    (1, "player_pair", "lose", -10), (1, "banker_pair", "lose", -10),
-    (1, "big", "lose", -10), (1, "small", "win", 15), (1, "any_pair", "lose", -10),
-    (1, "perfect_pair", "lose", -10), (1, "player_natural", "win", 40),
-    (1, "banker_natural", "lose", -10), (1, "super_6", "lose", -10),
+    (1, "player", "win", 10),
+    (1, "banker", "lose", -10),
+    (1, "tie", "lose", -10),
+    (1, "player_pair", "lose", -10),
+    (1, "banker_pair", "lose", -10),
+    (1, "big", "lose", -10),
+    (1, "small", "win", 15),
+    (1, "any_pair", "lose", -10),
+    (1, "perfect_pair", "lose", -10),
+    (1, "player_natural", "win", 40),
+    (1, "banker_natural", "lose", -10),
+    (1, "super_6", "lose", -10),
     (1, "super_tie_9", "lose", -10),
-    (2, "player", "push", 0), (2, "banker", "push", 0), (2, "tie", "win", 80),
-    (2, "big", "lose", -10), (2, "small", "win", 15), (2, "player_natural", "refund", 0),
-    (2, "banker_natural", "refund", 0), (2, "super_6", "lose", -10),
-    (2, "super_tie_8", "win", 700), (2, "super_tie_0", "lose", -10), (2, "any_pair", "lose", -10),
-    (3, "banker", "win", 5), (3, "super_6", "win", 120), (3, "banker_pair", "win", 110),
-    (3, "player_pair", "lose", -10), (3, "any_pair", "win", 50), (3, "perfect_pair", "lose", -10),
-    (3, "big", "win", 5), (3, "small", "lose", -10), (3, "banker_natural", "lose", -10),
-    (3, "player", "lose", -10), (3, "tie", "lose", -10), (3, "super_tie_6", "lose", -10),
-    (4, "perfect_pair", "win", 250), (4, "any_pair", "win", 50), (4, "player_pair", "win", 110),
-    (4, "banker_pair", "lose", -10), (4, "player", "push", 0), (4, "banker", "push", 0),
-    (4, "tie", "win", 80), (4, "super_tie_6", "win", 400), (4, "player_natural", "lose", -10),
-    (4, "banker_natural", "lose", -10), (4, "big", "win", 5), (4, "super_6", "lose", -10),
-    (5, "banker", "win", 10), (5, "super_6", "lose", -10), (5, "banker_natural", "win", 40),
-    (5, "player_natural", "lose", -10), (5, "small", "win", 15),
-    (6, "big", "win", 5), (6, "small", "lose", -10), (6, "player", "win", 10),
+    (2, "player", "push", 0),
+    (2, "banker", "push", 0),
+    (2, "tie", "win", 80),
+    (2, "big", "lose", -10),
+    (2, "small", "win", 15),
+    (2, "player_natural", "refund", 0),
+    (2, "banker_natural", "refund", 0),
+    (2, "super_6", "lose", -10),
+    (2, "super_tie_8", "win", 700),
+    (2, "super_tie_0", "lose", -10),
+    (2, "any_pair", "lose", -10),
+    (3, "banker", "win", 5),
+    (3, "super_6", "win", 120),
+    (3, "banker_pair", "win", 110),
+    (3, "player_pair", "lose", -10),
+    (3, "any_pair", "win", 50),
+    (3, "perfect_pair", "lose", -10),
+    (3, "big", "win", 5),
+    (3, "small", "lose", -10),
+    (3, "banker_natural", "lose", -10),
+    (3, "player", "lose", -10),
+    (3, "tie", "lose", -10),
+    (3, "super_tie_6", "lose", -10),
+    (4, "perfect_pair", "win", 250),
+    (4, "any_pair", "win", 50),
+    (4, "player_pair", "win", 110),
+    (4, "banker_pair", "lose", -10),
+    (4, "player", "push", 0),
+    (4, "banker", "push", 0),
+    (4, "tie", "win", 80),
+    (4, "super_tie_6", "win", 400),
+    (4, "player_natural", "lose", -10),
+    (4, "banker_natural", "lose", -10),
+    (4, "big", "win", 5),
+    (4, "super_6", "lose", -10),
+    (5, "banker", "win", 10),
+    (5, "super_6", "lose", -10),
+    (5, "banker_natural", "win", 40),
+    (5, "player_natural", "lose", -10),
+    (5, "small", "win", 15),
+    (6, "big", "win", 5),
+    (6, "small", "lose", -10),
+    (6, "player", "win", 10),
     (6, "banker", "lose", -10),
-    (7, "banker", "win", 5), (7, "super_6", "win", 120), (7, "big", "win", 5),
-    (8, "banker", "refused", 0), (8, "super_6", "refused", 0), (8, "player", "lose", -10),
-    (8, "tie", "lose", -10), (8, "player_pair", "refused", 0), (8, "big", "refused", 0),
-    (8, "perfect_pair", "refused", 0), (8, "player_natural", "lose", -10),
-    (8, "banker_natural", "refused", 0), (8, "super_tie_3", "lose", -10),
-    (9, "player", "push", 0), (9, "banker", "push", 0), (9, "tie", "win", 80),
-    (9, "super_tie_0", "refused", 0), (9, "player_natural", "refused", 0),
-    (9, "banker_natural", "refused", 0), (9, "super_6", "lose", -10), (9, "any_pair", "refused", 0),
+    (7, "banker", "win", 5),
+    (7, "super_6", "win", 120),
+    (7, "big", "win", 5),
+    (8, "banker", "refused", 0),
+    (8, "super_6", "refused", 0),
+    (8, "player", "lose", -10),
+    (8, "tie", "lose", -10),
+    (8, "player_pair", "refused", 0),
+    (8, "big", "refused", 0),
+    (8, "perfect_pair", "refused", 0),
+    (8, "player_natural", "lose", -10),
+    (8, "banker_natural", "refused", 0),
+    (8, "super_tie_3", "lose", -10),
+    (9, "player", "push", 0),
+    (9, "banker", "push", 0),
+    (9, "tie", "win", 80),
+    (9, "super_tie_0", "refused", 0),
+    (9, "player_natural", "refused", 0),
+    (9, "banker_natural", "refused", 0),
+    (9, "super_6", "lose", -10),
+    (9, "any_pair", "refused", 0),
     # B 6-3 by totals: a player ending on 3 drew (3 on two cards draws and 6 is no
     # natural), so five or six cards were dealt; a banker 6 is no natural.
-    (10, "banker", "win", 5), (10, "super_6", "win", 120), (10, "big", "win", 5),
-    (10, "banker_natural", "lose", -10), (10, "player_natural", "lose", -10),
+    (10, "banker", "win", 5),
+    (10, "super_6", "win", 120),
+    (10, "big", "win", 5),
+    (10, "banker_natural", "lose", -10),
+    (10, "player_natural", "lose", -10),
     (10, "super_tie_3", "lose", -10),
-    (11, "super_tie_4", "win", 1000), (11, "super_tie_5", "lose", -10), (11, "banker", "push", 0),
+    (11, "super_tie_4", "win", 1000),
+    (11, "super_tie_5", "lose", -10),
+    (11, "banker", "push", 0),
     (11, "tie", "win", 80),
-    (12, "player_pair", "win", 110), (12, "banker_pair", "lose", -10), (12, "any_pair", "win", 50),
-    (12, "perfect_pair", "refused", 0), (12, "player", "win", 10),
-]  # fmt: skip
+    (12, "player_pair", "win", 110),
+    (12, "banker_pair", "lose", -10),
+    (12, "any_pair", "win", 50),
+    (12, "perfect_pair", "refused", 0),
+    (12, "player", "win", 10),
+]
 
 
 def bets_frame(rows: list[tuple], stake: float = 10.0) -> pl.DataFrame:
@@ -166,20 +222,49 @@ def test_refusals_closed_offered_limits_and_undealt() -> None:
     one = ROUNDS.head(1)  # P 9-7, player natural, 4 cards, no pairs
     long = pl.concat([one] * 60).with_columns(round=pl.int_range(1, 61, dtype=pl.Int32))
     rows = [
-        (25, "super_tie_9", 10.0), (26, "super_tie_9", 10.0), (20, "small", 10.0),
-        (21, "small", 10.0), (45, "any_pair", 10.0), (46, "any_pair", 10.0),
-        (49, "player_natural", 10.0), (50, "player_natural", 10.0), (51, "player_natural", 10.0),
-        (1, "super_6", 10.0), (1, "two_way", 10.0), (1, "bankr", 10.0),
-        (1, "player", 0.99), (1, "player", 1.0), (1, "player", 5000.0), (1, "player", 5000.01),
-        (61, "player", 10.0), (0, "player", 10.0), (1, "player", float("nan")),
-    ]  # fmt: skip
+        (25, "super_tie_9", 10.0),
+        (26, "super_tie_9", 10.0),
+        (20, "small", 10.0),
+        (21, "small", 10.0),
+        (45, "any_pair", 10.0),
+        (46, "any_pair", 10.0),
+        (49, "player_natural", 10.0),
+        (50, "player_natural", 10.0),
+        (51, "player_natural", 10.0),
+        (1, "super_6", 10.0),
+        (1, "two_way", 10.0),
+        (1, "bankr", 10.0),
+        (1, "player", 0.99),
+        (1, "player", 1.0),
+        (1, "player", 5000.0),
+        (1, "player", 5000.01),
+        (61, "player", 10.0),
+        (0, "player", 10.0),
+        (1, "player", float("nan")),
+    ]
     bets = pl.DataFrame(rows, schema=["round", "bet", "stake"], orient="row")
     out = settle(long, bets, WB)
     assert out["outcome"].cast(pl.String).to_list() == [
-        "lose", "refused", "win", "refused", "lose", "refused", "win", "win", "refused",
-        "refused", "refused", "refused", "refused", "win", "win", "refused",
-        "refused", "refused", "refused",
-    ]  # fmt: skip
+        "lose",
+        "refused",
+        "win",
+        "refused",
+        "lose",
+        "refused",
+        "win",
+        "win",
+        "refused",
+        "refused",
+        "refused",
+        "refused",
+        "refused",
+        "win",
+        "win",
+        "refused",
+        "refused",
+        "refused",
+        "refused",
+    ]
     assert out["net"].to_list()[:9] == [-10, 0, 15, 0, -10, 0, 40, 40, 0]
     reasons = [x for x in out["reason"].to_list() if x is not None]
     assert reasons == [
@@ -263,14 +348,23 @@ def test_features_agree_with_the_cards_module_and_rebuild_missing_flags(seed: in
             playing_cards.is_pair(b),
             playing_cards.is_suited_pair(p),
             playing_cards.is_suited_pair(b),
-            playing_cards.is_natural(p), playing_cards.is_natural(b), len(p), len(b),
+            playing_cards.is_natural(p),
+            playing_cards.is_natural(b),
+            len(p),
+            len(b),
         )
         for p, b in zip(rounds["player_cards"], rounds["banker_cards"], strict=True)
-    ]  # fmt: skip
+    ]
     cols = [
-        "player_pair", "banker_pair", "player_suited_pair", "banker_suited_pair",
-        "player_natural", "banker_natural", "player_cards", "banker_cards",
-    ]  # fmt: skip
+        "player_pair",
+        "banker_pair",
+        "player_suited_pair",
+        "banker_suited_pair",
+        "player_natural",
+        "banker_natural",
+        "player_cards",
+        "banker_cards",
+    ]
     # Flags wiped: the features must come from the cards alone.
     wiped = rounds.with_columns(
         pl.lit(None, dtype=pl.Boolean).alias(c)
@@ -490,16 +584,34 @@ def test_rounds_without_cards_settle_what_their_data_decides() -> None:
     r = add_winner(r, "P", player_natural=True)  # 2: a natural ends the round on 4 cards
     r = add_winner(r, "B")  # 3: nothing but the winner
     rows = [
-        (1, "perfect_pair"), (1, "any_pair"), (1, "player_pair"), (1, "big"),
-        (2, "small"), (2, "big"), (2, "player_natural"), (2, "super_6"),
-        (3, "super_6"), (3, "small"), (3, "player_natural"), (3, "banker_natural"),
-    ]  # fmt: skip
+        (1, "perfect_pair"),
+        (1, "any_pair"),
+        (1, "player_pair"),
+        (1, "big"),
+        (2, "small"),
+        (2, "big"),
+        (2, "player_natural"),
+        (2, "super_6"),
+        (3, "super_6"),
+        (3, "small"),
+        (3, "player_natural"),
+        (3, "banker_natural"),
+    ]
     out = settle(r, bets_frame(rows), NC)
     assert out["outcome"].cast(pl.String).to_list() == [
-        "lose", "lose", "lose", "refused",
-        "win", "lose", "win", "lose",
-        "refused", "refused", "lose", "refused",
-    ]  # fmt: skip
+        "lose",
+        "lose",
+        "lose",
+        "refused",
+        "win",
+        "lose",
+        "win",
+        "lose",
+        "refused",
+        "refused",
+        "lose",
+        "refused",
+    ]
     assert out["reason"][3] == "round 1 lacks cards to settle Big"
 
 
@@ -517,15 +629,32 @@ def test_new_kinds_by_hand() -> None:
     r = add_cards(r, ["8s", "Kd"], ["8h", "Qc"])  # 5: natural tie 8-8
     r = add_cards(r, ["2s", "Kd", "Jh"], ["6h", "Kc"])  # 6: B 6-2, banker stood on 6
     r = add_cards(r, ["Ks", "2d", "Jh"], ["3h", "Qc", "3c"])  # 7: B 6-2 on three cards
-    ez = [(1, "ez_banker", "push", 0), (1, "dragon_7", "win", 400), (1, "panda_8", "lose", -10),
-          (2, "panda_8", "win", 250), (2, "ez_banker", "lose", -10), (5, "ez_banker", "push", 0),
-          (4, "ez_banker", "win", 10), (4, "dragon_7", "lose", -10)]  # fmt: skip
-    db = [(3, "dragon_bonus_player", "win", 10), (3, "dragon_bonus_banker", "lose", -10),
-          (4, "dragon_bonus_banker", "win", 100), (5, "dragon_bonus_player", "push", 0),
-          (5, "dragon_bonus_banker", "push", 0), (2, "dragon_bonus_player", "lose", -10),
-          (1, "dragon_bonus_banker", "win", 20)]  # fmt: skip
-    l6 = [(6, "lucky_6", "win", 120), (7, "lucky_6", "win", 200), (1, "lucky_6", "lose", -10),
-          (6, "banker", "win", 5), (7, "banker", "win", 5)]  # fmt: skip
+    ez = [
+        (1, "ez_banker", "push", 0),
+        (1, "dragon_7", "win", 400),
+        (1, "panda_8", "lose", -10),
+        (2, "panda_8", "win", 250),
+        (2, "ez_banker", "lose", -10),
+        (5, "ez_banker", "push", 0),
+        (4, "ez_banker", "win", 10),
+        (4, "dragon_7", "lose", -10),
+    ]
+    db = [
+        (3, "dragon_bonus_player", "win", 10),
+        (3, "dragon_bonus_banker", "lose", -10),
+        (4, "dragon_bonus_banker", "win", 100),
+        (5, "dragon_bonus_player", "push", 0),
+        (5, "dragon_bonus_banker", "push", 0),
+        (2, "dragon_bonus_player", "lose", -10),
+        (1, "dragon_bonus_banker", "win", 20),
+    ]
+    l6 = [
+        (6, "lucky_6", "win", 120),
+        (7, "lucky_6", "win", 200),
+        (1, "lucky_6", "lose", -10),
+        (6, "banker", "win", 5),
+        (7, "banker", "win", 5),
+    ]
     for table, truth in ((EZ, ez), (DB, db), (L6, l6)):
         out = settle(r, bets_frame([(rnd, b) for rnd, b, *_ in truth]), table)
         assert outcomes(out) == [(a, b, c, float(d)) for a, b, c, d in truth], table.name

@@ -115,9 +115,14 @@ def test_shoe_k_of_a_run_is_independent_of_how_it_is_reached() -> None:
 
 @pytest.mark.parametrize(
     "kw, msg",
-    [({"decks": 0}, "1 to 8"), ({"decks": 9}, "1 to 8"), ({"cut": -1}, "cut"),
-     ({"cut": 400}, "cut"), ({"decks": 2.5}, "whole number")],
-)  # fmt: skip
+    [
+        ({"decks": 0}, "1 to 8"),
+        ({"decks": 9}, "1 to 8"),
+        ({"cut": -1}, "cut"),
+        ({"cut": 400}, "cut"),
+        ({"decks": 2.5}, "whole number"),
+    ],
+)
 def test_bad_shoe_options(kw: dict, msg: str) -> None:
     with pytest.raises(RoundError, match=msg):
         ShoeOptions(**kw)

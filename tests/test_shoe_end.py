@@ -59,8 +59,10 @@ def test_every_write_to_an_ended_shoe_is_refused_and_changes_nothing(
     for name in order:
         with pytest.raises(db.ShoeEndedError) as e:
             WRITES[name](store, shoe, version)
-        assert str(e.value) == "shoe 'Table 9' has ended: its rounds and bets are read-only " \
-            "(start a new shoe)", name  # fmt: skip
+        assert (
+            str(e.value) == "shoe 'Table 9' has ended: its rounds and bets are read-only "
+            "(start a new shoe)"
+        ), name
     after = store.shoes.load(shoe)
     assert after.rounds.equals(before.rounds) and after.version == before.version
     assert after.ended is not None and store.bets.load(shoe).height == 0
@@ -75,8 +77,12 @@ def test_an_ended_shoe_can_still_be_renamed_and_trashed_and_is_listed_as_ended(t
     store.shoes.delete(shoe)
     store.shoes.restore(shoe)
     assert store.shoes.load(shoe).ended == listed["ended"]
-    assert store.history.of(shoe)["action"].to_list()[-4:] == ["ended", "renamed", "deleted",
-                                                           "restored"]  # fmt: skip
+    assert store.history.of(shoe)["action"].to_list()[-4:] == [
+        "ended",
+        "renamed",
+        "deleted",
+        "restored",
+    ]
 
 
 @pytest.mark.usefixtures("backend")
@@ -95,8 +101,11 @@ def test_a_tab_behind_an_end_is_refused_as_stale(tmp_path: Path):
 @pytest.mark.usefixtures("backend")
 def test_the_cli_refuses_to_add_to_an_ended_shoe(tmp_path: Path):
     _, shoe, _ = ended_shoe(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "roads_app", "shoes", "add", shoe, "B",
-                        "--data", str(tmp_path)], capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-m", "roads_app", "shoes", "add", shoe, "B", "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip().splitlines() == [
         "error: shoe 'Table 9' has ended: its rounds and bets are read-only (start a new shoe)"
@@ -117,8 +126,7 @@ def test_the_api_ends_a_shoe_and_refuses_appends_after(tmp_path: Path):
     server = ApiServer(tmp_path / "data").start()
     try:
         token = tokens.issue(server.data_dir, "operator")
-        with httpx.Client(base_url=server.url,
-                          headers={"Authorization": f"Bearer {token}"}) as op:  # fmt: skip
+        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as op:
             shoe = op.post("/shoes", json={"name": "Table 3"}).json()["id"]
             assert op.post(f"/shoes/{shoe}/rounds", json={"winner": "B"}).status_code == 201
             r = op.post(f"/shoes/{shoe}/end")
@@ -126,8 +134,9 @@ def test_the_api_ends_a_shoe_and_refuses_appends_after(tmp_path: Path):
             assert op.get(f"/shoes/{shoe}").json()["ended"] is not None
             r = op.post(f"/shoes/{shoe}/rounds", json={"winner": "P"})
             assert r.status_code == 409
-            assert r.json()["detail"] == ("shoe 'Table 3' has ended: its rounds and bets are "
-                                          "read-only (start a new shoe)")  # fmt: skip
+            assert r.json()["detail"] == (
+                "shoe 'Table 3' has ended: its rounds and bets are read-only (start a new shoe)"
+            )
             assert op.post(f"/shoes/{shoe}/end").status_code == 409
             assert op.post(f"/shoes/{shoe}/undo").status_code == 409
             assert op.get(f"/shoes/{shoe}").json()["round_count"] == 1
@@ -143,19 +152,41 @@ def test_the_feeder_ends_the_shoe_it_dealt(tmp_path: Path):
     server = ApiServer(tmp_path / "data").start()
     try:
         token = tokens.issue(server.data_dir, "operator")
-        shoe = httpx.post(f"{server.url}/shoes", json={"name": "fed"},
-                          headers={"Authorization": f"Bearer {token}"}).json()["id"]  # fmt: skip
+        shoe = httpx.post(
+            f"{server.url}/shoes",
+            json={"name": "fed"},
+            headers={"Authorization": f"Bearer {token}"},
+        ).json()["id"]
         for _ in range(2):
-            r = subprocess.run([sys.executable, "-m", "roads_app", "feed", "--shoe", shoe,
-                                "--simulate", "--seed", "3", "--every", "0", "--api",
-                                server.url, "--token", token],
-                               capture_output=True, text=True, timeout=600)  # fmt: skip
+            r = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "roads_app",
+                    "feed",
+                    "--shoe",
+                    shoe,
+                    "--simulate",
+                    "--seed",
+                    "3",
+                    "--every",
+                    "0",
+                    "--api",
+                    server.url,
+                    "--token",
+                    token,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert r.returncode == 0, r.stderr
         saved = db.open_store(server.data_dir).shoes.load(shoe)
         dealt = deal_shoe(3, ShoeOptions()).rounds
         assert saved.ended is not None
         assert saved.rounds.select("player_cards", "banker_cards").equals(
-            dealt.select("player_cards", "banker_cards"))
+            dealt.select("player_cards", "banker_cards")
+        )
         history = db.open_store(server.data_dir).history.of(shoe)["action"]
         assert history.to_list().count("ended") == 1
         assert history.filter(history == "entered").len() == dealt.height

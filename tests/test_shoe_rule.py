@@ -165,4 +165,3 @@ def test_the_ask_roads_still_preview_a_full_or_card_shoe() -> None:
     assert _ask_marks(full, "B", 6)
     cards = add_cards(empty_rounds(), ["9s", "Kd"], ["5c", "2h"])
     assert _ask_marks(cards, "P", 6)
-

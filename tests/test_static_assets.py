@@ -31,8 +31,14 @@ def _check(source: str, module: bool) -> subprocess.CompletedProcess[str]:
     if NODE is None:
         pytest.fail("node is missing: install it (apt-get install nodejs)")
     kind = "module" if module else "commonjs"
-    return subprocess.run([NODE, "--check", f"--input-type={kind}"], input=source,
-                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    return subprocess.run(
+        [NODE, "--check", f"--input-type={kind}"],
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -70,6 +76,7 @@ def test_follow_asks_once_per_news_and_again_only_when_lost(tmp_path):
     script = tmp_path / "follow.js"
     script.write_text(follow._JS, encoding="utf-8")
     harness = Path(__file__).with_name("js") / "follow_asks.mjs"
-    done = subprocess.run([NODE, str(harness), str(script)], capture_output=True, text=True,
-                          timeout=60, check=False)  # fmt: skip
+    done = subprocess.run(
+        [NODE, str(harness), str(script)], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr

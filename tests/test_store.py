@@ -134,11 +134,21 @@ def test_an_old_parquet_folder_is_imported_once_with_ids_names_and_bets(
     old_file(tmp_path, b.rounds, b.meta)
     old_file(tmp_path, a.rounds.head(3), ma, stem="backup")  # a copy: same id inside
     bets = pl.DataFrame(
-        {"id": [1, 2], "round": [4, 5], "bet": ["banker", "tie"], "stake": [5.0, 1.0],
-         "voided": [False, True]},
-        schema={"id": pl.Int32, "round": pl.Int32, "bet": pl.String, "stake": pl.Float64,
-                "voided": pl.Boolean},
-    )  # fmt: skip
+        {
+            "id": [1, 2],
+            "round": [4, 5],
+            "bet": ["banker", "tie"],
+            "stake": [5.0, 1.0],
+            "voided": [False, True],
+        },
+        schema={
+            "id": pl.Int32,
+            "round": pl.Int32,
+            "bet": pl.String,
+            "stake": pl.Float64,
+            "voided": pl.Boolean,
+        },
+    )
     bets.write_parquet(tmp_path / f"{ma.id}.bets.parquet")
     (tmp_path / "broken.parquet").write_bytes(b"PAR1 not really")
     deal = pl.DataFrame({"shoe": [1], "winner": ["B"]})
@@ -258,8 +268,16 @@ def test_shoes_commands_list_add_rename_delete_restore_history(
     assert run(capsys, "shoes", "restore", "t1", *d)[0] == 0
     code, out, _ = run(capsys, "shoes", "history", "t1", "--json", *d)
     actions = [r["action"] for r in json.loads(out)]
-    assert actions == ["created", "entered", "entered", "entered", "entered", "renamed", "deleted",
-                       "restored"]  # fmt: skip
+    assert actions == [
+        "created",
+        "entered",
+        "entered",
+        "entered",
+        "entered",
+        "renamed",
+        "deleted",
+        "restored",
+    ]
     code, out, _ = run(capsys, "shoes", "history", "t1", *d)
     assert code == 0 and "entered round 3" in out
     assert run(capsys, "shoes", "delete", "t1", *d)[0] == 0

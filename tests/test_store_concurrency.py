@@ -28,9 +28,13 @@ SECONDS = 3.0
 
 def spawn(*args: str) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.store_workers", *args], cwd=REPO, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        [sys.executable, "-m", "tests.store_workers", *args],
+        cwd=REPO,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     return proc
 
 
@@ -53,8 +57,10 @@ def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: 
     others = [f"o{i}" for i in range(6)]
     for o in others:
         store.shoes.create(ShoeMeta(id=o, name=o), rounds_from_winners("BP"))
-    procs = [spawn("mixed", str(tmp_path), str(w), str(SECONDS), "shared", ",".join(others))
-             for w in range(WORKERS)]  # fmt: skip
+    procs = [
+        spawn("mixed", str(tmp_path), str(w), str(SECONDS), "shared", ",".join(others))
+        for w in range(WORKERS)
+    ]
     procs.append(spawn("reader", str(tmp_path), str(SECONDS), "shared"))
     wait_ready(procs)
     go(procs)
@@ -75,8 +81,9 @@ def test_processes_appending_renaming_deleting_restoring_lose_nothing(tmp_path: 
     acked = [tuple(a) for r in results for a in r["appended"]]
     assert rounds.height == len(acked) > 0
     per_worker = Counter(rounds["player_points"].to_list())
-    assert per_worker == Counter({w: len(r["appended"]) for w, r in enumerate(results)
-                                  if r["appended"]})  # fmt: skip
+    assert per_worker == Counter(
+        {w: len(r["appended"]) for w, r in enumerate(results) if r["appended"]}
+    )
     hist = store.history.of("shared")
     assert hist["version"].to_list() == list(range(1, saved.version + 1))  # one per change
     entered = {(v, n) for v, n in hist.filter(action="entered").select("version", "round").rows()}
@@ -197,8 +204,9 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(
 def tiny_disk(tmp_path: Path):
     mnt = tmp_path / "tiny"
     mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
-                       capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True, text=True
+    )
     if r.returncode != 0:
         pytest.skip(f"cannot mount a 1 MB tmpfs here ({r.stderr.strip()}): needs root")
     try:
@@ -228,8 +236,10 @@ def test_disk_full_is_one_line_and_the_database_stays_whole(tiny_disk: Path) -> 
     assert "\n" not in str(e.value) and "nothing was changed" in str(e.value)
     r = subprocess.run(
         [sys.executable, "-m", "roads_app", "shoes", "add", "s", "BP", "--data", str(data)],
-        cwd=REPO, capture_output=True, text=True,
-    )  # fmt: skip
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "disk is full" in r.stderr, r.stderr
     after = store.shoes.load("s")
     assert store.integrity() == "ok"
@@ -256,9 +266,21 @@ def test_a_read_only_folder_is_one_line_and_the_database_stays_whole(tiny_disk: 
             message = str(e.value)
         assert "\n" not in message and "roads.db" in message, message
         r = subprocess.run(
-            [sys.executable, "-m", "roads_app", "shoes", "rename", "s", "lost", "--data",
-             str(data)], cwd=REPO, capture_output=True, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "roads_app",
+                "shoes",
+                "rename",
+                "s",
+                "lost",
+                "--data",
+                str(data),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     finally:
         db.forget_stores()

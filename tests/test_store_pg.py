@@ -46,12 +46,31 @@ def test_a_store_outlives_a_restart_of_the_server(tmp_path: Path) -> None:
         v = store.shoes.create(ShoeMeta(id="r"))
         pg_ctl = pgserver.pg_bin("pg_ctl")
         assert pg_ctl is not None
-        cmd = [pg_ctl, "-D", str(server.folder / "data"), "-l", str(server.folder / "log"),
-               "-m", "fast", "-w", "restart"]  # a log file: the server keeps no pipe of ours
-        subprocess.run(pgserver.as_postgres(cmd), check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=120)  # fmt: skip
+        cmd = [
+            pg_ctl,
+            "-D",
+            str(server.folder / "data"),
+            "-l",
+            str(server.folder / "log"),
+            "-m",
+            "fast",
+            "-w",
+            "restart",
+        ]  # a log file: the server keeps no pipe of ours
+        subprocess.run(
+            pgserver.as_postgres(cmd),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+        )
         assert store.shoes.version("r") == v  # a read first: the old connection is gone
-        subprocess.run(pgserver.as_postgres(cmd), check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=120)  # fmt: skip
+        subprocess.run(
+            pgserver.as_postgres(cmd),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+        )
         v = store.rounds.append("r", rounds_from_winners("B"), v)  # then a change
         assert store.shoes.load("r").rounds.height == 1 and v == 2

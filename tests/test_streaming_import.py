@@ -38,16 +38,17 @@ def reference(frame: pl.DataFrame, fmt: str) -> list[pl.DataFrame] | str:
         for (k,), part in frame.partition_by("shoe", maintain_order=True, as_dict=True).items():
             part = part.drop("shoe")
             if fmt == "csv":  # as the CSV reader hands rows over: text, cards split
-                rows = [{c: v for c, v in r.items() if v not in (None, "")}
-                        for r in _as_text(part).iter_rows(named=True)]  # fmt: skip
+                rows = [
+                    {c: v for c, v in r.items() if v not in (None, "")}
+                    for r in _as_text(part).iter_rows(named=True)
+                ]
                 for r in rows:
                     for side in ("player_cards", "banker_cards"):
                         if side in r:
                             r[side] = r[side].split(" ")
             else:
                 rows = importing._frame_rows(part, "x")
-            parts = importing.ShoeParts(f"x.{fmt}", {int(k): rows}, None, fmt == "csv",
-                                        "row")  # fmt: skip
+            parts = importing.ShoeParts(f"x.{fmt}", {int(k): rows}, None, fmt == "csv", "row")
             out.append(parts.shoe(int(k))[0])
     except RoadsAppError as e:
         return str(e)
@@ -74,23 +75,41 @@ def streamed(frame: pl.DataFrame, fmt: str, tmp: Path) -> list[pl.DataFrame] | s
         return str(e)
 
 
-COLUMNS = ["winner", "player_points", "banker_points", "player_pair", "banker_pair",
-           "player_natural", "banker_natural", "player_cards", "banker_cards", "round"]  # fmt: skip
+COLUMNS = [
+    "winner",
+    "player_points",
+    "banker_points",
+    "player_pair",
+    "banker_pair",
+    "player_natural",
+    "banker_natural",
+    "player_cards",
+    "banker_cards",
+    "round",
+]
 VALUES = {
     "winner": ["B", "P", "T", "b", "X"],
-    "player_points": [0, 5, 9, None], "banker_points": [0, 3, 9, None],
-    "player_pair": [True, False, None], "banker_pair": [True, False, None],
-    "player_natural": [True, False, None], "banker_natural": [True, False, None],
+    "player_points": [0, 5, 9, None],
+    "banker_points": [0, 3, 9, None],
+    "player_pair": [True, False, None],
+    "banker_pair": [True, False, None],
+    "player_natural": [True, False, None],
+    "banker_natural": [True, False, None],
     "player_cards": [["2s", "3d", "8c"], ["Ks", "7d"], ["9h", "9h"], ["As", "2d"], None],
     "banker_cards": [["Ks", "3h", "5d"], ["Kd", "7h", "2d"], ["5c", "2h"], None],
     "round": [1, 2, 99, None],
-}  # fmt: skip
+}
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(row=st.integers(0, SHOES.height - 1), column=st.sampled_from(COLUMNS),
-       pick=st.integers(0, 4), fmt=st.sampled_from(["csv", "parquet"]))  # fmt: skip
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    row=st.integers(0, SHOES.height - 1),
+    column=st.sampled_from(COLUMNS),
+    pick=st.integers(0, 4),
+    fmt=st.sampled_from(["csv", "parquet"]),
+)
 def test_the_fast_check_agrees_with_the_row_by_row_check(
     row: int, column: str, pick: int, fmt: str, tmp_path: Path
 ) -> None:
@@ -114,8 +133,10 @@ def test_the_fast_check_agrees_with_the_row_by_row_check(
 def test_a_clean_file_is_taken_whole_and_exactly(tmp_path: Path) -> None:
     for fmt in ("csv", "parquet"):
         got = streamed(SHOES, fmt, tmp_path)
-        want = [p.drop("shoe").with_columns(pl.col("winner").cast(WINNER))
-                for p in SHOES.partition_by("shoe", maintain_order=True)]  # fmt: skip
+        want = [
+            p.drop("shoe").with_columns(pl.col("winner").cast(WINNER))
+            for p in SHOES.partition_by("shoe", maintain_order=True)
+        ]
         assert not isinstance(got, str) and len(got) == 4
         assert all(a.equals(b) for a, b in zip(got, want, strict=True))
 
@@ -179,8 +200,9 @@ def test_a_shoe_in_two_runs_across_batches_is_refused(
 
 def test_good_roads_and_odds_read_a_file_of_thousands_of_shoes(tmp_path: Path, capsys) -> None:
     f = tmp_path / "sim.csv"
-    assert main(["simulate", "--shoes", "1500", "--seed", "2", "--out", str(f),
-                 "--no-progress"]) == 0  # fmt: skip
+    assert (
+        main(["simulate", "--shoes", "1500", "--seed", "2", "--out", str(f), "--no-progress"]) == 0
+    )
     capsys.readouterr()
     assert main(["good-roads", str(f)]) == 0
     out = capsys.readouterr().out
@@ -201,8 +223,23 @@ def test_a_shoe_with_cards_reads_back_with_its_cards(
     """Issue 40: JSON with CRLF line ends and a one-deck CSV kept their cards on the way
     in (odds said "round 1 was entered without cards")."""
     f = tmp_path / f"sim.{fmt}"
-    assert main(["simulate", "--shoes", "2", "--seed", "5", "--decks", str(decks),
-                 "--out", str(f), "--no-progress"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "simulate",
+                "--shoes",
+                "2",
+                "--seed",
+                "5",
+                "--decks",
+                str(decks),
+                "--out",
+                str(f),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     if fmt == "json":  # one round object a line, as an editor would lay it out
         f.write_text(json.dumps(json.loads(f.read_text()), indent=1))
     if crlf:

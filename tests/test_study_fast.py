@@ -116,16 +116,23 @@ def test_cached_kernels_are_keyed_by_the_kernels_they_call() -> None:
 
     game = ["game/cards.py", "game/drawing.py", "game/hand.py", "game/shoe.py"]
     # the session's step asks bets/tables.py when a bet is closed (tables.closed_after)
-    roads = ["roads/derived.py", "roads/good_roads.py", "sim/session.py", "bets/tables.py",
-             "sim/pcg64.py"]  # fmt: skip
+    roads = [
+        "roads/derived.py",
+        "roads/good_roads.py",
+        "sim/session.py",
+        "bets/tables.py",
+        "sim/pcg64.py",
+    ]
     engine = [*game, *roads]
     for fn, want in (
         (study._hand_probabilities, ["bets/odds.py", *game]),
         (kernel._run_kernel, engine),
         (kernel.deal_cards_kernel, engine),
         (bulk._deal_batch, ["sim/kernel.py", *engine]),
-        (good_road_study._study_kernel,
-         ["roads/good_roads.py", "sim/kernel.py", *game, "roads/derived.py", *roads[2:]]),
+        (
+            good_road_study._study_kernel,
+            ["roads/good_roads.py", "sim/kernel.py", *game, "roads/derived.py", *roads[2:]],
+        ),
     ):
         _, deps = fn._cache._impl.locator.get_source_stamp()
         got = [p.replace("\\", "/") for p, _, _ in deps]

@@ -41,8 +41,11 @@ def entry_buttons(at: AppTest) -> list[str]:
 
 def drawn_specs(at: AppTest) -> list[dict]:
     """The figure specs the page draws in place (`plot_host`), as the browser gets them."""
-    return [json.loads(c.proto.json)["spec"] for c in at.get("bidi_component")
-            if c.proto.component_name == "roads_app.plot"]  # fmt: skip
+    return [
+        json.loads(c.proto.json)["spec"]
+        for c in at.get("bidi_component")
+        if c.proto.component_name == "roads_app.plot"
+    ]
 
 
 def shoe_with(data: Path, winners: str) -> str:

@@ -340,8 +340,11 @@ def test_opening_a_shoe_saved_elsewhere_shows_it(data: Path):
 
 def drawn_specs(at: AppTest) -> list[dict]:
     """The figure specs the page draws in place (`plot_host`), as the browser gets them."""
-    return [json.loads(c.proto.json)["spec"] for c in at.get("bidi_component")
-            if c.proto.component_name == "roads_app.plot"]  # fmt: skip
+    return [
+        json.loads(c.proto.json)["spec"]
+        for c in at.get("bidi_component")
+        if c.proto.component_name == "roads_app.plot"
+    ]
 
 
 def board_meta(at: AppTest) -> dict:

@@ -41,8 +41,13 @@ def trace(fig, name: str, axis: str = "x"):
     return found[0]
 
 
-AXIS_OF = {"bead_plate": "x", "big_road": "x2", "big_eye_boy": "x3", "small_road": "x4",
-           "cockroach_pig": "x5"}  # fmt: skip
+AXIS_OF = {
+    "bead_plate": "x",
+    "big_road": "x2",
+    "big_eye_boy": "x3",
+    "small_road": "x4",
+    "cockroach_pig": "x5",
+}
 
 
 @settings(max_examples=60, deadline=None)
@@ -66,13 +71,17 @@ def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int)
             name, ("red", "blue")
         )
         drawn = sorted(p for n in ring_names for p in points_of(fig, n, axis))
-        want = sorted(zip((shown["col"] + 0.5).to_list(), (shown["row"] + 0.5).to_list(),
-                          strict=True))  # fmt: skip
+        want = sorted(
+            zip((shown["col"] + 0.5).to_list(), (shown["row"] + 0.5).to_list(), strict=True)
+        )
         if name == "big_road":  # a tie-only first cell has no ring, only its slash
             want = sorted(
-                zip((shown.filter(pl.col("winner") != "T")["col"] + 0.5).to_list(),
-                    (shown.filter(pl.col("winner") != "T")["row"] + 0.5).to_list(), strict=True)
-            )  # fmt: skip
+                zip(
+                    (shown.filter(pl.col("winner") != "T")["col"] + 0.5).to_list(),
+                    (shown.filter(pl.col("winner") != "T")["row"] + 0.5).to_list(),
+                    strict=True,
+                )
+            )
         assert drawn == want, name
         # from the first column shown to the newest one, all inside the x range
         xr = fig.layout[f"xaxis{axis[1:]}"].range
@@ -82,8 +91,11 @@ def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int)
 
 
 # shoes long enough to need more columns than a phone shows, as well as short ones
-phone_shoes = hs.one_of(shoes, hs.text(alphabet="BPT", min_size=60, max_size=160),
-                        hs.integers(10, 80).map(lambda n: "BP" * n))  # fmt: skip
+phone_shoes = hs.one_of(
+    shoes,
+    hs.text(alphabet="BPT", min_size=60, max_size=160),
+    hs.integers(10, 80).map(lambda n: "BP" * n),
+)
 
 
 def _x_px(fig, axis: str, x: float) -> float:
@@ -97,9 +109,7 @@ def _x_px(fig, axis: str, x: float) -> float:
 
 @settings(max_examples=80, deadline=None)
 @given(phone_shoes, hs.sampled_from([320, 360, 390, 430, 600]))
-def test_a_phone_board_keeps_readable_cells_and_opens_on_the_newest_columns(
-    text: str, width: int
-):
+def test_a_phone_board_keeps_readable_cells_and_opens_on_the_newest_columns(text: str, width: int):
     """Narrow pages: cells never below `NARROW_CELL_PX`, beads never below
     `BEAD_MIN_CELL_PX`; a board wider than the page only when the whole shoe would need
     smaller ones; at the right-hand end (where the page opens it) every road's newest
@@ -297,8 +307,11 @@ def test_ghosted_ask_road_agrees_with_ask_road_and_stays_in_view(text: str, side
             assert ghosts[0].opacity < 1
     # the big road always gains its cell (a B/P result), in the result's colour (a
     # leading tie-only cell it takes over keeps its tie slash)
-    big = [t for t in fig.data if t.name.startswith("ask ") and t.xaxis == "x2"
-           and t.name != "ask ties"]  # fmt: skip
+    big = [
+        t
+        for t in fig.data
+        if t.name.startswith("ask ") and t.xaxis == "x2" and t.name != "ask ties"
+    ]
     assert [(t.name, t.marker.color) for t in big] == [(f"ask {side}", board.WINNER_COLOUR[side])]
     # and nothing of the real roads changed
     assert fig.layout.meta["roads"] == board.board_figure(rounds).layout.meta["roads"]
@@ -329,8 +342,13 @@ def test_no_mark_is_bigger_than_its_cell_at_any_width(text: str, width: int):
 
 
 @settings(max_examples=40, deadline=None)
-@given(shoes, hs.sampled_from([360, 1440]), hs.sampled_from([None, "B", "P"]),
-       hs.booleans(), hs.sampled_from(["en", "zh"]))  # fmt: skip
+@given(
+    shoes,
+    hs.sampled_from([360, 1440]),
+    hs.sampled_from([None, "B", "P"]),
+    hs.booleans(),
+    hs.sampled_from(["en", "zh"]),
+)
 def test_the_unchecked_board_is_what_plotly_checks_and_what_the_page_draws(
     text: str, width: int, ask: str | None, hold: bool, lang: str
 ):
@@ -355,8 +373,11 @@ def _shape(spec: dict, narrow: bool) -> tuple:
     sideways scroll)."""
     lay = spec["layout"]
     roads = {k: (v["cell"], None if narrow else v["cols"]) for k, v in lay["meta"]["roads"].items()}
-    axes = {k: (None if narrow else v["domain"], v["range"] if k.startswith("y") else None)
-            for k, v in lay.items() if k.startswith(("xaxis", "yaxis"))}  # fmt: skip
+    axes = {
+        k: (None if narrow else v["domain"], v["range"] if k.startswith("y") else None)
+        for k, v in lay.items()
+        if k.startswith(("xaxis", "yaxis"))
+    }
     return lay["height"], None if narrow else lay["width"], str(roads), str(axes)
 
 
@@ -369,8 +390,7 @@ def test_the_layout_holds_for_a_whole_shoe_at_a_given_width(decks: int, data, wi
     only grows sideways, inside its own scroll box."""
     text = data.draw(hs.text(alphabet="BPT", min_size=1, max_size=13 * decks))
     rounds = rounds_from_winners(text)
-    narrow = board.board_spec(rounds[:0], width_px=width, decks=decks)["layout"]["meta"][
-        "stacked"]  # fmt: skip
+    narrow = board.board_spec(rounds[:0], width_px=width, decks=decks)["layout"]["meta"]["stacked"]
     shapes, widths = set(), []
     for n in range(len(text) + 1):
         spec = board.board_spec(rounds.head(n), width_px=width, decks=decks)
@@ -386,8 +406,10 @@ def test_an_eight_deck_shoe_of_81_rounds_keeps_the_shape_it_opened_with_at_1440(
     """The case in the issue: between rounds 60 and 70 the cockroach pig dropped to a row
     of its own and the board grew 68 px."""
     text = "".join(deal_shoe(2024, ShoeOptions(decks=8), 0).rounds["winner"].cast(pl.String))
-    heights = [board.board_spec(rounds_from_winners(text[:n]), width_px=976)["layout"]["height"]
-               for n in (0, 40, 60, 70, 81)]  # fmt: skip
+    heights = [
+        board.board_spec(rounds_from_winners(text[:n]), width_px=976)["layout"]["height"]
+        for n in (0, 40, 60, 70, 81)
+    ]
     assert len(set(heights)) == 1, heights
 
 
@@ -409,8 +431,12 @@ def test_the_bead_plate_has_the_longest_shoes_columns_in_readable_cells(width: i
 
 
 def _cells(spec: dict, name: str, axis: str) -> list[tuple[float, float]]:
-    return [(x, y) for t in spec["data"] if t["name"] == name and t["xaxis"] == axis
-            for x, y in zip(t["x"], t["y"], strict=True)]  # fmt: skip
+    return [
+        (x, y)
+        for t in spec["data"]
+        if t["name"] == name and t["xaxis"] == axis
+        for x, y in zip(t["x"], t["y"], strict=True)
+    ]
 
 
 def test_a_natural_has_a_gold_ring_round_its_bead():
@@ -434,8 +460,12 @@ def test_a_banker_win_on_six_is_marked_on_a_no_commission_table(lang: str):
 
     rounds = add_points(add_points(rounds_from_winners("P"), 5, 6), 5, 7)  # B6 then B7
     spec = board.board_spec(rounds, width_px=976, six=True, lang=lang)
-    texts = {(x, y): s for t in spec["data"] if t["xaxis"] == "x" and t.get("text")
-             for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)}  # fmt: skip
+    texts = {
+        (x, y): s
+        for t in spec["data"]
+        if t["xaxis"] == "x" and t.get("text")
+        for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)
+    }
     assert texts[(0.5, 1.5)] == "6"
     assert texts[(0.5, 2.5)] == ("B" if lang == "en" else "庄")
     assert _cells(spec, "banker_six", "x2") == [(1.5, 0.5)]  # round 2: the big road's 2nd column
@@ -452,8 +482,9 @@ def test_ties_before_the_first_result_are_counted_apart_from_the_first_cells():
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert titles[1] == "Big road · 2 ties before the first result"
     ties = [t for t in spec["data"] if t["name"] == "ties" and t["xaxis"] == "x2"]
-    assert [(x, y, s) for t in ties for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)
-            ] == [(0.5, 0.5, "")]  # fmt: skip
+    assert [(x, y, s) for t in ties for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)] == [
+        (0.5, 0.5, "")
+    ]
     zh = board.board_spec(rounds_from_winners("TB"), width_px=976, lang="zh")
     assert zh["layout"]["annotations"][1]["text"] == "大路 · 首局前和 1 局"
     assert _cells(zh, "ties", "x2") == []  # the opening tie is not the first cell's own

@@ -55,7 +55,5 @@ def test_the_dashboard_listens_on_this_machine_unless_told() -> None:
     assert args.host == "127.0.0.1"
     cmd = serve.streamlit_command(8600, True)
     assert cmd[cmd.index("--server.address") + 1] == "127.0.0.1"
-    cmd = serve.streamlit_command(
-        8600, True, build_parser().parse_args(["--host", "0.0.0.0"]).host
-    )
+    cmd = serve.streamlit_command(8600, True, build_parser().parse_args(["--host", "0.0.0.0"]).host)
     assert cmd[cmd.index("--server.address") + 1] == "0.0.0.0"

@@ -14,8 +14,11 @@ import roads_app.ui
 
 UI = Path(roads_app.ui.__file__).parent
 SCRIPTS = {"app"}  # run the dashboard on import
-WITH_EXAMPLES = sorted(p.stem for p in UI.glob("*.py")
-                       if p.stem not in SCRIPTS and ">>>" in p.read_text(encoding="utf-8"))
+WITH_EXAMPLES = sorted(
+    p.stem
+    for p in UI.glob("*.py")
+    if p.stem not in SCRIPTS and ">>>" in p.read_text(encoding="utf-8")
+)
 
 
 def test_the_ui_modules_with_examples_are_found() -> None:

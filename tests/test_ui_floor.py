@@ -102,8 +102,11 @@ def test_the_wall_is_in_the_order_chosen(data: Path):
     at = AppTest.from_function(_lobby, default_timeout=60).run()
 
     def order() -> list[str]:
-        keys = [b.key.removeprefix("lobby_open_") for b in at.button
-                if b.key and b.key.startswith("lobby_open_")]  # fmt: skip
+        keys = [
+            b.key.removeprefix("lobby_open_")
+            for b in at.button
+            if b.key and b.key.startswith("lobby_open_")
+        ]
         return [next(n for n, i in ids.items() if i == k) for k in keys]
 
     assert order() == ["mid", "alpha", "zed"]  # the newest result first

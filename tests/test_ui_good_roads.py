@@ -86,12 +86,19 @@ def test_the_study_page_shows_every_pattern(data: Path, lang: str, pattern: str)
 
 def _edited(changes: dict[str, str], off: set[str]) -> pl.DataFrame:
     cat = gr.load_catalogue(gr.default_path())
-    return pl.DataFrame([
-        {"key": p.key, "name": p.en, "invites": p.invites.value, "rule": p.description,
-         "enabled": p.key not in off,
-         "columns": changes.get(p.key, ", ".join(c.text for c in p.columns))}
-        for p in cat.patterns
-    ])  # fmt: skip
+    return pl.DataFrame(
+        [
+            {
+                "key": p.key,
+                "name": p.en,
+                "invites": p.invites.value,
+                "rule": p.description,
+                "enabled": p.key not in off,
+                "columns": changes.get(p.key, ", ".join(c.text for c in p.columns)),
+            }
+            for p in cat.patterns
+        ]
+    )
 
 
 def test_settings_edits_are_checked_and_saved_as_the_players_catalogue(data: Path) -> None:
@@ -162,9 +169,11 @@ def _open_buttons(at: AppTest) -> set[str]:
 
 @pytest.mark.parametrize(
     ("lang", "dragon", "alert_words"),
-    [("en", "Good roads: Long banker dragon", "is on a good road: Long banker dragon"),
-     ("zh", "好路：长庄", "出现好路：长庄")],
-)  # fmt: skip
+    [
+        ("en", "Good roads: Long banker dragon", "is on a good road: Long banker dragon"),
+        ("zh", "好路：长庄", "出现好路：长庄"),
+    ],
+)
 def test_the_lobby_tags_filters_and_alerts(
     data: Path, lang: str, dragon: str, alert_words: str
 ) -> None:
@@ -200,8 +209,9 @@ def _display() -> None:
     st.navigation([st.Page(render_display_page, url_path="display", default=True)]).run()
 
 
-@pytest.mark.parametrize(("lang", "want"), [("en", ["Double jump", "Paired columns"]),
-                                             ("zh", ["双跳", "排排连"])])  # fmt: skip
+@pytest.mark.parametrize(
+    ("lang", "want"), [("en", ["Double jump", "Paired columns"]), ("zh", ["双跳", "排排连"])]
+)
 def test_the_display_header_shows_the_tags(data: Path, lang: str, want: list[str]) -> None:
     """The good roads as badges in the header, one each, in the colour of the big road's
     side (the last result not a tie: P, blue); no line of small type about them."""

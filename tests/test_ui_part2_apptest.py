@@ -86,8 +86,11 @@ def road_metas(at: AppTest) -> dict[str, dict]:
     import json
 
     out: dict[str, dict] = {}
-    drawn = [json.loads(c.proto.json)["spec"] for c in at.get("bidi_component")
-             if c.proto.component_name == "roads_app.plot"]  # in place (`plot_host`)
+    drawn = [
+        json.loads(c.proto.json)["spec"]
+        for c in at.get("bidi_component")
+        if c.proto.component_name == "roads_app.plot"
+    ]  # in place (`plot_host`)
     for spec in [json.loads(c.proto.spec) for c in at.get("plotly_chart")] + drawn:
         m = spec.get("layout", {}).get("meta")
         if isinstance(m, dict) and m.get("road") == "board":  # the five roads in one figure
@@ -449,9 +452,7 @@ def test_undo_last_chip_takes_back_a_whole_two_way_press(data: Path) -> None:
     placed = bets_log.pending(db.open_store(data).bets.load(m.id), 4)["bet"].to_list()
     assert placed == ["player", "banker_pair", "player_pair"]
     at.button(key="bets_undo_chip").click().run()  # one press: the whole 2-Way
-    assert bets_log.pending(db.open_store(data).bets.load(m.id), 4)["bet"].to_list() == [
-        "player"
-    ]
+    assert bets_log.pending(db.open_store(data).bets.load(m.id), 4)["bet"].to_list() == ["player"]
     at.button(key="bets_undo_chip").click().run()
     assert bets_log.pending(db.open_store(data).bets.load(m.id), 4).height == 0
 

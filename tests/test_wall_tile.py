@@ -33,10 +33,12 @@ def test_a_result_that_changes_no_tag_is_drawn_by_the_page(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(
     ("winners", "tags", "picked"),
-    [("PBTB", ["long_banker"], []),  # the page shows a tag the shoe no longer holds
-     ("PBBBB", None, []),  # a good road entered (tags as shown): the alert is the script's
-     ("PBTB", [], ["long_player"])],  # it left the filter
-)  # fmt: skip
+    [
+        ("PBTB", ["long_banker"], []),  # the page shows a tag the shoe no longer holds
+        ("PBBBB", None, []),  # a good road entered (tags as shown): the alert is the script's
+        ("PBTB", [], ["long_player"]),
+    ],  # it left the filter
+)
 def test_the_fragment_runs_when_tags_change_a_good_road_is_entered_or_the_filter_drops_it(
     tmp_path: Path, winners: str, tags: list[str] | None, picked: list[str]
 ) -> None:

@@ -36,8 +36,11 @@ def test_a_write_by_another_process_is_told_to_followers(tmp_path: Path):
 
         w.subscribe(listener)
         v0 = w.version(sid)
-        r = subprocess.run([sys.executable, "-m", "roads_app", "shoes", "add", sid, "BT",
-                            "--data", str(tmp_path)], capture_output=True, text=True)  # fmt: skip
+        r = subprocess.run(
+            [sys.executable, "-m", "roads_app", "shoes", "add", sid, "BT", "--data", str(tmp_path)],
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 0, r.stderr
         assert seen.wait(30)
         assert told == [frozenset({sid})]
@@ -74,8 +77,9 @@ def test_a_waiting_page_is_answered_on_the_change_and_only_then(tmp_path: Path):
             idle = await follow.wait_for_change(w, sid, str(v), timeout=0.2)  # nothing moved
             waiting = asyncio.create_task(follow.wait_for_change(w, sid, str(v), timeout=30))
             await asyncio.sleep(0)
-            await asyncio.to_thread(db.open_store(tmp_path).rounds.append, sid,
-                                    rounds_from_winners("T"), None)  # fmt: skip
+            await asyncio.to_thread(
+                db.open_store(tmp_path).rounds.append, sid, rounds_from_winners("T"), None
+            )
             return idle, await waiting
 
         idle, moved = _run_apart(scenario)
@@ -130,4 +134,3 @@ def _run_apart(coroutine_fn: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     if "error" in out:
         raise out["error"]  # type: ignore[misc]
     return out["value"]
-

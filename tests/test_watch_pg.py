@@ -32,8 +32,9 @@ SHOES = """CREATE TABLE shoes (
 
 
 def _as_postgres(*args: str) -> None:
-    subprocess.run(["runuser", "-u", "postgres", "--", *args], check=True,
-                   capture_output=True, timeout=120)  # fmt: skip
+    subprocess.run(
+        ["runuser", "-u", "postgres", "--", *args], check=True, capture_output=True, timeout=120
+    )
 
 
 class Cluster:
@@ -47,8 +48,16 @@ class Cluster:
         shutil.chown(self.folder, "postgres", "postgres")
         data, port = self.folder / "data", free_port()
         _as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-        self.ctl = [str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(self.folder / "log"),
-                    "-w", "-o", f"-p {port} -k {self.folder} -c listen_addresses=127.0.0.1"]
+        self.ctl = [
+            str(PG_BIN / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "-o",
+            f"-p {port} -k {self.folder} -c listen_addresses=127.0.0.1",
+        ]
         self.url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
         _as_postgres(*self.ctl, "start")
 
@@ -101,7 +110,9 @@ class Told:
             self.changes.append(changed)
             self._cond.notify_all()
 
-    def wait_for(self, w: watch.Watcher, shoe: str, version: int | None, timeout: float = 30) -> None:  # noqa: E501
+    def wait_for(
+        self, w: watch.Watcher, shoe: str, version: int | None, timeout: float = 30
+    ) -> None:
         with self._cond:
             ok = self._cond.wait_for(lambda: w.version(shoe) == version, timeout)
         assert ok, f"{shoe} not seen at version {version}: {w.version(shoe)}, told {self.changes}"
@@ -117,8 +128,7 @@ def test_a_notified_change_is_told_and_read(table: str):
         told.wait_for(w, "s1", 2)
         assert told.changes == [frozenset({"s1"})] and w.shoe("s1").rounds == 1
         # a shoe moved to the trash is gone for followers; ended is seen
-        write(table, "UPDATE shoes SET version = 2, deleted = 'now' WHERE id = 's2'",
-              notify="s2 2")  # fmt: skip
+        write(table, "UPDATE shoes SET version = 2, deleted = 'now' WHERE id = 's2'", notify="s2 2")
         told.wait_for(w, "s2", None)
         write(table, "UPDATE shoes SET version = 3, ended = 'now' WHERE id = 's1'", notify="s1 3")
         told.wait_for(w, "s1", 3)

@@ -50,8 +50,12 @@ class Installed:
     def run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
             [str(self.venv / "bin" / "roads-app"), *argv],
-            cwd=self.work, env=self.env, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            cwd=self.work,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if check:
             assert done.returncode == 0, f"roads-app {' '.join(argv)}: {done.stderr}"
         return done
@@ -59,8 +63,12 @@ class Installed:
     def python(self, code: str) -> str:
         done = subprocess.run(
             [str(self.venv / "bin" / "python"), "-c", code],
-            cwd=self.work, env=self.env, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            cwd=self.work,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -86,22 +94,31 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     src = _sources(root / "src")
     subprocess.run(
         [sys.executable, *pip, "wheel", "--no-deps", "-w", str(root / "dist"), str(src)],
-        check=True, cwd=root,
-    )  # fmt: skip
+        check=True,
+        cwd=root,
+    )
     (wheel,) = (root / "dist").glob("roads_app-*.whl")
     venv = root / "venv"
     # A venv of its own; this pip installs into it (no ensurepip, no .pyc compiling of
     # every dependency: the slow parts that prove nothing about roads-app).
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     subprocess.run(
-        [sys.executable, *pip, "--python", str(venv / "bin" / "python"), "install",
-         "--no-compile", str(wheel)],
+        [
+            sys.executable,
+            *pip,
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--no-compile",
+            str(wheel),
+        ],
         check=True,
-    )  # fmt: skip
+    )
     env = {
-        k: v for k, v in os.environ.items()
+        k: v
+        for k, v in os.environ.items()
         if not k.startswith(("ROADS_APP_", "PYTHON", "VIRTUAL_ENV"))
-    }  # fmt: skip
+    }
     env.update(
         PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
         HOME=str(root / "home"),
@@ -142,9 +159,7 @@ def test_a_user_table_is_found_in_the_platform_config_folder(installed: Installe
     (folder / "classic.toml").write_text(text)
     try:
         done = installed.run("rules")
-        assert [line.split()[0] for line in done.stdout.splitlines()] == sorted(
-            [*BUILTIN, "house"]
-        )
+        assert [line.split()[0] for line in done.stdout.splitlines()] == sorted([*BUILTIN, "house"])
         assert "'classic' is a built-in table's name" in done.stderr
     finally:
         shutil.rmtree(folder)
@@ -176,8 +191,9 @@ def test_simulate_import_odds_export_round_trip(installed: Installed) -> None:
     data = Path(installed.env["XDG_DATA_HOME"]) / "roads-app"  # the platform's folder
     assert any(data.iterdir())
     assert not (work / "data").exists()
-    by_file = installed.run("odds", "--shoe", "sim.parquet", "--shoe-index", "2",
-                            "--after", "10", "--json").stdout  # fmt: skip
+    by_file = installed.run(
+        "odds", "--shoe", "sim.parquet", "--shoe-index", "2", "--after", "10", "--json"
+    ).stdout
     by_id = installed.run("odds", "--shoe", ids[1], "--after", "10", "--json").stdout
     assert json.loads(by_file) == json.loads(by_id)
     for fmt in ("csv", "json", "parquet"):
@@ -186,8 +202,9 @@ def test_simulate_import_odds_export_round_trip(installed: Installed) -> None:
         shown = installed.run("show", f"two.{fmt}").stdout
         assert shown.startswith("1 shoe(s), ")
     (again,) = installed.run("import", "two.csv", "--data", "elsewhere").stdout.split()
-    back = installed.run("odds", "--shoe", again, "--data", "elsewhere", "--after", "10",
-                         "--json").stdout  # fmt: skip
+    back = installed.run(
+        "odds", "--shoe", again, "--data", "elsewhere", "--after", "10", "--json"
+    ).stdout
     assert json.loads(back) == json.loads(by_id)
 
 
@@ -213,9 +230,12 @@ def _dashboard(installed: Installed, port: int) -> Iterator[subprocess.Popen[byt
     log = (installed.work / "dashboard.log").open("wb")
     proc = subprocess.Popen(
         [str(installed.venv / "bin" / "roads-app"), "--port", str(port), "--headless"],
-        cwd=installed.work, env=installed.env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=installed.work,
+        env=installed.env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
         start_new_session=True,
-    )  # fmt: skip
+    )
     try:
         yield proc
     finally:

@@ -76,8 +76,10 @@ def _hand_written_checks(tree: ast.AST) -> list[int]:
 
 
 def test_the_finder_finds_a_hand_written_check() -> None:
-    code = "def f(n):\n    if isinstance(n, bool) or not isinstance(n, int) or n < 1:\n" \
-           "        raise ValueError(n)\n"  # fmt: skip
+    code = (
+        "def f(n):\n    if isinstance(n, bool) or not isinstance(n, int) or n < 1:\n"
+        "        raise ValueError(n)\n"
+    )
     assert _hand_written_checks(ast.parse(code)) == [2]
 
 

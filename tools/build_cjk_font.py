@@ -39,8 +39,14 @@ CSS_NAME = "roads-cjk.css"
 SOURCE_PACKAGE = "pylopdf_fonts_zh_cn"
 SOURCE_FILE = "NotoSansSC-Regular.otf"
 
-CJK_RANGES = ((0x2E80, 0x2FFF), (0x3000, 0x303F), (0x3100, 0x9FFF), (0xF900, 0xFAFF),
-              (0xFE30, 0xFE4F), (0xFF00, 0xFFEF))  # fmt: skip
+CJK_RANGES = (
+    (0x2E80, 0x2FFF),
+    (0x3000, 0x303F),
+    (0x3100, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0xFE30, 0xFE4F),
+    (0xFF00, 0xFFEF),
+)
 """What the font draws: CJK radicals, punctuation, ideographs, compatibility forms and
 the full-width forms (，：（）). Everything else (Latin, digits, ·) stays with the page's
 own fonts: the faces are declared for these ranges only."""
@@ -75,9 +81,12 @@ def shown_files(repo: Path = REPO) -> list[Path]:
     """The files whose words the pages show: the catalogue, the good-road catalogues,
     the tables that ship, the pages' style sheets."""
     rules = repo / "rules"
-    return [repo / "roads_app" / "i18n.toml", *sorted((rules / "good_roads").glob("*.toml")),
-            *sorted(rules.glob("*.toml")),
-            *sorted((repo / "roads_app" / "ui" / "static").glob("*.css"))]  # fmt: skip
+    return [
+        repo / "roads_app" / "i18n.toml",
+        *sorted((rules / "good_roads").glob("*.toml")),
+        *sorted(rules.glob("*.toml")),
+        *sorted((repo / "roads_app" / "ui" / "static").glob("*.css")),
+    ]
 
 
 def _shown_strings(path: Path) -> list[str]:
@@ -104,13 +113,18 @@ def unicode_range() -> str:
 def font_css() -> str:
     """The ``@font-face`` rules: the font under each family the pages' text asks for
     (`STREAMLIT_FAMILIES`, `PLAIN_FAMILIES`), for the CJK ranges only."""
-    head = ("/* Written by tools/build_cjk_font.py: edit that, then run it. The page's own CJK\n"
-            "   glyphs (exactly the CJK characters the pages can show, from Noto Sans SC,\n"
-            "   SIL OFL 1.1, OFL.txt beside it), declared for the CJK ranges only under the\n"
-            "   families the page sets its text in, so Latin text keeps its own font and a\n"
-            "   machine without any CJK font still shows 中文. */\n")  # fmt: skip
-    faces = [(family, f"font-weight: 100 900; font-style: {style}; ")
-             for family in STREAMLIT_FAMILIES for style in ("normal", "italic")]  # fmt: skip
+    head = (
+        "/* Written by tools/build_cjk_font.py: edit that, then run it. The page's own CJK\n"
+        "   glyphs (exactly the CJK characters the pages can show, from Noto Sans SC,\n"
+        "   SIL OFL 1.1, OFL.txt beside it), declared for the CJK ranges only under the\n"
+        "   families the page sets its text in, so Latin text keeps its own font and a\n"
+        "   machine without any CJK font still shows 中文. */\n"
+    )
+    faces = [
+        (family, f"font-weight: 100 900; font-style: {style}; ")
+        for family in STREAMLIT_FAMILIES
+        for style in ("normal", "italic")
+    ]
     faces += [(family, "") for family in PLAIN_FAMILIES]
     return head + "".join(
         f'@font-face {{font-family: "{family}"; src: url("./roads-app-cjk.otf") '
@@ -143,8 +157,9 @@ def build() -> Path:
     sub.subset(font)
     subset.save_font(font, str(out), options)
     (OUT_DIR / CSS_NAME).write_text(font_css(), encoding="utf-8")
-    licence = next(Path(p) for p in (src.parent.parent).glob(
-        f"{SOURCE_PACKAGE}-*.dist-info/licenses/LICENSE"))  # fmt: skip
+    licence = next(
+        Path(p) for p in (src.parent.parent).glob(f"{SOURCE_PACKAGE}-*.dist-info/licenses/LICENSE")
+    )
     shutil.copyfile(licence, OUT_DIR / "OFL.txt")
     return out
 
@@ -152,5 +167,6 @@ def build() -> Path:
 if __name__ == "__main__":
     path = build()
     n = len(shown_text())
-    print(f"{path.relative_to(REPO)}: {path.stat().st_size:,} bytes, {n} characters",
-          file=sys.stderr)
+    print(
+        f"{path.relative_to(REPO)}: {path.stat().st_size:,} bytes, {n} characters", file=sys.stderr
+    )

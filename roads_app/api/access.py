@@ -67,9 +67,10 @@ def require_operator(feed: Feed, authorization: str | None) -> None:
     role = role_of(feed, _bearer(authorization))
     if role is None:
         raise Unauthorized(
-            401, "writing needs an operator token: Authorization: Bearer <token> "
-            "(roads-app token --data DIR prints one)"
-        )  # fmt: skip
+            401,
+            "writing needs an operator token: Authorization: Bearer <token> "
+            "(roads-app token --data DIR prints one)",
+        )
     if role != OPERATOR:
         raise Unauthorized(403, "a viewer token can read but not write: use an operator token")
 
@@ -81,15 +82,18 @@ async def operator(api: Ctx, authorization: Annotated[str | None, Header()] = No
 async def reader(
     api: Ctx,
     authorization: Annotated[str | None, Header()] = None,
-    token: Annotated[str | None, Query(description="for EventSource, which cannot set headers")] = None,  # noqa: E501
+    token: Annotated[
+        str | None, Query(description="for EventSource, which cannot set headers")
+    ] = None,
 ) -> None:
     given = _bearer(authorization) or token
     role = role_of(api.feed, given) if given else None
     if role is None and not api.open_reads:
         raise Unauthorized(
-            401, "this server is open to the network: reading needs a viewer token "
-            "(roads-app token --viewer --data DIR prints one)"
-        )  # fmt: skip
+            401,
+            "this server is open to the network: reading needs a viewer token "
+            "(roads-app token --viewer --data DIR prints one)",
+        )
 
 
 Write = Depends(operator)

@@ -75,14 +75,23 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     )
     app.state.feed = feed
     app.state.hub = hub
-    app.state.api = Api(feed=feed, hub=hub, run=run, watcher=watcher, data_dir=data_dir,
-                        open_reads=is_loopback(host))  # fmt: skip
+    app.state.api = Api(
+        feed=feed,
+        hub=hub,
+        run=run,
+        watcher=watcher,
+        data_dir=data_dir,
+        open_reads=is_loopback(host),
+    )
     add_handlers(app)
     for router in (reads.router, good_roads.router, writes.router, events.router):
         app.include_router(router)
     # Outermost: the gate sees a request before FastAPI reads its body. Its caps go by
     # route template, so it needs the routes flat (an included router is one node in
     # ``app.router.routes``; `iter_route_contexts` lists the routes inside it).
-    app.add_middleware(Gate, writer=partial(require_operator, feed),
-                       routes=lambda: list(iter_route_contexts(app.router.routes)))  # fmt: skip
+    app.add_middleware(
+        Gate,
+        writer=partial(require_operator, feed),
+        routes=lambda: list(iter_route_contexts(app.router.routes)),
+    )
     return app

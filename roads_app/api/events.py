@@ -26,8 +26,7 @@ class EventStream(StreamingResponse):
 
     def __init__(self, content: AsyncIterator[bytes]) -> None:
         # no caching, and no buffering by a proxy in between (nginx reads this header)
-        super().__init__(content, headers={"Cache-Control": "no-cache",
-                                           "X-Accel-Buffering": "no"})  # fmt: skip
+        super().__init__(content, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 async def existing(api: Ctx, shoe_id: ShoeId) -> None:
@@ -40,11 +39,19 @@ async def existing(api: Ctx, shoe_id: ShoeId) -> None:
 router = APIRouter()
 
 
-@router.get("/shoes/{shoe_id}/events", response_class=EventStream, status_code=200,
-            dependencies=[Read, Depends(existing)],
-            responses={200: {"content": {EventStream.media_type: {}},
-                             "description": "the shoe's events, as they happen"},
-                       404: {"model": Problem}})  # fmt: skip
+@router.get(
+    "/shoes/{shoe_id}/events",
+    response_class=EventStream,
+    status_code=200,
+    dependencies=[Read, Depends(existing)],
+    responses={
+        200: {
+            "content": {EventStream.media_type: {}},
+            "description": "the shoe's events, as they happen",
+        },
+        404: {"model": Problem},
+    },
+)
 async def events(api: Ctx, shoe_id: ShoeId) -> EventStream:
     """Server-Sent Events of one shoe: ``snapshot``, then ``append`` / ``reset`` / ``gone``.
 
@@ -52,4 +59,3 @@ async def events(api: Ctx, shoe_id: ShoeId) -> EventStream:
     its id is the version.
     """
     return EventStream(api.hub.follow(shoe_id))
-

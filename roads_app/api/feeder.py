@@ -92,8 +92,15 @@ def post_to(
             last = f"HTTP {r.status_code}: {_reason(r)}"
         delay = RETRY_DELAYS_S[min(attempts, len(RETRY_DELAYS_S)) - 1]
         if time.monotonic() + delay > give_up:
-            raise FeedError(Message("msg_feed_not_delivered", path=path, attempts=attempts,
-                                    seconds=f"{patience:g}", last=last))  # fmt: skip
+            raise FeedError(
+                Message(
+                    "msg_feed_not_delivered",
+                    path=path,
+                    attempts=attempts,
+                    seconds=f"{patience:g}",
+                    last=last,
+                )
+            )
         sleep(delay)
 
 
@@ -107,10 +114,17 @@ def api_url(text: str) -> httpx.URL:
         url: httpx.URL | None = httpx.URL(text.strip().rstrip("/"))
     except (httpx.InvalidURL, ValueError, TypeError):
         url = None
-    if (url is None or url.scheme not in ("http", "https") or not url.host
-            or not 1 <= (url.port or 80) <= 65535):  # fmt: skip
-        raise FeedError(Message("msg_feed_bad_url", option="--api", url=quote(text),
-                                example="http://127.0.0.1:8502"))  # fmt: skip
+    if (
+        url is None
+        or url.scheme not in ("http", "https")
+        or not url.host
+        or not 1 <= (url.port or 80) <= 65535
+    ):
+        raise FeedError(
+            Message(
+                "msg_feed_bad_url", option="--api", url=quote(text), example="http://127.0.0.1:8502"
+            )
+        )
     return url
 
 
@@ -137,14 +151,28 @@ def feed(
             if limit is not None and i > limit:
                 break
             r, attempts = post_hand(
-                client, shoe_id, {"player_cards": pc, "banker_cards": bc},
-                idempotency_key(shoe_id, seed, i), patience=patience,
-            )  # fmt: skip
+                client,
+                shoe_id,
+                {"player_cards": pc, "banker_cards": bc},
+                idempotency_key(shoe_id, seed, i),
+                patience=patience,
+            )
             if r.status_code >= 400:
-                raise FeedError(Message("msg_feed_hand_refused", hand=i,
-                                        status=f"HTTP {r.status_code}", reason=_reason(r)))
-            fed = Fed(i, r.status_code, r.headers.get("Idempotent-Replayed") == "true",
-                      attempts, r.json().get("version"))  # fmt: skip
+                raise FeedError(
+                    Message(
+                        "msg_feed_hand_refused",
+                        hand=i,
+                        status=f"HTTP {r.status_code}",
+                        reason=_reason(r),
+                    )
+                )
+            fed = Fed(
+                i,
+                r.status_code,
+                r.headers.get("Idempotent-Replayed") == "true",
+                attempts,
+                r.json().get("version"),
+            )
             out.append(fed)
             if on_hand is not None:
                 on_hand(fed)
@@ -152,11 +180,13 @@ def feed(
             if wait > 0:
                 time.sleep(wait)
         else:  # the cut card's last hand was played: the shoe ends itself
-            r, _ = post_to(client, f"/shoes/{shoe_id}/end", end_key(shoe_id, seed),
-                           patience=patience)  # fmt: skip
+            r, _ = post_to(
+                client, f"/shoes/{shoe_id}/end", end_key(shoe_id, seed), patience=patience
+            )
             if r.status_code >= 400:
-                raise FeedError(Message("msg_feed_not_ended", status=f"HTTP {r.status_code}",
-                                        reason=_reason(r)))  # fmt: skip
+                raise FeedError(
+                    Message("msg_feed_not_ended", status=f"HTTP {r.status_code}", reason=_reason(r))
+                )
     return out
 
 
@@ -169,11 +199,18 @@ def _decks(client: httpx.Client, shoe_id: str) -> int:
     try:
         r = client.get(f"/shoes/{shoe_id}")
     except httpx.TransportError as e:
-        raise FeedError(Message("msg_feed_unreachable", url=quote(str(client.base_url)),
-                                error=str(e))) from None  # fmt: skip
+        raise FeedError(
+            Message("msg_feed_unreachable", url=quote(str(client.base_url)), error=str(e))
+        ) from None
     if r.status_code != 200:
-        raise FeedError(Message("msg_feed_shoe_status", shoe=shoe_id,
-                                status=f"HTTP {r.status_code}", reason=_reason(r)))  # fmt: skip
+        raise FeedError(
+            Message(
+                "msg_feed_shoe_status",
+                shoe=shoe_id,
+                status=f"HTTP {r.status_code}",
+                reason=_reason(r),
+            )
+        )
     return int(r.json()["decks"])
 
 

@@ -168,8 +168,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 async def _refuse(send: Send, e: Refusal, *, close: bool) -> None:
     body = json.dumps({"detail": str(e)}).encode()
-    headers = [(b"content-type", b"application/json"),
-               (b"content-length", str(len(body)).encode())]  # fmt: skip
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode(), v.encode()) for k, v in e.headers.items()]
     if close:
         headers.append((b"connection", b"close"))

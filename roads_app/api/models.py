@@ -60,8 +60,11 @@ class RoundIn(_Body):
         if by_cards:
             if self.player_cards is None or self.banker_cards is None:
                 raise ValueError("a round by cards needs both player_cards and banker_cards")
-            extra = [k for k in ("winner", "player_points", "banker_points", *FLAGS)
-                     if getattr(self, k) is not None]  # fmt: skip
+            extra = [
+                k
+                for k in ("winner", "player_points", "banker_points", *FLAGS)
+                if getattr(self, k) is not None
+            ]
             if extra:
                 raise ValueError(
                     f"a round by cards takes nothing else: {', '.join(extra)} follow from the cards"

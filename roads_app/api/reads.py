@@ -30,8 +30,12 @@ async def shoes(api: Ctx) -> Any:
     return await api.run(api.feed.shoes)
 
 
-@router.get("/shoes/{shoe_id}", response_model=ShoeOut, dependencies=[Read],
-            responses={404: {"model": Problem}})  # fmt: skip
+@router.get(
+    "/shoes/{shoe_id}",
+    response_model=ShoeOut,
+    dependencies=[Read],
+    responses={404: {"model": Problem}},
+)
 async def shoe(api: Ctx, shoe_id: ShoeId) -> Any:
     """A shoe: its rounds, statistics and all five roads as grid cells."""
     return await api.run(api.feed.shoe, shoe_id)

@@ -20,12 +20,14 @@ from roads_app.errors import RoadsAppError, quote, report_bug, validation_messag
 log = logging.getLogger(__name__)
 
 
-def problem(request: Request, status: int, detail: str,
-            headers: dict[str, str] | None = None) -> JSONResponse:  # fmt: skip
+def problem(
+    request: Request, status: int, detail: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
     """Every refusal the app makes: one short line, no server path in it."""
     data_dir: Path = request.app.state.api.data_dir
-    return JSONResponse({"detail": one_line(scrub(detail, data_dir))}, status_code=status,
-                        headers=headers)  # fmt: skip
+    return JSONResponse(
+        {"detail": one_line(scrub(detail, data_dir))}, status_code=status, headers=headers
+    )
 
 
 async def _refusal(r: Request, e: Refusal) -> JSONResponse:
@@ -55,8 +57,9 @@ async def _http(r: Request, e: StarletteHTTPException) -> JSONResponse:
 async def _bug(r: Request, e: Exception) -> JSONResponse:
     where = report_bug(e)  # the traceback goes to the server's log folder, not the client
     log.error("%s", where)
-    return problem(r, 500, f"bug in roads-app ({type(e).__name__}); its traceback is in "
-                           "the server's log")  # fmt: skip
+    return problem(
+        r, 500, f"bug in roads-app ({type(e).__name__}); its traceback is in the server's log"
+    )
 
 
 def add_handlers(app: FastAPI) -> None:

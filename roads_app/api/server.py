@@ -25,8 +25,14 @@ def serve(
 
     app = create_app(data_dir, host=host, samples=samples)
     # Event streams never end by themselves: give them a second to close on shutdown.
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=1)  # fmt: skip
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=1,
+    )
 
 
 def api_command(data_dir: Path, port: int, host: str = "127.0.0.1") -> list[str]:
@@ -35,8 +41,18 @@ def api_command(data_dir: Path, port: int, host: str = "127.0.0.1") -> list[str]
     ``--samples``: like the dashboard, a brand-new database gets the sample shoes,
     whichever of the two opens it first.
     """
-    return [sys.executable, "-m", "roads_app.api.server", "--samples",
-            "--data", str(data_dir), "--port", str(port), "--host", host]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "roads_app.api.server",
+        "--samples",
+        "--data",
+        str(data_dir),
+        "--port",
+        str(port),
+        "--host",
+        host,
+    ]
 
 
 if __name__ == "__main__":

@@ -101,8 +101,7 @@ class Feed:
             except RoadsAppError as e:  # a broken rules file is not offered, and said once
                 log.warning("table not offered: %s", e)
                 continue
-            out.append({"name": name, "title": t.title, "decks": t.shoe.decks,
-                        "source": t.source})  # fmt: skip
+            out.append({"name": name, "title": t.title, "decks": t.shoe.decks, "source": t.source})
         return out
 
     def shoes(self) -> list[dict[str, Any]]:
@@ -156,9 +155,11 @@ class Feed:
     def create(self, body: ShoeCreate, key: str | None) -> Reply:
         table = load_table(_table_name(body.table))
         meta = game_rounds.ShoeMeta(
-            name=body.name.strip(), source="hand", rules=body.table,
+            name=body.name.strip(),
+            source="hand",
+            rules=body.table,
             decks=body.decks if body.decks is not None else table.shoe.decks,
-        )  # fmt: skip
+        )
 
         def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
             version = self.store.shoes.create_in(c, meta)
@@ -175,8 +176,11 @@ class Feed:
             new = _entered(saved.rounds, body, saved.meta.decks)
             version = self.store.rounds.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
             self._keep(db.Saved(new, saved.meta, version))
-            return 201, {"shoe": shoe_id, "version": version,
-                         "round": new.row(new.height - 1, named=True)}  # fmt: skip
+            return 201, {
+                "shoe": shoe_id,
+                "version": version,
+                "round": new.row(new.height - 1, named=True),
+            }
 
         fp = fingerprint("append", shoe_id, body.model_dump(exclude_none=True))
         return self._once(key, fp, shoe_id, do)
@@ -273,8 +277,14 @@ def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
             rounds, body.player_cards or [], body.banker_cards or [], decks=decks
         )
     if body.mode == "points":
-        return game_rounds.add_points(rounds, body.player_points, body.banker_points,  # type: ignore[arg-type]
-                            winner=body.winner, decks=decks, **body.flags())  # fmt: skip
+        return game_rounds.add_points(
+            rounds,
+            body.player_points,
+            body.banker_points,  # type: ignore[arg-type]
+            winner=body.winner,
+            decks=decks,
+            **body.flags(),
+        )
     return game_rounds.add_winner(rounds, body.winner, decks=decks, **body.flags())  # type: ignore[arg-type]
 
 
@@ -299,12 +309,28 @@ def _table_name(name: str) -> str:
 def _summary_of(
     meta: game_rounds.ShoeMeta, rounds: int, version: int, ended: str | None = None
 ) -> dict[str, Any]:
-    return {"id": meta.id, "name": meta.name, "table": meta.rules, "decks": meta.decks,
-            "source": meta.source, "created": meta.created, "round_count": rounds,
-            "version": version, "ended": ended}  # fmt: skip
+    return {
+        "id": meta.id,
+        "name": meta.name,
+        "table": meta.rules,
+        "decks": meta.decks,
+        "source": meta.source,
+        "created": meta.created,
+        "round_count": rounds,
+        "version": version,
+        "ended": ended,
+    }
 
 
 def _summary(r: dict[str, Any]) -> dict[str, Any]:
-    return {"id": r["id"], "name": r["name"], "table": r["rules"], "decks": r["decks"],
-            "source": r["source"], "created": r["created"], "round_count": r["rounds"],
-            "version": r["version"], "ended": r["ended"]}  # fmt: skip
+    return {
+        "id": r["id"],
+        "name": r["name"],
+        "table": r["rules"],
+        "decks": r["decks"],
+        "source": r["source"],
+        "created": r["created"],
+        "round_count": r["rounds"],
+        "version": r["version"],
+        "ended": r["ended"],
+    }

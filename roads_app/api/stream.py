@@ -283,5 +283,8 @@ class Hub:
 
 
 def _with_tags(change: Change, tags: list[str]) -> Change:
-    return change if change.kind == "gone" else Change(change.kind, change.version,
-                                                       change.rounds, tags)  # fmt: skip
+    return (
+        change
+        if change.kind == "gone"
+        else Change(change.kind, change.version, change.rounds, tags)
+    )

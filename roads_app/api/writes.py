@@ -22,9 +22,12 @@ REFUSALS: dict[int | str, dict[str, Any]] = {404: {"model": Problem}, 422: {"mod
 
 Key = Annotated[
     str | None,
-    Header(alias=KEY_HEADER, max_length=200,
-           description="a retried request with the same key is answered, not done again"),
-]  # fmt: skip
+    Header(
+        alias=KEY_HEADER,
+        max_length=200,
+        description="a retried request with the same key is answered, not done again",
+    ),
+]
 RoundNo = Annotated[int, PathParam(ge=1, le=max_rounds(8), description="1 is the first round")]
 
 router = APIRouter()
@@ -38,15 +41,25 @@ def answer(api: Api, reply: Reply, shoe_id: str | None = None) -> JSONResponse:
     return JSONResponse(reply.body, status_code=reply.status, headers=headers)
 
 
-@router.post("/shoes", status_code=201, response_model=ShoeSummary, dependencies=[Write],
-             responses={422: {"model": Problem}})  # fmt: skip
+@router.post(
+    "/shoes",
+    status_code=201,
+    response_model=ShoeSummary,
+    dependencies=[Write],
+    responses={422: {"model": Problem}},
+)
 async def create_shoe(api: Ctx, body: ShoeCreate, key: Key = None) -> Any:
     """Start a new shoe at a table."""
     return answer(api, await api.run(api.feed.create, body, key))
 
 
-@router.post("/shoes/{shoe_id}/rounds", status_code=201, response_model=AppendOut,
-             dependencies=[Write], responses=REFUSALS)
+@router.post(
+    "/shoes/{shoe_id}/rounds",
+    status_code=201,
+    response_model=AppendOut,
+    dependencies=[Write],
+    responses=REFUSALS,
+)
 async def append(api: Ctx, shoe_id: ShoeId, body: RoundIn, key: Key = None) -> Any:
     """Append a round by winner (+ flags), by points or by cards.
 
@@ -57,22 +70,31 @@ async def append(api: Ctx, shoe_id: ShoeId, body: RoundIn, key: Key = None) -> A
     return answer(api, await api.run(api.feed.append, shoe_id, body, key), shoe_id)
 
 
-@router.post("/shoes/{shoe_id}/undo", response_model=ChangeOut, dependencies=[Write],
-             responses=REFUSALS)
+@router.post(
+    "/shoes/{shoe_id}/undo", response_model=ChangeOut, dependencies=[Write], responses=REFUSALS
+)
 async def undo(api: Ctx, shoe_id: ShoeId, key: Key = None) -> Any:
     """Take back the last round."""
     return answer(api, await api.run(api.feed.undo, shoe_id, key), shoe_id)
 
 
-@router.post("/shoes/{shoe_id}/rounds/{round_no}/void", response_model=ChangeOut,
-             dependencies=[Write], responses=REFUSALS)
+@router.post(
+    "/shoes/{shoe_id}/rounds/{round_no}/void",
+    response_model=ChangeOut,
+    dependencies=[Write],
+    responses=REFUSALS,
+)
 async def void(api: Ctx, shoe_id: ShoeId, round_no: RoundNo, key: Key = None) -> Any:
     """Void a round (a misdeal): it leaves the roads; the history keeps it."""
     return answer(api, await api.run(api.feed.void, shoe_id, round_no, key), shoe_id)
 
 
-@router.post("/shoes/{shoe_id}/end", response_model=ChangeOut, dependencies=[Write],
-             responses={**REFUSALS, 409: {"model": Problem}})  # fmt: skip
+@router.post(
+    "/shoes/{shoe_id}/end",
+    response_model=ChangeOut,
+    dependencies=[Write],
+    responses={**REFUSALS, 409: {"model": Problem}},
+)
 async def end(api: Ctx, shoe_id: str, key: Key = None) -> Any:
     """End the shoe (the cut card's last hand was played, or the table closed it):
     it leaves the wall of live tables, and every later append is refused (409).

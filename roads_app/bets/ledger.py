@@ -261,9 +261,7 @@ def staked_on(bets: pl.DataFrame, round_no: int) -> float:
     return float(pending(bets, round_no)["stake"].sum() or 0.0)
 
 
-def beyond_bankroll(
-    bets: pl.DataFrame, stake: float, round_no: int, bankroll: float
-) -> str | None:
+def beyond_bankroll(bets: pl.DataFrame, stake: float, round_no: int, bankroll: float) -> str | None:
     """Why a stake cannot go on the table with ``bankroll`` in hand (None when it can).
 
     What is already on round ``round_no`` counts against the bankroll: a player cannot
@@ -281,8 +279,9 @@ def beyond_bankroll(
         return None
     asked, rest = f"{stake:,.0f}", f"{max(left, 0):,.0f}"
     if on_table:
-        return Message("not_enough_bankroll_on", asked=asked, left=rest,
-                       amount=f"{on_table:,.0f}", n=round_no)  # fmt: skip
+        return Message(
+            "not_enough_bankroll_on", asked=asked, left=rest, amount=f"{on_table:,.0f}", n=round_no
+        )
     return Message("not_enough_bankroll", asked=asked, left=rest)
 
 

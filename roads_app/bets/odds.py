@@ -423,8 +423,11 @@ def outcome_probabilities(counts: Any) -> dict[str, float]:
     ``player_win``, ``banker_win`` and ``tie`` (sums over the play cells)."""
     p = outcomes(counts)
     out = dict(zip(EVENTS, p.tolist(), strict=True))
-    for name, w in (("player_win", Winner.PLAYER), ("banker_win", Winner.BANKER),
-                    ("tie", Winner.TIE)):
+    for name, w in (
+        ("player_win", Winner.PLAYER),
+        ("banker_win", Winner.BANKER),
+        ("tie", Winner.TIE),
+    ):
         out[name] = float(sum(p[i] for i, c in enumerate(PLAY_CELLS) if c.winner == w))
     return out
 

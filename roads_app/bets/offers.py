@@ -58,8 +58,12 @@ def needed_entry(bet: BetLike) -> str:
     (Banker needs the totals only where a win on 6 pays less)."""
     spec = bet.spec  # type: ignore[attr-defined]
     need = str(spec.entry)
-    if (need == "points" and set(spec.needs) <= {"winner", "points"}
-            and len(spec.payouts) > 1 and len(set(bet.payouts.values())) == 1):  # fmt: skip
+    if (
+        need == "points"
+        and set(spec.needs) <= {"winner", "points"}
+        and len(spec.payouts) > 1
+        and len(set(bet.payouts.values())) == 1
+    ):
         return "winner"
     return need
 
@@ -74,8 +78,9 @@ def entry_reason(bet: BetLike, mode: str) -> Message | None:
     need = needed_entry(bet)
     if ENTRY_ORDER.index(need) <= ENTRY_ORDER.index(mode):
         return None
-    return Message("bet_needs", bet=bet_name(bet), what=Message(NEED_WORDS[need]),
-                   how=Message(ENTRY_HOW[need]))  # fmt: skip
+    return Message(
+        "bet_needs", bet=bet_name(bet), what=Message(NEED_WORDS[need]), how=Message(ENTRY_HOW[need])
+    )
 
 
 def refusal(
@@ -143,8 +148,12 @@ class Layout:
     @property
     def side(self) -> tuple[str, ...]:
         """Every bet that is not a main one."""
-        return (*self.player, *self.banker, *self.middle,
-                *(b for f in self.families.values() for b in f))  # fmt: skip
+        return (
+            *self.player,
+            *self.banker,
+            *self.middle,
+            *(b for f in self.families.values() for b in f),
+        )
 
 
 def side_of(bet_id: str) -> str:

@@ -266,8 +266,10 @@ def read_reason(reason: str | None, table: Table) -> Message | None:
     ...             load_table("classic")).text("zh")
     '第 3 局缺少对子标记或牌，无法结算闲对'
     """
-    names = {label: Message.named(label, f"bet_{k}")
-             for k, label in (*BET_LABELS.items(), *SHORTCUT_LABELS.items())}  # fmt: skip
+    names = {
+        label: Message.named(label, f"bet_{k}")
+        for k, label in (*BET_LABELS.items(), *SHORTCUT_LABELS.items())
+    }
     names |= {b.label: Message.named(b.label, f"bet_{k}") for k, b in table.bets.items()}
     return parse(reason, inner={"bet": names.get})
 
@@ -365,8 +367,7 @@ def _decisions(
         results = cell_results(kind)
         names = [r if r in _NOT_WON else Outcome.WIN.value for r in results]
         units = [
-            bet.payouts[r] if r not in _NOT_WON else (-1.0 if r == LOSE else 0.0)
-            for r in results
+            bet.payouts[r] if r not in _NOT_WON else (-1.0 if r == LOSE else 0.0) for r in results
         ]
         # one id per distinct (outcome, net): a bet is decided when all allowed cells agree
         pairs = sorted(set(zip(names, units, strict=True)))
@@ -392,7 +393,6 @@ def _decisions(
 _DECIDED = pl.Schema(
     {"bet": pl.String, "__key": pl.Int64, "__result": pl.String, "__unit": pl.Float64}
 )
-
 
 
 def _num_text(x: pl.Expr) -> pl.Expr:
@@ -496,9 +496,8 @@ def settle(
     )
     unknown_reason = _said("msg_unknown_bet", bet=pl.format("'{}'", bet), known=known_bets())
     where = (
-        _said("msg_shoe_round", shoe=pl.col("shoe"), n=rnd) if multi
-        else _said("msg_round", n=rnd)
-    )  # fmt: skip
+        _said("msg_shoe_round", shoe=pl.col("shoe"), n=rnd) if multi else _said("msg_round", n=rnd)
+    )
     needs = pl.col("__needs")
 
     reason = (

@@ -102,6 +102,7 @@ def closed_after(round_no: Any, closes_after: Any) -> Any:
     closing round gives null: the caller says it means open)."""
     return round_no > closes_after
 
+
 SHORTCUT_LABELS: Mapping[str, str] = MappingProxyType({"two_way": "2-Way", "three_way": "3-Way"})
 
 
@@ -270,8 +271,9 @@ class Table:
             return Message("msg_outside_limits", stake=f"{stake:g}", limits=limits)
         bet = self.bets[bet_id]
         if bet.closed_on(round_no):
-            return Message("msg_closes_after", bet=bet_name(bet), closes=bet.closes_after,
-                           n=round_no)  # fmt: skip
+            return Message(
+                "msg_closes_after", bet=bet_name(bet), closes=bet.closes_after, n=round_no
+            )
         return None
 
 
@@ -294,8 +296,9 @@ def not_offered_reason(table: Table, bet_id: str) -> Message:
     """Why a bet id the table lacks is refused: unknown everywhere, or just not here."""
     if bet_id in BET_LABELS or bet_id in SHORTCUT_LABELS:
         label = BET_LABELS.get(bet_id) or SHORTCUT_LABELS[bet_id]
-        return Message("msg_table_lacks_bet", table=table.title,
-                       bet=Message.named(label, f"bet_{bet_id}"))  # fmt: skip
+        return Message(
+            "msg_table_lacks_bet", table=table.title, bet=Message.named(label, f"bet_{bet_id}")
+        )
     return Message("msg_unknown_bet", bet=repr(bet_id), known=known_bets())
 
 
@@ -321,8 +324,10 @@ def load_tables() -> tuple[list[tuple[str, Table]], list[str]]:
     loaded: list[tuple[str, Table]] = []
     notes: list[str] = []
     user = _user_files()
-    files = {**{n: RULES_DIR / f"{n}.toml" for n in builtin},
-             **{n: p for n, p in user.items() if n not in builtin}}  # fmt: skip
+    files = {
+        **{n: RULES_DIR / f"{n}.toml" for n in builtin},
+        **{n: p for n, p in user.items() if n not in builtin},
+    }
     for name in sorted(files):
         try:
             loaded.append((name, load_table(files[name])))
@@ -404,9 +409,13 @@ def _resolve(name_or_path: str | Path) -> Path:
         path = Path(s)
     if path.stem in _builtin_names() and not _is_builtin(path):
         raise RulesError(
-            Message("msg_builtin_table_name", where=shown_path(path), name=quote(path.stem),
-                    field="name")
-        )  # fmt: skip
+            Message(
+                "msg_builtin_table_name",
+                where=shown_path(path),
+                name=quote(path.stem),
+                field="name",
+            )
+        )
     return path
 
 
@@ -566,9 +575,15 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
     lo, hi = model.limits.min_bet, model.limits.max_bet
     if hi < lo:
         raise RulesError(
-            Message("msg_max_below_min", where=where, max_key="limits.max_bet", hi=f"{hi:g}",
-                    min_key="limits.min_bet", lo=f"{lo:g}")
-        )  # fmt: skip
+            Message(
+                "msg_max_below_min",
+                where=where,
+                max_key="limits.max_bet",
+                hi=f"{hi:g}",
+                min_key="limits.min_bet",
+                lo=f"{lo:g}",
+            )
+        )
     if not model.bets:
         raise RulesError(Message("msg_table_no_bets", where=where, bets="'bets'"))
     bets = {bid: _bet(bid, spec, where) for bid, spec in model.bets.items()}
@@ -583,9 +598,14 @@ def _table(model: _TableFile, stem: str, where: str) -> Table:
             if u not in bets:
                 offered = ", ".join(bets)
                 raise RulesError(
-                    Message("msg_shortcut_not_offered", where=where, name=sname, bet=quote(u),
-                            offered=offered)
-                )  # fmt: skip
+                    Message(
+                        "msg_shortcut_not_offered",
+                        where=where,
+                        name=sname,
+                        bet=quote(u),
+                        offered=offered,
+                    )
+                )
         if len(set(unders)) != len(unders):
             raise RulesError(Message("msg_shortcut_twice", where=where, name=sname))
         shortcuts[sname] = tuple(unders)
@@ -614,22 +634,37 @@ def _bet(bid: str, spec: _BetFile, where: str) -> Bet:
         unknown = [k for k in given if k not in kind.payouts]
         if unknown:
             raise RulesError(
-                Message("msg_no_payout_key", where=where, bet=bid, payout_key=quote(unknown[0]),
-                        keys=", ".join(kind.payouts))
-            )  # fmt: skip
+                Message(
+                    "msg_no_payout_key",
+                    where=where,
+                    bet=bid,
+                    payout_key=quote(unknown[0]),
+                    keys=", ".join(kind.payouts),
+                )
+            )
         lacking = [k for k in kind.required if k not in given]
         if lacking:
             raise RulesError(
-                Message("msg_payout_lacks", where=where, bet=bid,
-                        lacking=", ".join(map(repr, lacking)), keys=", ".join(kind.payouts))
-            )  # fmt: skip
+                Message(
+                    "msg_payout_lacks",
+                    where=where,
+                    bet=bid,
+                    lacking=", ".join(map(repr, lacking)),
+                    keys=", ".join(kind.payouts),
+                )
+            )
     else:
         if len(kind.required) > 1:
             keys = ", ".join(kind.payouts)
             raise RulesError(
-                Message("msg_pays_by_outcome", where=where, bet=bid, payout="payout = { ... }",
-                        keys=keys)
-            )  # fmt: skip
+                Message(
+                    "msg_pays_by_outcome",
+                    where=where,
+                    bet=bid,
+                    payout="payout = { ... }",
+                    keys=keys,
+                )
+            )
         given = {kind.payouts[0]: spec.payout}
     return Bet(
         id=bid,

@@ -53,8 +53,9 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     # environment it is started with, not only in this one's (copied before).
     os.environ[api.HOST_ENV] = env[api.HOST_ENV] = args.host
     with api.api_beside(Path(env[DATA_ENV]), args.api_port, args.host):
-        return run_dashboard(args.port, Path(env[DATA_ENV]), args.headless, args.host,
-                             args.cluster, env=env)  # fmt: skip
+        return run_dashboard(
+            args.port, Path(env[DATA_ENV]), args.headless, args.host, args.cluster, env=env
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,9 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="address the dashboard listens on (127.0.0.1: this machine only; "
         "0.0.0.0 lets anyone on the network use it)",
     )
-    p.add_argument("--api-port", type=int_range(0, 65535), default=None,
-                   help=f"port of the live-feed API started beside the dashboard "
-                   f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)")  # fmt: skip
+    p.add_argument(
+        "--api-port",
+        type=int_range(0, 65535),
+        default=None,
+        help=f"port of the live-feed API started beside the dashboard "
+        f"({api.DEFAULT_API_PORT}, skipped if taken; 0: none)",
+    )
     p.add_argument("--data", default=None, help=DATA_HELP)
     p.add_argument("--db", default=None, metavar="URL", help=db_help())
     p.add_argument("--tables", default=None, help=TABLES_HELP)
@@ -115,8 +120,12 @@ def db_help() -> str:
         where = f"now {shown(now)} from ${DB_ENV}"
     else:
         where = "default: the SQLite file roads.db in the data folder"
-    return (f"the library on a PostgreSQL server: postgresql://user:password@host:port/dbname "
-            f"(${DB_ENV} when not given; {where})")  # fmt: skip
+    return (
+        f"the library on a PostgreSQL server: postgresql://user:password@host:port/dbname "
+        f"(${DB_ENV} when not given; {where})"
+    )
+
+
 TABLES_HELP = "folder of your own <name>.toml tables (the platform's config folder)"
 
 

@@ -37,8 +37,11 @@ def api_beside(data_dir: Path, port: int | None, host: str = "127.0.0.1") -> Ite
     except RoadsAppError:
         if port is not None:
             raise
-        print(f"note: the API is not started: port {DEFAULT_API_PORT} is taken "
-              "(--api-port N picks another)", file=sys.stderr)  # fmt: skip
+        print(
+            f"note: the API is not started: port {DEFAULT_API_PORT} is taken "
+            "(--api-port N picks another)",
+            file=sys.stderr,
+        )
         yield
         return
     port = port or DEFAULT_API_PORT
@@ -62,8 +65,10 @@ def _cmd_api(args: argparse.Namespace) -> int:
 
     check_port(args.port, args.host)  # resolves the host too: one line, before uvicorn
     data = prepare_data_dir(Path(args.data))
-    print(f"roads-app API on http://{args.host}:{args.port} (docs at /docs), data {data}",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"roads-app API on http://{args.host}:{args.port} (docs at /docs), data {data}",
+        file=sys.stderr,
+    )
     serve(data, args.port, args.host)
     return 0
 
@@ -108,29 +113,44 @@ def _every(text: str) -> float:
 
 def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("api", help="serve the live-feed HTTP API (docs at /docs)")
-    s.add_argument("--port", type=port_number, default=DEFAULT_API_PORT,
-                   help=f"({DEFAULT_API_PORT})")  # fmt: skip
-    s.add_argument("--host", type=host_name, default="127.0.0.1",
-                   help="listen address (127.0.0.1); other addresses need tokens to read")
+    s.add_argument(
+        "--port", type=port_number, default=DEFAULT_API_PORT, help=f"({DEFAULT_API_PORT})"
+    )
+    s.add_argument(
+        "--host",
+        type=host_name,
+        default="127.0.0.1",
+        help="listen address (127.0.0.1); other addresses need tokens to read",
+    )
     s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
     s.set_defaults(func=_cmd_api)
 
     s = sub.add_parser("token", help="print the API token (created on first use)")
     s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
     s.add_argument("--viewer", action="store_true", help="a read-only token instead")
-    s.add_argument("--new", action="store_true",
-                   help="issue another token when one exists (old ones stay valid)")
+    s.add_argument(
+        "--new",
+        action="store_true",
+        help="issue another token when one exists (old ones stay valid)",
+    )
     s.add_argument("--revoke-all", action="store_true", help="invalidate every token of the role")
     s.set_defaults(func=_cmd_token)
 
     s = sub.add_parser("feed", help="deal a simulated shoe into the API hand by hand")
     s.add_argument("--shoe", required=True, help="id of the shoe to feed")
-    s.add_argument("--simulate", action="store_true", required=True,
-                   help="deal the hands from a simulated shoe (the only source today)")  # fmt: skip
+    s.add_argument(
+        "--simulate",
+        action="store_true",
+        required=True,
+        help="deal the hands from a simulated shoe (the only source today)",
+    )
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--every", type=_every, default=0.5, help="seconds between hands (0.5)")
     s.add_argument("--hands", type=int, default=None, help="stop after this many hands")
-    s.add_argument("--api", default=f"http://127.0.0.1:{DEFAULT_API_PORT}",
-                   help=f"the API's address (http://127.0.0.1:{DEFAULT_API_PORT})")  # fmt: skip
+    s.add_argument(
+        "--api",
+        default=f"http://127.0.0.1:{DEFAULT_API_PORT}",
+        help=f"the API's address (http://127.0.0.1:{DEFAULT_API_PORT})",
+    )
     s.add_argument("--token", default=None, help=f"operator token (or ${TOKEN_ENV})")
     s.set_defaults(func=_cmd_feed)

@@ -199,10 +199,17 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
         help="paroli: wins before the reset, 1 to {max_wins} (3)",
     )
     s.add_argument("--progression", default="flat", help="pattern strategies' staking: {stakings}")
-    s.add_argument("--pattern", default="any",
-                   help="follow-good-road: a good road's key, or any (the headline)")  # fmt: skip
-    s.add_argument("--catalogue", default=None, metavar="FILE",
-                   help="follow-good-road: a good-road catalogue (the one in force)")  # fmt: skip
+    s.add_argument(
+        "--pattern",
+        default="any",
+        help="follow-good-road: a good road's key, or any (the headline)",
+    )
+    s.add_argument(
+        "--catalogue",
+        default=None,
+        metavar="FILE",
+        help="follow-good-road: a good-road catalogue (the one in force)",
+    )
     s.add_argument("--engine", default="fast", choices=("fast", "plain"), help="fast (Numba)")
     s.add_argument(
         "--threads", type=int_range(1, 1024), default=None, help="threads for the fast engine (all)"

@@ -83,14 +83,22 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     many = None if args.shoe is not None else streaming.open_shoe_file(path)
     quiet = (
-        args.no_progress or many is None or not sys.stderr.isatty()  # a bar is for a person
+        args.no_progress
+        or many is None
+        or not sys.stderr.isatty()  # a bar is for a person
         or many.total < streaming.PROGRESS_FROM.get(many.progress_unit, 0)
-    )  # fmt: skip
+    )
     total = None if many is None else many.total
     unit = "round" if many is None else many.progress_unit
     with tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr, disable=quiet) as bar:
-        added = library.import_shoes(path, Path(args.data), name=args.name, shoe=args.shoe,
-                                     committed=committed, progress=bar.update)  # fmt: skip
+        added = library.import_shoes(
+            path,
+            Path(args.data),
+            name=args.name,
+            shoe=args.shoe,
+            committed=committed,
+            progress=bar.update,
+        )
     if many is not None:
         print(f"imported {len(added):,} shoes from {path.name}", file=sys.stderr)
     return 0
@@ -114,14 +122,20 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def register_import(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("import", help="add the shoes of a CSV / JSON / Parquet file; prints ids")
-    s.add_argument("file", help="the shoe file (.csv, .json or .parquet: one shoe of at most "
-                                "2 MB, or any number of shoes with a shoe column)")
+    s.add_argument(
+        "file",
+        help="the shoe file (.csv, .json or .parquet: one shoe of at most "
+        "2 MB, or any number of shoes with a shoe column)",
+    )
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--name", default=None, help="name shown in the library (file name)")
     s.add_argument(
-        "--shoe", type=int, default=None, metavar="K",
+        "--shoe",
+        type=int,
+        default=None,
+        metavar="K",
         help="of a file of many shoes (simulate's), only shoe K (all of them)",
-    )  # fmt: skip
+    )
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.set_defaults(func=_cmd_import)
 

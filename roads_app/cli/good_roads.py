@@ -121,25 +121,44 @@ def register(sub: argparse._SubParsersAction) -> None:
         "good-roads",
         help="good roads (好路) after each round of a shoe; --study: what each is worth",
     )
-    s.add_argument("shoe", nargs="?", default=None, metavar="FILE|ID",
-                   help="a shoe file (every shoe in it) or a saved shoe's id")  # fmt: skip
-    s.add_argument("--shoe-index", type=int_range(1, 10**9), default=None,
-                   help="only shoe K of a file of many")  # fmt: skip
-    s.add_argument("--catalogue", default=None, metavar="FILE",
-                   help="a good-road catalogue (yours in the tables folder, else the "
-                   "default)")  # fmt: skip
+    s.add_argument(
+        "shoe",
+        nargs="?",
+        default=None,
+        metavar="FILE|ID",
+        help="a shoe file (every shoe in it) or a saved shoe's id",
+    )
+    s.add_argument(
+        "--shoe-index", type=int_range(1, 10**9), default=None, help="only shoe K of a file of many"
+    )
+    s.add_argument(
+        "--catalogue",
+        default=None,
+        metavar="FILE",
+        help="a good-road catalogue (yours in the tables folder, else the default)",
+    )
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--json", action="store_true", help="JSON instead of text")
-    s.add_argument("--study", action="store_true",
-                   help="deal --shoes N simulated shoes and say what each pattern is "
-                   "worth")  # fmt: skip
-    s.add_argument("--shoes", type=int_range(1, MAX_STUDY_SHOES), default=None,
-                   help=f"--study: shoes to deal (1 to {MAX_STUDY_SHOES:_})")  # fmt: skip
+    s.add_argument(
+        "--study",
+        action="store_true",
+        help="deal --shoes N simulated shoes and say what each pattern is worth",
+    )
+    s.add_argument(
+        "--shoes",
+        type=int_range(1, MAX_STUDY_SHOES),
+        default=None,
+        help=f"--study: shoes to deal (1 to {MAX_STUDY_SHOES:_})",
+    )
     s.add_argument("--seed", type=seed_number, default=1, help="--study: seed (1)")
     s.add_argument("--rules", default="classic", help="--study: table name (classic)")
-    s.add_argument("--priced-shoes", type=int_range(0, 1_000_000), default=None,
-                   help="--study: shoes whose hands are priced exactly from the cards left "
-                   "(the first 200; 0: none)")  # fmt: skip
+    s.add_argument(
+        "--priced-shoes",
+        type=int_range(0, 1_000_000),
+        default=None,
+        help="--study: shoes whose hands are priced exactly from the cards left "
+        "(the first 200; 0: none)",
+    )
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_cluster_options(s, 50_000, "the study")
     s.set_defaults(func=_cmd_good_roads)

@@ -142,9 +142,14 @@ def _odds_study_on_cluster(args: argparse.Namespace, table: object, n: int) -> i
     progress = None if args.no_progress else progress_bar(sys.stderr, "odds study", engine=False)
     try:
         result = cluster.odds_study(
-            args.seed, n, table, address=args.cluster, shard_shoes=args.shard_shoes,
-            closing=not args.ignore_closing, progress=progress,
-        )  # fmt: skip
+            args.seed,
+            n,
+            table,
+            address=args.cluster,
+            shard_shoes=args.shard_shoes,
+            closing=not args.ignore_closing,
+            progress=progress,
+        )
     finally:
         if progress is not None:
             progress.close()  # type: ignore[attr-defined]
@@ -168,9 +173,12 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
         "--after", type=int_range(0, 10_000), default=None, help="with --shoe: after round N (last)"
     )
     s.add_argument(
-        "--shoe-index", type=int_range(0, 10**9), default=None, metavar="K",
+        "--shoe-index",
+        type=int_range(0, 10**9),
+        default=None,
+        metavar="K",
         help="with --shoe FILE of many shoes: shoe K (needed unless it holds one)",
-    )  # fmt: skip
+    )
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--json", action="store_true", help="JSON: bet, name, probability, ...")
     s.set_defaults(func=_cmd_odds)

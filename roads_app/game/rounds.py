@@ -89,12 +89,25 @@ _UNSEEN_CATEGORY_CLASSES = ("C", "Z", "M")
 # U+115F, U+1160, U+3164 and U+FFA0 are letters by category; DerivedCoreProperties.txt,
 # Unicode 15.1), with U+2800 BRAILLE PATTERN BLANK, a symbol that draws nothing.
 _UNSEEN_RANGES: tuple[tuple[int, int], ...] = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
-    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
-    (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
-)  # fmt: skip
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x2800, 0x2800),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
 
 
 def visible(ch: str) -> bool:
@@ -309,8 +322,15 @@ def round_by_points(
         whole_number(pts, Message("msg_what_points", side=side(who.word)), 0, 9, error=RoundError)
     w = Winner.of(winner_of(banker_points, player_points))
     if winner is not None and _winner(winner) != w:
-        raise RoundError(Message("msg_winner_disagrees", w=_named(_winner(winner)),
-                                 pp=player_points, bp=banker_points, means=_named(w)))
+        raise RoundError(
+            Message(
+                "msg_winner_disagrees",
+                w=_named(_winner(winner)),
+                pp=player_points,
+                bp=banker_points,
+                means=_named(w),
+            )
+        )
     for who, pts, nat in (
         (Side.PLAYER, player_points, player_natural),
         (Side.BANKER, banker_points, banker_natural),
@@ -423,12 +443,15 @@ def rounds_from_cards(frame: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
             agrees &= same.to_numpy()
     faulty = has & ~(shape & drawn_right & agrees)
     rebuilt = pl.DataFrame(
-        {**{k: pl.Series(k, v) for k, v in derived.items()},
-         "player_cards": frame["player_cards"], "banker_cards": frame["banker_cards"]}
+        {
+            **{k: pl.Series(k, v) for k, v in derived.items()},
+            "player_cards": frame["player_cards"],
+            "banker_cards": frame["banker_cards"],
+        }
     ).with_columns(
         pl.col("winner").replace_strict(dict(enumerate(WINNERS)), return_dtype=WINNER),
         pl.col("^.*_natural$|^.*_pair$").cast(pl.Boolean),
-    )  # fmt: skip
+    )
     return rebuilt, faulty
 
 
@@ -477,12 +500,25 @@ def _check_row(row: dict[str, Any], at: int) -> None:
         for key in ("winner", "player_points", "banker_points", *_FLAG_NAMES):
             given = row.get(key)
             if given is not None and str(given) != str(out[key]):
-                raise RoundError(Message("msg_value_contradicts", field=key, value=given,
-                                         basis=Message("msg_basis_cards"), says=out[key]))
+                raise RoundError(
+                    Message(
+                        "msg_value_contradicts",
+                        field=key,
+                        value=given,
+                        basis=Message("msg_basis_cards"),
+                        says=out[key],
+                    )
+                )
         for key in ("player_cards", "banker_cards"):
             if list(row[key]) != out[key]:
-                raise RoundError(Message("msg_cards_not_canonical", field=key,
-                                         given=" ".join(row[key]), codes=" ".join(out[key])))
+                raise RoundError(
+                    Message(
+                        "msg_cards_not_canonical",
+                        field=key,
+                        given=" ".join(row[key]),
+                        codes=" ".join(out[key]),
+                    )
+                )
     except RoadsAppError as e:
         raise RoundError(Message("msg_round_is", n=n, what=e.message)) from None
 
@@ -598,8 +634,9 @@ def _append(rounds: pl.DataFrame, row: dict[str, Any], decks: int) -> pl.DataFra
 def preview_winner(rounds: pl.DataFrame, winner: str) -> pl.DataFrame:
     """The rounds as they would be after one more ``winner``: a what-if for the ask
     roads, not an entry, so a full shoe or one recorded by cards still shows it."""
-    return _renumber(pl.concat([rounds.select(ROUNDS_SCHEMA.names()),
-                                _frame([round_by_winner(winner)])]))  # fmt: skip
+    return _renumber(
+        pl.concat([rounds.select(ROUNDS_SCHEMA.names()), _frame([round_by_winner(winner)])])
+    )
 
 
 def add_winner(rounds: pl.DataFrame, winner: str, *, decks: int = 8, **flags: Any) -> pl.DataFrame:

@@ -64,8 +64,9 @@ class ShoeOptions:
         whole_number(self.decks, Message("msg_what_decks"), 1, 8, error=RoundError)
         whole_number(self.cut, Message("msg_what_cut"), error=RoundError)
         if not 0 <= self.cut <= self.cards // 2:
-            raise RoundError(Message("msg_cut_range", cut=self.cut, most=self.cards // 2,
-                                     decks=self.decks))  # fmt: skip
+            raise RoundError(
+                Message("msg_cut_range", cut=self.cut, most=self.cards // 2, decks=self.decks)
+            )
 
     @property
     def cards(self) -> int:

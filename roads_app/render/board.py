@@ -130,9 +130,7 @@ _AXIS: dict[str, Any] = {
 }
 
 
-def _axes(
-    road: pl.DataFrame, rows: int, cols_visible: int, x_id: str = "x"
-) -> tuple[dict, dict]:
+def _axes(road: pl.DataFrame, rows: int, cols_visible: int, x_id: str = "x") -> tuple[dict, dict]:
     """x and y axis of one road: gridlines on cell borders, newest column in view.
 
     The y scale is tied to the x scale, so where the page is narrower than the figure
@@ -141,8 +139,14 @@ def _axes(
     """
     x0, x1 = visible_range(road, cols_visible)
     xaxis = {**_AXIS, "range": [x0, x1], "constrain": "domain", "constraintoward": "left"}
-    yaxis = {**_AXIS, "range": [rows, 0], "scaleanchor": x_id, "scaleratio": 1,
-             "constrain": "domain", "constraintoward": "top"}  # fmt: skip
+    yaxis = {
+        **_AXIS,
+        "range": [rows, 0],
+        "scaleanchor": x_id,
+        "scaleratio": 1,
+        "constrain": "domain",
+        "constraintoward": "top",
+    }
     return xaxis, yaxis
 
 
@@ -257,8 +261,7 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
     nat = _naturals(frame)
     if nat.height:
         x, y = _centres(nat, 0.84, 0.16)
-        out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR,
-                            name="natural"))
+        out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR, name="natural"))
     return out
 
 
@@ -284,15 +287,31 @@ def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[d
         x, y = _centres(part)
         letter = word(f"{w}_letter", lang)
         traces.append(
-            _markers(x, y, symbol="circle", colour=WINNER_COLOUR[w], size=cell_px * 0.78,
-                     text=[SIX_TEXT if s else letter for s in part["six"].to_list()],
-                     font_size=cell_px * (0.5 if lang == "en" else 0.54), name=w)
+            _markers(
+                x,
+                y,
+                symbol="circle",
+                colour=WINNER_COLOUR[w],
+                size=cell_px * 0.78,
+                text=[SIX_TEXT if s else letter for s in part["six"].to_list()],
+                font_size=cell_px * (0.5 if lang == "en" else 0.54),
+                name=w,
+            )
         )
     nat = _naturals(road)
     if nat.height:
         x, y = _centres(nat)
-        traces.append(_markers(x, y, symbol="circle-open", colour=GOLD, size=cell_px * 0.86,
-                               line_width=cell_px * 0.1, name="natural_ring"))  # fmt: skip
+        traces.append(
+            _markers(
+                x,
+                y,
+                symbol="circle-open",
+                colour=GOLD,
+                size=cell_px * 0.86,
+                line_width=cell_px * 0.1,
+                name="natural_ring",
+            )
+        )
     return traces + _pair_and_natural_traces(road, cell_px)
 
 
@@ -317,14 +336,22 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
         if part.height:
             x, y = _centres(part)
             traces.append(
-                _markers(x, y, symbol="circle-open", colour=WINNER_COLOUR[w], size=cell * 0.78,
-                         line_width=max(1.5, cell * 0.11), name=w)
+                _markers(
+                    x,
+                    y,
+                    symbol="circle-open",
+                    colour=WINNER_COLOUR[w],
+                    size=cell * 0.78,
+                    line_width=max(1.5, cell * 0.11),
+                    name=w,
+                )
             )
     six = road.filter(pl.col("six")) if "six" in road.columns and not mini else road[:0]
     if six.height:  # a Banker win on 6 on a No Commission table: a filled centre
         x, y = _centres(six)
-        traces.append(_markers(x, y, symbol="circle", colour=RED, size=cell * 0.34,
-                               name="banker_six"))  # fmt: skip
+        traces.append(
+            _markers(x, y, symbol="circle", colour=RED, size=cell * 0.34, name="banker_six")
+        )
     tied = road.filter(pl.col("ties").fill_null(0) > 0) if "ties" in road.columns else road[:0]
     if tied.height:
         x, y = _centres(tied)
@@ -332,10 +359,18 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
             pl.when(pl.col("ties") > 1).then(pl.col("ties").cast(pl.String)).otherwise(pl.lit(""))
         ).to_series()
         traces.append(
-            _markers(x, y, symbol="line-ne", colour=GREEN, size=cell * 0.8,
-                     line_width=max(1.5, cell * 0.08), name="ties",
-                     text=None if mini else many.to_list(), text_colour=TEXT,
-                     font_size=cell * 0.42)
+            _markers(
+                x,
+                y,
+                symbol="line-ne",
+                colour=GREEN,
+                size=cell * 0.8,
+                line_width=max(1.5, cell * 0.08),
+                name="ties",
+                text=None if mini else many.to_list(),
+                text_colour=TEXT,
+                font_size=cell * 0.42,
+            )
         )
     if not mini:
         traces += _pair_and_natural_traces(road, cell)
@@ -370,10 +405,15 @@ def _derived_traces(frame: pl.DataFrame, kind: str, cell_px: float) -> list[dict
         if part.height:
             x, y = _centres(part)
             traces.append(
-                _markers(x, y, symbol=symbol, colour=MARK_COLOUR[colour],
-                         size=cell_px * (0.7 if solid else 0.8),
-                         line_width=0 if solid else max(1.2, cell_px * 0.14),
-                         name=colour)
+                _markers(
+                    x,
+                    y,
+                    symbol=symbol,
+                    colour=MARK_COLOUR[colour],
+                    size=cell_px * (0.7 if solid else 0.8),
+                    line_width=0 if solid else max(1.2, cell_px * 0.14),
+                    name=colour,
+                )
             )
     return traces
 
@@ -457,8 +497,12 @@ _Box = tuple[str, float, float, float, float, int, float, float]
 
 
 def board_layout(
-    roads: Roads, width_px: float = DEFAULT_WIDTH_PX, rows: int = ROWS,
-    max_cell: float = MAX_CELL_PX, spare: int = 1, min_cell: float = NARROW_CELL_PX,
+    roads: Roads,
+    width_px: float = DEFAULT_WIDTH_PX,
+    rows: int = ROWS,
+    max_cell: float = MAX_CELL_PX,
+    spare: int = 1,
+    min_cell: float = NARROW_CELL_PX,
     decks: int = 8,
 ) -> tuple[list[_Box], float, float]:
     """Where each road goes, the big road's cell size and the title lines' height (px).
@@ -509,15 +553,30 @@ def _wide_layout(
         (Road.BIG_ROAD, right, tc, big, rows, big, 1.0, right),
         (Road.BIG_EYE_BOY, right, 2 * tc + rows, big, rows / 2, 2 * big, 0.5, right),
         (Road.SMALL_ROAD, 0, low, half, rows / 2, int(2 * half + 1e-9), 0.5, 0),
-        (Road.COCKROACH_PIG, half + GAP_CELLS, low, half, rows / 2, int(2 * half + 1e-9), 0.5,
-         half + GAP_CELLS),
-    ]  # fmt: skip
+        (
+            Road.COCKROACH_PIG,
+            half + GAP_CELLS,
+            low,
+            half,
+            rows / 2,
+            int(2 * half + 1e-9),
+            0.5,
+            half + GAP_CELLS,
+        ),
+    ]
     return boxes, cell, t
 
 
 def _narrow_layout(
-    bead: int, big: int, need: Mapping[str, int], width_px: float, rows: int,
-    max_cell: float, min_cell: float, *, snap: bool = True,
+    bead: int,
+    big: int,
+    need: Mapping[str, int],
+    width_px: float,
+    rows: int,
+    max_cell: float,
+    min_cell: float,
+    *,
+    snap: bool = True,
 ) -> tuple[list[_Box], float, float]:
     """A phone's board: one road per row, each at least as wide as the page.
 
@@ -551,8 +610,10 @@ def _narrow_layout(
     # the whole plate in view; from a 376 px phone up, in cells of `BEAD_MIN_CELL_PX` or more
     bead_cell = min(view_px / bead, max(BEAD_MIN_CELL_PX, BEAD_RATIO_NARROW * cell), max_cell)
     view = view_px / cell  # cells in view
-    cols = {Road.BEAD_PLATE: max(bead, need[Road.BEAD_PLATE]),
-            Road.BIG_ROAD: max(need[Road.BIG_ROAD], n)}  # fmt: skip
+    cols = {
+        Road.BEAD_PLATE: max(bead, need[Road.BEAD_PLATE]),
+        Road.BIG_ROAD: max(need[Road.BIG_ROAD], n),
+    }
     cols |= {k: max(need[k], 2 * n) for k in DERIVED}
     size = {name: 0.5 if name in DERIVED else 1.0 for name in cols}
     size[Road.BEAD_PLATE] = bead_cell / cell
@@ -618,8 +679,9 @@ def fill_layout(
     # one road per row: 6 + 6 + 3 * 3 cells of roads and five title lines
     tall = height_px / (rows * 2 + rows * 1.5 + 5 * 0.6)
     narrow_big = max(BIG_MIN_COLS_NARROW, need[Road.BIG_ROAD])
-    tall_boxes, tall_cell, _ = _narrow_layout(bead, narrow_big, need, width_px, rows,
-                                              tall, tall, snap=False)  # fmt: skip
+    tall_boxes, tall_cell, _ = _narrow_layout(
+        bead, narrow_big, need, width_px, rows, tall, tall, snap=False
+    )
     tall_h = max(b[2] + b[4] for b in tall_boxes) * tall_cell
     tall_area = width_px * min(tall_h, height_px)
     if tall_area > wide_area * 1.05 and tall_h <= height_px * 1.02:
@@ -640,9 +702,19 @@ def board_figure(
     six: bool = False,
 ) -> go.Figure:
     """`board_spec` as a checked ``go.Figure`` (the PNG export, tests, scripts)."""
-    return go.Figure(board_spec(rounds_or_roads, rows, width_px=width_px, lang=lang, ask=ask,
-                                max_cell=max_cell, hold_last=hold_last, decks=decks,
-                                six=six))  # fmt: skip
+    return go.Figure(
+        board_spec(
+            rounds_or_roads,
+            rows,
+            width_px=width_px,
+            lang=lang,
+            ask=ask,
+            max_cell=max_cell,
+            hold_last=hold_last,
+            decks=decks,
+            six=six,
+        )
+    )
 
 
 def _board_roads(
@@ -675,8 +747,14 @@ def _held_traces(
         return _road_traces(name, before, px, lang)
     new = road.join(before, on=road.columns, how="anti", nulls_equal=True)
     old = before.join(road, on=road.columns, how="anti", nulls_equal=True)
-    traces = _road_traces(name, before if old.is_empty() else before.join(
-        old, on=road.columns, how="anti", nulls_equal=True), px, lang)  # fmt: skip
+    traces = _road_traces(
+        name,
+        before
+        if old.is_empty()
+        else before.join(old, on=road.columns, how="anti", nulls_equal=True),
+        px,
+        lang,
+    )
     for t in _road_traces(name, old, px, lang) if old.height else ():
         t["name"] = f"old {t['name']}"  # cells the last round changes
         traces.append(t)
@@ -788,10 +866,23 @@ def board_spec(
         if last_mark_s and not hold_last and name in (Road.BEAD_PLATE, Road.BIG_ROAD):
             traces += _last_mark(road, px)
         # an empty road still draws its grid: Plotly only draws axes that carry a trace
-        traces = [{"type": "scatter", "x": [], "y": [], "name": "grid", "mode": "markers",
-                   "hoverinfo": "skip"}, *traces]  # fmt: skip
-        box = (left / units_w, (left + cols * size) / units_w,
-               1 - (top + h) / units_h, 1 - top / units_h)  # fmt: skip
+        traces = [
+            {
+                "type": "scatter",
+                "x": [],
+                "y": [],
+                "name": "grid",
+                "mode": "markers",
+                "hoverinfo": "skip",
+            },
+            *traces,
+        ]
+        box = (
+            left / units_w,
+            (left + cols * size) / units_w,
+            1 - (top + h) / units_h,
+            1 - top / units_h,
+        )
         axes = _board_axes(box, first, cols, rows, suffix)
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = axes
         for t in traces:
@@ -800,13 +891,25 @@ def board_spec(
         title = word(name, lang)
         if name == Road.BIG_ROAD and lead:  # kept apart from the first cell's own ties
             title = f"{title} · {word('ties_before', lang, n=lead)}"
-        layout["annotations"].append({
-            "text": title, "x": title_x / units_w, "y": 1 - top / units_h,
-            "xref": "paper", "yref": "paper", "xanchor": "left", "yanchor": "bottom",
-            "showarrow": False, "font": {"size": font, "color": NOTE, "family": TEXT_FONT},
-        })
-        metas[name] = {**_meta(roads[name], name), "cols": cols, "first": first,
-                       "cell": round(px, 2)}
+        layout["annotations"].append(
+            {
+                "text": title,
+                "x": title_x / units_w,
+                "y": 1 - top / units_h,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": font, "color": NOTE, "family": TEXT_FONT},
+            }
+        )
+        metas[name] = {
+            **_meta(roads[name], name),
+            "cols": cols,
+            "first": first,
+            "cell": round(px, 2),
+        }
         metas[name].pop("road")
     layout["meta"] = {
         "road": "board",
@@ -819,8 +922,10 @@ def board_spec(
         "roads": metas,
     }
     if last_mark_s and not hold_last and metas[Road.BEAD_PLATE]["rounds"]:
-        layout["meta"]["last"] = {"round": metas[Road.BEAD_PLATE]["rounds"],
-                                  "ms": round(last_mark_s * 1000)}  # fmt: skip
+        layout["meta"]["last"] = {
+            "round": metas[Road.BEAD_PLATE]["rounds"],
+            "ms": round(last_mark_s * 1000),
+        }
     return {"data": data, "layout": layout}
 
 
@@ -830,8 +935,17 @@ def _last_mark(road: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
     if not road.height:
         return []
     x, y = _centres(road.filter(pl.col("round") == pl.col("round").max()))
-    return [_markers(x, y, symbol="square-open", colour=GOLD, size=cell_px * 0.98,
-                     line_width=max(2.0, cell_px * 0.12), name="last")]  # fmt: skip
+    return [
+        _markers(
+            x,
+            y,
+            symbol="square-open",
+            colour=GOLD,
+            size=cell_px * 0.98,
+            line_width=max(2.0, cell_px * 0.12),
+            name="last",
+        )
+    ]
 
 
 def _marked(roads: Roads, rounds: pl.DataFrame, six: bool) -> tuple[dict[str, pl.DataFrame], int]:
@@ -843,8 +957,11 @@ def _marked(roads: Roads, rounds: pl.DataFrame, six: bool) -> tuple[dict[str, pl
     winners = rounds["winner"].cast(pl.String)
     decided = (winners != Winner.TIE).arg_true()
     lead = int(decided[0]) if decided.len() else 0
-    sixes = (rounds.filter(banker_six(pl.col("winner"), pl.col("banker_points")))["round"]
-             if six else rounds["round"][:0])  # fmt: skip
+    sixes = (
+        rounds.filter(banker_six(pl.col("winner"), pl.col("banker_points")))["round"]
+        if six
+        else rounds["round"][:0]
+    )
     for name in (Road.BEAD_PLATE, Road.BIG_ROAD):
         out[name] = out[name].with_columns(six=pl.col("round").is_in(sixes.implode()))
     if lead:

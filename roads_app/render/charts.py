@@ -37,8 +37,11 @@ def fan_chart(bands: pl.DataFrame, bankroll: float, shoes: int, lang: str = DEFA
     x = bands["hand"].to_list()
     fig = go.Figure()
     for lo, hi, name, alpha in (("p5", "p95", "5–95%", 0.15), ("p25", "p75", "25–75%", 0.3)):
-        fig.add_trace(go.Scatter(x=x, y=bands[hi].to_list(), line={"width": 0}, showlegend=False,
-                                 hoverinfo="skip"))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=x, y=bands[hi].to_list(), line={"width": 0}, showlegend=False, hoverinfo="skip"
+            )
+        )
         fig.add_trace(
             go.Scatter(
                 x=x,
@@ -50,9 +53,10 @@ def fan_chart(bands: pl.DataFrame, bankroll: float, shoes: int, lang: str = DEFA
             )
         )
     fig.add_trace(
-        go.Scatter(x=x, y=bands["p50"].to_list(), name=word("bt_median", lang),
-                   line={"color": "#1f77b4"})
-    )  # fmt: skip
+        go.Scatter(
+            x=x, y=bands["p50"].to_list(), name=word("bt_median", lang), line={"color": "#1f77b4"}
+        )
+    )
     fig.add_hline(y=bankroll, line_dash="dot", line_color="gray")
     fig.update_layout(
         title=word("bt_fan_title", lang, n=shoes),
@@ -123,12 +127,17 @@ def bankroll_figure(curve: pl.DataFrame, lang: str = DEFAULT) -> go.Figure:
         height=200,
         margin={"l": 10, "r": 10, "t": 10, "b": 30},
         # Rounds are whole: ticks 1, 2, 5, 10… apart, never 0.2 of a round.
-        xaxis={"title": None, "rangemode": "tozero", "tick0": 0, "tickformat": "d",
-               "dtick": round_step(int(curve["round"].max() or 0) if curve.height else 0)},
+        xaxis={
+            "title": None,
+            "rangemode": "tozero",
+            "tick0": 0,
+            "tickformat": "d",
+            "dtick": round_step(int(curve["round"].max() or 0) if curve.height else 0),
+        },
         yaxis={"title": None},
         showlegend=False,
         meta={"bankroll": last, "rounds": int(curve["round"].max() or 0) if curve.height else 0},
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -169,8 +178,18 @@ def rank_figure(by_rank: Mapping[str, int], decks: int) -> go.Figure:
     return fig
 
 
-SIDE_BET_COLOURS: tuple[str, ...] = ("#8e24aa", "#ef6c00", "#00838f", "#6d4c41", "#c2185b",
-                                     "#546e7a", "#9e9d24", "#5e35b1", "#f9a825", "#00695c")
+SIDE_BET_COLOURS: tuple[str, ...] = (
+    "#8e24aa",
+    "#ef6c00",
+    "#00838f",
+    "#6d4c41",
+    "#c2185b",
+    "#546e7a",
+    "#9e9d24",
+    "#5e35b1",
+    "#f9a825",
+    "#00695c",
+)
 """Side bets: colours clear of the board's Banker red, Player blue and Tie green."""
 
 
@@ -202,8 +221,14 @@ def study_box_figure(
     bets = per_shoe["bet"].unique(maintain_order=True).to_list()
     for bet in bets:
         one = per_shoe.filter(pl.col("bet") == bet)
-        fig.add_trace(go.Box(y=one["net"].to_list(), name=names.get(bet, bet), boxmean=True,
-                             marker_color=bet_colour(bet, bets)))  # fmt: skip
+        fig.add_trace(
+            go.Box(
+                y=one["net"].to_list(),
+                name=names.get(bet, bet),
+                boxmean=True,
+                marker_color=bet_colour(bet, bets),
+            )
+        )
     fig.update_layout(
         height=320,
         margin={"l": 40, "r": 10, "t": 30, "b": 40},
@@ -259,12 +284,16 @@ def ev_figure(
                     name=f"{label} positive",
                     legendgroup=bet,
                     showlegend=False,
-                    marker={"size": 8, "symbol": "circle", "color": bet_colour(bet, bets),
-                            "line": {"width": 1, "color": "black"}},
+                    marker={
+                        "size": 8,
+                        "symbol": "circle",
+                        "color": bet_colour(bet, bets),
+                        "line": {"width": 1, "color": "black"},
+                    },
                     hovertemplate=f"{label} positive<br>hand %{{x}}: EV %{{y:+.3f}}%"
                     "<extra></extra>",
                 )
-            )  # fmt: skip
+            )
     fig.add_hline(y=0, line={"color": "black", "width": 1})
     if upto is not None:
         fig.add_vline(x=upto + 1, line={"color": "#999999", "dash": "dot"})

@@ -49,9 +49,11 @@ def fontconfig_text(before: str | None, font_dir: Path = FONT_DIR) -> str:
     True
     """
     base = escape(before) if before else "fonts.conf"  # the machine's, found on its path
-    return ('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
-            f'  <include ignore_missing="yes">{base}</include>\n'
-            f"  <dir>{escape(str(font_dir))}</dir>\n</fontconfig>\n")  # fmt: skip
+    return (
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+        f'  <include ignore_missing="yes">{base}</include>\n'
+        f"  <dir>{escape(str(font_dir))}</dir>\n</fontconfig>\n"
+    )
 
 
 @contextmanager

@@ -65,18 +65,28 @@ def scorecard_figure(
         name = html.escape((meta.name or meta.id)[:NAME_MAX_SHOWN])
         when = meta.created[:16].replace("T", " ")
         where = " · ".join(
-            [f"{word('table', lang)} {html.escape(table_title or meta.rules)}",
-             f"{word('decks', lang)} {meta.decks}", html.escape(when)]
-        )  # fmt: skip
+            [
+                f"{word('table', lang)} {html.escape(table_title or meta.rules)}",
+                f"{word('decks', lang)} {meta.decks}",
+                html.escape(when),
+            ]
+        )
         lines += [(f"<b>{name}</b>", 24), (where, 15)]
     lines.append((counts_text(rounds, lang), 15))
     y_px = HEADER_PX - 8
     for text, size in lines:
         fig.add_annotation(
-            text=text, xref="paper", yref="paper", x=0, xanchor="left", yanchor="top",
-            y=1 + y_px / plot_h, showarrow=False, align="left",
+            text=text,
+            xref="paper",
+            yref="paper",
+            x=0,
+            xanchor="left",
+            yanchor="top",
+            y=1 + y_px / plot_h,
+            showarrow=False,
+            align="left",
             font={"size": size, "color": "#222", "family": TEXT_FONT},
-        )  # fmt: skip
+        )
         y_px -= size + 14
     fig.update_layout(meta={**(fig.layout.meta or {}), "scorecard": True})
     return fig

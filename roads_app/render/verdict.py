@@ -25,8 +25,15 @@ def verdict_text(v: Verdict, lang: str = DEFAULT) -> str:
     if v.finding is Finding.ONE_SHOE or v.ci is None:
         return word("verdict_one_shoe", lang, ev=pct(v.ev), exact=pct(v.exact))
     lo, hi = v.ci
-    head = word("verdict_head", lang, ev=pct(v.ev), shoes=f"{v.shoes:,}", lo=pct(lo),
-                hi=pct(hi), exact=pct(v.exact))  # fmt: skip
+    head = word(
+        "verdict_head",
+        lang,
+        ev=pct(v.ev),
+        shoes=f"{v.shoes:,}",
+        lo=pct(lo),
+        hi=pct(hi),
+        exact=pct(v.exact),
+    )
     return word(f"verdict_{v.finding}", lang, head=head)
 
 
@@ -37,6 +44,11 @@ def study_verdict_text(f: PatternFigures, lang: str = DEFAULT) -> str:
     if found is StudyFinding.RARE or f.ev is None or f.ci is None or f.edge is None:
         return word("good_verdict_rare", lang, bets=f"{f.bets:,}")
     lo, hi = f.ci
-    fields = {"ev": f"{f.ev * 100:+.2f}%", "lo": f"{lo * 100:+.2f}%", "hi": f"{hi * 100:+.2f}%",
-              "edge": f"{f.edge * 100:+.2f}%", "bets": f"{f.bets:,}"}  # fmt: skip
+    fields = {
+        "ev": f"{f.ev * 100:+.2f}%",
+        "lo": f"{lo * 100:+.2f}%",
+        "hi": f"{hi * 100:+.2f}%",
+        "edge": f"{f.edge * 100:+.2f}%",
+        "bets": f"{f.bets:,}",
+    }
     return word(f"good_verdict_{found}", lang, **fields)

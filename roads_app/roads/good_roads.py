@@ -235,8 +235,11 @@ class Catalogue:
         for p in self.active:
             if p.key == key:
                 return p
-        raise RulesError(Message("msg_no_good_road", name=quote(key), where=self.where,
-                                 known=", ".join(self.keys)))  # fmt: skip
+        raise RulesError(
+            Message(
+                "msg_no_good_road", name=quote(key), where=self.where, known=", ".join(self.keys)
+            )
+        )
 
     def arrays(self) -> CatalogueArrays:
         return _arrays(self)
@@ -289,8 +292,9 @@ def _constraint(text: str, where: str) -> Constraint:
     side, op, k = m.groups()
     length = int(k)
     if not 1 <= length <= MAX_LENGTH:
-        raise RulesError(Message("msg_gr_column_length", where=where, text=quote(text),
-                                 most=MAX_LENGTH))  # fmt: skip
+        raise RulesError(
+            Message("msg_gr_column_length", where=where, text=quote(text), most=MAX_LENGTH)
+        )
     return Constraint(ColumnSide(side), length, op == ">=")
 
 
@@ -308,8 +312,11 @@ def parse_catalogue(text: str, where: str) -> Catalogue:
     patterns = []
     for i, p in enumerate(model.patterns):
         if p.key in seen:
-            raise RulesError(Message("msg_gr_listed_twice", where=where, field=f"patterns.{i}.key",
-                                     name=quote(p.key)))
+            raise RulesError(
+                Message(
+                    "msg_gr_listed_twice", where=where, field=f"patterns.{i}.key", name=quote(p.key)
+                )
+            )
         seen.add(p.key)
         cols = tuple(_constraint(c, f"{where}: patterns.{i}.columns") for c in p.columns)
         patterns.append(
@@ -333,9 +340,7 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
     if path is None:
         user = user_path()
         path = user if user.is_file() else default_path()
-        where = (
-            f"rules/{CATALOGUE_DIR}/default.toml" if path == default_path() else str(path)
-        )
+        where = f"rules/{CATALOGUE_DIR}/default.toml" if path == default_path() else str(path)
     else:
         path = Path(path)
         where = str(path)

@@ -351,8 +351,17 @@ def _roads_kernel(code: np.ndarray, start: np.ndarray, rows: int) -> tuple:
                 j3 += 1
         ties[first] += pending
     dcount[0], dcount[1], dcount[2] = j1, j2, j3
-    return (bround[:marks], bcol[:marks], brow[:marks], ties[:marks],
-            dcount, dround, dcol, drow, dcolour)
+    return (
+        bround[:marks],
+        bcol[:marks],
+        brow[:marks],
+        ties[:marks],
+        dcount,
+        dround,
+        dcol,
+        drow,
+        dcolour,
+    )
 
 
 def _colour_series(code: np.ndarray, name: str) -> pl.Series:
@@ -413,13 +422,17 @@ def _roads(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
         s.code, s.start, rows
     )
     big = _with_cells(s, bround, bcol, brow, ["round", "winner", *FLAGS])
-    out = {Road.BIG_ROAD: big.insert_column(big.width - len(FLAGS),
-                                         pl.Series("ties", ties, dtype=pl.Int32))}  # fmt: skip
+    out = {
+        Road.BIG_ROAD: big.insert_column(
+            big.width - len(FLAGS), pl.Series("ties", ties, dtype=pl.Int32)
+        )
+    }
     for name, k in DERIVED.items():
         j = int(count[k - 1])
         colour = _colours(dcolour[k - 1, :j], "colour")
-        out[name] = _with_cells(s, dround[k - 1, :j], dcol[k - 1, :j], drow[k - 1, :j],
-                                ["round"], (colour,))  # fmt: skip
+        out[name] = _with_cells(
+            s, dround[k - 1, :j], dcol[k - 1, :j], drow[k - 1, :j], ["round"], (colour,)
+        )
     return out
 
 

@@ -66,10 +66,29 @@ PLAIN_SHOES_LIMIT = 5_000
 """The plain engine is a reference at roughly 100 shoes a second; beyond this use fast."""
 
 __all__ = [  # the statistics' and the progress bar's names, found here by callers
-    "COMPILING", "PROGRESS_FROM", "STOP", "STOPS", "SUMS", "Finding", "Progress", "ProgressBar",
-    "Run", "Say", "Summary", "Totals", "Verdict", "bands", "exact_evs", "judge", "pct",
-    "progress_bar", "ratio_ci", "ratio_ci_of", "summarize", "totals_of",
-]  # fmt: skip
+    "COMPILING",
+    "PROGRESS_FROM",
+    "STOP",
+    "STOPS",
+    "SUMS",
+    "Finding",
+    "Progress",
+    "ProgressBar",
+    "Run",
+    "Say",
+    "Summary",
+    "Totals",
+    "Verdict",
+    "bands",
+    "exact_evs",
+    "judge",
+    "pct",
+    "progress_bar",
+    "ratio_ci",
+    "ratio_ci_of",
+    "summarize",
+    "totals_of",
+]
 
 
 # --- running ---------------------------------------------------------------------------
@@ -149,9 +168,14 @@ def run_shard(
     plan = kernel.make_plan(strategy, resolved, table)
     keep = max(0, min(n_paths - first, shoes))
     r = kernel.run_fast(
-        plan, check_seed(seed), shoes, first_shoe=first, n_paths=keep, progress=progress,
+        plan,
+        check_seed(seed),
+        shoes,
+        first_shoe=first,
+        n_paths=keep,
+        progress=progress,
         chunk=chunk,
-    )  # fmt: skip
+    )
     ints, floats = r.ints, r.floats  # the kernel's own arrays, not stacked again
     numbers = pl.Int32 if first + shoes < 2**31 else pl.Int64  # a cluster run may go beyond
     frame = _per_shoe(
@@ -198,9 +222,16 @@ def _cluster_shard(
 ) -> Run:
     """One Ray task's work: `run_shard`, rows kept only when asked for."""
     return run_shard(
-        strategy, resolved, table, seed=seed, first=first, shoes=count, n_paths=n_paths,
-        rows=rows, chunk=65536,
-    )  # fmt: skip
+        strategy,
+        resolved,
+        table,
+        seed=seed,
+        first=first,
+        shoes=count,
+        n_paths=n_paths,
+        rows=rows,
+        chunk=65536,
+    )
 
 
 def run_cluster(
@@ -281,9 +312,15 @@ def play_shoe(
     made = kernel.make_plan(strategy, resolved, table)
     plan, patterns = made.record, made.patterns  # the session's rules, run as Python
     select, stake_for, side_fits, stop_after, next_level = (
-        f.py_func for f in (session.select, session.stake_for, session.side_fits,
-                            session.stop_after, session.next_level)
-    )  # fmt: skip
+        f.py_func
+        for f in (
+            session.select,
+            session.stake_for,
+            session.side_fits,
+            session.stop_after,
+            session.next_level,
+        )
+    )
     side_names = [kernel.ENGINE_BETS[i] for i in plan.side_bets]
 
     bankroll = float(plan.bankroll)

@@ -230,9 +230,12 @@ def arrow_batch(batch: DealtBatch) -> pa.RecordBatch:
     names = pa.Array.from_buffers(
         pa.large_string(),
         len(WINNERS),
-        [None, pa.py_buffer(np.arange(len(WINNERS) + 1, dtype=np.int64)),
-         pa.py_buffer("".join(WINNERS).encode("ascii"))],
-    )  # fmt: skip
+        [
+            None,
+            pa.py_buffer(np.arange(len(WINNERS) + 1, dtype=np.int64)),
+            pa.py_buffer("".join(WINNERS).encode("ascii")),
+        ],
+    )
     columns = [
         _arrow(pa.int32(), shoe_no),
         _arrow(pa.int32(), round_no.astype(np.int32)),

@@ -64,9 +64,14 @@ def _check_reachable(address: str) -> None:
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise ClusterError(
-            Message("msg_cluster_address", address=repr(address), form="HOST:PORT",
-                    command="`ray start --head`", auto="auto")
-        )  # fmt: skip
+            Message(
+                "msg_cluster_address",
+                address=repr(address),
+                form="HOST:PORT",
+                command="`ray start --head`",
+                auto="auto",
+            )
+        )
     try:
         with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT):
             pass
@@ -184,10 +189,15 @@ def map_shards(
                     out[i] = ray.get(ref)
                 except ray.exceptions.RayError as e:
                     raise ClusterError(
-                        Message("msg_shard_failed", shard=i + 1, first=f"{parts[i].start + 1:,}",
-                                last=f"{parts[i].stop:,}", retries=retries,
-                                error=type(e).__name__)
-                    ) from None  # fmt: skip
+                        Message(
+                            "msg_shard_failed",
+                            shard=i + 1,
+                            first=f"{parts[i].start + 1:,}",
+                            last=f"{parts[i].stop:,}",
+                            retries=retries,
+                            error=type(e).__name__,
+                        )
+                    ) from None
                 done += len(parts[i])
                 if progress is not None:
                     progress(done, total)

@@ -132,4 +132,3 @@ def two_products_into(a: np.ndarray, b: np.ndarray, p: np.ndarray, e: np.ndarray
         yl = y - yh
         p[i] = q
         e[i] = ((xh * yh - q) + xh * yl + xl * yh) + xl * yl
-

@@ -60,7 +60,6 @@ RESULTS = WINNERS
 _SCALE = 1 << 1074  # an int count as an exact sum (units of 2**-1074)
 
 
-
 class Tallies(NamedTuple):
     """What the study kernel counts, per shoe and pattern."""
 
@@ -277,10 +276,22 @@ def _int_totals(
 
 
 INT_COLUMNS = (
-    "held", "shoes_with", "longest",
-    "next_B", "next_P", "next_T", "next_B_sq", "next_P_sq", "next_T_sq",
-    "next_B_n", "next_P_n", "next_T_n", "next_n_sq", "bets_banker", "bets_player",
-)  # fmt: skip
+    "held",
+    "shoes_with",
+    "longest",
+    "next_B",
+    "next_P",
+    "next_T",
+    "next_B_sq",
+    "next_P_sq",
+    "next_T_sq",
+    "next_B_n",
+    "next_P_n",
+    "next_T_n",
+    "next_n_sq",
+    "bets_banker",
+    "bets_player",
+)
 """The integer totals of a part, per pattern: counts, and the moments the intervals need."""
 
 
@@ -314,13 +325,20 @@ def _columns_part(keys: tuple[str, ...], priced: int, t: Tallies, ex: np.ndarray
         **{f"exact_{r}": odds[i] for i, r in enumerate(RESULTS)},
     }
     counts = {k: v for k, v in row.items() if k not in ("held", "shoes_with", "longest")}
-    return Part(keys, h.shape[0], rounds, priced, row["held"], row["shoes_with"],
-                row["longest"], counts, sums)  # fmt: skip
+    return Part(
+        keys,
+        h.shape[0],
+        rounds,
+        priced,
+        row["held"],
+        row["shoes_with"],
+        row["longest"],
+        counts,
+        sums,
+    )
 
 
-def _priced(
-    catalogue: Catalogue, table: Table, seed: int, first: int, count: int
-) -> np.ndarray:
+def _priced(catalogue: Catalogue, table: Table, seed: int, first: int, count: int) -> np.ndarray:
     """[count, P, 3]: each priced shoe's exact B/P/T odds summed over the hands after a
     hold (the exact-odds kernel of `roads_app.sim.study` on the engine's shoes)."""
     from roads_app.bets.odds import N_EVENTS, PARALLEL_LOCK
@@ -332,8 +350,9 @@ def _priced(
         _hand_probabilities(batch.cards, batch.offsets, batch.burn_card, table.shoe.decks, full)
     probs = _to_results(full, _probability_matrix())  # not BLAS: its sums vary by shape
     out = np.zeros((count, len(catalogue.keys), 3))
-    _priced_sums(batch.cards, batch.offsets, POINTS_BY_CARD, probs,
-                 catalogue.arrays().as_tuple(), out)  # fmt: skip
+    _priced_sums(
+        batch.cards, batch.offsets, POINTS_BY_CARD, probs, catalogue.arrays().as_tuple(), out
+    )
     return out
 
 
@@ -387,10 +406,21 @@ def _ratio_ci(
     """The backtest's ratio estimator (`backtest.ratio_ci_of`) on exact totals."""
     from roads_app.sim.measures import Totals, ratio_ci_of
 
-    t = Totals(n, 0, 0, 0, (n, 0, 0, 0), {
-        "wagered": w, "net": x, "final": 0, "net_net": xx, "net_wagered": xw,
-        "wagered_wagered": ww,
-    })  # fmt: skip
+    t = Totals(
+        n,
+        0,
+        0,
+        0,
+        (n, 0, 0, 0),
+        {
+            "wagered": w,
+            "net": x,
+            "final": 0,
+            "net_net": xx,
+            "net_wagered": xw,
+            "wagered_wagered": ww,
+        },
+    )
     return ratio_ci_of(t, level)
 
 
@@ -418,9 +448,12 @@ class PatternFigures:
             "share_of_shoes": self.share_of_shoes,
             "longest_run": self.longest_run,
             "next": {
-                r: {"count": self.next_counts[r], "share": self.next_share[r],
+                r: {
+                    "count": self.next_counts[r],
+                    "share": self.next_share[r],
                     "ci": list(c) if (c := self.next_ci[r]) else None,
-                    "exact": self.exact_next[r]}
+                    "exact": self.exact_next[r],
+                }
                 for r in RESULTS
             },
             "bets": self.bets,
@@ -448,8 +481,19 @@ def figures(part: Part, table: Table, level: float = 0.95) -> list[PatternFigure
         for r in RESULTS:
             x = c[f"next_{r}"]
             share[r] = x / bets if bets else None
-            ci[r] = _ratio_ci(n, x * _SCALE, bets * _SCALE, c[f"next_{r}_sq"] * _SCALE,
-                              c[f"next_{r}_n"] * _SCALE, nn, level) if bets else None  # fmt: skip
+            ci[r] = (
+                _ratio_ci(
+                    n,
+                    x * _SCALE,
+                    bets * _SCALE,
+                    c[f"next_{r}_sq"] * _SCALE,
+                    c[f"next_{r}_n"] * _SCALE,
+                    nn,
+                    level,
+                )
+                if bets
+                else None
+            )
             ex[r] = None
         if part.priced_shoes:
             total_p = sum(to_fraction(s[f"exact_{r}"]) for r in RESULTS)
@@ -469,10 +513,20 @@ def figures(part: Part, table: Table, level: float = 0.95) -> list[PatternFigure
         )
         out.append(
             PatternFigures(
-                key, part.held[i] / part.rounds if part.rounds else 0.0,
-                part.shoes_with[i] / n if n else 0.0, part.longest[i],
-                {r: c[f"next_{r}"] for r in RESULTS}, share, ci, ex, bets,
-                c["bets_banker"], c["bets_player"], ev, ev_ci, edge,
+                key,
+                part.held[i] / part.rounds if part.rounds else 0.0,
+                part.shoes_with[i] / n if n else 0.0,
+                part.longest[i],
+                {r: c[f"next_{r}"] for r in RESULTS},
+                share,
+                ci,
+                ex,
+                bets,
+                c["bets_banker"],
+                c["bets_player"],
+                ev,
+                ev_ci,
+                edge,
             )
         )
     return out
@@ -518,9 +572,7 @@ class Study:
             "catalogue": self.catalogue.where,
             "priced_shoes": self.part.priced_shoes,
             "edges": {b: edges[b] for b in ("banker", "player")},
-            "patterns": [
-                {**f.to_dict(), "verdict": say(f)} for f in self.patterns
-            ],
+            "patterns": [{**f.to_dict(), "verdict": say(f)} for f in self.patterns],
         }
 
     def text(self, say: SayPattern) -> str:
@@ -533,6 +585,7 @@ class Study:
             f"{'next P':>8}{'exact':>8}{'bets':>11}{'EV':>9}  95% interval",
         ]
         for f in self.patterns:
+
             def pc(x: float | None) -> str:
                 return "-" if x is None else f"{x * 100:.2f}%"
 

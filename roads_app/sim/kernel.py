@@ -106,11 +106,19 @@ class Plan:
     def record(self) -> session.Plan:
         """What the betting session reads (`roads_app.sim.session`), as one record."""
         return session.Plan(
-            sel_code=self.sel_code, sel_param=self.sel_param,
-            stake_units=self.stake_units, stake_on_win=self.stake_on_win,
-            stake_on_loss=self.stake_on_loss, closes=self.closes, side_bets=self.side_bets,
-            side_stakes=self.side_stakes, bankroll=self.bankroll, unit=self.unit,
-            min_bet=self.min_bet, max_bet=self.max_bet, stop_low=self.stop_low,
+            sel_code=self.sel_code,
+            sel_param=self.sel_param,
+            stake_units=self.stake_units,
+            stake_on_win=self.stake_on_win,
+            stake_on_loss=self.stake_on_loss,
+            closes=self.closes,
+            side_bets=self.side_bets,
+            side_stakes=self.side_stakes,
+            bankroll=self.bankroll,
+            unit=self.unit,
+            min_bet=self.min_bet,
+            max_bet=self.max_bet,
+            stop_low=self.stop_low,
             stop_high=self.stop_high,
         )
 
@@ -260,12 +268,39 @@ def _run_kernel(
     # The record's fields as locals, and the record made again in the loop: read as the
     # kernel's argument inside the parallel loop, it cost about 15% of the speed.
     f = plan
-    (sel_code, sel_param, stake_units, stake_on_win, stake_on_loss, closes,
-     side_bets, side_stakes, _bankroll, unit, min_bet, max_bet, stop_low, stop_high) = f
+    (
+        sel_code,
+        sel_param,
+        stake_units,
+        stake_on_win,
+        stake_on_loss,
+        closes,
+        side_bets,
+        side_stakes,
+        _bankroll,
+        unit,
+        min_bet,
+        max_bet,
+        stop_low,
+        stop_high,
+    ) = f
     for s in prange(n_shoes):
-        plan = session.Plan(sel_code, sel_param, stake_units, stake_on_win,
-                            stake_on_loss, closes, side_bets, side_stakes, _bankroll, unit,
-                            min_bet, max_bet, stop_low, stop_high)
+        plan = session.Plan(
+            sel_code,
+            sel_param,
+            stake_units,
+            stake_on_win,
+            stake_on_loss,
+            closes,
+            side_bets,
+            side_stakes,
+            _bankroll,
+            unit,
+            min_bet,
+            max_bet,
+            stop_low,
+            stop_high,
+        )
         order = np.empty(n, dtype=np.int8)
         _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
         lengths = np.zeros(most + 1, dtype=np.int64)
@@ -435,10 +470,20 @@ def run_fast(
         sl = slice(done, done + c)
         with KERNEL_LOCK:
             _run_kernel(
-                starts[:c], inc_halves, deal, record, plan.patterns, tables, max(0, n_paths - done),
-                Out(out_int[sl], out_float[sl], out_slot[sl],
-                    paths[done:] if done < n_paths else paths[:0]),
-            )  # fmt: skip
+                starts[:c],
+                inc_halves,
+                deal,
+                record,
+                plan.patterns,
+                tables,
+                max(0, n_paths - done),
+                Out(
+                    out_int[sl],
+                    out_float[sl],
+                    out_slot[sl],
+                    paths[done:] if done < n_paths else paths[:0],
+                ),
+            )
         state = (int(starts[c, 0]) << 64) | int(starts[c, 1])
         done += c
         if progress is not None:

@@ -69,10 +69,22 @@ _NONE_F, _NONE_I = np.zeros(0), np.zeros(0, dtype=np.int64)
 def selection_plan(code: int, param: int) -> Plan:
     """A plan that only selects (every bet open, no stakes): what `select` needs to say
     which bet a selection makes, outside a backtest (`strategies.Selection.choose`)."""
-    return Plan(sel_code=code, sel_param=param,
-                stake_units=_NONE_F, stake_on_win=_NONE_I, stake_on_loss=_NONE_I, closes=_OPEN,
-                side_bets=_NONE_I, side_stakes=_NONE_F, bankroll=0.0, unit=0.0, min_bet=0.0,
-                max_bet=0.0, stop_low=-np.inf, stop_high=np.inf)
+    return Plan(
+        sel_code=code,
+        sel_param=param,
+        stake_units=_NONE_F,
+        stake_on_win=_NONE_I,
+        stake_on_loss=_NONE_I,
+        closes=_OPEN,
+        side_bets=_NONE_I,
+        side_stakes=_NONE_F,
+        bankroll=0.0,
+        unit=0.0,
+        min_bet=0.0,
+        max_bet=0.0,
+        stop_low=-np.inf,
+        stop_high=np.inf,
+    )
 
 
 @njit(cache=True, inline="always")

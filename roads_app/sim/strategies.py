@@ -62,9 +62,12 @@ from roads_app.sim import session
 
 # The selections' codes, and the rule each follows, are the session's (`session.select`).
 SEL_FIXED, SEL_FOLLOW_LAST, SEL_AGAINST_STREAK, SEL_ROAD, SEL_GOOD_ROAD = (
-    session.SEL_FIXED, session.SEL_FOLLOW_LAST, session.SEL_AGAINST_STREAK, session.SEL_ROAD,
+    session.SEL_FIXED,
+    session.SEL_FOLLOW_LAST,
+    session.SEL_AGAINST_STREAK,
+    session.SEL_ROAD,
     session.SEL_GOOD_ROAD,
-)  # fmt: skip
+)
 
 ROADS: Mapping[str, int] = DERIVED
 """Derived roads a road-following strategy can read, with their k (docs/roads.md)."""
@@ -460,9 +463,11 @@ class Strategy:
     @property
     def label(self) -> str:
         """``martingale on banker``, ``follow-road (small road), fibonacci staking``."""
-        staking = "" if self.name in STAKINGS or isinstance(self.staking, Flat) else (
-            f", {self.staking.name} staking"
-        )  # fmt: skip
+        staking = (
+            ""
+            if self.name in STAKINGS or isinstance(self.staking, Flat)
+            else (f", {self.staking.name} staking")
+        )
         return f"{self.name}{self.selection.detail}{staking}"
 
 
@@ -575,9 +580,14 @@ def parse_side_bet(text: str) -> tuple[str, float]:
     bet = bet.strip().lower()
     if not bet:
         raise BetError(
-            Message("msg_side_bet_no_bet", text=repr(text), a="BET", b="BET:UNITS",
-                    example="player_pair:1")
-        )  # fmt: skip
+            Message(
+                "msg_side_bet_no_bet",
+                text=repr(text),
+                a="BET",
+                b="BET:UNITS",
+                example="player_pair:1",
+            )
+        )
     if not sep:
         return bet, 1.0
     try:
@@ -609,9 +619,15 @@ def resolve(settings: Settings, strategy: Strategy, table: Table) -> Resolved:
         raise StrategyError(Message("msg_min_above_max", lo=f"{lo:g}", hi=f"{hi:g}"))
     if lo < lim.min_bet or hi > lim.max_bet:
         raise StrategyError(
-            Message("msg_limits_outside_table", lo=f"{lo:g}", hi=f"{hi:g}", table=table.title,
-                    min=f"{lim.min_bet:g}", max=f"{lim.max_bet:g}")
-        )  # fmt: skip
+            Message(
+                "msg_limits_outside_table",
+                lo=f"{lo:g}",
+                hi=f"{hi:g}",
+                table=table.title,
+                min=f"{lim.min_bet:g}",
+                max=f"{lim.max_bet:g}",
+            )
+        )
     if not lo <= unit <= hi:
         raise StrategyError(
             Message("msg_unit_outside_limits", unit=f"{unit:g}", lo=f"{lo:g}", hi=f"{hi:g}")
@@ -635,9 +651,16 @@ def resolve(settings: Settings, strategy: Strategy, table: Table) -> Resolved:
         stake = u * unit
         if not lo <= stake <= hi:
             raise BetError(
-                Message("msg_side_stake_outside", bet=bet, units=f"{u:g}", unit=f"{unit:g}",
-                        stake=f"{stake:g}", lo=f"{lo:g}", hi=f"{hi:g}")
-            )  # fmt: skip
+                Message(
+                    "msg_side_stake_outside",
+                    bet=bet,
+                    units=f"{u:g}",
+                    unit=f"{unit:g}",
+                    stake=f"{stake:g}",
+                    lo=f"{lo:g}",
+                    hi=f"{hi:g}",
+                )
+            )
         sides.append((bet, stake))
     return Resolved(bankroll, unit, lo, hi, stop_low, stop_high, tuple(sides))
 

@@ -34,8 +34,9 @@ class Bets:
         rows = self.db.con.execute(
             "SELECT id, round, bet, stake, voided, coalesce(placement, id) FROM bets "
             "WHERE shoe = ? AND kind = ? "
-            "ORDER BY id", (shoe_id, kind),
-        ).fetchall()  # fmt: skip
+            "ORDER BY id",
+            (shoe_id, kind),
+        ).fetchall()
         return pl.DataFrame(rows, schema={**BETS_SCHEMA, "voided": pl.Int8}, orient="row").cast(
             BETS_SCHEMA  # type: ignore[arg-type]
         )
@@ -75,8 +76,9 @@ class Bets:
 
 def check_kind(kind: str) -> None:
     if kind not in HISTORY_KINDS:
-        raise StorageError(Message("msg_bet_kind", kind=quote(kind),
-                                   kinds=", ".join(HISTORY_KINDS)))  # fmt: skip
+        raise StorageError(
+            Message("msg_bet_kind", kind=quote(kind), kinds=", ".join(HISTORY_KINDS))
+        )
 
 
 def _bets_action(old: pl.DataFrame, new: pl.DataFrame) -> str:

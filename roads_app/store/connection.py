@@ -249,8 +249,11 @@ class Database:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StorageError(Message("msg_data_folder_create", folder=shown_path(self.data_dir),
-                                       error=e.strerror)) from None  # fmt: skip
+            raise StorageError(
+                Message(
+                    "msg_data_folder_create", folder=shown_path(self.data_dir), error=e.strerror
+                )
+            ) from None
         self._refuse_links()
         self._init(on_create)
 
@@ -284,9 +287,12 @@ class Database:
                 raise self.translate(e, "open") from None
         try:
             con = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                check_same_thread=True, cached_statements=64,
-            )  # fmt: skip
+                self.path,
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=True,
+                cached_statements=64,
+            )
             con.execute("PRAGMA foreign_keys = ON")
             con.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -300,8 +306,10 @@ class Database:
         thread ends (`_Held`). A server connection that broke (the server restarted) is
         replaced by a new one."""
         held: _Held | None = getattr(self._local, "held", None)
-        if held is None or held.pid != os.getpid() or (
-            self.url is not None and not held.con.usable
+        if (
+            held is None
+            or held.pid != os.getpid()
+            or (self.url is not None and not held.con.usable)
         ):
             held = self._local.held = _Held(self._connect())
         return held.con
@@ -358,8 +366,9 @@ class Database:
         """One read snapshot (several SELECTs see the same version)."""
         con = self.con
         try:
-            con.execute("BEGIN" if self.url is None else
-                        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")  # fmt: skip
+            con.execute(
+                "BEGIN" if self.url is None else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+            )
         except self.errors as e:
             if self.url is not None and not con.usable:
                 self.close()
@@ -383,8 +392,9 @@ class Database:
 
     # creating, recognising and migrating the database
 
-    def _migrate(self, c: Any, have: int, created: bool,
-                 on_create: Callable[[Any], object] | None) -> None:  # fmt: skip
+    def _migrate(
+        self, c: Any, have: int, created: bool, on_create: Callable[[Any], object] | None
+    ) -> None:
         """Apply the migrations after ``have``, in the caller's write transaction."""
         for n in range(have + 1, SCHEMA_VERSION + 1):
             description, sql = MIGRATIONS[n - 1]
@@ -400,17 +410,32 @@ class Database:
         """Recognise, create or migrate the server's database, all in one transaction
         under the write lock (two replicas starting at once: one creates, one waits)."""
         with self.write("open") as c:
-            tables = {r[0] for r in c.execute(
-                "SELECT table_name FROM information_schema.tables "
-                "WHERE table_schema = current_schema()").fetchall()}  # fmt: skip
-            mine = "settings" in tables and "schema_migrations" in tables and c.execute(
-                "SELECT 1 FROM settings WHERE key = 'application' AND value = ?",
-                (pg.APPLICATION,),
-            ).fetchone() is not None
+            tables = {
+                r[0]
+                for r in c.execute(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = current_schema()"
+                ).fetchall()
+            }
+            mine = (
+                "settings" in tables
+                and "schema_migrations" in tables
+                and c.execute(
+                    "SELECT 1 FROM settings WHERE key = 'application' AND value = ?",
+                    (pg.APPLICATION,),
+                ).fetchone()
+                is not None
+            )
             if tables and not mine:
-                raise StorageError(Message("msg_db_other_program", path=self.where,
-                                           engine="PostgreSQL", app="roads-app",
-                                           option="--db"))  # fmt: skip
+                raise StorageError(
+                    Message(
+                        "msg_db_other_program",
+                        path=self.where,
+                        engine="PostgreSQL",
+                        app="roads-app",
+                        option="--db",
+                    )
+                )
             created = not tables
             have = 0
             if created:
@@ -419,15 +444,26 @@ class Database:
                     "description TEXT NOT NULL, applied TEXT NOT NULL)"
                 )
             else:
-                have = int(c.execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
-                           .fetchone()[0])  # fmt: skip
+                have = int(
+                    c.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[
+                        0
+                    ]
+                )
             if have > SCHEMA_VERSION:
-                raise StorageError(Message("msg_db_newer", path=self.where, app="roads-app",
-                                           have=have, knows=SCHEMA_VERSION))  # fmt: skip
+                raise StorageError(
+                    Message(
+                        "msg_db_newer",
+                        path=self.where,
+                        app="roads-app",
+                        have=have,
+                        knows=SCHEMA_VERSION,
+                    )
+                )
             self._migrate(c, have, created, on_create)
             if created:
-                c.execute("INSERT INTO settings (key, value) VALUES ('application', ?)",
-                          (pg.APPLICATION,))  # fmt: skip
+                c.execute(
+                    "INSERT INTO settings (key, value) VALUES ('application', ?)", (pg.APPLICATION,)
+                )
 
     def _init(self, on_create: Callable[[Any], object] | None) -> None:
         con = self.con
@@ -439,8 +475,15 @@ class Database:
             raise translate(e, self.path, "open") from None
         if app_id != APPLICATION_ID and tables:
             self.close()
-            raise StorageError(Message("msg_db_other_program", path=self.path, engine="SQLite",
-                                       app="roads-app", option="--data"))  # fmt: skip
+            raise StorageError(
+                Message(
+                    "msg_db_other_program",
+                    path=self.path,
+                    engine="SQLite",
+                    app="roads-app",
+                    option="--data",
+                )
+            )
         try:
             if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 con.execute("PRAGMA journal_mode = WAL")
@@ -451,8 +494,15 @@ class Database:
         with self.write("create") as c:
             have = self._schema_version(c)
             if have > SCHEMA_VERSION:
-                raise StorageError(Message("msg_db_newer", path=self.path, app="roads-app",
-                                           have=have, knows=SCHEMA_VERSION))  # fmt: skip
+                raise StorageError(
+                    Message(
+                        "msg_db_newer",
+                        path=self.path,
+                        app="roads-app",
+                        have=have,
+                        knows=SCHEMA_VERSION,
+                    )
+                )
             if have == 0:
                 if c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                     raise StorageError(Message("msg_db_no_schema", path=self.path))
@@ -472,8 +522,9 @@ class Database:
         ).fetchone()
         if not has:
             return 0
-        return int(c.execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
-                   .fetchone()[0])  # fmt: skip
+        return int(
+            c.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+        )
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check``'s answer (``ok`` when the file is sound); a server

@@ -44,9 +44,11 @@ class Summary:
 
     def line(self) -> str:
         c = self.counts
-        return (f"{self.where}: {c['shoes']} shoes, {c['rounds']} rounds, {c['bets']} bets, "
-                f"{c['history']} history rows, {c['api_tokens']} token hashes; "
-                f"rounds checksum {self.checksum}")  # fmt: skip
+        return (
+            f"{self.where}: {c['shoes']} shoes, {c['rounds']} rounds, {c['bets']} bets, "
+            f"{c['history']} history rows, {c['api_tokens']} token hashes; "
+            f"rounds checksum {self.checksum}"
+        )
 
 
 def open_side(text: str, *, source: bool = False) -> Store:
@@ -100,11 +102,18 @@ def copy_library(source: Store, target: Store) -> tuple[Summary, Summary]:
             names = [d[0] for d in cur.description]
             rows[t] = (names, [tuple(r) for r in cur.fetchall()])
     with target.write("copy into") as c:
-        held = [int(c.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
-                for t in ("shoes", "history")]  # fmt: skip
+        held = [
+            int(c.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in ("shoes", "history")
+        ]
         if any(held):
-            raise StorageError(Message("msg_copy_target_not_empty", where=_where(target),
-                                       shoes=held[0], history=held[1]))  # fmt: skip
+            raise StorageError(
+                Message(
+                    "msg_copy_target_not_empty",
+                    where=_where(target),
+                    shoes=held[0],
+                    history=held[1],
+                )
+            )
         for t in TABLES:
             names, data = rows[t]
             if not data:
@@ -114,14 +123,17 @@ def copy_library(source: Store, target: Store) -> tuple[Summary, Summary]:
             tail = " ON CONFLICT DO NOTHING" if t in _FROM_BOTH else ""
             c.executemany(f"INSERT INTO {t} ({cols}) VALUES ({marks}){tail}", data)
         if target.url is not None:  # the history's sequence goes on after the copied rows
-            c.execute("SELECT setval(pg_get_serial_sequence('history', 'seq'), "
-                      "(SELECT coalesce(max(seq), 0) + 1 FROM history), false)")  # fmt: skip
+            c.execute(
+                "SELECT setval(pg_get_serial_sequence('history', 'seq'), "
+                "(SELECT coalesce(max(seq), 0) + 1 FROM history), false)"
+            )
         for shoe_id, version in c.execute("SELECT id, version FROM shoes").fetchall():
             target.notify(c, shoe_id, int(version))  # the target's followers see them
         after = _summary(c, _where(target))
         mine = {k: v for k, v in after.counts.items() if k not in _FROM_BOTH}
         theirs = {k: v for k, v in before.counts.items() if k not in _FROM_BOTH}
         if mine != theirs or after.checksum != before.checksum:
-            raise StorageError(Message("msg_copy_differs", source=before.line(),
-                                       target=after.line()))  # fmt: skip
+            raise StorageError(
+                Message("msg_copy_differs", source=before.line(), target=after.line())
+            )
     return before, after

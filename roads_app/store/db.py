@@ -57,11 +57,29 @@ from roads_app.store.rounds import Rounds
 from roads_app.store.shoes import LIST_SCHEMA, Saved, ShoeEndedError, Shoes, StaleShoeError
 
 __all__ = [
-    "BUSY_TIMEOUT_S", "DB_ENV", "DB_NAME", "HISTORY_SCHEMA", "LIST_SCHEMA", "MIGRATIONS",
-    "ROUND_ACTIONS", "SCHEMA_VERSION", "RequestKeyReused", "Saved", "ShoeEndedError",
-    "StaleShoeError", "StorageError", "Store", "db_path", "db_url", "forget_stores", "frame_of",
-    "now", "open_store", "rows_of", "translate",
-]  # fmt: skip
+    "BUSY_TIMEOUT_S",
+    "DB_ENV",
+    "DB_NAME",
+    "HISTORY_SCHEMA",
+    "LIST_SCHEMA",
+    "MIGRATIONS",
+    "ROUND_ACTIONS",
+    "SCHEMA_VERSION",
+    "RequestKeyReused",
+    "Saved",
+    "ShoeEndedError",
+    "StaleShoeError",
+    "StorageError",
+    "Store",
+    "db_path",
+    "db_url",
+    "forget_stores",
+    "frame_of",
+    "now",
+    "open_store",
+    "rows_of",
+    "translate",
+]
 
 
 class Store(Database):
@@ -88,8 +106,9 @@ class Store(Database):
 
         def on_create(c: sqlite3.Connection) -> None:
             # the old files of a data folder go into that folder's own SQLite file only
-            if (url is not None or not old_files.import_old_files(c, self.shoes, self.bets)) \
-                    and samples:
+            if (
+                url is not None or not old_files.import_old_files(c, self.shoes, self.bets)
+            ) and samples:
                 old_files.insert_samples(c, self.shoes)
 
         super().__init__(data_dir, on_create, url)
@@ -101,9 +120,7 @@ _STORES: dict[tuple[int, Path | str], Store] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def open_store(
-    data_dir: Path | str, *, samples: bool = False, url: str | None = None
-) -> Store:
+def open_store(data_dir: Path | str, *, samples: bool = False, url: str | None = None) -> Store:
     """The store of a data folder, created (and the old files migrated) on first use.
 
     ``url`` (``--db``), else ``ROADS_APP_DB``, puts the library on a PostgreSQL server

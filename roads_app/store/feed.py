@@ -74,8 +74,10 @@ class Tokens:
 
     def add(self, token_hash: str, role: str) -> None:
         with self.db.write() as c:
-            c.execute("INSERT INTO api_tokens (hash, role, created) VALUES (?, ?, ?)",
-                      (token_hash, role, now()))  # fmt: skip
+            c.execute(
+                "INSERT INTO api_tokens (hash, role, created) VALUES (?, ?, ?)",
+                (token_hash, role, now()),
+            )
 
     def role(self, token_hash: str) -> str | None:
         """The role of a token (by its hash), or None if no such token."""
@@ -88,8 +90,11 @@ class Tokens:
         return None if row is None else str(row[0])
 
     def count(self, role: str) -> int:
-        return int(self.db.con.execute(
-            "SELECT count(*) FROM api_tokens WHERE role = ?", (role,)).fetchone()[0])  # fmt: skip
+        return int(
+            self.db.con.execute(
+                "SELECT count(*) FROM api_tokens WHERE role = ?", (role,)
+            ).fetchone()[0]
+        )
 
     def revoke(self, role: str) -> int:
         with self.db.write() as c:

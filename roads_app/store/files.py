@@ -50,9 +50,14 @@ from roads_app.store.importing import (  # parsing and checking files lives ther
 )
 
 __all__ = [
-    "FORMAT_KEY", "MAX_IMPORT_BYTES", "META_KEY", "import_bytes", "import_path",
-    "read_any", "validate_rounds",
-]  # fmt: skip
+    "FORMAT_KEY",
+    "MAX_IMPORT_BYTES",
+    "META_KEY",
+    "import_bytes",
+    "import_path",
+    "read_any",
+    "validate_rounds",
+]
 
 DATA_DIR = Path("data")
 FORMAT_VERSION = "1"
@@ -88,8 +93,9 @@ def write_error(path: Path, e: BaseException) -> StorageError | None:
     if code in _NO_ROOM or "No space left" in text or "Disk quota" in text:
         return StorageError(f"{where}: the disk is full; nothing was written")
     if code == errno.EFBIG or "File too large" in text:
-        return StorageError(f"{where}: the file would be over this system's file size limit; "
-                            "nothing was written")  # fmt: skip
+        return StorageError(
+            f"{where}: the file would be over this system's file size limit; nothing was written"
+        )
     if code == errno.EISDIR or isinstance(e, IsADirectoryError):
         return StorageError(f"{where}: is a folder; name a file to write")
     if isinstance(e, OSError) and not isinstance(e, StorageError):

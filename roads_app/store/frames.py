@@ -25,8 +25,18 @@ _RAW_SCHEMA = {
     "player_cards": pl.String,
     "banker_cards": pl.String,
 }
-META_COLS = ("id", "name", "created", "source", "decks", "seed", "rules", "notes",
-             "burn_card", "cut")  # fmt: skip
+META_COLS = (
+    "id",
+    "name",
+    "created",
+    "source",
+    "decks",
+    "seed",
+    "rules",
+    "notes",
+    "burn_card",
+    "cut",
+)
 
 
 def rows_of(frame: pl.DataFrame) -> list[tuple[Any, ...]]:

@@ -16,9 +16,16 @@ from roads_app.messages import Message
 from roads_app.store.connection import Database, now
 
 ROUND_ACTIONS = (
-    "created", "imported", "entered", "undone", "redone", "edited", "replaced", "voided",
+    "created",
+    "imported",
+    "entered",
+    "undone",
+    "redone",
+    "edited",
+    "replaced",
+    "voided",
     "ended",
-)  # fmt: skip
+)
 """History actions that change a shoe's rounds: only these make another tab stale."""
 
 HISTORY_SCHEMA: pl.Schema = pl.Schema(
@@ -63,8 +70,9 @@ class History:
         """Every change of a shoe, oldest first (also after it was purged from the trash)."""
         rows = self.db.con.execute(
             "SELECT seq, at, action, version, rounds, round, detail FROM history "
-            "WHERE shoe = ? ORDER BY seq", (shoe_id,),
-        ).fetchall()  # fmt: skip
+            "WHERE shoe = ? ORDER BY seq",
+            (shoe_id,),
+        ).fetchall()
         if not rows:
             raise StorageError(Message("msg_no_shoe_with_id", id=shoe_id, folder=self.db.place))
         return pl.DataFrame(rows, schema=HISTORY_SCHEMA, orient="row")
@@ -93,11 +101,14 @@ class History:
     @staticmethod
     def rounds_moved(c: sqlite3.Connection, shoe_id: str, since: int) -> bool:
         """Whether a change after version ``since`` changed the shoe's rounds."""
-        return c.execute(
-            f"SELECT 1 FROM history WHERE shoe = ? AND version > ? AND action IN "
-            f"({', '.join('?' * len(ROUND_ACTIONS))}) LIMIT 1",
-            (shoe_id, since, *ROUND_ACTIONS),
-        ).fetchone() is not None
+        return (
+            c.execute(
+                f"SELECT 1 FROM history WHERE shoe = ? AND version > ? AND action IN "
+                f"({', '.join('?' * len(ROUND_ACTIONS))}) LIMIT 1",
+                (shoe_id, since, *ROUND_ACTIONS),
+            ).fetchone()
+            is not None
+        )
 
     @staticmethod
     def rounds_at(c: sqlite3.Connection, shoe_id: str, version: int) -> int | None:
@@ -112,6 +123,7 @@ class History:
     @staticmethod
     def was_purged(c: sqlite3.Connection, shoe_id: str) -> bool:
         """Whether the shoe was ever here (its history outlives a purge)."""
-        return c.execute(
-            "SELECT 1 FROM history WHERE shoe = ? LIMIT 1", (shoe_id,)
-        ).fetchone() is not None
+        return (
+            c.execute("SELECT 1 FROM history WHERE shoe = ? LIMIT 1", (shoe_id,)).fetchone()
+            is not None
+        )

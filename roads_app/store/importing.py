@@ -57,7 +57,6 @@ SHOE_COLUMN = "shoe"
 """The column a multi-shoe file (``roads-app simulate``) numbers its shoes by."""
 
 
-
 # --- entry points --------------------------------------------------------------------
 
 
@@ -163,8 +162,16 @@ def rounds_from_rows(
     """Rows of a file → the rounds frame, or the first thing wrong, named by row and field."""
     most = max_rounds(decks)
     if len(rows) > most:
-        raise StorageError(Message("msg_file_shoe_rounds", label=label, count=len(rows),
-                                   decks=decks, most=most, cards=CARDS_PER_ROUND_MIN))
+        raise StorageError(
+            Message(
+                "msg_file_shoe_rounds",
+                label=label,
+                count=len(rows),
+                decks=decks,
+                most=most,
+                cards=CARDS_PER_ROUND_MIN,
+            )
+        )
     built: list[dict[str, Any]] = []
     for i, row in enumerate(rows):
         where = _place(label, unit, i + 1)
@@ -178,8 +185,10 @@ def rounds_from_rows(
         except RoadsAppError as e:
             raise StorageError(Message("msg_at", where=where, what=e.message)) from None
         built[-1]["round"] = i + 1
-    frame = pl.DataFrame(built, schema=ROUNDS_SCHEMA, orient="row") if built else (
-        ROUNDS_SCHEMA.to_frame()
+    frame = (
+        pl.DataFrame(built, schema=ROUNDS_SCHEMA, orient="row")
+        if built
+        else (ROUNDS_SCHEMA.to_frame())
     )
     try:  # the one rule of what a shoe holds, as for a round entered by hand or the API
         check_shoe(frame, decks, also_seen=[burn_card] if burn_card else [])
@@ -211,11 +220,16 @@ def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
     for key, value in given.items():
         if value is not None and value != out[key]:
             if key.endswith("_cards"):
-                raise StorageError(Message("msg_cards_not_canonical", field=key,
-                                           given=" ".join(value), codes=" ".join(out[key])))
+                raise StorageError(
+                    Message(
+                        "msg_cards_not_canonical",
+                        field=key,
+                        given=" ".join(value),
+                        codes=" ".join(out[key]),
+                    )
+                )
             raise StorageError(
-                Message("msg_value_contradicts", field=key, value=value, basis=basis,
-                        says=out[key])
+                Message("msg_value_contradicts", field=key, value=value, basis=basis, says=out[key])
             )
     return out
 
@@ -229,16 +243,24 @@ def check_columns(columns: list[str], label: str, *, shoes: bool = False) -> Non
     if unknown == [SHOE_COLUMN]:
         raise StorageError(Message("msg_file_shoe_column", label=label, column="'shoe'"))
     if unknown:
-        raise StorageError(Message("msg_unknown_columns", label=label,
-                                   columns=", ".join(quote(c, 30) for c in unknown[:5]),
-                                   known=", ".join(known)))
+        raise StorageError(
+            Message(
+                "msg_unknown_columns",
+                label=label,
+                columns=", ".join(quote(c, 30) for c in unknown[:5]),
+                known=", ".join(known),
+            )
+        )
 
 
 def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
     check_columns(frame.columns, label)
     if frame.height > max_rounds(8):
-        raise StorageError(Message("msg_rounds_one_shoe", label=label,
-                                   count=f"{frame.height:,}", most=max_rounds(8)))
+        raise StorageError(
+            Message(
+                "msg_rounds_one_shoe", label=label, count=f"{frame.height:,}", most=max_rounds(8)
+            )
+        )
     if isinstance(frame.schema["winner"], pl.Enum | pl.Categorical):
         frame = frame.with_columns(pl.col("winner").cast(pl.String))
     return [{k: v for k, v in row.items() if v is not None} for row in frame.to_dicts()]
@@ -252,9 +274,7 @@ def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
     return _csv_table(data, label, max_rounds(8))[1]
 
 
-def _csv_table(
-    data: bytes, label: str, max_rows: int
-) -> tuple[list[str], list[dict[str, Any]]]:
+def _csv_table(data: bytes, label: str, max_rows: int) -> tuple[list[str], list[dict[str, Any]]]:
     """A CSV file's header and rows (empty cells left out); a ``shoe`` column is kept
     when ``max_rows`` allows more than one shoe."""
     shoes = max_rows > max_rounds(8)
@@ -269,8 +289,9 @@ def _csv_table(
         count = f"{len(lines) - 1:,}"
         if shoes:
             why = _shoes_of_most(max_rows)
-            over = Message("msg_rows_over_why", label=label, count=count, most=f"{max_rows:,}",
-                           why=why)  # fmt: skip
+            over = Message(
+                "msg_rows_over_why", label=label, count=count, most=f"{max_rows:,}", why=why
+            )
         else:
             over = Message("msg_rows_over", label=label, count=count, most=max_rounds(8))
         raise StorageError(over)
@@ -299,8 +320,11 @@ def _csv_table(
     rows: list[dict[str, Any]] = []
     for i, cells in enumerate(table[1:]):
         if len(cells) != len(header):
-            raise StorageError(Message("msg_row_cells", label=label, row=i + 1,
-                                       cells=len(cells), header=len(header)))
+            raise StorageError(
+                Message(
+                    "msg_row_cells", label=label, row=i + 1, cells=len(cells), header=len(header)
+                )
+            )
         row = {k: v.strip() for k, v in zip(header, cells, strict=True) if v.strip() != ""}
         for side in ("player_cards", "banker_cards"):
             if side in row:
@@ -335,8 +359,15 @@ def _json_rows(
         raise StorageError(Message("msg_json_invalid", label=label, error=_first_line(e))) from None
     doc = schemas.document(raw, label)
     if not isinstance(doc.rounds, str | list):
-        raise StorageError(Message("msg_json_rounds_type", label=label, field="rounds",
-                                   type=type(doc.rounds).__name__, example='"BPPT"'))
+        raise StorageError(
+            Message(
+                "msg_json_rounds_type",
+                label=label,
+                field="rounds",
+                type=type(doc.rounds).__name__,
+                example='"BPPT"',
+            )
+        )
     if isinstance(doc.rounds, str):
         return [{"winner": ch} for ch in doc.rounds if not ch.isspace()], doc.meta
     rows: list[dict[str, Any]] = []
@@ -346,12 +377,25 @@ def _json_rows(
         elif isinstance(item, dict):
             rows.append(item)
         else:
-            raise StorageError(Message("msg_json_round_type", label=label, round=i + 1,
-                                       type=type(item).__name__, example='{"winner": "B"}'))
+            raise StorageError(
+                Message(
+                    "msg_json_round_type",
+                    label=label,
+                    round=i + 1,
+                    type=type(item).__name__,
+                    example='{"winner": "B"}',
+                )
+            )
         if len(rows) > most:
             if most > max_rounds(8):
-                raise StorageError(Message("msg_json_file_rounds", label=label,
-                                           most=f"{most:,}", why=_shoes_of_most(most)))
+                raise StorageError(
+                    Message(
+                        "msg_json_file_rounds",
+                        label=label,
+                        most=f"{most:,}",
+                        why=_shoes_of_most(most),
+                    )
+                )
             raise StorageError(Message("msg_json_shoe_rounds", label=label, most=most))
     return rows, doc.meta
 
@@ -416,10 +460,15 @@ def _label(filename: str) -> str:
 
 def _name_from(filename: str) -> str:
     """A shoe name from a file name: the stem, with what the name rule refuses dropped."""
-    stem = "".join(
-        ch for ch in Path(str(filename)).stem
-        if unicodedata.category(ch) not in ("Cc", "Cs", "Zl", "Zp")
-    ).strip()[:NAME_MAX].strip()
+    stem = (
+        "".join(
+            ch
+            for ch in Path(str(filename)).stem
+            if unicodedata.category(ch) not in ("Cc", "Cs", "Zl", "Zp")
+        )
+        .strip()[:NAME_MAX]
+        .strip()
+    )
     return stem or "imported shoe"
 
 
@@ -445,8 +494,9 @@ def parquet_footer(
         count, most = f"{md.num_rows:,}", f"{max_rows:,}"
         raise StorageError(
             Message("msg_rows_over_why", label=label, count=count, most=most, why=why)
-            if why else Message("msg_rows_over", label=label, count=count, most=most)
-        )  # fmt: skip
+            if why
+            else Message("msg_rows_over", label=label, count=count, most=most)
+        )
     if md.num_columns > MAX_COLUMNS:
         raise StorageError(Message("msg_parquet_columns", label=label, count=md.num_columns))
     unpacked = 0
@@ -455,9 +505,14 @@ def parquet_footer(
         by_columns = sum(group.column(c).total_uncompressed_size for c in range(group.num_columns))
         unpacked += max(group.total_byte_size, by_columns)
     if unpacked > max_unpacked:
-        raise StorageError(Message("msg_parquet_unpacks", label=label,
-                                   size=f"{unpacked / 2**20:.0f}",
-                                   most=f"{max_unpacked / 2**20:.0f}"))
+        raise StorageError(
+            Message(
+                "msg_parquet_unpacks",
+                label=label,
+                size=f"{unpacked / 2**20:.0f}",
+                most=f"{max_unpacked / 2**20:.0f}",
+            )
+        )
     return md
 
 
@@ -477,8 +532,9 @@ def read_parquet_checked(
             Message("msg_parquet_unreadable", label=label, error=_first_line(e))
         ) from None
     if frame.height != md.num_rows:
-        raise StorageError(Message("msg_parquet_rows_differ", label=label, footer=md.num_rows,
-                                   rows=frame.height))
+        raise StorageError(
+            Message("msg_parquet_rows_differ", label=label, footer=md.num_rows, rows=frame.height)
+        )
     return frame, kv
 
 

@@ -38,18 +38,15 @@ MIME: dict[str, str] = {
 }
 
 
-
-
-def import_upload(
-    data: bytes, filename: str, data_dir: Path, name: str | None = None
-) -> ShoeMeta:
+def import_upload(data: bytes, filename: str, data_dir: Path, name: str | None = None) -> ShoeMeta:
     """Check an uploaded file and add it to the library; returns its metadata (fresh id).
 
     The size limit is checked before any parsing; a refused file leaves ``data_dir`` as it was.
     """
     if len(data) > storage.MAX_IMPORT_BYTES:
-        raise safe_io.over_limit(shown_path(Path(filename).name), len(data),
-                                 storage.MAX_IMPORT_BYTES)  # fmt: skip
+        raise safe_io.over_limit(
+            shown_path(Path(filename).name), len(data), storage.MAX_IMPORT_BYTES
+        )
     rounds, meta = storage.import_bytes(data, filename, name=name)
     db.open_store(data_dir).shoes.create(meta, rounds, action="imported")
     return meta
@@ -75,14 +72,16 @@ def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -
     if shoe is not None and shoe not in numbers:
         held = (
             Message("msg_held_range", first=numbers[0], last=numbers[-1])
-            if len(numbers) > 1 else Message("msg_held_one")
-        )  # fmt: skip
+            if len(numbers) > 1
+            else Message("msg_held_one")
+        )
         if numbers != list(range(numbers[0], numbers[-1] + 1)):
             shown = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
             held = (
                 Message("msg_held_list", count=f"{len(numbers):,}", shown=shown)
-                if len(numbers) > 1 else Message("msg_held_shoe", shown=shown)
-            )  # fmt: skip
+                if len(numbers) > 1
+                else Message("msg_held_shoe", shown=shown)
+            )
         raise StorageError(
             Message("msg_pick_not_in_file", label=label, option=option, shoe=shoe, held=held)
         )
@@ -138,8 +137,10 @@ def import_shoes(
     last = 0
     try:
         for batch in many.batches(progress):
-            shoes = [(rounds, importing.shoe_meta(many.meta, path.name, name_of(k)))
-                     for k, rounds in batch]  # fmt: skip
+            shoes = [
+                (rounds, importing.shoe_meta(many.meta, path.name, name_of(k)))
+                for k, rounds in batch
+            ]
             store.shoes.create_many(shoes, action="imported")
             added.extend(meta for _rounds, meta in shoes)
             last = batch[-1][0]
@@ -148,8 +149,9 @@ def import_shoes(
     except RoadsAppError as e:
         if not added:
             raise
-        raise StorageError(Message("msg_import_stopped", what=e.message, count=f"{len(added):,}",
-                                   last=last)) from None  # fmt: skip
+        raise StorageError(
+            Message("msg_import_stopped", what=e.message, count=f"{len(added):,}", last=last)
+        ) from None
     return added
 
 
@@ -188,9 +190,11 @@ def iter_shoes(path: Path) -> Iterator[pl.DataFrame]:
         return
     for batch in many.batches():
         yield pl.concat(
-            [rounds.select(pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
-             for k, rounds in batch]
-        )  # fmt: skip
+            [
+                rounds.select(pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
+                for k, rounds in batch
+            ]
+        )
 
 
 def _picker(shoe: int | None, label: str, option: str) -> Callable[[list[int]], int]:
@@ -198,8 +202,16 @@ def _picker(shoe: int | None, label: str, option: str) -> Callable[[list[int]], 
 
     def pick(numbers: list[int]) -> int:
         if shoe is None and len(numbers) > 1:
-            raise StorageError(Message("msg_pick_one", label=label, count=f"{len(numbers):,}",
-                                       option=option, first=numbers[0], last=numbers[-1]))
+            raise StorageError(
+                Message(
+                    "msg_pick_one",
+                    label=label,
+                    count=f"{len(numbers):,}",
+                    option=option,
+                    first=numbers[0],
+                    last=numbers[-1],
+                )
+            )
         _check_pick(shoe, numbers, label, option)
         return numbers[0] if shoe is None else shoe
 
@@ -210,8 +222,6 @@ def read_shoes(path: Path) -> pl.DataFrame:
     """Every shoe of a file, checked, as one frame with a ``shoe`` column (`iter_shoes`
     joined: for a file whose shoes fit in memory)."""
     return pl.concat(list(iter_shoes(path)))
-
-
 
 
 def check_format(fmt: str) -> str:
@@ -298,8 +308,9 @@ def lobby_shoes(data_dir: Path, limit: int | None = None) -> pl.DataFrame:
     recently changed first: the wall of live tables. The shipped sample shoes are no
     table being played (as `session.last_shoe` leaves them out too)."""
     shoes = db.open_store(data_dir).shoes.list(source=WALL_SOURCE, live=True)
-    shoes = shoes.filter(pl.Series([on_the_wall(i, WALL_SOURCE, False) for i in shoes["id"]],
-                                   dtype=pl.Boolean))  # fmt: skip
+    shoes = shoes.filter(
+        pl.Series([on_the_wall(i, WALL_SOURCE, False) for i in shoes["id"]], dtype=pl.Boolean)
+    )
     return shoes if limit is None else shoes.head(limit)
 
 

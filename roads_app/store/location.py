@@ -39,8 +39,9 @@ def check_data_dir(path: str | Path) -> Path:
     except FileNotFoundError:
         pass
     except OSError as e:
-        raise StorageError(Message("msg_data_unusable", option="--data", path=shown_path(path),
-                                   error=e.strerror)) from None  # fmt: skip
+        raise StorageError(
+            Message("msg_data_unusable", option="--data", path=shown_path(path), error=e.strerror)
+        ) from None
     if folder.exists() and not folder.is_dir():
         raise StorageError(Message("msg_data_is_file", option="--data", path=shown_path(path)))
     return folder

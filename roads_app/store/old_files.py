@@ -67,8 +67,11 @@ def import_old_files(c: sqlite3.Connection, shoes: Shoes, bets: Bets) -> int:
     if seen:
         log.warning(
             "imported %d saved shoe(s) from the *.parquet files of %s into %s "
-            "(the files were left as they are)", len(seen), database.data_dir, database.path.name,
-        )  # fmt: skip
+            "(the files were left as they are)",
+            len(seen),
+            database.data_dir,
+            database.path.name,
+        )
     return len(seen)
 
 

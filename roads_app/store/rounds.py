@@ -77,9 +77,13 @@ class Rounds:
         version, n = self.shoes.checked(c, shoe_id, expected)
         if count > n:
             raise StorageError(Message("msg_store_undo", id=shoe_id, n=n))
-        gone = frame_of(c.execute(
-            f"SELECT {', '.join(ROUND_COLS)} FROM rounds WHERE shoe = ? AND round > ? "
-            "ORDER BY round DESC", (shoe_id, n - count)).fetchall())  # fmt: skip
+        gone = frame_of(
+            c.execute(
+                f"SELECT {', '.join(ROUND_COLS)} FROM rounds WHERE shoe = ? AND round > ? "
+                "ORDER BY round DESC",
+                (shoe_id, n - count),
+            ).fetchall()
+        )
         c.execute("DELETE FROM rounds WHERE shoe = ? AND round > ?", (shoe_id, n - count))
         for i in range(gone.height):
             no = n - i
@@ -115,8 +119,9 @@ class Rounds:
                 (*rows_of(new)[0][1:], shoe_id, round_no),
             )
             version = self.shoes.bump(c, shoe_id, version, n)
-            detail = json.dumps({"old": json.loads(row_json(old, 0)),
-                                 "new": json.loads(row_json(new, 0))})  # fmt: skip
+            detail = json.dumps(
+                {"old": json.loads(row_json(old, 0)), "new": json.loads(row_json(new, 0))}
+            )
             self.history.log(c, shoe_id, "edited", version, n, round_no, detail)
             return version
 
@@ -130,13 +135,12 @@ class Rounds:
             )
             c.executemany(_INSERT, [(shoe_id, *r) for r in rows_of(frame)])
             version = self.shoes.bump(c, shoe_id, version, frame.height)
-            self.history.log(c, shoe_id, "replaced", version, frame.height, None,
-                             f"{n} rounds before")  # fmt: skip
+            self.history.log(
+                c, shoe_id, "replaced", version, frame.height, None, f"{n} rounds before"
+            )
             return version
 
-    def save(
-        self, shoe_id: str, old: pl.DataFrame, new: pl.DataFrame, expected: int | None
-    ) -> int:
+    def save(self, shoe_id: str, old: pl.DataFrame, new: pl.DataFrame, expected: int | None) -> int:
         """Store ``new`` where the caller showed ``old`` (read at version ``expected``).
 
         The smallest change is written: the added rounds are INSERTed, undone ones
@@ -169,10 +173,14 @@ class Rounds:
         gone = frame_of(c.execute(_ONE, (shoe_id, round_no)).fetchall())
         c.execute("DELETE FROM rounds WHERE shoe = ? AND round = ?", (shoe_id, round_no))
         # two steps so that no moment holds two rows with one (shoe, round) key
-        c.execute("UPDATE rounds SET round = round + 1000000 WHERE shoe = ? AND round > ?",
-                  (shoe_id, round_no))  # fmt: skip
-        c.execute("UPDATE rounds SET round = round - 1000001 WHERE shoe = ? AND round > 1000000",
-                  (shoe_id,))  # fmt: skip
+        c.execute(
+            "UPDATE rounds SET round = round + 1000000 WHERE shoe = ? AND round > ?",
+            (shoe_id, round_no),
+        )
+        c.execute(
+            "UPDATE rounds SET round = round - 1000001 WHERE shoe = ? AND round > 1000000",
+            (shoe_id,),
+        )
         version = self.shoes.bump(c, shoe_id, version, n - 1)
         self.history.log(c, shoe_id, "voided", version, n - 1, round_no, row_json(gone, 0))
         return version

@@ -43,9 +43,14 @@ def sample_shoes() -> list[tuple[object, ShoeMeta]]:
     for shoe_id, seed, rules in SIMULATED:
         s = deal_shoe(seed, ShoeOptions())
         meta = ShoeMeta.from_dict(
-            {**s.meta.to_dict(), "id": shoe_id, "created": CREATED, "rules": rules,
-             "name": f"Sample: simulated shoe, seed {seed}"}
-        )  # fmt: skip
+            {
+                **s.meta.to_dict(),
+                "id": shoe_id,
+                "created": CREATED,
+                "rules": rules,
+                "name": f"Sample: simulated shoe, seed {seed}",
+            }
+        )
         out.append((s.rounds, meta))
     meta = ShoeMeta(
         id="sample-outcomes-only",
@@ -62,7 +67,8 @@ def write_samples(data_dir: Path) -> list[Path]:
     """The samples as ``<id>.parquet`` export files (what ships in `data/`)."""
     return [
         storage.atomic_write_bytes(
-            Path(data_dir) / f"{m.id}.parquet", storage.export_bytes(r, m, "parquet")  # type: ignore[arg-type]
+            Path(data_dir) / f"{m.id}.parquet",
+            storage.export_bytes(r, m, "parquet"),  # type: ignore[arg-type]
         )
         for r, m in sample_shoes()
     ]

@@ -72,8 +72,9 @@ def document(doc: object, label: str) -> ShoeDocument:
     if isinstance(doc, str | list):
         doc = {"rounds": doc}
     if not isinstance(doc, dict):
-        raise StorageError(Message("msg_doc_shape", label=label, field="'rounds'",
-                                   type=type(doc).__name__))
+        raise StorageError(
+            Message("msg_doc_shape", label=label, field="'rounds'", type=type(doc).__name__)
+        )
     try:
         return ShoeDocument.model_validate(doc)
     except ValidationError as e:

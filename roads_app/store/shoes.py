@@ -159,18 +159,14 @@ class Shoes:
             "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?", (shoe_id,)
         ).fetchone()
         if row is None:
-            raise StorageError(
-                Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.place)
-            )
+            raise StorageError(Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.place))
         if row[2] is not None:
             raise StaleShoeError(Message("msg_deleted_elsewhere", id=shoe_id))
         if playing and row[3] is not None:
             raise ShoeEndedError(Message("msg_shoe_ended", name=quote(row[4] or shoe_id)))
         return int(row[0]), int(row[1])
 
-    def checked(
-        self, c: sqlite3.Connection, shoe_id: str, expected: int | None
-    ) -> tuple[int, int]:
+    def checked(self, c: sqlite3.Connection, shoe_id: str, expected: int | None) -> tuple[int, int]:
         """Refuse if the rounds changed after version ``expected``, or the shoe has ended;
         (version, rounds) now."""
         version, n = self.current(c, shoe_id, playing=True)
@@ -205,8 +201,9 @@ class Shoes:
             old = self.meta_in(c, meta.id)
             m = meta_row(meta)
             sets = ", ".join(f"{k} = ?" for k in META_COLS[1:])
-            c.execute(f"UPDATE shoes SET {sets} WHERE id = ?",
-                      (*(m[k] for k in META_COLS[1:]), meta.id))  # fmt: skip
+            c.execute(
+                f"UPDATE shoes SET {sets} WHERE id = ?", (*(m[k] for k in META_COLS[1:]), meta.id)
+            )
             version = self.bump(c, meta.id, version, n)
             new = meta.to_dict()
             changed = {
@@ -226,8 +223,7 @@ class Shoes:
             old = self.meta_in(c, shoe_id)
             c.execute("UPDATE shoes SET name = ? WHERE id = ?", (name, shoe_id))
             version = self.bump(c, shoe_id, version, n)
-            self.history.log(c, shoe_id, "renamed", version, n, None,
-                             json.dumps([old.name, name]))  # fmt: skip
+            self.history.log(c, shoe_id, "renamed", version, n, None, json.dumps([old.name, name]))
             return ShoeMeta.from_dict({**old.to_dict(), "name": name})
 
     def end(self, shoe_id: str) -> int:
@@ -280,8 +276,10 @@ class Shoes:
                 ids = [r[0] for r in c.execute("SELECT id FROM shoes WHERE deleted IS NOT NULL")]
             gone = 0
             for shoe_id in ids:
-                row = c.execute("SELECT version, rounds FROM shoes WHERE id = ? AND "
-                                "deleted IS NOT NULL", (shoe_id,)).fetchone()  # fmt: skip
+                row = c.execute(
+                    "SELECT version, rounds FROM shoes WHERE id = ? AND deleted IS NOT NULL",
+                    (shoe_id,),
+                ).fetchone()
                 if row is None:
                     raise StorageError(Message("msg_shoe_not_in_trash", id=quote(shoe_id)))
                 c.execute("DELETE FROM shoes WHERE id = ?", (shoe_id,))
@@ -294,8 +292,9 @@ class Shoes:
     @staticmethod
     def meta_in(c: sqlite3.Connection, shoe_id: str) -> ShoeMeta:
         """A shoe's metadata inside the caller's transaction (the shoe must exist)."""
-        row = c.execute(f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?",
-                        (shoe_id,)).fetchone()  # fmt: skip
+        row = c.execute(
+            f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
+        ).fetchone()
         return meta_of(row)
 
     def meta(self, shoe_id: str) -> ShoeMeta:

@@ -102,10 +102,15 @@ class ShoeFile:
         for raw in _whole_shoes(self._raw(), self.label):
             part = raw.frame.filter(pl.col(SHOE_COLUMN) == k)
             if part.height:
-                rows = None if raw.rows is None else [
-                    r for r, keep in zip(raw.rows, (raw.frame[SHOE_COLUMN] == k), strict=True)
-                    if keep
-                ]  # fmt: skip
+                rows = (
+                    None
+                    if raw.rows is None
+                    else [
+                        r
+                        for r, keep in zip(raw.rows, (raw.frame[SHOE_COLUMN] == k), strict=True)
+                        if keep
+                    ]
+                )
                 return _check_batch(self, _Raw(part, raw.first_row, rows))[0][1]
         return None
 
@@ -139,8 +144,10 @@ def open_shoe_file(path: Path) -> ShoeFile | None:
         columns = list(schema.names)
         if SHOE_COLUMN not in columns:
             return None
-        kv = {k.decode(errors="replace"): v.decode(errors="replace")
-              for k, v in (md.metadata or {}).items()}  # fmt: skip
+        kv = {
+            k.decode(errors="replace"): v.decode(errors="replace")
+            for k, v in (md.metadata or {}).items()
+        }
         if importing.META_KEY in kv:
             meta = importing.meta_from_text(kv[importing.META_KEY], label)
         _check_shoe_type(pl.from_arrow(schema.empty_table()).schema[SHOE_COLUMN], label)
@@ -170,8 +177,9 @@ def _check_shoe_type(dtype: pl.DataType, label: str) -> None:
     """A shoe column holds whole numbers: a Boolean, float, text or nested column is
     refused by its type before any value is read."""
     if not dtype.is_integer():
-        raise StorageError(Message("msg_shoe_column_type", label=label, column="'shoe'",
-                                   type=str(dtype)))  # fmt: skip
+        raise StorageError(
+            Message("msg_shoe_column_type", label=label, column="'shoe'", type=str(dtype))
+        )
 
 
 def _shoe_numbers(frame: pl.DataFrame, label: str, first_row: int, unit: str) -> pl.DataFrame:
@@ -201,10 +209,12 @@ def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
     ahead = _last_flagged(raws)
     for raw, is_last in ahead:
         if held is not None:
-            raw = _Raw(pl.concat([held.frame, raw.frame], how="vertical_relaxed"),
-                       held.first_row,
-                       None if raw.rows is None else [*(held.rows or []), *raw.rows],
-                       raw.until)  # fmt: skip
+            raw = _Raw(
+                pl.concat([held.frame, raw.frame], how="vertical_relaxed"),
+                held.first_row,
+                None if raw.rows is None else [*(held.rows or []), *raw.rows],
+                raw.until,
+            )
         shoes = raw.frame[SHOE_COLUMN]
         if not len(shoes):
             continue
@@ -215,19 +225,34 @@ def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
             for j, k in enumerate(runs):
                 if k in seen or k in here:
                     row = raw.first_row + int(starts[j])
-                    raise StorageError(Message("msg_shoe_runs_twice", label=label, shoe=k,
-                                               row=f"{row:,}"))  # fmt: skip
+                    raise StorageError(
+                        Message("msg_shoe_runs_twice", label=label, shoe=k, row=f"{row:,}")
+                    )
                 here.add(k)
         last = len(shoes) if is_last else int(starts[-1])  # the file's end: all are whole
         if len(shoes) - last > max_rounds(8):  # a shoe that never ends is not held on to
             where = Message("msg_file_shoe", label=label, shoe=runs[-1])
-            raise StorageError(Message("msg_rounds_one_shoe", label=where,
-                                       count=f"{len(shoes) - last:,}", most=max_rounds(8)))
+            raise StorageError(
+                Message(
+                    "msg_rounds_one_shoe",
+                    label=where,
+                    count=f"{len(shoes) - last:,}",
+                    most=max_rounds(8),
+                )
+            )
         seen.update(runs if is_last else runs[:-1])
-        done = _Raw(raw.frame.slice(0, last), raw.first_row,
-                    None if raw.rows is None else raw.rows[:last], raw.until)  # fmt: skip
-        held = _Raw(raw.frame.slice(last), raw.first_row + last,
-                    None if raw.rows is None else raw.rows[last:], raw.until)  # fmt: skip
+        done = _Raw(
+            raw.frame.slice(0, last),
+            raw.first_row,
+            None if raw.rows is None else raw.rows[:last],
+            raw.until,
+        )
+        held = _Raw(
+            raw.frame.slice(last),
+            raw.first_row + last,
+            None if raw.rows is None else raw.rows[last:],
+            raw.until,
+        )
         if done.frame.height:
             yield done
     if held is not None and held.frame.height:
@@ -269,8 +294,9 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
             if name in _INT_COLUMNS:
                 value = given.cast(pl.Int64, strict=False)
             elif name in _FLAGS:
-                value = given.replace_strict({"true": True, "false": False}, default=None,
-                                             return_dtype=pl.Boolean)  # fmt: skip
+                value = given.replace_strict(
+                    {"true": True, "false": False}, default=None, return_dtype=pl.Boolean
+                )
             elif name in _CARDS:
                 value = given.str.split(" ")
             else:
@@ -324,9 +350,11 @@ def _check_batch(f: ShoeFile, raw: _Raw) -> Checked:
     burn = f.meta.burn_card if f.meta else None
     good = _shoes_within(typed, decks, burn)
     frame = rebuilt.with_columns(position.cast(pl.Int32).alias("round"), shoe)
-    by_shoe = pl.DataFrame({"k": shoe, "ok": ok}).group_by("k", maintain_order=True).agg(
-        pl.col("ok").all()
-    )  # fmt: skip
+    by_shoe = (
+        pl.DataFrame({"k": shoe, "ok": ok})
+        .group_by("k", maintain_order=True)
+        .agg(pl.col("ok").all())
+    )
     fast = set(by_shoe.filter(pl.col("ok"))["k"].to_list()) & good
     out: Checked = []
     parts = frame.select(SHOE_COLUMN, *ROUNDS_SCHEMA.names()).partition_by(
@@ -363,13 +391,20 @@ def _shoes_within(typed: pl.DataFrame, decks: int, burn: str | None) -> set[int]
     most = max_rounds(decks)
     holds = decks * 52
     cards = (
-        typed.select(SHOE_COLUMN, c=pl.concat_list(pl.col("player_cards").fill_null([]),
-                                                   pl.col("banker_cards").fill_null([])))
-        .explode("c").drop_nulls("c")
-        .group_by(SHOE_COLUMN, "c").len()
+        typed.select(
+            SHOE_COLUMN,
+            c=pl.concat_list(
+                pl.col("player_cards").fill_null([]), pl.col("banker_cards").fill_null([])
+            ),
+        )
+        .explode("c")
+        .drop_nulls("c")
+        .group_by(SHOE_COLUMN, "c")
+        .len()
         .with_columns(pl.col("len") + (pl.col("c") == (burn or "")).cast(pl.UInt32))
-        .group_by(SHOE_COLUMN).agg(copies=pl.col("len").max(), cards=pl.col("len").sum())
-    )  # fmt: skip
+        .group_by(SHOE_COLUMN)
+        .agg(copies=pl.col("len").max(), cards=pl.col("len").sum())
+    )
     sizes = typed.group_by(SHOE_COLUMN).len()
     within = sizes.join(cards, on=SHOE_COLUMN, how="left").filter(
         (pl.col("len") <= most)
@@ -383,8 +418,11 @@ def _row_by_row(f: ShoeFile, raw: _Raw, k: int) -> pl.DataFrame:
     """Shoe ``k`` through `importing`'s check of a one-shoe file, named as shoe ``k``."""
     keep = (raw.frame[SHOE_COLUMN] == k).to_list()
     if raw.rows is not None:
-        rows = [{c: v for c, v in r.items() if c != SHOE_COLUMN}
-                for r, kept in zip(raw.rows, keep, strict=True) if kept]  # fmt: skip
+        rows = [
+            {c: v for c, v in r.items() if c != SHOE_COLUMN}
+            for r, kept in zip(raw.rows, keep, strict=True)
+            if kept
+        ]
     else:
         part = raw.frame.filter(pl.Series(keep)).drop(SHOE_COLUMN)
         if f.fmt == "csv":
@@ -409,12 +447,19 @@ def _parquet_footer(path: Path, label: str) -> Any:
     md = importing.parquet_footer(path, label, 2**62, 2**62)
     for g in range(md.num_row_groups):
         group = md.row_group(g)
-        size = max(group.total_byte_size,
-                   sum(group.column(c).total_uncompressed_size for c in range(group.num_columns)))
+        size = max(
+            group.total_byte_size,
+            sum(group.column(c).total_uncompressed_size for c in range(group.num_columns)),
+        )
         if size > MAX_GROUP_UNPACKED:
-            raise StorageError(Message("msg_parquet_unpacks", label=label,
-                                       size=f"{size / 2**20:.0f}",
-                                       most=f"{MAX_GROUP_UNPACKED / 2**20:.0f}"))  # fmt: skip
+            raise StorageError(
+                Message(
+                    "msg_parquet_unpacks",
+                    label=label,
+                    size=f"{size / 2**20:.0f}",
+                    most=f"{MAX_GROUP_UNPACKED / 2**20:.0f}",
+                )
+            )
     return md
 
 
@@ -467,8 +512,9 @@ def _lines(path: Path, label: str) -> Iterator[tuple[int, bytes]]:
 
 
 def _long_line(label: str, n: int) -> StorageError:
-    return StorageError(Message("msg_line_long", label=label, line=f"{n:,}",
-                                most=f"{safe_io.MAX_LINE_BYTES:,}"))  # fmt: skip
+    return StorageError(
+        Message("msg_line_long", label=label, line=f"{n:,}", most=f"{safe_io.MAX_LINE_BYTES:,}")
+    )
 
 
 def _csv_header(path: Path, label: str) -> list[str] | None:
@@ -482,8 +528,9 @@ def _csv_header(path: Path, label: str) -> list[str] | None:
                 header[header.index("result")] = "winner"
             twice = sorted({h for h in header if header.count(h) > 1})
             if twice:
-                raise StorageError(Message("msg_column_twice", label=label,
-                                           column=quote(twice[0], 30)))  # fmt: skip
+                raise StorageError(
+                    Message("msg_column_twice", label=label, column=quote(twice[0], 30))
+                )
             return header
     return None
 
@@ -511,9 +558,7 @@ def _csv_raw(f: ShoeFile) -> Iterator[_Raw]:
         yield _csv_block(f, header, block, first_row, read)
 
 
-def _csv_block(
-    f: ShoeFile, header: bytes, block: list[bytes], first_row: int, until: int
-) -> _Raw:
+def _csv_block(f: ShoeFile, header: bytes, block: list[bytes], first_row: int, until: int) -> _Raw:
     """A block of CSV lines as a frame of text; a row of another width is refused."""
     data = b"\n".join([header, *block]) + b"\n"
     try:
@@ -527,17 +572,30 @@ def _csv_block(
 
             cells = next(csv.reader([line.decode("utf-8", errors="replace")]), [])
             if len(cells) != width:
-                raise StorageError(Message("msg_row_cells", label=f.label, row=first_row + i,
-                                           cells=len(cells), header=width))  # fmt: skip
+                raise StorageError(
+                    Message(
+                        "msg_row_cells",
+                        label=f.label,
+                        row=first_row + i,
+                        cells=len(cells),
+                        header=width,
+                    )
+                )
     try:
-        frame = pl.read_csv(io.BytesIO(data), has_header=True, new_columns=f.columns,
-                            schema={c: pl.String for c in f.columns})  # fmt: skip
+        frame = pl.read_csv(
+            io.BytesIO(data),
+            has_header=True,
+            new_columns=f.columns,
+            schema={c: pl.String for c in f.columns},
+        )
     except Exception as e:  # quoting that runs across lines
-        raise StorageError(Message("msg_csv_unreadable", label=f.label,
-                                   error=importing._first_line(e))) from None  # fmt: skip
+        raise StorageError(
+            Message("msg_csv_unreadable", label=f.label, error=importing._first_line(e))
+        ) from None
     if frame.height != len(block):
-        raise StorageError(Message("msg_csv_unreadable", label=f.label,
-                                   error="a quoted cell runs across lines"))  # fmt: skip
+        raise StorageError(
+            Message("msg_csv_unreadable", label=f.label, error="a quoted cell runs across lines")
+        )
     return _Raw(_shoe_numbers(frame, f.label, first_row, "row"), first_row, until=until)
 
 
@@ -566,8 +624,9 @@ def _json_objects(path: Path, label: str) -> Iterator[tuple[object, int]]:
                 pending = b""
             except UnicodeDecodeError as e:
                 if e.start < len(data) - 3:
-                    raise StorageError(Message("msg_json_not_utf8", label=label,
-                                               byte=e.start)) from None  # fmt: skip
+                    raise StorageError(
+                        Message("msg_json_not_utf8", label=label, byte=e.start)
+                    ) from None
                 text, pending = data[: e.start].decode("utf-8"), data[e.start :]
             buf += text
             return True
@@ -597,20 +656,33 @@ def _json_objects(path: Path, label: str) -> Iterator[tuple[object, int]]:
             try:
                 value, end = decoder.raw_decode(buf, pos)
             except RecursionError:
-                raise StorageError(Message("msg_json_deep", label=label, item=item + 1,
-                                           most=safe_io.MAX_DEPTH)) from None  # fmt: skip
+                raise StorageError(
+                    Message("msg_json_deep", label=label, item=item + 1, most=safe_io.MAX_DEPTH)
+                ) from None
             except ValueError as e:
                 if len(buf) - pos <= MAX_ROUND_BYTES and more():
                     continue
                 if len(buf) - pos > MAX_ROUND_BYTES:
-                    raise StorageError(Message("msg_json_round_long", label=label,
-                                               round=f"{item + 1:,}",
-                                               most=f"{MAX_ROUND_BYTES:,}")) from None
-                raise StorageError(Message("msg_json_invalid", label=label,
-                                           error=importing._first_line(e))) from None
+                    raise StorageError(
+                        Message(
+                            "msg_json_round_long",
+                            label=label,
+                            round=f"{item + 1:,}",
+                            most=f"{MAX_ROUND_BYTES:,}",
+                        )
+                    ) from None
+                raise StorageError(
+                    Message("msg_json_invalid", label=label, error=importing._first_line(e))
+                ) from None
             if end - pos > MAX_ROUND_BYTES:
-                raise StorageError(Message("msg_json_round_long", label=label,
-                                           round=f"{item + 1:,}", most=f"{MAX_ROUND_BYTES:,}"))
+                raise StorageError(
+                    Message(
+                        "msg_json_round_long",
+                        label=label,
+                        round=f"{item + 1:,}",
+                        most=f"{MAX_ROUND_BYTES:,}",
+                    )
+                )
             item += 1
             yield value, consumed + end
             pos = end
@@ -621,8 +693,11 @@ def _json_objects(path: Path, label: str) -> Iterator[tuple[object, int]]:
         while ended and not rest and more():
             rest = buf.strip()
         if rest:
-            raise StorageError(Message("msg_json_invalid", label=label,
-                                       error="the array of rounds does not end with ]"))
+            raise StorageError(
+                Message(
+                    "msg_json_invalid", label=label, error="the array of rounds does not end with ]"
+                )
+            )
     finally:
         os.close(fd)
 
@@ -639,8 +714,15 @@ def _json_raw(f: ShoeFile) -> Iterator[_Raw]:
     at = 0
     for n, (value, at) in enumerate(_json_objects(f.path, f.label), 1):
         if not isinstance(value, dict):
-            raise StorageError(Message("msg_json_round_type", label=f.label, round=n,
-                                       type=type(value).__name__, example='{"winner": "B"}'))
+            raise StorageError(
+                Message(
+                    "msg_json_round_type",
+                    label=f.label,
+                    round=n,
+                    type=type(value).__name__,
+                    example='{"winner": "B"}',
+                )
+            )
         if SHOE_COLUMN not in value:
             where = importing._place(f.label, "round", n)
             raise StorageError(Message("msg_not_shoe_number", where=where, value="(none)"))
@@ -670,8 +752,11 @@ def _json_batch(f: ShoeFile, rows: list[dict[str, Any]], first: int, until: int)
             values.append(v if _json_typed(c, v) else None)
     for c in _CARDS:  # lists of text are slow to build in Polars: joined, then split there
         columns[c] = [None if v is None else " ".join(v) for v in columns[c]]
-    schema = {SHOE_COLUMN: pl.Int64, **{c: _JSON_TYPES[c] for c in schemas.FIELDS},
-              **dict.fromkeys(_CARDS, pl.String)}  # fmt: skip
+    schema = {
+        SHOE_COLUMN: pl.Int64,
+        **{c: _JSON_TYPES[c] for c in schemas.FIELDS},
+        **dict.fromkeys(_CARDS, pl.String),
+    }
     frame = pl.DataFrame(columns, schema=schema).with_columns(
         pl.col(c).str.split(" ") for c in _CARDS
     )
@@ -679,10 +764,13 @@ def _json_batch(f: ShoeFile, rows: list[dict[str, Any]], first: int, until: int)
 
 
 _JSON_TYPES: dict[str, pl.DataType] = {
-    "round": pl.Int64(), "winner": pl.String(), "player_points": pl.Int64(),
-    "banker_points": pl.Int64(), **{c: pl.Boolean() for c in _FLAGS},
+    "round": pl.Int64(),
+    "winner": pl.String(),
+    "player_points": pl.Int64(),
+    "banker_points": pl.Int64(),
+    **{c: pl.Boolean() for c in _FLAGS},
     **{c: pl.List(pl.String) for c in _CARDS},
-}  # fmt: skip
+}
 
 
 def _json_typed(column: str, v: object) -> bool:

@@ -104,8 +104,7 @@ _COLUMNS = "id, version, ended IS NOT NULL, rounds, source, updated"
 
 
 def _shoe_now(row: tuple[Any, ...]) -> tuple[str, ShoeNow]:
-    return str(row[0]), ShoeNow(int(row[1]), bool(row[2]), int(row[3]), str(row[4]),
-                                _epoch(row[5]))  # fmt: skip
+    return str(row[0]), ShoeNow(int(row[1]), bool(row[2]), int(row[3]), str(row[4]), _epoch(row[5]))
 
 
 class SqliteSource:
@@ -125,8 +124,9 @@ class SqliteSource:
 
     def _connect(self) -> sqlite3.Connection:
         if self._con is None:
-            self._con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                                        check_same_thread=False)  # fmt: skip
+            self._con = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
             self._con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         return self._con
 
@@ -140,9 +140,11 @@ class SqliteSource:
         return ALL
 
     def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
-        rows = self._connect().execute(
-            f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL"
-        ).fetchall()
+        rows = (
+            self._connect()
+            .execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL")
+            .fetchall()
+        )
         return dict(map(_shoe_now, rows))
 
     def wake(self) -> None:
@@ -202,9 +204,15 @@ class PgSource:
         if self._con is None:
             import psycopg
 
-            con = psycopg.connect(self._url, autocommit=True, connect_timeout=5,
-                                  keepalives=1, keepalives_idle=5, keepalives_interval=2,
-                                  keepalives_count=3)  # fmt: skip
+            con = psycopg.connect(
+                self._url,
+                autocommit=True,
+                connect_timeout=5,
+                keepalives=1,
+                keepalives_idle=5,
+                keepalives_interval=2,
+                keepalives_count=3,
+            )
             try:
                 con.execute(f"LISTEN {CHANNEL}")
             except BaseException:
@@ -245,8 +253,9 @@ class PgSource:
         if ids is None:
             rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL").fetchall()
         else:
-            rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL "
-                               "AND id = ANY(%s)", (list(ids),)).fetchall()  # fmt: skip
+            rows = con.execute(
+                f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL AND id = ANY(%s)", (list(ids),)
+            ).fetchall()
         return dict(map(_shoe_now, rows))
 
     def wake(self) -> None:
@@ -379,8 +388,11 @@ class Watcher:
         else:
             with self._lock:
                 known = self._shoes
-                wanted = [k for k, v in news.items()
-                          if v is None or getattr(known.get(k), "version", None) != v]  # fmt: skip
+                wanted = [
+                    k
+                    for k, v in news.items()
+                    if v is None or getattr(known.get(k), "version", None) != v
+                ]
             if not wanted:
                 return frozenset()
             fresh, replace = self.source.read(wanted), False

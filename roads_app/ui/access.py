@@ -151,8 +151,13 @@ def sidebar() -> None:
         current = st.session_state.get(ROLE_KEY)
         if current:
             st.caption(tr("signed_in_as", role=current))
-        st.text_input(tr("token"), type="password", key="roads_app.access.input",
-                      on_change=_on_token, help="`roads-app token` prints one on the server")
+        st.text_input(
+            tr("token"),
+            type="password",
+            key="roads_app.access.input",
+            on_change=_on_token,
+            help="`roads-app token` prints one on the server",
+        )
         if st.session_state.pop("roads_app.access.refused", False):
             st.error(tr("token_invalid"))
 

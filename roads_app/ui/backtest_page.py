@@ -56,14 +56,19 @@ def _strategy_name(name: str) -> str:
 def _strategy_inputs(table: Table) -> strategies.Strategy:
     """Strategy select plus the options that strategy takes."""
     name = st.selectbox(
-        tr("bt_strategy"), strategies.STRATEGY_NAMES, key="bt_strategy",
+        tr("bt_strategy"),
+        strategies.STRATEGY_NAMES,
+        key="bt_strategy",
         format_func=_named(strategies.STRATEGY_NAMES, _strategy_name),
-    )  # fmt: skip
+    )
     kw: dict[str, object] = {}
     if name in strategies.STAKINGS:
         bets = list(table.bets)
         kw["bet"] = st.selectbox(
-            tr("col_bet"), bets, index=bets.index("banker"), key="bt_bet",
+            tr("col_bet"),
+            bets,
+            index=bets.index("banker"),
+            key="bt_bet",
             format_func=_named(bets, _label),
         )
         if name == "paroli":
@@ -73,38 +78,47 @@ def _strategy_inputs(table: Table) -> strategies.Strategy:
             kw["after"] = int(st.number_input(tr("bt_after"), 1, 30, 3, key="bt_after"))
         if name == "follow-road":
             kw["road"] = st.selectbox(
-                tr("bt_road"), list(strategies.ROADS), key="bt_road",
+                tr("bt_road"),
+                list(strategies.ROADS),
+                key="bt_road",
                 format_func=_named(strategies.ROADS, tr),
             )
         if name == "follow-good-road":
             cat = good_roads.in_force()
             names = {"any": tr("bt_any_good_road"), **{p.key: p.name(lang()) for p in cat.active}}
-            kw["pattern"] = st.selectbox(tr("bt_good_road"), list(names), key="bt_good_road",
-                                         format_func=names.__getitem__)  # fmt: skip
+            kw["pattern"] = st.selectbox(
+                tr("bt_good_road"), list(names), key="bt_good_road", format_func=names.__getitem__
+            )
             kw["catalogue"] = cat
         kw["progression"] = st.selectbox(
-            tr("bt_staking"), list(strategies.STAKINGS), key="bt_progression",
-            format_func=_named(strategies.STAKINGS,
-                               lambda n: n if lang() == DEFAULT else tr(f"strategy_{n}")),
-        )  # fmt: skip
+            tr("bt_staking"),
+            list(strategies.STAKINGS),
+            key="bt_progression",
+            format_func=_named(
+                strategies.STAKINGS, lambda n: n if lang() == DEFAULT else tr(f"strategy_{n}")
+            ),
+        )
     return strategies.make_strategy(name, **kw)  # type: ignore[arg-type]
 
 
 def _money_inputs(table: Table) -> strategies.Settings:
     lim = table.limits
     c1, c2, c3, c4 = st.columns(4)
-    bankroll = c1.number_input(tr("bt_bankroll"), min_value=0.0, value=1000.0, step=100.0,
-                               key="bt_bankroll")  # fmt: skip
+    bankroll = c1.number_input(
+        tr("bt_bankroll"), min_value=0.0, value=1000.0, step=100.0, key="bt_bankroll"
+    )
     unit = c2.number_input(
         tr("bt_unit"), min_value=0.0, value=max(10.0, lim.min_bet), step=1.0, key="bt_unit"
     )
     min_bet = c3.number_input(tr("bt_min"), min_value=0.0, value=float(lim.min_bet), key="bt_min")
     max_bet = c4.number_input(tr("bt_max"), min_value=0.0, value=float(lim.max_bet), key="bt_max")
     c1, c2, c3 = st.columns([1, 1, 2])
-    stop_loss = c1.number_input(tr("bt_stop_loss"), min_value=0.0, value=0.0, step=50.0,
-                                key="bt_stop_loss")  # fmt: skip
-    take_profit = c2.number_input(tr("bt_take_profit"), min_value=0.0, value=0.0, step=50.0,
-                                  key="bt_take_profit")  # fmt: skip
+    stop_loss = c1.number_input(
+        tr("bt_stop_loss"), min_value=0.0, value=0.0, step=50.0, key="bt_stop_loss"
+    )
+    take_profit = c2.number_input(
+        tr("bt_take_profit"), min_value=0.0, value=0.0, step=50.0, key="bt_take_profit"
+    )
     sides = c3.multiselect(
         tr("bt_sides"),
         [b for b in table.bets if b not in ("banker", "player")],
@@ -203,18 +217,29 @@ def strategy_words(strategy: strategies.Strategy) -> str:
 def summary_caption(result: backtest.Backtest, seed: int | None) -> str:
     """What ran, on which table and shoes (the seed of simulated ones), how long."""
     shoes = f"{result.summary.shoes:,}"
-    source = (tr("bt_src_saved", shoes=shoes) if seed is None
-              else tr("bt_src_simulated", seed=seed, shoes=shoes))  # fmt: skip
-    return tr("bt_caption", strategy=strategy_words(result.strategy),
-              table=md_text(result.table.title), source=source,
-              seconds=f"{result.seconds:.2f}")  # fmt: skip
+    source = (
+        tr("bt_src_saved", shoes=shoes)
+        if seed is None
+        else tr("bt_src_simulated", seed=seed, shoes=shoes)
+    )
+    return tr(
+        "bt_caption",
+        strategy=strategy_words(result.strategy),
+        table=md_text(result.table.title),
+        source=source,
+        seconds=f"{result.seconds:.2f}",
+    )
 
 
 def _show(result: backtest.Backtest) -> None:
     s = result.summary
     if lang() == DEFAULT:
-        st.caption(say(f"{result.strategy.label} · {result.table.title} · {result.source}"
-                       f" · {result.engine} engine · {result.seconds:.2f} s"))  # fmt: skip
+        st.caption(
+            say(
+                f"{result.strategy.label} · {result.table.title} · {result.source}"
+                f" · {result.engine} engine · {result.seconds:.2f} s"
+            )
+        )
     else:  # the engine's own words are English: the page says the same in its language
         st.caption(summary_caption(result, st.session_state.get(SEED_KEY)))
     c = st.columns(5)
@@ -255,9 +280,17 @@ def _show(result: backtest.Backtest) -> None:
         )
 
 
-_PER_SHOE_WORDS = {"shoe": "shoe", "hands": "hands", "bets": "bt_col_bets", "stop": "bt_col_stop",
-                   "stop_hand": "bt_col_stop_hand", "wagered": "bt_wagered", "net": "col_net",
-                   "final": "bt_col_final", "low": "bt_col_low"}  # fmt: skip
+_PER_SHOE_WORDS = {
+    "shoe": "shoe",
+    "hands": "hands",
+    "bets": "bt_col_bets",
+    "stop": "bt_col_stop",
+    "stop_hand": "bt_col_stop_hand",
+    "wagered": "bt_wagered",
+    "net": "col_net",
+    "final": "bt_col_final",
+    "low": "bt_col_low",
+}
 """The per-shoe table's columns as the page names them (the CSV keeps the engine's)."""
 
 
@@ -271,9 +304,7 @@ def _per_shoe_view(per_shoe: pl.DataFrame) -> pl.DataFrame:
         else:  # wagered_<bet>, net_<bet>
             names[col] = f"{tr(_PER_SHOE_WORDS[kind])} · {_label(bet)}"
     stops = {s: tr(f"stop_{s.replace(' ', '_').replace('-', '_')}") for s in backtest.STOPS}
-    return per_shoe.with_columns(
-        pl.col("stop").cast(pl.String).replace_strict(stops)
-    ).rename(names)
+    return per_shoe.with_columns(pl.col("stop").cast(pl.String).replace_strict(stops)).rename(names)
 
 
 def render_backtest_page() -> None:
@@ -287,24 +318,36 @@ def render_backtest_page() -> None:
     left, right = st.columns([2, 1])
     with left:
         rules = st.selectbox(
-            tr("table"), tables, index=tables.index("classic") if "classic" in tables else 0,
+            tr("table"),
+            tables,
+            index=tables.index("classic") if "classic" in tables else 0,
             key="bt_rules",
-        )  # fmt: skip
+        )
     try:
         table = load_table(rules)
         with left:
             strategy = _strategy_inputs(table)
         with right:
-            source = st.radio(tr("bt_shoes"), _SOURCES, horizontal=True, key="bt_source",
-                              format_func=_named(_SOURCES, lambda k: tr(f"bt_source_{k}")),
-                              )  # fmt: skip
+            source = st.radio(
+                tr("bt_shoes"),
+                _SOURCES,
+                horizontal=True,
+                key="bt_source",
+                format_func=_named(_SOURCES, lambda k: tr(f"bt_source_{k}")),
+            )
             simulated = source == _SOURCES[0]
             shoes = st.number_input(
-                tr("bt_n_shoes"), 1, MAX_UI_SHOES, 10_000, step=1000, disabled=not simulated,
+                tr("bt_n_shoes"),
+                1,
+                MAX_UI_SHOES,
+                10_000,
+                step=1000,
+                disabled=not simulated,
                 key="bt_shoes",
-            )  # fmt: skip
-            seed = st.number_input(tr("seed"), 0, 2**53 - 1, 1, disabled=not simulated,
-                                   key="bt_seed")  # fmt: skip
+            )
+            seed = st.number_input(
+                tr("seed"), 0, 2**53 - 1, 1, disabled=not simulated, key="bt_seed"
+            )
             if simulated and cluster_address():
                 st.caption(tr("bt_on_cluster", address=md_text(cluster_address() or "")))
         money = _money_inputs(table)

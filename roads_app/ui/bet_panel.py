@@ -136,7 +136,10 @@ def render_bet_panel(
     if note:
         st.caption(note)
     start = st.number_input(
-        tr("starting_bankroll"), min_value=0.0, value=DEFAULT_BANKROLL, step=100.0,
+        tr("starting_bankroll"),
+        min_value=0.0,
+        value=DEFAULT_BANKROLL,
+        step=100.0,
         key=f"{key}_start",
     )
     settled = BL.settle_log(bets, rounds, table, upto=pos)
@@ -148,17 +151,25 @@ def render_bet_panel(
         held = BL.settle_log(bets, rounds, table, upto=pos - 1)
         held_curve = BL.bankroll(held, start, pos - 1)
         st.markdown(
-            held_pair(f"{key}-bank", pos, _bankroll_line(held, held_curve, "-held"),
-                               _bankroll_line(settled, curve)),
+            held_pair(
+                f"{key}-bank",
+                pos,
+                _bankroll_line(held, held_curve, "-held"),
+                _bankroll_line(settled, curve),
+            ),
             unsafe_allow_html=True,
-        )  # fmt: skip
+        )
     else:
         st.markdown(_bankroll_line(settled, curve), unsafe_allow_html=True)
 
     st.segmented_control(
-        tr("chip"), BL.CHIPS, default=BL.CHIPS[2], key=f"{key}_chip", required=True,
+        tr("chip"),
+        BL.CHIPS,
+        default=BL.CHIPS[2],
+        key=f"{key}_chip",
+        required=True,
         format_func=lambda c: f"{c:,}",
-    )  # fmt: skip
+    )
     stake = _stake(key)
     mode = _entry_mode(rounds, pos, key, choosable=position is None)
     edges, edge_note = house_edges(table, rounds.head(pos), meta)
@@ -166,8 +177,19 @@ def render_bet_panel(
     staked = dict(on_next.iter_rows())
     hand = float(curve["bankroll"][-1])
 
-    at = _Place(key=key, args=args, table=table, bets=bets, stake=stake, next_round=next_round,
-                mode=mode, hand=hand, edges=edges, staked=staked, ensure_saved=ensure_saved)
+    at = _Place(
+        key=key,
+        args=args,
+        table=table,
+        bets=bets,
+        stake=stake,
+        next_round=next_round,
+        mode=mode,
+        hand=hand,
+        edges=edges,
+        staked=staked,
+        ensure_saved=ensure_saved,
+    )
     _render_layout(at)
     _render_not_offered(table, mode, next_round, edge_note)
     _render_actions(at, allow_void)
@@ -207,8 +229,17 @@ class _Place:
     ensure_saved: Callable[[], bool] | None
 
     def why_not(self, bet_id: str) -> str | None:
-        return _said(offers.refusal(self.table, self.bets, bet_id, self.stake, self.next_round,
-                                    mode=self.mode, bankroll=self.hand))  # fmt: skip
+        return _said(
+            offers.refusal(
+                self.table,
+                self.bets,
+                bet_id,
+                self.stake,
+                self.next_round,
+                mode=self.mode,
+                bankroll=self.hand,
+            )
+        )
 
     def price_of(self, bet_id: str) -> tuple[str, str]:
         """The payout (and the exact edge) as the button's caption and its tooltip."""
@@ -227,14 +258,20 @@ class _Place:
         if self.staked.get(bet_id):
             label += f" · **{self.staked[bet_id]:,.0f}**"
         where.button(
-            label, key=f"{self.key}_bet_{bet_id}", disabled=reason is not None,
-            help=reason or help_text, width="stretch" if main else "content",
+            label,
+            key=f"{self.key}_bet_{bet_id}",
+            disabled=reason is not None,
+            help=reason or help_text,
+            width="stretch" if main else "content",
             type="primary" if main and self.staked.get(bet_id) else "secondary",
             on_click=_change,
-            args=(self.key, *self.args,
-                  _placer(bet_id, self.stake, self.next_round, self.table, self.hand, self.mode),
-                  self.ensure_saved),
-        )  # fmt: skip
+            args=(
+                self.key,
+                *self.args,
+                _placer(bet_id, self.stake, self.next_round, self.table, self.hand, self.mode),
+                self.ensure_saved,
+            ),
+        )
         return reason
 
 
@@ -247,25 +284,39 @@ def _render_layout(at: _Place) -> None:
     _style()
     with st.container(key=f"{key}_lay-out", gap="small"):
         with st.container(key=f"{key}_lay-main", gap=None):
-            for bet_id, col in zip(lay.main, st.columns(len(lay.main), gap="small"),
-                                   strict=True):  # fmt: skip
+            for bet_id, col in zip(lay.main, st.columns(len(lay.main), gap="small"), strict=True):
                 price, about = at.price_of(bet_id)
-                reason = at.button(bet_id, col, f"**{md_text(bet_name(table.bets[bet_id]))}**",
-                                   about, main=True)  # fmt: skip
+                reason = at.button(
+                    bet_id, col, f"**{md_text(bet_name(table.bets[bet_id]))}**", about, main=True
+                )
                 col.caption(f"{price}. {reason}" if reason else price)
         if lay.player or lay.banker:
             with st.container(key=f"{key}_lay-side-hands", horizontal=True, gap="small"):
                 for bet_id in (*lay.player, *lay.banker):
-                    at.button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
-                              at.price_of(bet_id)[1], main=False)  # fmt: skip
+                    at.button(
+                        bet_id,
+                        st,
+                        md_text(bet_name(table.bets[bet_id])),
+                        at.price_of(bet_id)[1],
+                        main=False,
+                    )
         if lay.middle:
             with st.container(key=f"{key}_lay-side-middle", horizontal=True, gap="small"):
                 for bet_id in lay.middle:
-                    at.button(bet_id, st, md_text(bet_name(table.bets[bet_id])),
-                              at.price_of(bet_id)[1], main=False)  # fmt: skip
+                    at.button(
+                        bet_id,
+                        st,
+                        md_text(bet_name(table.bets[bet_id])),
+                        at.price_of(bet_id)[1],
+                        main=False,
+                    )
         for family, members in lay.families.items():
-            with st.container(key=f"{key}_lay-family-{family}", horizontal=True, gap="small",
-                              vertical_alignment="center"):  # fmt: skip
+            with st.container(
+                key=f"{key}_lay-family-{family}",
+                horizontal=True,
+                gap="small",
+                vertical_alignment="center",
+            ):
                 st.markdown(f"**{md_text(family_name(family, table.bets[members[0]]))}**")
                 for bet_id in members:
                     k = offers.FAMILY.match(bet_id)["k"]  # type: ignore[index]
@@ -284,18 +335,23 @@ def _render_shortcuts(at: _Place) -> None:
             price = f"{len(parts)} × {stake:,.0f} = {total:,.0f}"
             if None not in part_edges:
                 price += f" · {100 * sum(part_edges) / len(parts):.2f}%"  # type: ignore[arg-type]
-            names = md_text(" + ".join(bet_name(table.bets[p]) if p in table.bets
-                                       else p for p in parts))  # fmt: skip
+            names = md_text(
+                " + ".join(bet_name(table.bets[p]) if p in table.bets else p for p in parts)
+            )
             reason = at.why_not(name)
             st.button(
                 f"{bet_id_name(name, SHORTCUT_LABELS.get(name, name))} · {price}",
                 key=f"{key}_short_{name}",
-                disabled=reason is not None, help=reason or names,
+                disabled=reason is not None,
+                help=reason or names,
                 on_click=_change,
-                args=(key, *at.args,
-                      _shortcut(parts, stake, at.next_round, table, at.hand, at.mode),
-                      at.ensure_saved),
-            )  # fmt: skip
+                args=(
+                    key,
+                    *at.args,
+                    _shortcut(parts, stake, at.next_round, table, at.hand, at.mode),
+                    at.ensure_saved,
+                ),
+            )
 
 
 def _render_not_offered(table: Table, mode: str, next_round: int, edge_note: str) -> None:
@@ -304,12 +360,15 @@ def _render_not_offered(table: Table, mode: str, next_round: int, edge_note: str
     unsettled = [md_text(bet_name(table.bets[b])) for b in offers.not_offered(table, mode)]
     if unsettled:
         needs = tr("or_word").join(tr(w) for w in offers.needs_of(table, mode))
-        st.caption(tr("not_offered", mode=tr(ENTRY_LABELS[mode]).lower(),
-                      bets=", ".join(unsettled), what=needs))  # fmt: skip
-    closed = [
-        md_text(bet_name(b)) for b in table.bets.values()
-        if b.closed_on(next_round)
-    ]
+        st.caption(
+            tr(
+                "not_offered",
+                mode=tr(ENTRY_LABELS[mode]).lower(),
+                bets=", ".join(unsettled),
+                what=needs,
+            )
+        )
+    closed = [md_text(bet_name(b)) for b in table.bets.values() if b.closed_on(next_round)]
     if closed:
         st.caption(tr("closed_for", n=next_round, bets=", ".join(closed)))
     st.caption(tr("edge_note", note=edge_note))
@@ -320,24 +379,29 @@ def _render_actions(at: _Place, allow_void: bool) -> None:
     key, args, next_round, bets = at.key, at.args, at.next_round, at.bets
     with st.container(horizontal=True, gap="small"):
         st.button(
-            tr("undo_chip"), key=f"{key}_undo_chip", icon=":material/undo:",
+            tr("undo_chip"),
+            key=f"{key}_undo_chip",
+            icon=":material/undo:",
             disabled=not BL.can_clear(bets, next_round),
             on_click=_change,
             args=(key, *args, lambda b: BL.undo_last(b, next_round), None),
-        )  # fmt: skip
+        )
         st.button(
-            tr("clear_bets"), key=f"{key}_clear", disabled=not BL.can_clear(bets, next_round),
+            tr("clear_bets"),
+            key=f"{key}_clear",
+            disabled=not BL.can_clear(bets, next_round),
             on_click=_change,
             args=(key, *args, lambda b: BL.clear(b, next_round), None),
-        )  # fmt: skip
+        )
         if allow_void:
             st.button(
-                tr("void_round", n=next_round), key=f"{key}_void",
+                tr("void_round", n=next_round),
+                key=f"{key}_void",
                 disabled=not BL.can_void(bets, next_round),
                 help=tr("void_help"),
                 on_click=_change,
                 args=(key, *args, lambda b: BL.void(b, next_round), None),
-            )  # fmt: skip
+            )
 
 
 def _bankroll_line(settled: pl.DataFrame, curve: pl.DataFrame, testid: str = "") -> str:
@@ -373,8 +437,11 @@ def _settled_view(
                 st.toast(line, icon=":material/block:")
                 seen.add((announce, bet_row["id"]))
     if settled.height:  # no chart to redraw on every result for a player not betting
-        st.plotly_chart(charts.bankroll_figure(curve, lang()), key=f"{key}_bankroll",
-                        config={"displayModeBar": False})  # fmt: skip
+        st.plotly_chart(
+            charts.bankroll_figure(curve, lang()),
+            key=f"{key}_bankroll",
+            config={"displayModeBar": False},
+        )
     render_history(settled, table)
 
 
@@ -420,18 +487,34 @@ def _checked(
 def _placer(
     bet_id: str, stake: float, round_no: int, table: Table, bankroll: float, mode: str
 ) -> Callable[[pl.DataFrame], pl.DataFrame]:
-    return _checked(lambda b: BL.place(b, bet_id, stake, round_no=round_no, table=table),
-                    bet_id, stake, round_no, table, bankroll, mode)  # fmt: skip
+    return _checked(
+        lambda b: BL.place(b, bet_id, stake, round_no=round_no, table=table),
+        bet_id,
+        stake,
+        round_no,
+        table,
+        bankroll,
+        mode,
+    )
 
 
 def _shortcut(
-    parts: tuple[str, ...], stake: float, round_no: int, table: Table, bankroll: float,
+    parts: tuple[str, ...],
+    stake: float,
+    round_no: int,
+    table: Table,
+    bankroll: float,
     mode: str,
 ) -> Callable[[pl.DataFrame], pl.DataFrame]:
     name = next(n for n, p in table.shortcuts.items() if tuple(p) == tuple(parts))
     return _checked(
         lambda b: BL.place_shortcut(b, parts, stake, round_no=round_no, table=table),
-        name, stake, round_no, table, bankroll, mode,
+        name,
+        stake,
+        round_no,
+        table,
+        bankroll,
+        mode,
     )
 
 
@@ -456,6 +539,8 @@ def _css() -> str:
 # --- what the entry mode can settle ------------------------------------------------------
 
 ENTRY_ORDER, ENTRY_LABELS = offers.ENTRY_ORDER, offers.ENTRY_LABELS
+
+
 def round_entry(row: dict[str, Any]) -> str:
     """How a round was entered: by its cards, its points, or its winner only."""
     if row.get("player_cards") is not None:
@@ -474,10 +559,13 @@ def _entry_mode(rounds: pl.DataFrame, pos: int, key: str, *, choosable: bool) ->
             round_entry(rounds.row(rounds.height - 1, named=True)) if rounds.height else "winner"
         )
     st.segmented_control(
-        tr("next_entered_by"), ENTRY_ORDER, key=widget, required=True,
+        tr("next_entered_by"),
+        ENTRY_ORDER,
+        key=widget,
+        required=True,
         format_func=labels(ENTRY_LABELS),
         help=tr("next_entered_help"),
-    )  # fmt: skip
+    )
     return str(st.session_state[widget])
 
 
@@ -493,13 +581,18 @@ def render_history(settled: pl.DataFrame, table: Table) -> None:
         pl.col("round").alias(tr("col_round")),
         pl.col("bet").replace_strict(labels, default=pl.col("bet")).alias(tr("col_bet")),
         pl.col("stake").alias(tr("col_stake")),
-        pl.col("outcome").replace_strict(outcomes, default=pl.col("outcome"))
+        pl.col("outcome")
+        .replace_strict(outcomes, default=pl.col("outcome"))
         .alias(tr("col_outcome")),
         pl.col("net").alias(tr("col_net")),
         pl.col("reason").fill_null("").alias(tr("col_note")),
     )
-    st.dataframe(view, hide_index=True, height=min(36 * (view.height + 1), 300),
-                 column_config={tr("col_note"): st.column_config.TextColumn(width="large")})
+    st.dataframe(
+        view,
+        hide_index=True,
+        height=min(36 * (view.height + 1), 300),
+        column_config={tr("col_note"): st.column_config.TextColumn(width="large")},
+    )
     # A note is often longer than its cell: the newest ones in full under the table.
     noted = settled.filter(pl.col("reason").is_not_null() & (pl.col("reason") != ""))
     seen: set[tuple[int, str, str]] = set()
@@ -510,8 +603,14 @@ def render_history(settled: pl.DataFrame, table: Table) -> None:
         seen.add(item)
         if len(seen) > NOTES_SHOWN:
             break
-        st.caption(tr("note_line", n=row["round"], bet=labels.get(row["bet"], row["bet"]),
-                      note=row["reason"]))  # fmt: skip
+        st.caption(
+            tr(
+                "note_line",
+                n=row["round"],
+                bet=labels.get(row["bet"], row["bet"]),
+                note=row["reason"],
+            )
+        )
 
 
 NOTES_SHOWN = 5
@@ -524,8 +623,9 @@ def refusal_lines(refused: pl.DataFrame, table: Table) -> list[str]:
     lines = []
     for row, why in zip(refused.iter_rows(named=True), reasons, strict=True):
         bet = bet_name(table.bets[row["bet"]]) if row["bet"] in table.bets else row["bet"]
-        lines.append(tr("refused_now", n=row["round"], bet=bet, stake=f"{row['stake']:,.0f}",
-                        why=why))  # fmt: skip
+        lines.append(
+            tr("refused_now", n=row["round"], bet=bet, stake=f"{row['stake']:,.0f}", why=why)
+        )
     return lines
 
 
@@ -542,8 +642,12 @@ def render_entry_bets(state: object) -> None:
 
     s: session.ShoeState = state  # type: ignore[assignment]
     render_bet_panel(
-        shoe_id=s.meta.id, rounds=s.rounds, meta=s.meta, data_dir=session.data_dir(),
-        ensure_saved=ensure_saved, key="bets",
-    )  # fmt: skip
+        shoe_id=s.meta.id,
+        rounds=s.rounds,
+        meta=s.meta,
+        data_dir=session.data_dir(),
+        ensure_saved=ensure_saved,
+        key="bets",
+    )
     if session.errors().get("bets"):
         st.error(session.errors()["bets"], icon=":material/error:")

@@ -55,9 +55,7 @@ def unapplied(value: Any, applied: tuple[str, int] | None) -> tuple[str, list[tu
         return "", []
     epoch = value["epoch"]
     last = applied[1] if applied and applied[0] == epoch else 0
-    items = sorted(
-        (int(seq), key) for seq, key in value.get("items") or [] if key in QUEUE_KEYS
-    )
+    items = sorted((int(seq), key) for seq, key in value.get("items") or [] if key in QUEUE_KEYS)
     return epoch, [(seq, key) for seq, key in items if seq > last]
 
 
@@ -134,9 +132,15 @@ def mount(on_keys: Callable[[list[str]], None] | None = None, *, more: bool = Fa
     epoch, acked = applied()
     _component(
         key=WIDGET_KEY,
-        data={"keys": on_keys is not None, "epoch": epoch, "acked": acked,
-              "width": board_width(0), "more": more, "keyList": list(page_head.QUEUE_KEYS),
-              "keyCodes": page_head.NUMPAD},
+        data={
+            "keys": on_keys is not None,
+            "epoch": epoch,
+            "acked": acked,
+            "width": board_width(0),
+            "more": more,
+            "keyList": list(page_head.QUEUE_KEYS),
+            "keyCodes": page_head.NUMPAD,
+        },
         height=1,
         on_presses_change=_presses,
         on_width_change=lambda: None,
@@ -155,5 +159,6 @@ def show_held_after(seconds: float, round_no: int) -> None:
     """When round ``round_no``'s reveal has turned its last card (``seconds`` at most, as
     a fallback), show the board's held marks (see `board_figure`) and mark the page
     (``html[data-rd-shown]``) so the held strip and statistics swap in the same frame."""
-    _show_held(key=f"show_held_{round_no}", data={"ms": round(seconds * 1000), "round": round_no},
-               height=1)
+    _show_held(
+        key=f"show_held_{round_no}", data={"ms": round(seconds * 1000), "round": round_no}, height=1
+    )

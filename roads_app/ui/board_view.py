@@ -41,16 +41,20 @@ def language_switch() -> None:
     if st.session_state.get(LANG_KEY) not in LANGUAGES:
         st.session_state[LANG_KEY] = lang()
     st.sidebar.segmented_control(
-        " · ".join(word("language_switch", code) for code in LANGUAGES), LANGUAGES,
-        key=LANG_KEY, required=True,
+        " · ".join(word("language_switch", code) for code in LANGUAGES),
+        LANGUAGES,
+        key=LANG_KEY,
+        required=True,
         format_func=lambda code: word("language", code),
-    )  # fmt: skip
+    )
 
 
 def _dot(side: str, lg: str) -> str:
     colour = board.WINNER_COLOUR[side]
-    return (f"<span class='rd-dot' style='background:{colour}'>"
-            f"{html.escape(word(f'{side}_letter', lg))}</span>")  # fmt: skip
+    return (
+        f"<span class='rd-dot' style='background:{colour}'>"
+        f"{html.escape(word(f'{side}_letter', lg))}</span>"
+    )
 
 
 def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
@@ -59,23 +63,25 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     flags = flag_counts(rounds)
     note = flag_note(flags, "pair", lg)
     parts = [
-        *(f"<span data-count='{w}'>{_dot(w, lg)}{word(w, lg)} <b>{s[w.word]}</b></span>"
-          for w in Winner),
+        *(
+            f"<span data-count='{w}'>{_dot(w, lg)}{word(w, lg)} <b>{s[w.word]}</b></span>"
+            for w in Winner
+        ),
         f"<span data-count='banker_pair'>{word('banker_pair', lg)} "
         f"<b>{flag_value(flags['banker_pair'])}</b></span>",
         f"<span data-count='player_pair'>{word('player_pair', lg)} "
         f"<b>{flag_value(flags['player_pair'])}</b></span>",
         # always in its place, empty when every round recorded its pairs: the strip
         # keeps its lines as the note comes and goes (the buttons under it stay put)
-        f"<span class='rd-note'><small data-count='pairs_of'>{html.escape(note)}</small>"
-        "</span>",
+        f"<span class='rd-note'><small data-count='pairs_of'>{html.escape(note)}</small></span>",
         f"<span data-count='hands'>{word('hands', lg)} <b>{s['rounds']}</b></span>",
     ]
     for side in Side:
         marks = ask_road(rounds, side)
         glyphs = "".join(
             f"<i style='color:{board.MARK_COLOUR[marks[k]]}'>{board.MARK_GLYPH[k]}</i>"
-            if marks.get(k) in board.MARK_COLOUR else "<i>–</i>"
+            if marks.get(k) in board.MARK_COLOUR
+            else "<i>–</i>"
             for k in board.DERIVED
         )
         label = word(f"{side.word}_ask", lg)
@@ -98,8 +104,11 @@ def held_css(before: str, after: str, round_no: int) -> str:
     """CSS showing element class ``before`` until round ``round_no``'s reveal has ended
     (the page says so: ``html[data-rd-shown]``, set by `board_host.show_held_after`),
     then ``after`` instead, both in the same frame as the board's held marks."""
-    return (HOLD_CSS.replace(".rd-hold-a-N", f".{before}").replace(".rd-hold-b-N", f".{after}")
-            .replace('"N"', f'"{round_no}"'))  # fmt: skip
+    return (
+        HOLD_CSS.replace(".rd-hold-a-N", f".{before}")
+        .replace(".rd-hold-b-N", f".{after}")
+        .replace('"N"', f'"{round_no}"')
+    )
 
 
 def held_pair(name: str, round_no: int, before: str, after: str) -> str:
@@ -108,8 +117,10 @@ def held_pair(name: str, round_no: int, before: str, after: str) -> str:
     element, so no frame can show a copy whose rule has not arrived yet. The copies'
     classes are ``<name>-a-<round>`` and ``<name>-b-<round>``."""
     a, b = f"{name}-a-{round_no}", f"{name}-b-{round_no}"
-    return (f"{held_css(a, b, round_no)}\n\n<div class='{a}'>\n\n{before}\n\n</div>\n\n"
-            f"<div class='{b}'>\n\n{after}\n\n</div>")  # fmt: skip
+    return (
+        f"{held_css(a, b, round_no)}\n\n<div class='{a}'>\n\n{before}\n\n</div>\n\n"
+        f"<div class='{b}'>\n\n{after}\n\n</div>"
+    )
 
 
 def held_strip_html(rounds: pl.DataFrame, lg: str) -> str:
@@ -137,12 +148,31 @@ class Drawn:
     six: bool
 
 
-def _spec(rounds: pl.DataFrame, width: int, lg: str, ask: str | None, max_cell: float,
-          decks: int, six: bool, *, hold: bool = False, height: int | None = None,
-          last_mark_s: float | None = None) -> dict:  # fmt: skip
-    return board.board_spec(rounds, width_px=width - 4, lang=lg, ask=ask, max_cell=max_cell,
-                            hold_last=hold, decks=decks, six=six,
-                            height_px=height, last_mark_s=last_mark_s)  # fmt: skip
+def _spec(
+    rounds: pl.DataFrame,
+    width: int,
+    lg: str,
+    ask: str | None,
+    max_cell: float,
+    decks: int,
+    six: bool,
+    *,
+    hold: bool = False,
+    height: int | None = None,
+    last_mark_s: float | None = None,
+) -> dict:
+    return board.board_spec(
+        rounds,
+        width_px=width - 4,
+        lang=lg,
+        ask=ask,
+        max_cell=max_cell,
+        hold_last=hold,
+        decks=decks,
+        six=six,
+        height_px=height,
+        last_mark_s=last_mark_s,
+    )
 
 
 def render_board(
@@ -182,9 +212,18 @@ def render_board(
     if viewport is not None and column_width is not None:
         width, note = column_width(viewport), "window width"
     cap = max_cell or board.MAX_CELL_PX
-    spec = _spec(rounds, width or board.DEFAULT_WIDTH_PX, lg, ask, cap, decks, six,
-                 hold=hold_last_s is not None, height=fill_height,
-                 last_mark_s=last_mark_s)  # fmt: skip
+    spec = _spec(
+        rounds,
+        width or board.DEFAULT_WIDTH_PX,
+        lg,
+        ask,
+        cap,
+        decks,
+        six,
+        hold=hold_last_s is not None,
+        height=fill_height,
+        last_mark_s=last_mark_s,
+    )
     spec = theme.recolour(spec, ground)
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
@@ -192,9 +231,16 @@ def render_board(
     # While the board's width is not known (no report, no window width to guess from),
     # the browser draws nothing (it would draw again at once at the real width) and
     # only keeps the board's height.
-    sig = plot_host.plot(spec, key=key, config=board.PLOT_CONFIG, draw=width is not None,
-                         placeholder_height=spec["layout"]["height"], follows=follows,
-                         note=note, svg=True)  # fmt: skip
+    sig = plot_host.plot(
+        spec,
+        key=key,
+        config=board.PLOT_CONFIG,
+        draw=width is not None,
+        placeholder_height=spec["layout"]["height"],
+        follows=follows,
+        note=note,
+        svg=True,
+    )
     if hold_last_s is not None:
         st.html(held_strip_html(rounds, lg))
     elif strip:  # (the display has it in its header)
@@ -209,9 +255,10 @@ def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
     board's width is not known (the board is not drawn yet either)."""
     if drawn.width is None:
         return
-    specs = {k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell, drawn.decks,
-                      drawn.six)
-             for k, r in successors.items()}  # fmt: skip
+    specs = {
+        k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell, drawn.decks, drawn.six)
+        for k, r in successors.items()
+    }
     plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)
 
 
@@ -220,5 +267,8 @@ def round_count(text: str, heading: bool = False) -> None:
     element of its own, beside the name: our own words only, never a name (names are
     shown through `words.md_text`, without HTML)."""
     head = "#### " if heading else ""
-    st.markdown(f"{head}<span data-testid='round-count'>{html.escape(text)}</span>",
-                unsafe_allow_html=True, width="content")  # fmt: skip
+    st.markdown(
+        f"{head}<span data-testid='round-count'>{html.escape(text)}</span>",
+        unsafe_allow_html=True,
+        width="content",
+    )

@@ -50,19 +50,21 @@ def side_colour(side: str, ground: theme.Theme) -> tuple[str, str]:
     >>> side_colour("B", theme.Theme.LIGHT)
     ('#d32f2f', '#ffffff')
     """
-    return (theme.recolour(board.WINNER_COLOUR[side], ground),
-            theme.recolour(board.PAPER, ground))  # fmt: skip
+    return (theme.recolour(board.WINNER_COLOUR[side], ground), theme.recolour(board.PAPER, ground))
 
 
 def badge(text: str, side: str, ground: theme.Theme, testid: str, extra: str = "") -> str:
     """One coloured badge (our own words, escaped)."""
     bg, fg = side_colour(side, ground)
-    return (f"<span class='rd-badge' data-testid='{testid}' data-side='{side}'{extra} "
-            f"style='background:{bg};color:{fg}'>{html.escape(text)}</span>")  # fmt: skip
+    return (
+        f"<span class='rd-badge' data-testid='{testid}' data-side='{side}'{extra} "
+        f"style='background:{bg};color:{fg}'>{html.escape(text)}</span>"
+    )
 
 
-def good_road_badges(rounds: pl.DataFrame, lg: str, ground: theme.Theme,
-                     testid: str = "good-road") -> str:  # fmt: skip
+def good_road_badges(
+    rounds: pl.DataFrame, lg: str, ground: theme.Theme, testid: str = "good-road"
+) -> str:
     """The good roads the shoe is on, a badge each, in the colour of the big road's side
     they ride (the last result that was not a tie); nothing when none."""
     keys = keys_now(rounds)
@@ -77,23 +79,29 @@ def render_display_header(
 ) -> None:
     """The display's one header line: the name (text, `md_text`: no HTML), then the round
     count, the last result, the counts and the good-road badges (our own words, escaped)."""
-    with st.container(horizontal=True, vertical_alignment="center", gap="medium",
-                      key="display_head"):  # fmt: skip
+    with st.container(
+        horizontal=True, vertical_alignment="center", gap="medium", key="display_head"
+    ):
         with st.container(key="display_name", width="content"):
             st.markdown(f"# {md_text(meta.name or word('shoe_default_name', lg, id=meta.id))}")
         count = html.escape(word("round_of", lg, n=rounds.height))
         parts = [f"<span data-testid='round-count'>{count}</span>"]
         if rounds.height:
             last = str(rounds["winner"][-1])
-            parts.append(badge(word(last, lg), last, ground, "last-result",
-                               f" data-round='{rounds.height}'"))  # fmt: skip
+            parts.append(
+                badge(word(last, lg), last, ground, "last-result", f" data-round='{rounds.height}'")
+            )
         s = shoe_stats(rounds)
-        for side, n in ((Winner.BANKER, s["banker"]), (Winner.PLAYER, s["player"]),
-                        (Winner.TIE, s["tie"])):
+        for side, n in (
+            (Winner.BANKER, s["banker"]),
+            (Winner.PLAYER, s["player"]),
+            (Winner.TIE, s["tie"]),
+        ):
             colour = theme.recolour(board.WINNER_COLOUR[side], ground)
             letter = html.escape(word(f"{side}_letter", lg))
-            parts.append(f"<span data-count='{side}' style='color:{colour}'>{letter} "
-                         f"<b>{n}</b></span>")  # fmt: skip
+            parts.append(
+                f"<span data-count='{side}' style='color:{colour}'>{letter} <b>{n}</b></span>"
+            )
         parts.append(good_road_badges(rounds, lg, ground))
         st.html(f"<div class='rd-display-head'>{''.join(parts)}</div>")
 
@@ -116,9 +124,16 @@ def _follow(shoe_id: str) -> None:
     render_display_header(meta, rounds, lg, ground)
     screen = follow.screen_size(FOLLOW_KEY)
     height = round(screen["h"] * (1 - HEADER_SHARE)) - 24 if screen else None
-    render_board(rounds, key="display_board", max_cell=400, column_width=lambda vw: vw - 48,
-                 fill_height=height, strip=False, last_mark_s=LAST_MARK_S,
-                 ground=ground)  # fmt: skip
+    render_board(
+        rounds,
+        key="display_board",
+        max_cell=400,
+        column_width=lambda vw: vw - 48,
+        fill_height=height,
+        strip=False,
+        last_mark_s=LAST_MARK_S,
+        ground=ground,
+    )
     st.session_state[SHOWN_KEY] = (shoe_id, version)
 
 

@@ -74,8 +74,7 @@ def _flags() -> dict[str, bool | None]:
     """The toggles and the numpad's pair keys as round flags: on means yes, off means not
     recorded (null)."""
     keyed = st.session_state.get(PAIRS_KEY) or {}
-    return {k: True if keyed.get(k) or st.session_state.get(f"flag_{k}") else None
-            for k in FLAGS}  # fmt: skip
+    return {k: True if keyed.get(k) or st.session_state.get(f"flag_{k}") else None for k in FLAGS}
 
 
 def _reset_flags() -> None:
@@ -159,8 +158,7 @@ def on_keys(keys: list[str]) -> None:
         first = True  # the toggles go with the first result, as a button's click
         for run, flags in runs:
             if run:
-                both = {k: True if flags.get(k) or (first and toggles[k]) else None
-                        for k in FLAGS}  # fmt: skip
+                both = {k: True if flags.get(k) or (first and toggles[k]) else None for k in FLAGS}
                 rounds, skipped = apply_keys(rounds, run, decks=meta.decks, **both)
                 notes.extend(skipped)
                 first = first and not set(run) - {"u"}
@@ -194,9 +192,7 @@ def _edit_row() -> dict[str, Any]:
         if pp is None or bp is None:
             raise RoundError(tr("need_both_totals_edit"))
         return round_by_points(int(pp), int(bp), **flags)
-    return round_by_cards(
-        st.session_state.get("edit_pc", ""), st.session_state.get("edit_bc", "")
-    )
+    return round_by_cards(st.session_state.get("edit_pc", ""), st.session_state.get("edit_bc", ""))
 
 
 @access.writes
@@ -244,9 +240,7 @@ def pays_six_apart(rules: str) -> bool:
 
 def render_ask_toggle() -> None:
     """Picking B or P ghosts on the board the marks that result would add."""
-    st.segmented_control(
-        tr("ask_on_board"), list(Side), key="ask_road", format_func=winner_word
-    )
+    st.segmented_control(tr("ask_on_board"), list(Side), key="ask_road", format_func=winner_word)
 
 
 def _pct(value: float | None) -> str:
@@ -296,8 +290,10 @@ def _header(state: session.ShoeState) -> None:
         saved = f" · **{tr('ended_badge')}**"
     st.markdown(f"### {title}")  # names are text (`md_text`); no HTML where they are
     with st.container(horizontal=True, gap="xsmall", key="shoe_line"):
-        st.markdown(f"{tr('header_table', rules=md_text(meta.rules), decks=meta.decks)}{saved} ·",
-                    width="content")  # fmt: skip
+        st.markdown(
+            f"{tr('header_table', rules=md_text(meta.rules), decks=meta.decks)}{saved} ·",
+            width="content",
+        )
         round_count(tr("round_of", n=state.round_count))
         if state.saved:
             link = f"display?shoe={urllib.parse.quote(meta.id, safe='')}"
@@ -316,13 +312,24 @@ def render_quick_entry(state: session.ShoeState) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         lg = lang()
         for w, colour in zip(Winner, ("red", "blue", "green"), strict=True):
-            st.button(f":{colour}[**{word(w, lg)}**] · {w}", key=f"btn_{w}",
-                      on_click=on_winner, args=(w,))  # fmt: skip
-        st.button(f"{word('undo', lg)} · U", key="btn_undo", on_click=on_undo,
-                  disabled=not can_undo(state.rounds), icon=":material/undo:")
-        st.button(tr("bring_back"), key="btn_redo", on_click=on_bring_back,
-                  disabled=not session.can_bring_back(state), icon=":material/redo:",
-                  help=tr("bring_back_help"))  # fmt: skip
+            st.button(
+                f":{colour}[**{word(w, lg)}**] · {w}", key=f"btn_{w}", on_click=on_winner, args=(w,)
+            )
+        st.button(
+            f"{word('undo', lg)} · U",
+            key="btn_undo",
+            on_click=on_undo,
+            disabled=not can_undo(state.rounds),
+            icon=":material/undo:",
+        )
+        st.button(
+            tr("bring_back"),
+            key="btn_redo",
+            on_click=on_bring_back,
+            disabled=not session.can_bring_back(state),
+            icon=":material/redo:",
+            help=tr("bring_back_help"),
+        )
         render_ask_toggle()
     with st.container(horizontal=True, gap="medium"):
         for k in FLAGS:
@@ -366,13 +373,17 @@ def render_edit(state: session.ShoeState) -> None:
     # (not the control's default: with its value kept in the session as well, a
     # default makes Streamlit warn on the page)
     st.session_state.setdefault("edit_how", "Result")
-    how = st.segmented_control(tr("replace_by"), list(REPLACE_BY), key="edit_how",
-                               required=True, format_func=labels(REPLACE_BY))  # fmt: skip
+    how = st.segmented_control(
+        tr("replace_by"),
+        list(REPLACE_BY),
+        key="edit_how",
+        required=True,
+        format_func=labels(REPLACE_BY),
+    )
     with st.form("edit_form", border=False):
         if how == "Result":
             c1, c2 = st.columns(2)
-            c1.selectbox(tr("result"), list(Winner), key="edit_winner",
-                         format_func=winner_word)
+            c1.selectbox(tr("result"), list(Winner), key="edit_winner", format_func=winner_word)
         elif how == "Points":
             c1, c2, c3 = st.columns(3)
             c1.number_input(tr("player_points"), 0, 9, value=None, step=1, key="edit_pp")
@@ -407,15 +418,19 @@ def render_new_shoe(state: session.ShoeState) -> None:
         st.session_state["new_decks"] = state.meta.decks
     if "new_name" not in st.session_state:
         st.session_state["new_name"] = default_name(st.session_state["new_table"])
-    st.text_input(tr("shoe_name"), key="new_name", max_chars=NAME_MAX,
-                  help=tr("shoe_name_help"))  # fmt: skip
+    st.text_input(tr("shoe_name"), key="new_name", max_chars=NAME_MAX, help=tr("shoe_name_help"))
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     c1.selectbox(tr("table_rules"), tables, key="new_table", on_change=on_table_change)
     c2.number_input(tr("decks"), 1, 8, step=1, key="new_decks")
     c3.button(tr("start_new_shoe"), key="btn_new", on_click=on_new_shoe)
     if state.saved and state.ended is None:
-        st.button(tr("end_shoe"), key="btn_end", on_click=on_end_shoe, icon=":material/stop:",
-                  help=tr("end_shoe_help"))  # fmt: skip
+        st.button(
+            tr("end_shoe"),
+            key="btn_end",
+            on_click=on_end_shoe,
+            icon=":material/stop:",
+            help=tr("end_shoe_help"),
+        )
     _error("new")
 
 
@@ -425,10 +440,14 @@ def render_resume() -> None:
     if last is None:
         return
     with st.container(horizontal=True, vertical_alignment="center", key="resume"):
-        st.markdown(tr("resume_offer", name=md_text(last["name"] or last["id"]),
-                       n=last["rounds"]))  # fmt: skip
-        st.button(tr("continue_last"), key="btn_resume", icon=":material/history:",
-                  on_click=session.open_shoe, args=(last["id"],))  # fmt: skip
+        st.markdown(tr("resume_offer", name=md_text(last["name"] or last["id"]), n=last["rounds"]))
+        st.button(
+            tr("continue_last"),
+            key="btn_resume",
+            icon=":material/history:",
+            on_click=session.open_shoe,
+            args=(last["id"],),
+        )
 
 
 @st.fragment
@@ -455,9 +474,13 @@ def shoe_fragment() -> None:
             render_resume()
         elif state.ended is not None:
             st.info(tr("shoe_ended_note"), icon=":material/flag:")
-    drawn = render_board(state.rounds, ask=st.session_state.get("ask_road"),
-                         follows=board_host.applied(), decks=state.meta.decks,
-                         six=pays_six_apart(state.meta.rules))
+    drawn = render_board(
+        state.rounds,
+        ask=st.session_state.get("ask_road"),
+        follows=board_host.applied(),
+        decks=state.meta.decks,
+        six=pays_six_apart(state.meta.rules),
+    )
     render_quick_entry(state)
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
@@ -477,10 +500,19 @@ def shoe_fragment() -> None:
 
 
 KEPT_WHILE_CLOSED: dict[str, tuple[str, ...]] = {
-    "tab_edit": ("edit_round", "edit_how", "edit_winner", "edit_pp", "edit_bp", "edit_pc",
-                 "edit_bc", "edit_banker_pair", "edit_player_pair"),
+    "tab_edit": (
+        "edit_round",
+        "edit_how",
+        "edit_winner",
+        "edit_pp",
+        "edit_bp",
+        "edit_pc",
+        "edit_bc",
+        "edit_banker_pair",
+        "edit_player_pair",
+    ),
     "tab_new": ("new_name", "new_table", "new_decks"),
-}  # fmt: skip
+}
 """The inputs of the tabs sent only while open (`render_entry_tabs`), kept meanwhile."""
 
 
@@ -498,8 +530,9 @@ def render_entry_tabs(state: session.ShoeState) -> None:
     form's input keeps its text in the page only while it is on the page)."""
     points, cards, edit, new = st.tabs(
         [tr("tab_points"), tr("tab_cards"), tr("tab_edit"), tr("tab_new")],
-        key="entry_tabs", on_change="rerun",
-    )  # fmt: skip
+        key="entry_tabs",
+        on_change="rerun",
+    )
     with points:
         render_points_entry()
     with cards:

@@ -55,10 +55,20 @@ def follow_shoe(
     ``screen``: also report the window's size (`screen_size`), for a page laid out to
     fill it. ``shoe_id`` None follows nothing (a shoe not saved yet) but keeps the
     element's place on the page."""
-    _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
-               data={"shoe": shoe_id, "version": version, "screen": screen,
-                     "screen_now": screen_size(key), "got": _got(key),
-                     "pass": access.follow_pass()})  # fmt: skip
+    _component(
+        key=key,
+        height=1,
+        on_seen_change=lambda: None,
+        on_screen_change=lambda: None,
+        data={
+            "shoe": shoe_id,
+            "version": version,
+            "screen": screen,
+            "screen_now": screen_size(key),
+            "got": _got(key),
+            "pass": access.follow_pass(),
+        },
+    )
 
 
 def _state(key: str, name: str) -> Any:
@@ -100,10 +110,22 @@ def follow_wall(
     filter hides moved past its version in ``hidden`` (it may pass the filter now). A
     shown shoe's own change is drawn by its tile alone (`wall_tile`). Also reports the
     window's size (`screen_size`), which sets how big a tile is."""
-    _component(key=key, height=1, on_seen_change=lambda: None, on_screen_change=lambda: None,
-               data={"wall": True, "seq": seq, "ids": sorted(shown), "hidden": dict(hidden or {}),
-                     "screen": True, "screen_now": screen_size(key), "got": _got(key),
-                     "pass": access.follow_pass()})  # fmt: skip
+    _component(
+        key=key,
+        height=1,
+        on_seen_change=lambda: None,
+        on_screen_change=lambda: None,
+        data={
+            "wall": True,
+            "seq": seq,
+            "ids": sorted(shown),
+            "hidden": dict(hidden or {}),
+            "screen": True,
+            "screen_now": screen_size(key),
+            "got": _got(key),
+            "pass": access.follow_pass(),
+        },
+    )
 
 
 def wall_seq(data_dir: Path) -> int:
@@ -118,8 +140,7 @@ def shoe_now(data_dir: Path, shoe_id: str) -> watch.ShoeNow | None:
 
 def wall_versions(w: watch.Watcher) -> dict[str, int]:
     """The versions of the shoes on the wall (`library.on_the_wall`), as last seen."""
-    return {k: s.version for k, s in w.shoes().items()
-            if library.on_the_wall(k, s.source, s.ended)}  # fmt: skip
+    return {k: s.version for k, s in w.shoes().items() if library.on_the_wall(k, s.source, s.ended)}
 
 
 # --- the server side (no Streamlit: runs on the server's event loop) -----------------------
@@ -209,8 +230,7 @@ def routes(data_dir: Path) -> list[Any]:
             return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
         known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
         if _waiting >= MAX_WAITING:
-            return JSONResponse({"detail": "too many pages following; try again"},
-                                status_code=503)  # fmt: skip
+            return JSONResponse({"detail": "too many pages following; try again"}, status_code=503)
         refused = refusal(request, data_dir)
         if refused is not None:
             return refused

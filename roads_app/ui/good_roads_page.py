@@ -37,22 +37,24 @@ def study_frame(study: gs.Study, language: str) -> pl.DataFrame:
     rows = []
     for f in study.patterns:
         lo, hi = f.ci if f.ci else (None, None)
-        rows.append({
-            tr("gr_pattern"): names.get(f.key, f.key),
-            tr("gr_rounds"): _pct(f.share_of_rounds),
-            tr("gr_shoes"): _pct(f.share_of_shoes),
-            tr("gr_longest"): f.longest_run,
-            tr("gr_next_b"): _pct(f.next_share[Winner.BANKER]),
-            tr("gr_exact_b"): _pct(f.exact_next[Winner.BANKER]),
-            tr("gr_next_p"): _pct(f.next_share[Winner.PLAYER]),
-            tr("gr_exact_p"): _pct(f.exact_next[Winner.PLAYER]),
-            tr("gr_next_t"): _pct(f.next_share[Winner.TIE]),
-            tr("gr_bets"): f.bets,
-            tr("gr_ev"): _pct(f.ev),
-            tr("gr_ci_lo"): _pct(lo),
-            tr("gr_ci_hi"): _pct(hi),
-            tr("gr_edge"): _pct(f.edge),
-        })  # fmt: skip
+        rows.append(
+            {
+                tr("gr_pattern"): names.get(f.key, f.key),
+                tr("gr_rounds"): _pct(f.share_of_rounds),
+                tr("gr_shoes"): _pct(f.share_of_shoes),
+                tr("gr_longest"): f.longest_run,
+                tr("gr_next_b"): _pct(f.next_share[Winner.BANKER]),
+                tr("gr_exact_b"): _pct(f.exact_next[Winner.BANKER]),
+                tr("gr_next_p"): _pct(f.next_share[Winner.PLAYER]),
+                tr("gr_exact_p"): _pct(f.exact_next[Winner.PLAYER]),
+                tr("gr_next_t"): _pct(f.next_share[Winner.TIE]),
+                tr("gr_bets"): f.bets,
+                tr("gr_ev"): _pct(f.ev),
+                tr("gr_ci_lo"): _pct(lo),
+                tr("gr_ci_hi"): _pct(hi),
+                tr("gr_edge"): _pct(f.edge),
+            }
+        )
     return pl.DataFrame(rows)
 
 
@@ -65,31 +67,61 @@ def ev_chart(study: gs.Study, language: str) -> dict[str, Any]:
     down = [None if f.ci is None or f.ev is None else _pct(f.ev - f.ci[0]) for f in study.patterns]
     return {
         "data": [
-            {"type": "scatter", "mode": "markers", "x": x, "y": ev, "name": tr("gr_ev"),
-             "error_y": {"type": "data", "symmetric": False, "array": up, "arrayminus": down}},
-            {"type": "scatter", "mode": "markers", "x": x, "name": tr("gr_edge"),
-             "y": [_pct(f.edge) for f in study.patterns], "marker": {"symbol": "line-ew-open",
-                                                                      "size": 18}},
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": x,
+                "y": ev,
+                "name": tr("gr_ev"),
+                "error_y": {"type": "data", "symmetric": False, "array": up, "arrayminus": down},
+            },
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": x,
+                "name": tr("gr_edge"),
+                "y": [_pct(f.edge) for f in study.patterns],
+                "marker": {"symbol": "line-ew-open", "size": 18},
+            },
         ],
-        "layout": {"yaxis": {"title": {"text": "% / unit"}, "zeroline": True},
-                   "height": 380, "margin": {"t": 20}},
+        "layout": {
+            "yaxis": {"title": {"text": "% / unit"}, "zeroline": True},
+            "height": 380,
+            "margin": {"t": 20},
+        },
     }
 
 
 def _run_study() -> None:
     tables = list_tables()
     c1, c2, c3 = st.columns([2, 1, 1])
-    name = c1.selectbox(tr("table"), tables,
-                        index=tables.index("classic") if "classic" in tables else 0,
-                        key="gr.study.table")  # fmt: skip
+    name = c1.selectbox(
+        tr("table"),
+        tables,
+        index=tables.index("classic") if "classic" in tables else 0,
+        key="gr.study.table",
+    )
     seed = int(c2.number_input(tr("seed"), min_value=0, value=1, step=1, key="gr.study.seed"))
-    shoes = int(c3.number_input(tr("bt_shoes"), min_value=100, max_value=MAX_PAGE_SHOES,
-                                value=20_000, step=10_000, key="gr.study.shoes"))  # fmt: skip
+    shoes = int(
+        c3.number_input(
+            tr("bt_shoes"),
+            min_value=100,
+            max_value=MAX_PAGE_SHOES,
+            value=20_000,
+            step=10_000,
+            key="gr.study.shoes",
+        )
+    )
     if st.button(tr("gr_run"), type="primary", key="gr.study.run"):
         bar = st.progress(0.0, text=tr("gr_running"))
         try:
-            result = gs.study(gr.in_force(), load_table(name), seed=seed, shoes=shoes,
-                              progress=lambda d, t: bar.progress(min(d / t, 1.0)))  # fmt: skip
+            result = gs.study(
+                gr.in_force(),
+                load_table(name),
+                seed=seed,
+                shoes=shoes,
+                progress=lambda d, t: bar.progress(min(d / t, 1.0)),
+            )
         except RoadsAppError as e:
             bar.empty()
             st.error(say(e))
@@ -100,8 +132,15 @@ def _run_study() -> None:
     if result is None:
         return
     lg = lang()
-    st.text(tr("gr_study_head", shoes=f"{result.part.shoes:,}", seed=result.seed,
-               table=result.table.title, priced=f"{result.part.priced_shoes:,}"))  # fmt: skip
+    st.text(
+        tr(
+            "gr_study_head",
+            shoes=f"{result.part.shoes:,}",
+            seed=result.seed,
+            table=result.table.title,
+            priced=f"{result.part.priced_shoes:,}",
+        )
+    )
     with st.container(key="gr_study_table"):
         st.dataframe(study_frame(result, lg), hide_index=True)
     st.plotly_chart(ev_chart(result, lg), width="stretch")
@@ -118,15 +157,27 @@ def _settings() -> None:
         st.error(say(e))
         cat = gr.load_catalogue(gr.default_path())
     st.text(tr("gr_settings_intro", path=f"{gr.CATALOGUE_DIR}/{gr.USER_FILE}"))
-    rows = [{"key": p.key, "name": p.name(lang()), "enabled": p.enabled,
-             "columns": ", ".join(c.text for c in p.columns), "invites": p.invites.value,
-             "rule": p.description} for p in cat.patterns]  # fmt: skip
+    rows = [
+        {
+            "key": p.key,
+            "name": p.name(lang()),
+            "enabled": p.enabled,
+            "columns": ", ".join(c.text for c in p.columns),
+            "invites": p.invites.value,
+            "rule": p.description,
+        }
+        for p in cat.patterns
+    ]
     edited = st.data_editor(
-        pl.DataFrame(rows), hide_index=True, key="gr.settings.editor",
+        pl.DataFrame(rows),
+        hide_index=True,
+        key="gr.settings.editor",
         disabled=["key", "name", "invites", "rule"],
-        column_config={"enabled": st.column_config.CheckboxColumn(tr("gr_enabled")),
-                       "columns": st.column_config.TextColumn(tr("gr_columns"))},
-    )  # fmt: skip
+        column_config={
+            "enabled": st.column_config.CheckboxColumn(tr("gr_enabled")),
+            "columns": st.column_config.TextColumn(tr("gr_columns")),
+        },
+    )
     c1, c2 = st.columns(2)
     if c1.button(tr("gr_save"), type="primary", key="gr.settings.save"):
         try:
@@ -136,8 +187,9 @@ def _settings() -> None:
             st.error(say(e))
         else:
             st.success(tr("gr_saved", path=md_text(f"{gr.CATALOGUE_DIR}/{path.name}")))
-    upload = st.file_uploader(tr("gr_upload"), type=["toml"], key="gr.settings.upload",
-                              max_upload_size=1)  # fmt: skip
+    upload = st.file_uploader(
+        tr("gr_upload"), type=["toml"], key="gr.settings.upload", max_upload_size=1
+    )
     if upload is not None and st.button(tr("gr_use_upload"), key="gr.settings.use"):
         try:
             data = upload.getvalue()

@@ -62,8 +62,7 @@ def render_in_force(lang: str, at: Any = None) -> None:
     if where.startswith("rules/"):
         at.text(word("good_roads_in_force", lang))  # named in the page's words
     else:  # the player's file: named without the server's folders
-        at.text(word("good_roads_in_force_yours", lang,
-                             where=f"{gr.CATALOGUE_DIR}/{gr.USER_FILE}"))  # fmt: skip
+        at.text(word("good_roads_in_force_yours", lang, where=f"{gr.CATALOGUE_DIR}/{gr.USER_FILE}"))
 
 
 # --- the lobby: filter and alert ---------------------------------------------------------
@@ -93,9 +92,13 @@ def render_filter(lang: str) -> list[str]:
     cat = gr.in_force()
     names = {p.key: p.name(lang) for p in cat.active}
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    picked = c1.multiselect(word("gr_filter", lang), list(names), key=FILTER_KEY,
-                            format_func=names.__getitem__,
-                            placeholder=word("gr_filter_all", lang))  # fmt: skip
+    picked = c1.multiselect(
+        word("gr_filter", lang),
+        list(names),
+        key=FILTER_KEY,
+        format_func=names.__getitem__,
+        placeholder=word("gr_filter_all", lang),
+    )
     c2.toggle(word("gr_sound", lang), key=SOUND_KEY)
     return [k for k in picked if k in names]
 
@@ -113,8 +116,10 @@ def alert(shoe_id: str, version: int, name: str, new: Sequence[str], lang: str) 
     first = shoe_id not in seen
     if not first and version > seen[shoe_id] and new:
         said = md_text(" · ".join(tags(new, lang)))
-        st.toast(word("gr_alert", lang, name=md_text(name), tags=said),
-                 icon=":material/notifications_active:")  # fmt: skip
+        st.toast(
+            word("gr_alert", lang, name=md_text(name), tags=said),
+            icon=":material/notifications_active:",
+        )
         if st.session_state.get(SOUND_KEY):
             st.audio(chime(), format="audio/wav", autoplay=True)
     seen[shoe_id] = max(version, seen.get(shoe_id, version))

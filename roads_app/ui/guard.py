@@ -23,7 +23,6 @@ from roads_app.ui.words import md_text
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-
 def show_bug(exc: BaseException) -> None:
     """The short message for a bug, with where its traceback was written."""
     st.error(md_text(report_bug(exc)), icon=":material/bug_report:")

@@ -96,8 +96,10 @@ def serve_follow_route(data_dir: Path) -> None:
 
     def with_ours(runtime: object) -> list:
         base = (config.get_option("server.baseUrlPath") or "").strip("/")
-        ours = [Route(f"/{base}{r.path}" if base else r.path, r.endpoint, methods=["GET"])
-                for r in [*follow.routes(data_dir), *wall_tile.routes(data_dir)]]  # fmt: skip
+        ours = [
+            Route(f"/{base}{r.path}" if base else r.path, r.endpoint, methods=["GET"])
+            for r in [*follow.routes(data_dir), *wall_tile.routes(data_dir)]
+        ]
         return [*ours, *original(runtime)]  # type: ignore[arg-type]
 
     starlette_app.create_streamlit_routes = with_ours

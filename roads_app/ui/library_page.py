@@ -157,51 +157,82 @@ def render_row(row: dict, folder: Path) -> None:
             icon = SOURCE_ICON.get(row["source"], "")
             source = row["source"]
             source = tr(f"source_{source}") if source in SOURCE_ICON else md_text(source)
-            st.markdown(tr("shoe_line", name=md_text(row["name"]), icon=icon, source=source,
-                           rules=md_text(row["rules"]), decks=row["decks"], rounds=row["rounds"],
-                           when=_when(row["created"])))  # fmt: skip
+            st.markdown(
+                tr(
+                    "shoe_line",
+                    name=md_text(row["name"]),
+                    icon=icon,
+                    source=source,
+                    rules=md_text(row["rules"]),
+                    decks=row["decks"],
+                    rounds=row["rounds"],
+                    when=_when(row["created"]),
+                )
+            )
             if row.get("ended"):
                 st.caption(tr("finished_at", when=_when(row["ended"])))
         with st.container(horizontal=True, gap="small"):
             if not row["error"]:
-                if st.button(tr("open"), key=f"lib_open_{sid}", icon=":material/edit_note:",
-                             help=tr("open_help")):  # fmt: skip
+                if st.button(
+                    tr("open"),
+                    key=f"lib_open_{sid}",
+                    icon=":material/edit_note:",
+                    help=tr("open_help"),
+                ):
                     switch_to("scoreboard", {"shoe": sid})
-                if st.button(tr("page_replay"), key=f"lib_replay_{sid}",
-                             icon=":material/replay:"):  # fmt: skip
+                if st.button(tr("page_replay"), key=f"lib_replay_{sid}", icon=":material/replay:"):
                     switch_to("replay", {"shoe": sid, "round": "0"})
                 with st.popover(tr("rename"), icon=":material/edit:"):
-                    st.text_input(tr("name"), value=row["name"], key=f"lib_name_{sid}",
-                                  max_chars=100)  # fmt: skip
-                    st.button(tr("save_name"), key=f"lib_rename_{sid}", on_click=on_rename,
-                              args=(sid,))  # fmt: skip
+                    st.text_input(
+                        tr("name"), value=row["name"], key=f"lib_name_{sid}", max_chars=100
+                    )
+                    st.button(
+                        tr("save_name"), key=f"lib_rename_{sid}", on_click=on_rename, args=(sid,)
+                    )
                 with st.popover(tr("export"), icon=":material/download:"):
                     for fmt in library.EXPORT_FORMATS:
                         label = tr("board_png") if fmt == "png" else fmt.upper()
                         st.download_button(
-                            label, data=_exporter(sid, fmt, folder, lang()),
-                            file_name=f"{sid}.{fmt}", mime=library.MIME[fmt],
-                            key=f"lib_dl_{fmt}_{sid}", on_click="ignore",
-                        )  # fmt: skip
+                            label,
+                            data=_exporter(sid, fmt, folder, lang()),
+                            file_name=f"{sid}.{fmt}",
+                            mime=library.MIME[fmt],
+                            key=f"lib_dl_{fmt}_{sid}",
+                            on_click="ignore",
+                        )
             if st.session_state.get(CONFIRM) == sid:
                 name = row["name"] or tr("shoe_default_name", id=sid)  # never ''
                 st.warning(tr("confirm_delete", name=_named(name)))
-                st.button(tr("yes_delete"), key=f"lib_del_yes_{sid}", type="primary",
-                          on_click=on_delete, args=(sid, name))  # fmt: skip
-                st.button(tr("cancel"), key=f"lib_del_no_{sid}",
-                          on_click=lambda: st.session_state.update({CONFIRM: None}))  # fmt: skip
+                st.button(
+                    tr("yes_delete"),
+                    key=f"lib_del_yes_{sid}",
+                    type="primary",
+                    on_click=on_delete,
+                    args=(sid, name),
+                )
+                st.button(
+                    tr("cancel"),
+                    key=f"lib_del_no_{sid}",
+                    on_click=lambda: st.session_state.update({CONFIRM: None}),
+                )
             else:
-                st.button(tr("delete"), key=f"lib_del_{sid}", icon=":material/delete:",
-                          on_click=lambda s=sid: st.session_state.update({CONFIRM: s}))  # fmt: skip
+                st.button(
+                    tr("delete"),
+                    key=f"lib_del_{sid}",
+                    icon=":material/delete:",
+                    on_click=lambda s=sid: st.session_state.update({CONFIRM: s}),
+                )
 
 
 def render_import() -> None:
     """Upload a shoe file; its message (if refused) appears right under the uploader."""
     st.markdown(f"**{tr('import_shoe')}**")
     st.file_uploader(
-        tr("upload_label", mb=UPLOAD_MB), type=["csv", "json", "parquet"],
-        key=_upload_key(), max_upload_size=UPLOAD_MB,
-    )  # fmt: skip
+        tr("upload_label", mb=UPLOAD_MB),
+        type=["csv", "json", "parquet"],
+        key=_upload_key(),
+        max_upload_size=UPLOAD_MB,
+    )
     chosen = st.session_state.get(_upload_key())
     if chosen is not None:
         st.caption(tr("ready_to_add", name=md_text(chosen.name), size=f"{chosen.size:,}"))
@@ -229,8 +260,9 @@ def render_library_page() -> None:
         (st.success if kind == "success" else st.error)(text)
     shoes = session.store(folder).shoes.list()
     st.markdown(tr("saved_shoes", n=shoes.height))
-    query = st.text_input(tr("filter_by_name"), key="library_filter",
-                          placeholder=tr("filter_placeholder"))  # fmt: skip
+    query = st.text_input(
+        tr("filter_by_name"), key="library_filter", placeholder=tr("filter_placeholder")
+    )
     if query:
         shoes = shoes.filter(  # as a person reads names: "Macau" finds "macau evening"
             pl.col("name").str.to_lowercase().str.contains(query.lower(), literal=True)
@@ -248,12 +280,30 @@ def render_trash(folder: Path) -> None:
     with st.expander(tr("trash", n=trash.height), icon=":material/delete:"):
         for row in trash.iter_rows(named=True):
             sid = row["id"]
-            with st.container(horizontal=True, gap="small", key=f"trash-{sid}",
-                              vertical_alignment="center"):  # fmt: skip
-                st.markdown(tr("trash_line", name=md_text(row["name"]), rounds=row["rounds"],
-                               when=_when(row["deleted"])))  # fmt: skip
-                st.button(tr("restore"), key=f"lib_restore_{sid}", icon=":material/restore:",
-                          on_click=on_restore, args=(sid, row["name"]))  # fmt: skip
-        st.button(tr("empty_trash"), key="lib_empty_trash", type="primary",
-                  icon=":material/delete_forever:", on_click=on_empty_trash,
-                  args=(trash["id"].to_list(),), help=tr("empty_trash_help"))  # fmt: skip
+            with st.container(
+                horizontal=True, gap="small", key=f"trash-{sid}", vertical_alignment="center"
+            ):
+                st.markdown(
+                    tr(
+                        "trash_line",
+                        name=md_text(row["name"]),
+                        rounds=row["rounds"],
+                        when=_when(row["deleted"]),
+                    )
+                )
+                st.button(
+                    tr("restore"),
+                    key=f"lib_restore_{sid}",
+                    icon=":material/restore:",
+                    on_click=on_restore,
+                    args=(sid, row["name"]),
+                )
+        st.button(
+            tr("empty_trash"),
+            key="lib_empty_trash",
+            type="primary",
+            icon=":material/delete_forever:",
+            on_click=on_empty_trash,
+            args=(trash["id"].to_list(),),
+            help=tr("empty_trash_help"),
+        )

@@ -105,8 +105,9 @@ def _styled(frame: pl.DataFrame) -> Styler:
     now, pwin, ev = tr("col_now"), tr("col_pwin"), tr("col_ev")
     shown = frame.select(
         pl.col("label").alias(tr("col_bet")),
-        (pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String))
-        .alias(tr("col_pays")),
+        (pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String)).alias(
+            tr("col_pays")
+        ),
         (100 * pl.col("probability")).alias(pwin),
         (100 * pl.col("ev")).alias(ev),
         pl.when(~pl.col("open"))
@@ -162,8 +163,9 @@ def _text_px(text: str) -> int:
 def _named(frame: pl.DataFrame, table: Table) -> pl.DataFrame:
     """``label`` as the page's language names each bet (the table's labels in English)."""
     names = {b: bet_name(bet) for b, bet in table.bets.items()}
-    return frame.with_columns(pl.col("bet").replace_strict(names, default=pl.col("label"))
-                              .alias("label"))  # fmt: skip
+    return frame.with_columns(
+        pl.col("bet").replace_strict(names, default=pl.col("label")).alias("label")
+    )
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -191,10 +193,16 @@ def render_live_odds(
         st.warning(say(e))
         return
     if not rem.ok:
-        missing = rounds.head(rem.hand - 1).with_row_index("n", 1).filter(
-            pl.col("player_cards").is_null())["n"]  # fmt: skip
-        st.caption(tr("odds_need_cards", n=missing[0]) if missing.len()
-                   else tr("odds_unavailable", why=say(rem.reason)))  # fmt: skip
+        missing = (
+            rounds.head(rem.hand - 1)
+            .with_row_index("n", 1)
+            .filter(pl.col("player_cards").is_null())["n"]
+        )
+        st.caption(
+            tr("odds_need_cards", n=missing[0])
+            if missing.len()
+            else tr("odds_unavailable", why=say(rem.reason))
+        )
         return
     frame = _named(_priced(table.name, tuple(int(x) for x in rem.counts), rem.hand), table)
     positive = frame.filter(pl.col("positive") & pl.col("open"))
@@ -219,11 +227,15 @@ def render_live_odds(
     st.caption(tr("unseen_by_rank"))
     # Drawn in place (`plot_host`): a key press that leaves the unseen cards as they
     # were (a result entered without cards) leaves the chart still.
-    plot_host.plot(rank_spec(rem.by_rank, meta.decks), key=f"{key}.ranks",
-                   config={"displayModeBar": False, "responsive": True})
+    plot_host.plot(
+        rank_spec(rem.by_rank, meta.decks),
+        key=f"{key}.ranks",
+        config={"displayModeBar": False, "responsive": True},
+    )
 
 
 # --- the EV chart through a shoe -----------------------------------------------------------
+
 
 def render_ev_chart(
     rounds: pl.DataFrame,
@@ -285,17 +297,21 @@ def run_study(
 
 def _study_table(result: live_odds.StudyResult) -> pl.DataFrame:
     table = load_table(result.table)
-    names = {bet: bet_name(table.bets[bet]) if bet in table.bets else bet
-             for bet in result.summary["bet"]}  # fmt: skip
+    names = {
+        bet: bet_name(table.bets[bet]) if bet in table.bets else bet
+        for bet in result.summary["bet"]
+    }
     return result.summary.select(
         pl.col("bet").replace_strict(names).alias(tr("col_bet")),
-        pl.col("payout").map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String)
+        pl.col("payout")
+        .map_elements(lambda x: f"{x:g}:1", return_dtype=pl.String)
         .alias(tr("col_pays")),
         (100 * pl.col("positive_share")).round(3).alias(tr("st_positive_pct")),
         pl.col("bets_per_shoe").round(3).alias(tr("st_bets_per_shoe")),
         pl.col("net_per_shoe").round(4).alias(tr("st_net_per_shoe")),
-        pl.format(tr("st_ci_range"), pl.col("net_ci_low").round(3), pl.col("net_ci_high").round(3))
-        .alias(tr("st_ci")),
+        pl.format(
+            tr("st_ci_range"), pl.col("net_ci_low").round(3), pl.col("net_ci_high").round(3)
+        ).alias(tr("st_ci")),
         pl.col("ev_per_shoe").round(4).alias(tr("st_exact_ev")),
     )
 
@@ -352,9 +368,15 @@ def render_study_page() -> None:
     if shown_inputs != inputs:
         st.caption(tr("st_previous"))
     st.markdown(
-        tr("st_head", shoes=f"{result.n_shoes:,}", seed=result.seed, table=md_text(result.table),
-           hands=f"{result.hands:,}") + ("" if result.closing else tr("st_ignored"))
-    )  # fmt: skip
+        tr(
+            "st_head",
+            shoes=f"{result.n_shoes:,}",
+            seed=result.seed,
+            table=md_text(result.table),
+            hands=f"{result.hands:,}",
+        )
+        + ("" if result.closing else tr("st_ignored"))
+    )
     if (
         result.closing
         and (result.summary["bets_per_shoe"] < result.summary["positive_share"]).any()

@@ -87,11 +87,20 @@ def render_tile(row: dict, folder: Path, stale_min: float, derived: bool = False
         else:
             st.caption(say(tile))
         picked = st.session_state.get(FILTER_KEY) or []
-        shoe = watch.ShoeNow(version=int(row["version"]), ended=False, rounds=row["rounds"],
-                             modified=row["modified"])  # fmt: skip
-        wall_tile.live(sid, wall_tile.view_at(tile, shoe, lg, tags, picked), lg=lg,
-                       derived=derived, tags=tags, picked=picked, stale_min=stale_min,
-                       runs=runs[sid], look=look)  # fmt: skip
+        shoe = watch.ShoeNow(
+            version=int(row["version"]), ended=False, rounds=row["rounds"], modified=row["modified"]
+        )
+        wall_tile.live(
+            sid,
+            wall_tile.view_at(tile, shoe, lg, tags, picked),
+            lg=lg,
+            derived=derived,
+            tags=tags,
+            picked=picked,
+            stale_min=stale_min,
+            runs=runs[sid],
+            look=look,
+        )
         if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
             switch_to("scoreboard", {"shoe": sid})
 
@@ -107,13 +116,23 @@ def render_kiosk_tile(row: dict, folder: Path, stale_min: float, look: wall_tile
         runs[sid] = runs.get(sid, 0) + 1
         tags = gr.tags_of_winners(tile["winners"]) if isinstance(tile, dict) else []
         picked = st.session_state.get(FILTER_KEY) or []
-        shoe = watch.ShoeNow(version=int(row["version"]), ended=False, rounds=row["rounds"],
-                             modified=row["modified"])  # fmt: skip
+        shoe = watch.ShoeNow(
+            version=int(row["version"]), ended=False, rounds=row["rounds"], modified=row["modified"]
+        )
         first = wall_tile.view_at(tile, shoe, lg, tags, picked)
         if isinstance(tile, str):  # cannot be read: said in the tile's line
             first["name"] = say(tile)
-        wall_tile.live(sid, first, lg=lg, derived=False, tags=tags, picked=picked,
-                       stale_min=stale_min, runs=runs[sid], look=look)  # fmt: skip
+        wall_tile.live(
+            sid,
+            first,
+            lg=lg,
+            derived=False,
+            tags=tags,
+            picked=picked,
+            stale_min=stale_min,
+            runs=runs[sid],
+            look=look,
+        )
 
 
 RUNS_KEY = "lobby_runs"  # shoe id (or "grid") -> how many times this page ran it
@@ -132,12 +151,15 @@ def _live_tile(sid: str, folder: Path, stale_min: float, derived: bool) -> None:
     look = st.session_state.get(LOOK_KEY) or wall_tile.Look()
     tile = wall_tile.content(sid, str(folder), now_shoe.version, lang(), derived, look)
     if isinstance(tile, dict):
-        alert(sid, now_shoe.version, tile["meta"].name or sid, entered_of(tile["winners"]),
-              lang())  # fmt: skip
+        alert(sid, now_shoe.version, tile["meta"].name or sid, entered_of(tile["winners"]), lang())
         if not shown(gr.tags_of_winners(tile["winners"]), st.session_state.get(FILTER_KEY) or []):
             st.rerun(scope="app")  # it left the filter: the grid without it
-    row = {"id": sid, "version": now_shoe.version, "rounds": now_shoe.rounds,
-           "modified": now_shoe.modified}  # fmt: skip
+    row = {
+        "id": sid,
+        "version": now_shoe.version,
+        "rounds": now_shoe.rounds,
+        "modified": now_shoe.modified,
+    }
     render_tile(row, folder, stale_min, derived)
 
 
@@ -179,8 +201,11 @@ def ordered(shoes: pl.DataFrame, on_good: list[bool], order: Order) -> pl.DataFr
         key = [str(n or i).casefold() for n, i in zip(shoes["name"], shoes["id"], strict=True)]
         return shoes.with_columns(_k=pl.Series(key)).sort("_k", maintain_order=True).drop("_k")
     if order is Order.GOOD:
-        return (shoes.with_columns(_g=pl.Series(on_good, dtype=pl.Boolean))
-                .sort("_g", descending=True, maintain_order=True).drop("_g"))  # fmt: skip
+        return (
+            shoes.with_columns(_g=pl.Series(on_good, dtype=pl.Boolean))
+            .sort("_g", descending=True, maintain_order=True)
+            .drop("_g")
+        )
     return shoes
 
 
@@ -262,8 +287,10 @@ def render_grid() -> None:
         st.info(tr("gr_filter_none"))
         return
     if grid is not None:
-        st.html(f"<style>.st-key-kiosk_wall {{grid-template-columns: repeat({grid.cols}, "
-                f"minmax(0, 1fr)); --rd-kiosk-font: {grid.font:.1f}px}}</style>")  # fmt: skip
+        st.html(
+            f"<style>.st-key-kiosk_wall {{grid-template-columns: repeat({grid.cols}, "
+            f"minmax(0, 1fr)); --rd-kiosk-font: {grid.font:.1f}px}}</style>"
+        )
         with st.container(key="kiosk_wall"):
             for sid in picked["id"].to_list():
                 _live_tile(sid, folder, stale_min, False)
@@ -323,6 +350,7 @@ def kiosk_grid(w: int, h: int, n: int) -> KioskGrid:
     (8, 1)
     """
     n = max(1, n)
+
     def type_px(inner_w: float) -> float:  # the line's type: by the screen, and small
         return min(30.0, max(13.0, min(h / 72, inner_w / 19.5)))  # enough for its line
 
@@ -389,15 +417,37 @@ def render_lobby_page() -> None:
         return
     st.title(tr("page_lobby"))
     c1, c2, c3 = st.columns([3, 1, 2], vertical_alignment="bottom")
-    c1.number_input(tr("stale_after"), min_value=1, max_value=24 * 60,
-                    value=STALE_DEFAULT_MIN, step=1, key=STALE_KEY)  # fmt: skip
-    c2.number_input(tr("lobby_columns"), min_value=1, max_value=8, value=COLUMNS, step=1,
-                    key=COLUMNS_KEY, help=tr("lobby_columns_help"))  # fmt: skip
-    c3.selectbox(tr("lobby_order"), [str(o) for o in Order], key=ORDER_KEY,
-                 format_func=labels({str(o): k for o, k in ORDER_LABEL.items()}))  # fmt: skip
+    c1.number_input(
+        tr("stale_after"),
+        min_value=1,
+        max_value=24 * 60,
+        value=STALE_DEFAULT_MIN,
+        step=1,
+        key=STALE_KEY,
+    )
+    c2.number_input(
+        tr("lobby_columns"),
+        min_value=1,
+        max_value=8,
+        value=COLUMNS,
+        step=1,
+        key=COLUMNS_KEY,
+        help=tr("lobby_columns_help"),
+    )
+    c3.selectbox(
+        tr("lobby_order"),
+        [str(o) for o in Order],
+        key=ORDER_KEY,
+        format_func=labels({str(o): k for o, k in ORDER_LABEL.items()}),
+    )
     with st.container(horizontal=True, gap="medium"):
         st.toggle(tr("kiosk"), key=KIOSK_KEY, help=tr("kiosk_help"), on_change=_to_kiosk)
-        st.toggle(tr("theme_dark"), value=ground is theme.Theme.DARK, key="lobby_dark",
-                  help=tr("theme_help"), on_change=_to_theme)  # fmt: skip
+        st.toggle(
+            tr("theme_dark"),
+            value=ground is theme.Theme.DARK,
+            key="lobby_dark",
+            help=tr("theme_help"),
+            on_change=_to_theme,
+        )
     render_filter(lang())
     guarded(render_grid)()  # the page is the grid: tiles are fragments of their own

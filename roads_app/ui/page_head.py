@@ -39,8 +39,14 @@ PAIR_KEYS = ("player_pair", "banker_pair")
 """Queue entries that toggle a pair for the next result, as the page's toggles do."""
 QUEUE_KEYS = (*KEYS, *PAIR_KEYS)
 """Everything the key queue carries to the server."""
-NUMPAD = {"Numpad1": "p", "Numpad2": "b", "Numpad3": "t", "Numpad4": "player_pair",
-          "Numpad5": "banker_pair", "NumpadSubtract": "u"}  # fmt: skip
+NUMPAD = {
+    "Numpad1": "p",
+    "Numpad2": "b",
+    "Numpad3": "t",
+    "Numpad4": "player_pair",
+    "Numpad5": "banker_pair",
+    "NumpadSubtract": "u",
+}
 """The dealer's numeric keypad, by physical key (``KeyboardEvent.code``, so Num Lock on
 or off gives the same entry): 1 Player, 2 Banker, 3 Tie, 4 and 5 the pairs, minus undo."""
 MARK = "roads-app-early-keys"
@@ -59,7 +65,6 @@ QUEUE_JS = static_text("page_head.js")
 """The key queue and the width cookie (functions only; `head_script` calls them)."""
 
 
-
 VIEWPORT_COOKIE = "roads-vw"
 
 
@@ -68,9 +73,11 @@ def head_script() -> str:
     settings as JSON. The window's width goes in a cookie before the app connects: the
     server's first run reads it (`board_host.viewport_width`) to lay the board out for the
     page's width at once, instead of waiting for the page to report it."""
-    return (f"{QUEUE_JS}\nroadsKeyQueue(window, {json.dumps(list(QUEUE_KEYS))}, "
-            f"{json.dumps(NUMPAD)});\n"
-            f"roadsViewportCookie({json.dumps(VIEWPORT_COOKIE)});")  # fmt: skip
+    return (
+        f"{QUEUE_JS}\nroadsKeyQueue(window, {json.dumps(list(QUEUE_KEYS))}, "
+        f"{json.dumps(NUMPAD)});\n"
+        f"roadsViewportCookie({json.dumps(VIEWPORT_COOKIE)});"
+    )
 
 
 PLOTLY_SRC = "./roads-app-plotly.min.js"

@@ -38,36 +38,71 @@ class Page:
 
 
 PAGES: tuple[Page, ...] = (
-    Page("scoreboard", render_entry_page, "page_scoreboard", ":material/casino:",
-         "nav_table", viewer=True, default=True),  # a viewer sees it without entry controls
-    Page("display", render_display_page, "page_display", ":material/tv:", "nav_table",
-         viewer=True),
-    Page("lobby", render_lobby_page, "page_lobby", ":material/grid_view:", "nav_shoes",
-         viewer=True),
-    Page("library", render_library_page, "page_library", ":material/folder_open:",
-         "nav_shoes", viewer=False),
-    Page("replay", render_replay_page, "page_replay", ":material/replay:", "nav_shoes",
-         viewer=False),
-    Page("backtest", render_backtest_page, "page_backtest", ":material/monitoring:",
-         "nav_study", viewer=True),
-    Page("odds-study", render_study_page, "page_study", ":material/query_stats:",
-         "nav_study", viewer=True),
-    Page("good-roads", render_good_roads_page, "page_good_roads", ":material/trending_up:",
-         "nav_study", viewer=False),
-)  # fmt: skip
+    Page(
+        "scoreboard",
+        render_entry_page,
+        "page_scoreboard",
+        ":material/casino:",
+        "nav_table",
+        viewer=True,
+        default=True,
+    ),  # a viewer sees it without entry controls
+    Page("display", render_display_page, "page_display", ":material/tv:", "nav_table", viewer=True),
+    Page(
+        "lobby", render_lobby_page, "page_lobby", ":material/grid_view:", "nav_shoes", viewer=True
+    ),
+    Page(
+        "library",
+        render_library_page,
+        "page_library",
+        ":material/folder_open:",
+        "nav_shoes",
+        viewer=False,
+    ),
+    Page(
+        "replay", render_replay_page, "page_replay", ":material/replay:", "nav_shoes", viewer=False
+    ),
+    Page(
+        "backtest",
+        render_backtest_page,
+        "page_backtest",
+        ":material/monitoring:",
+        "nav_study",
+        viewer=True,
+    ),
+    Page(
+        "odds-study",
+        render_study_page,
+        "page_study",
+        ":material/query_stats:",
+        "nav_study",
+        viewer=True,
+    ),
+    Page(
+        "good-roads",
+        render_good_roads_page,
+        "page_good_roads",
+        ":material/trending_up:",
+        "nav_study",
+        viewer=False,
+    ),
+)
 
 BY_PATH: dict[str, Page] = {p.path: p for p in PAGES}
 
 
 def st_page(page: Page, default: bool | None = None) -> st.Page:
     """The Streamlit page of ``page``, titled in the reader's language."""
-    return st.Page(page.render, title=tr(page.title_key), icon=page.icon, url_path=page.path,
-                   default=page.default if default is None else default)  # fmt: skip
+    return st.Page(
+        page.render,
+        title=tr(page.title_key),
+        icon=page.icon,
+        url_path=page.path,
+        default=page.default if default is None else default,
+    )
 
 
-def navigation(
-    shown: Callable[[Page], bool] = lambda _: True, first: str | None = None
-) -> st.Page:
+def navigation(shown: Callable[[Page], bool] = lambda _: True, first: str | None = None) -> st.Page:
     """The sidebar's navigation of the pages ``shown`` allows, by section (sections left
     empty are not shown); ``first`` makes another page the default (what the tests
     open, as AppTest cannot open a URL path). Every page is remembered for `nav`."""
@@ -79,4 +114,3 @@ def navigation(
         if shown(p):
             sections.setdefault(tr(p.section_key), []).append(built[p.path])
     return st.navigation(sections, position="sidebar")
-

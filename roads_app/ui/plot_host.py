@@ -48,9 +48,9 @@ LATE_MS = 1500
 
 _NEXT_JS = page_head.static_text("plot_next.js")
 
-_component = st.components.v2.component("roads_app.plot", js=_JS,
-                                        css=page_head.static_text("plot_host.css"),
-                                        isolate_styles=False)  # fmt: skip
+_component = st.components.v2.component(
+    "roads_app.plot", js=_JS, css=page_head.static_text("plot_host.css"), isolate_styles=False
+)
 _next = st.components.v2.component("roads_app.plot_next", js=_NEXT_JS, isolate_styles=False)
 
 
@@ -67,9 +67,17 @@ def signature(spec: dict[str, Any], config: dict[str, Any]) -> str:
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
-def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None,
-         draw: bool = True, placeholder_height: int = 0,
-         follows: tuple[str, int] | None = None, note: str = "", svg: bool = False) -> str:
+def plot(
+    spec: dict[str, Any],
+    *,
+    key: str,
+    config: dict[str, Any] | None = None,
+    draw: bool = True,
+    placeholder_height: int = 0,
+    follows: tuple[str, int] | None = None,
+    note: str = "",
+    svg: bool = False,
+) -> str:
     """Draw ``spec`` (a plain Plotly ``{"data", "layout"}`` dict) in place under ``key``;
     returns its `signature`.
 
@@ -86,18 +94,30 @@ def plot(spec: dict[str, Any], *, key: str, config: dict[str, Any] | None = None
     """
     config = config or {}
     sig = signature(spec, config)
-    _component(key=key, height="content", data={
-        "spec": spec, "config": config, "sig": sig, "svg": svg, "draw": draw, "name": key,
-        "note": note,
-        "height": placeholder_height, "src": page_head.PLOTLY_SRC, "scriptId": page_head.PLOTLY_ID,
-        "lateMs": LATE_MS,
-        "follows": {"epoch": follows[0], "acked": follows[1]} if follows else None,
-    })  # fmt: skip
+    _component(
+        key=key,
+        height="content",
+        data={
+            "spec": spec,
+            "config": config,
+            "sig": sig,
+            "svg": svg,
+            "draw": draw,
+            "name": key,
+            "note": note,
+            "height": placeholder_height,
+            "src": page_head.PLOTLY_SRC,
+            "scriptId": page_head.PLOTLY_ID,
+            "lateMs": LATE_MS,
+            "follows": {"epoch": follows[0], "acked": follows[1]} if follows else None,
+        },
+    )
     return sig
 
 
-def plot_next(specs: dict[str, dict[str, Any]], *, key: str, base: str,
-              config: dict[str, Any] | None = None) -> None:
+def plot_next(
+    specs: dict[str, dict[str, Any]], *, key: str, base: str, config: dict[str, Any] | None = None
+) -> None:
     """What the plot under ``key`` becomes after each key press (``{"b": spec, ...}``),
     while it shows the spec whose signature is ``base``.
 
@@ -109,7 +129,12 @@ def plot_next(specs: dict[str, dict[str, Any]], *, key: str, base: str,
     the page, so laying them out never delays what the press changed.
     """
     config = config or {}
-    _next(key=f"{key}_next", height=1, data={
-        "name": key, "base": base,
-        "specs": {k: {"spec": s, "sig": signature(s, config)} for k, s in specs.items()},
-    })  # fmt: skip
+    _next(
+        key=f"{key}_next",
+        height=1,
+        data={
+            "name": key,
+            "base": base,
+            "specs": {k: {"spec": s, "sig": signature(s, config)} for k, s in specs.items()},
+        },
+    )

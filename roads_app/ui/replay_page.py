@@ -79,8 +79,9 @@ def _beat() -> float:
     """Seconds between two cards of the reveal: the "card turn" setting is the beat at
     the normal speed (a round a second); while autoplay runs it scales with the chosen
     speed (5 a second turns each card 5 times faster), so the speed chosen is kept."""
-    beat = replay.CARD_BEATS.get(st.session_state.get(BEAT) or "",
-                                 replay.CARD_BEATS[replay.DEFAULT_BEAT])  # fmt: skip
+    beat = replay.CARD_BEATS.get(
+        st.session_state.get(BEAT) or "", replay.CARD_BEATS[replay.DEFAULT_BEAT]
+    )
     return beat * replay.play_interval(_speed()) if st.session_state.get(PLAYING) else beat
 
 
@@ -95,8 +96,15 @@ def _periods(rounds: pl.DataFrame, start: int) -> list[float]:
     if not _revealing():
         return [pause] * (rounds.height - start)
     tail = rounds.slice(start).select("player_cards", "banker_cards").iter_rows()
-    return [pause + (reveal_done_s({"player_cards": p, "banker_cards": b}, _beat())
-                     if p is not None and b is not None else 0.0) for p, b in tail]  # fmt: skip
+    return [
+        pause
+        + (
+            reveal_done_s({"player_cards": p, "banker_cards": b}, _beat())
+            if p is not None and b is not None
+            else 0.0
+        )
+        for p, b in tail
+    ]
 
 
 def _on_step(delta: int, n: int, shoe_id: str) -> None:
@@ -143,10 +151,13 @@ def _card_html(code: str | None, delay_s: float, dealt_s: float) -> str:
     )
 
 
-REVEAL_CSS = """
+REVEAL_CSS = (
+    """
 <style>
 .rv-hand{display:flex;gap:28px;align-items:flex-start;
-  font-family:'""" + CJK_FAMILY + """',sans-serif}
+  font-family:'"""
+    + CJK_FAMILY
+    + """',sans-serif}
 .rv-side{display:flex;flex-direction:column;gap:4px}
 .rv-cards{display:flex;gap:6px;min-height:64px}
 .rv-card{position:relative;width:44px;height:62px;opacity:0;animation:rv-deal .12s forwards}
@@ -161,6 +172,7 @@ REVEAL_CSS = """
 @keyframes rv-show{to{opacity:1}}
 </style>
 """
+)
 
 
 def reveal_done_s(row: dict, beat: float) -> float:
@@ -218,9 +230,13 @@ def reveal_html(row: dict, beat: float) -> str:
 def _header(meta: ShoeMeta, n: int) -> None:
     st.markdown(
         f"### {md_text(meta.name or meta.id)}\n"
-        + tr("replay_header", rules=md_text(meta.rules), decks=meta.decks, n=n,
-             source=tr(f"source_{meta.source}") if meta.source in SOURCES
-             else md_text(meta.source))
+        + tr(
+            "replay_header",
+            rules=md_text(meta.rules),
+            decks=meta.decks,
+            n=n,
+            source=tr(f"source_{meta.source}") if meta.source in SOURCES else md_text(meta.source),
+        )
     )
 
 
@@ -256,26 +272,46 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     # the good roads of the round on show; while its cards turn, those before it
     render_tags(keys_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        st.button(tr("previous"), key="rp_prev", icon=":material/skip_previous:", shortcut="Left",
-                  disabled=not replay.can_step(pos, n, -1), on_click=_on_step,
-                  args=(-1, n, shoe_id))  # fmt: skip
-        st.button(tr("next"), key="rp_next", icon=":material/skip_next:", shortcut="Right",
-                  disabled=not replay.can_step(pos, n, 1), on_click=_on_step,
-                  args=(1, n, shoe_id))  # fmt: skip
+        st.button(
+            tr("previous"),
+            key="rp_prev",
+            icon=":material/skip_previous:",
+            shortcut="Left",
+            disabled=not replay.can_step(pos, n, -1),
+            on_click=_on_step,
+            args=(-1, n, shoe_id),
+        )
+        st.button(
+            tr("next"),
+            key="rp_next",
+            icon=":material/skip_next:",
+            shortcut="Right",
+            disabled=not replay.can_step(pos, n, 1),
+            on_click=_on_step,
+            args=(1, n, shoe_id),
+        )
     if st.session_state.get(PLAYING):
         # No slider while playing: the browser reports a slider's value late (debounced,
         # and again on the next page rerun), which would drag the replay back.
         st.progress(pos / max(n, 1), text=tr("playing_note"))
     else:
         st.session_state[SLIDER] = pos
-        st.slider(tr("round"), 0, max(n, 1), key=SLIDER, on_change=_on_slider,
-                  args=(n, shoe_id), disabled=n == 0)  # fmt: skip
+        st.slider(
+            tr("round"),
+            0,
+            max(n, 1),
+            key=SLIDER,
+            on_change=_on_slider,
+            args=(n, shoe_id),
+            disabled=n == 0,
+        )
     board_host.mount()
     # While the hand's cards are still face down the board must not tell the result. The
     # board has the page's whole width (issue 26: in a column it was squeezed to 500 px
     # at 1440 with blank space under it), the hand and the bets under it.
-    render_board(shown, hold_last_s=reveal_done_s(row, _beat()) if revealing else None,
-                 decks=meta.decks)
+    render_board(
+        shown, hold_last_s=reveal_done_s(row, _beat()) if revealing else None, decks=meta.decks
+    )
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
         if revealing:
@@ -288,9 +324,16 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
         else:
             render_stats(shown)
         render_bet_panel(
-            shoe_id=shoe_id, rounds=rounds, meta=meta, data_dir=folder, position=pos,
-            kind="replay-bets", allow_void=False, key="rbets", hold=revealing,
-        )  # fmt: skip
+            shoe_id=shoe_id,
+            rounds=rounds,
+            meta=meta,
+            data_dir=folder,
+            position=pos,
+            kind="replay-bets",
+            allow_void=False,
+            key="rbets",
+            hold=revealing,
+        )
 
 
 def held_stats(shown: pl.DataFrame) -> None:
@@ -331,8 +374,9 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
         if c1.button(tr("pause"), key="rp_pause", icon=":material/pause:", shortcut="K"):
             st.session_state[PLAYING] = False
             st.rerun()
-    elif c1.button(tr("play"), key="rp_play", icon=":material/play_arrow:", shortcut="K",
-                   disabled=n == 0):  # fmt: skip
+    elif c1.button(
+        tr("play"), key="rp_play", icon=":material/play_arrow:", shortcut="K", disabled=n == 0
+    ):
         start = 0 if pos >= n else pos
         _set_pos(start, n, shoe_id)
         st.session_state[PLAYING] = True
@@ -340,15 +384,26 @@ def _controls(n: int, shoe_id: str, has_cards: bool) -> None:
         st.rerun()
     if SPEED not in st.session_state:
         st.session_state[SPEED] = "2 / s"
-    c2.selectbox(tr("speed"), list(replay.SPEEDS), key=SPEED,
-                 on_change=lambda: st.session_state.update({ANCHOR: (
-                     time.monotonic(), st.session_state.get(POS, 0))}))  # fmt: skip
+    c2.selectbox(
+        tr("speed"),
+        list(replay.SPEEDS),
+        key=SPEED,
+        on_change=lambda: st.session_state.update(
+            {ANCHOR: (time.monotonic(), st.session_state.get(POS, 0))}
+        ),
+    )
     if BEAT not in st.session_state:
         st.session_state[BEAT] = replay.DEFAULT_BEAT
-    c3.selectbox(tr("card_beat"), list(replay.CARD_BEATS), key=BEAT, help=tr("card_beat_help"),
-                 disabled=not has_cards,
-                 on_change=lambda: st.session_state.update({ANCHOR: (
-                     time.monotonic(), st.session_state.get(POS, 0))}))  # fmt: skip
+    c3.selectbox(
+        tr("card_beat"),
+        list(replay.CARD_BEATS),
+        key=BEAT,
+        help=tr("card_beat_help"),
+        disabled=not has_cards,
+        on_change=lambda: st.session_state.update(
+            {ANCHOR: (time.monotonic(), st.session_state.get(POS, 0))}
+        ),
+    )
     c4.toggle(tr("reveal_toggle"), key=REVEAL, value=True, disabled=not has_cards)
 
 
@@ -364,8 +419,9 @@ def render_picker(folder: Path) -> None:
                 + (tr(f"source_{r['source']}") if r["source"] in SOURCES else r["source"])
                 for r in shoes.iter_rows(named=True)
             }
-            choice = st.selectbox(tr("shoe"), list(labels), format_func=labels.__getitem__,
-                                  key="rp_choice")  # fmt: skip
+            choice = st.selectbox(
+                tr("shoe"), list(labels), format_func=labels.__getitem__, key="rp_choice"
+            )
             if st.button(tr("page_replay"), key="rp_open", icon=":material/replay:") and choice:
                 open_replay(choice, 0)
         else:
@@ -418,8 +474,10 @@ def render_replay_page() -> None:
     loaded = library.safe_load(shoe_id, folder)
     if isinstance(loaded, str):
         st.title(tr("page_replay"))
-        st.error(tr("cannot_replay", id=md_text(quote(shoe_id)), why=say(loaded)),
-                 icon=":material/error:")
+        st.error(
+            tr("cannot_replay", id=md_text(quote(shoe_id)), why=say(loaded)),
+            icon=":material/error:",
+        )
         render_picker(folder)
         return
     rounds, meta = loaded

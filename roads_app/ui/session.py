@@ -85,8 +85,7 @@ def new_state(
 def load_state(shoe_id: str, folder: Path) -> ShoeState:
     """Read a saved shoe (rounds, metadata and version in one snapshot) into a tab's state."""
     saved = store(folder).shoes.load(storage.check_shoe_id(shoe_id))
-    return ShoeState(saved.rounds, saved.meta, saved=True, version=saved.version,
-                     ended=saved.ended)  # fmt: skip
+    return ShoeState(saved.rounds, saved.meta, saved=True, version=saved.version, ended=saved.ended)
 
 
 def is_current(state: ShoeState, folder: Path) -> bool:

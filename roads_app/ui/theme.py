@@ -83,8 +83,11 @@ def chosen() -> Theme:
     if from_url is not None:
         st.session_state[SESSION_KEY] = from_url
         return from_url
-    return (_parse(st.session_state.get(SESSION_KEY))
-            or _parse(st.context.cookies.get(COOKIE)) or Theme.LIGHT)  # fmt: skip
+    return (
+        _parse(st.session_state.get(SESSION_KEY))
+        or _parse(st.context.cookies.get(COOKIE))
+        or Theme.LIGHT
+    )
 
 
 _CSS = page_head.static_text("dark.css")

@@ -52,9 +52,9 @@ MAX_TAGS = 64
 """Tags in one request's ``tags`` or ``picked``, at most (a catalogue holds a dozen)."""
 
 _JS = "".join(page_head.static_text(f) for f in ("svg_plot.js", "follow_hub.js", "wall_tile.js"))
-_component = st.components.v2.component("roads_app.wall_tile", js=_JS,
-                                        css=page_head.static_text("wall_tile.css"),
-                                        isolate_styles=False)  # fmt: skip
+_component = st.components.v2.component(
+    "roads_app.wall_tile", js=_JS, css=page_head.static_text("wall_tile.css"), isolate_styles=False
+)
 
 
 @dataclass(frozen=True)
@@ -91,21 +91,29 @@ def tile_roads(
     if look.kiosk:
         roads = [board.big_road_figure(rounds, cols_visible=look.big, cell_px=KIOSK_CELL_PX)]
         if look.bead:
-            roads.append(board.bead_plate_figure(rounds, cols_visible=look.bead,
-                                                 cell_px=KIOSK_CELL_PX, lang=lg))  # fmt: skip
+            roads.append(
+                board.bead_plate_figure(
+                    rounds, cols_visible=look.bead, cell_px=KIOSK_CELL_PX, lang=lg
+                )
+            )
     else:
         roads = [
-            board.bead_plate_figure(rounds, cols_visible=BEAD_COLS,
-                                    cell_px=board.MINI_CELL_PX, lang=lg),
+            board.bead_plate_figure(
+                rounds, cols_visible=BEAD_COLS, cell_px=board.MINI_CELL_PX, lang=lg
+            ),
             board.big_road_figure(rounds, cols_visible=BIG_COLS, mini=True),
-        ]  # fmt: skip
+        ]
     if derived and not look.kiosk:
         grids = all_roads(rounds)
-        roads += [board.derived_road_figure(grids, k, cols_visible=BIG_COLS,
-                                            cell_px=board.MINI_CELL_PX * 0.8)
-                  for k in board.DERIVED]  # fmt: skip
-    return [theme.recolour(json.loads(pio.to_json(fig, validate=False)), look.ground)
-            for fig in roads]  # fmt: skip
+        roads += [
+            board.derived_road_figure(
+                grids, k, cols_visible=BIG_COLS, cell_px=board.MINI_CELL_PX * 0.8
+            )
+            for k in board.DERIVED
+        ]
+    return [
+        theme.recolour(json.loads(pio.to_json(fig, validate=False)), look.ground) for fig in roads
+    ]
 
 
 @lru_cache(maxsize=256)
@@ -127,8 +135,7 @@ def content(
         "side": side,  # the big road's side now (a badge's colour)
         "counts": library.counts(rounds),
         "roads": tile_roads(rounds, lg, derived, look),
-        "badges": badges(gr.tags_of_winners(winners), side, lg,
-                         look.ground),
+        "badges": badges(gr.tags_of_winners(winners), side, lg, look.ground),
     }
 
 
@@ -157,8 +164,9 @@ def counts_parts(c: dict[str, Any], lg: str) -> list[tuple[str, str]]:
      (' · pairs not recorded', '')]
     """
     flags = c["flags"]
-    pairs = word("pairs_short", lg, p=flag_value(flags["player_pair"]),
-                 b=flag_value(flags["banker_pair"]))  # fmt: skip
+    pairs = word(
+        "pairs_short", lg, p=flag_value(flags["player_pair"]), b=flag_value(flags["banker_pair"])
+    )
     note = flag_note(flags, "pair", lg)
     if not (flags["player_pair"].known or flags["banker_pair"].known):
         pairs, note = word("what_pair", lg), word("flags_none", lg)
@@ -209,32 +217,61 @@ def view_at(
     if isinstance(tile, str):
         return shows
     now_tags = gr.tags_of_winners(tile["winners"])
-    rerun = (list(now_tags) != list(tags) or bool(entered_of(tile["winners"]))
-             or not shown(now_tags, picked))  # fmt: skip
+    rerun = (
+        list(now_tags) != list(tags)
+        or bool(entered_of(tile["winners"]))
+        or not shown(now_tags, picked)
+    )
     meta = tile["meta"]
-    return shows | {"counts": counts_parts(tile["counts"], lg), "roads": tile["roads"],
-                    "rerun": rerun, "badges": tile["badges"],
-                    "name": meta.name or word("shoe_default_name", lg, id=meta.id),
-                    "bpt": [[word(f"{w}_letter", lg), tile["counts"][w], w]
-                            for w in "BPT"]}  # fmt: skip
+    return shows | {
+        "counts": counts_parts(tile["counts"], lg),
+        "roads": tile["roads"],
+        "rerun": rerun,
+        "badges": tile["badges"],
+        "name": meta.name or word("shoe_default_name", lg, id=meta.id),
+        "bpt": [[word(f"{w}_letter", lg), tile["counts"][w], w] for w in "BPT"],
+    }
 
 
 def live(
-    shoe_id: str, first: dict[str, Any], *, lg: str, derived: bool, tags: Sequence[str],
-    picked: Sequence[str], stale_min: float, runs: int, look: Look = Look(),
-) -> None:  # fmt: skip
+    shoe_id: str,
+    first: dict[str, Any],
+    *,
+    lg: str,
+    derived: bool,
+    tags: Sequence[str],
+    picked: Sequence[str],
+    stale_min: float,
+    runs: int,
+    look: Look = Look(),
+) -> None:
     """The tile's live part, first drawn from ``first`` (a `view`), then kept current by
     the page (`ROUTE`) until its fragment runs again. ``runs``: how often this page ran
     the tile's fragment (the tests read it)."""
-    _component(key=f"lobby_live_{shoe_id}", height="content", on_seen_change=lambda: None,
-               data={"shoe": shoe_id, "view": first, "route": ROUTE.lstrip("/"),
-                     "query": {"shoe": shoe_id, "lang": lg, "derived": int(derived),
-                               "tags": ",".join(tags), "picked": ",".join(picked),
-                               **look.query()},
-                     "kiosk": look.kiosk,
-                     "stale_s": stale_min * 60, "now": time.time(),
-                     "stale_text": word("stale_badge", lg, m=f"{stale_min:g}"),
-                     "runs": runs, "pass": access.follow_pass()})  # fmt: skip
+    _component(
+        key=f"lobby_live_{shoe_id}",
+        height="content",
+        on_seen_change=lambda: None,
+        data={
+            "shoe": shoe_id,
+            "view": first,
+            "route": ROUTE.lstrip("/"),
+            "query": {
+                "shoe": shoe_id,
+                "lang": lg,
+                "derived": int(derived),
+                "tags": ",".join(tags),
+                "picked": ",".join(picked),
+                **look.query(),
+            },
+            "kiosk": look.kiosk,
+            "stale_s": stale_min * 60,
+            "now": time.time(),
+            "stale_text": word("stale_badge", lg, m=f"{stale_min:g}"),
+            "runs": runs,
+            "pass": access.follow_pass(),
+        },
+    )
 
 
 def _tags_param(text: str | None) -> list[str] | None:
@@ -273,16 +310,24 @@ def routes(data_dir: Path) -> list[Any]:
         look = _look_param(q)
         if not follow.is_shoe_id(shoe):
             return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
-        if (lg not in LANGUAGES or derived not in ("0", "1") or tags is None or picked is None
-                or look is None):
-            return JSONResponse({"detail": "tile: lang, derived, tags, picked, big, bead or "
-                                 "theme is not one"}, status_code=400)  # fmt: skip
+        if (
+            lg not in LANGUAGES
+            or derived not in ("0", "1")
+            or tags is None
+            or picked is None
+            or look is None
+        ):
+            return JSONResponse(
+                {"detail": "tile: lang, derived, tags, picked, big, bead or theme is not one"},
+                status_code=400,
+            )
         refused = follow.refusal(request, data_dir)
         if refused is not None:
             return refused
         try:
-            body = await asyncio.to_thread(view, data_dir, shoe, lg, derived == "1", tags,
-                                           picked, look)  # fmt: skip
+            body = await asyncio.to_thread(
+                view, data_dir, shoe, lg, derived == "1", tags, picked, look
+            )
         except RoadsAppError as e:
             return JSONResponse({"detail": f"tile: {e}"}, status_code=503)
         return JSONResponse(body, headers={"Cache-Control": "no-store"})

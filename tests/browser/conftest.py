@@ -60,7 +60,11 @@ class AppServer:
     """The dashboard as a person starts it, on a free port and a private data folder."""
 
     def __init__(
-        self, data_dir: Path, log_path: Path, port: int | None = None, api_port: int = 0,
+        self,
+        data_dir: Path,
+        log_path: Path,
+        port: int | None = None,
+        api_port: int = 0,
         args: tuple[str, ...] = (),
     ) -> None:
         self.data_dir = data_dir
@@ -76,8 +80,19 @@ class AppServer:
         return f"http://localhost:{self.port}"
 
     def start(self) -> AppServer:
-        cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir),
-               "--headless", "--api-port", str(self.api_port), *self.args]  # fmt: skip
+        cmd = [
+            "python3",
+            "dev.py",
+            "app",
+            "--port",
+            str(self.port),
+            "--data",
+            str(self.data_dir),
+            "--headless",
+            "--api-port",
+            str(self.api_port),
+            *self.args,
+        ]
         t0 = time.perf_counter()
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
@@ -103,8 +118,9 @@ class AppServer:
                 continue
             raise RuntimeError(f"the app exited with {code}:\n{self.log_tail()}")
         self.stop()
-        raise RuntimeError(f"the app did not become healthy in {START_TIMEOUT_S}s:\n"
-                           f"{self.log_tail()}")  # fmt: skip
+        raise RuntimeError(
+            f"the app did not become healthy in {START_TIMEOUT_S}s:\n{self.log_tail()}"
+        )
 
     def log_tail(self, n: int = 40) -> str:
         try:
@@ -238,8 +254,9 @@ def watch_console(page: Page) -> None:
         if line not in lines and len(lines) < 12:
             lines.append(line)
 
-    page.on("console", lambda m: m.type in ("warning", "error")
-            and keep(f"{m.type}: {m.text[:300]}"))  # fmt: skip
+    page.on(
+        "console", lambda m: m.type in ("warning", "error") and keep(f"{m.type}: {m.text[:300]}")
+    )
     page.on("pageerror", lambda exc: keep(f"pageerror: {str(exc)[:300]}"))
 
 
@@ -257,8 +274,10 @@ def wait_idle(page: Page) -> None:
           return a && [a.dataset.testScriptState, a.dataset.testConnectionState];
         }""")
         console = "\n".join(_CONSOLE.get(id(page), [])) or "(nothing)"
-        raise AssertionError(f"the app never went idle: (script, connection) = {states}; "
-                             f"the console's first warnings and errors:\n{console}") from None
+        raise AssertionError(
+            f"the app never went idle: (script, connection) = {states}; "
+            f"the console's first warnings and errors:\n{console}"
+        ) from None
 
 
 def round_count(page: Page) -> int:
@@ -427,11 +446,16 @@ class MainThread:
 
     def stop(self, presses: int) -> dict[str, float]:
         """Per press: ``task_ms`` (all tasks), ``long_ms`` and ``blocking_ms``."""
-        self.page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
-                           "requestAnimationFrame(r)))")  # what the last press drew, painted
+        self.page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )  # what the last press drew, painted
         task = self._task_ms() - self.t0
-        long = self.page.evaluate("(t0) => window.__roadsLong.filter(e => e[0] >= t0)"
-                                  ".map(e => e[1])", self.p0)  # fmt: skip
+        long = self.page.evaluate(
+            "(t0) => window.__roadsLong.filter(e => e[0] >= t0).map(e => e[1])", self.p0
+        )
         n = max(presses, 1)
-        return {"task_ms": round(task / n, 1), "long_ms": round(sum(long) / n, 1),
-                "blocking_ms": round(sum(max(0.0, d - 50) for d in long) / n, 1)}  # fmt: skip
+        return {
+            "task_ms": round(task / n, 1),
+            "long_ms": round(sum(long) / n, 1),
+            "blocking_ms": round(sum(max(0.0, d - 50) for d in long) / n, 1),
+        }

@@ -80,26 +80,55 @@ def test_a_fed_shoe_reaches_the_page_and_the_stream_exactly(app_with_api: AppSer
         with SseFollower(api, shoe) as sse:
             # the first hands one by one, timing each append to the page's redraw
             lags = []
-            for n, (pc, bc) in enumerate(zip(dealt["player_cards"].to_list()[:5],
-                                             dealt["banker_cards"].to_list()[:5],
-                                             strict=True), start=1):  # fmt: skip
+            for n, (pc, bc) in enumerate(
+                zip(
+                    dealt["player_cards"].to_list()[:5],
+                    dealt["banker_cards"].to_list()[:5],
+                    strict=True,
+                ),
+                start=1,
+            ):
                 t0 = time.perf_counter()
-                r = op.post(f"/shoes/{shoe}/rounds", json={"player_cards": pc, "banker_cards": bc},
-                            headers={"Idempotency-Key": f"feed-{shoe}-s{SEED}-h{n}"})  # fmt: skip
+                r = op.post(
+                    f"/shoes/{shoe}/rounds",
+                    json={"player_cards": pc, "banker_cards": bc},
+                    headers={"Idempotency-Key": f"feed-{shoe}-s{SEED}-h{n}"},
+                )
                 assert r.status_code == 201, r.text
                 if not DISPLAY:
                     page.reload()
                 wait_rounds(page, n)
                 lags.append(round((time.perf_counter() - t0) * 1000))
-            record("api_append_to_display_redraw_ms" if DISPLAY
-                   else "api_append_to_scoreboard_reload_ms", lags)  # fmt: skip
+            record(
+                "api_append_to_display_redraw_ms"
+                if DISPLAY
+                else "api_append_to_scoreboard_reload_ms",
+                lags,
+            )
             record("api_append_to_page_median_ms", statistics.median(lags))
             # the rest by the feeder, as an electronic shoe would (it skips the 5 already in)
             feeder = subprocess.run(
-                [sys.executable, "-m", "roads_app", "feed", "--shoe", shoe, "--simulate",
-                 "--seed", str(SEED), "--every", "0.05", "--api", api, "--token", token],
-                capture_output=True, text=True, timeout=600,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "roads_app",
+                    "feed",
+                    "--shoe",
+                    shoe,
+                    "--simulate",
+                    "--seed",
+                    str(SEED),
+                    "--every",
+                    "0.05",
+                    "--api",
+                    api,
+                    "--token",
+                    token,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert feeder.returncode == 0, feeder.stderr
             assert feeder.stderr.count("already in") == 5
             sse.wait_for(lambda f: len(f.rounds) == dealt.height, timeout=60)

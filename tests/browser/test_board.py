@@ -152,16 +152,13 @@ SETTLED_JS = """() => {
 }""".replace("BOARD", BOARD_JS)
 
 
-def dealt_shoe(
-    server: AppServer, rounds: int = 81, seed: int = 2024, *, keys: bool = False
-) -> str:
+def dealt_shoe(server: AppServer, rounds: int = 81, seed: int = 2024, *, keys: bool = False) -> str:
     """A dealt shoe's first ``rounds``; ``keys``: its round 1 by result alone, so that
     the shoe takes results by key (one recorded by cards takes only cards)."""
     dealt = deal_shoe(seed, ShoeOptions(decks=8), 0)
     assert dealt.rounds.height >= rounds
     head = dealt.rounds.head(rounds)
-    storage.save_shoe(storage.begun_by_result(head) if keys else head, dealt.meta,
-                      server.data_dir)  # fmt: skip
+    storage.save_shoe(storage.begun_by_result(head) if keys else head, dealt.meta, server.data_dir)
     return dealt.meta.id
 
 
@@ -202,8 +199,7 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
         assert overflow == [], (width, overflow)
         assert page.evaluate(TABLES_JS) == [], width  # every table shows all its columns
         meta = board_meta(page)
-        record(f"board_cell_px_at_{width}",
-               page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))  # fmt: skip
+        record(f"board_cell_px_at_{width}", page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))
         if width >= 1440:
             assert meta["big_road"]["cols"] >= 40
         if width < NARROW_PX:  # a phone: readable marks, the board scrolls sideways
@@ -242,8 +238,9 @@ def test_an_empty_shoe_shows_the_grid_of_every_road(app_server: AppServer, page:
     settle(page)
     lines = page.evaluate(GRID_JS)
     cols = {k: v["cols"] for k, v in board_meta(page).items()}
-    for i, road in enumerate(("bead_plate", "big_road", "big_eye_boy", "small_road",
-                              "cockroach_pig"), start=1):  # fmt: skip
+    for i, road in enumerate(
+        ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"), start=1
+    ):
         sfx = "" if i == 1 else str(i)
         assert lines.get(f"x{sfx}") == cols[road] - 1, (road, lines)  # between columns
         assert lines.get(f"y{sfx}") == 5, (road, lines)  # between the six rows
@@ -265,8 +262,9 @@ def swipe_right(page: Page, y: float) -> None:
     touch = {"type": "touchStart", "touchPoints": [{"x": 40, "y": y}]}
     cdp.send("Input.dispatchTouchEvent", touch)
     for x in range(50, 350, 10):
-        cdp.send("Input.dispatchTouchEvent",
-                 {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})  # fmt: skip
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
+        )
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     cdp.detach()
 
@@ -274,8 +272,12 @@ def swipe_right(page: Page, y: float) -> None:
 def on_a_phone(browser: Browser, url: str, rounds: int) -> tuple[BrowserContext, Page]:
     """A 390 px touch phone's page on ``url``, once its board shows ``rounds`` rounds
     at the width the page reported (close the context when done)."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                  has_touch=True, device_scale_factor=3)  # fmt: skip
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=3,
+    )
     page = context.new_page()
     page.goto(url)
     wait_rounds(page, rounds, timeout_ms=LOAD_MS)
@@ -311,8 +313,10 @@ def test_on_a_phone_a_swipe_reaches_the_first_columns_and_a_result_brings_the_ne
         assert after["left"] == after["end"] > 0, after
         # the page without a sideways board gets the browser's swipe-back again
         assert page.evaluate(ROOT_OVERSCROLL_JS) == "none"
-        page.locator('[data-testid="stExpandSidebarButton"], '
-                     '[data-testid="stSidebarCollapsedControl"] button').first.click()
+        page.locator(
+            '[data-testid="stExpandSidebarButton"], '
+            '[data-testid="stSidebarCollapsedControl"] button'
+        ).first.click()
         page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Library").click()
         page.wait_for_url("**/library")
         wait_idle(page)
@@ -395,9 +399,11 @@ def test_a_whole_shoe_typed_fast_is_saved_as_typed(app_server: AppServer, page: 
     assert "".join(saved["winner"].cast(pl.String).to_list()) == typed
     assert saved["round"].to_list() == list(range(1, 81))
     assert [i for i, v in enumerate(saved["player_pair"].to_list()) if v] == [
-        i for i in range(80) if i % 7 == 3]  # fmt: skip
+        i for i in range(80) if i % 7 == 3
+    ]
     assert [i for i, v in enumerate(saved["banker_pair"].to_list()) if v] == [
-        i for i in range(80) if i % 11 == 5]  # fmt: skip
+        i for i in range(80) if i % 11 == 5
+    ]
 
 
 def test_key_to_board_latency_on_an_80_round_shoe(app_server: AppServer, page: Page):
@@ -451,8 +457,10 @@ def test_display_page_follows_an_operator_in_another_browser(
         assert screen.evaluate(FIRST_WIDTH_JS) == ["window width", True, True]
         # the last result's gold frame (6 s, `test_live`) sits on the cell's edge: the
         # marks are checked once it is taken off
-        screen.wait_for_function("() => !document.querySelector("
-                                 "'.rd-plot[data-last-marked]:not([data-last-marked=\"\"])')")
+        screen.wait_for_function(
+            "() => !document.querySelector("
+            "'.rd-plot[data-last-marked]:not([data-last-marked=\"\"])')"
+        )
         screen.screenshot(path=str(SCREENS / "display_1920.png"))
         assert screen.evaluate(MARKS_IN_CELLS_JS)["bad"] == []
     finally:
@@ -465,8 +473,13 @@ def test_language_switch_puts_the_chinese_names_on_the_board(app_server: AppServ
     wait_rounds(page, 30, timeout_ms=LOAD_MS)
     settle(page)
     titles = f"() => ({BOARD_JS})().layout.annotations.map(a => a.text)"
-    assert page.evaluate(titles) == ["Bead plate", "Big road", "Big eye boy", "Small road",
-                                     "Cockroach pig"]  # fmt: skip
+    assert page.evaluate(titles) == [
+        "Bead plate",
+        "Big road",
+        "Big eye boy",
+        "Small road",
+        "Cockroach pig",
+    ]
     page.locator('[data-testid="stSidebar"]').get_by_text("中文", exact=True).click()
     page.wait_for_function(f"() => ({BOARD_JS})().layout.meta.lang === 'zh'")
     assert page.evaluate(titles) == ["珠盘路", "大路", "大眼仔", "小路", "曱甴路"]
@@ -475,8 +488,7 @@ def test_language_switch_puts_the_chinese_names_on_the_board(app_server: AppServ
     for zh in ("庄", "闲", "和", "庄问路"):
         expect(strip).to_contain_text(zh)
     beads = page.evaluate(
-        f"() => ({BOARD_JS})().data.filter(t => t.xaxis === 'x' && t.text)"
-        ".flatMap(t => t.text)"
+        f"() => ({BOARD_JS})().data.filter(t => t.xaxis === 'x' && t.text).flatMap(t => t.text)"
     )
     assert set(beads) <= {"庄", "闲", "和"} and len(beads) == 30
     settle(page)
@@ -608,11 +620,14 @@ def _shown_diff(before: str, after: str) -> dict:
     """What changed on show between two `SHOWN_JS` readings (for a failure message)."""
     a, b = json.loads(before), json.loads(after)
     pa, pb = {json.dumps(p) for p in a["points"]}, {json.dumps(p) for p in b["points"]}
-    return {"gone": sorted(pa - pb)[:5], "new": sorted(pb - pa)[:5],
-            "strip": a["strip"] if a["strip"] != b["strip"] else None,
-            "strip_now": b["strip"] if a["strip"] != b["strip"] else None,
-            "stats": (a["stats"], b["stats"]) if a["stats"] != b["stats"] else None,
-            "bank": (a["bank"], a["charts"], b["bank"], b["charts"])}  # fmt: skip
+    return {
+        "gone": sorted(pa - pb)[:5],
+        "new": sorted(pb - pa)[:5],
+        "strip": a["strip"] if a["strip"] != b["strip"] else None,
+        "strip_now": b["strip"] if a["strip"] != b["strip"] else None,
+        "stats": (a["stats"], b["stats"]) if a["stats"] != b["stats"] else None,
+        "bank": (a["bank"], a["charts"], b["bank"], b["charts"]),
+    }
 
 
 def test_a_tie_on_an_earlier_cell_changes_nothing_on_the_board_before_the_reveal_ends(

@@ -38,8 +38,11 @@ pytestmark = pytest.mark.browser
 
 # The README's picture is refreshed on purpose (ROADS_APP_README_SCREENSHOT=1), not by
 # every run: a tracked file rewritten by each test run left every checkout changed.
-SCREENSHOT = (REPO / "docs" / "dashboard.png" if os.environ.get("ROADS_APP_README_SCREENSHOT")
-              else REPO / ".benchmarks" / "screens" / "dashboard.png")  # fmt: skip
+SCREENSHOT = (
+    REPO / "docs" / "dashboard.png"
+    if os.environ.get("ROADS_APP_README_SCREENSHOT")
+    else REPO / ".benchmarks" / "screens" / "dashboard.png"
+)
 
 
 def open_board(page: Page, url: str, rounds: int = 0) -> float:
@@ -249,8 +252,9 @@ def open_held(app_server: AppServer, page: Page, seed: int, start: int):
 
 def wait_drawn(page: Page, n: int) -> None:
     """Until the drawn board holds n rounds, whatever the header says."""
-    page.wait_for_function("(n) => document.querySelector('.rd-plot').layout.meta.rounds === n",
-                           arg=n, timeout=10_000)  # fmt: skip
+    page.wait_for_function(
+        "(n) => document.querySelector('.rd-plot').layout.meta.rounds === n", arg=n, timeout=10_000
+    )
 
 
 @pytest.mark.parametrize("key, change", [("b", 1), ("u", -1)])
@@ -285,9 +289,7 @@ COUNT_REDRAWS_JS = """() => {
 }"""
 
 
-def test_a_press_draws_the_board_it_gives_once_and_nothing_ahead(
-    app_server: AppServer, page: Page
-):
+def test_a_press_draws_the_board_it_gives_once_and_nothing_ahead(app_server: AppServer, page: Page):
     """Issue 26: the page no longer draws the boards one key away ahead, hidden (four
     Plotly draws of main-thread work for every press): a press draws the one board it
     gives, once, from the spec the server sent; the server's own board is then not drawn

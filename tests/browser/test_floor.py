@@ -45,8 +45,11 @@ def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
 
 def _api(server: AppServer) -> httpx.Client:
     tok = tokens.issue(server.data_dir, "operator", again=True)
-    return httpx.Client(base_url=f"http://127.0.0.1:{server.api_port}", timeout=60,
-                        headers={"Authorization": f"Bearer {tok}"})  # fmt: skip
+    return httpx.Client(
+        base_url=f"http://127.0.0.1:{server.api_port}",
+        timeout=60,
+        headers={"Authorization": f"Bearer {tok}"},
+    )
 
 
 def feed_tables(server: AppServer, n: int, rounds: int) -> list[str]:
@@ -103,6 +106,7 @@ KIOSK_JS = """() => {
   return out;
 }"""
 
+
 def open_wall(browser: Browser, server: AppServer, size: tuple[int, int], query: str) -> Page:
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
     pg = ctx.new_page()
@@ -119,8 +123,9 @@ def wait_tiles(pg: Page, n: int) -> None:
     )
 
 
-@pytest.mark.parametrize(("size", "n", "lang"), [((1920, 1080), 24, "en"),
-                                                 ((3840, 2160), 48, "zh")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("size", "n", "lang"), [((1920, 1080), 24, "en"), ((3840, 2160), 48, "zh")]
+)
 def test_the_kiosk_wall_shows_every_table_on_one_screen(
     floor: AppServer, browser: Browser, size: tuple[int, int], n: int, lang: str
 ) -> None:
@@ -146,7 +151,8 @@ def test_the_kiosk_wall_shows_every_table_on_one_screen(
             """([id, was]) => { const t = document.querySelector(
                  `.st-key-lobby-${id} [data-testid="tile-rounds"]`);
                  return t && t.textContent !== was; }""",
-            arg=[ids[0], before], timeout=30_000,
+            arg=[ids[0], before],
+            timeout=30_000,
         )
     finally:
         pg.context.close()
@@ -265,8 +271,12 @@ def test_the_display_reads_across_a_room_in_both_themes(
     with _api(floor) as api:
         shoe = api.post("/shoes", json={"name": "Table 9"}).json()["id"]
         for w in "BBBBBBPPBTPBBPPBPBPTBBBB":  # a long banker column at the end: a good road
-            assert api.post(f"/shoes/{shoe}/rounds", json={"winner": w,
-                            "banker_pair": w == "B"}).status_code == 201  # fmt: skip
+            assert (
+                api.post(
+                    f"/shoes/{shoe}/rounds", json={"winner": w, "banker_pair": w == "B"}
+                ).status_code
+                == 201
+            )
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
     pg = ctx.new_page()
     pg.set_default_timeout(LOAD_MS)
@@ -276,8 +286,10 @@ def test_the_display_reads_across_a_room_in_both_themes(
         pg.get_by_test_id("good-road").first.wait_for()
         pg.wait_for_function(f"() => document.documentElement.dataset.rdTheme === '{ground}'")
         # the board laid out for the screen (after its size was reported), last mark gone
-        pg.wait_for_function("() => !document.querySelector("
-                             "'.rd-plot[data-last-marked]:not([data-last-marked=\"\"])')")
+        pg.wait_for_function(
+            "() => !document.querySelector("
+            "'.rd-plot[data-last-marked]:not([data-last-marked=\"\"])')"
+        )
         sizes = pg.evaluate(HEAD_JS)
         assert {s["text"] for s in sizes} >= {"Table 9"}
         small = [s for s in sizes if s["size"] < 0.025 * size[1]]

@@ -24,26 +24,32 @@ def _wait_round(page: Page, lang: str, n: int) -> None:
     page.wait_for_function(
         "(want) => { const c = document.querySelector('[data-testid=\"round-count\"]'); "
         "return c !== null && c.textContent.includes(want); }",
-        arg=f"第 {n} 局", timeout=LOAD_MS,
-    )  # fmt: skip
+        arg=f"第 {n} 局",
+        timeout=LOAD_MS,
+    )
 
 
 def _wait_tags(page: Page, text: str, sel: str = TAGS) -> None:
     page.wait_for_function(
         "([sel, want]) => { const e = document.querySelector(sel); "
         "return e !== null && e.innerText.trim() === want; }",
-        arg=[sel, text], timeout=LOAD_MS,
-    )  # fmt: skip
+        arg=[sel, text],
+        timeout=LOAD_MS,
+    )
 
 
 @pytest.mark.parametrize(
     ("lang", "before", "after", "none"),
     [
-        ("en", "Good roads: Single jump", "Good roads: Single jump · Banker jumps",
-         "Good roads: none"),
+        (
+            "en",
+            "Good roads: Single jump",
+            "Good roads: Single jump · Banker jumps",
+            "Good roads: none",
+        ),
         ("zh", "好路：单跳", "好路：单跳 · 逢庄跳", "好路：暂无"),
     ],
-)  # fmt: skip
+)
 def test_the_scoreboard_tags_follow_each_key(
     app_server: AppServer, page: Page, lang: str, before: str, after: str, none: str
 ) -> None:
@@ -61,8 +67,9 @@ def test_the_scoreboard_tags_follow_each_key(
     _wait_tags(page, none)
 
 
-@pytest.mark.parametrize(("lang", "want"), [("en", "Double jump|Paired columns"),
-                                             ("zh", "双跳|排排连")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("lang", "want"), [("en", "Double jump|Paired columns"), ("zh", "双跳|排排连")]
+)
 def test_the_display_header_shows_the_tags(
     app_server: AppServer, page: Page, lang: str, want: str
 ) -> None:
@@ -73,14 +80,19 @@ def test_the_display_header_shows_the_tags(
     page.goto(f"{app_server.url}/display?shoe={meta.id}&lang={lang}", timeout=LOAD_MS)
     page.wait_for_function(
         "want => [...document.querySelectorAll('[data-testid=\"good-road\"]')]"
-        ".map(e => e.textContent).join('|') === want", arg=want, timeout=LOAD_MS)
+        ".map(e => e.textContent).join('|') === want",
+        arg=want,
+        timeout=LOAD_MS,
+    )
 
 
 @pytest.mark.parametrize(
     ("lang", "dragon", "pick", "alert"),
-    [("en", "Good roads: Long banker dragon", "Long banker dragon", "is on a good road"),
-     ("zh", "好路：长庄", "长庄", "出现好路")],
-)  # fmt: skip
+    [
+        ("en", "Good roads: Long banker dragon", "Long banker dragon", "is on a good road"),
+        ("zh", "好路：长庄", "长庄", "出现好路"),
+    ],
+)
 def test_the_lobby_tags_filters_and_alerts(
     fresh_server: AppServer, page: Page, lang: str, dragon: str, pick: str, alert: str
 ) -> None:

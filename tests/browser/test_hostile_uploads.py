@@ -16,8 +16,16 @@ from tests.hostile.make_corpus import cases
 pytestmark = pytest.mark.browser
 
 PAGES = ("scoreboard", "lobby", "library", "replay", "backtest", "odds-study")
-PICK = ("meta-name-", "meta-decks-", "meta-created-", "meta-rules-", "deep-list-",
-        "rows-5000000", "winners-500", "round-")  # fmt: skip
+PICK = (
+    "meta-name-",
+    "meta-decks-",
+    "meta-created-",
+    "meta-rules-",
+    "deep-list-",
+    "rows-5000000",
+    "winners-500",
+    "round-",
+)
 MARKUP_NAME = "<b>bold</b> **star** ![img](http://127.0.0.1:9/x.png) :red[red]"
 
 
@@ -77,8 +85,9 @@ def test_hostile_uploads_are_refused_and_no_page_breaks(
     page.wait_for_function(  # as typed; the invisible joiners that keep a URL text aside
         "(n) => { const h = document.querySelector('[data-testid=\"stMarkdownContainer\"] h3');"
         " return h !== null && h.innerText.replaceAll('\\u2060', '') === n; }",
-        arg=MARKUP_NAME, timeout=120_000,
-    )  # fmt: skip
+        arg=MARKUP_NAME,
+        timeout=120_000,
+    )
     assert title.locator("a:not([href^='#']), b, img, strong").count() == 0
 
     for name in PAGES:

@@ -21,10 +21,15 @@ from tests import storehelp as sh
 pytestmark = pytest.mark.browser
 LOAD_MS = 120_000
 ALLOWED = {
-    "English", "Language",
+    "English",
+    "Language",
     *(w for name in list_tables() for w in re.findall(r"[A-Za-z]+", name)),
     *re.findall(r"[A-Za-z]+", load_table("classic").title),
-    "rules", "good", "roads", "default", "toml",  # the good-road catalogue's file (data)
+    "rules",
+    "good",
+    "roads",
+    "default",
+    "toml",  # the good-road catalogue's file (data)
 }
 CARD = re.compile(r"^[2-9TJQKA][shdc]$")
 

@@ -167,12 +167,17 @@ def test_play_at_five_rounds_a_second_reaches_the_end(app_server: AppServer, pag
     # steady state: from the first position drawn after the start to the end
     first = next((t, r) for t, r in seen if r > start)
     steady = (n - first[1]) / (elapsed - first[0]) if elapsed > first[0] else float("inf")
-    record("replay_play_5_per_s", {
-        "rounds": moved, "seconds_from_click": round(elapsed, 2),
-        "rounds_per_s_from_click": round(moved / elapsed, 2),
-        "first_move_after_s": round(first[0], 2), "rounds_per_s_steady": round(steady, 2),
-        "positions_drawn": len({r for _, r in seen}),
-    })  # fmt: skip
+    record(
+        "replay_play_5_per_s",
+        {
+            "rounds": moved,
+            "seconds_from_click": round(elapsed, 2),
+            "rounds_per_s_from_click": round(moved / elapsed, 2),
+            "first_move_after_s": round(first[0], 2),
+            "rounds_per_s_steady": round(steady, 2),
+            "positions_drawn": len({r for _, r in seen}),
+        },
+    )
     assert seen[-1][1] == n
     expect(button(page, "rp_play")).to_be_visible()  # play stopped at the end
 
@@ -192,8 +197,7 @@ def test_bets_move_the_bankroll_and_a_void_refunds(app_server: AppServer, page: 
     wait_bankroll(page, 1100.0)
     # the chart is its own element, drawn once Plotly's chart code has loaded: wait for it
     # to end at the bankroll shown (a timeout here fails the test)
-    page.wait_for_function(f"() => (({CHART_META_JS})() || {{}}).bankroll === 1100",
-                           polling="raf")
+    page.wait_for_function(f"() => (({CHART_META_JS})() || {{}}).bankroll === 1100", polling="raf")
 
     button(page, "bets_bet_banker").click()
     expect(page.locator('[data-testid="bet-pending"]')).to_have_text("100")
@@ -222,8 +226,9 @@ def test_lobby_of_nine_shoes_loads_and_opens_one(fresh_server: AppServer, page: 
     # played on the module's server would be a tenth board.
     app_server = fresh_server
     ids = []
-    sh.save_shoe(rounds_from_winners("BPB"), ShoeMeta(name="old", source="hand"),
-                 app_server.data_dir)  # fmt: skip  (changed before the eight: shown too)
+    sh.save_shoe(
+        rounds_from_winners("BPB"), ShoeMeta(name="old", source="hand"), app_server.data_dir
+    )  # changed before the eight: shown too
     for i in range(8):
         dealt = deal_shoe(100 + i)
         k = 20 + 5 * i

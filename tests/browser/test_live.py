@@ -55,8 +55,13 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]
 
 
 def cli(server: AppServer, *args: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "roads_app", *args, "--data", str(server.data_dir)],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-m", "roads_app", *args, "--data", str(server.data_dir)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
 
 
@@ -70,16 +75,21 @@ def token(server: AppServer) -> str:
 
 
 def new_shoe(server: AppServer, name: str) -> str:
-    r = httpx.post(f"http://127.0.0.1:{server.api_port}/shoes", json={"name": name},
-                   headers={"Authorization": f"Bearer {token(server)}"})  # fmt: skip
+    r = httpx.post(
+        f"http://127.0.0.1:{server.api_port}/shoes",
+        json={"name": name},
+        headers={"Authorization": f"Bearer {token(server)}"},
+    )
     assert r.status_code == 201, r.text
     return str(r.json()["id"])
 
 
 def api_append(server: AppServer, shoe: str, winner: str) -> None:
-    r = httpx.post(f"http://127.0.0.1:{server.api_port}/shoes/{shoe}/rounds",
-                   json={"winner": winner},
-                   headers={"Authorization": f"Bearer {token(server)}"})  # fmt: skip
+    r = httpx.post(
+        f"http://127.0.0.1:{server.api_port}/shoes/{shoe}/rounds",
+        json={"winner": winner},
+        headers={"Authorization": f"Bearer {token(server)}"},
+    )
     assert r.status_code == 201, r.text
 
 
@@ -229,8 +239,10 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         # stale: table 2's last result is made 10 minutes old (the store's clock), the
         # others are fresh; the wall's own setting (6 minutes now) marks it alone
         with db.open_store(server.data_dir).write() as c:
-            c.execute("UPDATE shoes SET updated = ? WHERE id = ?",
-                      ((datetime.now(UTC) - timedelta(minutes=10)).isoformat(), shoes[1]))
+            c.execute(
+                "UPDATE shoes SET updated = ? WHERE id = ?",
+                ((datetime.now(UTC) - timedelta(minutes=10)).isoformat(), shoes[1]),
+            )
         box = wall.locator(".st-key-lobby_stale_min input")
         box.fill("6")
         box.press("Enter")
@@ -238,8 +250,10 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         stale.wait_for(timeout=60_000)
         expect(wall.get_by_text("no result for 6 min")).to_have_count(1)
 
-        r = httpx.post(f"http://127.0.0.1:{server.api_port}/shoes/{shoes[2]}/end",
-                       headers={"Authorization": f"Bearer {token(server)}"})  # fmt: skip
+        r = httpx.post(
+            f"http://127.0.0.1:{server.api_port}/shoes/{shoes[2]}/end",
+            headers={"Authorization": f"Bearer {token(server)}"},
+        )
         assert r.status_code == 200, r.text
         wall.locator(f".st-key-lobby-{shoes[2]}").wait_for(state="detached", timeout=60_000)
         expect(wall.locator('[class*="st-key-lobby-"]')).to_have_count(23)
@@ -249,13 +263,23 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
 
 @pytest.mark.parametrize(
     ("change", "status"),
-    [({"shoe": "../x"}, 400), ({"shoe": "a" * 65}, 400), ({"lang": "fr"}, 400),
-     ({"lang": "<b>en</b>"}, 400), ({"derived": "2"}, 400), ({"tags": "<script>"}, 400),
-     ({"tags": ",".join(["a"] * 65)}, 400), ({"picked": "http://x.example/"}, 400),
-     ({"big": "9999"}, 400), ({"bead": "-1"}, 400), ({"theme": "<i>dark</i>"}, 400),
-     ({"big": "30", "bead": "30", "theme": "dark"}, 200),
-     ({"shoe": "nosuchshoe"}, 200), ({}, 200)],
-)  # fmt: skip
+    [
+        ({"shoe": "../x"}, 400),
+        ({"shoe": "a" * 65}, 400),
+        ({"lang": "fr"}, 400),
+        ({"lang": "<b>en</b>"}, 400),
+        ({"derived": "2"}, 400),
+        ({"tags": "<script>"}, 400),
+        ({"tags": ",".join(["a"] * 65)}, 400),
+        ({"picked": "http://x.example/"}, 400),
+        ({"big": "9999"}, 400),
+        ({"bead": "-1"}, 400),
+        ({"theme": "<i>dark</i>"}, 400),
+        ({"big": "30", "bead": "30", "theme": "dark"}, 200),
+        ({"shoe": "nosuchshoe"}, 200),
+        ({}, 200),
+    ],
+)
 def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
     live_server: AppServer, change: dict[str, str], status: int
 ) -> None:
@@ -271,8 +295,9 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
     for _ in range(5):  # each answers once the watcher's version moved past ``seen``
         if seen == want:
             break
-        seen = httpx.get(f"{server.url}/_roads/follow", params={"shoe": shoe, "v": seen},
-                         timeout=60).json()["v"]  # fmt: skip
+        seen = httpx.get(
+            f"{server.url}/_roads/follow", params={"shoe": shoe, "v": seen}, timeout=60
+        ).json()["v"]
     assert seen == want
     params = {"shoe": shoe, "lang": "en", "derived": "1", "tags": "", "picked": ""} | change
     r = httpx.get(f"{server.url}/_roads/tile", params=params, timeout=30)
@@ -291,8 +316,7 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
             assert roads == ["big_road", "bead_plate"] and got["name"] == "Route table"
             assert got["roads"][0]["layout"]["plot_bgcolor"] == "#0f1216"  # dark
         else:
-            assert roads == ["bead_plate", "big_road", "big_eye_boy", "small_road",
-                             "cockroach_pig"]  # fmt: skip
+            assert roads == ["bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"]
 
 
 COVER_JS = """() => {
@@ -324,8 +348,9 @@ def test_the_display_fills_the_screen_with_its_header(
     try:
         pg.goto(f"{server.url}/display?shoe={shoe}")
         wait_rounds(pg, 40, timeout_ms=120_000)
-        pg.wait_for_function(f"() => {{ const c = ({COVER_JS})(); return c && c.share >= 0.6; }}",
-                             timeout=60_000)  # fmt: skip
+        pg.wait_for_function(
+            f"() => {{ const c = ({COVER_JS})(); return c && c.share >= 0.6; }}", timeout=60_000
+        )
         cover = pg.evaluate(COVER_JS)
         record(f"display_board_share_{size[0]}x{size[1]}", round(cover["share"], 3))
         assert cover["share"] >= 0.6 and cover["scrollY"] == 0, cover
@@ -361,17 +386,21 @@ def test_the_display_marks_the_last_result_on_the_board_for_a_few_seconds(
     pg = open_page(browser, f"{server.url}/display?shoe={shoe}")
     try:
         wait_rounds(pg, 4, timeout_ms=120_000)
-        pg.wait_for_function(f"() => {{ const m = ({LAST_MARK_JS})(); "
-                             "return m && m.rounds === 4 && m.marks === 2; }",
-                             timeout=60_000)  # fmt: skip
+        pg.wait_for_function(
+            f"() => {{ const m = ({LAST_MARK_JS})(); "
+            "return m && m.rounds === 4 && m.marks === 2; }",
+            timeout=60_000,
+        )
         marked = pg.evaluate(LAST_MARK_JS)
         # round 4 is bead 4 (column 0, row 3) and the big road's third column's top
         assert sorted(zip(marked["xs"], marked["ys"], strict=True)) == [(0.5, 3.5), (2.5, 0.5)]
         pg.wait_for_function(f"() => ({LAST_MARK_JS})().marks === 0", timeout=60_000)
         api_append(server, shoe, "P")
-        pg.wait_for_function(f"() => {{ const m = ({LAST_MARK_JS})(); "
-                             "return m && m.rounds === 5 && m.marks === 2; }",
-                             timeout=60_000)  # fmt: skip
+        pg.wait_for_function(
+            f"() => {{ const m = ({LAST_MARK_JS})(); "
+            "return m && m.rounds === 5 && m.marks === 2; }",
+            timeout=60_000,
+        )
     finally:
         pg.context.close()
 
@@ -381,8 +410,9 @@ TILE_ROADS_JS = """(sid) => Array.from(
   .map(g => g.layout && g.layout.meta && g.layout.meta.road).filter(Boolean).sort()"""
 
 
-@pytest.mark.parametrize(("width", "columns", "derived"), [(1920, 2, True), (1920, 4, False),
-                                                           (390, 1, False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("width", "columns", "derived"), [(1920, 2, True), (1920, 4, False), (390, 1, False)]
+)
 def test_a_big_tile_shows_the_derived_roads(
     live_server: AppServer, browser: Browser, width: int, columns: int, derived: bool
 ) -> None:
@@ -403,8 +433,11 @@ def test_a_big_tile_shows_the_derived_roads(
         want = ["bead_plate", "big_road"]
         if derived:
             want = sorted([*want, "big_eye_boy", "small_road", "cockroach_pig"])
-        pg.wait_for_function(f"(sid) => JSON.stringify(({TILE_ROADS_JS})(sid)) === "
-                             f"'{json.dumps(want, separators=(',', ':'))}'",
-                             arg=shoe, timeout=60_000)  # fmt: skip
+        pg.wait_for_function(
+            f"(sid) => JSON.stringify(({TILE_ROADS_JS})(sid)) === "
+            f"'{json.dumps(want, separators=(',', ':'))}'",
+            arg=shoe,
+            timeout=60_000,
+        )
     finally:
         ctx.close()

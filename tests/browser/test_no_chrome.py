@@ -20,8 +20,14 @@ from playwright.sync_api import Browser
 
 from tests.browser.conftest import APP_IDLE, REPO, AppServer
 
-CHROME = ("stSkillsNudge", "stToolbarActions", "stAppDeployButton", "stMainMenu",
-          "stMainMenuPopover", "stDecoration")  # fmt: skip
+CHROME = (
+    "stSkillsNudge",
+    "stToolbarActions",
+    "stAppDeployButton",
+    "stMainMenu",
+    "stMainMenuPopover",
+    "stDecoration",
+)
 """Streamlit's own developer cards, menus, toolbars and prompts, by their test ids."""
 PAGES = ("", "lobby", "display?shoe=none", "library")
 
@@ -37,12 +43,12 @@ class WindowedServer(AppServer):
     def start(self) -> WindowedServer:
         (self.home / ".claude").mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "HOME": str(self.home), "BROWSER": "true"}
-        cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data",
-               str(self.data_dir)]  # fmt: skip
+        cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir)]
         t0 = time.perf_counter()
         with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, env=env)  # fmt: skip
+            self.proc = subprocess.Popen(
+                cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env
+            )
         self._wait_healthy()
         self.started_in_s = time.perf_counter() - t0
         return self
@@ -66,8 +72,9 @@ def test_no_page_shows_streamlit_chrome(browser: Browser, windowed: WindowedServ
         for path in PAGES:
             page.goto(f"{windowed.url}/{path}")
             page.wait_for_selector(APP_IDLE, timeout=60_000)
-            page.wait_for_selector('[data-testid="stMainBlockContainer"] '
-                                   '[data-testid="stElementContainer"]')  # fmt: skip
+            page.wait_for_selector(
+                '[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]'
+            )
             # The card comes with the session's first message: the app has run once since.
             seen = page.evaluate(
                 """ids => ids.filter(id => [...document.querySelectorAll(

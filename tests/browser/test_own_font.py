@@ -30,8 +30,10 @@ pytestmark = pytest.mark.browser
 LOAD_MS = 120_000
 OWN_FAMILY = "Noto Sans SC"
 """The family name inside the page's own font file (its source's, kept by the subset)."""
-CJK_CLASS = (r"\u2E80-\u2FFF\u3000-\u303F\u3100-\u9FFF\uF900-\uFAFF\uFE30-\uFE4F"
-             r"\uFF00-\uFFEF")  # fmt: skip
+CJK_CLASS = (
+    r"\u2E80-\u2FFF\u3000-\u303F\u3100-\u9FFF\uF900-\uFAFF\uFE30-\uFE4F"
+    r"\uFF00-\uFFEF"
+)
 """The characters counted as CJK: the ranges the page's font faces are declared for."""
 
 
@@ -45,8 +47,9 @@ def no_cjk_fonts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def fontless_browser(browser: Browser, no_cjk_fonts: dict[str, str]) -> Iterator[Browser]:
     """Chromium as on a machine without CJK fonts: one of its own (the session's sees
     the machine's fonts), started by the same Playwright."""
-    fontless = browser.browser_type.launch(executable_path=CHROMIUM, headless=True,
-                                           args=CHROMIUM_ARGS, env=no_cjk_fonts)  # fmt: skip
+    fontless = browser.browser_type.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, env=no_cjk_fonts
+    )
     yield fontless
     fontless.close()
 
@@ -96,7 +99,7 @@ MARK_JS = """(prefix) => {
     }
   }
   return found;
-}""" % CJK_CLASS  # noqa: UP031 (a JS regular expression's class, braces and all)
+}""".replace("%r", repr(CJK_CLASS))  # a JS regular expression's class, braces and all
 
 
 def _walk(node: dict) -> Iterator[dict]:
@@ -111,8 +114,9 @@ def _walk(node: dict) -> Iterator[dict]:
 def undrawn(page: Page) -> tuple[int, list[str]]:
     """How many Chinese texts the page shows, and those not drawn with the page's own
     font, each with the fonts Chromium says drew it."""
-    page.wait_for_function("() => document.fonts.ready.then(() => "
-                           "document.fonts.status === 'loaded')")  # fmt: skip
+    page.wait_for_function(
+        "() => document.fonts.ready.then(() => document.fonts.status === 'loaded')"
+    )
     found = {}
     for n, frame in enumerate(page.frames):
         for item in frame.evaluate(MARK_JS, f"f{n}"):
@@ -136,14 +140,19 @@ def undrawn(page: Page) -> tuple[int, list[str]]:
         bad = []
         for mark, item in found.items():
             fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": nodes[mark]})["fonts"]
-            ours = sum(f["glyphCount"] for f in fonts
-                       if f["isCustomFont"] and f["familyName"] == OWN_FAMILY)  # fmt: skip
+            ours = sum(
+                f["glyphCount"]
+                for f in fonts
+                if f["isCustomFont"] and f["familyName"] == OWN_FAMILY
+            )
             if ours < (1 if item["cut"] else item["cjk"]):
                 used = ", ".join(f"{f['familyName']}×{f['glyphCount']}" for f in fonts)
-                bad.append(f"<{item['tag']}{'::' + item['pseudo'] if item['pseudo'] else ''}"
-                           f" weight {item['weight']} {item['style']}> {item['text']!r}: "
-                           f"{ours} of {item['cjk']} CJK glyphs ours; drawn with {used or '-'}"
-                           f" (font-family {item['family']})")  # fmt: skip
+                bad.append(
+                    f"<{item['tag']}{'::' + item['pseudo'] if item['pseudo'] else ''}"
+                    f" weight {item['weight']} {item['style']}> {item['text']!r}: "
+                    f"{ours} of {item['cjk']} CJK glyphs ours; drawn with {used or '-'}"
+                    f" (font-family {item['family']})"
+                )
         return len(found), bad
     finally:
         cdp.detach()
@@ -164,9 +173,11 @@ TABS = '[data-testid="stMain"] [role="tab"]'
 EXPANDERS = '[data-testid="stMain"] [data-testid="stExpander"] details:not([open]) > summary'
 FLOATS = (  # what opens over the page (a popover, a select's list): its opener, its body
     ('[data-testid="stMain"] [data-testid="stPopoverButton"]', '[data-testid="stPopoverBody"]'),
-    ('[data-testid="stMain"] [data-testid="stSelectbox"] input[role="combobox"]'
-     ':not([disabled])', '[role="listbox"]'),
-)  # fmt: skip
+    (
+        '[data-testid="stMain"] [data-testid="stSelectbox"] input[role="combobox"]:not([disabled])',
+        '[role="listbox"]',
+    ),
+)
 
 
 def floats_undrawn(page: Page, seen: set[str]) -> tuple[int, list[str]]:
@@ -233,32 +244,44 @@ def check_page(
 BOARD = "svg.rd-svg text"
 PAGES = {  # name: (address, shown when ready, the boards drawn, viewport)
     "scoreboard": ("/?shoe={dealt}&lang=zh", ".st-key-bets_undo_chip", BOARD, (1440, 900)),
-    "display": ("/display?shoe={dealt}&lang=zh", '[data-testid="count-strip"]', BOARD,
-                (1440, 900)),
-    "display 1920": ("/display?shoe={keyed}&lang=zh", '[data-testid="count-strip"]', BOARD,
-                     (1920, 1080)),
+    "display": ("/display?shoe={dealt}&lang=zh", '[data-testid="count-strip"]', BOARD, (1440, 900)),
+    "display 1920": (
+        "/display?shoe={keyed}&lang=zh",
+        '[data-testid="count-strip"]',
+        BOARD,
+        (1920, 1080),
+    ),
     "wall": ("/lobby?lang=zh", ".st-key-lobby-{dealt}", BOARD, (1440, 900)),
     "library": ("/library?lang=zh", '[data-testid="stFileUploader"]', None, (1440, 900)),
     "replay picker": ("/replay?lang=zh", '[data-testid="stForm"]', None, (1440, 900)),
     "replay": ("/replay?shoe={dealt}&round=5&lang=zh", ".st-key-rp_next", BOARD, (1440, 900)),
     "backtest run": ("/backtest?lang=zh", ".st-key-bt_sides", None, (1440, 900)),
-    "good roads": ("/good-roads?lang=zh", '[data-testid="stMain"] [role="tab"]', None,
-                   (1440, 900)),
-    "live-odds study run": ("/odds-study?lang=zh", '[data-testid="stNumberInput"]', None,
-                            (1440, 900)),
-}  # fmt: skip
+    "good roads": ("/good-roads?lang=zh", '[data-testid="stMain"] [role="tab"]', None, (1440, 900)),
+    "live-odds study run": (
+        "/odds-study?lang=zh",
+        '[data-testid="stNumberInput"]',
+        None,
+        (1440, 900),
+    ),
+}
 RUNS = {  # a study's results are words too (its form stays on the page above them):
     # how many shoes, its button, what shows its results
-    "backtest run": (".st-key-bt_shoes input", "200", ".st-key-bt_run button",
-                     ".js-plotly-plot"),
-    "live-odds study run": ('[class*="st-key-study"][class*="shoes"] input', "20",
-                            '[class*="st-key-study"][class*="run"] button', ".js-plotly-plot"),
-}  # fmt: skip
+    "backtest run": (".st-key-bt_shoes input", "200", ".st-key-bt_run button", ".js-plotly-plot"),
+    "live-odds study run": (
+        '[class*="st-key-study"][class*="shoes"] input',
+        "20",
+        '[class*="st-key-study"][class*="run"] button',
+        ".js-plotly-plot",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_chinese_word_is_drawn_with_the_pages_own_font_on_a_machine_without_one(
-    app_server: AppServer, fontless_browser: Browser, shoes: dict[str, str], name: str,
+    app_server: AppServer,
+    fontless_browser: Browser,
+    shoes: dict[str, str],
+    name: str,
     tmp_path: Path,
 ) -> None:
     address, ready, drawn, (w, h) = PAGES[name]
@@ -266,16 +289,22 @@ def test_every_chinese_word_is_drawn_with_the_pages_own_font_on_a_machine_withou
     context.set_default_timeout(60_000)
     try:
         page = context.new_page()
-        total, bad = check_page(page, app_server.url + address.format(**shoes),
-                                ready.format(**shoes), drawn, RUNS.get(name))  # fmt: skip
+        total, bad = check_page(
+            page,
+            app_server.url + address.format(**shoes),
+            ready.format(**shoes),
+            drawn,
+            RUNS.get(name),
+        )
         shots = Path(os.environ.get("ROADS_APP_SHOTS", tmp_path))  # to look at them
         page.screenshot(path=str(shots / f"zh-{name.replace(' ', '-')}.png"), full_page=True)
     finally:
         context.close()
     assert total >= 5, f"{name}: only {total} Chinese texts found: is the page in Chinese?"
     print(f"{name}: {total} Chinese texts")
-    assert bad == [], (f"{name}: {len(bad)} of {total} Chinese texts not drawn with our font:\n"
-                       + "\n".join(bad))  # fmt: skip
+    assert bad == [], (
+        f"{name}: {len(bad)} of {total} Chinese texts not drawn with our font:\n" + "\n".join(bad)
+    )
 
 
 def test_the_walk_sees_a_word_no_font_holds(

@@ -78,8 +78,11 @@ def test_every_tables_bets_fit_beside_the_board_main_bets_first(
     settle(page)
     got = page.evaluate(LAYOUT_JS)
     assert got["layout"] <= got["board"], got
-    main = {b: (top, bottom) for b, top, bottom in got["bets"]
-            if b in ("player", "tie", "banker", "ez_banker")}  # fmt: skip
+    main = {
+        b: (top, bottom)
+        for b, top, bottom in got["bets"]
+        if b in ("player", "tie", "banker", "ez_banker")
+    }
     assert len(main) == 3, got["bets"]
     main_bottom = max(bottom for _, bottom in main.values())
     side_tops = [top for b, top, _ in got["bets"] if b not in main]
@@ -100,9 +103,7 @@ def test_a_side_bet_the_keyed_round_cannot_settle_is_refused_aloud_at_the_key_pr
     settle(page)
     page.locator(".st-key-bets_entry_mode").get_by_text("Cards", exact=True).click()
     big = page.locator(".st-key-bets_bet_big button").first
-    page.wait_for_function(
-        "() => !document.querySelector('.st-key-bets_bet_big button').disabled"
-    )
+    page.wait_for_function("() => !document.querySelector('.st-key-bets_bet_big button').disabled")
     big.click()
     page.wait_for_function(
         "() => document.querySelector('.st-key-bets_bet_big button').innerText.includes('25')"
@@ -111,8 +112,9 @@ def test_a_side_bet_the_keyed_round_cannot_settle_is_refused_aloud_at_the_key_pr
     wait_keys(page)
     page.keyboard.press("b")  # round 2 entered by key: no cards to settle Big
     wait_rounds(page, 2)
-    said = ("Round 2: Big (25) was refused and its stake returned: "
-            "round 2 lacks cards to settle Big.")
+    said = (
+        "Round 2: Big (25) was refused and its stake returned: round 2 lacks cards to settle Big."
+    )
     toast = page.get_by_test_id("stToast").filter(has_text=said)
     toast.first.wait_for()
     warning = page.locator('[data-testid="stAlert"]').filter(has_text=said)
@@ -120,7 +122,8 @@ def test_a_side_bet_the_keyed_round_cannot_settle_is_refused_aloud_at_the_key_pr
     expect(warning.first).to_contain_text(said)
     # the history's note is there in full too, not only cut off in its cell
     expect(page.get_by_test_id("stMain")).to_contain_text(
-        "Round 2 · Big: round 2 lacks cards to settle Big")
+        "Round 2 · Big: round 2 lacks cards to settle Big"
+    )
 
 
 def column_edges(page: Page, grid) -> list[float]:
@@ -192,9 +195,7 @@ PLACEHOLDERS_JS = """(where) => Array.from(document.querySelectorAll(
 FORMATS = {"CSV", "JSON", "Parquet", "MB"}  # file formats keep their names (README)
 
 
-def chinese_page_words(
-    page: Page, url: str, ready: str, data: set[str]
-) -> dict[str, list[str]]:
+def chinese_page_words(page: Page, url: str, ready: str, data: set[str]) -> dict[str, list[str]]:
     """The English words left on the page at ``url`` once ``ready`` shows, main area and
     sidebar, as the browser renders them (hidden text is not read), but the deliberate
     exceptions (`test_language.english_words`), file formats and ``data`` (shoe names)."""
@@ -204,9 +205,12 @@ def chinese_page_words(
     page.locator(ready).first.wait_for(timeout=LOAD_MS)
     wait_idle(page)
     shown = {  # icons cleared and text read in one go: a rerun may draw icons again
-        where: page.evaluate(f"(w) => {{ ({ICONS_JS})(); "
-                             f"return document.querySelector(`[data-testid='${{w}}']`).innerText"
-                             f" + '\\n' + ({PLACEHOLDERS_JS})(w); }}", where)
+        where: page.evaluate(
+            f"(w) => {{ ({ICONS_JS})(); "
+            f"return document.querySelector(`[data-testid='${{w}}']`).innerText"
+            f" + '\\n' + ({PLACEHOLDERS_JS})(w); }}",
+            where,
+        )
         for where in ("stMain", "stSidebar")
         if page.get_by_test_id(where).count()
     }

@@ -49,8 +49,11 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     page.keyboard.press("b")  # the token holds: saved
     wait_rounds(page, 4)
 
-    subprocess.run([sys.executable, "-m", "roads_app", "token", "--revoke-all", "--data",
-                    str(data)], check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "roads_app", "token", "--revoke-all", "--data", str(data)],
+        check=True,
+        capture_output=True,
+    )
     for key in "bpt":
         page.keyboard.press(key)
     page.wait_for_function(SETTLED_JS, arg=REFUSED)
@@ -70,13 +73,16 @@ def test_the_follow_and_tile_routes_apply_the_pages_token_rule(exposed: AppServe
     db.open_store(data).shoes.create(meta, rounds_from_winners("BP"))
     viewer = tokens.hash_token(tokens.issue(data, "viewer"))
     tile = {"shoe": meta.id, "lang": "en", "derived": "0", "tags": "", "picked": ""}
-    for url, params in ((f"{exposed.url}/_roads/follow", {"shoe": meta.id, "v": ""}),
-                        (f"{exposed.url}/_roads/tile", tile),  # a wall tile's live part
-                        (f"{exposed.url}/_roads/follow", {"wall": ""})):  # fmt: skip
+    for url, params in (
+        (f"{exposed.url}/_roads/follow", {"shoe": meta.id, "v": ""}),
+        (f"{exposed.url}/_roads/tile", tile),  # a wall tile's live part
+        (f"{exposed.url}/_roads/follow", {"wall": ""}),
+    ):
         r = httpx.get(url, params=params, timeout=30)
         assert r.status_code == 401 and "token" in r.json()["detail"], r.text
-        r = httpx.get(url, params=params, timeout=30,
-                      headers={"X-Roads-Tab": tokens.hash_token("ra_made_up")})  # fmt: skip
+        r = httpx.get(
+            url, params=params, timeout=30, headers={"X-Roads-Tab": tokens.hash_token("ra_made_up")}
+        )
         assert r.status_code == 403 and "\n" not in r.json()["detail"], r.text
         r = httpx.get(url, params=params, timeout=30, headers={"X-Roads-Tab": viewer})
         assert r.status_code == 200, r.text

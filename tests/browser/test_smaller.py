@@ -34,8 +34,9 @@ def button(page: Page, name: str):
 
 def test_library_filter_ignores_case(app_server: AppServer, page: Page) -> None:
     for name in ("Macau evening", "Lisboa noon"):
-        sh.save_shoe(rounds_from_winners("BP"), ShoeMeta(source="hand", name=name),
-                     app_server.data_dir)  # fmt: skip
+        sh.save_shoe(
+            rounds_from_winners("BP"), ShoeMeta(source="hand", name=name), app_server.data_dir
+        )
     page.goto(f"{app_server.url}/library", timeout=LOAD_MS)
     wait_idle(page)
     page.locator(key("library_filter")).locator("input").fill("mACAU")
@@ -73,12 +74,14 @@ def _edit_labels(page: Page, want: set[str]) -> set[str]:
     """The edit form's input labels once they are ``want``, or as they are after 10 s (a
     run still replacing the form's inputs may show the old ones for a moment)."""
     form = page.locator('[data-testid="stForm"]').filter(
-        has=page.get_by_role("button", name="Replace round"))
+        has=page.get_by_role("button", name="Replace round")
+    )
     deadline = time.monotonic() + 10
     while True:
         wait_idle(page)
-        labels = {t.strip() for t in
-                  form.locator('[data-testid="stWidgetLabel"]').all_inner_texts()}
+        labels = {
+            t.strip() for t in form.locator('[data-testid="stWidgetLabel"]').all_inner_texts()
+        }
         if labels == want or time.monotonic() > deadline:
             return labels
         page.wait_for_timeout(100)

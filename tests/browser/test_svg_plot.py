@@ -80,16 +80,20 @@ def _specs(seed: int, lang: str, rounds: int) -> dict[str, dict]:
     out = {spec["layout"]["meta"]["road"]: spec for spec in tiles}
     for width in (980, 358):  # a laptop's scoreboard, a phone's (scrolls sideways)
         out[f"board {width}"] = board.board_spec(
-            shoe, width_px=width, lang=lang, ask="B", hold_last=True, six=True)
-    out["display"] = board.board_spec(shoe, width_px=1872, height_px=800, lang=lang,
-                                      last_mark_s=6.0)  # fmt: skip
+            shoe, width_px=width, lang=lang, ask="B", hold_last=True, six=True
+        )
+    out["display"] = board.board_spec(
+        shoe, width_px=1872, height_px=800, lang=lang, last_mark_s=6.0
+    )
     return out
 
 
-@settings(max_examples=6, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(seed=st.integers(0, 2**32 - 1), lang=st.sampled_from(["en", "zh"]),
-       rounds=st.integers(1, 90))  # fmt: skip
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1), lang=st.sampled_from(["en", "zh"]), rounds=st.integers(1, 90)
+)
 def test_svg_roads_put_every_mark_where_plotly_does(
     canvas: Page, seed: int, lang: str, rounds: int
 ) -> None:
@@ -103,18 +107,23 @@ def test_svg_roads_put_every_mark_where_plotly_does(
         notes = [sorted(m[1:] for m in got[k] if m[0] == "note") for k in ("svg", "plotly")]
         assert [n[0] for n in notes[0]] == [n[0] for n in notes[1]], name
         for ours, theirs in zip(*notes, strict=True):
-            assert abs(ours[1] - theirs[1]) <= 1 and abs(ours[2] - theirs[2]) <= 1, (name, ours,
-                                                                                   theirs)
+            assert abs(ours[1] - theirs[1]) <= 1 and abs(ours[2] - theirs[2]) <= 1, (
+                name,
+                ours,
+                theirs,
+            )
 
 
 def _unmatched(ours: list[list], theirs: list[list], tol: float = 0.75) -> list:
     """The marks of either drawing with no partner in the other: the same trace and
     text, and its centre and size within ``tol`` px (Plotly places a subplot on a
     fraction of a pixel its own way; a mark off by a cell is off by 3 px or more)."""
+
     def alike(m: list, t: list) -> bool:
         return len(t) == len(m) and all(
             a == b if isinstance(a, str) or a is b else abs(a - b) <= tol
-            for a, b in zip(m, t, strict=True))  # fmt: skip
+            for a, b in zip(m, t, strict=True)
+        )
 
     left = list(theirs)
     missing = []

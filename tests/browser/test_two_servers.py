@@ -74,10 +74,21 @@ def test_two_servers_on_one_folder_refuse_the_tab_that_is_behind(
 
         # a script next to the running servers: the tab behind it is refused the same way
         r = subprocess.run(
-            [sys.executable, "-m", "roads_app", "shoes", "add", shoe, "P",
-             "--data", str(first.data_dir)],
-            cwd=REPO, capture_output=True, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "roads_app",
+                "shoes",
+                "add",
+                shoe,
+                "P",
+                "--data",
+                str(first.data_dir),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 0, r.stderr
         b.keyboard.press("b")
         alert(b, "another tab").wait_for()

@@ -68,13 +68,36 @@ def _json(doc: object) -> bytes:
 # --- 1, 2, 6, 8, 11: metadata of the wrong type, range or shape ------------------------
 
 BAD_META_VALUES: dict[str, list[object]] = {
-    "name": [123, ["a"], {"a": 1}, None, "   ", " padded", "a\nb", "a\rb", "a\tb",
-             "\udcff\udcfe", "x" * 101, True, 1.5],
+    "name": [
+        123,
+        ["a"],
+        {"a": 1},
+        None,
+        "   ",
+        " padded",
+        "a\nb",
+        "a\rb",
+        "a\tb",
+        "\udcff\udcfe",
+        "x" * 101,
+        True,
+        1.5,
+    ],
     "decks": [[1], 1e400, "abc", "8", 0, 9, -1, True, 1.5, None, 2**70],
     "created": [[1, 2], "yesterday", 5, None, "", "2024-13-45T99:00:00", "x" * 100],
     "seed": [-1, 2**64, "1", 1.5, [1], True],
-    "rules": ["/etc/passwd", "../classic", "/dev/zero", "a b", "", "classic.toml",
-              "rules/classic", 5, None, "x" * 65],
+    "rules": [
+        "/etc/passwd",
+        "../classic",
+        "/dev/zero",
+        "a b",
+        "",
+        "classic.toml",
+        "rules/classic",
+        5,
+        None,
+        "x" * 65,
+    ],
     "notes": [5, ["a"], "\x00", "\udcff", "n" * 2001],
     "burn_card": ["Zz", 5, "", "Ks Kd", ["Ks"]],
     "cut": [-1, 1000, "5", 1.5, [1]],
@@ -104,12 +127,16 @@ def meta_cases() -> Iterator[Case]:
                 _parquet(rounds.head(20), meta_text),
             )
     for extra in ({"zz": 1}, {"__proto__": {}}, {"rules_path": "/etc/passwd"}):
-        yield Case("meta-json", _name("meta-unknown", "json"),
-                   _json({"meta": {**good, **extra}, "rounds": "BPB"}))
+        yield Case(
+            "meta-json",
+            _name("meta-unknown", "json"),
+            _json({"meta": {**good, **extra}, "rounds": "BPB"}),
+        )
     # the metadata itself is not an object
     for text in ("null", "[1,2]", '"hi"', "123", "true", "{", "", "[" * 5000, "NaN"):
-        yield Case("meta-parquet", _name("meta-notobject", "parquet"),
-                   _parquet(rounds.head(5), text))
+        yield Case(
+            "meta-parquet", _name("meta-notobject", "parquet"), _parquet(rounds.head(5), text)
+        )
     for v in ([1, 2], "hi", 123, True):
         yield Case("meta-json", _name("meta-notobject", "json"), _json({"meta": v, "rounds": "B"}))
 
@@ -121,18 +148,33 @@ def depth_cases() -> Iterator[Case]:
     for n in (65, 1000, 200_000):
         yield Case("depth", _name("deep-list", "json"), b"[" * n + b"]" * n)
         yield Case("depth", _name("deep-object", "json"), b'{"a":' * n + b"1" + b"}" * n)
-        yield Case("depth", _name("deep-rounds", "json"),
-                   b'{"rounds": [' + b"[" * n + b"]" * n + b"]}")
-    yield Case("depth", _name("deep-meta", "json"),
-               b'{"meta": {"notes": ' + b"[" * 100 + b"]" * 100 + b'}, "rounds": "B"}')
+        yield Case(
+            "depth", _name("deep-rounds", "json"), b'{"rounds": [' + b"[" * n + b"]" * n + b"]}"
+        )
+    yield Case(
+        "depth",
+        _name("deep-meta", "json"),
+        b'{"meta": {"notes": ' + b"[" * 100 + b"]" * 100 + b'}, "rounds": "B"}',
+    )
     yield Case("depth", _name("deep-open", "json"), b"[" * 300_000)
 
 
 # --- 4, 9, 10: values that do not fit a column, or would be changed on the way in -------
 
 CSV_CELLS: dict[str, list[str]] = {
-    "player_points": ["99999999999999999999999", "1.5", "-1", "10", "nan", "inf", "1e3",
-                      "0x5", "five", "7 7", "٣"],
+    "player_points": [
+        "99999999999999999999999",
+        "1.5",
+        "-1",
+        "10",
+        "nan",
+        "inf",
+        "1e3",
+        "0x5",
+        "five",
+        "7 7",
+        "٣",
+    ],
     "player_pair": ["2", "yes please", "-1", "1.0", "maybe"],
     "player_natural": ["2", "TRUEISH", "0.5"],
     "round": ["0", "-3", "abc", "1.5", "99999999999999999999"],
@@ -185,20 +227,34 @@ def value_cases() -> Iterator[Case]:
         {"round": "1", "winner": "B"},
         {"round": 1.0, "winner": "B"},
         {"winner": "B", "player_cards": None, "banker_cards": ["5c", "2h"]},
-        {"winner": "P", "player_cards": ["9s", "Kd"], "banker_cards": ["5c", "2h"],
-         "player_points": 8},
-        {"winner": "P", "player_cards": ["9s", "Kd"], "banker_cards": ["5c", "2h"],
-         "player_natural": False},
-        {"winner": "P", "player_cards": ["9s", "9d"], "banker_cards": ["5c", "2h"],
-         "player_pair": False},
+        {
+            "winner": "P",
+            "player_cards": ["9s", "Kd"],
+            "banker_cards": ["5c", "2h"],
+            "player_points": 8,
+        },
+        {
+            "winner": "P",
+            "player_cards": ["9s", "Kd"],
+            "banker_cards": ["5c", "2h"],
+            "player_natural": False,
+        },
+        {
+            "winner": "P",
+            "player_cards": ["9s", "9d"],
+            "banker_cards": ["5c", "2h"],
+            "player_pair": False,
+        },
     ]
     for r in bad_rounds:
         yield Case("json-round", _name("round", "json"), _json({"rounds": [r]}))
         yield Case("json-round", _name("round-2nd", "json"), _json({"rounds": ["B", r]}))
-    for text in (b'{"rounds": [{"winner": "B", "player_points": NaN, "banker_points": 1}]}',
-                 b'{"rounds": [{"winner": "B", "player_points": Infinity}]}',
-                 b'{"rounds": "B", "meta": {"decks": -Infinity}}',
-                 b'{"rounds": [{"winner": "B", "player_points": 1' + b"0" * 5000 + b"}]}"):
+    for text in (
+        b'{"rounds": [{"winner": "B", "player_points": NaN, "banker_points": 1}]}',
+        b'{"rounds": [{"winner": "B", "player_points": Infinity}]}',
+        b'{"rounds": "B", "meta": {"decks": -Infinity}}',
+        b'{"rounds": [{"winner": "B", "player_points": 1' + b"0" * 5000 + b"}]}",
+    ):
         yield Case("json-number", _name("number", "json"), text)
     # Parquet columns of a type no shoe column has
     base = rounds_from_winners("BPB")
@@ -206,21 +262,27 @@ def value_cases() -> Iterator[Case]:
         "winner-list": base.with_columns(pl.lit(["B"]).alias("winner")),
         "winner-int": base.with_columns(pl.lit(1).alias("winner")),
         "winner-struct": base.with_columns(pl.struct(a=pl.lit(1)).alias("winner")),
-        "points-float": base.with_columns(pl.lit(1.5).alias("player_points"),
-                                          pl.lit(1.0).alias("banker_points")),
-        "points-big": base.with_columns(pl.lit(99999999999).alias("player_points"),
-                                        pl.lit(1).alias("banker_points")),
-        "points-string": base.with_columns(pl.lit("5").alias("player_points"),
-                                           pl.lit("6").alias("banker_points")),
+        "points-float": base.with_columns(
+            pl.lit(1.5).alias("player_points"), pl.lit(1.0).alias("banker_points")
+        ),
+        "points-big": base.with_columns(
+            pl.lit(99999999999).alias("player_points"), pl.lit(1).alias("banker_points")
+        ),
+        "points-string": base.with_columns(
+            pl.lit("5").alias("player_points"), pl.lit("6").alias("banker_points")
+        ),
         "pair-int": base.with_columns(pl.lit(2).alias("player_pair")),
-        "cards-string": base.with_columns(pl.lit("9s Kd").alias("player_cards"),
-                                          pl.lit("5c 2h").alias("banker_cards")),
+        "cards-string": base.with_columns(
+            pl.lit("9s Kd").alias("player_cards"), pl.lit("5c 2h").alias("banker_cards")
+        ),
         "cards-nested": base.with_columns(pl.lit([["9s"]]).alias("player_cards")),
         "extra-col": base.with_columns(pl.lit(1).alias("price")),
         "no-winner": base.drop("winner"),
         "round-wrong": base.with_columns(pl.Series("round", [3, 2, 1], dtype=pl.Int32)),
-        "decimal": base.with_columns(pl.lit(1).cast(pl.Decimal(10, 2)).alias("player_points"),
-                                     pl.lit(1).alias("banker_points")),
+        "decimal": base.with_columns(
+            pl.lit(1).cast(pl.Decimal(10, 2)).alias("player_points"),
+            pl.lit(1).alias("banker_points"),
+        ),
         # a file of many shoes (simulate's shape) whose shoe numbers are not shoe numbers
         "multi-shoe-partial": base.with_columns(pl.lit(0).alias("shoe")).drop("banker_cards"),
         "huge-string": base.with_columns(pl.lit("B" * 200_000).alias("winner")),
@@ -242,12 +304,16 @@ def size_cases() -> Iterator[Case]:
         yield Case("count", _name(f"winners-{n}", "csv"), b"winner\n" + b"B\n" * n)
         yield Case("count", _name(f"winners-{n}", "json"), _json({"rounds": "B" * n}))
         yield Case("count", _name(f"winners-list-{n}", "json"), _json(["P"] * n))
-    yield Case("count", _name("one-deck-14", "json"),
-               _json({"meta": {"decks": 1}, "rounds": "B" * 14}))
+    yield Case(
+        "count", _name("one-deck-14", "json"), _json({"meta": {"decks": 1}, "rounds": "B" * 14})
+    )
     rounds, meta = _dealt()
     one_deck = {**meta.to_dict(), "decks": 1}
-    yield Case("count", _name("cards-over-1-deck", "json"),
-               _json({"meta": one_deck, "rounds": rounds.head(20).to_dicts()}))
+    yield Case(
+        "count",
+        _name("cards-over-1-deck", "json"),
+        _json({"meta": one_deck, "rounds": rounds.head(20).to_dicts()}),
+    )
     nine = [{"winner": "T", "player_cards": ["Kd", "Kd"], "banker_cards": ["Kd", "Kd"]}] * 3
     yield Case("count", _name("nine-kings", "json"), _json({"rounds": nine}))
     # compression bombs: tiny files, millions of rows or a huge string
@@ -285,17 +351,38 @@ def shape_cases() -> Iterator[Case]:
     for ext in ("txt", "exe", "xlsx", "CSV.gz", "parquet.tmp"):
         yield Case("shape", _name("wrong-ext", ext), b"winner\nB\n")
     json_shapes: list[object] = [
-        None, True, 5, 1.5, {}, {"rounds": None}, {"rounds": 5}, {"rounds": {"a": "B"}},
-        {"rounds": [1, 2]}, {"rounds": [None]}, {"rounds": [["B"]]}, {"rounds": "BXP"},
-        {"rounds": "B", "extra": 1}, {"format": "roads-app/2", "rounds": "B"},
-        {"format": 1, "rounds": "B"}, {"rounds": ["B", {"winner": "P"}, 3]},
-        {"rounds": ["b", "banker", "Q"]}, {"meta": {}, "rounds": [{"winner": "B", "shoe": "x"}]},
-        ["B", "P", "X"], [{"winner": "B"}, "Q"],
+        None,
+        True,
+        5,
+        1.5,
+        {},
+        {"rounds": None},
+        {"rounds": 5},
+        {"rounds": {"a": "B"}},
+        {"rounds": [1, 2]},
+        {"rounds": [None]},
+        {"rounds": [["B"]]},
+        {"rounds": "BXP"},
+        {"rounds": "B", "extra": 1},
+        {"format": "roads-app/2", "rounds": "B"},
+        {"format": 1, "rounds": "B"},
+        {"rounds": ["B", {"winner": "P"}, 3]},
+        {"rounds": ["b", "banker", "Q"]},
+        {"meta": {}, "rounds": [{"winner": "B", "shoe": "x"}]},
+        ["B", "P", "X"],
+        [{"winner": "B"}, "Q"],
     ]
     for doc in json_shapes:
         yield Case("json-shape", _name("shape", "json"), _json(doc))
-    for text in (b'{"rounds": "B",}', b"{'rounds': 'B'}", b'{"rounds": "B"} x', b"\xef\xbb\xbf",
-                 b'{"rounds": "\\ud800"}', b'{"rounds": ["\\udcff"]}', b'"\\u0000"'):
+    for text in (
+        b'{"rounds": "B",}',
+        b"{'rounds': 'B'}",
+        b'{"rounds": "B"} x',
+        b"\xef\xbb\xbf",
+        b'{"rounds": "\\ud800"}',
+        b'{"rounds": ["\\udcff"]}',
+        b'"\\u0000"',
+    ):
         yield Case("json-syntax", _name("syntax", "json"), text)
     csv_shapes: list[bytes] = [
         b"winner,foo\nB,1\n",
@@ -356,13 +443,23 @@ _WINNERS3 = ["B", "P", "T"]
 def shoe_column_cases() -> Iterator[Case]:
     """Files of many shoes whose ``shoe`` column is not whole numbers, or whose rows are
     not whole shoes in order: each a user error naming the column (or row)."""
-    for stem, values in (("bool", [True, True, False]), ("float", [1.0, 1.0, 2.0]),
-                         ("struct", [{"a": 1}, {"a": 1}, {"a": 2}]), ("text", ["1", "1", "2"]),
-                         ("list", [[1], [1], [2]])):  # fmt: skip
+    for stem, values in (
+        ("bool", [True, True, False]),
+        ("float", [1.0, 1.0, 2.0]),
+        ("struct", [{"a": 1}, {"a": 1}, {"a": 2}]),
+        ("text", ["1", "1", "2"]),
+        ("list", [[1], [1], [2]]),
+    ):
         frame = pl.DataFrame({"shoe": values, "winner": _WINNERS3})
         yield Case("shoe-column", _name(f"shoe-{stem}", "parquet"), _parquet(frame))
-    for stem, value in (("bool", True), ("float", 1.0), ("object", {"a": 1}), ("null", None),
-                        ("zero", 0), ("negative", -3)):  # fmt: skip
+    for stem, value in (
+        ("bool", True),
+        ("float", 1.0),
+        ("object", {"a": 1}),
+        ("null", None),
+        ("zero", 0),
+        ("negative", -3),
+    ):
         rows = [{"shoe": 1, "winner": "B"}, {"shoe": value, "winner": "P"}]
         yield Case("shoe-column", _name(f"shoe-{stem}", "json"), _json(rows))
     for stem, text in (
@@ -391,33 +488,52 @@ FORBIDDEN_HANDS: list[tuple[str, list[str], list[str]]] = [
 def forbidden_cases() -> Iterator[Case]:
     """Shoe files holding a hand the drawing rules never deal, in every format."""
     for stem, p, b in FORBIDDEN_HANDS:
-        pt = sum(min(int(c[0]) if c[0].isdigit() else (1 if c[0] == "A" else 0), 9)
-                 for c in p) % 10  # fmt: skip
+        pt = sum(min(int(c[0]) if c[0].isdigit() else (1 if c[0] == "A" else 0), 9) for c in p) % 10
         bt = sum(int(c[0]) if c[0].isdigit() else (1 if c[0] == "A" else 0) for c in b) % 10
         w = "B" if bt > pt else "P" if pt > bt else "T"
         r = {"winner": w, "player_cards": p, "banker_cards": b}
         yield Case("forbidden", _name(stem, "json"), _json({"rounds": [r]}))
         crlf = json.dumps({"rounds": [r]}, indent=1).replace("\n", "\r\n").encode()
         yield Case("forbidden", _name(f"{stem}-crlf", "json"), crlf)
-        yield Case("forbidden", _name(f"{stem}-multi", "json"),
-                   _json([{"shoe": 1, **r}, {"shoe": 2, **r}]))
+        yield Case(
+            "forbidden", _name(f"{stem}-multi", "json"), _json([{"shoe": 1, **r}, {"shoe": 2, **r}])
+        )
         text = f"winner,player_cards,banker_cards\n{w},{' '.join(p)},{' '.join(b)}\n"
         yield Case("forbidden", _name(stem, "csv"), text.encode())
-        yield Case("forbidden", _name(f"{stem}-multi", "csv"), ("shoe," + text.replace(
-            "\n" + w, "\n1," + w)).encode())
-        frame = pl.DataFrame([r], schema={"winner": pl.String,
-                                          "player_cards": pl.List(pl.String),
-                                          "banker_cards": pl.List(pl.String)})  # fmt: skip
+        yield Case(
+            "forbidden",
+            _name(f"{stem}-multi", "csv"),
+            ("shoe," + text.replace("\n" + w, "\n1," + w)).encode(),
+        )
+        frame = pl.DataFrame(
+            [r],
+            schema={
+                "winner": pl.String,
+                "player_cards": pl.List(pl.String),
+                "banker_cards": pl.List(pl.String),
+            },
+        )
         yield Case("forbidden", _name(stem, "parquet"), _parquet(frame))
-        yield Case("forbidden", _name(f"{stem}-multi", "parquet"),
-                   _parquet(frame.select(pl.lit(1).alias("shoe"), pl.all())))
+        yield Case(
+            "forbidden",
+            _name(f"{stem}-multi", "parquet"),
+            _parquet(frame.select(pl.lit(1).alias("shoe"), pl.all())),
+        )
 
 
 def cases() -> list[Case]:
     """Every hostile file, in a stable order."""
     _N[0] = 0
-    out = [*meta_cases(), *depth_cases(), *value_cases(), *size_cases(), *shape_cases(),
-           *echo_cases(), *shoe_column_cases(), *forbidden_cases()]  # fmt: skip
+    out = [
+        *meta_cases(),
+        *depth_cases(),
+        *value_cases(),
+        *size_cases(),
+        *shape_cases(),
+        *echo_cases(),
+        *shoe_column_cases(),
+        *forbidden_cases(),
+    ]
     assert len({c.filename for c in out}) == len(out)
     return out
 
@@ -425,8 +541,7 @@ def cases() -> list[Case]:
 # --- command lines: numbers, names and paths given on the command line -----------------
 
 BAD_ARGS: list[list[str]] = [
-    ["backtest", "--strategy", "against-streak", "--after", "9223372036854775808",
-     "--shoes", "2"],
+    ["backtest", "--strategy", "against-streak", "--after", "9223372036854775808", "--shoes", "2"],
     ["backtest", "--strategy", "against-streak", "--after", "0", "--shoes", "2"],
     ["backtest", "--strategy", "flat", "--bankroll", "1e308", "--shoes", "2"],
     ["backtest", "--strategy", "flat", "--bankroll", "nan", "--shoes", "2"],
