@@ -228,3 +228,26 @@ def test_the_database_restarted_under_a_feed_servers_reconnect_nothing_lost(
             assert seen == dealt
             assert a.proc is not None and a.proc.poll() is None  # neither server died
             assert b.proc is not None and b.proc.poll() is None
+
+
+def test_a_database_that_is_down_is_a_503_to_retry_not_a_bug(tmp_path: Path) -> None:
+    """While the server is down (restarting), requests are refused with 503 and the
+    reason, so a feeder retries; not a 500 'bug' with a bug log, nor a 422 that stops it."""
+    with running_server() as server:
+        server.sql("CREATE DATABASE down OWNER roads")
+        with two_replicas(server.url("down"), tmp_path) as (a, _b, token), \
+                a.client(token) as ca:  # fmt: skip
+            shoe = ca.post("/shoes", json={"name": "t"}).json()["id"]
+            pg_ctl = pg_bin("pg_ctl")
+            assert pg_ctl is not None
+            stop = [pg_ctl, "-D", str(server.folder / "data"), "-m", "fast", "-w", "stop"]
+            subprocess.run(as_postgres(stop), check=True, capture_output=True)
+            answers = []
+            for method, body in (("POST", {"winner": "B"}), ("GET", None)):
+                with a.client(token) as c:  # a new connection each (a refused one may close)
+                    path = f"/shoes/{shoe}" + ("/rounds" if body else "")
+                    answers.append(c.request(method, path, json=body))
+    for r in answers:
+        assert r.status_code == 503, r.text
+        assert "cannot reach the database server" in r.json()["detail"], r.text
+        assert "bug" not in r.text

@@ -44,7 +44,7 @@ from roads_app.api.models import (
     ShoeSummary,
     TableOut,
 )
-from roads_app.api.service import Feed, NotFound, Refused, Reply, tags
+from roads_app.api.service import Feed, NotFound, Refused, Reply, tags, unreachable
 from roads_app.api.stream import Hub
 from roads_app.errors import RoadsAppError, quote, report_bug, validation_message
 from roads_app.game.rounds import max_rounds
@@ -196,9 +196,16 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     async def _refused(_r: Request, e: Refused) -> JSONResponse:
         return problem(e.status, str(e))
 
+    def unavailable(e: Exception) -> JSONResponse | None:
+        """The database unreachable (restarting) or busy: 503, nothing changed, try again
+        (a feeder retries it with the same key), never a 422 that stops it or a 'bug'."""
+        if unreachable(e):
+            return problem(503, str(e), {"Retry-After": "1"})
+        return None
+
     @app.exception_handler(RoadsAppError)
     async def _user_error(_r: Request, e: RoadsAppError) -> JSONResponse:
-        return problem(422, str(e))
+        return unavailable(e) or problem(422, str(e))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(_r: Request, e: RequestValidationError) -> JSONResponse:
@@ -210,6 +217,8 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
 
     @app.exception_handler(Exception)
     async def _bug(_r: Request, e: Exception) -> JSONResponse:
+        if (busy := unavailable(e)) is not None:  # raised in a middleware (the token check)
+            return busy
         where = report_bug(e)  # the traceback goes to the server's log folder, not the client
         log.error("%s", where)
         return problem(500, f"bug in roads-app ({type(e).__name__}); its traceback is in "
