@@ -173,17 +173,6 @@ def test_replica_a_killed_mid_feed_the_feeder_retries_through_b_with_the_same_ke
     assert [i for i, _ in acked] == list(range(1, n + 1))
 
 
-def pg_restart(server: PgServer) -> None:
-    """``pg_ctl restart`` of a dedicated server: every connection to it is cut."""
-    pg_ctl = pg_bin("pg_ctl")
-    assert pg_ctl is not None
-    subprocess.run(
-        as_postgres([pg_ctl, "-D", str(server.folder / "data"), "-l", str(server.folder / "log"),
-                     "-m", "fast", "-w", "-t", "60", "restart"]),
-        check=True, capture_output=True, timeout=90,
-    )  # fmt: skip
-
-
 def test_the_database_restarted_under_a_feed_servers_reconnect_nothing_lost(
     tmp_path: Path,
 ) -> None:
@@ -214,7 +203,7 @@ def test_the_database_restarted_under_a_feed_servers_reconnect_nothing_lost(
                 t = threading.Thread(target=run)
                 t.start()
                 assert half.wait(60), "the feed did not start"
-                pg_restart(server)
+                server.restart()
                 t.join(120)
                 assert not t.is_alive() and not out, out
                 assert [f.hand for f in fed] == list(range(1, n + 1))
