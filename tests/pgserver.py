@@ -66,6 +66,32 @@ class PgServer:
         with psycopg.connect(url, autocommit=True) as con:
             con.execute(statement)  # type: ignore[arg-type]
 
+    def restart(self) -> None:
+        """``pg_ctl restart`` (its options as it was started): every connection is cut.
+        The server is shared by a test session: whoever restarts it waits for it."""
+        pg_ctl = pg_bin("pg_ctl")
+        assert pg_ctl is not None
+        subprocess.run(
+            as_postgres(
+                [
+                    pg_ctl,
+                    "-D",
+                    str(self.folder / "data"),
+                    "-l",
+                    str(self.folder / "log"),
+                    "-m",
+                    "fast",
+                    "-w",
+                    "-t",
+                    "60",
+                    "restart",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+            timeout=90,
+        )
+
     def new_database(self, prefix: str = "t") -> str:
         """A fresh, empty database owned by the tests' role; its URL."""
         name = f"{prefix}_{os.getpid()}_{next(self._n)}"

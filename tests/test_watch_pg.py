@@ -1,28 +1,19 @@
-"""The watcher on PostgreSQL: ``LISTEN roads_app_shoes`` on a real server (a temporary
-cluster made with ``initdb`` and started with ``pg_ctl`` as the ``postgres`` user, on a
-free loopback port). A change is announced by ``NOTIFY roads_app_shoes, '<id> <version>'``
-in its own transaction, as the store does; a listener that lost its connection (its
-server process ended, the server restarted) connects again and reads every shoe, so a
-change made while it was away is still told."""
+"""The watcher on PostgreSQL: ``LISTEN roads_app_shoes`` on a real server (the test
+session's, `tests.pgserver`; a fresh database each test). A change is announced by
+``NOTIFY roads_app_shoes, '<id> <version>'`` in its own transaction, as the store does;
+a listener that lost its connection (its server process ended, the server restarted)
+connects again and reads every shoe, so a change made while it was away is still told."""
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-import subprocess
-import tempfile
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from roads_app.store import watch
-from tests.api_server import free_port
+from tests.pgserver import PgServer
 
 psycopg = pytest.importorskip("psycopg")
-
-PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
 
 SHOES = """CREATE TABLE shoes (
     id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT 'hand',
@@ -31,62 +22,13 @@ SHOES = """CREATE TABLE shoes (
 """The columns of the library's ``shoes`` table the watcher reads."""
 
 
-def _as_postgres(*args: str) -> None:
-    subprocess.run(
-        ["runuser", "-u", "postgres", "--", *args], check=True, capture_output=True, timeout=120
-    )
-
-
-class Cluster:
-    """A PostgreSQL server of its own (``initdb`` + ``pg_ctl`` as ``postgres``, trust on
-    loopback, a free port); `url` names its ``postgres`` database."""
-
-    def __init__(self) -> None:
-        if PG_BIN is None or shutil.which("runuser") is None:
-            pytest.fail("PostgreSQL's programs are not installed (Debian: postgresql)")
-        self.folder = Path(tempfile.mkdtemp(prefix="roads-pg-"))
-        shutil.chown(self.folder, "postgres", "postgres")
-        data, port = self.folder / "data", free_port()
-        _as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-        self.ctl = [
-            str(PG_BIN / "pg_ctl"),
-            "-D",
-            str(data),
-            "-l",
-            str(self.folder / "log"),
-            "-w",
-            "-o",
-            f"-p {port} -k {self.folder} -c listen_addresses=127.0.0.1",
-        ]
-        self.url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-        _as_postgres(*self.ctl, "start")
-
-    def restart(self) -> None:
-        """Stopped and started again: every connection to it is cut."""
-        _as_postgres(*self.ctl, "-m", "fast", "restart")
-
-    def remove(self) -> None:
-        with contextlib.suppress(subprocess.SubprocessError):
-            _as_postgres(*self.ctl, "-m", "immediate", "stop")
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    c = Cluster()
-    try:
-        yield c
-    finally:
-        c.remove()
-
-
 @pytest.fixture
-def table(cluster: Cluster) -> str:
-    """A fresh ``shoes`` table; the URL of its database."""
-    with psycopg.connect(cluster.url, autocommit=True) as c:
-        c.execute("DROP TABLE IF EXISTS shoes")
+def table(pg_server: PgServer) -> str:
+    """A fresh database on the session's server with a ``shoes`` table; its URL."""
+    url = pg_server.new_database("w")
+    with psycopg.connect(url, autocommit=True) as c:
         c.execute(SHOES)
-    return cluster.url
+    return url
 
 
 def write(url: str, sql: str, *args: object, notify: str | None = None) -> None:
@@ -159,12 +101,12 @@ def test_a_listener_that_lost_its_connection_reads_again_and_misses_nothing(tabl
         w.stop()
 
 
-def test_the_server_restarted_under_the_listener(table: str, cluster: Cluster):
+def test_the_server_restarted_under_the_listener(table: str, pg_server: PgServer):
     write(table, "INSERT INTO shoes (id, version, rounds) VALUES ('s1', 1, 0)")
     w = watch.Watcher(watch.PgSource(table)).start()
     try:
         told = Told(w)
-        cluster.restart()
+        pg_server.restart()
         write(table, "UPDATE shoes SET version = 2 WHERE id = 's1'", notify="s1 2")
         told.wait_for(w, "s1", 2)
     finally:

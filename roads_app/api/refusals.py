@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from roads_app.api.limits import Refusal
-from roads_app.api.service import NotFound, Refused
+from roads_app.api.service import NotFound, Refused, unreachable
 from roads_app.errors import RoadsAppError, quote, report_bug, validation_message
 
 log = logging.getLogger(__name__)
@@ -42,8 +42,16 @@ async def _refused(r: Request, e: Refused) -> JSONResponse:
     return problem(r, e.status, str(e))
 
 
+def _unavailable(r: Request, e: Exception) -> JSONResponse | None:
+    """The database unreachable (restarting) or busy: 503, nothing changed, try again
+    (a feeder retries it with the same key), never a 422 that stops it or a 'bug'."""
+    if unreachable(e):
+        return problem(r, 503, str(e), {"Retry-After": "1"})
+    return None
+
+
 async def _user_error(r: Request, e: RoadsAppError) -> JSONResponse:
-    return problem(r, 422, str(e))
+    return _unavailable(r, e) or problem(r, 422, str(e))
 
 
 async def _bad_body(r: Request, e: RequestValidationError) -> JSONResponse:
@@ -55,6 +63,8 @@ async def _http(r: Request, e: StarletteHTTPException) -> JSONResponse:
 
 
 async def _bug(r: Request, e: Exception) -> JSONResponse:
+    if (busy := _unavailable(r, e)) is not None:  # raised in a middleware (the token check)
+        return busy
     where = report_bug(e)  # the traceback goes to the server's log folder, not the client
     log.error("%s", where)
     return problem(

@@ -146,7 +146,9 @@ class Feed:
             return None
         try:
             saved = self.store.shoes.load(shoe_id)
-        except StorageError:
+        except StorageError as e:
+            if unreachable(e):  # not gone: the stream reads again when the database is back
+                raise
             return None
         return saved.version, rows(saved.rounds)
 
@@ -286,6 +288,16 @@ def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
             **body.flags(),
         )
     return game_rounds.add_winner(rounds, body.winner, decks=decks, **body.flags())  # type: ignore[arg-type]
+
+
+UNAVAILABLE = frozenset({"msg_db_unreachable", "msg_db_busy"})
+"""Store messages that mean the database cannot serve now, not that the request is wrong."""
+
+
+def unreachable(e: BaseException) -> bool:
+    """The database cannot serve now (restarting, busy): retry later, nothing is wrong with
+    the request and nothing is gone."""
+    return isinstance(e, StorageError) and getattr(e.message, "key", None) in UNAVAILABLE
 
 
 def _status(e: StorageError) -> RoadsAppError:
