@@ -244,10 +244,10 @@ def check_page(
 BOARD = "svg.rd-svg text"
 PAGES = {  # name: (address, shown when ready, the boards drawn, viewport)
     "scoreboard": ("/?shoe={dealt}&lang=zh", ".st-key-bets_undo_chip", BOARD, (1440, 900)),
-    "display": ("/display?shoe={dealt}&lang=zh", '[data-testid="count-strip"]', BOARD, (1440, 900)),
+    "display": ("/display?shoe={dealt}&lang=zh", '[data-testid="round-count"]', BOARD, (1440, 900)),
     "display 1920": (
         "/display?shoe={keyed}&lang=zh",
-        '[data-testid="count-strip"]',
+        '[data-testid="round-count"]',
         BOARD,
         (1920, 1080),
     ),
