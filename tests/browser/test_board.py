@@ -762,6 +762,12 @@ def test_a_phone_board_shows_that_the_shoe_starts_further_left_and_cuts_on_a_cel
     shoe = dealt_shoe(app_server)
     context, page = on_a_phone(browser, f"{app_server.url}/?shoe={shoe}", 81)
     try:
+        # the board opens scrolled to its newest columns, cut on a cell: wait for that state
+        # (the scroll is set after the board's first layout, which a loaded machine delays)
+        page.wait_for_function(
+            f"() => {{ const e = ({PHONE_EDGE_JS})(); return e.left > 0 && e.cut <= 1.5; }}",
+            timeout=30_000,
+        )
         edge = page.evaluate(PHONE_EDGE_JS)
         record("phone_board_left_edge_cut_px", round(edge["cut"], 2))
         assert edge["left"] > 0, edge  # opened at the newest columns
