@@ -153,6 +153,19 @@ class AppServer:
         return self.start()
 
 
+@contextlib.contextmanager
+def app_with_api(root: Path) -> Iterator[AppServer]:
+    """A dashboard with its API beside it, in ``root``, up until the block ends (a
+    module's server for pages that follow results written through the API)."""
+    server = AppServer(root / "data", root / "server.log", api_port=free_port())
+    server.start()
+    try:
+        wait_api(server)
+        yield server
+    finally:
+        server.stop()
+
+
 def wait_api(server: AppServer, timeout_s: float = 60.0) -> None:
     """Until the API started beside the dashboard answers its health check (it starts
     after Streamlit does). The pause between polls is not a wait for a result."""

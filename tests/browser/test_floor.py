@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import REPO, AppServer, free_port, record, wait_api, wait_rounds
+from conftest import REPO, AppServer, app_with_api, record, wait_rounds
 from playwright.sync_api import Browser, Page
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe
@@ -33,14 +33,8 @@ LOAD_MS = 120_000
 
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    root = tmp_path_factory.mktemp("floor")
-    server = AppServer(root / "data", root / "server.log", api_port=free_port())
-    server.start()
-    try:
-        wait_api(server)
+    with app_with_api(tmp_path_factory.mktemp("floor")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def _api(server: AppServer) -> httpx.Client:

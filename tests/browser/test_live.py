@@ -25,9 +25,8 @@ import pytest
 from conftest import (
     REPO,
     AppServer,
-    free_port,
+    app_with_api,
     record,
-    wait_api,
     wait_idle,
     wait_keys,
     wait_rounds,
@@ -44,14 +43,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    root = tmp_path_factory.mktemp("live")
-    server = AppServer(root / "data", root / "server.log", api_port=free_port())
-    server.start()
-    try:
-        wait_api(server)
+    with app_with_api(tmp_path_factory.mktemp("live")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def cli(server: AppServer, *args: str) -> None:
