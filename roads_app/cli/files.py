@@ -13,7 +13,9 @@ MAX_SIMULATE_SHOES = 1_000_000
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from roads_app.game.shoe import ShoeOptions, check_seed
+    from dataclasses import replace
+
+    from roads_app.game.shoe import ShoeOptions, check_seed, simulated_meta
     from roads_app.sim import bulk
     from roads_app.store import files as storage
 
@@ -23,13 +25,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     fmt = storage.check_out_path(out)  # refuse a bad name before dealing anything
     deal = bulk.arrow_batches if fmt == "parquet" else bulk.batches  # Parquet: no frame
+    run = replace(simulated_meta(args.seed, opts, 0, None), name=f"simulated seed {args.seed}")
     if args.no_progress or n < PROGRESS_FROM:  # no bar: tqdm is not even imported
-        path, rows = storage.write_batches(deal(args.seed, n, opts), out)
+        path, rows = storage.write_batches(deal(args.seed, n, opts), out, run)
     else:
         from tqdm import tqdm
 
         with tqdm(total=n, unit="shoe", file=sys.stderr, unit_scale=True) as bar:
-            path, rows = storage.write_batches(deal(args.seed, n, opts, progress=bar.update), out)
+            path, rows = storage.write_batches(
+                deal(args.seed, n, opts, progress=bar.update), out, run
+            )
     print(f"wrote {n} shoes, {rows} rounds to {path}")
     return 0
 
