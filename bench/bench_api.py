@@ -38,6 +38,8 @@ this run starts (`tests.pgserver`, with PostgreSQL's default fsync) and removes.
 followers are spread over the replicas (``--followers 2000`` over 2 replicas: 1,000
 each), the feeder spreads its appends over them (each table's hands alternate between
 the replicas), so every follower of a replica sees results appended through the other.
+``pg-nofsync``: the same on a server with fsync off, a diagnostic only (it tells the
+disk's flushes, which a machine shared with other work slows, from the rest).
 The servers' CPU is their sum (and PostgreSQL's own, all its processes, on ``pg``).
 E.g. the issue's two bounds side by side:
   .venv/bin/python bench/bench_api.py --followers 2000 --seconds 30 --db sqlite:1 pg:2 \
@@ -148,7 +150,7 @@ def main() -> None:
         nargs="+",
         default=[],
         metavar="BACKEND[:N]",
-        help="fan-out setups: sqlite or pg, N API replicas each (default --replicas)",
+        help="fan-out setups: sqlite, pg or pg-nofsync, N API replicas each (default --replicas)",
     )
     ap.add_argument("--replicas", type=int, default=1)
     a = ap.parse_args()
@@ -156,17 +158,14 @@ def main() -> None:
         setups = [setup(x, a.replicas) for x in a.db] or [("", a.replicas)]
         print(f"load before: {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
         with contextlib.ExitStack() as stack:
-            pg = None
-            if any(b == "pg" for b, _ in setups):
-                pg = stack.enter_context(pgserver.running_server(fsync=True))
+            servers = {  # PostgreSQL's defaults, and the diagnostic without its flushes
+                b: stack.enter_context(pgserver.running_server(fsync=b == "pg"))
+                for b in {b for b, _ in setups if b.startswith("pg")}
+            }
             for _ in range(a.repeat):
                 for code in a.code:
                     for backend, n in setups:
-                        fanout(
-                            Path(code).resolve(),
-                            a,
-                            Library(backend, n, pg if backend == "pg" else None),
-                        )
+                        fanout(Path(code).resolve(), a, Library(backend, n, servers.get(backend)))
         print(f"load after: {os.getloadavg()}", flush=True)
         return
     tmp = Path(tempfile.mkdtemp(prefix="bench_api_"))
@@ -363,8 +362,8 @@ async def followers_client(url: str, shoes: list[str], n: int) -> None:
 def setup(text: str, replicas: int) -> tuple[str, int]:
     """``sqlite``, ``pg``, ``sqlite:1``, ``pg:2``: a backend and its replica count."""
     backend, _, n = text.partition(":")
-    if backend not in ("sqlite", "pg"):
-        raise SystemExit(f"--db: {backend!r} is not sqlite or pg")
+    if backend not in ("sqlite", "pg", "pg-nofsync"):
+        raise SystemExit(f"--db: {backend!r} is not sqlite, pg or pg-nofsync")
     return backend, int(n or replicas)
 
 
@@ -378,7 +377,12 @@ class Library:
     pg: pgserver.PgServer | None = None
 
     def label(self) -> str:
-        kind = {"": "as ROADS_APP_DB says", "sqlite": "SQLite", "pg": "PostgreSQL"}
+        kind = {
+            "": "as ROADS_APP_DB says",
+            "sqlite": "SQLite",
+            "pg": "PostgreSQL",
+            "pg-nofsync": "PostgreSQL with fsync off",
+        }
         n = self.replicas
         return f"{kind[self.backend]}, {n} API {'process' if n == 1 else 'replicas'}"
 
@@ -387,7 +391,7 @@ class Library:
         env = dict(os.environ)
         if self.backend == "sqlite":
             env.pop("ROADS_APP_DB", None)
-        elif self.backend == "pg":
+        elif self.backend.startswith("pg"):
             assert self.pg is not None
             env["ROADS_APP_DB"] = self.pg.new_database("bench")
         return env
@@ -429,7 +433,7 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
     env = lib.env()
     # replicas on PostgreSQL are separate hosts: a data folder each; on SQLite the folder
     # holds the library, so they share it
-    datas = [tmp / f"r{i}" if lib.backend == "pg" else tmp for i in range(lib.replicas)]
+    datas = [tmp / f"r{i}" if lib.pg is not None else tmp for i in range(lib.replicas)]
     head = subprocess.run(
         ["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
