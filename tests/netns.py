@@ -57,6 +57,7 @@ class Lan:
     gateway: str
     subnet: str
     hosts: dict[str, Host] = field(default_factory=dict)
+    bridge: str | None = None
 
     def __getitem__(self, name: str) -> Host:
         return self.hosts[name]
@@ -112,7 +113,7 @@ def lan(*names: str) -> Iterator[Lan]:
             made_bridge = True
             _ip("addr", "add", f"{addrs[0]}/{net.prefixlen}", "dev", bridge)
         _ip("link", "set", bridge, "up")
-        result = Lan(NAMESPACES, str(addrs[0]), str(net))
+        result = Lan(NAMESPACES, str(addrs[0]), str(net), bridge=bridge)
         for i, name in enumerate(names, start=1):
             ns = f"roads-{tag}-{name}"
             _ip("netns", "add", ns)
