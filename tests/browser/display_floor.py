@@ -24,12 +24,13 @@ from playwright.sync_api import Page
 from roads_app.store import tokens
 from tests.api_server import ApiServer
 from tests.netns import NAMESPACES, Lan, lan
-from tests.pgserver import running_server
+from tests.pgserver import PgServer, running_server
 
 
 @dataclass
 class DisplayFloor:
     hosts: Lan
+    db: PgServer
     a: ApiServer
     c: AppServer
     operator: str
@@ -81,6 +82,7 @@ def display_floor(root: Path) -> Iterator[DisplayFloor]:
                     try:
                         yield DisplayFloor(
                             hosts,
+                            server,
                             a,
                             c,
                             tokens.issue(root / "tokens", "operator"),
