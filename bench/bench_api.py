@@ -41,6 +41,8 @@ the replicas), so every follower of a replica sees results appended through the 
 ``pg-nofsync``: the same on a server with fsync off, a diagnostic only (it tells the
 disk's flushes, which a machine shared with other work slows, from the rest).
 The servers' CPU is their sum (and PostgreSQL's own, all its processes, on ``pg``).
+``--apart``: every API process on a host of its own, a network namespace reached over a
+bridge (tests/netns.py; needs root), the followers and the feeder on this machine.
 E.g. the issue's two bounds side by side:
   .venv/bin/python bench/bench_api.py --followers 2000 --seconds 30 --db sqlite:1 pg:2 \
       --repeat 2
@@ -70,7 +72,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe  # noqa: E402
-from tests import pgserver  # noqa: E402
+from tests import netns, pgserver  # noqa: E402
 
 
 def free_port() -> int:
@@ -133,7 +135,8 @@ def append(c: httpx.Client, hands: Hands) -> float:
 
 def main() -> None:
     if sys.argv[1:2] == ["_followers"]:
-        asyncio.run(followers_client(sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])))
+        token = sys.argv[5] if len(sys.argv) > 5 else ""
+        asyncio.run(followers_client(sys.argv[2], sys.argv[3].split(","), int(sys.argv[4]), token))
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--appends", type=int, default=1000)
@@ -153,19 +156,32 @@ def main() -> None:
         help="fan-out setups: sqlite, pg or pg-nofsync, N API replicas each (default --replicas)",
     )
     ap.add_argument("--replicas", type=int, default=1)
+    ap.add_argument(
+        "--apart",
+        action="store_true",
+        help="each API process on a host of its own (a network namespace; needs root)",
+    )
     a = ap.parse_args()
     if a.followers:
         setups = [setup(x, a.replicas) for x in a.db] or [("", a.replicas)]
         print(f"load before: {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
         with contextlib.ExitStack() as stack:
+            hosts = None
+            if a.apart:
+                most = max(n for _, n in setups)
+                hosts = stack.enter_context(netns.lan(*(f"r{i}" for i in range(most))))
+                if hosts.kind != netns.NAMESPACES:
+                    raise SystemExit("--apart: network namespaces need root here")
+            listen = dict(listen=(hosts.gateway,), allow=hosts.subnet) if hosts else {}
             servers = {  # PostgreSQL's defaults, and the diagnostic without its flushes
-                b: stack.enter_context(pgserver.running_server(fsync=b == "pg"))
+                b: stack.enter_context(pgserver.running_server(fsync=b == "pg", **listen))
                 for b in {b for b, _ in setups if b.startswith("pg")}
             }
             for _ in range(a.repeat):
                 for code in a.code:
                     for backend, n in setups:
-                        fanout(Path(code).resolve(), a, Library(backend, n, servers.get(backend)))
+                        lib = Library(backend, n, servers.get(backend), hosts)
+                        fanout(Path(code).resolve(), a, lib)
         print(f"load after: {os.getloadavg()}", flush=True)
         return
     tmp = Path(tempfile.mkdtemp(prefix="bench_api_"))
@@ -300,7 +316,7 @@ FOLLOWER_PROCS = 2
 """Client processes holding the followers (each one event loop)."""
 
 
-async def followers_client(url: str, shoes: list[str], n: int) -> None:
+async def followers_client(url: str, shoes: list[str], n: int, token: str = "") -> None:
     """Hold ``n`` event streams over ``shoes`` (follower i follows shoe i mod len); print
     "ready" when every one has its snapshot, stop at a line on stdin, then print what
     each got as JSON: per follower its shoe, its snapshot's version and round count, and
@@ -312,7 +328,8 @@ async def followers_client(url: str, shoes: list[str], n: int) -> None:
     async def follow(i: int) -> None:
         me = got[i]
         reader, writer = await asyncio.open_connection(host, int(port), limit=1 << 22)
-        writer.write(f"GET /shoes/{me['shoe']}/events HTTP/1.1\r\nHost: b\r\n\r\n".encode())
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        writer.write(f"GET /shoes/{me['shoe']}/events HTTP/1.1\r\nHost: b\r\n{auth}\r\n".encode())
         head = await reader.readuntil(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200"), head[:100]
         buf = b""
@@ -375,6 +392,15 @@ class Library:
     backend: str
     replicas: int
     pg: pgserver.PgServer | None = None
+    hosts: netns.Lan | None = None
+    """The replicas' hosts r0, r1, ... (namespaces, ``--apart``); None: this machine."""
+
+    def where(self, i: int) -> tuple[str, list[str]]:
+        """Replica ``i``'s address and what it runs under."""
+        if self.hosts is None:
+            return "127.0.0.1", []
+        host = self.hosts[f"r{i}"]
+        return host.ip, host.prefix()
 
     def label(self) -> str:
         kind = {
@@ -384,7 +410,8 @@ class Library:
             "pg-nofsync": "PostgreSQL with fsync off",
         }
         n = self.replicas
-        return f"{kind[self.backend]}, {n} API {'process' if n == 1 else 'replicas'}"
+        apart = f" on hosts of their own ({self.hosts.kind})" if self.hosts else ""
+        return f"{kind[self.backend]}, {n} API {'process' if n == 1 else 'replicas'}{apart}"
 
     def env(self) -> dict[str, str]:
         """The servers' (and token's) environment: a fresh database on "pg"."""
@@ -393,7 +420,10 @@ class Library:
             env.pop("ROADS_APP_DB", None)
         elif self.backend.startswith("pg"):
             assert self.pg is not None
-            env["ROADS_APP_DB"] = self.pg.new_database("bench")
+            url = self.pg.new_database("bench")
+            if self.hosts is not None:  # reached from the hosts at this machine's gateway
+                url = url.replace("@127.0.0.1:", f"@{self.hosts.gateway}:")
+            env["ROADS_APP_DB"] = url
         return env
 
 
@@ -429,7 +459,8 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
     py = code / ".venv" / "bin" / "python"
     tmp = Path(tempfile.mkdtemp(prefix="bench_fanout_"))
     ports = [free_port() for _ in range(lib.replicas)]
-    urls = [f"http://127.0.0.1:{p}" for p in ports]
+    where = [lib.where(i) for i in range(lib.replicas)]
+    urls = [f"http://{ip}:{p}" for (ip, _), p in zip(where, ports, strict=True)]
     env = lib.env()
     # replicas on PostgreSQL are separate hosts: a data folder each; on SQLite the folder
     # holds the library, so they share it
@@ -447,14 +478,26 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
     ).stdout.strip()
     servers = [
         subprocess.Popen(
-            [str(py), "-m", "roads_app", "api", "--port", str(port), "--data", str(d)],
+            [
+                *pre,
+                str(py),
+                "-m",
+                "roads_app",
+                "api",
+                "--port",
+                str(port),
+                "--host",
+                ip,
+                "--data",
+                str(d),
+            ],
             cwd=code,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        for port, d in zip(ports, datas, strict=True)
+        for port, d, (ip, pre) in zip(ports, datas, where, strict=True)
     ]
     clients: list[subprocess.Popen[str]] = []
     feeds: list[httpx.Client] = []
@@ -489,6 +532,7 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
                         urls[k % lib.replicas],
                         ",".join(rotated),
                         str(n),
+                        token if lib.hosts else "",  # another address: reading takes a token
                     ],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
