@@ -6,7 +6,8 @@ on this machine, which holds the gateway address the database server listens on.
 process started with `Host.prefix` (``ip netns exec NS``) reaches the others only over
 that bridge, as separate hosts on one switch do.
 
-Namespaces need root (``ip netns add``). Without it (or without ``ip``, or with
+Namespaces need root (``ip netns add``; a container may refuse it even to root). Without
+it (or without ``ip``, or with
 ``ROADS_APP_NETNS=off``) the same tests run with plain processes on this machine's
 loopback: `Lan.kind` says which, and the
 tests print it. Everything made is removed on the way out, after a failure too: the
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import ipaddress
 import os
 import random
@@ -73,10 +75,25 @@ path on a machine that has namespaces)."""
 
 
 def namespaces_usable() -> bool:
-    """Root and ``ip``: ``ip netns add`` can work here."""
+    """Whether ``ip netns add`` works here (root, ``ip``, and a machine or container
+    that lets us: tried once per process with a namespace made and removed)."""
     if os.environ.get(OFF_ENV) == "off":
         return False
-    return os.geteuid() == 0 and shutil.which("ip") is not None
+    return _can_make_namespaces()
+
+
+@functools.cache
+def _can_make_namespaces() -> bool:
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        return False
+    probe = f"roads-probe-{os.getpid()}"
+    try:
+        _ip("netns", "add", probe)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        return False
+    with contextlib.suppress(subprocess.CalledProcessError):
+        _ip("netns", "del", probe)
+    return True
 
 
 def _free_subnet() -> ipaddress.IPv4Network:
