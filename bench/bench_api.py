@@ -37,7 +37,8 @@ file in a shared folder, ``pg`` a fresh database on a throwaway PostgreSQL 15 se
 this run starts (`tests.pgserver`, with PostgreSQL's default fsync) and removes. The
 followers are spread over the replicas (``--followers 2000`` over 2 replicas: 1,000
 each), the feeder spreads its appends over them (each table's hands alternate between
-the replicas), so every follower of a replica sees results appended through the other.
+the replicas), so every follower of a replica sees results appended through the other;
+those are printed apart too ("through one replica, at another": A -> B).
 ``pg-nofsync``: the same on a server with fsync off, a diagnostic only (it tells the
 disk's flushes, which a machine shared with other work slows, from the rest).
 The servers' CPU is their sum (and PostgreSQL's own, all its processes, on ``pg``).
@@ -544,6 +545,7 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
         opened = time.monotonic() - t_open
 
         sent: dict[tuple[str, int], float] = {}
+        through: dict[tuple[str, int], int] = {}  # the replica an append went through
         lat: list[float] = []
         own: list[float] = []
         step = a.every / a.tables
@@ -558,22 +560,25 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
             shoe, body, key = h.next()
             if shoe not in shoes:  # the simulated shoe ran out: a new shoe, not followed
                 continue
-            via = feeds[(k + k // a.tables) % lib.replicas]  # a table's hands alternate
+            i = (k + k // a.tables) % lib.replicas  # a table's hands alternate
             t = time.monotonic()
-            r = via.post(f"/shoes/{shoe}/rounds", json=body, headers={"Idempotency-Key": key})
+            r = feeds[i].post(f"/shoes/{shoe}/rounds", json=body, headers={"Idempotency-Key": key})
             lat.append((time.monotonic() - due) * 1e3)
             own.append((time.monotonic() - t) * 1e3)
             assert r.status_code == 201, r.text
             sent[(shoe, r.json()["version"])] = t
+            through[(shoe, r.json()["version"])] = i
         took = time.monotonic() - t0
         cpu = [(cpu_s(x.pid) - c0) / took for x, c0 in zip(servers, cpu0, strict=True)]
         pg1 = pg_cpu_s(lib.pg)
         pg_cpu = sum(v - pg0.get(pid, 0.0) for pid, v in pg1.items()) / took
         final = {s: c.get(f"/shoes/{s}").json() for s in shoes}
         got = []
-        for cl in clients:
+        for k, cl in enumerate(clients):
             out, _ = cl.communicate("stop\n", timeout=120)
-            got.extend(json.loads(out.splitlines()[-1]))
+            for f in json.loads(out.splitlines()[-1]):
+                f["replica"] = k % lib.replicas  # the one it followed
+                got.append(f)
     finally:
         for f in feeds:
             f.close()
@@ -586,6 +591,7 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
             server.wait(timeout=30)
 
     delays, skipped, missed = [], 0, 0
+    across: list[float] = []  # appended through one replica, followed on another
     for f in got:
         rounds = f["rounds0"] + sum(r for _v, r, _t, k in f["events"] if k == "append")
         others = any(k != "append" for *_x, k in f["events"])
@@ -597,6 +603,8 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
             last = v
             if (f["shoe"], v) in sent:
                 delays.append((t - sent[(f["shoe"], v)]) * 1e3)
+                if through[(f["shoe"], v)] != f["replica"]:
+                    across.append(delays[-1])
         skipped += final[f["shoe"]]["version"] - last
     print(
         f"fan-out, code {code.name} ({head}), {lib.label()}: {a.followers} followers over "
@@ -604,6 +612,8 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
         f"opened in {opened:.1f} s; load {os.getloadavg()[0]:.2f}"
     )
     line("  append sent -> event received", delays)
+    if across:
+        line("    of them through one replica, at another", across)
     print(
         f"  versions skipped {skipped} (a later event carried them), followers missing "
         f"rounds {missed}"
