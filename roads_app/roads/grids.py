@@ -41,7 +41,7 @@ from roads_app.errors import RoundError, quote, whole_number
 from roads_app.game import hand
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER
-from roads_app.jit_cache import depends_on
+from roads_app.jit_cache import depends_on, load_lean
 from roads_app.messages import Message
 from roads_app.roads import derived
 from roads_app.roads.derived import NO_MARK, derived_colour, mark_colours, opposite
@@ -280,6 +280,7 @@ _MARK_ROWS = ("shoe", "col", "row", "round")
 """A derived road's int32 columns as `_roads_kernel` writes them (then its colours)."""
 
 
+@load_lean
 @njit(cache=True)
 def _roads_kernel(
     code: np.ndarray,
