@@ -580,3 +580,16 @@ def test_round_numbers_are_carried_as_given_even_with_gaps(
         want = [given[r - 1] for r in frame["round"].to_list()]
         assert odd[name]["round"].to_list() == want, name
         assert odd[name].drop("round").equals(frame.drop("round")), name
+
+
+def test_the_roads_kernel_cache_is_keyed_by_the_rule_it_compiles_in() -> None:
+    """The kernel compiles `derived_colour` and the winner codes into its machine code:
+    an edit to either file must make Numba's disk cache miss, not load the old code."""
+    import os
+
+    from roads_app import jit_cache
+    from roads_app.game import hand
+    from roads_app.roads import derived
+
+    deps = jit_cache._DEPENDS[os.path.abspath(grids.__file__)]
+    assert {os.path.abspath(m.__file__) for m in (derived, hand)} <= set(deps)
