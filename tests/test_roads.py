@@ -557,3 +557,39 @@ def test_next_colour_is_the_rule_for_the_mark_it_stands_for(
         now, np.array([last + 1]), np.array([0]), np.array([last + 1]), k, np.array([continues])
     )
     assert compiled[0] == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    texts=st.lists(shoe_texts.filter(bool), min_size=1, max_size=4),
+    holes=st.lists(st.booleans(), min_size=1, max_size=400),
+)
+def test_round_numbers_are_carried_as_given_even_with_gaps(
+    texts: list[str], holes: list[bool]
+) -> None:
+    """Each mark shows the round number of the row that made it, whatever the numbers
+    are: the kernel writes them straight from the input, or (when some are missing, a
+    column that did not read as whole numbers) the row, looked up after."""
+    many = pl.concat(
+        rw(t).with_columns(shoe=pl.lit(n, dtype=pl.Int32)) for n, t in enumerate(texts, 1)
+    ).select(MULTI_SHOE_SCHEMA.names())
+    given = [None if holes[i % len(holes)] else 1000 - 7 * i for i in range(many.height)]
+    plain = grids.all_roads(many.with_columns(round=pl.int_range(1, pl.len() + 1)))
+    odd = grids.all_roads(many.with_columns(round=pl.Series(given, dtype=pl.Int32)))
+    for name, frame in plain.items():
+        want = [given[r - 1] for r in frame["round"].to_list()]
+        assert odd[name]["round"].to_list() == want, name
+        assert odd[name].drop("round").equals(frame.drop("round")), name
+
+
+def test_the_roads_kernel_cache_is_keyed_by_the_rule_it_compiles_in() -> None:
+    """The kernel compiles `derived_colour` and the winner codes into its machine code:
+    an edit to either file must make Numba's disk cache miss, not load the old code."""
+    import os
+
+    from roads_app import jit_cache
+    from roads_app.game import hand
+    from roads_app.roads import derived
+
+    deps = jit_cache._DEPENDS[os.path.abspath(grids.__file__)]
+    assert {os.path.abspath(m.__file__) for m in (derived, hand)} <= set(deps)

@@ -9,11 +9,14 @@ it as its first column.
 How the work is split (so 10,000 shoes cost one pass, not 10,000):
 
 * the drawn roads are one compiled pass over every round of every shoe
-  (`_roads_kernel`): each B/P result is a big-road mark, each derived road colours it
-  with `roads_app.roads.derived.derived_colour` (the rule the compiled engine also
-  uses; it needs only the columns' heights, never the drawn grid) and every road lays
-  its new mark out on its grid at once (dragon tails depend on what is already drawn).
-  The frames are then gathered from the input in one go per road;
+  (`_roads_kernel`): each round is a bead, each B/P result a big-road mark, each derived
+  road colours it with `roads_app.roads.derived.derived_colour` (the rule the compiled
+  engine also uses; it needs only the columns' heights, never the drawn grid) and every
+  road lays its new mark out on its grid at once (dragon tails depend on what is already
+  drawn). The pass writes every number the frames show (shoe, cell, round, ties, codes
+  of winners and colours) into arrays allocated beforehand, which become the frames'
+  columns without a copy; only the big road's pair/natural flags are gathered from the
+  input;
 * the "what would the next result add" queries (`ask_road`, `ask_roads`,
   `derived_marks_before_each_round`) are NumPy index arithmetic over the streaks of all
   shoes at once, colouring with the same rule.
@@ -35,11 +38,17 @@ import polars as pl
 from numba import njit
 
 from roads_app.errors import RoundError, quote, whole_number
+from roads_app.game import hand
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
 from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER
+from roads_app.jit_cache import depends_on, load_lean
 from roads_app.messages import Message
+from roads_app.roads import derived
 from roads_app.roads.derived import NO_MARK, derived_colour, mark_colours, opposite
 from roads_app.roads.names import DERIVED, Road
+
+# The kernel below compiles in the derived-road rule and the winner codes.
+depends_on(__file__, derived, hand)
 
 COLOURS: tuple[str, str] = ("red", "blue")
 COLOUR = pl.Enum(list(COLOURS))
@@ -64,8 +73,13 @@ class _Shoes:
     frame: pl.DataFrame  # [shoe], round, winner, flags, points; normalised dtypes
     multi: bool
     code: np.ndarray  # int8 winner code per round: 0 B, 1 P, 2 T
-    group: np.ndarray  # int64 0-based shoe group per round
     start: np.ndarray  # int64 first row of each group
+
+    def group(self) -> np.ndarray:
+        """int64 0-based shoe group per round (for the streak arithmetic only)."""
+        first = np.zeros(self.code.size, dtype=np.int64)
+        first[self.start[1:]] = 1
+        return np.cumsum(first)
 
 
 MAX_ROWS = 50
@@ -127,8 +141,7 @@ def _shoes(rounds: pl.DataFrame) -> _Shoes:
     else:
         first = np.zeros(n, dtype=np.bool_)
         first[:1] = True
-    group = np.cumsum(first) - 1
-    return _Shoes(frame, multi, code, group, np.flatnonzero(first))
+    return _Shoes(frame, multi, code, np.flatnonzero(first))
 
 
 # --- the big road's logical structure -------------------------------------------------
@@ -157,7 +170,7 @@ class _Big:
 
 
 def _big(s: _Shoes) -> _Big:
-    code, group, start = s.code, s.group, s.start
+    code, group, start = s.code, s.group(), s.start
     is_bp = code != _T
     bp_per_shoe = np.add.reduceat(is_bp, start, dtype=np.int32)
     is_mark = is_bp.copy()
@@ -247,68 +260,93 @@ def _place(taken: np.ndarray, road: int, rows: int, new: bool, st: tuple) -> tup
     return start, c, r, turned
 
 
+_START = (-1, 0, 0, False)
+"""`_place`'s state before a road's first mark."""
+
+
 @njit(cache=True)
-def _roads_kernel(code: np.ndarray, start: np.ndarray, rows: int) -> tuple:
-    """The big road and the three derived roads of every shoe, in one pass.
+def _derive(taken: np.ndarray, road: int, rows: int, colour: int, st: tuple) -> tuple:
+    """Lay a derived road's next mark of ``colour`` (a new streak when the colour changes),
+    from its state ``st``: `_place`'s, its last colour and its marks so far."""
+    at, last, m = st
+    at = _place(taken, road, rows, at[0] < 0 or colour != last, at)
+    return at, colour, m + 1
 
-    Shoe by shoe, round by round: a B/P result is a big-road mark (a tie counts on the
-    latest one, leading ties on the shoe's first; a shoe of ties only has one cell, its
-    first tie), its streak's height grows, each derived road colours it with
-    `derived_colour` (columns before its own are final by then) and every road lays its
-    new mark out at once. The grids are scratch reused shoe after shoe.
 
-    Returns, per big-road mark: its round row, col, row and ties; per derived road k
-    (index k-1): the count of its marks, then their round rows, cols, rows and colours.
+_BIG_ROWS = ("shoe", "col", "row", "round", "ties")
+"""The big road's int32 columns as `_roads_kernel` writes them (then its marks' rows)."""
+_MARK_ROWS = ("shoe", "col", "row", "round")
+"""A derived road's int32 columns as `_roads_kernel` writes them (then its colours)."""
+
+
+@load_lean
+@njit(cache=True)
+def _roads_kernel(
+    code: np.ndarray,
+    start: np.ndarray,
+    shoe: np.ndarray,
+    rnd: np.ndarray,
+    rows: int,
+    ks: np.ndarray,
+    out: tuple,
+) -> None:
+    """The bead plate, the big road and the derived roads of every shoe, in one pass.
+
+    ``shoe`` is each shoe's number and ``rnd`` each round's (the values the frames show);
+    ``ks`` is the derived roads' k, in order (`roads_app.roads.names.DERIVED`).
+
+    Shoe by shoe, round by round: round i of a shoe (0-based) is a bead at
+    ``(i // rows, i % rows)``; a B/P result is a big-road mark (a tie counts on the latest
+    one, leading ties on the shoe's first; a shoe of ties only has one cell, its first
+    tie), its streak's height grows, each derived road colours it with `derived_colour`
+    (columns before its own are final by then) and every road lays its new mark out at
+    once. The grids are scratch reused shoe after shoe.
+
+    Fills ``out`` (`_outputs`): the bead cells (col, row per round); per big-road mark
+    the `_BIG_ROWS`, its round's row in the input and its winner code; per derived road
+    the `_MARK_ROWS` and the colour codes of its marks; and the count of marks of the big
+    road, then of each derived road.
     """
+    bead, big, winner, marks, colours, count = out
     n = code.size
-    bround = np.empty(n, dtype=np.int32)
-    bcol = np.empty(n, dtype=np.int32)
-    brow = np.empty(n, dtype=np.int32)
-    ties = np.zeros(n, dtype=np.int32)
-    dcount = np.zeros(3, dtype=np.int64)
-    dround = np.empty((3, n), dtype=np.int32)
-    dcol = np.empty((3, n), dtype=np.int32)
-    drow = np.empty((3, n), dtype=np.int32)
-    dcolour = np.empty((3, n), dtype=np.int8)
-    heights = np.zeros(n + 1, dtype=np.int32)  # per streak of the shoe: its height so far
     longest = 0
     for g in range(start.size):
         b = start[g + 1] if g + 1 < start.size else n
         longest = max(longest, b - start[g])
-    taken = np.zeros((4, longest + 2), dtype=np.uint64)  # per road, per column: rows taken
-    marks = 0
-    j1 = j2 = j3 = 0  # marks of each derived road so far
+    heights = np.empty(longest + 1, dtype=np.int32)  # per streak of the shoe: its height
+    taken = np.zeros((ks.size + 1, longest + 2), dtype=np.uint64)  # per road, column: rows
+    k1, k2, k3 = ks[0], ks[1], ks[2]
+    m1 = m2 = m3 = 0  # marks of each derived road so far
+    j = 0  # big-road marks so far
     for g in range(start.size):
         a = start[g]
         b = start[g + 1] if g + 1 < start.size else n
-        taken[:, : b - a + 2] = 0  # a shoe's columns are fewer than its rounds
-        all_ties = True
+        number = shoe[g]
+        col = row = 0
         for i in range(a, b):
-            if code[i] != _T:
-                all_ties = False
-                break
-        if all_ties:  # one tie-only cell at (0, 0), carrying every tie
-            bround[marks] = a
-            bcol[marks] = 0
-            brow[marks] = 0
-            ties[marks] = b - a
-            marks += 1
-            continue
-        big = (-1, 0, 0, False)
-        st1, st2, st3 = big, big, big
-        last1, last2, last3 = -1, -1, -1
-        first = marks
+            bead[0, i] = col
+            bead[1, i] = row
+            row += 1
+            if row == rows:
+                row = 0
+                col += 1
+        taken[:, : b - a + 2] = 0  # a shoe's columns are fewer than its rounds
+        at = _START
+        st1 = (_START, NO_MARK, m1)  # no colour yet, and the road's marks so far
+        st2 = (_START, NO_MARK, m2)
+        st3 = (_START, NO_MARK, m3)
+        first = j
         side = -1
         streak = -1
         height = 0
-        pending = 0
+        pending = 0  # ties before the shoe's first B/P result
         for i in range(a, b):
             w = code[i]
             if w == _T:
-                if marks == first:
+                if j == first:
                     pending += 1
                 else:
-                    ties[marks - 1] += 1
+                    big[4, j - 1] += 1
                 continue
             new = w != side
             if new:
@@ -317,51 +355,40 @@ def _roads_kernel(code: np.ndarray, start: np.ndarray, rows: int) -> tuple:
                 height = 0
             height += 1
             heights[streak] = height
-            bround[marks] = i
-            big = _place(taken, 0, rows, new, big)
-            bcol[marks] = big[1]
-            brow[marks] = big[2]
-            marks += 1
-            c = derived_colour(heights, streak, height - 1, streak, 1)
-            if c != NO_MARK:
-                st1 = _place(taken, 1, rows, st1[0] < 0 or c != last1, st1)
-                last1 = c
-                dround[0, j1] = i
-                dcol[0, j1] = st1[1]
-                drow[0, j1] = st1[2]
-                dcolour[0, j1] = c
-                j1 += 1
-            c = derived_colour(heights, streak, height - 1, streak, 2)
-            if c != NO_MARK:
-                st2 = _place(taken, 2, rows, st2[0] < 0 or c != last2, st2)
-                last2 = c
-                dround[1, j2] = i
-                dcol[1, j2] = st2[1]
-                drow[1, j2] = st2[2]
-                dcolour[1, j2] = c
-                j2 += 1
-            c = derived_colour(heights, streak, height - 1, streak, 3)
-            if c != NO_MARK:
-                st3 = _place(taken, 3, rows, st3[0] < 0 or c != last3, st3)
-                last3 = c
-                dround[2, j3] = i
-                dcol[2, j3] = st3[1]
-                drow[2, j3] = st3[2]
-                dcolour[2, j3] = c
-                j3 += 1
-        ties[first] += pending
-    dcount[0], dcount[1], dcount[2] = j1, j2, j3
-    return (
-        bround[:marks],
-        bcol[:marks],
-        brow[:marks],
-        ties[:marks],
-        dcount,
-        dround,
-        dcol,
-        drow,
-        dcolour,
-    )
+            at = _place(taken, 0, rows, new, at)
+            big[0, j], big[1, j], big[2, j] = number, at[1], at[2]
+            big[3, j], big[4, j], big[5, j] = rnd[i], 0, i
+            winner[j] = w
+            j += 1
+            colour = derived_colour(heights, streak, height - 1, streak, k1)
+            if colour != NO_MARK:
+                st1 = _derive(taken, 1, rows, colour, st1)
+                m = st1[2] - 1
+                marks[0, 0, m], marks[0, 1, m] = number, st1[0][1]
+                marks[0, 2, m] = st1[0][2]
+                marks[0, 3, m], colours[0, m] = rnd[i], colour
+            colour = derived_colour(heights, streak, height - 1, streak, k2)
+            if colour != NO_MARK:
+                st2 = _derive(taken, 2, rows, colour, st2)
+                m = st2[2] - 1
+                marks[1, 0, m], marks[1, 1, m] = number, st2[0][1]
+                marks[1, 2, m] = st2[0][2]
+                marks[1, 3, m], colours[1, m] = rnd[i], colour
+            colour = derived_colour(heights, streak, height - 1, streak, k3)
+            if colour != NO_MARK:
+                st3 = _derive(taken, 3, rows, colour, st3)
+                m = st3[2] - 1
+                marks[2, 0, m], marks[2, 1, m] = number, st3[0][1]
+                marks[2, 2, m] = st3[0][2]
+                marks[2, 3, m], colours[2, m] = rnd[i], colour
+        if j == first:  # a shoe of ties only: one cell at (0, 0), carrying every tie
+            big[0, j], big[1, j], big[2, j] = number, 0, 0
+            big[3, j], big[4, j], big[5, j] = rnd[a], 0, a
+            winner[j] = _T
+            j += 1
+        big[4, first] += pending
+        m1, m2, m3 = st1[2], st2[2], st3[2]
+    count[0], count[1], count[2], count[3] = j, m1, m2, m3
 
 
 def _colour_series(code: np.ndarray, name: str) -> pl.Series:
@@ -386,28 +413,8 @@ def _firsts(group: np.ndarray) -> np.ndarray:
 
 # --- building the frames --------------------------------------------------------------
 
-
-def _with_cells(
-    s: _Shoes,
-    idx: np.ndarray | None,
-    col: np.ndarray,
-    row: np.ndarray,
-    rest: list[str],
-    extra: tuple[pl.Series, ...] = (),
-) -> pl.DataFrame:
-    """[shoe], col, row, then ``rest`` gathered at round rows ``idx``, then ``extra``."""
-    picked = s.frame.select((["shoe"] if s.multi else []) + rest)
-    if idx is not None:
-        picked = picked[idx]
-    cells = [pl.Series("col", col, dtype=pl.Int32), pl.Series("row", row, dtype=pl.Int32)]
-    at = 1 if s.multi else 0
-    cols = picked.get_columns()
-    return pl.DataFrame([*cols[:at], *cells, *cols[at:], *extra])
-
-
-def _bead_plate(s: _Shoes, rows: int) -> pl.DataFrame:
-    i = (np.arange(s.code.size) - s.start[s.group]).astype(np.int32)
-    return _with_cells(s, None, i // rows, i % rows, _BEAD_REST)
+_KS = np.array(list(DERIVED.values()), dtype=np.int64)
+_WINNER_VALUES = pl.Series(WINNERS, dtype=WINNER)
 
 
 def _colours(code: np.ndarray, name: str) -> pl.Series:
@@ -416,33 +423,32 @@ def _colours(code: np.ndarray, name: str) -> pl.Series:
     return _COLOUR_VALUES[code].alias(name)
 
 
-def _roads(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
-    """The big road and the derived roads, from `_roads_kernel` (input not empty)."""
-    bround, bcol, brow, ties, count, dround, dcol, drow, dcolour = _roads_kernel(
-        s.code, s.start, rows
-    )
-    big = _with_cells(s, bround, bcol, brow, ["round", "winner", *FLAGS])
-    out = {
-        Road.BIG_ROAD: big.insert_column(
-            big.width - len(FLAGS), pl.Series("ties", ties, dtype=pl.Int32)
-        )
-    }
-    for name, k in DERIVED.items():
-        j = int(count[k - 1])
-        colour = _colours(dcolour[k - 1, :j], "colour")
-        out[name] = _with_cells(
-            s, dround[k - 1, :j], dcol[k - 1, :j], drow[k - 1, :j], ["round"], (colour,)
-        )
-    return out
-
-
 def _empty(s: _Shoes, rest: list[str], extra: dict[str, pl.DataType]) -> pl.DataFrame:
     schema = {**({"shoe": pl.Int32} if s.multi else {}), "col": pl.Int32, "row": pl.Int32}
     schema |= {c: s.frame.schema[c] for c in rest} | extra
     return pl.DataFrame(schema=schema)
 
 
+def _outputs(n: int, roads: int) -> tuple[np.ndarray, ...]:
+    """`_roads_kernel`'s output arrays for ``n`` rounds and ``roads`` derived roads, sized
+    for the most marks. NumPy allocates them, not the kernel: it asks the system for huge
+    pages for large arrays, and the roads of 10,000 shoes are ~60 MB that would otherwise
+    cost a page fault every 4 KiB (~8,000 faults a call, measured at ~9 ms of CPU, against
+    ~3 ms with huge pages, on top of the pass's ~20 ms); pages never written are never
+    touched."""
+    return (
+        np.empty((2, n), dtype=np.int32),
+        np.empty((len(_BIG_ROWS) + 1, n), dtype=np.int32),
+        np.empty(n, dtype=np.int8),
+        np.empty((roads, len(_MARK_ROWS), n), dtype=np.int32),
+        np.empty((roads, n), dtype=np.int8),
+        np.zeros(roads + 1, dtype=np.int64),
+    )
+
+
 def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
+    """The five roads' frames from `_roads_kernel`'s arrays (taken as they are, no copy);
+    only the big road's flags are gathered from the input."""
     if s.code.size == 0:
         big_schema = {"ties": pl.Int32} | {f: pl.Boolean for f in FLAGS}
         return {
@@ -450,7 +456,38 @@ def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
             Road.BIG_ROAD: _empty(s, ["round", "winner"], big_schema),
             **{name: _empty(s, ["round"], {"colour": COLOUR}) for name in DERIVED},
         }
-    return {Road.BEAD_PLATE: _bead_plate(s, rows), **_roads(s, rows)}
+    shoe = s.frame["shoe"].to_numpy()[s.start] if s.multi else np.zeros(s.start.size, np.int32)
+    rnd = s.frame["round"]
+    whole = not rnd.null_count()  # else the kernel writes row numbers, looked up here
+    numbers = rnd.to_numpy() if whole else np.arange(rnd.len(), dtype=np.int32)
+    arrays = _outputs(s.code.size, _KS.size)
+    _roads_kernel(s.code, s.start, shoe, numbers, rows, _KS, arrays)
+    bead, big, winner, marks, colours, count = arrays
+
+    def int_columns(names: tuple[str, ...], block: np.ndarray, m: int) -> list[pl.Series]:
+        cols = [pl.Series(name, block[i, :m], dtype=pl.Int32) for i, name in enumerate(names)]
+        if not whole:
+            at = names.index("round")
+            cols[at] = rnd.gather(cols[at]).alias("round")
+        return cols if s.multi else cols[1:]
+
+    cells = [pl.Series(name, bead[i], dtype=pl.Int32) for i, name in enumerate(("col", "row"))]
+    keys = s.frame.get_columns()
+    at = 1 if s.multi else 0
+    m = int(count[0])
+    *head, ties = int_columns(_BIG_ROWS, big, m)
+    flags = s.frame.select(FLAGS)[big[len(_BIG_ROWS), :m]].get_columns()
+    roads = {
+        Road.BEAD_PLATE: pl.DataFrame([*keys[:at], *cells, *keys[at:]]),
+        Road.BIG_ROAD: pl.DataFrame(
+            [*head, _WINNER_VALUES[winner[:m]].alias("winner"), ties, *flags]
+        ),
+    }
+    for d, name in enumerate(DERIVED):
+        m = int(count[d + 1])
+        colour = _colours(colours[d, :m], "colour")
+        roads[name] = pl.DataFrame([*int_columns(_MARK_ROWS, marks[d], m), colour])
+    return roads
 
 
 # --- public API -----------------------------------------------------------------------
@@ -483,7 +520,7 @@ def bead_plate(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """
     s = _shoes(rounds)
     rows = _check_rows(rows)
-    return _bead_plate(s, rows) if s.code.size else _all(s, rows)[Road.BEAD_PLATE]
+    return _all(s, rows)[Road.BEAD_PLATE]
 
 
 def big_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
@@ -495,13 +532,13 @@ def big_road(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
     """
     s = _shoes(rounds)
     rows = _check_rows(rows)
-    return _roads(s, rows)[Road.BIG_ROAD] if s.code.size else _all(s, rows)[Road.BIG_ROAD]
+    return _all(s, rows)[Road.BIG_ROAD]
 
 
 def _one_derived(rounds: pl.DataFrame, name: str, rows: int) -> pl.DataFrame:
     s = _shoes(rounds)
     rows = _check_rows(rows)
-    return _roads(s, rows)[name] if s.code.size else _all(s, rows)[name]
+    return _all(s, rows)[name]
 
 
 def big_eye_boy(rounds: pl.DataFrame, *, rows: int = 6) -> pl.DataFrame:
@@ -584,7 +621,7 @@ def derived_marks_before_each_round(rounds: pl.DataFrame) -> pl.DataFrame:
         return _hypothetical_frame(s, None, np.empty(0, dtype=np.int64), keys)
     b = _big(s)
     last = b.upto - b.is_mark - 1  # the latest mark strictly before each round
-    last = np.where(last >= b.first_mark[s.group], last, -1)
+    last = np.where(last >= b.first_mark[s.group()], last, -1)
     return _hypothetical_frame(s, b, last, keys)
 
 
