@@ -74,3 +74,66 @@ def test_a_store_outlives_a_restart_of_the_server(tmp_path: Path) -> None:
         )
         v = store.rounds.append("r", rounds_from_winners("B"), v)  # then a change
         assert store.shoes.load("r").rounds.height == 1 and v == 2
+
+
+class RoundTrips:
+    """Counts the times the driver waits for the server: a statement sent on its own,
+    or a pipeline (everything in it goes at once and is answered at its end)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.n = 0
+        execute, pipeline = psycopg.Connection.execute, psycopg.Connection.pipeline
+        many = psycopg.Cursor.executemany
+
+        def on_execute(con: psycopg.Connection, *a: object, **k: object) -> object:
+            self.n += con._pipeline is None
+            return execute(con, *a, **k)  # type: ignore[arg-type]
+
+        def on_pipeline(con: psycopg.Connection, *a: object, **k: object) -> object:
+            self.n += 1
+            return pipeline(con, *a, **k)  # type: ignore[arg-type]
+
+        def on_many(cur: psycopg.Cursor, *a: object, **k: object) -> object:
+            self.n += cur.connection._pipeline is None
+            return many(cur, *a, **k)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(psycopg.Connection, "execute", on_execute)
+        monkeypatch.setattr(psycopg.Connection, "pipeline", on_pipeline)
+        monkeypatch.setattr(psycopg.Cursor, "executemany", on_many)
+
+
+def test_an_api_append_is_two_round_trips_and_answered_once(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An append by cards with its Idempotency-Key: the lock, the key's answer and the
+    shoe's rows in one round trip, its rows, history, answer, NOTIFY and COMMIT in the
+    next (the first append of a shoe in a process also reads its rounds). The
+    guarantees stand: the retry is answered from the first answer, a missing
+    shoe is a 404 before anything is written, and every round is stored once."""
+    from roads_app.api.models import RoundIn, ShoeCreate
+    from roads_app.api.service import Feed, NotFound
+
+    monkeypatch.setenv("ROADS_APP_DB", pg_url)
+    feed = Feed(tmp_path)
+    shoe = feed.create(ShoeCreate(name="T1"), None).body["id"]
+    hands = [
+        (["4s", "5h"], ["2c", "3d"]),
+        (["Ks", "Qh"], ["9c", "Jd"]),
+        (["As", "8h"], ["2h", "5d"]),
+    ]
+    trips = RoundTrips(monkeypatch)
+    counts, versions = [], []
+    for i, (player, banker) in enumerate(hands):
+        before = trips.n
+        reply = feed.append(shoe, RoundIn(player_cards=player, banker_cards=banker), f"k{i}")
+        counts.append(trips.n - before)
+        versions.append(reply.body["version"])
+    assert counts[1:] == [2, 2]  # the first also reads the shoe's rounds: none kept yet
+    retry = RoundIn(player_cards=hands[1][0], banker_cards=hands[1][1])
+    again = feed.append(shoe, retry, "k1")
+    assert again.replayed and again.body["version"] == versions[1]
+    with pytest.raises(NotFound):
+        feed.append("no-such-shoe", RoundIn(winner="B"), "k9")
+    saved = db.Store(tmp_path, url=pg_url).shoes.load(shoe)
+    assert saved.rounds["player_cards"].to_list() == [h[0] for h in hands]
+    assert saved.version == versions[-1] == 4

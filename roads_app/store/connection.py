@@ -21,7 +21,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -321,17 +321,18 @@ class Database:
         if held is not None:
             held.close()
 
-    def _begin(self, doing: str) -> Any:
+    def _begin(self, doing: str, ahead: Sequence[pg.Read]) -> Any:
         """This thread's connection with a write transaction begun: SQLite takes its write
-        lock up front; PostgreSQL takes the one advisory write lock (`pg.WRITE_LOCK`).
-        A server connection found broken at the start is opened again, once."""
+        lock up front; PostgreSQL takes the one advisory write lock (`pg.WRITE_LOCK`) and
+        reads ``ahead`` in the same round trip. A server connection found broken at the
+        start is opened again, once."""
         for attempt in (0, 1):
             con = self.con
             try:
                 if self.url is None:
                     con.execute("BEGIN IMMEDIATE")
                 else:
-                    con.begin(pg.WRITE_LOCK)
+                    con.begin(pg.WRITE_LOCK, ahead)
                     self._local.notes = {}
                 return con
             except self.errors as e:
@@ -345,9 +346,13 @@ class Database:
         raise AssertionError("unreachable")
 
     @contextlib.contextmanager
-    def write(self, doing: str = "change") -> Iterator[Any]:
-        """One write transaction, lock taken up front; any failure rolls all of it back."""
-        con = self._begin(doing)
+    def write(self, doing: str = "change", ahead: Sequence[pg.Read] = ()) -> Iterator[Any]:
+        """One write transaction, lock taken up front; any failure rolls all of it back.
+
+        ``ahead``: the reads the change makes first (queries and parameters as it will
+        ask them), sent with the lock on a server so they cost no round trip of their
+        own; SQLite, in the same process, has no round trips to save and ignores them."""
+        con = self._begin(doing, ahead)
         try:
             yield con
             if self.url is None:

@@ -14,6 +14,7 @@ log line and bug log. psycopg is imported only when a PostgreSQL URL is opened.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
@@ -151,23 +152,49 @@ def for_postgresql(sql: str) -> str:
 
 _DEFERRED = ("INSERT", "UPDATE")
 
+Read = tuple[str, tuple[Any, ...]]
+"""A query of the store (``?`` placeholders) and its parameters."""
+
+
+class Rows:
+    """The rows of a read answered ahead (`PgConnection.begin`), read as a cursor's."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self.rows = rows
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return list(self.rows)
+
+    def __iter__(self) -> Any:
+        return iter(self.rows)
+
 
 class PgConnection:
     """A psycopg connection in autocommit mode, spoken to as the store speaks to sqlite3:
     ``execute``/``executemany`` with ``?`` placeholders, explicit ``BEGIN``/``COMMIT``.
 
-    Inside a write transaction (`begin`) the INSERTs and UPDATEs, whose results no caller
-    reads, are held and sent together, pipelined, before the next statement that answers
-    (a SELECT, a DELETE's row count) or with the COMMIT (`commit`): an append is then a
-    few round trips to the server, not one per statement. A failure among them fails the
-    transaction as it would have one statement earlier.
+    A write transaction is two round trips to the server when its caller knows what it
+    will read first (an API append: the key's answer, the shoe's version and gate):
+
+    * `begin` sends ``BEGIN``, the write lock and those reads together, pipelined; their
+      answers are kept and given to the same queries when the change asks them, until
+      the change writes (so a read never misses the change's own writes);
+    * the INSERTs and UPDATEs, whose results no caller reads, are held and sent together,
+      pipelined, before the next statement that answers (a SELECT not read ahead, a
+      DELETE's row count) or with the change's NOTIFYs and the COMMIT (`commit`). A
+      failure among them fails the transaction as it would have one statement earlier.
 
     A statement outside a transaction that finds the connection broken (the server
     restarted since) is sent again once on a new connection: nothing of it had run. Inside
     a transaction the failure stands (the change is refused whole and may be retried).
     """
 
-    __slots__ = ("_lost", "held", "lock_timeout_s", "raw", "url")
+    __slots__ = ("_lost", "held", "known", "lock_timeout_s", "raw", "url")
 
     def __init__(self, url: str, lock_timeout_s: float) -> None:
         import psycopg
@@ -175,6 +202,7 @@ class PgConnection:
         self.url, self.lock_timeout_s = url, lock_timeout_s
         self._lost = psycopg.OperationalError
         self.held: list[tuple[bool, str, Any]] | None = None
+        self.known: dict[Read, list[tuple[Any, ...]]] = {}
         self.raw = self._open()
 
     def _open(self) -> psycopg.Connection[Any]:
@@ -212,6 +240,12 @@ class PgConnection:
 
     def execute(self, sql: str, params: Any = ()) -> Any:
         if self.held is not None:
+            if self.known:
+                rows = self.known.get((sql, tuple(params)))
+                if rows is not None:
+                    return Rows(rows)
+                if sql.lstrip()[:6].upper() != "SELECT":
+                    self.known = {}  # the change writes: later reads must see it
             if sql.lstrip()[:6].upper() in _DEFERRED:
                 self.held.append((False, pg_sql(sql), params))
                 return None  # nobody reads an INSERT's or UPDATE's cursor
@@ -220,17 +254,30 @@ class PgConnection:
 
     def executemany(self, sql: str, rows: Any) -> Any:
         if self.held is not None:
+            self.known = {}
             self.held.append((True, pg_sql(sql), list(rows)))
             return None
         cur = self.raw.cursor()
         cur.executemany(pg_sql(sql), rows)  # type: ignore[arg-type]
         return cur
 
-    def begin(self, lock: int) -> None:
-        """``BEGIN`` and the write lock in one round trip; INSERTs and UPDATEs held after."""
-        self._again(
-            lambda: self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(lock)})".encode())
-        )  # type: ignore[arg-type]
+    def begin(self, lock: int, ahead: Sequence[Read] = ()) -> None:
+        """``BEGIN``, the write lock and the reads ``ahead`` in one round trip; INSERTs
+        and UPDATEs held after. The reads run once the lock is held, so they see what
+        the last writer committed, as the same queries asked later would."""
+        reads = list(dict.fromkeys((sql, tuple(params)) for sql, params in ahead))
+
+        def send() -> dict[Read, list[tuple[Any, ...]]]:
+            if not reads:
+                self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(lock)})".encode())  # type: ignore[arg-type]
+                return {}
+            with self.raw.pipeline():
+                self.raw.execute(b"BEGIN")  # type: ignore[arg-type]
+                self.raw.execute(f"SELECT pg_advisory_xact_lock({int(lock)})".encode())  # type: ignore[arg-type]
+                cursors = [self.raw.execute(pg_sql(sql), params) for sql, params in reads]
+            return {read: cur.fetchall() for read, cur in zip(reads, cursors, strict=True)}
+
+        self.known = self._again(send)
         self.held = []
 
     def commit(self, notes: dict[str, int]) -> None:
@@ -243,10 +290,10 @@ class PgConnection:
         try:
             self._send_held((*tail, ("COMMIT", None)))
         finally:
-            self.held = None
+            self.held, self.known = None, {}
 
     def rollback(self) -> None:
-        self.held = None
+        self.held, self.known = None, {}
         if not self.raw.closed:
             self.raw.execute(b"ROLLBACK")  # type: ignore[arg-type]
 

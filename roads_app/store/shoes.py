@@ -55,6 +55,12 @@ LIST_SCHEMA: pl.Schema = pl.Schema(
 always null (kept so callers written for the file store still filter on it)."""
 
 
+_GATE = "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?"
+"""The row every checked change of a shoe reads first (`Shoes.current`)."""
+_VERSION = "SELECT version FROM shoes WHERE id = ? AND deleted IS NULL"
+"""A shoe's version while it is in the library (`Shoes.version`)."""
+
+
 class StaleShoeError(StorageError):
     """The shoe changed since the caller read it (another tab, server or the CLI wrote it)."""
 
@@ -155,9 +161,7 @@ class Shoes:
         refuses (`ShoeEndedError`): the one rule every door (a page, the CLI, the API)
         goes through. A rename or the trash still work on an ended shoe.
         """
-        row = c.execute(
-            "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?", (shoe_id,)
-        ).fetchone()
+        row = c.execute(_GATE, (shoe_id,)).fetchone()
         if row is None:
             raise StorageError(Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.place))
         if row[2] is not None:
@@ -180,6 +184,12 @@ class Shoes:
                 else Message("msg_changed_elsewhere", id=shoe_id, n=n)
             )
         return version, n
+
+    @staticmethod
+    def ahead(shoe_id: str) -> list[tuple[str, tuple[str]]]:
+        """The reads a checked change of a shoe makes first (its gate row, its version),
+        for `Database.write` to send with the write lock."""
+        return [(_GATE, (shoe_id,)), (_VERSION, (shoe_id,))]
 
     @staticmethod
     def bump(c: sqlite3.Connection, shoe_id: str, version: int, rounds: int) -> int:
@@ -327,9 +337,7 @@ class Shoes:
     def version(self, shoe_id: str) -> int | None:
         """The shoe's version now (None if missing or in the trash): one indexed lookup."""
         try:
-            row = self.db.con.execute(
-                "SELECT version FROM shoes WHERE id = ? AND deleted IS NULL", (shoe_id,)
-            ).fetchone()
+            row = self.db.con.execute(_VERSION, (shoe_id,)).fetchone()
         except self.db.errors as e:
             raise self.db.translate(e, "read") from None
         return None if row is None else int(row[0])
