@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from roads_app.errors import StorageError, quote, shown_path
+from roads_app.errors import StorageError, quote, shown_path, url_passwords, url_without_password
 from roads_app.messages import Message
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ def is_url(text: str) -> bool:
 
 
 def shown(url: str) -> str:
-    """The URL as it may be printed: without its password, even when it is malformed.
+    """The URL as it may be printed: without its password (of the user part or of the
+    query, ``?password=``, which libpq takes too), even when it is malformed.
 
     >>> shown("postgresql://roads:s3cret@db.local:5433/floor")
     'postgresql://roads@db.local:5433/floor'
@@ -52,32 +53,9 @@ def shown(url: str) -> str:
     >>> shown("postgres://:pw@/x")
     'postgres://@/x'
     """
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return quote(url)
-    netloc, slash, path = rest.partition("/")
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = user.split(":", 1)[0] + "@" + host
-    if "?" in path:
-        path, _, query = path.partition("?")
-        kept = [p for p in query.split("&") if p and not p.lower().startswith("password=")]
-        path = path + ("?" + "&".join(kept) if kept else "")
-    return shown_path(f"{scheme}://{netloc}{slash}{path}")
-
-
-def password_of(url: str) -> str | None:
-    """The URL's password (to scrub it from a driver's text), if it has one."""
-    try:
-        parts = urlsplit(url)
-        pw = parts.password
-    except ValueError:
-        return None
-    if pw is None:
-        for p in parts.query.split("&"):
-            if p.lower().startswith("password="):
-                pw = unquote(p.split("=", 1)[1])
-    return unquote(pw) if pw else None
+    if "://" not in url:
+        return quote(url_without_password(url))
+    return shown_path(url_without_password(url))
 
 
 def check_url(url: str) -> str:
@@ -89,8 +67,9 @@ def check_url(url: str) -> str:
         return StorageError(Message("msg_db_url_bad", url=shown(url), why=why, form=form))
 
     scheme = url.partition("://")[0].lower()
-    if scheme not in SCHEMES:
-        raise bad(Message("msg_dburl_scheme", want="postgresql", scheme=quote(scheme[:20])))
+    if scheme not in SCHEMES:  # no URL at all may be a key/value string with a password
+        said = url_without_password(url).partition("://")[0]
+        raise bad(Message("msg_dburl_scheme", want="postgresql", scheme=quote(said[:20])))
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -110,10 +89,11 @@ def check_url(url: str) -> str:
 
 
 def scrub(text: str, url: str) -> str:
-    """A driver's text with the URL's password taken out (belt and braces: psycopg's
+    """A driver's text with the URL's passwords taken out (belt and braces: psycopg's
     connection errors name host and port, not the password)."""
-    pw = password_of(url)
-    return text.replace(pw, "***") if pw else text
+    for secret in sorted(url_passwords(url), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 @lru_cache(maxsize=512)
