@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -163,7 +162,7 @@ class Feed:
             decks=body.decks if body.decks is not None else table.shoe.decks,
         )
 
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             version = self.store.shoes.create_in(c, meta)
             return 201, _summary_of(meta, 0, version)
 
@@ -171,7 +170,7 @@ class Feed:
         return self._once(key, fp, None, do)
 
     def append(self, shoe_id: str, body: RoundIn, key: str | None) -> Reply:
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             saved = self._saved(c, shoe_id)
             new = _entered(saved.rounds, body, saved.meta.decks)
             version = self.store.rounds.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
@@ -186,7 +185,7 @@ class Feed:
         return self._once_on(shoe_id, key, fp, do)
 
     def undo(self, shoe_id: str, key: str | None) -> Reply:
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             if not n:
                 raise game_rounds.RoundError(Message("msg_undo_empty"))
@@ -196,7 +195,7 @@ class Feed:
         return self._once_on(shoe_id, key, fingerprint("undo", shoe_id), do)
 
     def void(self, shoe_id: str, round_no: int, key: str | None) -> Reply:
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             version = self.store.rounds.void_in(c, shoe_id, round_no, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
@@ -206,7 +205,7 @@ class Feed:
     def end(self, shoe_id: str, key: str | None) -> Reply:
         """End the shoe (the cut card's last hand was played): read-only after."""
 
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             version = self.store.shoes.end_in(c, shoe_id)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n}
@@ -215,7 +214,7 @@ class Feed:
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _saved(self, c: sqlite3.Connection, shoe_id: str) -> db.Saved:
+    def _saved(self, c: db.Connection, shoe_id: str) -> db.Saved:
         """The shoe as it is inside the caller's write transaction.
 
         The rounds this process last wrote are reused while the shoe's version is still

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from roads_app.errors import RoadsAppError, StorageError, shown_path
 from roads_app.messages import Message
@@ -38,6 +38,34 @@ BUSY_TIMEOUT_S = 5.0
 SYNCHRONOUS = os.environ.get("ROADS_APP_SYNC", "NORMAL").upper()
 if SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
     SYNCHRONOUS = "NORMAL"
+
+
+class Cursor(Protocol):
+    """What the store reads of a statement's result (``sqlite3.Cursor``, psycopg's
+    cursor, or `pg.Rows`: a read answered ahead, or a held write's empty answer)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def description(self) -> Any: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """What the store asks of a connection: the calls ``sqlite3.Connection`` and
+    `pg.PgConnection` share (``?`` placeholders on both). Every part of the store and
+    every ``*_in`` method takes one, whichever database it is on."""
+
+    def execute(self, sql: str, params: Any = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, rows: Any, /) -> Any: ...
+
 
 # --- schema and forward migrations --------------------------------------------------------
 
@@ -186,6 +214,11 @@ def translate(e: BaseException, where: Path | str, doing: str = "change") -> Sto
     return StorageError(f"{name}: {_first_line(e)}; nothing was changed")
 
 
+def _server(con: Connection) -> pg.PgConnection:
+    """A connection the caller knows is a server's (its database has a ``url``)."""
+    return cast(pg.PgConnection, con)
+
+
 class _Held:
     """One thread's connection, closed when the thread ends.
 
@@ -232,7 +265,7 @@ class Database:
     def __init__(
         self,
         data_dir: Path | str,
-        on_create: Callable[[Any], object] | None = None,
+        on_create: Callable[[Connection], object] | None = None,
         url: str | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
@@ -279,7 +312,7 @@ class Database:
 
     # connections
 
-    def _connect(self) -> Any:
+    def _connect(self) -> Connection:
         if self.url is not None:
             try:
                 return pg.connect(self.url, BUSY_TIMEOUT_S)
@@ -301,7 +334,7 @@ class Database:
         return con
 
     @property
-    def con(self) -> Any:
+    def con(self) -> Connection:
         """This thread's connection (a forked child opens its own), closed when the
         thread ends (`_Held`). A server connection that broke (the server restarted) is
         replaced by a new one."""
@@ -321,7 +354,7 @@ class Database:
         if held is not None:
             held.close()
 
-    def _begin(self, doing: str, ahead: Sequence[pg.Read]) -> Any:
+    def _begin(self, doing: str, ahead: Sequence[pg.Read]) -> Connection:
         """This thread's connection with a write transaction begun: SQLite takes its write
         lock up front; PostgreSQL takes the one advisory write lock (`pg.WRITE_LOCK`) and
         reads ``ahead`` in the same round trip. A server connection found broken at the
@@ -332,21 +365,21 @@ class Database:
                 if self.url is None:
                     con.execute("BEGIN IMMEDIATE")
                 else:
-                    con.begin(pg.WRITE_LOCK, ahead)
+                    _server(con).begin(pg.WRITE_LOCK, ahead)
                     self._local.notes = {}
                 return con
             except self.errors as e:
-                if self.url is not None and attempt == 0 and not con.usable:
+                if self.url is not None and attempt == 0 and not _server(con).usable:
                     self.close()
                     continue
                 if self.url is not None:
                     with contextlib.suppress(Exception):
-                        con.rollback()
+                        _server(con).rollback()
                 raise self.translate(e, doing) from None
         raise AssertionError("unreachable")
 
     @contextlib.contextmanager
-    def write(self, doing: str = "change", ahead: Sequence[pg.Read] = ()) -> Iterator[Any]:
+    def write(self, doing: str = "change", ahead: Sequence[pg.Read] = ()) -> Iterator[Connection]:
         """One write transaction, lock taken up front; any failure rolls all of it back.
 
         ``ahead``: the reads the change makes first (queries and parameters as it will
@@ -358,16 +391,16 @@ class Database:
             if self.url is None:
                 con.execute("COMMIT")
             else:  # the held writes and the notifications ride with the COMMIT
-                con.commit(self._local.notes)
+                _server(con).commit(self._local.notes)
         except BaseException as e:
             with contextlib.suppress(Exception):
-                con.rollback() if self.url is not None else con.execute("ROLLBACK")
+                _server(con).rollback() if self.url is not None else con.execute("ROLLBACK")
             if isinstance(e, (*self.errors, OSError)) and not isinstance(e, RoadsAppError):
                 raise self.translate(e, doing) from None
             raise
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[Any]:
+    def read(self) -> Iterator[Connection]:
         """One read snapshot (several SELECTs see the same version)."""
         con = self.con
         try:
@@ -375,7 +408,7 @@ class Database:
                 "BEGIN" if self.url is None else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
             )
         except self.errors as e:
-            if self.url is not None and not con.usable:
+            if self.url is not None and not _server(con).usable:
                 self.close()
             raise self.translate(e, "read") from None
         try:
@@ -386,7 +419,7 @@ class Database:
             with contextlib.suppress(Exception):
                 con.execute("COMMIT")
 
-    def notify(self, c: Any, shoe_id: str, version: int) -> None:
+    def notify(self, c: Connection, shoe_id: str, version: int) -> None:
         """Tell the change feed a shoe is at ``version`` now, inside the change's own
         transaction (sent when it commits, never when it rolls back). On PostgreSQL a
         ``NOTIFY`` on `pg.CHANNEL` with ``"<shoe id> <version>"``, one per shoe the change
@@ -398,7 +431,11 @@ class Database:
     # creating, recognising and migrating the database
 
     def _migrate(
-        self, c: Any, have: int, created: bool, on_create: Callable[[Any], object] | None
+        self,
+        c: Connection,
+        have: int,
+        created: bool,
+        on_create: Callable[[Connection], object] | None,
     ) -> None:
         """Apply the migrations after ``have``, in the caller's write transaction."""
         for n in range(have + 1, SCHEMA_VERSION + 1):
@@ -411,7 +448,7 @@ class Database:
         if created and on_create is not None:
             on_create(c)
 
-    def _init_pg(self, on_create: Callable[[Any], object] | None) -> None:
+    def _init_pg(self, on_create: Callable[[Connection], object] | None) -> None:
         """Recognise, create or migrate the server's database, all in one transaction
         under the write lock (two replicas starting at once: one creates, one waits)."""
         with self.write("open") as c:
@@ -470,7 +507,7 @@ class Database:
                     "INSERT INTO settings (key, value) VALUES ('application', ?)", (pg.APPLICATION,)
                 )
 
-    def _init(self, on_create: Callable[[Any], object] | None) -> None:
+    def _init(self, on_create: Callable[[Connection], object] | None) -> None:
         con = self.con
         try:
             app_id = con.execute("PRAGMA application_id").fetchone()[0]
@@ -521,7 +558,7 @@ class Database:
         # WAL is a property of the file; set outside a transaction (no-op when it is already)
 
     @staticmethod
-    def _schema_version(c: sqlite3.Connection) -> int:
+    def _schema_version(c: Connection) -> int:
         has = c.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
         ).fetchone()

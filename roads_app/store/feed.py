@@ -7,13 +7,12 @@ answer is stored in the same transaction as the change it made.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from roads_app.errors import StorageError
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now
+from roads_app.store.connection import Connection, Database, now
 
 _ANSWER = "SELECT fingerprint, status, body FROM api_requests WHERE key = ?"
 
@@ -33,7 +32,7 @@ class Requests:
         key: str | None,
         fingerprint: str,
         shoe_id: str | None,
-        do: Callable[[sqlite3.Connection], tuple[int, dict[str, Any]]],
+        do: Callable[[Connection], tuple[int, dict[str, Any]]],
         *,
         ahead: Sequence[tuple[str, tuple[Any, ...]]] = (),
         first: Callable[[], object] | None = None,

@@ -14,7 +14,7 @@ log line and bug log. psycopg is imported only when a PostgreSQL URL is opened.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -137,12 +137,14 @@ Read = tuple[str, tuple[Any, ...]]
 
 
 class Rows:
-    """The rows of a read answered ahead (`PgConnection.begin`), read as a cursor's."""
+    """The rows of a read answered ahead (`PgConnection.begin`), read as a cursor's; or
+    the answer of a held write, not sent yet: no rows, ``rowcount`` -1 (unknown)."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("rowcount", "rows")
+    description = None  # the columns are the query's, known to its caller
 
-    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
-        self.rows = rows
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int = -1) -> None:
+        self.rows, self.rowcount = rows, rowcount
 
     def fetchone(self) -> tuple[Any, ...] | None:
         return self.rows[0] if self.rows else None
@@ -150,8 +152,11 @@ class Rows:
     def fetchall(self) -> list[tuple[Any, ...]]:
         return list(self.rows)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
         return iter(self.rows)
+
+
+_HELD = Rows([])
 
 
 class PgConnection:
@@ -218,21 +223,21 @@ class PgConnection:
             for sql, params in tail:
                 self.raw.execute(sql.encode() if params is None else sql, params)  # type: ignore[arg-type]
 
-    def execute(self, sql: str, params: Any = ()) -> Any:
+    def execute(self, sql: str, params: Any = ()) -> Rows | psycopg.Cursor[Any]:
         if self.held is not None:
             if self.known:
                 rows = self.known.get((sql, tuple(params)))
                 if rows is not None:
-                    return Rows(rows)
+                    return Rows(rows, len(rows))
                 if sql.lstrip()[:6].upper() != "SELECT":
                     self.known = {}  # the change writes: later reads must see it
             if sql.lstrip()[:6].upper() in _DEFERRED:
                 self.held.append((False, pg_sql(sql), params))
-                return None  # nobody reads an INSERT's or UPDATE's cursor
+                return _HELD  # its result is known once it is sent
             self._send_held()
         return self._again(lambda: self.raw.execute(pg_sql(sql), params))
 
-    def executemany(self, sql: str, rows: Any) -> Any:
+    def executemany(self, sql: str, rows: Any) -> psycopg.Cursor[Any] | None:
         if self.held is not None:
             self.known = {}
             self.held.append((True, pg_sql(sql), list(rows)))

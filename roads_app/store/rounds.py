@@ -8,14 +8,13 @@ what it took in the history, so an undone round comes back exactly (`Rounds.redo
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import polars as pl
 
 from roads_app.errors import StorageError
 from roads_app.game.rounds import empty_rounds
 from roads_app.messages import Message
-from roads_app.store.connection import Database
+from roads_app.store.connection import Connection, Database
 from roads_app.store.frames import ROUND_COLS, frame_from_json, frame_of, row_json, rows_of
 from roads_app.store.history import History
 from roads_app.store.shoes import Shoes
@@ -41,7 +40,7 @@ class Rounds:
             return self.append_in(c, shoe_id, new, expected)
 
     def append_in(
-        self, c: sqlite3.Connection, shoe_id: str, new: pl.DataFrame, expected: int | None
+        self, c: Connection, shoe_id: str, new: pl.DataFrame, expected: int | None
     ) -> int:
         """`append` inside a transaction the caller holds (`write`)."""
         version, n = self.shoes.checked(c, shoe_id, expected)
@@ -49,7 +48,7 @@ class Rounds:
 
     def _add(
         self,
-        c: sqlite3.Connection,
+        c: Connection,
         shoe_id: str,
         new: pl.DataFrame,
         version: int,
@@ -70,9 +69,7 @@ class Rounds:
         with self.db.write() as c:
             return self.undo_in(c, shoe_id, expected, count)
 
-    def undo_in(
-        self, c: sqlite3.Connection, shoe_id: str, expected: int | None, count: int = 1
-    ) -> int:
+    def undo_in(self, c: Connection, shoe_id: str, expected: int | None, count: int = 1) -> int:
         """`undo` inside a transaction the caller holds (`write`)."""
         version, n = self.shoes.checked(c, shoe_id, expected)
         if count > n:
@@ -162,9 +159,7 @@ class Rounds:
                 return self.edit(shoe_id, diff[0] + 1, new.slice(diff[0], 1), expected)
         return self.replace(shoe_id, new, expected)
 
-    def void_in(
-        self, c: sqlite3.Connection, shoe_id: str, round_no: int, expected: int | None
-    ) -> int:
+    def void_in(self, c: Connection, shoe_id: str, round_no: int, expected: int | None) -> int:
         """Void a round (a misdeal) inside a transaction the caller holds (`write`): it leaves
         the shoe, later rounds move up one, and the history keeps its content (``voided``)."""
         version, n = self.shoes.checked(c, shoe_id, expected)

@@ -11,7 +11,6 @@ goes through.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ import polars as pl
 from roads_app.errors import RoundError, StorageError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, empty_rounds
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now
+from roads_app.store.connection import Connection, Database, now
 from roads_app.store.files import check_shoe_id
 from roads_app.store.frames import (
     META_COLS,
@@ -91,7 +90,7 @@ class Shoes:
 
     def insert(
         self,
-        c: sqlite3.Connection,
+        c: Connection,
         meta: ShoeMeta,
         rounds: pl.DataFrame,
         action: str,
@@ -135,7 +134,7 @@ class Shoes:
             version = self.insert(c, meta, frame, action)
             return self.end_in(c, meta.id) if ended else version
 
-    def create_in(self, c: sqlite3.Connection, meta: ShoeMeta) -> int:
+    def create_in(self, c: Connection, meta: ShoeMeta) -> int:
         """`create` (no rounds yet) inside a transaction the caller holds (`write`)."""
         return self.insert(c, meta, empty_rounds(), "created")
 
@@ -152,9 +151,7 @@ class Shoes:
 
     # the gate every change goes through
 
-    def current(
-        self, c: sqlite3.Connection, shoe_id: str, *, playing: bool = False
-    ) -> tuple[int, int]:
+    def current(self, c: Connection, shoe_id: str, *, playing: bool = False) -> tuple[int, int]:
         """(version, rounds) of a shoe in the library; StorageError if missing or trashed.
 
         ``playing``: the change is to the shoe's play (rounds, bets), which an ended shoe
@@ -170,7 +167,7 @@ class Shoes:
             raise ShoeEndedError(Message("msg_shoe_ended", name=quote(row[4] or shoe_id)))
         return int(row[0]), int(row[1])
 
-    def checked(self, c: sqlite3.Connection, shoe_id: str, expected: int | None) -> tuple[int, int]:
+    def checked(self, c: Connection, shoe_id: str, expected: int | None) -> tuple[int, int]:
         """Refuse if the rounds changed after version ``expected``, or the shoe has ended;
         (version, rounds) now."""
         version, n = self.current(c, shoe_id, playing=True)
@@ -192,7 +189,7 @@ class Shoes:
         return [(_GATE, (shoe_id,)), (_VERSION, (shoe_id,))]
 
     @staticmethod
-    def bump(c: sqlite3.Connection, shoe_id: str, version: int, rounds: int) -> int:
+    def bump(c: Connection, shoe_id: str, version: int, rounds: int) -> int:
         """The shoe's next version, with its round count and time of change; returns it."""
         c.execute(
             "UPDATE shoes SET version = ?, rounds = ?, updated = ? WHERE id = ?",
@@ -243,7 +240,7 @@ class Shoes:
         with self.db.write() as c:
             return self.end_in(c, shoe_id)
 
-    def end_in(self, c: sqlite3.Connection, shoe_id: str) -> int:
+    def end_in(self, c: Connection, shoe_id: str) -> int:
         """`end` inside a transaction the caller holds (`write`)."""
         version, n = self.current(c, shoe_id, playing=True)
         version = self.bump(c, shoe_id, version, n)
@@ -300,7 +297,7 @@ class Shoes:
     # reading
 
     @staticmethod
-    def meta_in(c: sqlite3.Connection, shoe_id: str) -> ShoeMeta:
+    def meta_in(c: Connection, shoe_id: str) -> ShoeMeta:
         """A shoe's metadata inside the caller's transaction (the shoe must exist)."""
         row = c.execute(
             f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
@@ -321,7 +318,7 @@ class Shoes:
         with self.db.read() as c:
             return self.load_in(c, shoe_id)
 
-    def load_in(self, c: sqlite3.Connection, shoe_id: str) -> Saved:
+    def load_in(self, c: Connection, shoe_id: str) -> Saved:
         """`load` inside a transaction the caller holds (`read` or `write`)."""
         row = c.execute(
             f"SELECT {', '.join(META_COLS)}, version, ended, deleted FROM shoes WHERE id = ?",
