@@ -5,6 +5,7 @@ opened again by the next change."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import psycopg
@@ -137,3 +138,50 @@ def test_an_api_append_is_two_round_trips_and_answered_once(
     saved = db.Store(tmp_path, url=pg_url).shoes.load(shoe)
     assert saved.rounds["player_cards"].to_list() == [h[0] for h in hands]
     assert saved.version == versions[-1] == 4
+
+
+def test_a_new_thread_takes_the_connection_an_ended_thread_left(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard runs each rerun in a new thread: the connection of a thread that
+    ended is kept for the next (only one idle, usable, outside a transaction), so ten
+    threads one after another open one connection, not ten; closing the store closes
+    the kept ones too, and a forked child never takes its parent's."""
+    import threading
+
+    store = db.Store(tmp_path, url=pg_url)
+    opened: list[str] = []
+    connect = pg.connect
+
+    def counted(url: str, lock_timeout_s: float) -> pg.PgConnection:
+        opened.append(url)
+        return connect(url, lock_timeout_s)
+
+    monkeypatch.setattr(pg, "connect", counted)
+    seen: list[int] = []
+
+    def rerun(i: int) -> None:
+        store.shoes.create(ShoeMeta(id=f"t{i}"))
+        seen.append(store.shoes.version(f"t{i}") or 0)
+
+    for i in range(10):
+        t = threading.Thread(target=rerun, args=(i,))
+        t.start()
+        t.join()
+    assert seen == [1] * 10 and len(opened) == 1
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # a fresh view each time
+
+        def ours() -> int:
+            row = admin.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'roads-app' "
+                "AND datname = current_database()"
+            ).fetchone()
+            return int(row[0]) if row else -1
+
+        assert ours() == 2  # this thread's (it set the database up) and the kept one
+        store.close()
+        for _ in range(100):  # a closed connection's server process ends a moment later
+            if ours() == 0:
+                break
+            time.sleep(0.05)
+        assert ours() == 0

@@ -219,29 +219,36 @@ def _server(con: Connection) -> pg.PgConnection:
     return cast(pg.PgConnection, con)
 
 
+IDLE_CONNECTIONS = 8
+"""Server connections a process keeps open for its next threads when threads end."""
+
+
 class _Held:
-    """One thread's connection, closed when the thread ends.
+    """One thread's connection, closed (or, a server's, parked) when the thread ends.
 
     A connection and its statement cache refer to each other, so a dropped one waits
     for a full garbage collection to close: an API server whose worker threads came
     and went kept 147 open (294 file descriptors). Held in the thread's local storage,
     this small object goes with the thread (no cycle) and closes the connection then,
-    in that same thread.
+    in that same thread. ``park`` (a server's connections) may keep it for another
+    thread instead (`Database._park`).
     """
 
-    __slots__ = ("con", "pid")
+    __slots__ = ("con", "park", "pid")
 
-    def __init__(self, con: Any) -> None:
+    def __init__(self, con: Any, park: Callable[[Any], bool] | None = None) -> None:
         self.con = con
+        self.park = park
         self.pid = os.getpid()
 
-    def close(self) -> None:
+    def close(self, *, park: bool = False) -> None:
         if self.pid == os.getpid():  # a forked child leaves its parent's connection be
             with contextlib.suppress(Exception):
-                self.con.close()
+                if not (park and self.park is not None and self.park(self.con)):
+                    self.con.close()
 
     def __del__(self) -> None:
-        self.close()
+        self.close(park=True)
 
 
 def db_url(url: str | None = None) -> str | None:
@@ -275,6 +282,8 @@ class Database:
         self.where: Path | str = self.path if url is None else pg.shown(url)
         self.errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
         self._local = threading.local()
+        self._idle: list[tuple[int, Any]] = []  # (pid, server connection) for new threads
+        self._idle_lock = threading.Lock()
         if url is not None:
             self.errors = (sqlite3.Error, *pg.errors())
             self._init_pg(on_create)
@@ -314,6 +323,11 @@ class Database:
 
     def _connect(self) -> Connection:
         if self.url is not None:
+            with self._idle_lock:
+                while self._idle:
+                    pid, con = self._idle.pop()
+                    if pid == os.getpid() and con.usable:
+                        return cast(Connection, con)
             try:
                 return pg.connect(self.url, BUSY_TIMEOUT_S)
             except self.errors as e:
@@ -344,15 +358,36 @@ class Database:
             or held.pid != os.getpid()
             or (self.url is not None and not held.con.usable)
         ):
-            held = self._local.held = _Held(self._connect())
+            park = self._park if self.url is not None else None
+            held = self._local.held = _Held(self._connect(), park)
         return held.con
 
+    def _park(self, con: pg.PgConnection) -> bool:
+        """Keep a server connection whose thread ended for the next new thread (the
+        dashboard runs each rerun of a page in a new thread: a new connection, its
+        login and a server process, cost about 200 round trips). Only an idle, usable
+        one, and at most `IDLE_CONNECTIONS`; whether it was kept."""
+        if not con.usable or con.raw.info.transaction_status != 0:  # 0: IDLE
+            return False
+        with self._idle_lock:
+            if len(self._idle) >= IDLE_CONNECTIONS:
+                return False
+            self._idle.append((os.getpid(), con))
+            return True
+
     def close(self) -> None:
-        """Close this thread's connection now (the next use opens a new one)."""
+        """Close this thread's connection now, and those kept for new threads (the next
+        use opens a new one)."""
         held: _Held | None = getattr(self._local, "held", None)
         self._local.held = None
         if held is not None:
             held.close()
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for pid, con in idle:
+            if pid == os.getpid():
+                with contextlib.suppress(Exception):
+                    con.close()
 
     def _begin(self, doing: str, ahead: Sequence[pg.Read]) -> Connection:
         """This thread's connection with a write transaction begun: SQLite takes its write
