@@ -146,7 +146,7 @@ def test_a_new_thread_takes_the_connection_an_ended_thread_left(
     """The dashboard runs each rerun in a new thread: the connection of a thread that
     ended is kept for the next (only one idle, usable, outside a transaction), so ten
     threads one after another open one connection, not ten; closing the store closes
-    the kept ones too, and a forked child never takes its parent's."""
+    the kept ones too."""
     import threading
 
     store = db.Store(tmp_path, url=pg_url)
