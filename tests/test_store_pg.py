@@ -185,3 +185,19 @@ def test_a_new_thread_takes_the_connection_an_ended_thread_left(
                 break
             time.sleep(0.05)
         assert ours() == 0
+
+
+def test_a_tab_entering_a_round_is_two_round_trips_and_still_refused_when_stale(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's append (`Rounds.append` with the version the tab read) sends the
+    shoe's gate row with the lock: two round trips; a tab behind is still refused."""
+    store = db.Store(tmp_path, url=pg_url)
+    v = store.shoes.create(ShoeMeta(id="s"))
+    trips = RoundTrips(monkeypatch)
+    before = trips.n
+    v2 = store.rounds.append("s", rounds_from_winners("B"), v)
+    assert trips.n - before == 2 and v2 == v + 1
+    with pytest.raises(db.StaleShoeError):
+        store.rounds.append("s", rounds_from_winners("P"), v)
+    assert store.shoes.load("s").rounds["winner"].to_list() == ["B"]

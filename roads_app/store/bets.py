@@ -49,7 +49,7 @@ class Bets:
         under the write lock, so two tabs betting at once both land.
         """
         check_kind(kind)
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.current(c, shoe_id, playing=True)
             old = self.load(shoe_id, kind)
             new = with_placement(change(old))

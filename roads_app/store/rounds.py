@@ -36,7 +36,7 @@ class Rounds:
 
     def append(self, shoe_id: str, new: pl.DataFrame, expected: int | None) -> int:
         """Add rounds after the last one (INSERTs only); returns the new version."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             return self.append_in(c, shoe_id, new, expected)
 
     def append_in(
@@ -66,7 +66,7 @@ class Rounds:
 
     def undo(self, shoe_id: str, expected: int | None, count: int = 1) -> int:
         """Take back the last ``count`` rounds; each is kept in the history for `redo`."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             return self.undo_in(c, shoe_id, expected, count)
 
     def undo_in(self, c: Connection, shoe_id: str, expected: int | None, count: int = 1) -> int:
@@ -95,7 +95,7 @@ class Rounds:
 
     def redo(self, shoe_id: str, expected: int | None) -> int:
         """Bring back the round last undone (the undo of an undo), from the history."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.checked(c, shoe_id, expected)
             back = self.redoable(shoe_id)
             if not back.height:
@@ -104,7 +104,7 @@ class Rounds:
 
     def edit(self, shoe_id: str, round_no: int, row: pl.DataFrame, expected: int | None) -> int:
         """Replace one round (a one-row rounds frame); the old content goes to the history."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.checked(c, shoe_id, expected)
             if not 1 <= round_no <= n:
                 raise StorageError(Message("msg_no_such_round", n=round_no, rounds=n))
@@ -124,7 +124,7 @@ class Rounds:
 
     def replace(self, shoe_id: str, rounds: pl.DataFrame, expected: int | None) -> int:
         """Every round at once (a change that is no append, undo or single edit)."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.checked(c, shoe_id, expected)
             c.execute("DELETE FROM rounds WHERE shoe = ?", (shoe_id,))
             frame = rounds.with_columns(
@@ -153,7 +153,7 @@ class Rounds:
         if new.height == old.height:
             diff = [i for i in range(new.height) if not new.slice(i, 1).equals(old.slice(i, 1))]
             if not diff:
-                with self.db.write() as c:
+                with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
                     return self.shoes.checked(c, shoe_id, expected)[0]
             if len(diff) == 1:
                 return self.edit(shoe_id, diff[0] + 1, new.slice(diff[0], 1), expected)

@@ -203,7 +203,7 @@ class Shoes:
         self, meta: ShoeMeta, expected: int | None = None, action: str = "changed"
     ) -> int:
         """Store a shoe's metadata (name, notes, rules...); its id says which shoe."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(meta.id)) as c:
             version, n = self.checked(c, meta.id, expected)
             old = self.meta_in(c, meta.id)
             m = meta_row(meta)
@@ -225,7 +225,7 @@ class Shoes:
             name = check_name(name)
         except RoundError as e:  # the store's callers get the store's error, same words
             raise StorageError(e.message) from None
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(shoe_id)) as c:
             version, n = self.current(c, shoe_id)
             old = self.meta_in(c, shoe_id)
             c.execute("UPDATE shoes SET name = ? WHERE id = ?", (name, shoe_id))
@@ -237,7 +237,7 @@ class Shoes:
         """End a shoe (the cut card's last hand was played, or the table closed it): it
         leaves the wall of live tables and its rounds and bets become read-only. Ending
         an ended shoe is refused. New version."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(shoe_id)) as c:
             return self.end_in(c, shoe_id)
 
     def end_in(self, c: Connection, shoe_id: str) -> int:
@@ -250,7 +250,7 @@ class Shoes:
 
     def delete(self, shoe_id: str) -> int:
         """Move a shoe (with its bets) to the trash; `restore` brings it back. New version."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(shoe_id)) as c:
             version, n = self.current(c, shoe_id)
             version = self.bump(c, shoe_id, version, n)
             c.execute("UPDATE shoes SET deleted = ? WHERE id = ?", (now(), shoe_id))
