@@ -30,12 +30,30 @@ shows here), p50/p99/max, and the rate achieved; the server's CPU share of one c
 ``--repeat`` interleaves the checkouts: A B A B ... With ``ROADS_APP_DB`` set to a
 PostgreSQL URL in the environment, the server (and its token) use that library instead
 of the temporary folder's SQLite file.
+
+Replicas: ``--db sqlite:1 pg:2`` runs each setup in turn (interleaved with the checkouts
+and repeats): ``BACKEND:N`` is N API processes on that library, ``sqlite`` one SQLite
+file in a shared folder, ``pg`` a fresh database on a throwaway PostgreSQL 15 server
+this run starts (`tests.pgserver`, with PostgreSQL's default fsync) and removes. The
+followers are spread over the replicas (``--followers 2000`` over 2 replicas: 1,000
+each), the feeder spreads its appends over them (each table's hands alternate between
+the replicas), so every follower of a replica sees results appended through the other;
+those are printed apart too ("through one replica, at another": A -> B).
+``pg-nofsync``: the same on a server with fsync off, a diagnostic only (it tells the
+disk's flushes, which a machine shared with other work slows, from the rest).
+The servers' CPU is their sum (and PostgreSQL's own, all its processes, on ``pg``).
+``--apart``: every API process on a host of its own, a network namespace reached over a
+bridge (tests/netns.py; needs root), the followers and the feeder on this machine.
+E.g. the issue's two bounds side by side:
+  .venv/bin/python bench/bench_api.py --followers 2000 --seconds 30 --db sqlite:1 pg:2 \
+      --repeat 2
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import queue
@@ -46,13 +64,16 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from roads_app.game.shoe import ShoeOptions, deal_shoe
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from roads_app.game.shoe import ShoeOptions, deal_shoe  # noqa: E402
+from tests import netns, pgserver  # noqa: E402
 
 
 def free_port() -> int:
@@ -115,7 +136,8 @@ def append(c: httpx.Client, hands: Hands) -> float:
 
 def main() -> None:
     if sys.argv[1:2] == ["_followers"]:
-        asyncio.run(followers_client(sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])))
+        token = sys.argv[5] if len(sys.argv) > 5 else ""
+        asyncio.run(followers_client(sys.argv[2], sys.argv[3].split(","), int(sys.argv[4]), token))
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--appends", type=int, default=1000)
@@ -127,11 +149,41 @@ def main() -> None:
     ap.add_argument("--start", type=int, default=30, help="hands in each shoe at the start")
     ap.add_argument("--code", nargs="*", default=[str(ROOT)], help="checkouts to serve from")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument(
+        "--db",
+        nargs="+",
+        default=[],
+        metavar="BACKEND[:N]",
+        help="fan-out setups: sqlite, pg or pg-nofsync, N API replicas each (default --replicas)",
+    )
+    ap.add_argument("--replicas", type=int, default=1)
+    ap.add_argument(
+        "--apart",
+        action="store_true",
+        help="each API process on a host of its own (a network namespace; needs root)",
+    )
     a = ap.parse_args()
     if a.followers:
-        for _ in range(a.repeat):
-            for code in a.code:
-                fanout(Path(code).resolve(), a)
+        setups = [setup(x, a.replicas) for x in a.db] or [("", a.replicas)]
+        print(f"load before: {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
+        with contextlib.ExitStack() as stack:
+            hosts = None
+            if a.apart:
+                most = max(n for _, n in setups)
+                hosts = stack.enter_context(netns.lan(*(f"r{i}" for i in range(most))))
+                if hosts.kind != netns.NAMESPACES:
+                    raise SystemExit("--apart: network namespaces need root here")
+            listen = dict(listen=(hosts.gateway,), allow=hosts.subnet) if hosts else {}
+            servers = {  # PostgreSQL's defaults, and the diagnostic without its flushes
+                b: stack.enter_context(pgserver.running_server(fsync=b == "pg", **listen))
+                for b in {b for b, _ in setups if b.startswith("pg")}
+            }
+            for _ in range(a.repeat):
+                for code in a.code:
+                    for backend, n in setups:
+                        lib = Library(backend, n, servers.get(backend), hosts)
+                        fanout(Path(code).resolve(), a, lib)
+        print(f"load after: {os.getloadavg()}", flush=True)
         return
     tmp = Path(tempfile.mkdtemp(prefix="bench_api_"))
     port = free_port()
@@ -265,7 +317,7 @@ FOLLOWER_PROCS = 2
 """Client processes holding the followers (each one event loop)."""
 
 
-async def followers_client(url: str, shoes: list[str], n: int) -> None:
+async def followers_client(url: str, shoes: list[str], n: int, token: str = "") -> None:
     """Hold ``n`` event streams over ``shoes`` (follower i follows shoe i mod len); print
     "ready" when every one has its snapshot, stop at a line on stdin, then print what
     each got as JSON: per follower its shoe, its snapshot's version and round count, and
@@ -277,7 +329,8 @@ async def followers_client(url: str, shoes: list[str], n: int) -> None:
     async def follow(i: int) -> None:
         me = got[i]
         reader, writer = await asyncio.open_connection(host, int(port), limit=1 << 22)
-        writer.write(f"GET /shoes/{me['shoe']}/events HTTP/1.1\r\nHost: b\r\n\r\n".encode())
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        writer.write(f"GET /shoes/{me['shoe']}/events HTTP/1.1\r\nHost: b\r\n{auth}\r\n".encode())
         head = await reader.readuntil(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200"), head[:100]
         buf = b""
@@ -324,37 +377,137 @@ async def followers_client(url: str, shoes: list[str], n: int) -> None:
     print(json.dumps(got), flush=True)
 
 
-def fanout(code: Path, a: argparse.Namespace) -> None:
+def setup(text: str, replicas: int) -> tuple[str, int]:
+    """``sqlite``, ``pg``, ``sqlite:1``, ``pg:2``: a backend and its replica count."""
+    backend, _, n = text.partition(":")
+    if backend not in ("sqlite", "pg", "pg-nofsync"):
+        raise SystemExit(f"--db: {backend!r} is not sqlite, pg or pg-nofsync")
+    return backend, int(n or replicas)
+
+
+@dataclass
+class Library:
+    """Where a fan-out run keeps its library: ``backend`` ("" as the environment says,
+    "sqlite", "pg"), ``replicas`` API processes, the PostgreSQL server when "pg"."""
+
+    backend: str
+    replicas: int
+    pg: pgserver.PgServer | None = None
+    hosts: netns.Lan | None = None
+    """The replicas' hosts r0, r1, ... (namespaces, ``--apart``); None: this machine."""
+
+    def where(self, i: int) -> tuple[str, list[str]]:
+        """Replica ``i``'s address and what it runs under."""
+        if self.hosts is None:
+            return "127.0.0.1", []
+        host = self.hosts[f"r{i}"]
+        return host.ip, host.prefix()
+
+    def label(self) -> str:
+        kind = {
+            "": "as ROADS_APP_DB says",
+            "sqlite": "SQLite",
+            "pg": "PostgreSQL",
+            "pg-nofsync": "PostgreSQL with fsync off",
+        }
+        n = self.replicas
+        apart = f" on hosts of their own ({self.hosts.kind})" if self.hosts else ""
+        return f"{kind[self.backend]}, {n} API {'process' if n == 1 else 'replicas'}{apart}"
+
+    def env(self) -> dict[str, str]:
+        """The servers' (and token's) environment: a fresh database on "pg"."""
+        env = dict(os.environ)
+        if self.backend == "sqlite":
+            env.pop("ROADS_APP_DB", None)
+        elif self.backend.startswith("pg"):
+            assert self.pg is not None
+            url = self.pg.new_database("bench")
+            if self.hosts is not None:  # reached from the hosts at this machine's gateway
+                url = url.replace("@127.0.0.1:", f"@{self.hosts.gateway}:")
+            env["ROADS_APP_DB"] = url
+        return env
+
+
+def pg_cpu_s(pg: pgserver.PgServer | None) -> dict[int, float]:
+    """CPU seconds of every PostgreSQL process (the postmaster and its children) by pid."""
+    if pg is None:
+        return {}
+    top = int((pg.folder / "data" / "postmaster.pid").read_text().split()[0])
+    out = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            pid = int(stat.parent.name)
+            if pid == top or int(stat.read_text().rsplit(")", 1)[1].split()[1]) == top:
+                out[pid] = cpu_s(pid)
+        except (OSError, ValueError):
+            continue  # a backend that ended meanwhile
+    return out
+
+
+def wait_health(url: str, proc: subprocess.Popen) -> None:
+    for _ in range(600):
+        try:
+            if httpx.get(f"{url}/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the API at {url} exited with {proc.returncode}") from None
+            time.sleep(0.1)
+    raise RuntimeError(f"the API at {url} did not answer")
+
+
+def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
     py = code / ".venv" / "bin" / "python"
     tmp = Path(tempfile.mkdtemp(prefix="bench_fanout_"))
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
+    ports = [free_port() for _ in range(lib.replicas)]
+    where = [lib.where(i) for i in range(lib.replicas)]
+    urls = [f"http://{ip}:{p}" for (ip, _), p in zip(where, ports, strict=True)]
+    env = lib.env()
+    # replicas on PostgreSQL are separate hosts: a data folder each; on SQLite the folder
+    # holds the library, so they share it
+    datas = [tmp / f"r{i}" if lib.pg is not None else tmp for i in range(lib.replicas)]
     head = subprocess.run(
         ["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     token = subprocess.run(
-        [str(py), "-m", "roads_app", "token", "--data", str(tmp)],
+        [str(py), "-m", "roads_app", "token", "--data", str(datas[0])],
         cwd=code,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
-    server = subprocess.Popen(
-        [str(py), "-m", "roads_app", "api", "--port", str(port), "--data", str(tmp)],
-        cwd=code,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    servers = [
+        subprocess.Popen(
+            [
+                *pre,
+                str(py),
+                "-m",
+                "roads_app",
+                "api",
+                "--port",
+                str(port),
+                "--host",
+                ip,
+                "--data",
+                str(d),
+            ],
+            cwd=code,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        for port, d, (ip, pre) in zip(ports, datas, where, strict=True)
+    ]
     clients: list[subprocess.Popen[str]] = []
+    feeds: list[httpx.Client] = []
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{url}/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        c = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        for url, server in zip(urls, servers, strict=True):
+            wait_health(url, server)
+        auth = {"Authorization": f"Bearer {token}"}
+        feeds = [httpx.Client(base_url=u, headers=auth, timeout=30) for u in urls]
+        c = feeds[0]
         tables = [Hands(c, 5000 + 100 * t) for t in range(a.tables)]
         for h in tables:
             for _ in range(a.start):
@@ -366,16 +519,22 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
                     == 201
                 )
         shoes = [h.shoe for h in tables]
-        per = [
-            a.followers // FOLLOWER_PROCS + (k < a.followers % FOLLOWER_PROCS)
-            for k in range(FOLLOWER_PROCS)
-        ]
+        procs = max(FOLLOWER_PROCS, lib.replicas)
+        per = [a.followers // procs + (k < a.followers % procs) for k in range(procs)]
         t_open = time.monotonic()
         for k, n in enumerate(per):
             rotated = shoes[k % len(shoes) :] + shoes[: k % len(shoes)]
             clients.append(
                 subprocess.Popen(
-                    [sys.executable, __file__, "_followers", url, ",".join(rotated), str(n)],
+                    [
+                        sys.executable,
+                        __file__,
+                        "_followers",
+                        urls[k % lib.replicas],
+                        ",".join(rotated),
+                        str(n),
+                        token if lib.hosts else "",  # another address: reading takes a token
+                    ],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     text=True,
@@ -386,11 +545,12 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
         opened = time.monotonic() - t_open
 
         sent: dict[tuple[str, int], float] = {}
+        through: dict[tuple[str, int], int] = {}  # the replica an append went through
         lat: list[float] = []
         own: list[float] = []
         step = a.every / a.tables
         n = int(a.seconds / step)
-        cpu0, t0 = cpu_s(server.pid), time.monotonic()
+        cpu0, pg0, t0 = [cpu_s(x.pid) for x in servers], pg_cpu_s(lib.pg), time.monotonic()
         for k in range(n):
             due = t0 + k * step
             wait = due - time.monotonic()
@@ -400,28 +560,38 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
             shoe, body, key = h.next()
             if shoe not in shoes:  # the simulated shoe ran out: a new shoe, not followed
                 continue
+            i = (k + k // a.tables) % lib.replicas  # a table's hands alternate
             t = time.monotonic()
-            r = c.post(f"/shoes/{shoe}/rounds", json=body, headers={"Idempotency-Key": key})
+            r = feeds[i].post(f"/shoes/{shoe}/rounds", json=body, headers={"Idempotency-Key": key})
             lat.append((time.monotonic() - due) * 1e3)
             own.append((time.monotonic() - t) * 1e3)
             assert r.status_code == 201, r.text
             sent[(shoe, r.json()["version"])] = t
+            through[(shoe, r.json()["version"])] = i
         took = time.monotonic() - t0
-        cpu = (cpu_s(server.pid) - cpu0) / took
+        cpu = [(cpu_s(x.pid) - c0) / took for x, c0 in zip(servers, cpu0, strict=True)]
+        pg1 = pg_cpu_s(lib.pg)
+        pg_cpu = sum(v - pg0.get(pid, 0.0) for pid, v in pg1.items()) / took
         final = {s: c.get(f"/shoes/{s}").json() for s in shoes}
         got = []
-        for cl in clients:
+        for k, cl in enumerate(clients):
             out, _ = cl.communicate("stop\n", timeout=120)
-            got.extend(json.loads(out.splitlines()[-1]))
-        c.close()
+            for f in json.loads(out.splitlines()[-1]):
+                f["replica"] = k % lib.replicas  # the one it followed
+                got.append(f)
     finally:
+        for f in feeds:
+            f.close()
         for cl in clients:
             if cl.poll() is None:
                 cl.kill()
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        for server in servers:
+            os.killpg(server.pid, signal.SIGTERM)
+        for server in servers:
+            server.wait(timeout=30)
 
     delays, skipped, missed = [], 0, 0
+    across: list[float] = []  # appended through one replica, followed on another
     for f in got:
         rounds = f["rounds0"] + sum(r for _v, r, _t, k in f["events"] if k == "append")
         others = any(k != "append" for *_x, k in f["events"])
@@ -433,12 +603,17 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
             last = v
             if (f["shoe"], v) in sent:
                 delays.append((t - sent[(f["shoe"], v)]) * 1e3)
+                if through[(f["shoe"], v)] != f["replica"]:
+                    across.append(delays[-1])
         skipped += final[f["shoe"]]["version"] - last
     print(
-        f"fan-out, code {code.name} ({head}): {a.followers} followers over {a.tables} tables, "
-        f"a hand each every {a.every:g} s for {a.seconds:g} s; streams opened in {opened:.1f} s"
+        f"fan-out, code {code.name} ({head}), {lib.label()}: {a.followers} followers over "
+        f"{a.tables} tables, a hand each every {a.every:g} s for {a.seconds:g} s; streams "
+        f"opened in {opened:.1f} s; load {os.getloadavg()[0]:.2f}"
     )
     line("  append sent -> event received", delays)
+    if across:
+        line("    of them through one replica, at another", across)
     print(
         f"  versions skipped {skipped} (a later event carried them), followers missing "
         f"rounds {missed}"
@@ -447,7 +622,8 @@ def fanout(code: Path, a: argparse.Namespace) -> None:
     line("  appends, from when sent", own)
     print(
         f"  appends achieved {len(lat) / took:.1f}/s of {a.tables / a.every:.1f}/s; "
-        f"server CPU {100 * cpu:.0f}% of one core",
+        f"server CPU {' + '.join(f'{100 * x:.0f}%' for x in cpu)} of one core"
+        + (f"; PostgreSQL {100 * pg_cpu:.0f}%" if lib.pg is not None else ""),
         flush=True,
     )
 

@@ -41,22 +41,31 @@ def roads_app(*args: str, check: bool = True, timeout: float = 120) -> subproces
 
 
 class ApiServer:
-    """`roads-app api --port N --data DIR [--host H]`, started and stopped by a test."""
+    """`roads-app api --port N --data DIR [--host H]`, started and stopped by a test;
+    ``prefix``: what it runs under, e.g. another host's namespace (`tests.netns`)."""
 
-    def __init__(self, data_dir: Path, host: str = "127.0.0.1", port: int | None = None):
+    def __init__(
+        self,
+        data_dir: Path,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        prefix: list[str] | None = None,
+    ):
         self.data_dir = data_dir
         self.host = host
+        self.prefix = prefix or []
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = data_dir.parent / f"api-{self.port}.log"
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{'127.0.0.1' if self.host == '0.0.0.0' else self.host}:{self.port}"
 
     def start(self) -> ApiServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         cmd = [
+            *self.prefix,
             sys.executable,
             "-m",
             "roads_app",

@@ -51,8 +51,11 @@ class PgServer:
     port: int
     _n = count(1)
 
-    def url(self, dbname: str, *, user: str = USER, password: str = PASSWORD) -> str:
-        return f"postgresql://{user}:{password}@127.0.0.1:{self.port}/{dbname}"
+    def url(
+        self, dbname: str, *, user: str = USER, password: str = PASSWORD, host: str = "127.0.0.1"
+    ) -> str:
+        """``host``: one of the addresses it listens on (`running_server`'s ``listen``)."""
+        return f"postgresql://{user}:{password}@{host}:{self.port}/{dbname}"
 
     @property
     def admin_url(self) -> str:
@@ -107,11 +110,15 @@ def as_postgres(cmd: list[str]) -> list[str]:
 
 
 @contextlib.contextmanager
-def running_server(*, fsync: bool = False) -> Iterator[PgServer]:
+def running_server(
+    *, fsync: bool = False, listen: tuple[str, ...] = (), allow: str | None = None
+) -> Iterator[PgServer]:
     """Start a throwaway server; stop it and remove its folder on the way out.
 
     ``fsync`` off for the tests (a crash of the machine loses a test database, nothing
-    else); the benchmarks keep PostgreSQL's defaults.
+    else); the benchmarks keep PostgreSQL's defaults. It listens on the loopback and on
+    the addresses ``listen`` (another host's gateway, `tests.netns`), and lets password
+    logins in from the network ``allow`` (e.g. "10.213.7.0/24") besides the loopback.
     """
     initdb, pg_ctl = pg_bin("initdb"), pg_bin("pg_ctl")
     if initdb is None or pg_ctl is None:
@@ -144,9 +151,13 @@ def running_server(*, fsync: bool = False) -> Iterator[PgServer]:
         check=True,
         capture_output=True,
     )
+    if allow:
+        with (data / "pg_hba.conf").open("a") as hba:
+            hba.write(f"host all all {allow} scram-sha-256\n")
     port = free_port()
     opts = (
-        f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={sock} "
+        f"-c listen_addresses={','.join(('127.0.0.1', *listen))} -c port={port} "
+        f"-c unix_socket_directories={sock} "
         f"-c max_connections=300 -c fsync={'on' if fsync else 'off'}"
     )
     subprocess.run(

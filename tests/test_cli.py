@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -113,3 +114,23 @@ def test_simulate_in_a_fresh_process_is_deal_shoes_without_numbas_registries(
     )
     assert loaded == []
     assert_frame_equal(pl.read_parquet(out), deal_shoes(41, 300))
+
+
+def test_a_one_deck_simulated_file_is_priced_and_imported_as_one_deck(tmp_path: Path) -> None:
+    """The file keeps its decks: a shoe of it before any hand is the published one-deck shoe
+    off the top, not an eight-deck one (what the file said before it kept them)."""
+    out = tmp_path / "one.parquet"
+    made = run("simulate", "--shoes", "3", "--seed", "9", "--decks", "1", "--out", str(out))
+    assert made.returncode == 0, made.stderr
+    shoe = run("odds", "--shoe", str(out), "--shoe-index", "2", "--after", "0", "--json")
+    assert shoe.returncode == 0, shoe.stderr
+
+    def priced(r: subprocess.CompletedProcess[str]) -> list[tuple[object, ...]]:
+        return [(o["bet"], o["probability"], o["push"]) for o in json.loads(r.stdout)]
+
+    one_deck = priced(run("odds", "--decks", "1", "--json"))
+    assert priced(shoe) == one_deck != priced(run("odds", "--json"))
+    data = tmp_path / "data"
+    assert run("import", str(out), "--data", str(data)).returncode == 0
+    listed = json.loads(run("shoes", "list", "--data", str(data), "--json").stdout)
+    assert [s["decks"] for s in listed] == [1, 1, 1]

@@ -179,6 +179,29 @@ def test_board_png_is_a_picture_of_the_board(tmp_path: Path) -> None:
     assert coloured(full) > 500
 
 
+def test_board_png_is_drawn_in_the_language_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rounds = rounds_from_winners("BPBBT")
+    meta = ShoeMeta(name="Table 8")
+    sh.save_shoe(rounds, meta, tmp_path)
+    drawn = {}
+    for lang in ("zh", "en"):
+        out = tmp_path / f"{lang}.png"
+        args = ["export", meta.id, "--format", "png", "--lang", lang, "--out", str(out)]
+        assert main([*args, "--data", str(tmp_path)]) == 0
+        drawn[lang] = out.read_bytes()
+    assert drawn["zh"] == scorecard.board_png(rounds, meta, lang="zh") != drawn["en"]
+    capsys.readouterr()
+    for bad, says in (
+        (["--format", "png", "--lang", "<b>xx"], "--lang '<b>xx': use one of en, zh"),
+        (["--format", "csv", "--lang", "zh"], "--lang goes with --format png"),
+    ):
+        assert main(["export", meta.id, *bad, "--data", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1
+
+
 def test_simulate_saves_a_shoe_dealt_from_the_seed(tmp_path: Path) -> None:
     meta = library.simulate(42, tmp_path)
     rounds, back = sh.load_shoe(meta.id, tmp_path)

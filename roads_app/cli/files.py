@@ -13,7 +13,9 @@ MAX_SIMULATE_SHOES = 1_000_000
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from roads_app.game.shoe import ShoeOptions, check_seed
+    from dataclasses import replace
+
+    from roads_app.game.shoe import ShoeOptions, check_seed, simulated_meta
     from roads_app.sim import bulk
     from roads_app.store import files as storage
 
@@ -23,13 +25,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     fmt = storage.check_out_path(out)  # refuse a bad name before dealing anything
     deal = bulk.arrow_batches if fmt == "parquet" else bulk.batches  # Parquet: no frame
+    run = replace(simulated_meta(args.seed, opts, 0, None), name=f"simulated seed {args.seed}")
     if args.no_progress or n < PROGRESS_FROM:  # no bar: tqdm is not even imported
-        path, rows = storage.write_batches(deal(args.seed, n, opts), out)
+        path, rows = storage.write_batches(deal(args.seed, n, opts), out, run)
     else:
         from tqdm import tqdm
 
         with tqdm(total=n, unit="shoe", file=sys.stderr, unit_scale=True) as bar:
-            path, rows = storage.write_batches(deal(args.seed, n, opts, progress=bar.update), out)
+            path, rows = storage.write_batches(
+                deal(args.seed, n, opts, progress=bar.update), out, run
+            )
     print(f"wrote {n} shoes, {rows} rounds to {path}")
     return 0
 
@@ -105,11 +110,21 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from roads_app.errors import RoundError, quote
+    from roads_app.i18n import DEFAULT, LANGUAGES
     from roads_app.render.scorecard import board_png
     from roads_app.store import library
     from roads_app.store.files import atomic_write_bytes
 
-    data, filename = library.export_shoe(args.id, args.format, Path(args.data), draw=board_png)
+    lang = DEFAULT if args.lang is None else args.lang
+    if lang not in LANGUAGES:
+        raise RoundError(f"--lang {quote(lang)}: use one of {', '.join(LANGUAGES)}")
+    if args.lang is not None and args.format != "png":
+        raise RoundError("--lang goes with --format png: a file of rounds has no words to put")
+    draw = partial(board_png, lang=lang)
+    data, filename = library.export_shoe(args.id, args.format, Path(args.data), draw=draw)
     if args.out == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -146,6 +161,7 @@ def register_export(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--format", required=True, choices=("csv", "json", "parquet", "png"))
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--out", default=None, help="output file ('-' for stdout); <name>_<id>.<fmt>")
+    s.add_argument("--lang", default=None, help="the board's language with --format png (en, zh)")
     s.set_defaults(func=_cmd_export)
 
 

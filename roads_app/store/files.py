@@ -312,9 +312,10 @@ def check_out_path(path: Path) -> str:
 class _ParquetSink:
     """Row group after row group into one Parquet file (Arrow's writer, no GIL held)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, meta: ShoeMeta | None = None) -> None:
         self.path = path
         self.writer: Any = None  # pyarrow.parquet.ParquetWriter, made on the first batch
+        self.footer = {} if meta is None else {META_KEY: json.dumps(meta.to_dict())}
 
     def write(self, frame: Any) -> None:
         """A Polars frame or an Arrow record batch (`roads_app.sim.bulk.arrow_batch`)."""
@@ -325,7 +326,8 @@ class _ParquetSink:
             frame.to_arrow() if isinstance(frame, pl.DataFrame) else pa.Table.from_batches([frame])
         )
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, table.schema)
+            schema = table.schema.with_metadata({**(table.schema.metadata or {}), **self.footer})
+            self.writer = pq.ParquetWriter(self.path, schema)
         self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
 
     def close(self) -> None:
@@ -359,7 +361,9 @@ class _TextSink:
         self.fh.close()
 
 
-def write_batches(frames: Iterable[Any], path: Path) -> tuple[Path, int]:
+def write_batches(
+    frames: Iterable[Any], path: Path, meta: ShoeMeta | None = None
+) -> tuple[Path, int]:
     """Write rounds frames (one or many shoes each) one after another into one file.
 
     A frame is a Polars frame or an Arrow record batch of the same schema (Parquet is
@@ -369,7 +373,9 @@ def write_batches(frames: Iterable[Any], path: Path) -> tuple[Path, int]:
     second thread, so the next one is built meanwhile) and dropped. Parquet gets a row
     group per batch; CSV and JSON are the bytes the frames joined would give (the
     CSV header once, one JSON array). Atomic as `atomic_write`: a failure leaves no
-    file. Returns (path, rows).
+    file. ``meta``: what every shoe of the file shares (its decks, above all), kept in
+    the Parquet footer as a one-shoe file keeps its own; CSV and JSON rows have no place
+    for it. Returns (path, rows).
     """
     fmt = check_out_path(path)
     rows = 0
@@ -378,7 +384,7 @@ def write_batches(frames: Iterable[Any], path: Path) -> tuple[Path, int]:
     def write(tmp: Path) -> None:
         nonlocal rows
         sink: _ParquetSink | _TextSink = (
-            _ParquetSink(tmp) if fmt == "parquet" else _TextSink(tmp, fmt)
+            _ParquetSink(tmp, meta) if fmt == "parquet" else _TextSink(tmp, fmt)
         )
         pending: Future[None] | None = None
         try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -39,23 +40,48 @@ META_COLS = (
 )
 
 
-def rows_of(frame: pl.DataFrame) -> list[tuple[Any, ...]]:
-    """Rounds as SQL rows: cards joined by spaces, flags as 0/1.
+def _same(v: Any) -> Any:
+    return v
 
-    Rows are few per change (one per key press), where a Python loop costs microseconds
-    and Polars expressions a millisecond; bulk imports go through the same small loop.
-    """
-    return [
-        (
-            r[0],
-            str(r[1]),
-            *r[2:4],
-            *(None if f is None else int(f) for f in r[4:8]),
-            None if r[8] is None else " ".join(r[8]),
-            None if r[9] is None else " ".join(r[9]),
-        )
+
+def _joined(cards: list[str]) -> str:
+    return " ".join(cards)
+
+
+_SQL_FORM: dict[str, tuple[Callable[[Any], Any], Callable[[pl.Expr], pl.Expr]]] = {
+    "round": (_same, _same),
+    "winner": (str, lambda e: e.cast(pl.String)),
+    "player_points": (_same, _same),
+    "banker_points": (_same, _same),
+    **{c: (int, lambda e: e.cast(pl.Int8)) for c in FLAG_COLS},
+    "player_cards": (_joined, lambda e: e.list.join(" ")),
+    "banker_cards": (_joined, lambda e: e.list.join(" ")),
+}
+"""How each rounds column is kept in SQL (a value's form, and the same as a Polars
+expression): the one statement of the layout, which both ways of making rows read."""
+assert tuple(_SQL_FORM) == tuple(ROUND_COLS)
+
+_BULK = 64
+"""From this many rounds the columns are converted by Polars (an import's thousands of
+rounds: ~6x faster); below it a Python loop (a key press's one round: ~30 us, where a
+Polars query costs ~350 us)."""
+
+
+def rows_of(frame: pl.DataFrame, shoe: pl.Series | None = None) -> list[tuple[Any, ...]]:
+    """Rounds as SQL rows in `ROUND_COLS` order: cards joined by spaces, flags as 0/1;
+    with ``shoe`` (one id a round) each row starts with its shoe's id, as ``rounds`` holds
+    it."""
+    if frame.height >= _BULK:
+        exprs = [to_sql(pl.col(c)) for c, (_, to_sql) in _SQL_FORM.items()]
+        if shoe is not None:
+            exprs.insert(0, pl.lit(shoe).alias("shoe"))
+        return frame.select(exprs).rows()
+    forms = [form for form, _ in _SQL_FORM.values()]
+    rows = [
+        tuple(None if v is None else f(v) for f, v in zip(forms, r, strict=True))
         for r in (frame if frame.columns == ROUND_COLS else frame.select(ROUND_COLS)).iter_rows()
     ]  # (a select costs a Polars query, ~1 ms a shoe under load: skipped when in order)
+    return rows if shoe is None else [(s, *r) for s, r in zip(shoe, rows, strict=True)]
 
 
 def frame_of(rows: list[tuple[Any, ...]]) -> pl.DataFrame:
@@ -87,7 +113,7 @@ negative, so a negative stored value means exactly that."""
 
 def meta_row(meta: ShoeMeta) -> dict[str, Any]:
     """A shoe's metadata as the ``shoes`` row stores it."""
-    m = meta.to_dict()
+    m = {k: getattr(meta, k) for k in META_COLS}  # (``to_dict``'s deep copy: 0.2 ms a shoe)
     if m["seed"] is not None and m["seed"] >= 2**63:
         m["seed"] -= SEED_WRAP
     return m

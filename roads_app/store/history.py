@@ -13,6 +13,11 @@ from roads_app.errors import StorageError
 from roads_app.messages import Message
 from roads_app.store.connection import Connection, Database, now
 
+_LOG = (
+    "INSERT INTO history (shoe, at, action, version, rounds, round, detail) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
 ROUND_ACTIONS = (
     "created",
     "imported",
@@ -57,12 +62,21 @@ class History:
     ) -> None:
         """Append one change, inside the caller's write transaction. Every change of a
         shoe comes here, so here the change feed is told (`Database.notify`)."""
-        c.execute(
-            "INSERT INTO history (shoe, at, action, version, rounds, round, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (shoe_id, now(), action, version, rounds, round_no, detail),
-        )
+        c.execute(_LOG, (shoe_id, now(), action, version, rounds, round_no, detail))
         self.db.notify(c, shoe_id, version)
+
+    def log_many(
+        self,
+        c: Connection,
+        shoes: list[tuple[str, int]],
+        action: str,
+        detail: str | None = None,
+    ) -> None:
+        """`log` of each new shoe (id, rounds) at version 1, in one statement."""
+        at = now()
+        c.executemany(_LOG, [(i, at, action, 1, rounds, None, detail) for i, rounds in shoes])
+        for shoe_id, _ in shoes:
+            self.db.notify(c, shoe_id, 1)
 
     def of(self, shoe_id: str) -> pl.DataFrame:
         """Every change of a shoe, oldest first (also after it was purged from the trash)."""

@@ -98,24 +98,53 @@ class Shoes:
         updated: str | None = None,
     ) -> int:
         """A new shoe and its rounds inside the caller's write transaction; version 1."""
-        check_shoe_id(meta.id)
-        row = c.execute("SELECT deleted FROM shoes WHERE id = ?", (meta.id,)).fetchone()
-        if row is not None:
-            taken = "msg_id_taken_trash" if row[0] else "msg_id_taken"
-            raise StaleShoeError(Message(taken, id=meta.id))
-        m = meta_row(meta)
-        c.execute(
+        return self.insert_many(c, [(rounds, meta)], action, detail, updated)
+
+    def insert_many(
+        self,
+        c: Connection,
+        shoes: list[tuple[pl.DataFrame, ShoeMeta]],
+        action: str,
+        detail: str | None = None,
+        updated: str | None = None,
+    ) -> int:
+        """New shoes and their rounds inside the caller's write transaction, each at
+        version 1; refused whole if any id is taken (even by a shoe in the trash). A few
+        statements for the lot, not a few a shoe: an import's batch is hundreds."""
+        ids = [meta.id for _, meta in shoes]
+        for shoe_id in ids:
+            check_shoe_id(shoe_id)
+        for i in range(0, len(ids), 500):  # (SQLite's limit on parameters is far above)
+            part = ids[i : i + 500]
+            row = c.execute(
+                f"SELECT id, deleted FROM shoes WHERE id IN ({', '.join('?' * len(part))}) "
+                "ORDER BY deleted IS NULL LIMIT 1",
+                part,
+            ).fetchone()
+            if row is not None:
+                taken = "msg_id_taken_trash" if row[1] else "msg_id_taken"
+                raise StaleShoeError(Message(taken, id=row[0]))
+        if len(set(ids)) < len(ids):
+            twice = next(i for i in ids if ids.count(i) > 1)
+            raise StaleShoeError(Message("msg_id_taken", id=twice))
+        when = updated or now()
+        c.executemany(
             f"INSERT INTO shoes ({', '.join(META_COLS)}, updated, version, rounds) "
             f"VALUES ({', '.join('?' * len(META_COLS))}, ?, 1, ?)",
-            (*(m[k] for k in META_COLS), updated or now(), rounds.height),
+            [(*meta_row(meta).values(), when, rounds.height) for rounds, meta in shoes],
         )
-        if rounds.height:
+        played = [(rounds, meta.id) for rounds, meta in shoes if rounds.height]
+        if played:
+            frame = pl.concat([r.select(ROUND_COLS) for r, _ in played], rechunk=False)
+            shoe = pl.Series([i for r, i in played for _ in range(r.height)], dtype=pl.String)
             c.executemany(
                 f"INSERT INTO rounds (shoe, {', '.join(ROUND_COLS)}) "
                 f"VALUES (?, {', '.join('?' * len(ROUND_COLS))})",
-                [(meta.id, *r) for r in rows_of(rounds)],
+                rows_of(frame, shoe),
             )
-        self.history.log(c, meta.id, action, 1, rounds.height, None, detail)
+        self.history.log_many(
+            c, [(meta.id, rounds.height) for rounds, meta in shoes], action, detail
+        )
         return 1
 
     def create(
@@ -142,12 +171,10 @@ class Shoes:
         self, shoes: Iterable[tuple[pl.DataFrame, ShoeMeta]], *, action: str = "imported"
     ) -> int:
         """Add many shoes in one transaction (all or none); how many."""
-        n = 0
+        batch = list(shoes)
         with self.db.write() as c:
-            for rounds, meta in shoes:
-                self.insert(c, meta, rounds, action)
-                n += 1
-        return n
+            self.insert_many(c, batch, action)
+        return len(batch)
 
     # the gate every change goes through
 

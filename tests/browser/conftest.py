@@ -66,9 +66,13 @@ class AppServer:
         port: int | None = None,
         api_port: int = 0,
         args: tuple[str, ...] = (),
+        host: str = "localhost",
+        prefix: tuple[str, ...] = (),
     ) -> None:
         self.data_dir = data_dir
         self.args = args  # more of `roads-app`'s options (e.g. ``--host 0.0.0.0``)
+        self.host = host  # where the browser finds it (another host's address: ``--host``)
+        self.prefix = prefix  # what it runs under (another host's namespace: tests/netns.py)
         self.log_path = log_path
         self.port = port or free_port()
         self.api_port = api_port  # 0: no API beside the dashboard (tests that feed it pick one)
@@ -77,10 +81,11 @@ class AppServer:
 
     @property
     def url(self) -> str:
-        return f"http://localhost:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def start(self) -> AppServer:
         cmd = [
+            *self.prefix,
             "python3",
             "dev.py",
             "app",
