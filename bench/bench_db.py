@@ -1,10 +1,11 @@
-"""Appending through the live-feed API on each database: the old code's SQLite (another
-checkout given by --old), this code's SQLite and this code on PostgreSQL, interleaved.
+"""Appending through the live-feed API on each database: the old code (another checkout
+given by --old) and this code, each on SQLite and on PostgreSQL, interleaved.
 
 Run: .venv/bin/python bench/bench_db.py [--old CHECKOUT] [--rounds 3] [--appends 300]
      [--rate 100] [--seconds 5]
 ``--old``: another checkout with its own .venv (``git worktree add /tmp/old main`` and
-``python3 dev.py test --co`` there), whose SQLite is measured first in every round.
+``python3 dev.py test --co`` there), measured before this code on each database in every
+round.
 Each round starts one `roads-app api` (a real uvicorn process) per variant in turn, on a
 fresh library, and measures with time.perf_counter after 50 warm-up appends:
   * one client appending by cards, one request at a time (each with an Idempotency-Key,
@@ -13,8 +14,11 @@ fresh library, and measures with time.perf_counter after 50 warm-up appends:
     (request i is due at t0 + i/rate and its latency counts from then): p50, p99 and the
     rate achieved.
 The PostgreSQL server is a throwaway PostgreSQL 15 (`tests.pgserver`) with its default
-settings (fsync on), on this machine; measured twice, as configured (each commit waits for
-its WAL fsync) and with ``synchronous_commit`` off for the connection (`NO_WAIT`).
+durability settings (``fsync`` on, ``synchronous_commit`` on, ``wal_sync_method``
+fdatasync: each commit waits for its WAL to reach this machine's disk), on this machine;
+this code is measured once more with ``synchronous_commit`` off for its connection
+(`NO_WAIT`, the bench's URL only, never the product's), which shows what the disk's
+flush costs. The machine's load is printed with every round.
 Figures are printed per round and over all rounds, never asserted. Targets (issue 35):
 PostgreSQL p50 <= 5 ms, p99 <= 20 ms at 100/s; SQLite no slower than before.
 """
@@ -147,13 +151,22 @@ def main() -> None:
         tempfile.TemporaryDirectory(prefix="bench-db-") as tmp,
     ):
         for r in range(a.rounds):
+            old_python = str(old / ".venv" / "bin" / "python") if old else ""
             variants = [
+                *([("old SQLite", old_python, old, base)] if old else []),
+                ("new SQLite", sys.executable, ROOT, base),
                 *(
-                    [("old SQLite", str(old / ".venv" / "bin" / "python"), old, base)]
+                    [
+                        (
+                            "old PostgreSQL",
+                            old_python,
+                            old,
+                            {**base, "ROADS_APP_DB": server.new_database("bench")},
+                        )
+                    ]
                     if old
                     else []
                 ),
-                ("new SQLite", sys.executable, ROOT, base),
                 (
                     "new PostgreSQL",
                     sys.executable,
@@ -181,7 +194,7 @@ def main() -> None:
                     f"round {r + 1} {name:<24} one client p50 {pct(got['seq'], 0.5):6.2f} ms "
                     f"p99 {pct(got['seq'], 0.99):6.2f} | at {a.rate:g}/s p50 "
                     f"{pct(got['paced'], 0.5):6.2f} p99 {pct(got['paced'], 0.99):6.2f} ms "
-                    f"({got['rate'][0]:.1f}/s)",
+                    f"({got['rate'][0]:.1f}/s) load {os.getloadavg()[0]:.1f}",
                     flush=True,
                 )
     print(f"load after: {os.getloadavg()}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 import tempfile
 import time
 import traceback
@@ -205,18 +206,80 @@ def bug_log_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "roads-app"
 
 
+_KV_PASSWORD = re.compile(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", re.IGNORECASE)
+"""A ``password=...`` of a libpq key/value connection string (``host=h password=x``)."""
+
+
+def _password_key(param: str) -> bool:
+    """Whether a URL query parameter is a password: libpq decodes the key's %-escapes
+    too, so ``pass%77ord=`` is one."""
+    from urllib.parse import unquote
+
+    return unquote(param.partition("=")[0]).strip().lower() == "password"
+
+
+def _userinfo_end(rest: str) -> int:
+    """Where the user part of a URL (after ``scheme://``) ends: its last ``@`` before the
+    first ``/``, or before the first ``?`` if later (libpq reads up to the first ``@``
+    before a ``/``, Python's urlsplit up to the last one before a ``/``, ``?`` or ``#``;
+    a password with a bare ``/`` is no URL to either, but was typed as one); -1 if none."""
+    return max(rest.split("/", 1)[0].rfind("@"), rest.split("?", 1)[0].rfind("@"))
+
+
+def url_without_password(url: str) -> str:
+    """A database URL (or libpq key/value string) as it may be shown: the password of its
+    user part and every ``password`` query parameter taken out, even when malformed.
+
+    >>> url_without_password("postgresql://roads:s3cret@db.local:5433/floor")
+    'postgresql://roads@db.local:5433/floor'
+    >>> url_without_password("postgresql://roads@db/floor?sslmode=require&pass%77ord=s3cret")
+    'postgresql://roads@db/floor?sslmode=require'
+    >>> url_without_password("postgresql://db?password=s3cret")
+    'postgresql://db'
+    >>> url_without_password("host=db password='s 3' dbname=floor")
+    'host=db dbname=floor'
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return " ".join(_KV_PASSWORD.sub("", url).split())
+    at = _userinfo_end(rest)
+    if at >= 0:
+        rest = rest[:at].split(":", 1)[0] + rest[at:]
+    where, q, query = rest.partition("?")
+    if q:
+        kept = [p for p in query.split("&") if p and not _password_key(p)]
+        rest = where + ("?" + "&".join(kept) if kept else "")
+    return f"{scheme}://{rest}"
+
+
+def url_passwords(url: str) -> set[str]:
+    """Every password a database URL holds (user part and query), as written and as
+    decoded: what is scrubbed from a driver's text or a bug log.
+
+    >>> sorted(url_passwords("postgresql://u:a%40b@h/d?password=c%64&x=1"))
+    ['a%40b', 'a@b', 'c%64', 'cd']
+    """
+    from urllib.parse import unquote
+
+    found: set[str] = set()
+    _, sep, rest = url.partition("://")
+    if not sep:
+        found = {m.group(1).strip("'") for m in _KV_PASSWORD.finditer(url)}
+    else:
+        at = _userinfo_end(rest)
+        if at >= 0:
+            found.add(rest[:at].partition(":")[2])
+        for query in {rest.partition("?")[2], rest[at + 1 :].partition("?")[2]}:
+            found |= {p.partition("=")[2] for p in query.split("&") if _password_key(p)}
+    return {s for pw in found for s in (pw, unquote(pw)) if s}
+
+
 def _without_passwords(text: str) -> str:
     """``text`` with the database password (``$ROADS_APP_DB``'s, which ``--db`` sets) out:
     a bug log or its line never holds it, whatever the failing code put in its message."""
-    from urllib.parse import unquote, urlsplit
-
     url = os.environ.get("ROADS_APP_DB") or ""
-    try:
-        pw = urlsplit(url).password
-    except ValueError:
-        pw = url.partition("://")[2].partition("@")[0].partition(":")[2] or None
-    for secret in {pw, pw and unquote(pw)} - {None, ""}:
-        text = text.replace(secret, "***")  # type: ignore[arg-type]
+    for secret in sorted(url_passwords(url), key=len, reverse=True):
+        text = text.replace(secret, "***")
     return text
 
 

@@ -187,3 +187,38 @@ def test_a_thread_closes_its_connection_when_it_ends(tmp_path: Path) -> None:
     finally:
         gc.enable()
         db.forget_stores()
+
+
+def test_a_write_looks_its_token_up_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The gate checks a write's token before its body is read; the route's own check
+    then trusts it instead of asking the database again (a round trip on a server).
+    A write the gate refused never reaches the route; one without a token is refused."""
+    from starlette.testclient import TestClient
+
+    from roads_app.api.app import create_app
+    from roads_app.store.feed import Tokens
+
+    data = tmp_path / "data"
+    token = tokens.issue(data, "operator")
+    asked: list[str] = []
+    role = Tokens.role
+
+    def counted(self: Tokens, token_hash: str) -> str | None:
+        asked.append(token_hash)
+        return role(self, token_hash)
+
+    monkeypatch.setattr(Tokens, "role", counted)
+    with TestClient(create_app(data)) as client:
+        made = client.post(
+            "/shoes", json={"name": "T"}, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert made.status_code == 201 and len(asked) == 1
+        shoe = made.json()["id"]
+        hand = {"player_cards": ["4s", "5h"], "banker_cards": ["2c", "3d"]}
+        auth = {"Authorization": f"Bearer {token}"}
+        assert client.post(f"/shoes/{shoe}/rounds", json=hand, headers=auth).status_code == 201
+        assert len(asked) == 2
+        assert client.post(f"/shoes/{shoe}/rounds", json=hand).status_code == 401
+        bad = {"Authorization": "Bearer ra_op_not-a-token"}
+        assert client.post(f"/shoes/{shoe}/rounds", json=hand, headers=bad).status_code == 401
+    assert db.open_store(data).shoes.load(shoe).rounds.height == 1

@@ -214,3 +214,44 @@ def test_every_command_takes_db() -> None:
     assert len(every) > 20
     lacking = [n for n, p in every if "--db" not in p._option_string_actions]
     assert not lacking, lacking
+
+
+def test_a_password_given_in_the_query_is_never_shown(
+    pg_server: PgServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libpq takes the password as a query parameter too (``?password=``, its key
+    %-escaped or not, with or without a database path): it is kept out of every
+    message, ``--help`` and bug log as the user part's is."""
+    monkeypatch.delenv("ROADS_APP_DB", raising=False)
+    good = pg_server.new_database()
+    host = f"postgresql://roads@127.0.0.1:{pg_server.port}"
+    name = good.rsplit("/", 1)[1]
+    works = f"{host}/{name}?sslmode=disable&pass%77ord={PASSWORD}"
+    code, out, err = run(capsys, "shoes", "list", "--json", "--data", str(tmp_path), "--db", works)
+    assert code == 0 and json.loads(out) == [] and PASSWORD not in out + err, err
+    refused = {
+        f"{host}?password={PASSWORD}": "no database name",
+        f"{host}:x/{name}?password={PASSWORD}": "the port is not a number",
+        f"{host}/{name}?password={PASSWORD}#at": "a '#' part",
+        f"password={PASSWORD} host=127.0.0.1 dbname={name}": "the scheme must be postgresql",
+    }
+    for url, says in refused.items():
+        err = one_line_refusal(*run(capsys, "shoes", "list", "--data", str(tmp_path), "--db", url))
+        assert says in err, err
+    monkeypatch.setenv("ROADS_APP_DB", works)
+    line = report_bug(RuntimeError(f"could not use {works}"))
+    log = Path(line.rsplit(" ", 1)[1]).read_text()
+    assert PASSWORD not in line + log and "could not use" in log
+    r = subprocess.run(
+        [sys.executable, "-m", "roads_app", "shoes", "list", "--help"],
+        cwd=REPO,
+        env={**os.environ, "ROADS_APP_DB": f"{host}/{name}?password={PASSWORD}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and PASSWORD not in r.stdout + r.stderr, r.stdout
+    assert f"{host}/{name}" in " ".join(r.stdout.split()).replace("- ", "-"), r.stdout

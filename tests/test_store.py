@@ -29,6 +29,27 @@ def winners(frame: pl.DataFrame) -> str:
 
 
 @pytest.mark.usefixtures("backend")
+def test_a_read_sent_ahead_never_hides_the_changes_own_writes(tmp_path: Path) -> None:
+    """The reads a change sends with its write lock (`Database.write`'s ``ahead``) are
+    answered from what was read, until the change writes: after that the same query
+    sees the change's own write, and a change that failed leaves nothing read ahead."""
+    store = db.Store(tmp_path)
+    v = store.shoes.create(ShoeMeta(id="s"))
+    with store.write(ahead=store.shoes.ahead("s")) as c:
+        assert store.shoes.current(c, "s") == (v, 0) and store.shoes.version("s") == v
+        v = store.rounds.append_in(c, "s", rounds_from_winners("BP"), v)
+        assert store.shoes.current(c, "s") == (v, 2) and store.shoes.version("s") == v == 3
+    with pytest.raises(RuntimeError), store.write(ahead=store.shoes.ahead("s")) as c:
+        store.shoes.bump(c, "s", v, 2)
+        raise RuntimeError("refused after its first write")
+    with store.write(ahead=store.shoes.ahead("s")) as c:
+        c.execute("UPDATE shoes SET name = ? WHERE id = ?", ("Table 3", "s"))
+        assert store.shoes.current(c, "s") == (3, 2)
+        assert c.execute("SELECT name FROM shoes WHERE id = ?", ("s",)).fetchone() == ("Table 3",)
+    assert store.shoes.version("s") == 3 and store.shoes.meta("s").name == "Table 3"
+
+
+@pytest.mark.usefixtures("backend")
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -5,6 +5,7 @@ opened again by the next change."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import psycopg
@@ -74,3 +75,129 @@ def test_a_store_outlives_a_restart_of_the_server(tmp_path: Path) -> None:
         )
         v = store.rounds.append("r", rounds_from_winners("B"), v)  # then a change
         assert store.shoes.load("r").rounds.height == 1 and v == 2
+
+
+class RoundTrips:
+    """Counts the times the driver waits for the server: a statement sent on its own,
+    or a pipeline (everything in it goes at once and is answered at its end)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.n = 0
+        execute, pipeline = psycopg.Connection.execute, psycopg.Connection.pipeline
+        many = psycopg.Cursor.executemany
+
+        def on_execute(con: psycopg.Connection, *a: object, **k: object) -> object:
+            self.n += con._pipeline is None
+            return execute(con, *a, **k)  # type: ignore[arg-type]
+
+        def on_pipeline(con: psycopg.Connection, *a: object, **k: object) -> object:
+            self.n += 1
+            return pipeline(con, *a, **k)  # type: ignore[arg-type]
+
+        def on_many(cur: psycopg.Cursor, *a: object, **k: object) -> object:
+            self.n += cur.connection._pipeline is None
+            return many(cur, *a, **k)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(psycopg.Connection, "execute", on_execute)
+        monkeypatch.setattr(psycopg.Connection, "pipeline", on_pipeline)
+        monkeypatch.setattr(psycopg.Cursor, "executemany", on_many)
+
+
+def test_an_api_append_is_two_round_trips_and_answered_once(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An append by cards with its Idempotency-Key: the lock, the key's answer and the
+    shoe's rows in one round trip, its rows, history, answer, NOTIFY and COMMIT in the
+    next (the first append of a shoe in a process also reads its rounds). The
+    guarantees stand: the retry is answered from the first answer, a missing
+    shoe is a 404 before anything is written, and every round is stored once."""
+    from roads_app.api.models import RoundIn, ShoeCreate
+    from roads_app.api.service import Feed, NotFound
+
+    monkeypatch.setenv("ROADS_APP_DB", pg_url)
+    feed = Feed(tmp_path)
+    shoe = feed.create(ShoeCreate(name="T1"), None).body["id"]
+    hands = [
+        (["4s", "5h"], ["2c", "3d"]),
+        (["Ks", "Qh"], ["9c", "Jd"]),
+        (["As", "8h"], ["2h", "5d"]),
+    ]
+    trips = RoundTrips(monkeypatch)
+    counts, versions = [], []
+    for i, (player, banker) in enumerate(hands):
+        before = trips.n
+        reply = feed.append(shoe, RoundIn(player_cards=player, banker_cards=banker), f"k{i}")
+        counts.append(trips.n - before)
+        versions.append(reply.body["version"])
+    assert counts[1:] == [2, 2]  # the first also reads the shoe's rounds: none kept yet
+    retry = RoundIn(player_cards=hands[1][0], banker_cards=hands[1][1])
+    again = feed.append(shoe, retry, "k1")
+    assert again.replayed and again.body["version"] == versions[1]
+    with pytest.raises(NotFound):
+        feed.append("no-such-shoe", RoundIn(winner="B"), "k9")
+    saved = db.Store(tmp_path, url=pg_url).shoes.load(shoe)
+    assert saved.rounds["player_cards"].to_list() == [h[0] for h in hands]
+    assert saved.version == versions[-1] == 4
+
+
+def test_a_new_thread_takes_the_connection_an_ended_thread_left(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard runs each rerun in a new thread: the connection of a thread that
+    ended is kept for the next (only one idle, usable, outside a transaction), so ten
+    threads one after another open one connection, not ten; closing the store closes
+    the kept ones too."""
+    import threading
+
+    store = db.Store(tmp_path, url=pg_url)
+    opened: list[str] = []
+    connect = pg.connect
+
+    def counted(url: str, lock_timeout_s: float) -> pg.PgConnection:
+        opened.append(url)
+        return connect(url, lock_timeout_s)
+
+    monkeypatch.setattr(pg, "connect", counted)
+    seen: list[int] = []
+
+    def rerun(i: int) -> None:
+        store.shoes.create(ShoeMeta(id=f"t{i}"))
+        seen.append(store.shoes.version(f"t{i}") or 0)
+
+    for i in range(10):
+        t = threading.Thread(target=rerun, args=(i,))
+        t.start()
+        t.join()
+    assert seen == [1] * 10 and len(opened) == 1
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # a fresh view each time
+
+        def ours() -> int:
+            row = admin.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'roads-app' "
+                "AND datname = current_database()"
+            ).fetchone()
+            return int(row[0]) if row else -1
+
+        assert ours() == 2  # this thread's (it set the database up) and the kept one
+        store.close()
+        for _ in range(100):  # a closed connection's server process ends a moment later
+            if ours() == 0:
+                break
+            time.sleep(0.05)
+        assert ours() == 0
+
+
+def test_a_tab_entering_a_round_is_two_round_trips_and_still_refused_when_stale(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's append (`Rounds.append` with the version the tab read) sends the
+    shoe's gate row with the lock: two round trips; a tab behind is still refused."""
+    store = db.Store(tmp_path, url=pg_url)
+    v = store.shoes.create(ShoeMeta(id="s"))
+    trips = RoundTrips(monkeypatch)
+    before = trips.n
+    v2 = store.rounds.append("s", rounds_from_winners("B"), v)
+    assert trips.n - before == 2 and v2 == v + 1
+    with pytest.raises(db.StaleShoeError):
+        store.rounds.append("s", rounds_from_winners("P"), v)
+    assert store.shoes.load("s").rounds["winner"].to_list() == ["B"]

@@ -41,6 +41,10 @@ BODY_CAPS: dict[str, int] = {
 """Largest body per route template, in bytes."""
 
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+WRITER_CHECKED = "roads_app_writer_checked"
+"""Set in a request's state when the gate has let its writer through, so the route's
+own check (`roads_app.api.access.operator`) does not look the token up a second time
+(on a server, one round trip less per write)."""
 
 
 class Refusal(Exception):
@@ -101,6 +105,7 @@ class Gate:
         try:
             if scope["method"] in WRITES:
                 self.writer(headers.get("authorization"))
+                scope.setdefault("state", {})[WRITER_CHECKED] = True
             cap, template = self.cap_for(scope)
             what = f"{scope['method']} {template}" if template else "a request"
             declared = _length(headers)

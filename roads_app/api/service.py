@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -163,7 +162,7 @@ class Feed:
             decks=body.decks if body.decks is not None else table.shoe.decks,
         )
 
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             version = self.store.shoes.create_in(c, meta)
             return 201, _summary_of(meta, 0, version)
 
@@ -171,9 +170,7 @@ class Feed:
         return self._once(key, fp, None, do)
 
     def append(self, shoe_id: str, body: RoundIn, key: str | None) -> Reply:
-        self._exists(shoe_id)
-
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             saved = self._saved(c, shoe_id)
             new = _entered(saved.rounds, body, saved.meta.decks)
             version = self.store.rounds.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
@@ -185,44 +182,39 @@ class Feed:
             }
 
         fp = fingerprint("append", shoe_id, body.model_dump(exclude_none=True))
-        return self._once(key, fp, shoe_id, do)
+        return self._once_on(shoe_id, key, fp, do)
 
     def undo(self, shoe_id: str, key: str | None) -> Reply:
-        self._exists(shoe_id)
-
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             if not n:
                 raise game_rounds.RoundError(Message("msg_undo_empty"))
             version = self.store.rounds.undo_in(c, shoe_id, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
-        return self._once(key, fingerprint("undo", shoe_id), shoe_id, do)
+        return self._once_on(shoe_id, key, fingerprint("undo", shoe_id), do)
 
     def void(self, shoe_id: str, round_no: int, key: str | None) -> Reply:
-        self._exists(shoe_id)
-
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             version = self.store.rounds.void_in(c, shoe_id, round_no, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
-        return self._once(key, fingerprint("void", shoe_id, round_no), shoe_id, do)
+        return self._once_on(shoe_id, key, fingerprint("void", shoe_id, round_no), do)
 
     def end(self, shoe_id: str, key: str | None) -> Reply:
         """End the shoe (the cut card's last hand was played): read-only after."""
-        self._exists(shoe_id)
 
-        def do(c: sqlite3.Connection) -> tuple[int, dict[str, Any]]:
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             version = self.store.shoes.end_in(c, shoe_id)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n}
 
-        return self._once(key, fingerprint("end", shoe_id), shoe_id, do)
+        return self._once_on(shoe_id, key, fingerprint("end", shoe_id), do)
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _saved(self, c: sqlite3.Connection, shoe_id: str) -> db.Saved:
+    def _saved(self, c: db.Connection, shoe_id: str) -> db.Saved:
         """The shoe as it is inside the caller's write transaction.
 
         The rounds this process last wrote are reused while the shoe's version is still
@@ -253,9 +245,22 @@ class Feed:
         except StorageError as e:
             raise _status(e) from None
 
-    def _once(self, key: str | None, fp: str, shoe_id: str | None, do: Any) -> Reply:
+    def _once_on(self, shoe_id: str, key: str | None, fp: str, do: Any) -> Reply:
+        """`_once` for a change of one shoe: 404 first when there is no such shoe, and
+        the shoe's rows read with the write lock (on a server, one round trip for the
+        lock, the key's answer and the shoe's version and gate)."""
+        return self._once(
+            key,
+            fp,
+            shoe_id,
+            do,
+            ahead=self.store.shoes.ahead(shoe_id),
+            first=lambda: self._exists(shoe_id),
+        )
+
+    def _once(self, key: str | None, fp: str, shoe_id: str | None, do: Any, **how: Any) -> Reply:
         try:
-            status, body, replayed = self.store.requests.once(key, fp, shoe_id, do)
+            status, body, replayed = self.store.requests.once(key, fp, shoe_id, do, **how)
         except db.RequestKeyReused as e:
             raise Refused(422, str(e)) from None
         except StorageError as e:

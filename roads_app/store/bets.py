@@ -7,7 +7,6 @@ two tabs betting at once both land; an ended shoe refuses it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 
 import polars as pl
@@ -15,7 +14,7 @@ import polars as pl
 from roads_app.bets.ledger import BETS_SCHEMA, HISTORY_KINDS, with_placement
 from roads_app.errors import StorageError, quote
 from roads_app.messages import Message
-from roads_app.store.connection import Database
+from roads_app.store.connection import Connection, Database
 from roads_app.store.history import History
 from roads_app.store.shoes import Shoes
 
@@ -50,7 +49,7 @@ class Bets:
         under the write lock, so two tabs betting at once both land.
         """
         check_kind(kind)
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.current(c, shoe_id, playing=True)
             old = self.load(shoe_id, kind)
             new = with_placement(change(old))
@@ -63,7 +62,7 @@ class Bets:
             return new
 
     @staticmethod
-    def put_in(c: sqlite3.Connection, shoe_id: str, kind: str, bets: pl.DataFrame) -> None:
+    def put_in(c: Connection, shoe_id: str, kind: str, bets: pl.DataFrame) -> None:
         """Store a shoe's whole bet history of ``kind`` inside the caller's transaction."""
         c.execute("DELETE FROM bets WHERE shoe = ? AND kind = ?", (shoe_id, kind))
         rows = bets.select(BETS_SCHEMA.names()).with_columns(pl.col("voided").cast(pl.Int8)).rows()

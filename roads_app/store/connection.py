@@ -21,10 +21,10 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from roads_app.errors import RoadsAppError, StorageError, shown_path
 from roads_app.messages import Message
@@ -38,6 +38,34 @@ BUSY_TIMEOUT_S = 5.0
 SYNCHRONOUS = os.environ.get("ROADS_APP_SYNC", "NORMAL").upper()
 if SYNCHRONOUS not in ("NORMAL", "FULL", "EXTRA"):
     SYNCHRONOUS = "NORMAL"
+
+
+class Cursor(Protocol):
+    """What the store reads of a statement's result (``sqlite3.Cursor``, psycopg's
+    cursor, or `pg.Rows`: a read answered ahead, or a held write's empty answer)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def description(self) -> Any: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """What the store asks of a connection: the calls ``sqlite3.Connection`` and
+    `pg.PgConnection` share (``?`` placeholders on both). Every part of the store and
+    every ``*_in`` method takes one, whichever database it is on."""
+
+    def execute(self, sql: str, params: Any = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, rows: Any, /) -> Any: ...
+
 
 # --- schema and forward migrations --------------------------------------------------------
 
@@ -186,29 +214,41 @@ def translate(e: BaseException, where: Path | str, doing: str = "change") -> Sto
     return StorageError(f"{name}: {_first_line(e)}; nothing was changed")
 
 
+def _server(con: Connection) -> pg.PgConnection:
+    """A connection the caller knows is a server's (its database has a ``url``)."""
+    return cast(pg.PgConnection, con)
+
+
+IDLE_CONNECTIONS = 8
+"""Server connections a process keeps open for its next threads when threads end."""
+
+
 class _Held:
-    """One thread's connection, closed when the thread ends.
+    """One thread's connection, closed (or, a server's, parked) when the thread ends.
 
     A connection and its statement cache refer to each other, so a dropped one waits
     for a full garbage collection to close: an API server whose worker threads came
     and went kept 147 open (294 file descriptors). Held in the thread's local storage,
     this small object goes with the thread (no cycle) and closes the connection then,
-    in that same thread.
+    in that same thread. ``park`` (a server's connections) may keep it for another
+    thread instead (`Database._park`).
     """
 
-    __slots__ = ("con", "pid")
+    __slots__ = ("con", "park", "pid")
 
-    def __init__(self, con: Any) -> None:
+    def __init__(self, con: Any, park: Callable[[Any], bool] | None = None) -> None:
         self.con = con
+        self.park = park
         self.pid = os.getpid()
 
-    def close(self) -> None:
+    def close(self, *, park: bool = False) -> None:
         if self.pid == os.getpid():  # a forked child leaves its parent's connection be
             with contextlib.suppress(Exception):
-                self.con.close()
+                if not (park and self.park is not None and self.park(self.con)):
+                    self.con.close()
 
     def __del__(self) -> None:
-        self.close()
+        self.close(park=True)
 
 
 def db_url(url: str | None = None) -> str | None:
@@ -232,7 +272,7 @@ class Database:
     def __init__(
         self,
         data_dir: Path | str,
-        on_create: Callable[[Any], object] | None = None,
+        on_create: Callable[[Connection], object] | None = None,
         url: str | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
@@ -242,6 +282,8 @@ class Database:
         self.where: Path | str = self.path if url is None else pg.shown(url)
         self.errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
         self._local = threading.local()
+        self._idle: list[tuple[int, Any]] = []  # (pid, server connection) for new threads
+        self._idle_lock = threading.Lock()
         if url is not None:
             self.errors = (sqlite3.Error, *pg.errors())
             self._init_pg(on_create)
@@ -279,8 +321,13 @@ class Database:
 
     # connections
 
-    def _connect(self) -> Any:
+    def _connect(self) -> Connection:
         if self.url is not None:
+            with self._idle_lock:
+                while self._idle:
+                    pid, con = self._idle.pop()
+                    if pid == os.getpid() and con.usable:
+                        return cast(Connection, con)
             try:
                 return pg.connect(self.url, BUSY_TIMEOUT_S)
             except self.errors as e:
@@ -301,7 +348,7 @@ class Database:
         return con
 
     @property
-    def con(self) -> Any:
+    def con(self) -> Connection:
         """This thread's connection (a forked child opens its own), closed when the
         thread ends (`_Held`). A server connection that broke (the server restarted) is
         replaced by a new one."""
@@ -311,58 +358,84 @@ class Database:
             or held.pid != os.getpid()
             or (self.url is not None and not held.con.usable)
         ):
-            held = self._local.held = _Held(self._connect())
+            park = self._park if self.url is not None else None
+            held = self._local.held = _Held(self._connect(), park)
         return held.con
 
+    def _park(self, con: pg.PgConnection) -> bool:
+        """Keep a server connection whose thread ended for the next new thread (the
+        dashboard runs each rerun of a page in a new thread: a new connection, its
+        login and a server process, cost about 200 round trips). Only an idle, usable
+        one, and at most `IDLE_CONNECTIONS`; whether it was kept."""
+        if not con.usable or con.raw.info.transaction_status != 0:  # 0: IDLE
+            return False
+        with self._idle_lock:
+            if len(self._idle) >= IDLE_CONNECTIONS:
+                return False
+            self._idle.append((os.getpid(), con))
+            return True
+
     def close(self) -> None:
-        """Close this thread's connection now (the next use opens a new one)."""
+        """Close this thread's connection now, and those kept for new threads (the next
+        use opens a new one)."""
         held: _Held | None = getattr(self._local, "held", None)
         self._local.held = None
         if held is not None:
             held.close()
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for pid, con in idle:
+            if pid == os.getpid():
+                with contextlib.suppress(Exception):
+                    con.close()
 
-    def _begin(self, doing: str) -> Any:
+    def _begin(self, doing: str, ahead: Sequence[pg.Read]) -> Connection:
         """This thread's connection with a write transaction begun: SQLite takes its write
-        lock up front; PostgreSQL takes the one advisory write lock (`pg.WRITE_LOCK`).
-        A server connection found broken at the start is opened again, once."""
+        lock up front; PostgreSQL takes the one advisory write lock (`pg.WRITE_LOCK`) and
+        reads ``ahead`` in the same round trip. A server connection found broken at the
+        start is opened again, once."""
         for attempt in (0, 1):
             con = self.con
             try:
                 if self.url is None:
                     con.execute("BEGIN IMMEDIATE")
                 else:
-                    con.begin(pg.WRITE_LOCK)
+                    _server(con).begin(pg.WRITE_LOCK, ahead)
                     self._local.notes = {}
                 return con
             except self.errors as e:
-                if self.url is not None and attempt == 0 and not con.usable:
+                if self.url is not None and attempt == 0 and not _server(con).usable:
                     self.close()
                     continue
                 if self.url is not None:
                     with contextlib.suppress(Exception):
-                        con.rollback()
+                        _server(con).rollback()
                 raise self.translate(e, doing) from None
         raise AssertionError("unreachable")
 
     @contextlib.contextmanager
-    def write(self, doing: str = "change") -> Iterator[Any]:
-        """One write transaction, lock taken up front; any failure rolls all of it back."""
-        con = self._begin(doing)
+    def write(self, doing: str = "change", ahead: Sequence[pg.Read] = ()) -> Iterator[Connection]:
+        """One write transaction, lock taken up front; any failure rolls all of it back.
+
+        ``ahead``: the reads the change makes first (queries and parameters as it will
+        ask them), sent with the lock on a server so they cost no round trip of their
+        own; SQLite, in the same process, has no round trips to save and ignores them."""
+        con = self._begin(doing, ahead)
         try:
             yield con
             if self.url is None:
                 con.execute("COMMIT")
             else:  # the held writes and the notifications ride with the COMMIT
-                con.commit(self._local.notes)
+                _server(con).commit(self._local.notes)
         except BaseException as e:
             with contextlib.suppress(Exception):
-                con.rollback() if self.url is not None else con.execute("ROLLBACK")
+                _server(con).rollback() if self.url is not None else con.execute("ROLLBACK")
             if isinstance(e, (*self.errors, OSError)) and not isinstance(e, RoadsAppError):
                 raise self.translate(e, doing) from None
             raise
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[Any]:
+    def read(self) -> Iterator[Connection]:
         """One read snapshot (several SELECTs see the same version)."""
         con = self.con
         try:
@@ -370,7 +443,7 @@ class Database:
                 "BEGIN" if self.url is None else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
             )
         except self.errors as e:
-            if self.url is not None and not con.usable:
+            if self.url is not None and not _server(con).usable:
                 self.close()
             raise self.translate(e, "read") from None
         try:
@@ -381,7 +454,7 @@ class Database:
             with contextlib.suppress(Exception):
                 con.execute("COMMIT")
 
-    def notify(self, c: Any, shoe_id: str, version: int) -> None:
+    def notify(self, c: Connection, shoe_id: str, version: int) -> None:
         """Tell the change feed a shoe is at ``version`` now, inside the change's own
         transaction (sent when it commits, never when it rolls back). On PostgreSQL a
         ``NOTIFY`` on `pg.CHANNEL` with ``"<shoe id> <version>"``, one per shoe the change
@@ -393,7 +466,11 @@ class Database:
     # creating, recognising and migrating the database
 
     def _migrate(
-        self, c: Any, have: int, created: bool, on_create: Callable[[Any], object] | None
+        self,
+        c: Connection,
+        have: int,
+        created: bool,
+        on_create: Callable[[Connection], object] | None,
     ) -> None:
         """Apply the migrations after ``have``, in the caller's write transaction."""
         for n in range(have + 1, SCHEMA_VERSION + 1):
@@ -406,7 +483,7 @@ class Database:
         if created and on_create is not None:
             on_create(c)
 
-    def _init_pg(self, on_create: Callable[[Any], object] | None) -> None:
+    def _init_pg(self, on_create: Callable[[Connection], object] | None) -> None:
         """Recognise, create or migrate the server's database, all in one transaction
         under the write lock (two replicas starting at once: one creates, one waits)."""
         with self.write("open") as c:
@@ -465,7 +542,7 @@ class Database:
                     "INSERT INTO settings (key, value) VALUES ('application', ?)", (pg.APPLICATION,)
                 )
 
-    def _init(self, on_create: Callable[[Any], object] | None) -> None:
+    def _init(self, on_create: Callable[[Connection], object] | None) -> None:
         con = self.con
         try:
             app_id = con.execute("PRAGMA application_id").fetchone()[0]
@@ -516,7 +593,7 @@ class Database:
         # WAL is a property of the file; set outside a transaction (no-op when it is already)
 
     @staticmethod
-    def _schema_version(c: sqlite3.Connection) -> int:
+    def _schema_version(c: Connection) -> int:
         has = c.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
         ).fetchone()

@@ -31,7 +31,6 @@ database; a failed change leaves it as it was.
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from roads_app.store.connection import (
     DB_NAME,
     MIGRATIONS,
     SCHEMA_VERSION,
+    Connection,
     Database,
     db_path,
     db_url,
@@ -65,6 +65,7 @@ __all__ = [
     "MIGRATIONS",
     "ROUND_ACTIONS",
     "SCHEMA_VERSION",
+    "Connection",
     "RequestKeyReused",
     "Saved",
     "ShoeEndedError",
@@ -104,7 +105,7 @@ class Store(Database):
         self.requests = Requests(self)
         self.tokens = Tokens(self)
 
-        def on_create(c: sqlite3.Connection) -> None:
+        def on_create(c: Connection) -> None:
             # the old files of a data folder go into that folder's own SQLite file only
             if (
                 url is not None or not old_files.import_old_files(c, self.shoes, self.bets)

@@ -7,13 +7,14 @@ answer is stored in the same transaction as the change it made.
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from roads_app.errors import StorageError
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now
+from roads_app.store.connection import Connection, Database, now
+
+_ANSWER = "SELECT fingerprint, status, body FROM api_requests WHERE key = ?"
 
 
 class RequestKeyReused(StorageError):
@@ -31,7 +32,10 @@ class Requests:
         key: str | None,
         fingerprint: str,
         shoe_id: str | None,
-        do: Callable[[sqlite3.Connection], tuple[int, dict[str, Any]]],
+        do: Callable[[Connection], tuple[int, dict[str, Any]]],
+        *,
+        ahead: Sequence[tuple[str, tuple[Any, ...]]] = (),
+        first: Callable[[], object] | None = None,
     ) -> tuple[int, dict[str, Any], bool]:
         """Run ``do`` (a change, given the open write transaction) once per ``key``.
 
@@ -39,12 +43,16 @@ class Requests:
         with the same key gets the first answer again (third item True) and changes
         nothing, whether the first one's answer was lost or not. A refused request
         (``do`` raises) stores nothing. A key reused for a different request is refused.
+
+        ``first`` runs before the key is looked up (the shoe must exist), inside the
+        transaction; ``ahead``: the reads ``first`` and ``do`` make first (`Database.write`).
         """
-        with self.db.write() as c:
+        reads = [*([(_ANSWER, (key,))] if key is not None else []), *ahead]
+        with self.db.write(ahead=reads) as c:
+            if first is not None:
+                first()
             if key is not None:
-                row = c.execute(
-                    "SELECT fingerprint, status, body FROM api_requests WHERE key = ?", (key,)
-                ).fetchone()
+                row = c.execute(_ANSWER, (key,)).fetchone()
                 if row is not None:
                     if row[0] != fingerprint:
                         raise RequestKeyReused(

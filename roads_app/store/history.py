@@ -7,13 +7,11 @@ history outlives a shoe purged from the trash.
 
 from __future__ import annotations
 
-import sqlite3
-
 import polars as pl
 
 from roads_app.errors import StorageError
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now
+from roads_app.store.connection import Connection, Database, now
 
 _LOG = (
     "INSERT INTO history (shoe, at, action, version, rounds, round, detail) "
@@ -54,7 +52,7 @@ class History:
 
     def log(
         self,
-        c: sqlite3.Connection,
+        c: Connection,
         shoe_id: str,
         action: str,
         version: int,
@@ -69,7 +67,7 @@ class History:
 
     def log_many(
         self,
-        c: sqlite3.Connection,
+        c: Connection,
         shoes: list[tuple[str, int]],
         action: str,
         detail: str | None = None,
@@ -113,7 +111,7 @@ class History:
         return out
 
     @staticmethod
-    def rounds_moved(c: sqlite3.Connection, shoe_id: str, since: int) -> bool:
+    def rounds_moved(c: Connection, shoe_id: str, since: int) -> bool:
         """Whether a change after version ``since`` changed the shoe's rounds."""
         return (
             c.execute(
@@ -125,7 +123,7 @@ class History:
         )
 
     @staticmethod
-    def rounds_at(c: sqlite3.Connection, shoe_id: str, version: int) -> int | None:
+    def rounds_at(c: Connection, shoe_id: str, version: int) -> int | None:
         """The shoe's round count at ``version`` (None if the history does not reach it)."""
         row = c.execute(
             "SELECT rounds FROM history WHERE shoe = ? AND version <= ? "
@@ -135,7 +133,7 @@ class History:
         return None if row is None else row[0]
 
     @staticmethod
-    def was_purged(c: sqlite3.Connection, shoe_id: str) -> bool:
+    def was_purged(c: Connection, shoe_id: str) -> bool:
         """Whether the shoe was ever here (its history outlives a purge)."""
         return (
             c.execute("SELECT 1 FROM history WHERE shoe = ? LIMIT 1", (shoe_id,)).fetchone()

@@ -8,7 +8,6 @@ leaving the files as they are; a brand-new dashboard with none gets the sample s
 from __future__ import annotations
 
 import logging
-import sqlite3
 from datetime import UTC, datetime
 
 from roads_app.bets.ledger import HISTORY_KINDS
@@ -16,12 +15,13 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.store import files
 from roads_app.store.bets import Bets
+from roads_app.store.connection import Connection
 from roads_app.store.shoes import Shoes
 
 log = logging.getLogger(__name__)
 
 
-def import_old_files(c: sqlite3.Connection, shoes: Shoes, bets: Bets) -> int:
+def import_old_files(c: Connection, shoes: Shoes, bets: Bets) -> int:
     """The old file store's shoes and bets, copied in (files untouched); how many.
 
     Runs inside the transaction that creates the database (``c``), so a new database
@@ -75,7 +75,7 @@ def import_old_files(c: sqlite3.Connection, shoes: Shoes, bets: Bets) -> int:
     return len(seen)
 
 
-def insert_samples(c: sqlite3.Connection, shoes: Shoes) -> None:
+def insert_samples(c: Connection, shoes: Shoes) -> None:
     """The sample shoes, inside the caller's write transaction."""
     from roads_app.store.samples import sample_shoes  # dealing them is needed only here
 

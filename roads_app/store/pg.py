@@ -14,11 +14,12 @@ log line and bug log. psycopg is imported only when a PostgreSQL URL is opened.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from roads_app.errors import StorageError, quote, shown_path
+from roads_app.errors import StorageError, quote, shown_path, url_passwords, url_without_password
 from roads_app.messages import Message
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ def is_url(text: str) -> bool:
 
 
 def shown(url: str) -> str:
-    """The URL as it may be printed: without its password, even when it is malformed.
+    """The URL as it may be printed: without its password (of the user part or of the
+    query, ``?password=``, which libpq takes too), even when it is malformed.
 
     >>> shown("postgresql://roads:s3cret@db.local:5433/floor")
     'postgresql://roads@db.local:5433/floor'
@@ -51,32 +53,9 @@ def shown(url: str) -> str:
     >>> shown("postgres://:pw@/x")
     'postgres://@/x'
     """
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return quote(url)
-    netloc, slash, path = rest.partition("/")
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = user.split(":", 1)[0] + "@" + host
-    if "?" in path:
-        path, _, query = path.partition("?")
-        kept = [p for p in query.split("&") if p and not p.lower().startswith("password=")]
-        path = path + ("?" + "&".join(kept) if kept else "")
-    return shown_path(f"{scheme}://{netloc}{slash}{path}")
-
-
-def password_of(url: str) -> str | None:
-    """The URL's password (to scrub it from a driver's text), if it has one."""
-    try:
-        parts = urlsplit(url)
-        pw = parts.password
-    except ValueError:
-        return None
-    if pw is None:
-        for p in parts.query.split("&"):
-            if p.lower().startswith("password="):
-                pw = unquote(p.split("=", 1)[1])
-    return unquote(pw) if pw else None
+    if "://" not in url:
+        return quote(url_without_password(url))
+    return shown_path(url_without_password(url))
 
 
 def check_url(url: str) -> str:
@@ -88,8 +67,9 @@ def check_url(url: str) -> str:
         return StorageError(Message("msg_db_url_bad", url=shown(url), why=why, form=form))
 
     scheme = url.partition("://")[0].lower()
-    if scheme not in SCHEMES:
-        raise bad(Message("msg_dburl_scheme", want="postgresql", scheme=quote(scheme[:20])))
+    if scheme not in SCHEMES:  # no URL at all may be a key/value string with a password
+        said = url_without_password(url).partition("://")[0]
+        raise bad(Message("msg_dburl_scheme", want="postgresql", scheme=quote(said[:20])))
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -109,10 +89,11 @@ def check_url(url: str) -> str:
 
 
 def scrub(text: str, url: str) -> str:
-    """A driver's text with the URL's password taken out (belt and braces: psycopg's
+    """A driver's text with the URL's passwords taken out (belt and braces: psycopg's
     connection errors name host and port, not the password)."""
-    pw = password_of(url)
-    return text.replace(pw, "***") if pw else text
+    for secret in sorted(url_passwords(url), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 @lru_cache(maxsize=512)
@@ -151,23 +132,54 @@ def for_postgresql(sql: str) -> str:
 
 _DEFERRED = ("INSERT", "UPDATE")
 
+Read = tuple[str, tuple[Any, ...]]
+"""A query of the store (``?`` placeholders) and its parameters."""
+
+
+class Rows:
+    """The rows of a read answered ahead (`PgConnection.begin`), read as a cursor's; or
+    the answer of a held write, not sent yet: no rows, ``rowcount`` -1 (unknown)."""
+
+    __slots__ = ("rowcount", "rows")
+    description = None  # the columns are the query's, known to its caller
+
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int = -1) -> None:
+        self.rows, self.rowcount = rows, rowcount
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return list(self.rows)
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.rows)
+
+
+_HELD = Rows([])
+
 
 class PgConnection:
     """A psycopg connection in autocommit mode, spoken to as the store speaks to sqlite3:
     ``execute``/``executemany`` with ``?`` placeholders, explicit ``BEGIN``/``COMMIT``.
 
-    Inside a write transaction (`begin`) the INSERTs and UPDATEs, whose results no caller
-    reads, are held and sent together, pipelined, before the next statement that answers
-    (a SELECT, a DELETE's row count) or with the COMMIT (`commit`): an append is then a
-    few round trips to the server, not one per statement. A failure among them fails the
-    transaction as it would have one statement earlier.
+    A write transaction is two round trips to the server when its caller knows what it
+    will read first (an API append: the key's answer, the shoe's version and gate):
+
+    * `begin` sends ``BEGIN``, the write lock and those reads together, pipelined; their
+      answers are kept and given to the same queries when the change asks them, until
+      the change writes (so a read never misses the change's own writes);
+    * the INSERTs and UPDATEs, whose results no caller reads, are held and sent together,
+      pipelined, before the next statement that answers (a SELECT not read ahead, a
+      DELETE's row count) or with the change's NOTIFYs and the COMMIT (`commit`). A
+      failure among them fails the transaction as it would have one statement earlier.
 
     A statement outside a transaction that finds the connection broken (the server
     restarted since) is sent again once on a new connection: nothing of it had run. Inside
     a transaction the failure stands (the change is refused whole and may be retried).
     """
 
-    __slots__ = ("_lost", "held", "lock_timeout_s", "raw", "url")
+    __slots__ = ("_lost", "held", "known", "lock_timeout_s", "raw", "url")
 
     def __init__(self, url: str, lock_timeout_s: float) -> None:
         import psycopg
@@ -175,6 +187,7 @@ class PgConnection:
         self.url, self.lock_timeout_s = url, lock_timeout_s
         self._lost = psycopg.OperationalError
         self.held: list[tuple[bool, str, Any]] | None = None
+        self.known: dict[Read, list[tuple[Any, ...]]] = {}
         self.raw = self._open()
 
     def _open(self) -> psycopg.Connection[Any]:
@@ -210,27 +223,46 @@ class PgConnection:
             for sql, params in tail:
                 self.raw.execute(sql.encode() if params is None else sql, params)  # type: ignore[arg-type]
 
-    def execute(self, sql: str, params: Any = ()) -> Any:
+    def execute(self, sql: str, params: Any = ()) -> Rows | psycopg.Cursor[Any]:
         if self.held is not None:
+            if self.known:
+                rows = self.known.get((sql, tuple(params)))
+                if rows is not None:
+                    return Rows(rows, len(rows))
+                if sql.lstrip()[:6].upper() != "SELECT":
+                    self.known = {}  # the change writes: later reads must see it
             if sql.lstrip()[:6].upper() in _DEFERRED:
                 self.held.append((False, pg_sql(sql), params))
-                return None  # nobody reads an INSERT's or UPDATE's cursor
+                return _HELD  # its result is known once it is sent
             self._send_held()
         return self._again(lambda: self.raw.execute(pg_sql(sql), params))
 
-    def executemany(self, sql: str, rows: Any) -> Any:
+    def executemany(self, sql: str, rows: Any) -> psycopg.Cursor[Any] | None:
         if self.held is not None:
+            self.known = {}
             self.held.append((True, pg_sql(sql), list(rows)))
             return None
         cur = self.raw.cursor()
         cur.executemany(pg_sql(sql), rows)  # type: ignore[arg-type]
         return cur
 
-    def begin(self, lock: int) -> None:
-        """``BEGIN`` and the write lock in one round trip; INSERTs and UPDATEs held after."""
-        self._again(
-            lambda: self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(lock)})".encode())
-        )  # type: ignore[arg-type]
+    def begin(self, lock: int, ahead: Sequence[Read] = ()) -> None:
+        """``BEGIN``, the write lock and the reads ``ahead`` in one round trip; INSERTs
+        and UPDATEs held after. The reads run once the lock is held, so they see what
+        the last writer committed, as the same queries asked later would."""
+        reads = list(dict.fromkeys((sql, tuple(params)) for sql, params in ahead))
+
+        def send() -> dict[Read, list[tuple[Any, ...]]]:
+            if not reads:
+                self.raw.execute(f"BEGIN; SELECT pg_advisory_xact_lock({int(lock)})".encode())  # type: ignore[arg-type]
+                return {}
+            with self.raw.pipeline():
+                self.raw.execute(b"BEGIN")  # type: ignore[arg-type]
+                self.raw.execute(f"SELECT pg_advisory_xact_lock({int(lock)})".encode())  # type: ignore[arg-type]
+                cursors = [self.raw.execute(pg_sql(sql), params) for sql, params in reads]
+            return {read: cur.fetchall() for read, cur in zip(reads, cursors, strict=True)}
+
+        self.known = self._again(send)
         self.held = []
 
     def commit(self, notes: dict[str, int]) -> None:
@@ -243,10 +275,10 @@ class PgConnection:
         try:
             self._send_held((*tail, ("COMMIT", None)))
         finally:
-            self.held = None
+            self.held, self.known = None, {}
 
     def rollback(self) -> None:
-        self.held = None
+        self.held, self.known = None, {}
         if not self.raw.closed:
             self.raw.execute(b"ROLLBACK")  # type: ignore[arg-type]
 

@@ -8,14 +8,13 @@ what it took in the history, so an undone round comes back exactly (`Rounds.redo
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import polars as pl
 
 from roads_app.errors import StorageError
 from roads_app.game.rounds import empty_rounds
 from roads_app.messages import Message
-from roads_app.store.connection import Database
+from roads_app.store.connection import Connection, Database
 from roads_app.store.frames import ROUND_COLS, frame_from_json, frame_of, row_json, rows_of
 from roads_app.store.history import History
 from roads_app.store.shoes import Shoes
@@ -37,11 +36,11 @@ class Rounds:
 
     def append(self, shoe_id: str, new: pl.DataFrame, expected: int | None) -> int:
         """Add rounds after the last one (INSERTs only); returns the new version."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             return self.append_in(c, shoe_id, new, expected)
 
     def append_in(
-        self, c: sqlite3.Connection, shoe_id: str, new: pl.DataFrame, expected: int | None
+        self, c: Connection, shoe_id: str, new: pl.DataFrame, expected: int | None
     ) -> int:
         """`append` inside a transaction the caller holds (`write`)."""
         version, n = self.shoes.checked(c, shoe_id, expected)
@@ -49,7 +48,7 @@ class Rounds:
 
     def _add(
         self,
-        c: sqlite3.Connection,
+        c: Connection,
         shoe_id: str,
         new: pl.DataFrame,
         version: int,
@@ -67,12 +66,10 @@ class Rounds:
 
     def undo(self, shoe_id: str, expected: int | None, count: int = 1) -> int:
         """Take back the last ``count`` rounds; each is kept in the history for `redo`."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             return self.undo_in(c, shoe_id, expected, count)
 
-    def undo_in(
-        self, c: sqlite3.Connection, shoe_id: str, expected: int | None, count: int = 1
-    ) -> int:
+    def undo_in(self, c: Connection, shoe_id: str, expected: int | None, count: int = 1) -> int:
         """`undo` inside a transaction the caller holds (`write`)."""
         version, n = self.shoes.checked(c, shoe_id, expected)
         if count > n:
@@ -98,7 +95,7 @@ class Rounds:
 
     def redo(self, shoe_id: str, expected: int | None) -> int:
         """Bring back the round last undone (the undo of an undo), from the history."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.checked(c, shoe_id, expected)
             back = self.redoable(shoe_id)
             if not back.height:
@@ -107,7 +104,7 @@ class Rounds:
 
     def edit(self, shoe_id: str, round_no: int, row: pl.DataFrame, expected: int | None) -> int:
         """Replace one round (a one-row rounds frame); the old content goes to the history."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.checked(c, shoe_id, expected)
             if not 1 <= round_no <= n:
                 raise StorageError(Message("msg_no_such_round", n=round_no, rounds=n))
@@ -127,7 +124,7 @@ class Rounds:
 
     def replace(self, shoe_id: str, rounds: pl.DataFrame, expected: int | None) -> int:
         """Every round at once (a change that is no append, undo or single edit)."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
             version, n = self.shoes.checked(c, shoe_id, expected)
             c.execute("DELETE FROM rounds WHERE shoe = ?", (shoe_id,))
             frame = rounds.with_columns(
@@ -156,15 +153,13 @@ class Rounds:
         if new.height == old.height:
             diff = [i for i in range(new.height) if not new.slice(i, 1).equals(old.slice(i, 1))]
             if not diff:
-                with self.db.write() as c:
+                with self.db.write(ahead=self.shoes.ahead(shoe_id)) as c:
                     return self.shoes.checked(c, shoe_id, expected)[0]
             if len(diff) == 1:
                 return self.edit(shoe_id, diff[0] + 1, new.slice(diff[0], 1), expected)
         return self.replace(shoe_id, new, expected)
 
-    def void_in(
-        self, c: sqlite3.Connection, shoe_id: str, round_no: int, expected: int | None
-    ) -> int:
+    def void_in(self, c: Connection, shoe_id: str, round_no: int, expected: int | None) -> int:
         """Void a round (a misdeal) inside a transaction the caller holds (`write`): it leaves
         the shoe, later rounds move up one, and the history keeps its content (``voided``)."""
         version, n = self.shoes.checked(c, shoe_id, expected)

@@ -11,7 +11,6 @@ goes through.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,7 @@ import polars as pl
 from roads_app.errors import RoundError, StorageError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, empty_rounds
 from roads_app.messages import Message
-from roads_app.store.connection import Database, now
+from roads_app.store.connection import Connection, Database, now
 from roads_app.store.files import check_shoe_id
 from roads_app.store.frames import (
     META_COLS,
@@ -55,6 +54,12 @@ LIST_SCHEMA: pl.Schema = pl.Schema(
 always null (kept so callers written for the file store still filter on it)."""
 
 
+_GATE = "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?"
+"""The row every checked change of a shoe reads first (`Shoes.current`)."""
+_VERSION = "SELECT version FROM shoes WHERE id = ? AND deleted IS NULL"
+"""A shoe's version while it is in the library (`Shoes.version`)."""
+
+
 class StaleShoeError(StorageError):
     """The shoe changed since the caller read it (another tab, server or the CLI wrote it)."""
 
@@ -85,7 +90,7 @@ class Shoes:
 
     def insert(
         self,
-        c: sqlite3.Connection,
+        c: Connection,
         meta: ShoeMeta,
         rounds: pl.DataFrame,
         action: str,
@@ -97,7 +102,7 @@ class Shoes:
 
     def insert_many(
         self,
-        c: sqlite3.Connection,
+        c: Connection,
         shoes: list[tuple[pl.DataFrame, ShoeMeta]],
         action: str,
         detail: str | None = None,
@@ -158,7 +163,7 @@ class Shoes:
             version = self.insert(c, meta, frame, action)
             return self.end_in(c, meta.id) if ended else version
 
-    def create_in(self, c: sqlite3.Connection, meta: ShoeMeta) -> int:
+    def create_in(self, c: Connection, meta: ShoeMeta) -> int:
         """`create` (no rounds yet) inside a transaction the caller holds (`write`)."""
         return self.insert(c, meta, empty_rounds(), "created")
 
@@ -173,18 +178,14 @@ class Shoes:
 
     # the gate every change goes through
 
-    def current(
-        self, c: sqlite3.Connection, shoe_id: str, *, playing: bool = False
-    ) -> tuple[int, int]:
+    def current(self, c: Connection, shoe_id: str, *, playing: bool = False) -> tuple[int, int]:
         """(version, rounds) of a shoe in the library; StorageError if missing or trashed.
 
         ``playing``: the change is to the shoe's play (rounds, bets), which an ended shoe
         refuses (`ShoeEndedError`): the one rule every door (a page, the CLI, the API)
         goes through. A rename or the trash still work on an ended shoe.
         """
-        row = c.execute(
-            "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?", (shoe_id,)
-        ).fetchone()
+        row = c.execute(_GATE, (shoe_id,)).fetchone()
         if row is None:
             raise StorageError(Message("msg_no_saved_shoe", id=repr(shoe_id), folder=self.db.place))
         if row[2] is not None:
@@ -193,7 +194,7 @@ class Shoes:
             raise ShoeEndedError(Message("msg_shoe_ended", name=quote(row[4] or shoe_id)))
         return int(row[0]), int(row[1])
 
-    def checked(self, c: sqlite3.Connection, shoe_id: str, expected: int | None) -> tuple[int, int]:
+    def checked(self, c: Connection, shoe_id: str, expected: int | None) -> tuple[int, int]:
         """Refuse if the rounds changed after version ``expected``, or the shoe has ended;
         (version, rounds) now."""
         version, n = self.current(c, shoe_id, playing=True)
@@ -209,7 +210,13 @@ class Shoes:
         return version, n
 
     @staticmethod
-    def bump(c: sqlite3.Connection, shoe_id: str, version: int, rounds: int) -> int:
+    def ahead(shoe_id: str) -> list[tuple[str, tuple[str]]]:
+        """The reads a checked change of a shoe makes first (its gate row, its version),
+        for `Database.write` to send with the write lock."""
+        return [(_GATE, (shoe_id,)), (_VERSION, (shoe_id,))]
+
+    @staticmethod
+    def bump(c: Connection, shoe_id: str, version: int, rounds: int) -> int:
         """The shoe's next version, with its round count and time of change; returns it."""
         c.execute(
             "UPDATE shoes SET version = ?, rounds = ?, updated = ? WHERE id = ?",
@@ -223,7 +230,7 @@ class Shoes:
         self, meta: ShoeMeta, expected: int | None = None, action: str = "changed"
     ) -> int:
         """Store a shoe's metadata (name, notes, rules...); its id says which shoe."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(meta.id)) as c:
             version, n = self.checked(c, meta.id, expected)
             old = self.meta_in(c, meta.id)
             m = meta_row(meta)
@@ -245,7 +252,7 @@ class Shoes:
             name = check_name(name)
         except RoundError as e:  # the store's callers get the store's error, same words
             raise StorageError(e.message) from None
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(shoe_id)) as c:
             version, n = self.current(c, shoe_id)
             old = self.meta_in(c, shoe_id)
             c.execute("UPDATE shoes SET name = ? WHERE id = ?", (name, shoe_id))
@@ -257,10 +264,10 @@ class Shoes:
         """End a shoe (the cut card's last hand was played, or the table closed it): it
         leaves the wall of live tables and its rounds and bets become read-only. Ending
         an ended shoe is refused. New version."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(shoe_id)) as c:
             return self.end_in(c, shoe_id)
 
-    def end_in(self, c: sqlite3.Connection, shoe_id: str) -> int:
+    def end_in(self, c: Connection, shoe_id: str) -> int:
         """`end` inside a transaction the caller holds (`write`)."""
         version, n = self.current(c, shoe_id, playing=True)
         version = self.bump(c, shoe_id, version, n)
@@ -270,7 +277,7 @@ class Shoes:
 
     def delete(self, shoe_id: str) -> int:
         """Move a shoe (with its bets) to the trash; `restore` brings it back. New version."""
-        with self.db.write() as c:
+        with self.db.write(ahead=self.ahead(shoe_id)) as c:
             version, n = self.current(c, shoe_id)
             version = self.bump(c, shoe_id, version, n)
             c.execute("UPDATE shoes SET deleted = ? WHERE id = ?", (now(), shoe_id))
@@ -317,7 +324,7 @@ class Shoes:
     # reading
 
     @staticmethod
-    def meta_in(c: sqlite3.Connection, shoe_id: str) -> ShoeMeta:
+    def meta_in(c: Connection, shoe_id: str) -> ShoeMeta:
         """A shoe's metadata inside the caller's transaction (the shoe must exist)."""
         row = c.execute(
             f"SELECT {', '.join(META_COLS)} FROM shoes WHERE id = ?", (shoe_id,)
@@ -338,7 +345,7 @@ class Shoes:
         with self.db.read() as c:
             return self.load_in(c, shoe_id)
 
-    def load_in(self, c: sqlite3.Connection, shoe_id: str) -> Saved:
+    def load_in(self, c: Connection, shoe_id: str) -> Saved:
         """`load` inside a transaction the caller holds (`read` or `write`)."""
         row = c.execute(
             f"SELECT {', '.join(META_COLS)}, version, ended, deleted FROM shoes WHERE id = ?",
@@ -354,9 +361,7 @@ class Shoes:
     def version(self, shoe_id: str) -> int | None:
         """The shoe's version now (None if missing or in the trash): one indexed lookup."""
         try:
-            row = self.db.con.execute(
-                "SELECT version FROM shoes WHERE id = ? AND deleted IS NULL", (shoe_id,)
-            ).fetchone()
+            row = self.db.con.execute(_VERSION, (shoe_id,)).fetchone()
         except self.db.errors as e:
             raise self.db.translate(e, "read") from None
         return None if row is None else int(row[0])
