@@ -533,19 +533,12 @@ def check_composition(rounds: pl.DataFrame, decks: int = 8, also_seen: Iterable[
     """Refuse a shoe that holds more copies of a card than its decks do."""
     counts = Counter(playing_cards.parse_card(c) for c in also_seen)
     if "player_cards" in rounds.columns and rounds.height:
-        seen = (
-            rounds.select(
-                pl.concat_list(
-                    pl.col("player_cards").fill_null([]), pl.col("banker_cards").fill_null([])
-                ).alias("c")
-            )
-            .explode("c")
-            .drop_nulls()
-            .group_by("c")
-            .len()
-        )
-        for code, n in seen.iter_rows():
-            counts[code] += n
+        # a shoe is at most `max_rounds` rounds (checked first): counting its few hundred
+        # cards in Python takes ~40 us, a Polars group-by ~0.4 ms a key press
+        for side in ("player_cards", "banker_cards"):
+            for cards in rounds[side].to_list():
+                if cards:
+                    counts.update(cards)
     over = [(c, n) for c, n in counts.items() if n > decks]
     if over:
         # the card that went over first, whatever order the counts came in (a group_by's
