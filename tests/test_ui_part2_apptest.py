@@ -57,8 +57,10 @@ def unescape(markdown: str) -> str:
 
 
 def text(at: AppTest) -> str:
-    """Everything the page says in markdown, captions, alerts."""
+    """Everything the page says in markdown, captions, alerts, and its own HTML (the round
+    counter, the bankroll)."""
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [h.value for h in at.html]
     parts += [e.value for e in (*at.error, *at.warning, *at.success, *at.info)]
     return "\n".join(shown(str(p)) for p in parts)
 
