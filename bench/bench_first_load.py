@@ -9,7 +9,11 @@ change in the machine's load falls on both, a new browser context (empty cache, 
 cookies) opens the shoe's page and is timed until the board shows every round. From
 the page's own clock: the HTML received, DOMContentLoaded (Streamlit's scripts run),
 the first paint, the first board drawn (the ``rd-drawn`` event), and the bytes the page
-fetched. Medians per checkout; the machine's load is printed.
+fetched; from Chromium's network events (CDP): when the page sent its first websocket
+message (the script run asked for) and when the first large one came back (the
+board's data), so the load splits into the page's files, the wait for the server's
+run, and the browser's rendering up to the drawn board. Medians per checkout; the
+machine's load (1-minute average) before each round of loads is printed.
 """
 
 from __future__ import annotations
@@ -77,11 +81,26 @@ class Checkout(AppServer):
         return self
 
 
+BOARD_DATA_BYTES = 20_000
+"""A websocket message this large from the server is the board's data (its spec)."""
+
+
 def first_load(browser: Browser, url: str, rounds: int) -> dict[str, float]:
     context = browser.new_context(viewport=VIEWPORT)
     try:
         page = context.new_page()
         page.add_init_script(DRAWN_JS)
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        net: dict[str, float] = {}
+        cdp.on("Network.requestWillBeSent", lambda e: net.setdefault("start", e["timestamp"]))
+        cdp.on("Network.webSocketFrameSent", lambda e: net.setdefault("ws", e["timestamp"]))
+
+        def received(e: dict) -> None:
+            if len(e["response"]["payloadData"]) >= BOARD_DATA_BYTES:
+                net.setdefault("data", e["timestamp"])
+
+        cdp.on("Network.webSocketFrameReceived", received)
         t0 = time.perf_counter()
         page.goto(url)
         wait_rounds(page, rounds, timeout_ms=120_000)
@@ -90,6 +109,8 @@ def first_load(browser: Browser, url: str, rounds: int) -> dict[str, float]:
             k: v / 1000 if k in ("html", "dcl", "paint", "drawn") and v else v
             for k, v in page.evaluate(TIMES_JS).items()
         }
+        for k in ("ws", "data"):
+            out[k] = net[k] - net["start"] if k in net and "start" in net else None
         return out
     finally:
         context.close()
@@ -119,21 +140,31 @@ def main() -> None:
             for url in urls:  # server warm: its first run imported and cached what it needs
                 first_load(browser, url, args.rounds)
             figures: list[list[dict[str, float]]] = [[] for _ in servers]
+            loads: list[float] = []
             for _ in range(args.runs):
+                loads.append(os.getloadavg()[0])
                 for i, url in enumerate(urls):
                     figures[i].append(first_load(browser, url, args.rounds))
             browser.close()
         finally:
             for s in servers:
                 s.stop()
-    print(f"load (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"load (1-minute average) before each round of loads: min {min(loads):.1f}, "
+        f"median {statistics.median(loads):.1f}, max {max(loads):.1f}; now (1, 5, 15 min): "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     for root, runs in zip(roots, figures, strict=True):
-        med = {k: statistics.median(r[k] for r in runs if r[k] is not None) for k in runs[0]}
+        med = {
+            k: statistics.median(v) if (v := [r[k] for r in runs if r[k] is not None]) else 0.0
+            for k in runs[0]
+        }
         print(
             f"{root}: {args.rounds}-round shoe, new browser, server warm, medians of "
             f"{len(runs)}: board shown {med['board_s']:.2f} s (html {med['html']:.2f}, "
-            f"DOMContentLoaded {med['dcl']:.2f}, first paint {med['paint']:.2f}, first "
-            f"board drawn {med['drawn']:.2f}); {med['kb']:.0f} KB in {med['files']:.0f} files;"
+            f"DOMContentLoaded {med['dcl']:.2f}, first paint {med['paint']:.2f}, run asked "
+            f"{med['ws']:.2f}, board's data {med['data']:.2f}, first board drawn "
+            f"{med['drawn']:.2f}); {med['kb']:.0f} KB in {med['files']:.0f} files;"
             f" each run: {' '.join(format(r['board_s'], '.2f') for r in runs)} s"
         )
 

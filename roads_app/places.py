@@ -1,6 +1,8 @@
-"""Where the rules live: the built-in tables and catalogue (package data) and the
-user's own folder beside them. Below every layer that reads them, so the good roads'
-catalogue (`roads_app.roads.good_roads`) finds its folder without the bets' tables.
+"""Where the package's files live: the built-in tables and catalogue (package data) and
+the user's own folder beside them; the pages' scripts, styles and fonts. Below every
+layer that reads them, so the good roads' catalogue (`roads_app.roads.good_roads`)
+finds its folder without the bets' tables, and the PNG scorecard (`roads_app.render`)
+finds the pages' font without the dashboard.
 """
 
 from __future__ import annotations
@@ -11,6 +13,11 @@ from pathlib import Path
 
 RULES_DIR: Path = Path(str(resources.files("roads_app.rules")))
 """The built-in tables (package data): `load_table("classic")` reads ``classic.toml`` here."""
+
+STATIC_DIR: Path = Path(str(resources.files("roads_app"))) / "ui" / "static"
+"""The pages' own scripts, style sheets, plotly.js and fonts (``fonts/``), package files
+read by path: the dashboard serves them (`roads_app.ui.page_head`), the scorecard draws
+with the font (`roads_app.render.fonts`)."""
 
 TABLES_ENV = "ROADS_APP_TABLES"
 """Environment variable naming the user tables folder (``roads-app --tables DIR`` sets it)."""

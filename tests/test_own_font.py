@@ -18,6 +18,7 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import Image
 
+from roads_app import places
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.render import fonts, scorecard
 from roads_app.ui import page_head
@@ -75,6 +76,14 @@ def test_a_word_added_without_its_glyphs_is_caught(tmp_path: Path):
     files = [catalogue, *tool.shown_files()[1:]]
     lacking, spare = unmatched(font_chars(), tool.shown_text(files))
     assert lacking == ["靐", "龘"] and spare == []
+
+
+def test_the_tool_writes_the_font_where_the_pages_and_the_scorecard_read_it():
+    """The tool runs without the package (a bare venv), so it names the static folder
+    itself: it must be the package's one (`places.STATIC_DIR`)."""
+    assert REPO / tool.STATIC == places.STATIC_DIR
+    assert tool.OUT_DIR / tool.FONT_NAME == fonts.FONT_FILE == page_head.CJK_FONT
+    assert tool.OUT_DIR / tool.CSS_NAME == page_head.CJK_CSS
 
 
 def test_the_style_sheet_is_the_tools_and_names_the_family_the_figures_ask_for():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from roads_app.places import STATIC_DIR
 from roads_app.ui import board_host, follow, page_head, plot_host, theme, wall_tile
 
 NODE = shutil.which("node")
@@ -60,7 +61,7 @@ def test_a_syntax_error_is_caught():
 def test_every_static_script_is_used():
     """No script in the folder is left out of what the page gets (and so unchecked)."""
     used = "".join(MODULES.values()) + page_head.head_script()
-    for path in page_head.STATIC.glob("*.js"):
+    for path in STATIC_DIR.glob("*.js"):
         if path.name != page_head.PLOTLY_BUNDLE.name:
             assert page_head.static_text(path.name) in used, path.name
 

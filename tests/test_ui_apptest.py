@@ -43,8 +43,10 @@ def open_app(shoe: str | None = None) -> AppTest:
 
 
 def header(at: AppTest) -> str:
-    """The scoreboard's header as a reader sees it: name, table and round count."""
-    return "\n".join(shown(m.value) for m in at.markdown)
+    """The scoreboard's header as a reader sees it: name, table and round count (the
+    counter is the page's own HTML, `board_view.round_count`)."""
+    counter = [h.value for h in at.html if "data-testid='round-count'" in h.value]
+    return "\n".join([*(shown(m.value) for m in at.markdown), *counter])
 
 
 def shown_round(at: AppTest) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,44 @@ def test_a_data_folder_that_is_a_file_is_refused(tmp_path: Path):
     blocker.write_text("not a folder")
     with pytest.raises(StorageError, match="cannot create the data folder"):
         serve.prepare_data_dir(blocker / "data")
+
+
+def _nodelay_of_accepted(bind: Callable[[str, int, int], socket.socket]) -> int:
+    """TCP_NODELAY of a connection as the dashboard's asyncio server holds it, on a socket
+    bound by ``bind`` (the server's own transport, as uvicorn gets it)."""
+    import asyncio
+
+    async def run() -> int:
+        got: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                got.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        listening = bind("127.0.0.1", 0, 8)
+        server = await asyncio.get_running_loop().create_server(Probe, sock=listening)
+        port = listening.getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            return await asyncio.wait_for(got, 10)
+        finally:
+            writer.close()
+            server.close()
+
+    return asyncio.run(run())
+
+
+def test_the_dashboard_sends_small_answers_at_once(monkeypatch: pytest.MonkeyPatch):
+    """Nagle's algorithm is off on the dashboard's connections
+    (`launch.send_small_answers_at_once`): with it on, an answer written as headers then
+    body waited 40 ms for the browser's delayed acknowledgement on every reused
+    connection (`bench/bench_first_load.py`)."""
+    from streamlit.web.server.starlette import starlette_server
+
+    from roads_app.ui import launch
+
+    monkeypatch.setattr(starlette_server, "_bind_socket", starlette_server._bind_socket)
+    launch.send_small_answers_at_once()
+    assert _nodelay_of_accepted(starlette_server._bind_socket) != 0

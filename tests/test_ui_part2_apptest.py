@@ -57,8 +57,10 @@ def unescape(markdown: str) -> str:
 
 
 def text(at: AppTest) -> str:
-    """Everything the page says in markdown, captions, alerts."""
+    """Everything the page says in markdown, captions, alerts, and its own HTML (the round
+    counter, the bankroll)."""
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [h.value for h in at.html]
     parts += [e.value for e in (*at.error, *at.warning, *at.success, *at.info)]
     return "\n".join(shown(str(p)) for p in parts)
 
@@ -303,6 +305,18 @@ def test_replay_bets_settle_as_the_position_moves(data: Path) -> None:
 
 
 # --- the bet panel on the scoreboard --------------------------------------------------
+
+
+def test_the_scoreboard_sends_no_markdown_with_html(data: Path) -> None:
+    """Markdown with HTML allowed makes a new browser fetch and run Markdown's HTML parser
+    (rehype-raw, 184 kB) before the first board: the scoreboard's own HTML (the round
+    counter, the bankroll line) goes through ``st.html``."""
+    at = app("scoreboard")
+    at.button(key="bets_bet_player").click().run()  # a bet: the bankroll line has numbers
+    at.button(key="btn_P").click().run()
+    no_exceptions(at)
+    assert position(at) == 1 and bankroll(at) > 1000
+    assert [m.value for m in at.markdown if m.proto.allow_html] == []
 
 
 def test_scoreboard_bets_settle_on_the_round_entered_and_a_void_refunds(data: Path) -> None:

@@ -33,7 +33,10 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-OUT_DIR = REPO / "roads_app" / "ui" / "static" / "fonts"
+STATIC = Path("roads_app/ui/static")
+"""The pages' static folder in a checkout (the package's is `roads_app.places.STATIC_DIR`:
+this tool runs in a bare venv without the package, so it cannot import it)."""
+OUT_DIR = REPO / STATIC / "fonts"
 FONT_NAME = "roads-cjk.otf"
 CSS_NAME = "roads-cjk.css"
 SOURCE_PACKAGE = "pylopdf_fonts_zh_cn"
@@ -85,7 +88,7 @@ def shown_files(repo: Path = REPO) -> list[Path]:
         repo / "roads_app" / "i18n.toml",
         *sorted((rules / "good_roads").glob("*.toml")),
         *sorted(rules.glob("*.toml")),
-        *sorted((repo / "roads_app" / "ui" / "static").glob("*.css")),
+        *sorted((repo / STATIC).glob("*.css")),
     ]
 
 

@@ -25,6 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from roads_app.places import STATIC_DIR
+
 CJK_FAMILY = "Roads CJK"
 """The family the page's CJK face is declared under (CJK ranges only)."""
 TEXT_FONT = f'"{CJK_FAMILY}", sans-serif'
@@ -32,7 +34,7 @@ TEXT_FONT = f'"{CJK_FAMILY}", sans-serif'
 MARK_FONT = f'"{CJK_FAMILY}", "Arial Black", Arial'
 """The letters in the marks (B/P/T, 庄/闲/和)."""
 
-FONT_DIR = Path(__file__).resolve().parents[1] / "ui" / "static" / "fonts"
+FONT_DIR = STATIC_DIR / "fonts"
 """The folder of the subset (``roads-cjk.otf``), the very file the pages serve: a file
 of the package, read by path (the drawing does not import the dashboard)."""
 FONT_FILE = FONT_DIR / "roads-cjk.otf"

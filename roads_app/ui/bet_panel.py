@@ -12,6 +12,7 @@ A bet the table no longer takes (its closing round passed) is shown disabled wit
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,17 +151,16 @@ def render_bet_panel(
 
         held = BL.settle_log(bets, rounds, table, upto=pos - 1)
         held_curve = BL.bankroll(held, start, pos - 1)
-        st.markdown(
+        st.html(
             held_pair(
                 f"{key}-bank",
                 pos,
                 _bankroll_line(held, held_curve, "-held"),
                 _bankroll_line(settled, curve),
-            ),
-            unsafe_allow_html=True,
+            )
         )
     else:
-        st.markdown(_bankroll_line(settled, curve), unsafe_allow_html=True)
+        st.html(_bankroll_line(settled, curve))
 
     st.segmented_control(
         tr("chip"),
@@ -405,12 +405,17 @@ def _render_actions(at: _Place, allow_void: bool) -> None:
 
 
 def _bankroll_line(settled: pl.DataFrame, curve: pl.DataFrame, testid: str = "") -> str:
-    """Bankroll, net and stakes on the table (``testid`` marks a held copy's numbers)."""
+    """Bankroll, net and stakes on the table (``testid`` marks a held copy's numbers), as
+    HTML of our own words (escaped) and numbers: shown by ``st.html``, not Markdown with
+    HTML allowed, whose HTML parser (rehype-raw) a new browser fetched for it alone."""
     tot = BL.totals(settled)
+    word = {k: html.escape(tr(k)) for k in ("bankroll", "net", "on_the_table")}
     return (
-        f"{tr('bankroll')} <b data-testid='bankroll{testid}'>{curve['bankroll'][-1]:,.2f}</b>"
-        f" · {tr('net')} <b data-testid='bet-net{testid}'>{tot['net']:+,.2f}</b> · "
-        f"{tr('on_the_table')} <b data-testid='bet-pending{testid}'>{tot['pending']:,.0f}</b>"
+        f"<div class='rd-bank'>{word['bankroll']} "
+        f"<b data-testid='bankroll{testid}'>{curve['bankroll'][-1]:,.2f}</b>"
+        f" · {word['net']} <b data-testid='bet-net{testid}'>{tot['net']:+,.2f}</b> · "
+        f"{word['on_the_table']} "
+        f"<b data-testid='bet-pending{testid}'>{tot['pending']:,.0f}</b></div>"
     )
 
 

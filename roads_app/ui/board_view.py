@@ -112,7 +112,7 @@ def held_css(before: str, after: str, round_no: int) -> str:
 
 
 def held_pair(name: str, round_no: int, before: str, after: str) -> str:
-    """HTML (or Markdown with HTML) showing ``before`` until round ``round_no``'s reveal
+    """HTML showing ``before`` until round ``round_no``'s reveal
     has ended, then ``after``: both copies and the rule choosing between them in one
     element, so no frame can show a copy whose rule has not arrived yet. The copies'
     classes are ``<name>-a-<round>`` and ``<name>-b-<round>``."""
@@ -262,13 +262,10 @@ def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
     plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)
 
 
-def round_count(text: str, heading: bool = False) -> None:
+def round_count(text: str) -> None:
     """The round counter (``data-testid="round-count"``, which tests read) in an HTML
-    element of its own, beside the name: our own words only, never a name (names are
-    shown through `words.md_text`, without HTML)."""
-    head = "#### " if heading else ""
-    st.markdown(
-        f"{head}<span data-testid='round-count'>{html.escape(text)}</span>",
-        unsafe_allow_html=True,
-        width="content",
-    )
+    element of its own, beside the name: our own words only, escaped, never a name
+    (names are shown through `words.md_text`, without HTML). Through ``st.html``, not
+    Markdown with HTML allowed: that one element made a new browser fetch and run
+    Markdown's HTML parser (rehype-raw, 184 kB) before the first board."""
+    st.html(f"<span data-testid='round-count'>{html.escape(text)}</span>", width="content")

@@ -481,10 +481,10 @@ def shoe_fragment() -> None:
         decks=state.meta.decks,
         six=pays_six_apart(state.meta.rules),
     )
-    render_quick_entry(state)
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
         return
+    render_quick_entry(state)
     side_by_side = (drawn.width or board.DEFAULT_WIDTH_PX) >= SIDE_BY_SIDE_PX
     if side_by_side:
         main, side = st.columns([1.25, 1], gap="medium")
@@ -557,10 +557,14 @@ FIRST_KEY = "roads_app.board_first"
 
 def board_first() -> bool:
     """Whether this is the scoreboard's first run in a browser (the page sent its
-    window's width), which sends the board and the result keys alone; the page asks for
-    the rest once it has them (`board_host.mount`). Why: the browser's first rendering of
-    the whole page (entry tabs, bet panel, statistics, odds) took 0.6-0.7 s before the
-    board's element could draw, and the board is what the page is opened for."""
+    window's width), which sends the board alone (and the key component: a result key
+    works from the start); the page asks for the rest once it has drawn it
+    (`board_host.mount`). Why: the browser's first rendering of the whole page (entry
+    tabs, bet panel, statistics, odds) took 0.6-0.7 s before the board's element could
+    draw, and the board is what the page is opened for. The entry buttons and toggles
+    under the board come with the rest too: rendering them (and fetching their code)
+    in the first run held the board's drawing back by another 0.25-0.35 s on a loaded
+    machine (`bench/bench_first_load.py`)."""
     if st.session_state.get(FIRST_KEY) or board_host.viewport_width() is None:
         return False
     st.session_state[FIRST_KEY] = True

@@ -69,40 +69,73 @@ def preload() -> None:
         print(f"note: odds not warmed up: {e}", file=sys.stderr)
 
 
-def serve_early_keys(folder: Path) -> None:
+def serve_early_keys(folder: Path) -> Path:
     """Have Streamlit serve its page with the key queue in it (`page_head`), from
-    ``folder``, so a key pressed before the app has connected is kept."""
+    ``folder``, so a key pressed before the app has connected is kept. Returns the
+    folder served."""
     from streamlit import file_util
 
     from roads_app.ui.page_head import serve_with_early_keys
 
     served = serve_with_early_keys(Path(file_util.get_static_dir()), folder / "static")
     file_util.get_static_dir = lambda: str(served)  # what Streamlit's static route reads
+    return served
 
 
-def serve_follow_route(data_dir: Path) -> None:
+def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
     """Serve ``/_roads/follow`` (`roads_app.ui.follow`) and ``/_roads/tile``
     (`roads_app.ui.wall_tile`) beside Streamlit's own routes, so pages follow the store
-    through the process's one watcher instead of each polling.
+    through the process's one watcher instead of each polling; and the files of the
+    ``served`` folder (`serve_early_keys`) from memory (`roads_app.ui.assets`).
     Streamlit builds its routes in `create_streamlit_routes`; ours go first, ahead of its
     catch-all static route, under the same base URL path."""
     from starlette.routing import Route
     from streamlit import config
     from streamlit.web.server.starlette import starlette_app
 
-    from roads_app.ui import follow, wall_tile
+    from roads_app.ui import assets, follow, wall_tile
 
     original = starlette_app.create_streamlit_routes
+    asset_routes = assets.routes(served) if served is not None else []
 
     def with_ours(runtime: object) -> list:
         base = (config.get_option("server.baseUrlPath") or "").strip("/")
         ours = [
             Route(f"/{base}{r.path}" if base else r.path, r.endpoint, methods=["GET"])
-            for r in [*follow.routes(data_dir), *wall_tile.routes(data_dir)]
+            for r in [*follow.routes(data_dir), *wall_tile.routes(data_dir), *asset_routes]
         ]
         return [*ours, *original(runtime)]  # type: ignore[arg-type]
 
     starlette_app.create_streamlit_routes = with_ours
+
+
+def send_small_answers_at_once() -> None:
+    """Every connection to the server sends what it is given at once (``TCP_NODELAY``).
+
+    Why: Streamlit binds its listening socket itself, created without naming TCP
+    (``socket.socket(family)``, so its ``proto`` is 0), and asyncio turns Nagle's
+    algorithm off only on sockets whose ``proto`` says TCP. So every answer written in
+    two parts (the headers, then the body: every file, every health check) waited for
+    the browser's delayed acknowledgement of the first part, 40 ms on Linux, on each
+    reused connection: about 85 files over the browser's six connections, some 0.5 s of
+    a new browser's first load spent waiting on nothing; and the websocket's small
+    messages too. Set on the listening socket, the option is inherited by every socket
+    it accepts. A Streamlit without that function (it moved) is left as it is:
+    `tests/test_launch.py` says so."""
+    import socket
+
+    from streamlit.web.server.starlette import starlette_server
+
+    bind = getattr(starlette_server, "_bind_socket", None)
+    if bind is None:
+        return
+
+    def bind_nodelay(address: str, port: int, backlog: int) -> socket.socket:
+        sock = bind(address, port, backlog)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    starlette_server._bind_socket = bind_nodelay
 
 
 if __name__ == "__main__":  # the child process: ``python -m roads_app.ui.launch run app.py ...``
@@ -115,6 +148,7 @@ if __name__ == "__main__":  # the child process: ``python -m roads_app.ui.launch
     gc.freeze()  # what preload built lives as long as the server: no collection scans it
     sys.argv = ["streamlit", *sys.argv[1:]]
     with tempfile.TemporaryDirectory(prefix="roads-app-page-") as page_dir:  # gone on exit
-        serve_early_keys(Path(page_dir))
-        serve_follow_route(Path(os.environ.get(DATA_ENV) or "data").resolve())
+        send_small_answers_at_once()
+        served = serve_early_keys(Path(page_dir))
+        serve_follow_route(Path(os.environ.get(DATA_ENV) or "data").resolve(), served)
         sys.exit(streamlit_cli.main())

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from roads_app.places import STATIC_DIR
 from roads_app.render.fonts import FONT_DIR, FONT_FILE
 
 KEYS = ("b", "p", "t", "u")
@@ -52,13 +53,11 @@ or off gives the same entry): 1 Player, 2 Banker, 3 Tie, 4 and 5 the pairs, minu
 MARK = "roads-app-early-keys"
 """The id of the inline script tag (tests and a second injection look for it)."""
 
-STATIC = Path(__file__).with_name("static")
-"""The package's own scripts and styles (``static/*.js``, ``*.css``), and plotly.js."""
-
 
 def static_text(name: str) -> str:
-    """A script or style sheet of the package, as text (for the page or a component)."""
-    return (STATIC / name).read_text(encoding="utf-8")
+    """A script or style sheet of the package (`STATIC_DIR`), as text (for the page or a
+    component)."""
+    return (STATIC_DIR / name).read_text(encoding="utf-8")
 
 
 QUEUE_JS = static_text("page_head.js")
@@ -88,7 +87,7 @@ PREFETCH_ID = "roads-app-plotly-prefetch"
 """The id of the head's prefetch link (not `PLOTLY_ID`: that is the script's)."""
 
 
-PLOTLY_BUNDLE = STATIC / "plotly-basic.min.js"
+PLOTLY_BUNDLE = STATIC_DIR / "plotly-basic.min.js"
 """plotly.js's own "basic" bundle (scatter, bar, pie: all the board and the rank chart
 draw), MIT-licensed (``plotly-basic.LICENSE`` beside it), shipped with the package: the
 ``plotly`` package's full bundle is four times its size, and the browser spent 1.5-2 s
@@ -104,7 +103,7 @@ CJK_CSS = FONT_DIR / "roads-cjk.css"
 FONT_SRC = "./roads-app-cjk.otf"
 FONT_CSS_SRC = "./roads-app-cjk.css"
 FONT_ID = "roads-app-cjk"
-FAVICON = STATIC / "favicon.png"
+FAVICON = STATIC_DIR / "favicon.png"
 """The tab's icon, a file of the package (a Material icon name was fetched from the network)."""
 
 

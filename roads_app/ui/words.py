@@ -17,11 +17,11 @@ import streamlit as st
 
 from roads_app import messages
 from roads_app.i18n import DEFAULT, word
+from roads_app.places import STATIC_DIR
 from roads_app.render import flags
 from roads_app.roads.stats import FlagCount
 from roads_app.ui.board_view import lang
 from roads_app.ui.folder import scrub
-from roads_app.ui.page_head import STATIC
 
 
 class Md(str):
@@ -127,10 +127,6 @@ def flag_note(counts: Mapping[str, FlagCount], group: str) -> str:
     return flags.flag_note(counts, group, lang())
 
 
-CHROME = STATIC
-"""Where `widget_chrome` finds ``chrome.<lang>.css``."""
-
-
 def widget_chrome() -> None:
     """Streamlit's own widget words in the page's language, where Streamlit offers no
     parameter for them (the file uploader's button and size line): a static style sheet
@@ -142,5 +138,5 @@ def widget_chrome() -> None:
 
 @cache
 def _chrome_css(language: str) -> str:
-    path = CHROME / f"chrome.{language}.css"
+    path = STATIC_DIR / f"chrome.{language}.css"
     return path.read_text(encoding="utf-8") if path.is_file() else ""

@@ -762,6 +762,8 @@ def test_a_phone_board_shows_that_the_shoe_starts_further_left_and_cuts_on_a_cel
     shoe = dealt_shoe(app_server)
     context, page = on_a_phone(browser, f"{app_server.url}/?shoe={shoe}", 81)
     try:
+        # the result buttons come with the rest of the page, right after the board
+        page.locator(".st-key-btn_undo button").wait_for()
         # the board opens scrolled to its newest columns, cut on a cell: wait for that state
         # (the scroll is set after the board's first layout, which a loaded machine delays)
         page.wait_for_function(

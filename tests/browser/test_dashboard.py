@@ -315,9 +315,10 @@ def test_a_press_draws_the_board_it_gives_once_and_nothing_ahead(app_server: App
 def test_the_board_comes_first_and_the_rest_of_the_page_even_if_its_request_is_lost(
     app_server: AppServer, page: Page
 ):
-    """The first run sends the board alone; the page then asks for the rest. Every message
-    the page sends after its first one is dropped until the board is drawn (its width
-    report, its first request for more): the page must ask again and get the rest."""
+    """The first run sends the board alone (not even the entry buttons: the keys work);
+    the page then asks for the rest. Every message the page sends after its first one is
+    dropped until the board is drawn (its width report, its first request for more): the
+    page must ask again and get the rest."""
     dealt = deal_shoe(11, ShoeOptions(decks=8), 0)
     sh.save_shoe(dealt.rounds.head(30), dealt.meta, app_server.data_dir)
     sent, dropping = [0], [True]
@@ -337,12 +338,15 @@ def test_the_board_comes_first_and_the_rest_of_the_page_even_if_its_request_is_l
     page.goto(f"{app_server.url}/?shoe={dealt.meta.id}")
     wait_rounds(page, 30)
     tabs = page.locator('[data-testid="stTab"]')
-    assert tabs.count() == 0  # the board and the result keys came alone
+    assert tabs.count() == 0  # the board came alone
+    buttons = page.locator(".st-key-btn_B button")
+    assert buttons.count() == 0  # the entry buttons come with the rest (`board_first`)
     deadline = time.monotonic() + 15
     while sent[0] < 2 and time.monotonic() < deadline:  # until its width report is lost
         page.wait_for_timeout(20)
     dropping[0] = False
     tabs.first.wait_for(timeout=15_000)  # asked again, and the rest came
+    buttons.wait_for(timeout=15_000)
     assert sent[0] > 1
     wait_idle(page)
     assert round_count(page) == 30 and board_meta(page)["bead_plate"]["marks"] == 30
