@@ -30,7 +30,7 @@ from roads_app.errors import StrategyError, whole_number
 from roads_app.game.hand import Winner
 from roads_app.game.shoe import check_seed, deal_shoe, most_hands
 from roads_app.messages import Message
-from roads_app.sim import cluster, kernel, session
+from roads_app.sim import cluster, kernel, report, session
 from roads_app.sim.measures import (
     STOP,
     STOPS,
@@ -453,7 +453,7 @@ class Backtest:
     strategy: Strategy
     resolved: Resolved
     table: Table
-    source: str  # "simulated seed 7, 1,000 shoes" or "saved shoes in data/"
+    source: str  # where the shoes came from, in words (`report.simulated_source`, ...)
     engine: str
     run: Run
     summary: Summary
@@ -473,32 +473,6 @@ class Backtest:
             "seconds": round(self.seconds, 3),
             "hands_per_second": round(s.hands / self.seconds) if self.seconds > 0 else None,
         }
-
-    def text(self, say: Say) -> str:
-        """A short plain-text report for the terminal, the verdict in ``say``'s words."""
-        s = self.summary
-        lines = [
-            f"{self.strategy.label} on {self.table.title}, {self.source} ({self.engine} engine)",
-            f"hands {s.hands:,}  bets {s.bets:,}  wagered {s.wagered:,.2f}  net {s.net:+,.2f}",
-        ]
-        if s.ev is not None:
-            ci = f"  95% CI [{pct(s.ci[0])}, {pct(s.ci[1])}]" if s.ci else ""
-            ex = f"  exact {pct(s.exact_ev)}" if s.exact_ev is not None else ""
-            lines.append(f"EV per unit wagered {pct(s.ev)}{ci}{ex}")
-        lines.append(
-            f"risk of ruin {s.risk_of_ruin:.2%}  mean final bankroll {s.mean_final:,.2f} "
-            f"(start {self.resolved.bankroll:,.2f})  stops: "
-            + ", ".join(f"{k} {v:,}" for k, v in s.stops.items() if v)
-        )
-        if s.unsettled:
-            lines.append(
-                f"{s.unsettled:,} bets were not placed: their shoes lack the cards or totals "
-                "to settle them (entered by winner only)"
-            )
-        lines.append(say(s.verdict))
-        if self.seconds > 0:
-            lines.append(f"{self.seconds:.2f} s, {s.hands / self.seconds:,.0f} hands/s")
-        return "\n".join(lines)
 
 
 def backtest(
@@ -547,10 +521,10 @@ def backtest(
             rows=rows,
             progress=progress,
         )
-        source = f"simulated seed {seed}, {shoes:,} shoes"
+        source = report.simulated_source(seed, shoes)
     elif saved is not None:
         run = run_saved(strategy, resolved, table, saved, n_paths=n_paths, progress=progress)
-        source, engine = f"{run.per_shoe.height} saved shoes in {saved.where}", "plain"
+        source, engine = report.saved_source(run.per_shoe.height, saved.where), "plain"
     else:
         if seed is None or shoes is None:
             raise StrategyError(Message("msg_backtest_needs_seed"))
@@ -581,7 +555,7 @@ def backtest(
                 n_paths=n_paths,
                 progress=progress,
             )
-        source = f"simulated seed {seed}, {shoes:,} shoes"
+        source = report.simulated_source(seed, shoes)
     seconds = time.perf_counter() - start
     return Backtest(
         strategy,
