@@ -54,7 +54,7 @@ from roads_app.game.shoe import (
     hand_start,
     most_hands,
 )
-from roads_app.jit_cache import depends_on
+from roads_app.jit_cache import depends_on, load_lean
 from roads_app.roads import derived, good_roads
 from roads_app.sim import pcg64, session
 from roads_app.sim.pcg64 import halves as _halves
@@ -250,6 +250,7 @@ def _deal_cells(order: np.ndarray, deal: Deal, hands: session.Hands) -> int:
     return h
 
 
+@load_lean
 @njit(cache=True, parallel=True)
 def _run_kernel(
     starts: np.ndarray,  # [shoes, 2] uint64: each shoe's PCG64 state (hi, lo)
