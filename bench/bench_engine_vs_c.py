@@ -1,6 +1,7 @@
 """The engine against a plain compiled C dealer of the same 8-deck shoes, one thread each.
 
 Run: .venv/bin/python bench/bench_engine_vs_c.py [--shoes 200000] [--rounds 5]
+[--against DIR]
 
 The C dealer (`bench/dealer.c`, built here with ``gcc -O2``) only deals: the PCG64
 stream, Fisher-Yates, burn, cut card and the drawing tables, and counts hands. The
@@ -9,13 +10,20 @@ too, so the ratio (engine hands/s ÷ dealer hands/s) says what the session costs
 of dealing. Both deal the very same shoes: the run stops if their hand counts differ.
 The drawing tables and card values are written into the C build from `roads_app.game`,
 so the dealer restates no rule. Runs alternate (dealer, engine, dealer, ...) so a change
-in the machine's load falls on both; the figure is the median of the rounds.
+in the machine's load falls on both; the figure is the median of the rounds. On a
+machine shared with other work, wall time says more about the others than about the
+code: the CPU-second figures (the dealer's from the child's rusage, the engine's from
+time.process_time, one thread each) are printed beside it. ``--against DIR`` times
+another checkout's engine too, in the same rounds; each engine runs in a child process
+of its checkout (its own ``.venv`` if it has one).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -28,10 +36,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.bench_engine import plan
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
 from roads_app.game.shoe import BURN_BY_CARD, POINTS_BY_CARD
-from roads_app.sim import kernel
 
 HERE = Path(__file__).resolve().parent
 
@@ -59,9 +65,20 @@ def build(folder: Path) -> Path:
     return exe
 
 
+def child_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_c(exe: Path, seed: int, shoes: int) -> tuple[float, int]:
+    return run_c_cpu(exe, seed, shoes)[:2]
+
+
+def run_c_cpu(exe: Path, seed: int, shoes: int) -> tuple[float, int, float]:
+    """(wall seconds, hands, CPU seconds) of the C dealer on ``shoes`` shoes."""
     st = np.random.PCG64(seed).state["state"]
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), child_cpu()
     out = subprocess.run(
         [str(exe), str(st["state"]), str(st["inc"]), str(shoes), "8", "14"],
         capture_output=True,
@@ -69,13 +86,32 @@ def run_c(exe: Path, seed: int, shoes: int) -> tuple[float, int]:
         check=True,
     )
     dt = time.perf_counter() - t
-    return dt, int(out.stdout.split()[0])
+    return dt, int(out.stdout.split()[0]), child_cpu() - cpu
 
 
-def run_engine(p: kernel.Plan, seed: int, shoes: int) -> tuple[float, int]:
-    t = time.perf_counter()
-    r = kernel.run_fast(p, seed, shoes, chunk=65536)
-    return time.perf_counter() - t, int(r.hands.sum())
+CHILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from bench.bench_engine import plan
+from roads_app.sim import kernel
+kernel.set_threads(1)
+p = plan("flat", bet="banker")
+kernel.run_fast(p, {seed}, 100)  # compile or load the cached code, untimed
+t, cpu = time.perf_counter(), time.process_time()
+r = kernel.run_fast(p, {seed}, {shoes}, chunk=65536)
+print(json.dumps([time.perf_counter() - t, int(r.hands.sum()), time.process_time() - cpu]))
+"""
+
+
+def run_other(root: Path, seed: int, shoes: int) -> tuple[float, int, float]:
+    """(wall seconds, hands, CPU seconds) of ``root``'s engine on ``shoes`` shoes, in a
+    child process with its code first (each checkout alike)."""
+    venv = root / ".venv" / "bin" / "python"
+    python = str(venv) if venv.exists() else sys.executable
+    code = CHILD.format(root=str(root), seed=seed, shoes=shoes)
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    wall, hands, cpu = json.loads(out.stdout.strip().splitlines()[-1])
+    return wall, hands, cpu
 
 
 def main() -> None:
@@ -83,28 +119,38 @@ def main() -> None:
     ap.add_argument("--shoes", type=int, default=200_000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--against", type=Path, help="another checkout's engine too, interleaved")
     args, _ = ap.parse_known_args()
-    kernel.set_threads(1)
-    p = plan("flat", bet="banker")
-    kernel.run_fast(p, args.seed, 100)  # compile or load the cached code
-    c_rate, e_rate = [], []
+    roots = [HERE.parent, *([args.against.resolve()] if args.against else [])]
+    for root in roots:
+        run_other(root, args.seed, 100)  # compiled code cached, outside the timing
+    c_wall: list[float] = []
+    c_cpu: list[float] = []
+    got: dict[Path, list[tuple[float, float]]] = {r: [] for r in roots}
     with tempfile.TemporaryDirectory() as d:
         exe = build(Path(d))
         for _ in range(args.rounds):
-            dt_c, hands_c = run_c(exe, args.seed, args.shoes)
-            dt_e, hands_e = run_engine(p, args.seed, args.shoes)
-            if hands_c != hands_e:
-                sys.exit(f"not the same shoes: C dealt {hands_c} hands, the engine {hands_e}")
-            c_rate.append(hands_c / dt_c)
-            e_rate.append(hands_e / dt_e)
-    c, e = statistics.median(c_rate), statistics.median(e_rate)
+            dt_c, hands_c, cpu_c = run_c_cpu(exe, args.seed, args.shoes)
+            c_wall.append(hands_c / dt_c)
+            c_cpu.append(hands_c / cpu_c)
+            for root in roots:
+                dt_e, hands_e, cpu_e = run_other(root, args.seed, args.shoes)
+                if hands_c != hands_e:
+                    sys.exit(f"not the same shoes: C dealt {hands_c} hands, {root} {hands_e}")
+                got[root].append((hands_e / dt_e, hands_e / cpu_e))
+    c, cc = statistics.median(c_wall), statistics.median(c_cpu)
     print(
-        f"load average {os.getloadavg()[0]:.2f}; {args.shoes:,} shoes x {args.rounds} rounds, "
-        f"1 thread each"
+        f"load (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+        f"{args.shoes:,} shoes x {args.rounds} rounds, 1 thread each"
     )
-    print(f"C dealer (deal only)        {c / 1e6:6.2f} M hands/s")
-    print(f"engine, flat Banker         {e / 1e6:6.2f} M hands/s")
-    print(f"engine / dealer             {e / c:6.2f}x")
+    print(f"C dealer (deal only)  {c / 1e6:6.2f} M hands/s  {cc / 1e6:6.2f} M per CPU-s")
+    for root in roots:
+        e = statistics.median(w for w, _ in got[root])
+        ec = statistics.median(x for _, x in got[root])
+        print(
+            f"{root}: flat Banker {e / 1e6:6.2f} M hands/s = {e / c:.2f}x the dealer; "
+            f"{ec / 1e6:6.2f} M per CPU-s = {ec / cc:.2f}x"
+        )
 
 
 if __name__ == "__main__":

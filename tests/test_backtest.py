@@ -23,7 +23,7 @@ from roads_app.errors import BetError, RoadsAppError, StrategyError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.render.verdict import verdict_text
-from roads_app.sim import backtest, kernel, strategies
+from roads_app.sim import backtest, kernel, report, strategies
 from roads_app.store.library import saved_rounds
 from tests.shown import shown
 from tests.storehelp import save_shoe
@@ -305,7 +305,7 @@ def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
     assert f["wagered_banker"].to_list() == [dealt.height * 10.0, 8 * 10.0]
     assert f["wagered_player_pair"].to_list() == [min(45, dealt.height) * 10.0, 0.0]
     assert result.summary.unsettled == 8
-    assert "lack the cards" in result.text(verdict_text)
+    assert "lack the cards" in report.text(result, verdict_text)
     # The saved dealt shoe gives the same row as the simulated shoe it came from.
     sim = backtest.run_fast(
         strategy, strategies.resolve(money, strategy, table), table, seed=8, shoes=1

@@ -361,3 +361,33 @@ def test_every_bet_of_every_table_settles_the_same_in_both_engines(rules: str):
 
 def _flat(bet: str) -> sim_strategies.Strategy:
     return sim_strategies.make_strategy("flat", bet=bet)
+
+
+def test_the_session_bets_hands_it_can_settle_and_counts_the_others():
+    """`session.play` on four hands written by hand: flat 10 on Banker (paying 0.95),
+    hand 2 a Banker win, hand 3 a hand whose net is unknown (NaN: a saved round without
+    its totals), hand 4 a Player win. Hand 3's bet is not placed and is counted."""
+    from roads_app.sim import session
+
+    strategy = sim_strategies.make_strategy("flat", bet="banker")
+    table = load_table("classic")
+    resolved = sim_strategies.resolve(sim_strategies.Settings(bankroll=100), strategy, table)
+    plan = sim_kernel.make_plan(strategy, resolved, table)
+    banker = sim_kernel.BET_INDEX["banker"]
+    net_play = np.full((sim_kernel.N_BETS, 4), np.nan)
+    net_play[banker] = [0.0, 0.95, np.nan, -1.0]  # hand 1 a tie: a push
+    nets = session.Nets(
+        net_play, np.zeros((sim_kernel.N_BETS, 1)), np.zeros(sim_kernel.N_BETS, bool), plan.slot_of
+    )
+    hands = session.Hands(
+        np.array([W_TIE, W_BANKER, W_BANKER, W_PLAYER]), np.arange(4), np.zeros(4, np.int64)
+    )
+    books = session.Books(np.zeros(5, np.int64), np.zeros(1), np.zeros(1), np.zeros((1, 6)))
+    bets, stop, stop_hand, unsettled, wagered, final, low = session.play(
+        plan.record, plan.patterns, nets, hands, books, 4, 0
+    )
+    assert (bets, stop, stop_hand, unsettled) == (3, session.STOP_NONE, 0, 1)
+    assert (wagered, final, low) == (30.0, 99.5, 99.5)
+    assert books.paths[0].tolist() == [100.0, 109.5, 109.5, 99.5, 99.5, 99.5]
+    assert books.slot_wagered.tolist() == [30.0] and books.slot_net.tolist() == [-0.5]
+    assert books.lengths[:2].tolist() == [2, 1]  # the big road: Banker twice, then Player

@@ -21,6 +21,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     from roads_app.bets.tables import load_table
     from roads_app.render.verdict import verdict_text
     from roads_app.sim import backtest as bt
+    from roads_app.sim import report
     from roads_app.sim.kernel import needs_compile, set_threads
     from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
 
@@ -80,7 +81,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict(verdict_text))
     else:
-        print(result.text(verdict_text))
+        print(report.text(result, verdict_text))
     return 0
 
 

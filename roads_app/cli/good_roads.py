@@ -88,7 +88,7 @@ def _study(args: argparse.Namespace, catalogue: Any) -> int:
 
         cluster.check(args.cluster)
     if not args.no_progress and (args.shoes >= 200_000 or args.cluster is not None):
-        from roads_app.sim.backtest import progress_bar
+        from roads_app.sim.progress import progress_bar
 
         progress = progress_bar(sys.stderr, starting_text="starting")
     try:

@@ -136,7 +136,7 @@ def _print_study(args: argparse.Namespace, result: object) -> int:
 def _odds_study_on_cluster(args: argparse.Namespace, table: object, n: int) -> int:
     """The study's ranges as Ray tasks, joined by the same summarize_study (same result)."""
     from roads_app.sim import cluster
-    from roads_app.sim.backtest import progress_bar
+    from roads_app.sim.progress import progress_bar
 
     cluster.check(args.cluster)  # one line now, not after a progress bar
     progress = None if args.no_progress else progress_bar(sys.stderr, "odds study", engine=False)

@@ -10,9 +10,13 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from roads_app.i18n import DEFAULT, word
-from roads_app.sim.good_road_study import PatternFigures, StudyFinding, finding
 from roads_app.sim.measures import Finding, Verdict, pct
+
+if TYPE_CHECKING:  # the study (and the bulk dealer it reads) only when a study is said
+    from roads_app.sim.good_road_study import PatternFigures
 
 
 def verdict_text(v: Verdict, lang: str = DEFAULT) -> str:
@@ -40,6 +44,8 @@ def verdict_text(v: Verdict, lang: str = DEFAULT) -> str:
 def study_verdict_text(f: PatternFigures, lang: str = DEFAULT) -> str:
     """A good road's study in one line in ``lang`` (the study decides, `finding`): does
     flat-betting what it invites beat the table's edge?"""
+    from roads_app.sim.good_road_study import StudyFinding, finding
+
     found = finding(f)
     if found is StudyFinding.RARE or f.ev is None or f.ci is None or f.edge is None:
         return word("good_verdict_rare", lang, bets=f"{f.bets:,}")

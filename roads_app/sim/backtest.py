@@ -30,8 +30,7 @@ from roads_app.errors import StrategyError, whole_number
 from roads_app.game.hand import Winner
 from roads_app.game.shoe import check_seed, deal_shoe, most_hands
 from roads_app.messages import Message
-from roads_app.roads.good_roads import add_result
-from roads_app.sim import cluster, kernel, session
+from roads_app.sim import cluster, kernel, report, session
 from roads_app.sim.measures import (
     STOP,
     STOPS,
@@ -303,78 +302,47 @@ def play_shoe(
     rounds: pl.DataFrame, strategy: Strategy, resolved: Resolved, table: Table
 ) -> tuple[tuple[list[int], list[float], list[float], list[float]], list[float], int]:
     """The plain engine on one shoe's rounds: ((ints, floats, slot wagered, slot net), path,
-    unsettled), stepping the strategy objects hand by hand exactly as the rules say."""
+    unsettled). What one unit on each bet nets in each round comes from
+    `settlement.settle` (NaN where the round lacks the data to settle it), each round its
+    own play cell; the betting session that runs over them is the kernel's
+    (`session.play`)."""
     names = slots(strategy, resolved)
+    n = rounds.height
+    if not rounds["round"].equals(pl.Series("round", range(1, n + 1)), check_dtypes=False):
+        raise ValueError("play_shoe: a rounds frame is numbered 1..n (a bug in its maker)")
     net_unit, settled = unit_nets(rounds, names, table)
-    col = {b: i for i, b in enumerate(names)}
-    winners = [Winner(w).code for w in rounds["winner"].cast(pl.String).to_list()]
-    round_nos = rounds["round"].to_list()
-    made = kernel.make_plan(strategy, resolved, table)
-    plan, patterns = made.record, made.patterns  # the session's rules, run as Python
-    select, stake_for, side_fits, stop_after, next_level = (
-        f.py_func
-        for f in (
-            session.select,
-            session.stake_for,
-            session.side_fits,
-            session.stop_after,
-            session.next_level,
-        )
+    plan = kernel.make_plan(strategy, resolved, table)
+    net_play = np.full((kernel.N_BETS, max(n, 1)), np.nan)
+    for i, b in enumerate(names):
+        net_play[kernel.BET_INDEX[b], :n] = np.where(settled[:, i], net_unit[:, i], np.nan)
+    nets = session.Nets(
+        net_play,
+        np.zeros((kernel.N_BETS, 1)),
+        np.zeros(kernel.N_BETS, dtype=np.bool_),
+        plan.slot_of,
     )
-    side_names = [kernel.ENGINE_BETS[i] for i in plan.side_bets]
-
-    bankroll = float(plan.bankroll)
-    low = bankroll
-    wagered = 0.0
-    stop = session.STOP_NONE
-    stop_hand = 0
-    n_bets = 0
-    level = 0
-    unsettled = 0
-    slot_w = [0.0] * len(names)
-    slot_n = [0.0] * len(names)
-    side = -1  # the current big-road column's side (`W_*`), and the columns as they stand
-    lengths = np.zeros(len(winners) + 1, dtype=np.int64)
-    n_cols = 0
-    path: list[float] = []
-    for h, (w, rnd) in enumerate(zip(winners, round_nos, strict=True)):
-        if stop == session.STOP_NONE:
-            b = select(plan, patterns, lengths, n_cols, side, rnd)
-            bet = kernel.ENGINE_BETS[b] if b >= 0 else None
-            stake = float(stake_for(plan, level, bankroll)) if bet is not None else 0.0
-            if bet is not None and not settled[h, col[bet]]:
-                bet, stake = None, 0.0
-                unsettled += 1
-            avail = bankroll - stake
-            if bet is not None:
-                u = float(net_unit[h, col[bet]])
-                net = u * stake
-                bankroll += net
-                wagered += stake
-                slot_w[col[bet]] += stake
-                slot_n[col[bet]] += net
-                n_bets += 1
-                level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
-            for i, sb in enumerate(side_names):
-                if side_fits(plan, i, rnd, avail):
-                    if not settled[h, col[sb]]:
-                        unsettled += 1
-                        continue
-                    ss = float(plan.side_stakes[i])
-                    avail -= ss
-                    net = float(net_unit[h, col[sb]]) * ss
-                    bankroll += net
-                    wagered += ss
-                    slot_w[col[sb]] += ss
-                    slot_n[col[sb]] += net
-            low = min(low, bankroll)
-            stop = stop_after(plan, bankroll)
-            if stop != session.STOP_NONE:
-                stop_hand = rnd
-        n_cols, side = add_result(lengths, n_cols, side, w)
-        path.append(bankroll)
-    ints = [len(winners), n_bets, stop, stop_hand]
-    return (ints, [wagered, bankroll, low], slot_w, slot_n), path, unsettled
+    winners = rounds["winner"].cast(pl.String).to_list()
+    hands = session.Hands(
+        np.array([Winner(w).code for w in winners], dtype=np.int64),
+        np.arange(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+    )
+    books = session.Books(
+        np.zeros(n + 1, dtype=np.int64),
+        np.zeros(len(names)),
+        np.zeros(len(names)),
+        np.zeros((1, n)),
+    )
+    bets, stop, stop_hand, unsettled, wagered, bankroll, low = session.play(
+        plan.record, plan.patterns, nets, hands, books, n, 0
+    )
+    ints = [n, bets, stop, stop_hand]
+    floats = [wagered, bankroll, low]
+    return (
+        (ints, floats, books.slot_wagered.tolist(), books.slot_net.tolist()),
+        books.paths[0].tolist(),
+        unsettled,
+    )
 
 
 def _collect(
@@ -485,7 +453,7 @@ class Backtest:
     strategy: Strategy
     resolved: Resolved
     table: Table
-    source: str  # "simulated seed 7, 1,000 shoes" or "saved shoes in data/"
+    source: str  # where the shoes came from, in words (`report.simulated_source`, ...)
     engine: str
     run: Run
     summary: Summary
@@ -505,32 +473,6 @@ class Backtest:
             "seconds": round(self.seconds, 3),
             "hands_per_second": round(s.hands / self.seconds) if self.seconds > 0 else None,
         }
-
-    def text(self, say: Say) -> str:
-        """A short plain-text report for the terminal, the verdict in ``say``'s words."""
-        s = self.summary
-        lines = [
-            f"{self.strategy.label} on {self.table.title}, {self.source} ({self.engine} engine)",
-            f"hands {s.hands:,}  bets {s.bets:,}  wagered {s.wagered:,.2f}  net {s.net:+,.2f}",
-        ]
-        if s.ev is not None:
-            ci = f"  95% CI [{pct(s.ci[0])}, {pct(s.ci[1])}]" if s.ci else ""
-            ex = f"  exact {pct(s.exact_ev)}" if s.exact_ev is not None else ""
-            lines.append(f"EV per unit wagered {pct(s.ev)}{ci}{ex}")
-        lines.append(
-            f"risk of ruin {s.risk_of_ruin:.2%}  mean final bankroll {s.mean_final:,.2f} "
-            f"(start {self.resolved.bankroll:,.2f})  stops: "
-            + ", ".join(f"{k} {v:,}" for k, v in s.stops.items() if v)
-        )
-        if s.unsettled:
-            lines.append(
-                f"{s.unsettled:,} bets were not placed: their shoes lack the cards or totals "
-                "to settle them (entered by winner only)"
-            )
-        lines.append(say(s.verdict))
-        if self.seconds > 0:
-            lines.append(f"{self.seconds:.2f} s, {s.hands / self.seconds:,.0f} hands/s")
-        return "\n".join(lines)
 
 
 def backtest(
@@ -579,10 +521,10 @@ def backtest(
             rows=rows,
             progress=progress,
         )
-        source = f"simulated seed {seed}, {shoes:,} shoes"
+        source = report.simulated_source(seed, shoes)
     elif saved is not None:
         run = run_saved(strategy, resolved, table, saved, n_paths=n_paths, progress=progress)
-        source, engine = f"{run.per_shoe.height} saved shoes in {saved.where}", "plain"
+        source, engine = report.saved_source(run.per_shoe.height, saved.where), "plain"
     else:
         if seed is None or shoes is None:
             raise StrategyError(Message("msg_backtest_needs_seed"))
@@ -613,7 +555,7 @@ def backtest(
                 n_paths=n_paths,
                 progress=progress,
             )
-        source = f"simulated seed {seed}, {shoes:,} shoes"
+        source = report.simulated_source(seed, shoes)
     seconds = time.perf_counter() - start
     return Backtest(
         strategy,

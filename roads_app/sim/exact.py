@@ -25,6 +25,8 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
+from roads_app.jit_cache import load_lean
+
 OFFSET = 1074
 """Every finite double is an integer times 2**-OFFSET (the smallest subnormal)."""
 
@@ -32,6 +34,7 @@ _BINS = 2046 // 32 + 3  # the largest double's lowest limb, plus its two higher 
 _MAX_ROWS = 1 << 30  # each bin gains < 2**33 a value: room for 2**30 values in an int64
 
 
+@load_lean
 @njit(cache=True)
 def _accumulate(bits: np.ndarray, out: np.ndarray) -> None:
     """Add every double of column j (given as its IEEE bits) exactly into out[j, :]."""
@@ -115,6 +118,7 @@ def two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, e
 
 
+@load_lean
 @njit(cache=True)
 def two_products_into(a: np.ndarray, b: np.ndarray, p: np.ndarray, e: np.ndarray) -> None:
     """`two_product` of ``a`` and ``b`` written into ``p`` and ``e`` (any strides), in one

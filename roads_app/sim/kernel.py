@@ -13,12 +13,13 @@ arrays built from `roads_app.game` (the hand's totals come from `hand_cards` wit
 cards; who won and the cells bets settle on from `roads_app.game.hand`); road-following
 reads the derived-road colour rule of `roads_app.roads.derived`, compiled.
 
-Which bet, what stake, which side bets, the staking level and the stops are the betting
-session's (`roads_app.sim.session`), compiled in here and run as Python by the plain
-engine. Shoes are independent runs (each starts with the full bankroll, see
-`roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange`` and writes
-one row of results per shoe; the plain engine in `roads_app.sim.backtest` (its own deal,
-settlement and roads) must give identical rows.
+The kernel deals each shoe into its hands' winners and cells, and the betting session
+(`roads_app.sim.session.play`: which bet, what stake, which side bets, the staking level,
+the stops, the road) bets them; the plain engine in `roads_app.sim.backtest` runs that
+same session over the rounds it deals or loads and settles itself, and must give
+identical rows. Shoes are independent runs (each starts with the full bankroll, see
+`roads_app.sim.strategies`), so the kernel runs them in parallel with ``prange``, a block
+of shoes at a time, and writes one row of results per shoe.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from roads_app.game.shoe import (
     hand_start,
     most_hands,
 )
-from roads_app.jit_cache import depends_on
+from roads_app.jit_cache import depends_on, load_lean
 from roads_app.roads import derived, good_roads
 from roads_app.sim import pcg64, session
 from roads_app.sim.pcg64 import halves as _halves
@@ -175,14 +176,6 @@ _NO_PATTERNS = good_roads.Catalogue("none", "none", "none", (), "none")
 """A strategy that reads no good road still hands the kernel (empty) pattern arrays."""
 
 
-@njit(cache=True, inline="always")
-def _unit_net(
-    bet: int, play: int, pair: int, net_play: np.ndarray, net_pair: np.ndarray, on_pairs: np.ndarray
-) -> float:
-    """Net result of one unit staked on ``bet``: the table generated from the bet spec."""
-    return net_pair[bet, pair] if on_pairs[bet] else net_play[bet, play]
-
-
 @njit(cache=True)
 def ask_banker_before(winners: np.ndarray, k: int) -> np.ndarray:
     """Per round, the colour derived road ``k`` would add if that round were Banker
@@ -223,16 +216,6 @@ class Deal(NamedTuple):
     burn_between: bool
 
 
-class Tables(NamedTuple):
-    """What one unit on each bet nets on each cell (from the bet spec), and the report
-    slot each bet is counted in (-1: none)."""
-
-    net_play: np.ndarray  # float64[N_BETS, N_PLAY]
-    net_pair: np.ndarray  # float64[N_BETS, N_PAIR]
-    on_pairs: np.ndarray  # bool[N_BETS]: the bet settles on the pair cell
-    slot_of: np.ndarray  # int64[N_BETS]
-
-
 class Out(NamedTuple):
     """The kernel's results, one row a shoe (paths: the first shoes only)."""
 
@@ -242,6 +225,32 @@ class Out(NamedTuple):
     paths: np.ndarray  # [n_paths, width]: bankroll after each hand
 
 
+BLOCK = 256
+"""Shoes a thread deals and bets in a row with the same scratch arrays."""
+
+
+@njit(cache=True, inline="always")
+def _deal_cells(order: np.ndarray, deal: Deal, hands: session.Hands) -> int:
+    """Deal the shuffled shoe ``order``: each hand's winner and the play and pair cells
+    it ended in, into ``hands``' arrays; returns the number of hands."""
+    _decks, cut, burn, burn_between = deal
+    winners, plays, pairs = hands
+    cursor = first_hand_at(order, burn)
+    h = 0
+    last = False
+    while not last:
+        cursor, last, _ = hand_start(order, cursor, h == 0, cut, burn_between)
+        if cursor < 0:
+            break  # too few cards left for a hand: the shoe ended before it
+        cursor, p0, p1, p2, b0, b1, b2, ppts, bpts = hand_cards(order, cursor)
+        winners[h] = winner_of(bpts, ppts)
+        plays[h] = play_index(ppts, bpts, 2 + (p2 >= 0), 2 + (b2 >= 0))
+        pairs[h] = pair_index(pair_state(p0, p1), pair_state(b0, b1))
+        h += 1
+    return h
+
+
+@load_lean
 @njit(cache=True, parallel=True)
 def _run_kernel(
     starts: np.ndarray,  # [shoes, 2] uint64: each shoe's PCG64 state (hi, lo)
@@ -249,22 +258,18 @@ def _run_kernel(
     deal: Deal,
     plan: session.Plan,
     patterns: tuple,  # follow-good-road: the catalogue's arrays
-    tables: Tables,
+    nets: session.Nets,
     n_paths: int,
     out: Out,
 ) -> None:
     n_shoes = starts.shape[0]
     ihi = inc[0]
     ilo = inc[1]
-    decks, cut, burn, burn_between = deal
-    net_play, net_pair, on_pairs, slot_of = tables
     out_int, out_float, out_slot, paths = out
-    n = decks * 52
+    n = deal.decks * 52
     most = most_hands(n)
-    n_side = plan.side_bets.shape[0]
     n_slots = out_slot.shape[1]
-    width = paths.shape[1]
-    bankroll0 = plan.bankroll
+    n_blocks = (n_shoes + BLOCK - 1) // BLOCK
     # The record's fields as locals, and the record made again in the loop: read as the
     # kernel's argument inside the parallel loop, it cost about 15% of the speed.
     f = plan
@@ -277,14 +282,14 @@ def _run_kernel(
         closes,
         side_bets,
         side_stakes,
-        _bankroll,
+        bankroll0,
         unit,
         min_bet,
         max_bet,
         stop_low,
         stop_high,
     ) = f
-    for s in prange(n_shoes):
+    for b in prange(n_blocks):
         plan = session.Plan(
             sel_code,
             sel_param,
@@ -294,7 +299,7 @@ def _run_kernel(
             closes,
             side_bets,
             side_stakes,
-            _bankroll,
+            bankroll0,
             unit,
             min_bet,
             max_bet,
@@ -302,88 +307,30 @@ def _run_kernel(
             stop_high,
         )
         order = np.empty(n, dtype=np.int8)
-        _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
-        lengths = np.zeros(most + 1, dtype=np.int64)
-        slot_w = np.zeros(n_slots)
-        slot_n = np.zeros(n_slots)
-        n_streaks = 0
-        side = -1
-        level = 0
-        bankroll = bankroll0
-        low = bankroll0
-        wagered = 0.0
-        stop = session.STOP_NONE
-        stop_hand = 0
-        bets = 0
-        cursor = first_hand_at(order, burn)
-        h = 0
-        last = False
-        while not last:
-            cursor, last, _ = hand_start(order, cursor, h == 0, cut, burn_between)
-            if cursor < 0:
-                break  # too few cards left for a hand: the shoe ended before it
-            rnd = h + 1
-            # --- the bets for this hand, decided before any card is seen
-            bet = -1
-            stake = 0.0
-            avail = 0.0
-            if stop == session.STOP_NONE:
-                bet = session.select(plan, patterns, lengths, n_streaks, side, rnd)
-                if bet >= 0:
-                    stake = session.stake_for(plan, level, bankroll)
-                avail = bankroll - stake
-            # --- deal (the choice above saw no card of it)
-            cursor, p0, p1, p2, b0, b1, b2, ppts, bpts = hand_cards(order, cursor)
-            w = winner_of(bpts, ppts)
-            # --- settle
-            if stop == session.STOP_NONE:
-                play = play_index(ppts, bpts, 2 + (p2 >= 0), 2 + (b2 >= 0))
-                pair = pair_index(pair_state(p0, p1), pair_state(b0, b1))
-                if bet >= 0:
-                    u = _unit_net(bet, play, pair, net_play, net_pair, on_pairs)
-                    net = u * stake
-                    bankroll += net
-                    wagered += stake
-                    k = slot_of[bet]
-                    slot_w[k] += stake
-                    slot_n[k] += net
-                    bets += 1
-                    level = session.next_level(stake_on_win, stake_on_loss, level, u)
-                for i in range(n_side):
-                    if session.side_fits(plan, i, rnd, avail):
-                        sb = plan.side_bets[i]
-                        ss = plan.side_stakes[i]
-                        avail -= ss
-                        u = _unit_net(sb, play, pair, net_play, net_pair, on_pairs)
-                        net = u * ss
-                        bankroll += net
-                        wagered += ss
-                        k = slot_of[sb]
-                        slot_w[k] += ss
-                        slot_n[k] += net
-                if bankroll < low:
-                    low = bankroll
-                stop = session.stop_after(plan, bankroll)
-                if stop != session.STOP_NONE:
-                    stop_hand = rnd
-            # --- the road, for the next hand's choice
-            n_streaks, side = good_roads.add_result(lengths, n_streaks, side, w)
-            if s < n_paths and h < width:
-                paths[s, h] = bankroll
-            h += 1
-        if s < n_paths:
-            for i in range(h, width):
-                paths[s, i] = bankroll
-        out_int[s, 0] = h
-        out_int[s, 1] = bets
-        out_int[s, 2] = stop
-        out_int[s, 3] = stop_hand
-        out_float[s, 0] = wagered
-        out_float[s, 1] = bankroll
-        out_float[s, 2] = low
-        for k in range(n_slots):
-            out_slot[s, k, 0] = slot_w[k]
-            out_slot[s, k, 1] = slot_n[k]
+        winners = np.empty(most, dtype=np.int64)
+        plays = np.empty(most, dtype=np.int64)
+        pairs = np.empty(most, dtype=np.int64)
+        lengths = np.empty(most + 1, dtype=np.int64)
+        slot_w = np.empty(n_slots)
+        slot_n = np.empty(n_slots)
+        hands = session.Hands(winners, plays, pairs)
+        books = session.Books(lengths, slot_w, slot_n, paths)
+        for s in range(b * BLOCK, min(n_shoes, (b + 1) * BLOCK)):
+            _shuffle(starts[s, 0], starts[s, 1], ihi, ilo, order)
+            h = _deal_cells(order, deal, hands)
+            bets, stop, stop_hand, _, wagered, bankroll, low = session.play(
+                plan, patterns, nets, hands, books, h, s if s < n_paths else -1
+            )
+            out_int[s, 0] = h
+            out_int[s, 1] = bets
+            out_int[s, 2] = stop
+            out_int[s, 3] = stop_hand
+            out_float[s, 0] = wagered
+            out_float[s, 1] = bankroll
+            out_float[s, 2] = low
+            for k in range(n_slots):
+                out_slot[s, k, 0] = slot_w[k]
+                out_slot[s, k, 1] = slot_n[k]
 
 
 def fast_deal(
@@ -462,7 +409,7 @@ def run_fast(
     paths = np.zeros((n_paths, width))
     deal = Deal(opts.decks, opts.cut, opts.burn, opts.burn_between_hands)
     record = plan.record
-    tables = Tables(plan.net_play, plan.net_pair, plan.on_pairs, plan.slot_of)
+    nets = session.Nets(plan.net_play, plan.net_pair, plan.on_pairs, plan.slot_of)
     done = 0
     while done < n_shoes:
         c = min(chunk, n_shoes - done)
@@ -475,7 +422,7 @@ def run_fast(
                 deal,
                 record,
                 plan.patterns,
-                tables,
+                nets,
                 max(0, n_paths - done),
                 Out(
                     out_int[sl],

@@ -23,6 +23,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from roads_app.game.shoe import check_seed
+from roads_app.jit_cache import load_lean
 
 PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
 """PCG's default 128-bit LCG multiplier, as NumPy's PCG64 uses it."""
@@ -98,6 +99,7 @@ def pcg_raw(hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, n: int
     return out
 
 
+@load_lean
 @njit(cache=True)
 def shoe_states(
     hi: np.uint64,

@@ -1,13 +1,16 @@
 """One betting session: the steps a strategy takes on each hand of a shoe, written once.
 
+`play` is the session over one shoe's hands, the only per-hand loop of the engines: the
+fast kernel (`roads_app.sim.kernel`) deals a shoe and hands it the cells, the plain engine
+(`roads_app.sim.backtest.play_shoe`) hands it the rounds it dealt or loaded, each with
+what one unit on each bet nets there (`Nets`).
+
 Before a hand, which bet the selection makes (`select`), its stake (`stake_for`) and
 whether a side bet fits what is left (`side_fits`); after it, the staking level
 (`next_level`) and whether the session stops there (`stop_after`). Each is a small
-jitable function over plain numbers and the plan's arrays (`Plan`, one record), so the
-fast kernel (`roads_app.sim.kernel`) compiles them into its loop and the plain engine
-(`roads_app.sim.backtest.play_shoe`) and the strategy objects
-(`roads_app.sim.strategies.Selection.choose`) call the very same source as Python
-(``.py_func``). Nothing else states these rules.
+jitable function over plain numbers and the plan's arrays (`Plan`, one record), compiled
+into `play`; the strategy objects (`roads_app.sim.strategies.Selection.choose`) call
+`select` as Python (``.py_func``), the very same source. Nothing else states these rules.
 
 A session starts each shoe with the whole bankroll at level 0 (`roads_app.sim.strategies`).
 """
@@ -172,3 +175,120 @@ def stop_after(plan: Plan, bankroll: float) -> int:
     elif bankroll >= plan.stop_high:
         stop = STOP_PROFIT
     return stop
+
+
+class Nets(NamedTuple):
+    """What one unit on each bet (kernel index, `KIND_NAMES` order) nets on each hand: on
+    pair cell ``pairs[h]`` where ``on_pairs`` says so, else on play cell ``plays[h]``
+    (`roads_app.game.hand.play_index`, `pair_index`). NaN: that hand lacks what the bet
+    settles on (a saved shoe entered by winner only), so the bet is not placed. The plain
+    engine gives each round its own play cell and the nets `settlement.settle` found."""
+
+    net_play: np.ndarray  # float64[bets, play cells]
+    net_pair: np.ndarray  # float64[bets, pair cells]
+    on_pairs: np.ndarray  # bool[bets]
+    slot_of: np.ndarray  # int64[bets]: the report slot each bet is counted in (-1: none)
+
+
+class Hands(NamedTuple):
+    """A shoe's hands as the session reads them: hand ``h`` (round ``h + 1``) of the
+    first ``count`` a `play` is given."""
+
+    winners: np.ndarray  # int64: `W_*`
+    plays: np.ndarray  # int64: the play cell (a column of `Nets.net_play`)
+    pairs: np.ndarray  # int64: the pair cell (a column of `Nets.net_pair`)
+
+
+class Books(NamedTuple):
+    """Where `play` writes as it goes: the big road's logical columns (room for every
+    hand and one more), each report slot's wagered and net (zeroed by `play`), and
+    bankroll paths: row ``row`` of ``paths`` the bankroll after each hand (the rest of the
+    row filled with the shoe's last bankroll)."""
+
+    lengths: np.ndarray  # int64
+    slot_wagered: np.ndarray  # float64[slots]
+    slot_net: np.ndarray  # float64[slots]
+    paths: np.ndarray  # float64[rows, width]
+
+
+@njit(cache=True, inline="always")
+def play(
+    plan: Plan, patterns: tuple, nets: Nets, hands: Hands, books: Books, count: int, row: int
+) -> tuple[int, int, int, int, float, float, float]:
+    """Bet one shoe's first ``count`` ``hands`` as ``plan`` says, from the whole bankroll
+    at level 0, its path to row ``row`` of ``books.paths`` (-1: none).
+
+    Returns (main bets, `STOP_*`, the round betting stopped after (0: never), bets not
+    placed for want of data, wagered, final bankroll, lowest bankroll after any hand).
+    The bets for a hand are decided from the road before it, never from its cells.
+    """
+    net_play, net_pair, on_pairs, slot_of = nets
+    winners, plays, pairs = hands
+    lengths, slot_w, slot_n, paths = books
+    lengths[:] = 0
+    slot_w[:] = 0.0
+    slot_n[:] = 0.0
+    width = paths.shape[1] if row >= 0 else 0
+    n_side = plan.side_bets.shape[0]
+    on_win, on_loss = plan.stake_on_win, plan.stake_on_loss
+    n_streaks = 0
+    side = -1
+    level = 0
+    bankroll = plan.bankroll
+    low = bankroll
+    wagered = 0.0
+    stop = STOP_NONE
+    stop_hand = 0
+    bets = 0
+    unsettled = 0
+    for h in range(count):
+        rnd = h + 1
+        if stop == STOP_NONE:
+            play_cell = plays[h]
+            pair_cell = pairs[h]
+            bet = select(plan, patterns, lengths, n_streaks, side, rnd)
+            stake = 0.0
+            u = 0.0
+            if bet >= 0:
+                u = net_pair[bet, pair_cell] if on_pairs[bet] else net_play[bet, play_cell]
+                if np.isnan(u):
+                    bet = -1
+                    unsettled += 1
+                else:
+                    stake = stake_for(plan, level, bankroll)
+            avail = bankroll - stake
+            if bet >= 0:
+                net = u * stake
+                bankroll += net
+                wagered += stake
+                k = slot_of[bet]
+                slot_w[k] += stake
+                slot_n[k] += net
+                bets += 1
+                level = next_level(on_win, on_loss, level, u)
+            for i in range(n_side):
+                if side_fits(plan, i, rnd, avail):
+                    sb = plan.side_bets[i]
+                    us = net_pair[sb, pair_cell] if on_pairs[sb] else net_play[sb, play_cell]
+                    if np.isnan(us):
+                        unsettled += 1
+                        continue
+                    ss = plan.side_stakes[i]
+                    avail -= ss
+                    net = us * ss
+                    bankroll += net
+                    wagered += ss
+                    k = slot_of[sb]
+                    slot_w[k] += ss
+                    slot_n[k] += net
+            if bankroll < low:
+                low = bankroll
+            stop = stop_after(plan, bankroll)
+            if stop != STOP_NONE:
+                stop_hand = rnd
+        n_streaks, side = good_roads.add_result(lengths, n_streaks, side, winners[h])
+        if h < width:
+            paths[row, h] = bankroll
+    for h in range(count, width):
+        paths[row, h] = bankroll
+    return bets, stop, stop_hand, unsettled, wagered, bankroll, low
