@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,10 @@ def _nodelay_of_accepted(bind: Callable[[str, int, int], socket.socket]) -> int:
             writer.close()
             server.close()
 
-    return asyncio.run(run())
+    # in a thread of its own: a worker that ran Playwright's sync API before this test has
+    # an event loop running in the main thread, where asyncio.run refuses to start
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, run()).result()
 
 
 def test_the_dashboard_sends_small_answers_at_once(monkeypatch: pytest.MonkeyPatch):

@@ -12,12 +12,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 
 import pytest
 from conftest import AppServer, wait_idle, wait_keys, wait_rounds
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from roads_app.bets.tables import list_tables
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
@@ -67,6 +69,13 @@ LAYOUT_JS = """() => {
 }""".replace("(BOARD)", f"({BOARD_JS})")
 
 
+READY_JS = """() => {
+  const got = (LAYOUT)();
+  const mains = got.bets.filter(b => ['player', 'tie', 'banker', 'ez_banker'].includes(b[0]));
+  return mains.length === 3 && got.layout <= got.board;
+}""".replace("(LAYOUT)", f"({LAYOUT_JS})")
+
+
 @pytest.mark.parametrize("rules", list_tables())
 def test_every_tables_bets_fit_beside_the_board_main_bets_first(
     app_server: AppServer, page: Page, rules: str
@@ -76,6 +85,11 @@ def test_every_tables_bets_fit_beside_the_board_main_bets_first(
     wait_rounds(page, 10, timeout_ms=LOAD_MS)
     page.locator(".st-key-bets_lay-out").wait_for()
     settle(page)
+    # the bet panel comes with the page's second run, its buttons one delta at a time:
+    # wait for what is asserted (the main bets there, the panel no taller than the board),
+    # then assert it whatever the wait saw
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(READY_JS, timeout=30_000)
     got = page.evaluate(LAYOUT_JS)
     assert got["layout"] <= got["board"], got
     main = {
