@@ -117,7 +117,11 @@ def test_a_side_bet_the_keyed_round_cannot_settle_is_refused_aloud_at_the_key_pr
     settle(page)
     page.locator(".st-key-bets_entry_mode").get_by_text("Cards", exact=True).click()
     big = page.locator(".st-key-bets_bet_big button").first
-    page.wait_for_function("() => !document.querySelector('.st-key-bets_bet_big button').disabled")
+    # (the panel is drawn again after the mode's click: the button is briefly not there)
+    page.wait_for_function(
+        "() => { const b = document.querySelector('.st-key-bets_bet_big button');"
+        " return !!b && !b.disabled; }"
+    )
     big.click()
     page.wait_for_function(
         "() => document.querySelector('.st-key-bets_bet_big button').innerText.includes('25')"
