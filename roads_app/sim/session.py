@@ -190,6 +190,13 @@ class Nets(NamedTuple):
     slot_of: np.ndarray  # int64[bets]: the report slot each bet is counted in (-1: none)
 
 
+@njit(cache=True, inline="always")
+def unit_net(nets: Nets, bet: int, play_cell: int, pair_cell: int) -> float:
+    """What one unit on ``bet`` nets on a hand that ended in these cells (NaN: the hand
+    lacks what the bet settles on)."""
+    return nets.net_pair[bet, pair_cell] if nets.on_pairs[bet] else nets.net_play[bet, play_cell]
+
+
 class Hands(NamedTuple):
     """A shoe's hands as the session reads them: hand ``h`` (round ``h + 1``) of the
     first ``count`` a `play` is given."""
@@ -222,7 +229,7 @@ def play(
     placed for want of data, wagered, final bankroll, lowest bankroll after any hand).
     The bets for a hand are decided from the road before it, never from its cells.
     """
-    net_play, net_pair, on_pairs, slot_of = nets
+    slot_of = nets.slot_of
     winners, plays, pairs = hands
     lengths, slot_w, slot_n, paths = books
     lengths[:] = 0
@@ -250,7 +257,7 @@ def play(
             stake = 0.0
             u = 0.0
             if bet >= 0:
-                u = net_pair[bet, pair_cell] if on_pairs[bet] else net_play[bet, play_cell]
+                u = unit_net(nets, bet, play_cell, pair_cell)
                 if np.isnan(u):
                     bet = -1
                     unsettled += 1
@@ -269,7 +276,7 @@ def play(
             for i in range(n_side):
                 if side_fits(plan, i, rnd, avail):
                     sb = plan.side_bets[i]
-                    us = net_pair[sb, pair_cell] if on_pairs[sb] else net_play[sb, play_cell]
+                    us = unit_net(nets, sb, play_cell, pair_cell)
                     if np.isnan(us):
                         unsettled += 1
                         continue
