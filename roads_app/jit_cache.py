@@ -6,16 +6,21 @@ another file (the dealing primitives in `sim/kernel.py`, the exact-odds kernel i
 another module's kernels says so with `depends_on` (before its ``@njit(cache=True)``
 definitions) and its cached code is then also keyed by those files' stamps, and by the
 files those modules said they depend on in turn.
+
+A cache index that no longer loads (its signatures name a class an upgrade renamed or
+removed: Numba unpickles the index before it compares the stamps) is a miss, as a stale
+stamp is, not an error: the function compiles and the index is written anew.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 from types import ModuleType
 from typing import TypeVar
 
 from numba.core import config
-from numba.core.caching import CacheImpl, FunctionCache, InTreeCacheLocator
+from numba.core.caching import CacheImpl, FunctionCache, IndexDataCacheFile, InTreeCacheLocator
 
 D = TypeVar("D")
 
@@ -85,3 +90,16 @@ _LEAN_PARTS = all(
 )
 """The lean load reuses two private steps of Numba's cache: a Numba without them gets
 the ordinary load (slower to start, same code) rather than an error."""
+
+
+_numba_load_index = IndexDataCacheFile._load_index
+
+
+def _load_index_or_miss(self: IndexDataCacheFile) -> dict:
+    try:
+        return _numba_load_index(self)
+    except (AttributeError, ImportError, EOFError, pickle.UnpicklingError, TypeError, ValueError):
+        return {}  # written by another version of a module: stale, as its stamp would say
+
+
+IndexDataCacheFile._load_index = _load_index_or_miss  # type: ignore[method-assign]

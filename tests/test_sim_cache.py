@@ -57,3 +57,47 @@ def test_a_function_without_a_disk_cache_is_left_alone() -> None:
     plain = njit(double)
     assert load_lean(plain) is plain and type(plain._cache).__name__ == "NullCache"
     assert load_lean(double) is double and load_lean(double)(4) == 8
+
+
+RECORD_KERNEL = """
+from typing import NamedTuple
+from numba import njit
+import roads_app.jit_cache
+
+
+class Rec(NamedTuple):
+    a: int
+    b: float
+
+
+@njit(cache=True)
+def total(r):
+    return r.a + r.b
+"""
+
+RECORD_CALL = """
+import record_kernel
+print(record_kernel.total(record_kernel.{name}(2, 0.5)))
+"""
+
+
+def test_a_cache_naming_a_class_an_upgrade_renamed_is_a_miss(tmp_path: Path) -> None:
+    """Numba unpickles a cache index before it compares stamps: an index whose
+    signatures name a class the new source no longer has must compile, not crash."""
+    (tmp_path / "record_kernel.py").write_text(RECORD_KERNEL)
+    for name in ("Rec", "Rec"):
+        r = subprocess.run(
+            [sys.executable, "-c", RECORD_CALL.format(name=name)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert r.returncode == 0 and r.stdout.strip() == "2.5", r.stderr
+    (tmp_path / "record_kernel.py").write_text(RECORD_KERNEL.replace("Rec", "Record"))
+    r = subprocess.run(
+        [sys.executable, "-c", RECORD_CALL.format(name="Record")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0 and r.stdout.strip() == "2.5", r.stderr
