@@ -382,12 +382,10 @@ def test_the_session_bets_hands_it_can_settle_and_counts_the_others():
     hands = session.Hands(
         np.array([W_TIE, W_BANKER, W_BANKER, W_PLAYER]), np.arange(4), np.zeros(4, np.int64)
     )
-    books = session.Books(np.zeros(5, np.int64), np.zeros(1), np.zeros(1), np.zeros((1, 6)))
-    bets, stop, stop_hand, unsettled, wagered, final, low = session.play(
-        plan.record, plan.patterns, nets, hands, books, 4, 0
-    )
-    assert (bets, stop, stop_hand, unsettled) == (3, session.STOP_NONE, 0, 1)
-    assert (wagered, final, low) == (30.0, 99.5, 99.5)
-    assert books.paths[0].tolist() == [100.0, 109.5, 109.5, 99.5, 99.5, 99.5]
-    assert books.slot_wagered.tolist() == [30.0] and books.slot_net.tolist() == [-0.5]
-    assert books.lengths[:2].tolist() == [2, 1]  # the big road: Banker twice, then Player
+    lengths, slot_books, path = np.zeros(5, np.int64), np.zeros((1, 2)), np.zeros(6)
+    w = session.play(plan.record, plan.patterns, nets, hands, lengths, slot_books, path)
+    assert (w.bets, w.stop, w.stop_hand, w.unsettled) == (3, session.STOP_NONE, 0, 1)
+    assert (w.wagered, w.bankroll, w.low) == (30.0, 99.5, 99.5)
+    assert path.tolist() == [100.0, 109.5, 109.5, 99.5, 99.5, 99.5]
+    assert slot_books.tolist() == [[30.0, -0.5]]
+    assert lengths[:2].tolist() == [2, 1]  # the big road: Banker twice, then Player

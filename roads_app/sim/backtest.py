@@ -305,7 +305,7 @@ def play_shoe(
     unsettled). What one unit on each bet nets in each round comes from
     `settlement.settle` (NaN where the round lacks the data to settle it), each round its
     own play cell; the betting session that runs over them is the kernel's
-    (`session.play`)."""
+    (`session.step`, through `session.play`)."""
     names = slots(strategy, resolved)
     n = rounds.height
     if not rounds["round"].equals(pl.Series("round", range(1, n + 1)), check_dtypes=False):
@@ -327,21 +327,17 @@ def play_shoe(
         np.arange(n, dtype=np.int64),
         np.zeros(n, dtype=np.int64),
     )
-    books = session.Books(
-        np.zeros(n + 1, dtype=np.int64),
-        np.zeros(len(names)),
-        np.zeros(len(names)),
-        np.zeros((1, n)),
+    slot_books = np.zeros((len(names), 2))
+    path = np.zeros(n)
+    w = session.play(
+        plan.record, plan.patterns, nets, hands, np.zeros(n + 1, dtype=np.int64), slot_books, path
     )
-    bets, stop, stop_hand, unsettled, wagered, bankroll, low = session.play(
-        plan.record, plan.patterns, nets, hands, books, n, 0
-    )
-    ints = [n, bets, stop, stop_hand]
-    floats = [wagered, bankroll, low]
+    ints = [n, w.bets, w.stop, w.stop_hand]
+    floats = [w.wagered, w.bankroll, w.low]
     return (
-        (ints, floats, books.slot_wagered.tolist(), books.slot_net.tolist()),
-        books.paths[0].tolist(),
-        unsettled,
+        (ints, floats, slot_books[:, 0].tolist(), slot_books[:, 1].tolist()),
+        path.tolist(),
+        w.unsettled,
     )
 
 

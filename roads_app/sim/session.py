@@ -1,15 +1,16 @@
 """One betting session: the steps a strategy takes on each hand of a shoe, written once.
 
-`play` is the session over one shoe's hands, the only per-hand loop of the engines: the
-fast kernel (`roads_app.sim.kernel`) deals a shoe and hands it the cells, the plain engine
-(`roads_app.sim.backtest.play_shoe`) hands it the rounds it dealt or loaded, each with
-what one unit on each bet nets there (`Nets`).
+`step` is the session over one hand, the only per-hand rule of the engines: the fast
+kernel (`roads_app.sim.kernel`) calls it as it deals each hand, the plain engine
+(`roads_app.sim.backtest.play_shoe`) through `play`, over the rounds it dealt or loaded,
+each with what one unit on each bet nets there (`Nets`). A `Walk` is what the session
+carries from one hand to the next.
 
 Before a hand, which bet the selection makes (`select`), its stake (`stake_for`) and
 whether a side bet fits what is left (`side_fits`); after it, the staking level
 (`next_level`) and whether the session stops there (`stop_after`). Each is a small
 jitable function over plain numbers and the plan's arrays (`Plan`, one record), compiled
-into `play`; the strategy objects (`roads_app.sim.strategies.Selection.choose`) call
+into `step`; the strategy objects (`roads_app.sim.strategies.Selection.choose`) call
 `select` as Python (``.py_func``), the very same source. Nothing else states these rules.
 
 A session starts each shoe with the whole bankroll at level 0 (`roads_app.sim.strategies`).
@@ -198,104 +199,136 @@ def unit_net(nets: Nets, bet: int, play_cell: int, pair_cell: int) -> float:
 
 
 class Hands(NamedTuple):
-    """A shoe's hands as the session reads them: hand ``h`` (round ``h + 1``) of the
-    first ``count`` a `play` is given."""
+    """A shoe's hands as `play` reads them: hand ``h`` is round ``h + 1``."""
 
     winners: np.ndarray  # int64: `W_*`
     plays: np.ndarray  # int64: the play cell (a column of `Nets.net_play`)
     pairs: np.ndarray  # int64: the pair cell (a column of `Nets.net_pair`)
 
 
-class Books(NamedTuple):
-    """Where `play` writes as it goes: the big road's logical columns (room for every
-    hand and one more), each report slot's wagered and net (zeroed by `play`), and
-    bankroll paths: row ``row`` of ``paths`` the bankroll after each hand (the rest of the
-    row filled with the shoe's last bankroll)."""
+class Walk(NamedTuple):
+    """The session between two hands: the big road's end, the staking level, the bankroll
+    and what the report counts. `step` takes one and gives the next."""
 
-    lengths: np.ndarray  # int64
-    slot_wagered: np.ndarray  # float64[slots]
-    slot_net: np.ndarray  # float64[slots]
-    paths: np.ndarray  # float64[rows, width]
+    n_streaks: int  # the big road's logical columns so far
+    side: int  # the current column's `W_*` code, -1 before the first result
+    level: int  # the staking level
+    bankroll: float
+    low: float  # the lowest bankroll after any hand
+    wagered: float
+    stop: int  # `STOP_*`
+    stop_hand: int  # the round betting stopped after (0: never)
+    bets: int  # main bets placed
+    unsettled: int  # bets not placed for want of data
 
 
 @njit(cache=True, inline="always")
-def play(
-    plan: Plan, patterns: tuple, nets: Nets, hands: Hands, books: Books, count: int, row: int
-) -> tuple[int, int, int, int, float, float, float]:
-    """Bet one shoe's first ``count`` ``hands`` as ``plan`` says, from the whole bankroll
-    at level 0, its path to row ``row`` of ``books.paths`` (-1: none).
-
-    Returns (main bets, `STOP_*`, the round betting stopped after (0: never), bets not
-    placed for want of data, wagered, final bankroll, lowest bankroll after any hand).
-    The bets for a hand are decided from the road before it, never from its cells.
-    """
-    slot_of = nets.slot_of
-    winners, plays, pairs = hands
-    lengths, slot_w, slot_n, paths = books
+def begin(plan: Plan, lengths: np.ndarray, slots: np.ndarray) -> Walk:
+    """A shoe's session before its first hand: the whole bankroll at level 0, an empty
+    road (``lengths``: its logical columns, room for every hand and one more) and
+    nothing wagered in any report slot (``slots``: wagered and net, a row a slot)."""
     lengths[:] = 0
-    slot_w[:] = 0.0
-    slot_n[:] = 0.0
-    width = paths.shape[1] if row >= 0 else 0
-    n_side = plan.side_bets.shape[0]
-    on_win, on_loss = plan.stake_on_win, plan.stake_on_loss
-    n_streaks = 0
-    side = -1
-    level = 0
-    bankroll = plan.bankroll
-    low = bankroll
-    wagered = 0.0
-    stop = STOP_NONE
-    stop_hand = 0
-    bets = 0
-    unsettled = 0
-    for h in range(count):
-        rnd = h + 1
-        if stop == STOP_NONE:
-            play_cell = plays[h]
-            pair_cell = pairs[h]
-            bet = select(plan, patterns, lengths, n_streaks, side, rnd)
-            stake = 0.0
-            u = 0.0
-            if bet >= 0:
-                u = unit_net(nets, bet, play_cell, pair_cell)
-                if np.isnan(u):
-                    bet = -1
+    slots[:] = 0.0
+    return Walk(0, -1, 0, plan.bankroll, plan.bankroll, 0.0, STOP_NONE, 0, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def step(
+    plan: Plan,
+    patterns: tuple,
+    nets: Nets,
+    walk: Walk,
+    hand: tuple,
+    lengths: np.ndarray,
+    slots: np.ndarray,
+    path: np.ndarray,
+) -> Walk:
+    """The session over one ``hand``: (h, its winner's `W_*` code, its play cell, its
+    pair cell), round ``h + 1``. The bets for it, decided from the road before it, never
+    from its cells; their settlement into ``slots``; the staking level, the stops; then
+    the road (``lengths``) with its result, and the bankroll into ``path[h]`` (an empty
+    ``path``: none kept). The one per-hand rule of both engines.
+
+    The arrays it writes are its own parameters, each made by the caller before its
+    loop, never taken out of a record here: Numba's dead-code pass (0.68) dropped the
+    writes made through an array unpacked from a record inside an inlined function (the
+    road came out empty in the kernel, full in the plain engine)."""
+    h, winner, play_cell, pair_cell = hand
+    n_streaks, side, level, bankroll, low, wagered, stop, stop_hand, bets, unsettled = walk
+    rnd = h + 1
+    if stop == STOP_NONE:
+        slot_of = nets.slot_of
+        bet = select(plan, patterns, lengths, n_streaks, side, rnd)
+        stake = 0.0
+        u = 0.0
+        if bet >= 0:
+            u = unit_net(nets, bet, play_cell, pair_cell)
+            if np.isnan(u):
+                bet = -1
+                unsettled += 1
+            else:
+                stake = stake_for(plan, level, bankroll)
+        avail = bankroll - stake
+        if bet >= 0:
+            net = u * stake
+            bankroll += net
+            wagered += stake
+            k = slot_of[bet]
+            slots[k, 0] += stake
+            slots[k, 1] += net
+            bets += 1
+            level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
+        for i in range(plan.side_bets.shape[0]):
+            if side_fits(plan, i, rnd, avail):
+                sb = plan.side_bets[i]
+                us = unit_net(nets, sb, play_cell, pair_cell)
+                if np.isnan(us):
                     unsettled += 1
-                else:
-                    stake = stake_for(plan, level, bankroll)
-            avail = bankroll - stake
-            if bet >= 0:
-                net = u * stake
+                    continue
+                ss = plan.side_stakes[i]
+                avail -= ss
+                net = us * ss
                 bankroll += net
-                wagered += stake
-                k = slot_of[bet]
-                slot_w[k] += stake
-                slot_n[k] += net
-                bets += 1
-                level = next_level(on_win, on_loss, level, u)
-            for i in range(n_side):
-                if side_fits(plan, i, rnd, avail):
-                    sb = plan.side_bets[i]
-                    us = unit_net(nets, sb, play_cell, pair_cell)
-                    if np.isnan(us):
-                        unsettled += 1
-                        continue
-                    ss = plan.side_stakes[i]
-                    avail -= ss
-                    net = us * ss
-                    bankroll += net
-                    wagered += ss
-                    k = slot_of[sb]
-                    slot_w[k] += ss
-                    slot_n[k] += net
-            if bankroll < low:
-                low = bankroll
-            stop = stop_after(plan, bankroll)
-            if stop != STOP_NONE:
-                stop_hand = rnd
-        n_streaks, side = good_roads.add_result(lengths, n_streaks, side, winners[h])
-        if h < width:
-            paths[row, h] = bankroll
-    for h in range(count, width):
-        paths[row, h] = bankroll
-    return bets, stop, stop_hand, unsettled, wagered, bankroll, low
+                wagered += ss
+                k = slot_of[sb]
+                slots[k, 0] += ss
+                slots[k, 1] += net
+        if bankroll < low:
+            low = bankroll
+        stop = stop_after(plan, bankroll)
+        if stop != STOP_NONE:
+            stop_hand = rnd
+    n_streaks, side = good_roads.add_result(lengths, n_streaks, side, winner)
+    if h < path.shape[0]:
+        path[h] = bankroll
+    return Walk(n_streaks, side, level, bankroll, low, wagered, stop, stop_hand, bets, unsettled)
+
+
+@njit(cache=True, inline="always")
+def end(walk: Walk, count: int, path: np.ndarray) -> None:
+    """After a shoe of ``count`` hands: its path kept at the last bankroll to the end."""
+    for h in range(count, path.shape[0]):
+        path[h] = walk.bankroll
+
+
+@njit(cache=True)
+def play(
+    plan: Plan,
+    patterns: tuple,
+    nets: Nets,
+    hands: Hands,
+    lengths: np.ndarray,
+    slots: np.ndarray,
+    path: np.ndarray,
+) -> Walk:
+    """Bet one shoe's ``hands`` as ``plan`` says, from the whole bankroll at level 0 (the
+    arrays as `step` writes them): the session over hands already dealt or loaded (the
+    plain engine; the kernel steps as it deals)."""
+    walk = begin(plan, lengths, slots)
+    winners, plays, pairs = hands
+    for h in range(winners.shape[0]):
+        walk = step(
+            plan, patterns, nets, walk, (h, winners[h], plays[h], pairs[h]), lengths, slots, path
+        )
+    end(walk, winners.shape[0], path)
+    return walk
