@@ -31,6 +31,8 @@ def serve(
         port=port,
         log_level="warning",
         access_log=False,
+        http="httptools",  # C parser (a dependency); the loop: uvloop where it is installed
+        loop="auto",
         timeout_graceful_shutdown=1,
     )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -39,6 +40,18 @@ KEEP_ANSWERS = timedelta(days=7)
 
 KEEP_SHOES = 64
 """Shoes whose rounds are kept in memory between appends (the tables being fed)."""
+
+TOKEN_FRESH = 1.0
+"""Seconds a server trusts a token it found in the library before it asks again: a
+feeder's appends do not each wait for a lookup (on PostgreSQL a round trip, made before
+the request reaches a worker thread), and a revoked token stops working on every replica
+within this second. A token not found is asked again every time."""
+
+KEEP_TOKENS = 256
+"""Tokens found and trusted at once (only issued tokens are ever kept)."""
+
+clock = time.monotonic
+"""When a token was found (the tests move it on)."""
 
 
 class NotFound(RoadsAppError):
@@ -80,6 +93,7 @@ class Feed:
         self.data_dir = Path(data_dir)
         self.store = db.open_store(self.data_dir, samples=samples)
         self._kept: dict[str, db.Saved] = {}  # shoe id -> as this process last wrote it
+        self._roles: dict[str, tuple[str, float]] = {}  # token hash -> (role, when found)
         try:
             self.store.requests.forget((datetime.now(UTC) - KEEP_ANSWERS).isoformat())
         except StorageError as e:  # busy at start: keep the old answers a little longer
@@ -88,7 +102,20 @@ class Feed:
     # --- who may call ---------------------------------------------------------------
 
     def token_role(self, token: str) -> str | None:
-        return tokens.role_of(self.data_dir, token)
+        """The token's role, from the library at most `TOKEN_FRESH` seconds ago."""
+        key = tokens.hash_token(token)
+        now = clock()
+        found = self._roles.get(key)
+        if found is not None and now - found[1] < TOKEN_FRESH:
+            return found[0]
+        role = self.store.tokens.role(key)
+        if role is None:
+            self._roles.pop(key, None)
+        else:
+            if len(self._roles) >= KEEP_TOKENS:
+                self._roles.clear()
+            self._roles[key] = (role, now)
+        return role
 
     # --- reads --------------------------------------------------------------------------
 
