@@ -261,7 +261,15 @@ def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def _renumber(rounds: pl.DataFrame) -> pl.DataFrame:
-    return rounds.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).alias("round"))
+    # eager (no lazy plan to collect): this runs on every entry, key press and API append
+    numbers = pl.Series("round", range(1, rounds.height + 1), dtype=pl.Int32)
+    return rounds.clone().replace_column(rounds.get_column_index("round"), numbers)
+
+
+def _in_order(rounds: pl.DataFrame) -> pl.DataFrame:
+    """The rounds-frame columns in their order (a frame already so is taken as it is)."""
+    names = ROUNDS_SCHEMA.names()
+    return rounds if rounds.columns == names else rounds.select(names)
 
 
 # --- building one round --------------------------------------------------------------
@@ -587,14 +595,19 @@ def check_shoe(
     if n > most:
         over = max(new_from, most) + 1
         raise RoundError(Message("msg_shoe_full", decks=decks, most=most, n=over))
-    lengths = rounds["player_cards"].list.len() + rounds["banker_cards"].list.len()
-    cards = int(lengths.fill_null(CARDS_PER_ROUND_MIN).sum())
+    # a shoe is at most `max_rounds` rounds: its card lists in Python cost less than the
+    # Polars passes over them (each a fixed ~50 us, several a key press or an API append)
+    player, banker = rounds["player_cards"].to_list(), rounds["banker_cards"].to_list()
+    cards = sum(
+        len(p) + len(b) if p is not None and b is not None else CARDS_PER_ROUND_MIN
+        for p, b in zip(player, banker, strict=True)
+    )
     holds = decks * playing_cards.CARDS_PER_DECK
     if cards > holds:
         raise RoundError(Message("msg_shoe_cards", n=n, cards=cards, decks=decks, holds=holds))
     check_hands(rounds, new_from)
     also_seen = list(also_seen)
-    if also_seen or rounds["player_cards"].slice(new_from).is_not_null().any():
+    if also_seen or any(p is not None for p in player[new_from:]):
         check_composition(rounds, decks, also_seen)
 
 
@@ -619,7 +632,7 @@ def _first_round_exceeding(rounds: pl.DataFrame, code: str, decks: int) -> int |
 
 def _append(rounds: pl.DataFrame, row: dict[str, Any], decks: int) -> pl.DataFrame:
     check_by_cards(rounds, row)
-    out = _renumber(pl.concat([rounds.select(ROUNDS_SCHEMA.names()), _frame([row])]))
+    out = _renumber(pl.concat([_in_order(rounds), _frame([row])]))
     check_shoe(out, decks, new_from=rounds.height)
     return out
 
@@ -627,9 +640,7 @@ def _append(rounds: pl.DataFrame, row: dict[str, Any], decks: int) -> pl.DataFra
 def preview_winner(rounds: pl.DataFrame, winner: str) -> pl.DataFrame:
     """The rounds as they would be after one more ``winner``: a what-if for the ask
     roads, not an entry, so a full shoe or one recorded by cards still shows it."""
-    return _renumber(
-        pl.concat([rounds.select(ROUNDS_SCHEMA.names()), _frame([round_by_winner(winner)])])
-    )
+    return _renumber(pl.concat([_in_order(rounds), _frame([round_by_winner(winner)])]))
 
 
 def add_winner(rounds: pl.DataFrame, winner: str, *, decks: int = 8, **flags: Any) -> pl.DataFrame:
