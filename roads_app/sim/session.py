@@ -223,6 +223,13 @@ class Walk(NamedTuple):
 
 
 @njit(cache=True, inline="always")
+def book(slots: np.ndarray, slot: int, stake: float, net: float) -> None:
+    """A settled bet into its report slot's row: wagered, net."""
+    slots[slot, 0] += stake
+    slots[slot, 1] += net
+
+
+@njit(cache=True, inline="always")
 def begin(plan: Plan, lengths: np.ndarray, slots: np.ndarray) -> Walk:
     """A shoe's session before its first hand: the whole bankroll at level 0, an empty
     road (``lengths``: its logical columns, room for every hand and one more) and
@@ -273,9 +280,7 @@ def step(
             net = u * stake
             bankroll += net
             wagered += stake
-            k = slot_of[bet]
-            slots[k, 0] += stake
-            slots[k, 1] += net
+            book(slots, slot_of[bet], stake, net)
             bets += 1
             level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
         for i in range(plan.side_bets.shape[0]):
@@ -290,9 +295,7 @@ def step(
                 net = us * ss
                 bankroll += net
                 wagered += ss
-                k = slot_of[sb]
-                slots[k, 0] += ss
-                slots[k, 1] += net
+                book(slots, slot_of[sb], ss, net)
         if bankroll < low:
             low = bankroll
         stop = stop_after(plan, bankroll)
