@@ -461,8 +461,13 @@ def test_display_page_follows_an_operator_in_another_browser(
         )
         settle(screen)
         # the first drawing was laid out for the screen's width: only results redrew it
-        # the first drawing was laid out for the screen's width, before it was reported
-        assert screen.evaluate(FIRST_WIDTH_JS) == ["window width", True, True]
+        # (by the window's width, or by the reported one when the page's second run reached
+        # the browser before the first board was drawn: either way at the final width)
+        note, *same_width = screen.evaluate(FIRST_WIDTH_JS)
+        assert note in ("window width", "reported width") and same_width == [True, True], (
+            note,
+            same_width,
+        )
         # the last result's gold frame (6 s, `test_live`) sits on the cell's edge: the
         # marks are checked once it is taken off
         screen.wait_for_function(
