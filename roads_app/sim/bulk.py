@@ -30,6 +30,7 @@ from roads_app.game import hand as game_hand
 from roads_app.game.hand import RANK_PAIR, WINNERS, hand_total, natural, pair_state, winner_of
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, ShoeMeta
 from roads_app.game.shoe import (
+    ORDER_DTYPE,
     POINTS_BY_CARD,
     ShoeOptions,
     check_seed,
@@ -68,7 +69,7 @@ def _deal_batch(
     inc: np.ndarray,  # [2] uint64
     deal: np.ndarray,  # int64 [cut, burn, burn between hands]
     starts: np.ndarray,  # [shoes, 2] uint64: room for each shoe's start state
-    order: np.ndarray,  # [shoes, cards] int8: room for each shoe's shuffle
+    order: np.ndarray,  # [shoes, cards] ORDER_DTYPE: room for each shoe's shuffle
     burnt: np.ndarray,  # [shoes, most hands] int8: room for the procedure's burnt cards
     cards: np.ndarray,  # [shoes, most hands, 6] int8: the hands, filled in
     hands: np.ndarray,  # [shoes, 2] int64: hands in each shoe, and the card turned face
@@ -124,7 +125,7 @@ def deal_batch(seed: int, options: ShoeOptions, first_shoe: int, n_shoes: int) -
             np.array(pcg64.halves(inc), dtype=np.uint64),
             np.array([options.cut, options.burn, options.burn_between_hands], dtype=np.int64),
             np.empty((n_shoes, 2), dtype=np.uint64),
-            np.empty((n_shoes, options.cards), dtype=np.int8),
+            np.empty((n_shoes, options.cards), dtype=ORDER_DTYPE),
             np.empty((n_shoes, most), dtype=np.int8),
             cards,
             out,

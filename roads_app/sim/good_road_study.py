@@ -31,6 +31,7 @@ from roads_app.errors import StrategyError
 from roads_app.game import hand, shoe
 from roads_app.game.hand import W_TIE, WINNERS, Side, play_index, winner_of
 from roads_app.game.shoe import (
+    ORDER_DTYPE,
     POINTS_BY_CARD,
     check_seed,
     first_hand_at,
@@ -89,7 +90,7 @@ def _study_kernel(
     decks, cut, burn, burn_between = deal[0], deal[1], deal[2] != 0, deal[3] != 0
     n = decks * 52
     for s in prange(starts.shape[0]):
-        order = np.empty(n, dtype=np.int8)
+        order = np.empty(n, dtype=ORDER_DTYPE)
         pcg64.shuffle(starts[s, 0], starts[s, 1], inc[0], inc[1], order)
         lengths = np.zeros(n // 4 + 2, dtype=np.int64)
         run = np.zeros(n_pat, dtype=np.int64)

@@ -48,6 +48,7 @@ from roads_app.game.hand import (
     winner_of,
 )
 from roads_app.game.shoe import (
+    ORDER_DTYPE,
     ShoeOptions,
     deal_rows,
     first_hand_at,
@@ -200,7 +201,7 @@ def deal_cards_kernel(
 ) -> np.ndarray:
     """Every hand of one shoe as rows (p0, p1, p2, b0, b1, b2), -1 = no card; for tests."""
     n = decks * 52
-    order = np.empty(n, dtype=np.int8)
+    order = np.empty(n, dtype=ORDER_DTYPE)
     _shuffle(start[0], start[1], inc[0], inc[1], order)
     most = most_hands(n)
     out = np.empty((most, 6), dtype=np.int64)
@@ -303,7 +304,7 @@ def _run_kernel(
     n = deal.decks * 52
     for b in prange((stream.starts.shape[0] + BLOCK - 1) // BLOCK):
         scratch = (
-            np.empty(n, dtype=np.int8),
+            np.empty(n, dtype=ORDER_DTYPE),
             np.empty(most_hands(n) + 1, dtype=np.int64),
             np.empty(0),
         )

@@ -22,7 +22,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from roads_app.game.shoe import check_seed
+from roads_app.game.shoe import UNSHUFFLED, check_seed
 from roads_app.jit_cache import load_lean
 
 PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
@@ -123,11 +123,12 @@ def shoe_states(
 def shuffle(
     hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, order: np.ndarray
 ) -> None:
-    """Fisher-Yates from the top exactly as `roads_app.game.shoe.shuffled_shoe` does it,
+    """Fisher-Yates from the top exactly as `roads_app.game.shoe.shuffled_shoe` does it
+    (from `roads_app.game.shoe.UNSHUFFLED`, into an `ORDER_DTYPE` array),
     drawing as it goes."""
     n = order.shape[0]
-    for i in range(n):
-        order[i] = i % 52
+    for i in range(n):  # a copy loop: a slice assignment needs Numba's runtime
+        order[i] = UNSHUFFLED[i]
     for step in range(n - 1):
         hi, lo = lcg(hi, lo, _MUL_HI, _MUL_LO, ihi, ilo)
         i = n - 1 - step
