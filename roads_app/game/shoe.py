@@ -50,6 +50,20 @@ POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)]
 BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int64)
 """Cards burnt for each card number turned face up."""
 
+TWO_CARD_TOTAL = np.array(
+    [[hand_total(POINTS_BY_CARD[a] + POINTS_BY_CARD[b]) for b in range(52)] for a in range(52)],
+    dtype=np.uint8,
+)
+TWO_CARD_TOTAL.setflags(write=False)
+"""`hand_total` of two card numbers' points, looked up: compiled dealing reads a hand's
+totals here, where a sum and its last digit took a division's worth of steps each."""
+
+TOTAL_AFTER = np.array(
+    [[hand_total(t + POINTS_BY_CARD[c]) for c in range(52)] for t in range(10)], dtype=np.uint8
+)
+TOTAL_AFTER.setflags(write=False)
+"""`hand_total` of a total and one more card number's points (a third card), looked up."""
+
 MOST_DECKS = 8
 """The most decks a shoe holds (`ShoeOptions`)."""
 
@@ -174,15 +188,14 @@ def hand_cards(
     p0, b0 = order[cursor], order[cursor + 1]
     p1, b1 = order[cursor + 2], order[cursor + 3]
     cursor += 4
-    player = hand_total(POINTS_BY_CARD[p0] + POINTS_BY_CARD[p1])
-    banker = hand_total(POINTS_BY_CARD[b0] + POINTS_BY_CARD[b1])
+    player = TWO_CARD_TOTAL[p0, p1]
+    banker = TWO_CARD_TOTAL[b0, b1]
     p2 = b2 = -1
     if PLAYER_DRAWS[player, banker]:
         p2 = order[cursor]
         cursor += 1
-        third = POINTS_BY_CARD[p2]
-        banker_draws = BANKER_DRAWS_AFTER[banker, third]
-        player_total = hand_total(player + third)
+        banker_draws = BANKER_DRAWS_AFTER[banker, POINTS_BY_CARD[p2]]
+        player_total = TOTAL_AFTER[player, p2]
     else:
         banker_draws = BANKER_DRAWS_STOOD[banker, player]
         player_total = player
@@ -190,8 +203,8 @@ def hand_cards(
     if banker_draws:
         b2 = order[cursor]
         cursor += 1
-        banker_total = hand_total(banker + POINTS_BY_CARD[b2])
-    return cursor, p0, p1, p2, b0, b1, b2, player_total, banker_total
+        banker_total = TOTAL_AFTER[banker, b2]
+    return cursor, p0, p1, p2, b0, b1, b2, int(player_total), int(banker_total)
 
 
 @register_jitable(inline="always")

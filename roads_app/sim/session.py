@@ -282,7 +282,9 @@ def step(
             wagered += stake
             book(slots, slot_of[bet], stake, net)
             bets += 1
-            level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
+            if plan.stake_on_win.shape[0] > 1:  # one level (flat): it cannot change, and
+                # looking it up put a load on every hand's chain (a twentieth of the engine)
+                level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
         for i in range(plan.side_bets.shape[0]):
             if side_fits(plan, i, rnd, avail):
                 sb = plan.side_bets[i]
