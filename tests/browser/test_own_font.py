@@ -14,12 +14,15 @@ empty box by another font, and the count falls short.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, wait_idle
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
@@ -111,35 +114,61 @@ def _walk(node: dict) -> Iterator[dict]:
         yield from _walk(node["contentDocument"])
 
 
+def _marked(page: Page, cdp: Any) -> tuple[dict[str, dict], dict[str, int]]:
+    """The Chinese texts the page shows (marked by `MARK_JS`), and the document's node
+    of each mark found in it."""
+    found = {}
+    for n, frame in enumerate(page.frames):
+        for item in frame.evaluate(MARK_JS, f"f{n}"):
+            found[item["id"]] = item
+    doc = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+    nodes: dict[str, int] = {}
+    for node in _walk(doc["root"]):
+        attrs = node.get("attributes", [])
+        marks = dict(zip(attrs[::2], attrs[1::2], strict=True)).get("data-cjk-probe")
+        for mark in (marks or "").split():
+            item = found.get(mark)
+            if item is None:  # a mark left from an earlier pass on a node not seen since
+                continue
+            if not item["pseudo"]:
+                nodes[mark] = node["nodeId"]
+            for pseudo in node.get("pseudoElements", []):
+                if pseudo.get("pseudoType") == item["pseudo"]:
+                    nodes[mark] = pseudo["nodeId"]
+    return found, nodes
+
+
 def undrawn(page: Page) -> tuple[int, list[str]]:
     """How many Chinese texts the page shows, and those not drawn with the page's own
     font, each with the fonts Chromium says drew it."""
     page.wait_for_function(
         "() => document.fonts.ready.then(() => document.fonts.status === 'loaded')"
     )
-    found = {}
-    for n, frame in enumerate(page.frames):
-        for item in frame.evaluate(MARK_JS, f"f{n}"):
-            found[item["id"]] = item
     cdp = page.context.new_cdp_session(page)
     try:
         cdp.send("DOM.enable")
         cdp.send("CSS.enable")
-        doc = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
-        nodes: dict[str, int] = {}
-        for node in _walk(doc["root"]):
-            attrs = node.get("attributes", [])
-            marks = dict(zip(attrs[::2], attrs[1::2], strict=True)).get("data-cjk-probe")
-            for mark in (marks or "").split():
-                item = found[mark]
-                if not item["pseudo"]:
-                    nodes[mark] = node["nodeId"]
-                for pseudo in node.get("pseudoElements", []):
-                    if pseudo.get("pseudoType") == item["pseudo"]:
-                        nodes[mark] = pseudo["nodeId"]
+        # A live page may redraw an element between marking it and asking for its fonts
+        # (a display following the table, a frame taken off the last result): then the
+        # marks, the document and the fonts are all taken again, until one pass sees
+        # every marked text to the end.
+        deadline = time.monotonic() + 30
+        while True:
+            found, nodes = _marked(page, cdp)
+            try:
+                if set(nodes) != set(found):
+                    raise LookupError(sorted(set(found) - set(nodes)))
+                fonts_of = {
+                    mark: cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+                    for mark, node in nodes.items()
+                }
+                break
+            except (LookupError, PlaywrightError) as gone:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the page never held still for 30 s: {gone}") from gone
         bad = []
         for mark, item in found.items():
-            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": nodes[mark]})["fonts"]
+            fonts = fonts_of[mark]
             ours = sum(
                 f["glyphCount"]
                 for f in fonts
