@@ -50,17 +50,12 @@ POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)]
 BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int64)
 """Cards burnt for each card number turned face up."""
 
-TWO_CARD_TOTAL = np.array(
-    [[hand_total(POINTS_BY_CARD[a] + POINTS_BY_CARD[b]) for b in range(52)] for a in range(52)],
-    dtype=np.uint8,
-)
+TWO_CARD_TOTAL = hand_total(POINTS_BY_CARD[:, None] + POINTS_BY_CARD[None, :]).astype(np.uint8)
 TWO_CARD_TOTAL.setflags(write=False)
 """`hand_total` of two card numbers' points, looked up: compiled dealing reads a hand's
 totals here, where a sum and its last digit took a division's worth of steps each."""
 
-TOTAL_AFTER = np.array(
-    [[hand_total(t + POINTS_BY_CARD[c]) for c in range(52)] for t in range(10)], dtype=np.uint8
-)
+TOTAL_AFTER = hand_total(np.arange(10)[:, None] + POINTS_BY_CARD[None, :]).astype(np.uint8)
 TOTAL_AFTER.setflags(write=False)
 """`hand_total` of a total and one more card number's points (a third card), looked up."""
 

@@ -154,7 +154,10 @@ def side_fits(plan: Plan, i: int, rnd: int, avail: float) -> bool:
 def next_level(on_win: Any, on_loss: Any, level: int, result: float) -> int:
     """The staking level after a main-bet result (net per unit: > 0 a win, < 0 a loss;
     a push or refund keeps the level), from the staking's table (`Plan.stake_on_win`,
-    `Plan.stake_on_loss`; `strategies.StakingTable`)."""
+    `Plan.stake_on_loss`; `strategies.StakingTable`). A one-level staking (flat) never
+    moves, and is not looked up: the lookup sat on every hand's chain in the engine."""
+    if len(on_win) == 1:
+        return level
     return level if result == 0.0 else (on_win[level] if result > 0.0 else on_loss[level])
 
 
@@ -282,9 +285,7 @@ def step(
             wagered += stake
             book(slots, slot_of[bet], stake, net)
             bets += 1
-            if plan.stake_on_win.shape[0] > 1:  # one level (flat): it cannot change, and
-                # looking it up put a load on every hand's chain (a twentieth of the engine)
-                level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
+            level = next_level(plan.stake_on_win, plan.stake_on_loss, level, u)
         for i in range(plan.side_bets.shape[0]):
             if side_fits(plan, i, rnd, avail):
                 sb = plan.side_bets[i]

@@ -17,11 +17,10 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, wait_idle
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, CDPSession, Page
 from playwright.sync_api import Error as PlaywrightError
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
@@ -114,7 +113,7 @@ def _walk(node: dict) -> Iterator[dict]:
         yield from _walk(node["contentDocument"])
 
 
-def _marked(page: Page, cdp: Any) -> tuple[dict[str, dict], dict[str, int]]:
+def _marked(page: Page, cdp: CDPSession) -> tuple[dict[str, dict], dict[str, int]]:
     """The Chinese texts the page shows (marked by `MARK_JS`), and the document's node
     of each mark found in it."""
     found = {}
@@ -127,9 +126,7 @@ def _marked(page: Page, cdp: Any) -> tuple[dict[str, dict], dict[str, int]]:
         attrs = node.get("attributes", [])
         marks = dict(zip(attrs[::2], attrs[1::2], strict=True)).get("data-cjk-probe")
         for mark in (marks or "").split():
-            item = found.get(mark)
-            if item is None:  # a mark left from an earlier pass on a node not seen since
-                continue
+            item = found[mark]
             if not item["pseudo"]:
                 nodes[mark] = node["nodeId"]
             for pseudo in node.get("pseudoElements", []):
@@ -154,8 +151,8 @@ def undrawn(page: Page) -> tuple[int, list[str]]:
         # every marked text to the end.
         deadline = time.monotonic() + 30
         while True:
-            found, nodes = _marked(page, cdp)
             try:
+                found, nodes = _marked(page, cdp)
                 if set(nodes) != set(found):
                     raise LookupError(sorted(set(found) - set(nodes)))
                 fonts_of = {
