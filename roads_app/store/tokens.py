@@ -20,6 +20,34 @@ ROLES: tuple[str, str] = ("operator", "viewer")
 _PREFIX = {"operator": "ra_op_", "viewer": "ra_vw_"}
 
 
+class CredentialError(RoadsAppError):
+    """A request that names more than one credential (400): which one counts would be a
+    guess, and a gateway that checked the first would be bypassed by the last."""
+
+
+def one_credential(given: list[str], where: str) -> str | None:
+    """The one credential a request gives (its ``Authorization`` headers and ``?token=``
+    values, or a page's follower header), None for none; more than one is refused.
+
+    >>> one_credential([], "x"), one_credential(["Bearer a"], "x")
+    (None, 'Bearer a')
+    >>> one_credential(["Bearer a", "Bearer b"], "the request")
+    Traceback (most recent call last):
+    roads_app.store.tokens.CredentialError: the request gives 2 credentials ...
+    """
+    if len(given) > 1:
+        raise CredentialError(
+            Message(
+                "msg_credentials_many",
+                where=where,
+                n=len(given),
+                header="Authorization",
+                param="?token=",
+            )
+        )
+    return given[0] if given else None
+
+
 def hash_token(token: str) -> str:
     """What the database keeps of a token.
 

@@ -34,6 +34,7 @@ HOST_ENV = "ROADS_APP_HOST"
 ROLE_KEY = "roads_app.access.role"
 HASH_KEY = "roads_app.access.token_hash"  # the tab's token, as the store keeps it
 REVOKED_KEY = "roads_app.access.revoked"  # the token stopped holding: say so once
+REFUSED_KEY = "roads_app.access.refused"  # the token typed or linked was not taken
 TOKEN_PARAM = "token"
 
 
@@ -53,10 +54,14 @@ def role() -> str | None:
     the store says of the tab's token now, not when it was typed."""
     if not exposed():
         return "operator"
-    given = st.query_params.get(TOKEN_PARAM)
+    given = st.query_params.get_all(TOKEN_PARAM)
     if given:
         del st.query_params[TOKEN_PARAM]  # out of the address bar, history and screenshots
-        _check(given)
+        if len(given) > 1:  # which one counts would be a guess: none does
+            _forget()
+            st.session_state[REFUSED_KEY] = True
+        else:
+            _check(given[0])
     return _recheck()
 
 
@@ -129,6 +134,11 @@ def follow_refusal(token_hash: str | None, data_dir: Any) -> tuple[int, str] | N
     return None
 
 
+def _forget() -> None:
+    st.session_state[ROLE_KEY] = None
+    st.session_state[HASH_KEY] = None
+
+
 def _check(token: str) -> None:
     token_hash = tokens.hash_token(token.strip())
     found = session.store().tokens.role(token_hash)
@@ -136,7 +146,7 @@ def _check(token: str) -> None:
     st.session_state[HASH_KEY] = token_hash if found else None
     st.session_state.pop(REVOKED_KEY, None)
     if found is None:
-        st.session_state["roads_app.access.refused"] = True
+        st.session_state[REFUSED_KEY] = True
 
 
 def _on_token() -> None:
@@ -158,7 +168,7 @@ def sidebar() -> None:
             on_change=_on_token,
             help="`roads-app token` prints one on the server",
         )
-        if st.session_state.pop("roads_app.access.refused", False):
+        if st.session_state.pop(REFUSED_KEY, False):
             st.error(tr("token_invalid"))
 
 

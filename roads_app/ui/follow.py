@@ -34,7 +34,7 @@ from typing import Any
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
-from roads_app.store import library, watch
+from roads_app.store import library, tokens, watch
 from roads_app.ui import access, page_head
 
 ROUTE = "/_roads/follow"
@@ -209,7 +209,11 @@ def refusal(request: Any, data_dir: Path) -> Any:
     from starlette.responses import JSONResponse
 
     try:
-        refused = access.follow_refusal(request.headers.get(access.FOLLOW_HEADER), data_dir)
+        given = tokens.one_credential(request.headers.getlist(access.FOLLOW_HEADER), "follow")
+    except tokens.CredentialError as e:  # two passes: which counts would be a guess
+        return JSONResponse({"detail": str(e)}, status_code=400)
+    try:
+        refused = access.follow_refusal(given, data_dir)
     except RoadsAppError as e:
         return JSONResponse({"detail": f"follow: {e}"}, status_code=503)
     if refused is not None:

@@ -67,7 +67,7 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
 def test_the_follow_and_tile_routes_apply_the_pages_token_rule(exposed: AppServer) -> None:
     """On an exposed dashboard the follow and tile routes answer only a tab whose token
     could see the shoe's page: no token 401, a token the store does not hold 403, each
-    with a one-line JSON detail; a viewer's token is answered."""
+    with a one-line JSON detail; a viewer's token is answered; two passes, 400."""
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
     db.open_store(data).shoes.create(meta, rounds_from_winners("BP"))
@@ -84,6 +84,9 @@ def test_the_follow_and_tile_routes_apply_the_pages_token_rule(exposed: AppServe
             url, params=params, timeout=30, headers={"X-Roads-Tab": tokens.hash_token("ra_made_up")}
         )
         assert r.status_code == 403 and "\n" not in r.json()["detail"], r.text
+        two = [("X-Roads-Tab", viewer), ("X-Roads-Tab", tokens.hash_token("ra_made_up"))]
+        r = httpx.get(url, params=params, timeout=30, headers=two)  # which counts? neither
+        assert r.status_code == 400 and "2 credentials" in r.json()["detail"], r.text
         r = httpx.get(url, params=params, timeout=30, headers={"X-Roads-Tab": viewer})
         assert r.status_code == 200, r.text
     assert r.json()["shoes"][meta.id] == db.open_store(data).shoes.version(meta.id)
