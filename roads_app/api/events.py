@@ -6,13 +6,13 @@ follower, and 2,000 followers filled the event loop.)
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from fastapi import APIRouter, Depends
 from starlette.responses import StreamingResponse
 
-from roads_app.api.access import Read
-from roads_app.api.context import Ctx, ShoeId
+from roads_app.api.access import Reader
+from roads_app.api.context import Api, Ctx, ShoeId
 from roads_app.api.models import Problem
 from roads_app.api.service import NotFound
 from roads_app.errors import quote
@@ -43,7 +43,7 @@ router = APIRouter()
     "/shoes/{shoe_id}/events",
     response_class=EventStream,
     status_code=200,
-    dependencies=[Read, Depends(existing)],
+    dependencies=[Depends(existing)],
     responses={
         200: {
             "content": {EventStream.media_type: {}},
@@ -52,10 +52,28 @@ router = APIRouter()
         404: {"model": Problem},
     },
 )
-async def events(api: Ctx, shoe_id: ShoeId) -> EventStream:
+async def events(api: Ctx, who: Reader, shoe_id: ShoeId) -> EventStream:
     """Server-Sent Events of one shoe: ``snapshot``, then ``append`` / ``reset`` / ``gone``.
 
     Every event's data is ``{"version": V, "rounds": [...], "good_roads": [...]}`` and
     its id is the version.
     """
-    return EventStream(api.hub.follow(shoe_id))
+    return EventStream(while_held(api, who, api.hub.follow(shoe_id)))
+
+
+async def while_held(
+    api: Api, who: str | None, chunks: AsyncGenerator[bytes, None]
+) -> AsyncIterator[bytes]:
+    """The stream's bytes while the reader's token holds: after the process's watcher
+    saw a revoke (it tells of one before any change committed after it), the token is
+    asked again before the next event, and the stream ends if it was revoked."""
+    seen = api.watcher.tokens
+    try:
+        async for chunk in chunks:
+            if api.watcher.tokens != seen:
+                seen = api.watcher.tokens
+                if who is not None and await api.run(api.feed.role_now, who) is None:
+                    return
+            yield chunk
+    finally:
+        await chunks.aclose()

@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,7 +240,7 @@ class Hub:
             frame = s.frames[key] = _with_tags(change, self._good_roads(s)).encode()
         return frame
 
-    async def follow(self, shoe_id: str) -> AsyncIterator[bytes]:
+    async def follow(self, shoe_id: str) -> AsyncGenerator[bytes, None]:
         """The events of one shoe as bytes, from a snapshot on, until it is gone or we are
         cancelled (the client went away)."""
         self._attach()

@@ -27,7 +27,7 @@ from roads_app.game.rounds import ShoeMeta
 from roads_app.i18n import word
 from roads_app.render import board
 from roads_app.roads.stats import shoe_stats, side_now
-from roads_app.ui import board_host, follow, session, theme
+from roads_app.ui import access, board_host, follow, session, theme
 from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.good_roads_view import keys_now, tags
 from roads_app.ui.page_head import static_text
@@ -108,6 +108,7 @@ def render_display_header(
 
 @st.fragment
 def _follow(shoe_id: str) -> None:
+    access.still_allowed()
     board_host.mount()
     lg = lang()
     try:

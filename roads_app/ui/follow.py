@@ -160,7 +160,8 @@ async def wait_for_change(
     gone: Callable[[], Awaitable[bool]] | None = None,
 ) -> Any:
     """Wait until ``shoe_id``'s version (or, with no shoe, the change count) is no longer
-    ``known``, at most ``timeout`` seconds, or until ``gone()`` says the page closed the
+    ``known``, at most ``timeout`` seconds, until a revoke was seen (the route asks
+    again whether the page's key holds), or until ``gone()`` says the page closed the
     request (checked every `GONE_CHECK_S`); what it is now. Why: the server's shutdown
     waits for the requests in flight, and a closed tab's request waited out its whole
     ``timeout`` (a server took 24 s to stop with one page following)."""
@@ -174,15 +175,16 @@ async def wait_for_change(
         return now()
     loop = asyncio.get_running_loop()
     moved = asyncio.Event()
+    revokes = w.tokens
 
     def listener(_seq: int, changed: frozenset[str]) -> None:
-        if shoe_id is None or shoe_id in changed:
+        if shoe_id is None or shoe_id in changed or watch.TOKENS_NEWS in changed:
             loop.call_soon_threadsafe(moved.set)
 
     unsubscribe = w.subscribe(listener)
     end = loop.time() + timeout
     try:
-        while str(now() if now() is not None else "") == known:  # a change between the two
+        while str(now() if now() is not None else "") == known and w.tokens == revokes:
             left = end - loop.time()
             if left <= 0:
                 break
@@ -241,9 +243,14 @@ def routes(data_dir: Path) -> list[Any]:
         _waiting += 1
         try:
             w = watch.watcher(data_dir)
+            revokes = w.tokens
             now = await wait_for_change(w, shoe, known, WAIT_S, request.is_disconnected)
         finally:
             _waiting -= 1
+        if w.tokens != revokes:  # a revoke while waiting: does the page's key still hold?
+            refused = refusal(request, data_dir)
+            if refused is not None:
+                return refused
         body = {"seq": now, "shoes": wall_versions(w)} if shoe is None else {"v": now}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
