@@ -66,3 +66,20 @@ def test_a_header_and_a_query_token_are_refused(server: tuple[ApiServer, str, st
     with api.client(token) as c:  # one credential is served as before
         assert c.post(f"/shoes/{shoe}/rounds", json={"winner": "B"}).status_code == 201
     assert rounds(api.data_dir, shoe) == before + 1
+
+
+def test_a_screen_key_opens_nothing_on_the_api(server: tuple[ApiServer, str, str]) -> None:
+    """A screen key is for the dashboard's display and wall: the API refuses it for a
+    write and for a read (403, one line), and nothing is changed."""
+    api, _, shoe = server
+    key = tokens.issue_screen(api.data_dir)
+    before = rounds(api.data_dir, shoe)
+    with api.client(key) as c:
+        for r in (
+            c.post(f"/shoes/{shoe}/rounds", json={"winner": "B"}),
+            c.get(f"/shoes/{shoe}"),
+        ):
+            assert r.status_code == 403 and "screen key" in r.json()["detail"], r.text
+    with httpx.Client(base_url=api.url, timeout=30) as c:
+        assert c.get(f"/shoes/{shoe}/events", params={"token": key}).status_code == 403
+    assert rounds(api.data_dir, shoe) == before

@@ -105,3 +105,60 @@ def test_a_viewers_scoreboard_follows_the_table(exposed: AppServer, page: Page) 
     expect(page.locator(".st-key-btn_B")).to_have_count(0)  # a viewer: no controls
     sh.save_shoe(rounds_from_winners("BPBT"), meta, data)  # another writer
     wait_rounds(page, 4)
+
+
+SCREEN_REVOKED = "This screen's key was revoked."
+PROMPT = "enter a viewer or operator token"
+
+
+def test_a_screen_key_keeps_its_board_through_a_reload_until_revoked(
+    exposed: AppServer, page: Page
+) -> None:
+    """A display opened with a screen key keeps the key in its link: reloaded, it shows
+    the board again, no prompt; the key revoked, the open screen shows one line and
+    nothing else. The same key on the entry page: one line, no board."""
+    page.set_default_timeout(120_000)
+    data = exposed.data_dir
+    meta = ShoeMeta(name="floor screen")
+    db.open_store(data).shoes.create(meta, rounds_from_winners("BPB"))
+    made = subprocess.run(
+        [sys.executable, "-m", "roads_app", "token", "--screen", "--data", str(data)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    key = made.stdout.split()[-1]  # the output's last word
+    assert key.startswith(tokens.SCREEN_PREFIX)
+
+    page.goto(f"{exposed.url}/display?shoe={meta.id}&token={key}")
+    wait_rounds(page, 3)
+    assert f"token={key}" in page.url  # kept in the link
+    page.reload()
+    wait_rounds(page, 3)  # the board again, with no prompt
+    expect(page.get_by_text(PROMPT)).to_have_count(0)
+
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roads_app",
+            "token",
+            "--screen",
+            "--revoke-all",
+            "--data",
+            str(data),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    line = page.get_by_test_id("screen-refused")
+    expect(line).to_have_text(SCREEN_REVOKED)  # the open screen, with no reload
+    expect(page.locator('[data-testid="round-count"]')).to_have_count(0)
+    expect(page.get_by_text(PROMPT)).to_have_count(0)
+
+    other = tokens.issue_screen(data)
+    page.goto(f"{exposed.url}/?shoe={meta.id}&token={other}")  # an entry page
+    expect(page.get_by_test_id("screen-refused")).to_have_text(
+        "A screen key opens the display and the wall only."
+    )
+    expect(page.locator('[data-testid="round-count"]')).to_have_count(0)
