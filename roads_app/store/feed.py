@@ -80,7 +80,8 @@ _KEY = (
     "SELECT role, NULL, NULL FROM api_tokens WHERE hash = ? "
     "UNION ALL SELECT 'screen', table_code, revoked FROM screen_keys WHERE hash = ?"
 )
-_GENERATION = "SELECT value FROM settings WHERE key = 'tokens'"
+GENERATION = "SELECT value FROM settings WHERE key = 'tokens'"
+"""The keys' generation (no row: 0), bumped by every revoke; the watcher reads it too."""
 _BUMP = (
     "INSERT INTO settings (key, value) VALUES ('tokens', '1') ON CONFLICT (key) "
     "DO UPDATE SET value = CAST(CAST(settings.value AS INTEGER) + 1 AS TEXT)"
@@ -150,11 +151,6 @@ class Tokens:
                 "SELECT count(*) FROM api_tokens WHERE role = ?", (role,)
             ).fetchone()[0]
         )
-
-    def generation(self) -> int:
-        """How many revokes there have been (0: none)."""
-        row = self.db.con.execute(_GENERATION).fetchone()
-        return int(row[0]) if row is not None else 0
 
     def revoke(self, role: str) -> int:
         """Every token of ``role`` (``screen``: every screen key) stops holding, in one

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from roads_app.store.connection import BUSY_TIMEOUT_S, DB_ENV, db_path
+from roads_app.store.feed import GENERATION
 from roads_app.store.pg import CHANNEL, TOKENS_NEWS
 
 log = logging.getLogger(__name__)
@@ -113,7 +114,6 @@ class Source(Protocol):
 
 
 _COLUMNS = "id, version, ended IS NOT NULL, rounds, source, updated"
-_GENERATION = "SELECT value FROM settings WHERE key = 'tokens'"
 
 
 def _generation(row: tuple[Any, ...] | None) -> int:
@@ -165,7 +165,7 @@ class SqliteSource:
         return dict(map(_shoe_now, rows))
 
     def generation(self) -> int:
-        return _generation(self._connect().execute(_GENERATION).fetchone())
+        return _generation(self._connect().execute(GENERATION).fetchone())
 
     def wake(self) -> None:
         self._woken.set()
@@ -279,7 +279,7 @@ class PgSource:
         return dict(map(_shoe_now, rows))
 
     def generation(self) -> int:
-        return _generation(self._connect().execute(_GENERATION).fetchone())
+        return _generation(self._connect().execute(GENERATION).fetchone())
 
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
