@@ -115,8 +115,8 @@ def test_a_screen_key_keeps_its_board_through_a_reload_until_revoked(
     exposed: AppServer, page: Page
 ) -> None:
     """A display opened with a screen key keeps the key in its link: reloaded, it shows
-    the board again, no prompt; the key revoked, the open screen shows one line and
-    nothing else. The same key on the entry page: one line, no board."""
+    the board again, no prompt; the key revoked, the open display and wall show one
+    line and nothing else. The same key on the entry page: one line, no board."""
     page.set_default_timeout(120_000)
     data = exposed.data_dir
     meta = ShoeMeta(name="floor screen")
@@ -136,6 +136,10 @@ def test_a_screen_key_keeps_its_board_through_a_reload_until_revoked(
     page.reload()
     wait_rounds(page, 3)  # the board again, with no prompt
     expect(page.get_by_text(PROMPT)).to_have_count(0)
+    wall = page.context.new_page()  # the wall, with the same key
+    wall.set_default_timeout(120_000)
+    wall.goto(f"{exposed.url}/lobby?kiosk=1&token={key}")
+    expect(wall.get_by_text("floor screen").first).to_be_visible()
 
     subprocess.run(
         [
@@ -155,6 +159,9 @@ def test_a_screen_key_keeps_its_board_through_a_reload_until_revoked(
     expect(line).to_have_text(SCREEN_REVOKED)  # the open screen, with no reload
     expect(page.locator('[data-testid="round-count"]')).to_have_count(0)
     expect(page.get_by_text(PROMPT)).to_have_count(0)
+    expect(wall.get_by_test_id("screen-refused")).to_have_text(SCREEN_REVOKED)
+    expect(wall.get_by_text("floor screen")).to_have_count(0)
+    wall.close()
 
     other = tokens.issue_screen(data)
     page.goto(f"{exposed.url}/?shoe={meta.id}&token={other}")  # an entry page
