@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.responses import Response
 
 from roads_app.api.access import Read
 from roads_app.api.context import Ctx, ShoeId
 from roads_app.api.models import Problem, ShoeOut, ShoeSummary, TableOut
+from roads_app.metrics import CONTENT_TYPE
 
 router = APIRouter()
 
@@ -16,6 +18,13 @@ router = APIRouter()
 @router.get("/health", include_in_schema=False)
 async def health() -> dict[str, str]:
     return {"status": "ok"}
+
+
+@router.get("/metrics", include_in_schema=False, dependencies=[Read])
+async def metrics(api: Ctx) -> Response:
+    """What an operator watches, in Prometheus' text format (`roads_app.metrics`): read
+    like the shoes (a viewer token when the server is open to the network)."""
+    return Response(api.metrics.scrape(), media_type=CONTENT_TYPE)
 
 
 @router.get("/tables", response_model=list[TableOut], dependencies=[Read])
