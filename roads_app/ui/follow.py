@@ -34,8 +34,10 @@ from typing import Any
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.i18n import word
 from roads_app.store import library, watch
 from roads_app.ui import access, page_head
+from roads_app.ui.board_view import lang
 
 ROUTE = "/_roads/follow"
 WAIT_S = 25.0
@@ -45,7 +47,18 @@ MAX_WAITING = 2000
 _SHOE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 _JS = page_head.static_text("follow_hub.js") + page_head.static_text("follow.js")
-_component = st.components.v2.component("roads_app.follow", js=_JS, isolate_styles=False)
+_component = st.components.v2.component(
+    "roads_app.follow",
+    js=_JS,
+    css=page_head.static_text("reconnecting.css"),  # a screen's own mark (`follow_hub.js`)
+    isolate_styles=False,
+)
+
+
+def _screen_words(screen: bool) -> str | None:
+    """What a screen (the display, the wall) says while its dashboard is away: its board
+    stays, with this small mark instead of the framework's overlay."""
+    return word("screen_reconnecting", lang()) if screen else None
 
 
 def follow_shoe(
@@ -65,6 +78,7 @@ def follow_shoe(
             "version": version,
             "screen": screen,
             "screen_now": screen_size(key),
+            "reconnecting": _screen_words(screen),
             "got": _got(key),
             "pass": access.follow_pass(),
         },
@@ -122,6 +136,7 @@ def follow_wall(
             "hidden": dict(hidden or {}),
             "screen": True,
             "screen_now": screen_size(key),
+            "reconnecting": _screen_words(True),
             "got": _got(key),
             "pass": access.follow_pass(),
         },
