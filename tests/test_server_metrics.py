@@ -64,6 +64,7 @@ def test_the_api_counts_followers_events_appends_refusals_and_the_feed(
         with server.client(op) as c, server.client(viewer) as v:
             shoe = c.post("/shoes", json={"name": NAME, "table": "classic"}).json()["id"]
             with SseFollower(server.url, shoe, viewer) as f:
+                f.wait_for(lambda f: f.events)  # the snapshot, before any round: 2+ events
                 for w in "BPT":
                     assert c.post(f"/shoes/{shoe}/rounds", json={"winner": w}).status_code == 201
                 f.wait_for(lambda f: len(f.rounds) == 3)
@@ -86,7 +87,7 @@ def test_the_api_counts_followers_events_appends_refusals_and_the_feed(
     for reason in ("unauthorized", "forbidden", "too_big", "not_found"):
         assert value(text, "roads_app_refusals_total", reason=reason) >= 1, reason
     assert value(text, "roads_app_refusals_total", reason="conflict") == 0  # each code listed
-    assert value(text, "roads_app_feed_lag_seconds_count") >= 3  # the watcher saw each change
+    assert value(text, "roads_app_feed_lag_seconds_count") >= 1  # (changes close together: one)
     assert value(text, "roads_app_database_up") == 1
     assert value(text, "roads_app_db_reconnects_total", connection="feed") == 0
 
@@ -153,10 +154,17 @@ def test_the_dashboard_counts_its_pages_followers_and_sessions(on_pg: tuple[Path
     with dashboard(data) as url:
         auth = {"Authorization": f"Bearer {viewer}"}
         v = str(store.shoes.version(shoe))
-        ask = {"params": {"shoe": shoe, "v": v}, "headers": {"X-Roads-Tab": tab}, "timeout": 60}
-        waiting = threading.Thread(
-            target=httpx.get, args=(f"{url}/_roads/follow",), kwargs=ask, daemon=True
-        )
+
+        def follow_until_news() -> None:  # as a page does: asked again after each renewal
+            ask = {"shoe": shoe, "v": v}
+            while True:
+                got = httpx.get(
+                    f"{url}/_roads/follow", params=ask, headers={"X-Roads-Tab": tab}, timeout=60
+                )
+                if str(got.json()["v"]) != v:
+                    return
+
+        waiting = threading.Thread(target=follow_until_news, daemon=True)
         waiting.start()
         assert httpx.get(f"{url}/_roads/follow", params={"shoe": "no!"}).status_code == 400
         assert httpx.get(f"{url}/metrics").status_code == 401
