@@ -226,6 +226,40 @@ def test_the_database_and_the_files_meet_only_where_the_document_says() -> None:
     )
 
 
+def page_modules() -> frozenset[str]:
+    """The modules whose function draws a page of `roads_app/ui/pages.py`'s registry."""
+    path = modules()["roads_app.ui.pages"]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    where = {
+        alias.asname or alias.name: node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    (registry,) = (
+        node
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign | ast.Assign)
+        and "PAGES" in {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
+        and isinstance(node.value, ast.Tuple)
+    )
+    drawn = {n.id for n in ast.walk(registry.value) if isinstance(n, ast.Name) and n.id in where}
+    return frozenset(where[name] for name in drawn)
+
+
+def test_no_page_imports_another_page() -> None:
+    """A page lays out what the core and the widgets give it; what two pages share is a
+    widget module or the core, never one page reaching into another (lazily included)."""
+    pages = page_modules()
+    assert len(pages) >= 8, f"the page registry was not read: {sorted(pages)}"
+    wrong = [
+        f"{_where(i)}: {i.source} imports {i.target}"
+        for i in all_imports()
+        if i.source in pages and i.target in pages and i.target != i.source
+    ]
+    assert not wrong, "pages importing pages:\n" + "\n".join(dict.fromkeys(wrong))
+
+
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected groups of more than one module (Tarjan, iterative)."""
     index: dict[str, int] = {}

@@ -50,6 +50,7 @@ def preload() -> None:
             library_page,
             lobby_page,
             replay_page,
+            study_page,
         )
     finally:
         cache_log.level = level
