@@ -35,10 +35,11 @@ from roads_app.game.rounds import (
 )
 from roads_app.i18n import word
 from roads_app.render import board
+from roads_app.roads import good_roads as gr
 from roads_app.ui import access, board_host, follow, page_head, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next, round_count
-from roads_app.ui.good_roads_view import keys_now, render_tags
+from roads_app.ui.good_roads_view import render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.stats_view import render_stats
@@ -270,7 +271,7 @@ def _header(state: session.ShoeState) -> None:
         if state.saved:
             link = f"display?shoe={urllib.parse.quote(meta.id, safe='')}"
             st.markdown(f"· [{tr('display_link')}]({link})", width="content")
-    render_tags(keys_now(state.rounds), lang())
+    render_tags(gr.tags_now(state.rounds), lang())
 
 
 def _error(area: str) -> None:

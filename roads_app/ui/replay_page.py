@@ -30,12 +30,13 @@ from roads_app.errors import RoadsAppError, quote
 from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render.fonts import CJK_FAMILY
+from roads_app.roads import good_roads as gr
 from roads_app.roads import replay
 from roads_app.store import library
 from roads_app.ui import access, session
 from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.board_view import lang
-from roads_app.ui.good_roads_view import keys_now, render_tags
+from roads_app.ui.good_roads_view import render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.simulate_view import SHOE, open_replay, render_simulate
 from roads_app.ui.stats_view import render_stats, stats_markdown
@@ -268,7 +269,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     revealing = bool(_revealing() and row and row["player_cards"] is not None)
     _position_line(pos, n)
     # the good roads of the round on show; while its cards turn, those before it
-    render_tags(keys_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
+    render_tags(gr.tags_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.button(
             tr("previous"),
