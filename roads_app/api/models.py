@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from roads_app.game.hand import WINNERS, Winner
+from roads_app.game.rounds import EntryMode
 
 WinnerSpelling = Literal[(*WINNERS, *(w.lower() for w in WINNERS), *(w.word for w in Winner))]  # type: ignore[misc]
 """How a winner may be written to the API: B/P/T, b/p/t, banker/player/tie."""
@@ -77,10 +78,9 @@ class RoundIn(_Body):
         return self
 
     @property
-    def mode(self) -> Literal["cards", "points", "winner"]:
-        if self.player_cards is not None:
-            return "cards"
-        return "points" if self.player_points is not None else "winner"
+    def mode(self) -> EntryMode:
+        """How this round is entered (the validator made sure it is one way)."""
+        return EntryMode.of(dict(self))
 
     def flags(self) -> dict[str, bool | None]:
         return {k: getattr(self, k) for k in FLAGS}
