@@ -372,3 +372,22 @@ def test_the_counter_sees_letters_and_keys() -> None:
     assert loose_words('w == "T" or name == "big_road"\nf(x="P")', "x.py") == 3
     assert loose_words('R = "big_road"', "roads_app/roads/names.py") == 0
     assert loose_words('"Tie", "BP", f"{w}_letter"', "x.py") == 0
+
+
+DEFAULT_TABLE_WRITTEN = {
+    "roads_app/places.py": 1,  # DEFAULT_TABLE, the one place
+    "roads_app/shoefiles/samples.py": 1,  # a sample's recipe names its table, not the default
+}
+
+
+def test_the_default_table_is_named_once() -> None:
+    """``"classic"`` as the default or fallback table is `roads_app.places.DEFAULT_TABLE`;
+    a string constant ``"classic"`` anywhere else is the rule written again."""
+    found = {}
+    for path in modules().values():
+        where = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        n = sum(isinstance(c, ast.Constant) and c.value == "classic" for c in ast.walk(tree))
+        if n:
+            found[where] = n
+    assert found == DEFAULT_TABLE_WRITTEN

@@ -52,6 +52,7 @@ from roads_app.game.drawing import (
 from roads_app.game.hand import WINNER_DTYPE, WINNERS, Side, Winner, natural, winner_of
 from roads_app.messages import Message, side
 from roads_app.messages import winner as _named
+from roads_app.places import DEFAULT_TABLE
 
 WINNER = WINNER_DTYPE
 """Banker, Player, Tie (`roads_app.game.hand.Winner`'s letters)."""
@@ -235,7 +236,7 @@ class ShoeMeta:
     source: Source = "hand"
     decks: Annotated[int, Field(ge=1, le=8)] = 8
     seed: Annotated[int, Field(ge=0, le=SEED_MAX)] | None = None
-    rules: str = "classic"
+    rules: str = DEFAULT_TABLE
     notes: _Text = ""
     burn_card: str | None = None  # the face-up first card, where the shoe records it
     cut: Annotated[int, Field(ge=0, le=8 * 52)] | None = None

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 import polars as pl
 import streamlit as st
 
-from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
+from roads_app.bets.tables import BET_LABELS, Table, fallback_table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.i18n import DEFAULT
 from roads_app.render import charts
@@ -320,7 +320,7 @@ def render_backtest_page() -> None:
         rules = st.selectbox(
             tr("table"),
             tables,
-            index=tables.index("classic") if "classic" in tables else 0,
+            index=tables.index(fallback_table(tables)),
             key="bt_rules",
         )
     try:

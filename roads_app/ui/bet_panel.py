@@ -25,7 +25,7 @@ from roads_app.bets import ledger as BL
 from roads_app.bets import offers
 from roads_app.bets.settlement import read_reason
 from roads_app.bets.spec import Outcome
-from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
+from roads_app.bets.tables import SHORTCUT_LABELS, Table, fallback_table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
 from roads_app.game.rounds import EntryMode, ShoeMeta
 from roads_app.i18n import DEFAULT
@@ -45,7 +45,7 @@ def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
     try:
         return load_table(meta.rules), None
     except RoadsAppError as e:
-        fallback = "classic" if "classic" in list_tables() else list_tables()[0]
+        fallback = fallback_table(list_tables())
         return load_table(fallback), tr("table_fallback", why=say(e), table=fallback)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from roads_app.bets.tables import list_tables, load_table
+from roads_app.bets.tables import fallback_table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.store import library
 from roads_app.ui import access
@@ -26,7 +26,7 @@ def render_simulate(folder: Path, key: str) -> None:
     with st.form(f"{key}_form", border=False):
         c1, c2 = st.columns(2)
         seed = c1.number_input(tr("seed"), min_value=0, value=1, step=1, key=f"{key}_seed")
-        first = tables.index("classic") if "classic" in tables else 0
+        first = tables.index(fallback_table(tables))
         table = c2.selectbox(tr("table"), tables, key=f"{key}_table", index=first)
         submitted = st.form_submit_button(tr("deal_and_replay"), icon=":material/playing_cards:")
     if submitted:
