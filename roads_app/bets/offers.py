@@ -43,6 +43,9 @@ NEED_WORDS: Mapping[str, str] = MappingProxyType(
     {EntryMode.POINTS: "need_points", EntryMode.CARDS: "need_cards"}
 )
 """Catalogue keys of what a bet needs of a round."""
+SIDE_IDS: tuple[str, str] = ("player", "banker")
+"""The bet on each side, Player and Banker, by its id: what a backtest's main bet is and
+never a bet beside it (`beside_main`); the side a side bet sits on (`side_of`)."""
 MAIN_IDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"player": ("player",), "tie": ("tie",), "banker": ("banker", "ez_banker")}
 )
@@ -155,9 +158,21 @@ class Layout:
         )
 
 
+def beside_main(table: Table) -> list[str]:
+    """The table's bets a backtest may place every hand beside its main bet: all but the
+    two sides' own (Tie and EZ Banker may ride beside a Banker or Player bet).
+
+    >>> from roads_app.bets.tables import load_table
+    >>> beside = beside_main(load_table("classic"))
+    >>> "banker" in beside, "player" in beside, "tie" in beside
+    (False, False, True)
+    """
+    return [b for b in table.bets if b not in SIDE_IDS]
+
+
 def side_of(bet_id: str) -> str:
     """Which hand a side bet belongs to on the layout: ``player``, ``banker`` or ``middle``."""
-    for side in ("player", "banker"):
+    for side in SIDE_IDS:
         if bet_id.startswith(f"{side}_") or bet_id.endswith(f"_{side}"):
             return side
     return "middle"

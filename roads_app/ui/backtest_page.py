@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 import polars as pl
 import streamlit as st
 
+from roads_app.bets import offers
 from roads_app.bets.tables import BET_LABELS, Table, fallback_table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.i18n import DEFAULT
@@ -121,7 +122,7 @@ def _money_inputs(table: Table) -> strategies.Settings:
     )
     sides = c3.multiselect(
         tr("bt_sides"),
-        [b for b in table.bets if b not in ("banker", "player")],
+        offers.beside_main(table),
         format_func=_named(table.bets, _label),
         key="bt_sides",
         placeholder=tr("choose_options"),
