@@ -27,6 +27,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError, quote
+from roads_app.game.cards import card_face
 from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render.fonts import CJK_FAMILY
@@ -52,8 +53,6 @@ SLIDER = "replay_slider"
 ERROR = "replay.error"
 SOURCES = ("hand", "simulated", "imported")
 """Where a shoe came from; each has its word in the catalogue (``source_<name>``)."""
-SUIT_GLYPH = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
-RED_SUITS = "hd"
 
 
 # --- position (session state + URL) -------------------------------------------------
@@ -140,9 +139,9 @@ def _init_position(shoe_id: str, n: int) -> None:
 def _card_html(code: str | None, delay_s: float, dealt_s: float) -> str:
     if code is None:
         return ""
-    rank = "10" if code[0] == "T" else code[0]
-    colour = "#c62828" if code[1] in RED_SUITS else "#1b1b1b"
-    face = f"<span style='color:{colour}'>{rank}{SUIT_GLYPH[code[1]]}</span>"
+    rank, glyph, red = card_face(code)
+    colour = "#c62828" if red else "#1b1b1b"
+    face = f"<span style='color:{colour}'>{rank}{glyph}</span>"
     return (
         f"<div class='rv-card' data-card='{html.escape(code)}' "
         f"style='animation-delay:{dealt_s:.3f}s'>"
