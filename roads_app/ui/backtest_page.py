@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 import polars as pl
 import streamlit as st
 
-from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
+from roads_app.bets import offers
+from roads_app.bets.tables import BET_LABELS, Table, fallback_table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.i18n import DEFAULT
 from roads_app.render import charts
@@ -121,7 +122,7 @@ def _money_inputs(table: Table) -> strategies.Settings:
     )
     sides = c3.multiselect(
         tr("bt_sides"),
-        [b for b in table.bets if b not in ("banker", "player")],
+        offers.beside_main(table),
         format_func=_named(table.bets, _label),
         key="bt_sides",
         placeholder=tr("choose_options"),
@@ -320,7 +321,7 @@ def render_backtest_page() -> None:
         rules = st.selectbox(
             tr("table"),
             tables,
-            index=tables.index("classic") if "classic" in tables else 0,
+            index=tables.index(fallback_table(tables)),
             key="bt_rules",
         )
     try:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from roads_app.errors import RoadsAppError
+from roads_app.places import DEFAULT_TABLE
 from roads_app.store.location import DATA_ENV
 
 
@@ -50,6 +51,7 @@ def preload() -> None:
             library_page,
             lobby_page,
             replay_page,
+            study_page,
         )
     finally:
         cache_log.level = level
@@ -64,7 +66,7 @@ def preload() -> None:
     pl.DataFrame({"warm": [1]}).to_pandas()  # its first call imports pyarrow (~0.5 s)
     stats.shoe_stats(warm)
     try:  # only a warm-up: a broken rules file is for the pages to report, not to stop us
-        live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table("classic"))
+        live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table(DEFAULT_TABLE))
     except RoadsAppError as e:
         print(f"note: odds not warmed up: {e}", file=sys.stderr)
 

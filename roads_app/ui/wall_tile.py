@@ -42,7 +42,7 @@ from roads_app.roads.grids import all_roads
 from roads_app.roads.stats import side_now
 from roads_app.store import library, watch
 from roads_app.ui import access, follow, page_head, theme
-from roads_app.ui.good_roads_view import entered_of, shown
+from roads_app.ui.good_roads_view import shown
 from roads_app.ui.good_roads_view import tags as tag_names
 
 ROUTE = "/_roads/tile"
@@ -220,7 +220,7 @@ def view_at(
     now_tags = gr.tags_of_winners(tile["winners"])
     rerun = (
         list(now_tags) != list(tags)
-        or bool(entered_of(tile["winners"]))
+        or bool(gr.entered(tile["winners"]))
         or not shown(now_tags, picked)
     )
     meta = tile["meta"]
