@@ -265,11 +265,29 @@ _START = (-1, 0, 0, False)
 
 
 @njit(cache=True)
-def _derive(taken: np.ndarray, road: int, rows: int, colour: int, st: tuple) -> tuple:
-    """Lay a derived road's next mark of ``colour`` (a new streak when the colour changes),
-    from its state ``st``: `_place`'s, its last colour and its marks so far."""
+def _derived_mark(
+    taken: np.ndarray,
+    road: int,
+    rows: int,
+    colour: int,
+    st: tuple,
+    marks: np.ndarray,
+    colours: np.ndarray,
+    cell: tuple,
+) -> tuple:
+    """One derived road's update for a new big-road mark: the ``colour`` the road gives it
+    (`derived_colour` with the road's k; `NO_MARK`: the road adds nothing), laid out from
+    the road's state ``st`` (`_place`'s, its last colour, its marks so far; a new streak
+    when the colour changes) and written as its next mark, at ``cell`` (the shoe's
+    number, the round's), into ``marks[road - 1]`` and ``colours[road - 1]`` (`_MARK_ROWS`).
+    Returns the road's state after it."""
+    if colour == NO_MARK:
+        return st
     at, last, m = st
     at = _place(taken, road, rows, at[0] < 0 or colour != last, at)
+    d = road - 1
+    marks[d, 0, m], marks[d, 1, m], marks[d, 2, m] = cell[0], at[1], at[2]
+    marks[d, 3, m], colours[d, m] = cell[1], colour
     return at, colour, m + 1
 
 
@@ -299,8 +317,9 @@ def _roads_kernel(
     ``(i // rows, i % rows)``; a B/P result is a big-road mark (a tie counts on the latest
     one, leading ties on the shoe's first; a shoe of ties only has one cell, its first
     tie), its streak's height grows, each derived road colours it with `derived_colour`
-    (columns before its own are final by then) and every road lays its new mark out at
-    once. The grids are scratch reused shoe after shoe.
+    and its k (columns before its own are final by then) and every road lays its new
+    mark out at once (the derived roads by one update, `_derived_mark`). The grids are
+    scratch reused shoe after shoe.
 
     Fills ``out`` (`_outputs`): the bead cells (col, row per round); per big-road mark
     the `_BIG_ROWS`, its round's row in the input and its winner code; per derived road
@@ -360,27 +379,13 @@ def _roads_kernel(
             big[3, j], big[4, j], big[5, j] = rnd[i], 0, i
             winner[j] = w
             j += 1
+            cell = (number, rnd[i])
             colour = derived_colour(heights, streak, height - 1, streak, k1)
-            if colour != NO_MARK:
-                st1 = _derive(taken, 1, rows, colour, st1)
-                m = st1[2] - 1
-                marks[0, 0, m], marks[0, 1, m] = number, st1[0][1]
-                marks[0, 2, m] = st1[0][2]
-                marks[0, 3, m], colours[0, m] = rnd[i], colour
+            st1 = _derived_mark(taken, 1, rows, colour, st1, marks, colours, cell)
             colour = derived_colour(heights, streak, height - 1, streak, k2)
-            if colour != NO_MARK:
-                st2 = _derive(taken, 2, rows, colour, st2)
-                m = st2[2] - 1
-                marks[1, 0, m], marks[1, 1, m] = number, st2[0][1]
-                marks[1, 2, m] = st2[0][2]
-                marks[1, 3, m], colours[1, m] = rnd[i], colour
+            st2 = _derived_mark(taken, 2, rows, colour, st2, marks, colours, cell)
             colour = derived_colour(heights, streak, height - 1, streak, k3)
-            if colour != NO_MARK:
-                st3 = _derive(taken, 3, rows, colour, st3)
-                m = st3[2] - 1
-                marks[2, 0, m], marks[2, 1, m] = number, st3[0][1]
-                marks[2, 2, m] = st3[0][2]
-                marks[2, 3, m], colours[2, m] = rnd[i], colour
+            st3 = _derived_mark(taken, 3, rows, colour, st3, marks, colours, cell)
         if j == first:  # a shoe of ties only: one cell at (0, 0), carrying every tie
             big[0, j], big[1, j], big[2, j] = number, 0, 0
             big[3, j], big[4, j], big[5, j] = rnd[a], 0, a
