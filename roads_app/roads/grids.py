@@ -346,7 +346,7 @@ def _roads_kernel(
                 height = 0
             height += 1
             heights[streak] = height
-            _place(taken, 0, rows, new, at)
+            _place(taken, np.int64(0), rows, new, at)  # int64, as the derived roads' number
             big[0, j], big[1, j], big[2, j] = number, at[0, 1], at[0, 2]
             big[3, j], big[4, j], big[5, j] = rnd[i], 0, i
             winner[j] = w
@@ -396,7 +396,17 @@ def _firsts(group: np.ndarray) -> np.ndarray:
 
 # --- building the frames --------------------------------------------------------------
 
-_KS = np.array(list(DERIVED.values()), dtype=np.int64)
+
+def _read_only(values: np.ndarray, dtype: type[np.generic]) -> np.ndarray:
+    """``values`` as a C-ordered read-only array of ``dtype``, a view when they already
+    are: what `_roads_kernel` reads has one type whatever Polars or NumPy handed over
+    (a Polars column's array is read-only, a computed one is not), so it compiles once."""
+    out = np.ascontiguousarray(values, dtype=dtype).view()
+    out.flags.writeable = False
+    return out
+
+
+_KS = _read_only(np.array(list(DERIVED.values())), np.int64)
 _WINNER_VALUES = pl.Series(WINNERS, dtype=WINNER)
 
 
@@ -444,7 +454,15 @@ def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
     whole = not rnd.null_count()  # else the kernel writes row numbers, looked up here
     numbers = rnd.to_numpy() if whole else np.arange(rnd.len(), dtype=np.int32)
     arrays = _outputs(s.code.size, _KS.size)
-    _roads_kernel(s.code, s.start, shoe, numbers, rows, _KS, arrays)
+    _roads_kernel(
+        _read_only(s.code, np.int8),
+        _read_only(s.start, np.int64),
+        _read_only(shoe, np.int32),
+        _read_only(numbers, np.int32),
+        int(rows),
+        _KS,
+        arrays,
+    )
     bead, big, winner, marks, colours, count = arrays
 
     def int_columns(names: tuple[str, ...], block: np.ndarray, m: int) -> list[pl.Series]:
