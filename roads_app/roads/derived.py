@@ -42,6 +42,10 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+from roads_app.jit_cache import depends_on
+
+depends_on(__file__)  # cached where the app's kernels are (a read-only install included)
+
 RED, BLUE, NO_MARK = 0, 1, -1
 """Colour codes: index into ``grids.COLOURS`` ("red", "blue"); -1 where no mark is made."""
 
