@@ -5,7 +5,7 @@ schema library as the rest of the project, and its OpenAPI docs come free at ``/
 All work is done by `service.Feed` and the event streams by `stream.Hub`; the routers
 only map HTTP onto them, one module per concern:
 
-* `reads` — the health check, tables, shoes and one shoe;
+* `reads` — the health check, the metrics, tables, shoes and one shoe;
 * `good_roads` — which live shoes hold a good road now;
 * `writes` — create, append, undo, void, end (each with an ``Idempotency-Key``);
 * `events` — a shoe's Server-Sent Events;
@@ -35,6 +35,7 @@ from roads_app.api.models import Problem
 from roads_app.api.refusals import add_handlers
 from roads_app.api.service import Feed, tags
 from roads_app.api.stream import Hub
+from roads_app.metrics import Metrics
 from roads_app.store import watch
 
 STORE_THREADS = 4
@@ -57,11 +58,13 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     watcher = watch.watcher(data_dir)
     hub = Hub(watcher, feed.snapshot, run, tags)
     forget = watcher.subscribe(feed.forget_keys)  # a revoke drops the tokens trusted
+    metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         forget()
+        metrics.close()
         await hub.close()
         pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
 
@@ -84,6 +87,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         watcher=watcher,
         data_dir=data_dir,
         open_reads=is_loopback(host),
+        metrics=metrics,
     )
     add_handlers(app)
     for router in (reads.router, good_roads.router, writes.router, events.router):
@@ -94,6 +98,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     app.add_middleware(
         Gate,
         writer=partial(require_operator, feed),
+        refused=metrics.refused,
         routes=lambda: list(iter_route_contexts(app.router.routes)),
     )
     return app
