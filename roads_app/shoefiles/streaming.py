@@ -41,8 +41,8 @@ from roads_app.game.rounds import (
     shoes_within,
 )
 from roads_app.messages import Message
-from roads_app.store import importing, schemas
-from roads_app.store.importing import SHOE_COLUMN
+from roads_app.shoefiles import importing, schemas
+from roads_app.shoefiles.importing import SHOE_COLUMN
 
 BATCH_ROWS = int(os.environ.get("ROADS_APP_IMPORT_BATCH", "") or 50_000)
 """Rows read and checked at a time (about 600 full shoes): what memory holds, and what
