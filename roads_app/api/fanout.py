@@ -116,7 +116,9 @@ class QueueOutlet:
             await self.task
         if dropped:
             self.queue.clear()
-            await _within(send(_body(DROPPED.sse)))
+            self.queue.append(DROPPED)
+        while self.queue:  # what was put before the end (a gone event) is sent first
+            await _within(send(_body(self.queue.popleft().sse)))
         await _end_response(send)
 
 
