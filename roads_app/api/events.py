@@ -1,32 +1,46 @@
-"""Following a shoe: its Server-Sent Events, made by `stream.Hub`.
+"""Following a shoe: its Server-Sent Events, made by `stream.Hub` and written by
+`fanout` (each event's bytes made once and written to every follower's connection).
 
-(Not FastAPI's own Server-Sent Events: those encode every event again for each
-follower, and 2,000 followers filled the event loop.)
+(Not FastAPI's own Server-Sent Events, nor a generator per follower: those run a task
+and encode or copy every event for each follower.)
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-
 from fastapi import APIRouter, Depends
-from starlette.responses import StreamingResponse
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
+from roads_app.api import fanout
 from roads_app.api.access import Reader
-from roads_app.api.context import Api, Ctx, ShoeId
+from roads_app.api.context import Ctx, ShoeId
 from roads_app.api.models import Problem
 from roads_app.api.service import NotFound
+from roads_app.api.stream import Hub
 from roads_app.errors import quote
 
 
-class EventStream(StreamingResponse):
-    """A stream of Server-Sent Events, each event's bytes made by `stream.Hub` (shared by
-    every follower of the shoe, not encoded again for each)."""
+class EventStream(Response):
+    """A shoe's stream of Server-Sent Events: the status line and headers, then whatever
+    `stream.Hub` writes to this follower, until the shoe is gone, the follower falls too
+    far behind or the client goes away."""
 
     media_type = "text/event-stream"
 
-    def __init__(self, content: AsyncIterator[bytes]) -> None:
+    def __init__(self, hub: Hub, shoe_id: str, who: str | None = None) -> None:
         # no caching, and no buffering by a proxy in between (nginx reads this header)
-        super().__init__(content, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        super().__init__(headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        # no content-length: the body streams (chunked)
+        self.raw_headers = [h for h in self.raw_headers if h[0] != b"content-length"]
+        self.hub = hub
+        self.shoe_id = shoe_id
+        self.keyed = who is not None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        await fanout.serve(
+            scope, receive, send, lambda out: self.hub.follow(self.shoe_id, out, keyed=self.keyed)
+        )
 
 
 async def existing(api: Ctx, shoe_id: ShoeId) -> None:
@@ -56,24 +70,8 @@ async def events(api: Ctx, who: Reader, shoe_id: ShoeId) -> EventStream:
     """Server-Sent Events of one shoe: ``snapshot``, then ``append`` / ``reset`` / ``gone``.
 
     Every event's data is ``{"version": V, "rounds": [...], "good_roads": [...]}`` and
-    its id is the version.
+    its id is the version. A stream opened with a token ends when the server learns of
+    a revoke (before any change committed after it is sent); the client connects again,
+    and is let back in while its token holds.
     """
-    return EventStream(while_held(api, who, api.hub.follow(shoe_id)))
-
-
-async def while_held(
-    api: Api, who: str | None, chunks: AsyncGenerator[bytes, None]
-) -> AsyncIterator[bytes]:
-    """The stream's bytes while the reader's token holds: after the process's watcher
-    saw a revoke (it tells of one before any change committed after it), the token is
-    asked again before the next event, and the stream ends if it was revoked."""
-    seen = api.watcher.tokens
-    try:
-        async for chunk in chunks:
-            if api.watcher.tokens != seen:
-                seen = api.watcher.tokens
-                if who is not None and await api.run(api.feed.role_now, who) is None:
-                    return
-            yield chunk
-    finally:
-        await chunks.aclose()
+    return EventStream(api.hub, shoe_id, who)
