@@ -156,9 +156,10 @@ def import_shoes(
     and how many shoes each batch took (`streaming.ShoeFile.batches`).
     """
     path = Path(path)
+    base = name or path.stem
 
     def name_of(k: int) -> str:
-        return f"{name or path.stem} shoe {k}"[:100].strip()
+        return f"{base} shoe {k}"[:100].strip()
 
     many = streaming.open_shoe_file(path)
     if many is None:
