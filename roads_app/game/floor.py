@@ -27,19 +27,20 @@ from roads_app.messages import Message
 
 CODE_MAX = 16
 """The longest table code (``B07``, ``VIP-3``)."""
-_CODE_RE = re.compile(rf"^[A-Za-z0-9-]{{1,{CODE_MAX}}}$")
+_CODE_RE = re.compile(rf"[A-Za-z0-9][A-Za-z0-9-]{{0,{CODE_MAX - 1}}}")
 
 
 def check_table_code(code: object) -> str:
     """The one rule for a table's code: 1 to `CODE_MAX` ASCII letters, digits or ``-``,
-    kept in capitals (``b07`` is ``B07``: two tables a person cannot tell apart by ear
+    a letter or digit first (it starts its shoes' ids and is typed as an argument), kept
+    in capitals (``b07`` is ``B07``: two tables a person cannot tell apart by ear
     are one).
 
     >>> check_table_code("B 07")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    roads_app.errors.FloorError: a table code is 1 to 16 letters, digits or '-', not 'B 07'
+    roads_app.errors.FloorError: a table code is 1 to 16 letters, digits or '-' ... not 'B 07'
     """
-    if not isinstance(code, str) or not _CODE_RE.match(code):
+    if not isinstance(code, str) or not _CODE_RE.fullmatch(code):
         raise FloorError(Message("msg_table_code", most=CODE_MAX, code=quote(code)))
     return code.upper()
 
