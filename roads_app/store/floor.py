@@ -254,10 +254,14 @@ class Floor:
             return [self._table(c, r) for r in rows]
 
     @staticmethod
-    def ahead(code: str) -> list[tuple[str, tuple[str]]]:
-        """The read a change of a table makes first, for `Database.write` to send with
-        the write lock (one round trip on a server)."""
-        return [(_ROW, (code.upper(),))]
+    def ahead(code: str, shoe: str | None = None) -> list[tuple[str, tuple[str, ...]]]:
+        """The reads a change of a table makes first, for `Database.write` to send with
+        the write lock (one round trip on a server): its row, and its shoe's when the
+        caller knows which shoe the table last dealt (a feeder's next hand)."""
+        reads: list[tuple[str, tuple[str, ...]]] = [(_ROW, (code.upper(),))]
+        if shoe is not None:
+            reads.append((_SHOE, (shoe, code.upper())))
+        return reads
 
     # --- changing the table
 

@@ -1,0 +1,239 @@
+"""Following floor tables: one table's stream across its shoes, and the lobby's stream of
+every table.
+
+Both are fed by the process's one watcher (`roads_app.store.watch`), which announces a
+table's own changes as ``table:<code>`` beside the shoes' ids:
+
+* ``GET /tables/{code}/events`` (`follow_table`): first a ``table`` event (the table's
+  row: state, shoe, shoe number, limits), then its shoe's events as a shoe's stream
+  makes them (`stream.Hub`: ``snapshot``, ``append``, ``reset``); a ``state`` event when
+  the table opens, shuffles or closes, and a ``shoe`` event when its next shoe starts,
+  followed by that shoe's ``snapshot``. One connection for the table's whole day.
+* ``GET /lobby/events`` (`Lobby`): a ``lobby`` event with every table's summary
+  (`floor_feed.Tables.summary`), then a ``table`` event with a table's new summary each
+  time it or its shoe changes. A summary is read and encoded once per change for every
+  follower (a hundred tables followed by thousands of players); a follower that fell
+  behind the kept events gets a fresh ``lobby`` event instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from roads_app.api.floor_feed import Tables
+from roads_app.api.service import NotFound
+from roads_app.api.stream import PING, PING_S, RETRY_S, Hub, Run
+from roads_app.store.floor import FloorTable
+from roads_app.store.watch import TABLE_KEY, Watcher
+
+log = logging.getLogger(__name__)
+
+KEPT_EVENTS = 512
+"""Lobby events kept for followers that are a few behind (older ones get a snapshot)."""
+
+
+def event(kind: str, data: Any) -> bytes:
+    """One Server-Sent Event.
+
+    >>> event("state", {"state": "open"})
+    b'event: state\\ndata: {"state":"open"}\\n\\n'
+    """
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+async def follow_table(
+    code: str, watcher: Watcher, hub: Hub, read: Callable[[str], FloorTable], run: Run
+) -> AsyncIterator[bytes]:
+    """One table's events across its shoes (see the module's docstring), until the
+    client goes away."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str | None, bytes]] = asyncio.Queue(maxsize=8)
+    moved = False
+
+    def mark() -> None:
+        nonlocal moved
+        moved = True
+        with contextlib.suppress(asyncio.QueueFull):  # full: the flag is read after the next
+            queue.put_nowait((None, b""))
+
+    def told(_seq: int, changed: frozenset[str]) -> None:
+        if TABLE_KEY + code in changed:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(mark)
+
+    async def shoe_frames(shoe: str) -> None:
+        async for frame in hub.follow(shoe):
+            await queue.put((shoe, frame))
+
+    unsubscribe = watcher.subscribe(told)
+    task: asyncio.Task[None] | None = None
+    try:
+        table = await run(read, code)
+        yield event("table", table.to_dict())
+        if table.shoe is not None:
+            task = loop.create_task(shoe_frames(table.shoe))
+        while True:
+            try:
+                shoe, frame = await asyncio.wait_for(queue.get(), PING_S)
+            except TimeoutError:
+                yield PING
+                continue
+            if shoe is not None and shoe == table.shoe:
+                yield frame
+            if not moved:
+                continue
+            moved = False
+            now = await run(read, code)
+            if now.state != table.state:
+                yield event("state", {"state": now.state.value, "version": now.version})
+            if now.shoe != table.shoe and now.shoe is not None:
+                if task is not None:
+                    task.cancel()
+                yield event(
+                    "shoe",
+                    {"shoe": now.shoe, "shoe_number": now.shoe_number, "day": now.shoe_day},
+                )
+                task = loop.create_task(shoe_frames(now.shoe))
+            table = now
+    finally:
+        unsubscribe()
+        if task is not None:
+            task.cancel()
+
+
+class Lobby:
+    """Every floor table's summary for all the lobby's followers of one server process."""
+
+    def __init__(self, watcher: Watcher, tables: Tables, run: Run) -> None:
+        self._watcher = watcher
+        self._tables = tables
+        self._run = run
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._summaries: dict[str, dict[str, Any]] = {}
+        self._events: deque[tuple[int, bytes]] = deque(maxlen=KEPT_EVENTS)
+        self._seq = 0
+        self._snapshot: tuple[int, bytes] | None = None
+        self._dirty: set[str] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._loaded = asyncio.Event()
+        self._moved = asyncio.Event()
+        self._pinger: asyncio.Task[None] | None = None
+
+    # --- news from the watcher's thread
+
+    def _attach(self) -> None:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._unsubscribe = self._watcher.subscribe(self._told)
+            self._pinger = self._loop.create_task(self._pings())
+            self._task = self._loop.create_task(self._load())
+
+    def _told(self, _seq: int, changed: frozenset[str]) -> None:
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._changed, changed)
+
+    def _changed(self, changed: frozenset[str]) -> None:
+        """The tables a change concerns: its own, or the one whose shoe it is."""
+        by_shoe = {t.shoe: code for code, t in self._watcher.tables().items() if t.shoe}
+        for key in changed:
+            code = key.removeprefix(TABLE_KEY) if key.startswith(TABLE_KEY) else by_shoe.get(key)
+            if code is not None:
+                self._dirty.add(code)
+        if self._dirty and (self._task is None or self._task.done()):
+            assert self._loop is not None
+            self._task = self._loop.create_task(self._refresh())
+
+    # --- reading and encoding, once for every follower
+
+    async def _load(self) -> None:
+        failures = 0
+        while True:
+            try:
+                codes = [t["code"] for t in await self._run(self._tables.list)]
+                for code in codes:
+                    self._summaries[code] = await self._run(self._tables.summary, code)
+                break
+            except Exception as e:  # a busy or restarting database: read again shortly
+                if failures == 0:
+                    log.warning("the lobby: %s", e)
+                await asyncio.sleep(RETRY_S[min(failures, len(RETRY_S) - 1)])
+                failures += 1
+        self._loaded.set()
+        if self._dirty:
+            await self._refresh()
+
+    async def _refresh(self) -> None:
+        await self._loaded.wait()
+        while self._dirty:
+            code = self._dirty.pop()
+            try:
+                summary = await self._run(self._tables.summary, code)
+            except NotFound:
+                continue
+            except Exception as e:  # read again shortly
+                log.warning("the lobby, table %s: %s", code, e)
+                self._dirty.add(code)
+                await asyncio.sleep(RETRY_S[-1])
+                continue
+            if self._summaries.get(code) == summary:
+                continue
+            self._summaries[code] = summary
+            self._seq += 1
+            self._events.append((self._seq, event("table", summary)))
+            moved, self._moved = self._moved, asyncio.Event()
+            moved.set()
+
+    def snapshot(self) -> bytes:
+        """The ``lobby`` event now (made once per change for every new follower)."""
+        if self._snapshot is None or self._snapshot[0] != self._seq:
+            tables = sorted(self._summaries.values(), key=lambda s: (s["position"], s["code"]))
+            self._snapshot = (self._seq, event("lobby", {"tables": tables}))
+        return self._snapshot[1]
+
+    async def _pings(self) -> None:
+        while True:
+            await asyncio.sleep(PING_S)
+            moved, self._moved = self._moved, asyncio.Event()
+            moved.set()
+
+    async def follow(self) -> AsyncIterator[bytes]:
+        """Every table's summary, then each change, until the client goes away."""
+        self._attach()
+        await self._loaded.wait()
+        sent = self._seq
+        yield self.snapshot()
+        while True:
+            moved = self._moved  # taken before looking, so no change is missed
+            if self._seq == sent:
+                await moved.wait()
+                if self._seq == sent:
+                    yield PING
+                continue
+            oldest = self._events[0][0] if self._events else self._seq + 1
+            if oldest > sent + 1:  # fell behind the kept events
+                sent = self._seq
+                yield self.snapshot()
+                continue
+            fresh = [frame for seq, frame in self._events if seq > sent]
+            sent = self._seq
+            yield b"".join(fresh)
+
+    @property
+    def followed(self) -> int:
+        return len(self._summaries)
+
+    async def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        for task in (self._pinger, self._task):
+            if task is not None:
+                task.cancel()
