@@ -15,7 +15,7 @@ import pytest
 
 from roads_app.game.floor import FloorLimits
 from roads_app.store import db, tokens
-from tests.api_server import ApiServer
+from tests.api_server import ApiServer, roads_app
 from tests.pgserver import PgServer
 
 Floor = tuple[ApiServer, ApiServer, str, db.Store]
@@ -244,3 +244,23 @@ def test_the_body_cap_covers_the_table_routes(floor: Floor) -> None:
     with a.client(token) as op:
         r = op.post("/tables/B07/state", content=b"{" + b" " * 4000 + b"}")
         assert r.status_code == 413
+
+
+def test_the_feeder_deals_shoe_after_shoe_with_a_shuffle_between(floor: Floor) -> None:
+    a, _, token, store = floor
+    add_table(store, "F3", 3)
+    store.floor.open("F3")
+    argv = ("feed", "--table", "f3", "--simulate", "--seed", "5", "--every", "0")
+    argv += ("--hands", "4", "--shoes", "3", "--api", a.url, "--token", token)
+    out = roads_app(*argv)
+    assert "fed 12 hands at table F3" in out.stdout
+    again = roads_app(*argv)  # a restart: every hand and shuffle answered, none dealt twice
+    assert again.stderr.count("already in") == 12
+    day = store.floor.day("F3")
+    assert [(s.number, s.hands) for s in day.shoes] == [(1, 4), (2, 4), (3, 4)]
+    assert store.floor.get("F3").state == "shuffling"
+    closed = roads_app("tables", "close", "F3", "--data", str(a.data_dir), check=False)
+    assert closed.returncode == 0, closed.stderr
+    refused = roads_app(*argv[:-6], "--seed", "6", "--api", a.url, "--token", token, check=False)
+    assert refused.returncode == 2 and "closed" in refused.stderr
+    assert refused.stderr.count("\n") == 1

@@ -190,6 +190,103 @@ def feed(
     return out
 
 
+def feed_table(
+    api: str,
+    code: str,
+    seed: int,
+    every: float,
+    token: str | None,
+    *,
+    shoes: int | None = None,
+    limit: int | None = None,
+    on_hand: Callable[[Fed], None] | None = None,
+    timeout: float = 10.0,
+) -> list[Fed]:
+    """Deal simulated shoes at floor table ``code``, shoe after shoe (``seed``, ``seed``+1,
+    ...), a shuffle between them (``POST /tables/{code}/shuffle``), one hand every
+    ``every`` seconds, as a table's card reader does. ``shoes``: stop after that many
+    (None: go on until stopped); ``limit``: at most that many hands a shoe.
+
+    Each hand and each shuffle has its own ``Idempotency-Key`` (the day, the seed, the
+    shoe, the hand), so a retry never deals a hand twice; a 4xx (a closed table) stops
+    the feeder with its reason."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    out: list[Fed] = []
+    day = time.strftime("%Y%m%d", time.gmtime())
+    with httpx.Client(base_url=api_url(api), headers=headers, timeout=timeout) as client:
+        decks = _table_decks(client, code)
+        start, beat = time.monotonic(), 0
+        k = 0
+        while shoes is None or k < shoes:
+            stem = f"feed-{code}-{day}-s{seed}-k{k}"
+            for i, (pc, bc) in enumerate(hands(seed + k, decks), start=1):
+                if limit is not None and i > limit:
+                    break
+                body = {"player_cards": pc, "banker_cards": bc}
+                r, attempts = post_to(client, f"/tables/{code}/rounds", f"{stem}-h{i}", body)
+                _refused(r, i)
+                fed = Fed(
+                    i,
+                    r.status_code,
+                    r.headers.get("Idempotent-Replayed") == "true",
+                    attempts,
+                    r.json().get("version"),
+                )
+                out.append(fed)
+                if on_hand is not None:
+                    on_hand(fed)
+                beat += 1
+                wait = start + beat * every - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+            r, _ = post_to(client, f"/tables/{code}/shuffle", f"{stem}-shuffle")
+            if r.status_code >= 400:
+                raise FeedError(
+                    Message(
+                        "msg_feed_not_shuffled",
+                        shoe=k + 1,
+                        status=f"HTTP {r.status_code}",
+                        reason=_reason(r),
+                    )
+                )
+            k += 1
+    return out
+
+
+def _refused(r: httpx.Response, hand: int) -> None:
+    if r.status_code >= 400:
+        raise FeedError(
+            Message(
+                "msg_feed_hand_refused",
+                hand=hand,
+                status=f"HTTP {r.status_code}",
+                reason=_reason(r),
+            )
+        )
+
+
+def _table_decks(client: httpx.Client, code: str) -> int:
+    """The decks of the rules the table plays (``GET /tables/{code}``, ``GET /rules``)."""
+    try:
+        r = client.get(f"/tables/{code}")
+        rules = client.get("/rules")
+    except httpx.TransportError as e:
+        raise FeedError(
+            Message("msg_feed_unreachable", url=quote(str(client.base_url)), error=str(e))
+        ) from None
+    if r.status_code != 200:
+        raise FeedError(
+            Message(
+                "msg_feed_table_status",
+                code=code,
+                status=f"HTTP {r.status_code}",
+                reason=_reason(r),
+            )
+        )
+    decks = {t["name"]: int(t["decks"]) for t in rules.json()}
+    return decks.get(r.json()["rules"], 8)
+
+
 def end_key(shoe_id: str, seed: int) -> str:
     """The end of a fed shoe is asked once too: a restarted feeder ends it only once."""
     return f"feed-{shoe_id}-s{seed}-end"
