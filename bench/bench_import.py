@@ -28,7 +28,7 @@ CHILD = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
 from roads_app.errors import RoadsAppError
-from roads_app.store.importing import import_bytes
+from roads_app.shoefiles.importing import import_bytes
 from tests.hostile.make_corpus import cases
 case = next(c for c in cases() if c.filename.startswith({prefix!r}))
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -59,8 +59,8 @@ def main() -> None:
         multi_shoe(args.shoes, None if args.old is None else Path(args.old).resolve())
         return
     from roads_app.game.shoe import deal_shoe
-    from roads_app.store.files import export_bytes
-    from roads_app.store.importing import import_bytes
+    from roads_app.shoefiles.files import export_bytes
+    from roads_app.shoefiles.importing import import_bytes
 
     dealt = deal_shoe(7)
     for fmt in ("csv", "json", "parquet"):

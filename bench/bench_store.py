@@ -24,8 +24,8 @@ from pathlib import Path
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
+from roads_app.shoefiles import files as shoe_files
 from roads_app.store import db, library
-from roads_app.store import files as storage
 from roads_app.ui import session
 
 
@@ -89,8 +89,8 @@ def bench_append(folder: Path, repeat: int) -> None:
     path = folder / "file-store.parquet"
     for i in range(min(repeat, 200) + 20):
         old.start()
-        storage.atomic_write_bytes(path, storage.export_bytes(more, meta, "parquet"))
-        storage.read_shoe_file(path)
+        shoe_files.atomic_write_bytes(path, shoe_files.export_bytes(more, meta, "parquet"))
+        shoe_files.read_shoe_file(path)
         old.stop(keep=i >= 20)
     summary("before: rewrite one Parquet file + read it", old)
 

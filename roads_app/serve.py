@@ -113,8 +113,8 @@ def prepare_data_dir(data_dir: Path) -> Path:
         raise StorageError(f"cannot create the data folder {path}: {e.strerror}") from None
     if not os.access(path, os.W_OK):
         raise StorageError(f"the data folder {path} is not writable")
+    from roads_app.shoefiles.files import sweep_temp_files
     from roads_app.store import db
-    from roads_app.store.files import sweep_temp_files
 
     sweep_temp_files(path)  # left by a write that was killed (kill -9, power cut)
     # First start: create the database, import an old folder of Parquet shoes, or else

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "roads_app"
 DOC = ROOT / "docs" / "architecture.md"
 
-CORE = ("game", "bets", "roads", "sim", "store")
+CORE = ("game", "bets", "roads", "sim", "shoefiles", "store", "library")
 """The domain core: plain Python + Polars, below every page, server and drawing."""
 ABOVE_CORE = frozenset({"render", "serve", "api", "ui", "cli"})
 NEVER_IN_CORE = ("streamlit", "fastapi", "starlette", "plotly")
@@ -199,6 +199,31 @@ def test_every_place_the_document_names_exists() -> None:
     assert named
     missing = [n for n in named if not list(ROOT.glob(n))]
     assert not missing, f"docs/architecture.md names files that are not there: {missing}"
+
+
+def test_the_database_and_the_files_meet_only_where_the_document_says() -> None:
+    """`store` (the database) and `shoefiles` (the files) are two rooms: the files never
+    import the database, and the database imports files only in the modules the table
+    "The database and the files" names, each module it names; `library` sits above both."""
+    t = layers()
+    assert not t.allowed["shoefiles"] & {"store", "library"}, "the table lets files use the db"
+    assert "library" not in t.allowed["store"], "the table lets the database use the library"
+    allowed = {
+        (cells[0].strip("`"), target)
+        for cells in _table("The database and the files")
+        for target in _names(cells[1])
+    }
+    assert allowed, "the table of where the database reads files is empty or gone"
+    found = {
+        (i.source, i.target)
+        for i in all_imports()
+        if t.layer_of(i.source) == "store" and is_ours(i.target)
+        if t.layer_of(i.target) == "shoefiles"
+    }
+    assert found == allowed, (
+        f"the database imports files where the table does not say: {sorted(found - allowed)}; "
+        f"the table names imports that are gone: {sorted(allowed - found)}"
+    )
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:

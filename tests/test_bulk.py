@@ -15,8 +15,8 @@ from polars.testing import assert_frame_equal
 from roads_app.errors import StorageError
 from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA
 from roads_app.game.shoe import ShoeOptions, deal_shoe, deal_shoes
+from roads_app.shoefiles import files as shoe_files
 from roads_app.sim import bulk
-from roads_app.store import files as storage
 
 
 def plain(seed: int, shoes: range, options: ShoeOptions) -> pl.DataFrame:
@@ -103,7 +103,7 @@ def read_back(path: Path) -> pl.DataFrame:
 def test_streamed_files_read_back_to_the_dealt_rounds(tmp_path: Path, fmt: str) -> None:
     options = ShoeOptions(decks=4, cut=20)
     out = tmp_path / f"sims.{fmt}"
-    path, rows = storage.write_batches(bulk.batches(8, 23, options, batch=5), out)
+    path, rows = shoe_files.write_batches(bulk.batches(8, 23, options, batch=5), out)
     want = deal_shoes(8, 23, options)
     assert path == out and rows == want.height
     assert_frame_equal(read_back(out), want)
@@ -112,15 +112,15 @@ def test_streamed_files_read_back_to_the_dealt_rounds(tmp_path: Path, fmt: str) 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
 def test_text_files_are_the_same_bytes_in_batches_or_whole(tmp_path: Path, fmt: str) -> None:
-    storage.write_batches(bulk.batches(3, 9, batch=2), tmp_path / f"a.{fmt}")
-    storage.write_batches([deal_shoes(3, 9)], tmp_path / f"b.{fmt}")
+    shoe_files.write_batches(bulk.batches(3, 9, batch=2), tmp_path / f"a.{fmt}")
+    shoe_files.write_batches([deal_shoes(3, 9)], tmp_path / f"b.{fmt}")
     assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()
 
 
 def test_parquet_has_a_row_group_per_batch(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
-    storage.write_batches(bulk.batches(3, 10, batch=4), tmp_path / "s.parquet")
+    shoe_files.write_batches(bulk.batches(3, 10, batch=4), tmp_path / "s.parquet")
     assert pq.ParquetFile(tmp_path / "s.parquet").metadata.num_row_groups == 3
 
 
@@ -133,23 +133,23 @@ def test_a_failure_midway_leaves_the_old_file_and_no_temporary(tmp_path: Path) -
         raise StorageError("disk full")
 
     with pytest.raises(StorageError, match="disk full"):
-        storage.write_batches(frames(), out)
+        shoe_files.write_batches(frames(), out)
     assert out.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["sims.parquet"]
 
 
 def test_a_bad_output_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="must end in"):
-        storage.write_batches(bulk.batches(1, 2), tmp_path / "x.txt")
+        shoe_files.write_batches(bulk.batches(1, 2), tmp_path / "x.txt")
     assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_show_scans_a_simulation_file_to_the_in_memory_summary(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / f"sims.{fmt}"
-    storage.write_batches(bulk.batches(6, 12, batch=5), out)
-    text = storage.show_summary(out)
-    assert text == storage.summary(deal_shoes(6, 12))
+    shoe_files.write_batches(bulk.batches(6, 12, batch=5), out)
+    text = shoe_files.show_summary(out)
+    assert text == shoe_files.summary(deal_shoes(6, 12))
     assert text.startswith("12 shoe(s), ")
 
 
@@ -161,8 +161,10 @@ def test_parquet_from_arrow_columns_is_the_polars_frames_file_byte_for_byte(
 ) -> None:
     """`simulate` writes Parquet from Arrow columns, never a Polars frame: the very same
     file (schema, Enum metadata, row groups, encodings) as writing the frames."""
-    storage.write_batches(bulk.batches(9, 14, options, batch=6), tmp_path / "frames.parquet")
-    storage.write_batches(bulk.arrow_batches(9, 14, options, batch=6), tmp_path / "arrow.parquet")
+    shoe_files.write_batches(bulk.batches(9, 14, options, batch=6), tmp_path / "frames.parquet")
+    shoe_files.write_batches(
+        bulk.arrow_batches(9, 14, options, batch=6), tmp_path / "arrow.parquet"
+    )
     want = (tmp_path / "frames.parquet").read_bytes()
     assert (tmp_path / "arrow.parquet").read_bytes() == want
     assert_frame_equal(pl.read_parquet(tmp_path / "arrow.parquet"), deal_shoes(9, 14, options))

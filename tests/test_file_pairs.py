@@ -21,7 +21,7 @@ import pytest
 from roads_app.cli import main
 from roads_app.game.rounds import ROUNDS_SCHEMA, ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
-from roads_app.store import files as storage
+from roads_app.shoefiles import files as shoe_files
 
 SEED = 21
 FORMATS = ("parquet", "csv", "json")
@@ -54,7 +54,7 @@ def write(kind: str, fmt: str, folder: Path, capsys) -> tuple[Path, list[pl.Data
         rounds = rounds_from_winners("BBPTPBBPPPBTB" * 4)
         meta = ShoeMeta(name="Entered by outcome", source="hand")
     given = folder / "given.json"  # a shoe put in the library first, to be exported
-    given.write_bytes(storage.export_bytes(rounds, meta, "json"))
+    given.write_bytes(shoe_files.export_bytes(rounds, meta, "json"))
     (shoe_id,) = run(capsys, "import", str(given), "--data", str(src)).split()
     out = folder / f"exported.{fmt}"
     assert run(capsys, "export", shoe_id, "--format", fmt, "--data", str(src), "--out", str(out))

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from roads_app.bets.tables import load_table
 from roads_app.errors import RoadsAppError
-from roads_app.store import files as storage
-from roads_app.store.schemas import FIELDS
+from roads_app.shoefiles import files as shoe_files
+from roads_app.shoefiles.schemas import FIELDS
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -41,12 +41,12 @@ json_values = st.recursive(
 
 def _import(data: bytes, filename: str) -> None:
     try:
-        rounds, meta = storage.import_bytes(data, filename)
+        rounds, meta = shoe_files.import_bytes(data, filename)
     except RoadsAppError as e:
         assert "\n" not in str(e)
         return
     for fmt in ("json", "parquet", "csv"):  # what was accepted comes back exactly
-        again, _ = storage.import_bytes(storage.export_bytes(rounds, meta, fmt), f"x.{fmt}")
+        again, _ = shoe_files.import_bytes(shoe_files.export_bytes(rounds, meta, fmt), f"x.{fmt}")
         assert again.equals(rounds)
 
 

@@ -23,8 +23,8 @@ from roads_app.cli import main
 from roads_app.cli.args import print_json
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta, check_name, rounds_from_winners
+from roads_app.shoefiles import files as shoe_files
 from roads_app.store import db
-from roads_app.store import files as storage
 from tests.hostile.make_corpus import BAD_ARGS, BAD_NAMES, cases
 
 CASES = cases()
@@ -74,7 +74,7 @@ def test_the_corpus_is_large_and_covers_every_family() -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_the_import_function_refuses_in_one_line_naming_the_file(case) -> None:
     with pytest.raises(RoadsAppError) as e:
-        storage.import_bytes(case.data, case.filename)
+        shoe_files.import_bytes(case.data, case.filename)
     message = str(e.value)
     assert "\n" not in message and case.filename in message
     if case.family == "depth":  # refused before the recursive parser runs, not by it
@@ -213,10 +213,10 @@ def test_hostile_files_in_an_old_shoe_folder_are_skipped_by_the_migration(
         ("m4", json.dumps({"name": ["a"]})),
         ("m5", json.dumps({**ShoeMeta().to_dict(), "rules": "/etc/passwd"})),
     ):
-        bad.write_parquet(folder / f"{sid}.parquet", metadata={storage.META_KEY: meta_text})
+        bad.write_parquet(folder / f"{sid}.parquet", metadata={shoe_files.META_KEY: meta_text})
     good = ShoeMeta(id="good", name="good")
     bad.write_parquet(
-        folder / "good.parquet", metadata={storage.META_KEY: json.dumps(good.to_dict())}
+        folder / "good.parquet", metadata={shoe_files.META_KEY: json.dumps(good.to_dict())}
     )
     assert main(["shoes", "list", "--data", str(folder), "--json"]) == 0
     out = capsys.readouterr()
@@ -265,7 +265,7 @@ def test_json_output_is_strict(capsys) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from roads_app.store.files import atomic_write
+from roads_app.shoefiles.files import atomic_write
 
 def write(fh):
     fh.write(b"half a file")

@@ -14,8 +14,8 @@ from roads_app.cli import main
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.render import scorecard
+from roads_app.shoefiles import files as shoe_files
 from roads_app.store import db, library
-from roads_app.store import files as storage
 from tests import storehelp as sh
 
 
@@ -32,7 +32,7 @@ def _import(capsys: pytest.CaptureFixture[str], file: Path, data: Path, *extra: 
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(seed=st.integers(0, 2**32), decks=st.integers(1, 8), fmt=st.sampled_from(storage.FORMATS))
+@given(seed=st.integers(0, 2**32), decks=st.integers(1, 8), fmt=st.sampled_from(shoe_files.FORMATS))
 def test_export_then_import_gives_back_the_same_shoe(
     tmp_path_factory: pytest.TempPathFactory,
     capsys: pytest.CaptureFixture[str],
@@ -64,7 +64,7 @@ def test_export_then_import_gives_back_the_same_shoe(
         )
 
 
-@pytest.mark.parametrize("fmt", storage.FORMATS)
+@pytest.mark.parametrize("fmt", shoe_files.FORMATS)
 def test_outcome_only_shoe_round_trips_with_its_nulls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:
@@ -121,19 +121,19 @@ def test_bad_file_is_one_line_and_changes_nothing(
 
 
 def test_size_limit_is_checked_before_parsing(tmp_path: Path) -> None:
-    big = b"winner\n" + b"B\n" * (storage.MAX_IMPORT_BYTES // 2 + 1)
-    with pytest.raises(storage.StorageError, match="over the 2 MB limit"):
+    big = b"winner\n" + b"B\n" * (shoe_files.MAX_IMPORT_BYTES // 2 + 1)
+    with pytest.raises(shoe_files.StorageError, match="over the 2 MB limit"):
         library.import_upload(big, "big.csv", tmp_path)
     f = tmp_path / "big.csv"
     f.write_bytes(big)
-    with pytest.raises(storage.StorageError, match="over the 2 MB limit"):
+    with pytest.raises(shoe_files.StorageError, match="over the 2 MB limit"):
         library.import_file(f, tmp_path)
     assert list(tmp_path.iterdir()) == [f]
 
 
 @pytest.mark.parametrize("bad_id", ["../x", "a/b.parquet", "/etc/passwd.parquet"])
 def test_export_refuses_path_like_ids(tmp_path: Path, bad_id: str) -> None:
-    with pytest.raises(storage.StorageError, match="not a plain name"):
+    with pytest.raises(shoe_files.StorageError, match="not a plain name"):
         library.export_shoe(bad_id, "csv", tmp_path)
     assert isinstance(library.safe_load(bad_id, tmp_path), str)
 
@@ -144,7 +144,7 @@ def test_export_upto_cuts_the_shoe_after_that_round(tmp_path: Path) -> None:
     sh.save_shoe(dealt.rounds, dealt.meta, tmp_path)
     data, name = library.export_shoe(dealt.meta.id, "parquet", tmp_path, upto=9)
     assert name.endswith(f"{dealt.meta.id}.parquet")
-    back, _ = storage.import_bytes(data, name)
+    back, _ = shoe_files.import_bytes(data, name)
     assert back.equals(dealt.rounds.head(9))
 
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from roads_app.shoefiles import files as shoe_files
+from roads_app.shoefiles.samples import sample_shoes, samples_dir, shipped_samples
 from roads_app.store import db
-from roads_app.store import files as storage
-from roads_app.store.samples import sample_shoes, samples_dir, shipped_samples
 
 DATA = samples_dir()  # found as package data, as an installed app finds them
 
 
 def test_shipped_samples_load_and_match_their_recipe() -> None:
     for rounds, meta in sample_shoes():
-        loaded = storage.read_shoe_file(DATA / f"{meta.id}.parquet")
+        loaded = shoe_files.read_shoe_file(DATA / f"{meta.id}.parquet")
         assert loaded is not None
         assert loaded[0].equals(rounds), meta.id
         assert loaded[1] == meta

@@ -28,8 +28,8 @@ from roads_app.game.rounds import (
     rounds_from_winners,
 )
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.shoefiles.files import export_bytes, import_bytes
 from roads_app.store import db, tokens
-from roads_app.store.files import export_bytes, import_bytes
 from tests.api_server import ApiServer
 from tests.hostile.api_requests import NAT
 

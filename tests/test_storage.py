@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.shoefiles import files as shoe_files
 from roads_app.store import db
-from roads_app.store import files as storage
 from tests import storehelp as sh
 
 
@@ -31,23 +31,23 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(st.integers(0, 2**32), st.integers(1, 8), st.sampled_from(storage.FORMATS))
+@given(st.integers(0, 2**32), st.integers(1, 8), st.sampled_from(shoe_files.FORMATS))
 def test_export_import_round_trip_with_cards(
     tmp_path: Path, seed: int, decks: int, fmt: str
 ) -> None:
     s = deal_shoe(seed, ShoeOptions(decks=decks))
-    data = storage.export_bytes(s.rounds, s.meta, fmt)
-    rounds, meta = storage.import_bytes(data, f"shoe.{fmt}")
+    data = shoe_files.export_bytes(s.rounds, s.meta, fmt)
+    rounds, meta = shoe_files.import_bytes(data, f"shoe.{fmt}")
     assert rounds.equals(s.rounds)
     if fmt != "csv":  # CSV carries rounds only
         assert meta.decks == decks and meta.burn_card == s.burn_card and meta.seed == seed
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.text(alphabet="BPT", max_size=90), st.sampled_from(storage.FORMATS))
+@given(st.text(alphabet="BPT", max_size=90), st.sampled_from(shoe_files.FORMATS))
 def test_export_import_round_trip_outcomes_only(text: str, fmt: str) -> None:
     r = rounds_from_winners(text)
-    back, _ = storage.import_bytes(storage.export_bytes(r, ShoeMeta(), fmt), f"x.{fmt}")
+    back, _ = shoe_files.import_bytes(shoe_files.export_bytes(r, ShoeMeta(), fmt), f"x.{fmt}")
     assert back.equals(r)
 
 
@@ -62,7 +62,7 @@ def test_save_load_keeps_rounds_and_meta(saved: tuple[Path, str]) -> None:
 
 
 def test_simplest_csv_is_one_column(tmp_path: Path) -> None:
-    r, meta = storage.import_bytes(b"winner\nB\np\nT\n", "mine.csv", name="Table 7")
+    r, meta = shoe_files.import_bytes(b"winner\nB\np\nT\n", "mine.csv", name="Table 7")
     assert r["winner"].to_list() == ["B", "P", "T"] and meta.name == "Table 7"
     assert meta.source == "imported"
 
@@ -79,22 +79,22 @@ BAD_FILES = [
     ("a.json", b'[{"winner": "B", "x": 1}]', "unknown field"),
     ("a.parquet", b"PAR1 this is not parquet", "not a readable Parquet"),
     ("a.xlsx", b"whatever", "unknown file type"),
-    ("a.csv", b"B\n" * (storage.MAX_IMPORT_BYTES // 2 + 1), "over the 2 MB limit"),
+    ("a.csv", b"B\n" * (shoe_files.MAX_IMPORT_BYTES // 2 + 1), "over the 2 MB limit"),
 ]
 
 
 @pytest.mark.parametrize("name, data, msg", BAD_FILES)
 def test_bad_imports_are_one_line_errors(name: str, data: bytes, msg: str) -> None:
     with pytest.raises(StorageError, match=msg) as e:
-        storage.import_bytes(data, name)
+        shoe_files.import_bytes(data, name)
     assert "\n" not in str(e.value)
 
 
 def test_ninth_ace_in_a_file_is_refused() -> None:
     rows = "\n".join(["winner,player_cards,banker_cards"] + ["P,As As Kd,Kc Kh Qd"] * 5)
     with pytest.raises(StorageError, match=r"5-deck|only"):
-        storage.import_bytes(f"{rows}\n".encode(), "aces.csv")
-    r = storage.import_bytes(
+        shoe_files.import_bytes(f"{rows}\n".encode(), "aces.csv")
+    r = shoe_files.import_bytes(
         b'{"meta": {"decks": 2}, "rounds": ' + b'[{"winner":"P","player_cards":["As","As","Kd"],'
         b'"banker_cards":["Kc","Kh","Qd"]}]}',
         "two.json",
@@ -105,7 +105,7 @@ def test_ninth_ace_in_a_file_is_refused() -> None:
 def test_foreign_parquet_is_refused(tmp_path: Path) -> None:
     pl.DataFrame({"price": [1.5, 2.5]}).write_parquet(tmp_path / "prices.parquet")
     with pytest.raises(StorageError, match=r"prices\.parquet: no 'winner' column"):
-        storage.read_shoe_file(tmp_path / "prices.parquet")
+        shoe_files.read_shoe_file(tmp_path / "prices.parquet")
 
 
 @pytest.mark.parametrize("bad_id", ["../x", "a/b", "/etc/passwd", "..", "", "a" * 65, "x.y"])
@@ -130,7 +130,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(saved: tuple[Path, 
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
-        storage.atomic_write(folder / f"{shoe_id}.parquet", explode)
+        shoe_files.atomic_write(folder / f"{shoe_id}.parquet", explode)
     assert _snapshot(folder) == before
 
 

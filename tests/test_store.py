@@ -17,8 +17,8 @@ from roads_app.cli import main
 from roads_app.errors import StorageError
 from roads_app.game.rounds import ShoeMeta, add_cards, rounds_from_winners, undo
 from roads_app.game.shoe import deal_shoe
+from roads_app.shoefiles.files import META_KEY
 from roads_app.store import connection, db
-from roads_app.store.files import META_KEY
 
 
 def winners(frame: pl.DataFrame) -> str:

@@ -23,8 +23,9 @@ from roads_app.cli import main
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import WINNER
 from roads_app.game.shoe import ShoeOptions
+from roads_app.shoefiles import importing, streaming
 from roads_app.sim import bulk
-from roads_app.store import db, importing, library, streaming
+from roads_app.store import db, library
 
 SHOES = pl.concat(list(bulk.batches(3, 4, ShoeOptions()))).with_columns(
     pl.col("winner").cast(pl.String)

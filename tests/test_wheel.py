@@ -210,7 +210,7 @@ def test_simulate_import_odds_export_round_trip(installed: Installed) -> None:
 
 def test_sample_shoes_travel_as_package_data(installed: Installed) -> None:
     code = (
-        "from roads_app.store.samples import shipped_samples, sample_shoes\n"
+        "from roads_app.shoefiles.samples import shipped_samples, sample_shoes\n"
         "got = {m.id: r for r, m in shipped_samples()}\n"
         "want = {m.id: r for r, m in sample_shoes()}\n"
         "print(sorted(got), all(got[k].equals(want[k]) for k in want))"

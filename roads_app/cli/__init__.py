@@ -177,7 +177,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = build_parser().parse_args(argv)
         _places(args)
         if args.command is not None and Path(args.data).is_dir():
-            from roads_app.store.files import sweep_temp_files
+            from roads_app.shoefiles.files import sweep_temp_files
 
             sweep_temp_files(Path(args.data))  # left by a write that was killed
         return int(args.func(args) or 0)

@@ -16,23 +16,23 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from roads_app.game.shoe import ShoeOptions, check_seed, simulated_meta
+    from roads_app.shoefiles import files as shoe_files
     from roads_app.sim import bulk
-    from roads_app.store import files as storage
 
     opts = ShoeOptions(decks=args.decks, cut=args.cut, burn_between_hands=args.burn_between)
     n = bulk.check_shoe_count(args.shoes)
     check_seed(args.seed)
     out = Path(args.out)
-    fmt = storage.check_out_path(out)  # refuse a bad name before dealing anything
+    fmt = shoe_files.check_out_path(out)  # refuse a bad name before dealing anything
     deal = bulk.arrow_batches if fmt == "parquet" else bulk.batches  # Parquet: no frame
     run = replace(simulated_meta(args.seed, opts, 0, None), name=f"simulated seed {args.seed}")
     if args.no_progress or n < PROGRESS_FROM:  # no bar: tqdm is not even imported
-        path, rows = storage.write_batches(deal(args.seed, n, opts), out, run)
+        path, rows = shoe_files.write_batches(deal(args.seed, n, opts), out, run)
     else:
         from tqdm import tqdm
 
         with tqdm(total=n, unit="shoe", file=sys.stderr, unit_scale=True) as bar:
-            path, rows = storage.write_batches(
+            path, rows = shoe_files.write_batches(
                 deal(args.seed, n, opts, progress=bar.update), out, run
             )
     print(f"wrote {n} shoes, {rows} rounds to {path}")
@@ -44,9 +44,9 @@ PROGRESS_FROM = 50_000
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from roads_app.store import files as storage
+    from roads_app.shoefiles import files as shoe_files
 
-    print(storage.show_summary(Path(args.file)))  # any number of shoes, each checked
+    print(shoe_files.show_summary(Path(args.file)))  # any number of shoes, each checked
     return 0
 
 
@@ -79,7 +79,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
     """Ids on stdout as each batch is committed; the bar and the end line on stderr."""
     from tqdm import tqdm
 
-    from roads_app.store import library, streaming
+    from roads_app.shoefiles import streaming
+    from roads_app.store import library
 
     path = Path(args.file)
 
@@ -115,8 +116,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from roads_app.errors import RoundError, quote
     from roads_app.i18n import DEFAULT, LANGUAGES
     from roads_app.render.scorecard import board_png
+    from roads_app.shoefiles.files import atomic_write_bytes
     from roads_app.store import library
-    from roads_app.store.files import atomic_write_bytes
 
     lang = DEFAULT if args.lang is None else args.lang
     if lang not in LANGUAGES:

@@ -53,15 +53,15 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 def _shoe(shoe: str, index: int | None, data_dir: Path) -> tuple[Any, Any]:
     """``--shoe`` names a file (any the commands write) or the id of a saved shoe."""
     from roads_app.errors import StorageError, quote
+    from roads_app.game.rounds import check_shoe_id
     from roads_app.store import db, library
-    from roads_app.store import files as storage
 
     path = Path(shoe)
     if path.suffix.lower() in (".parquet", ".csv", ".json") or path.is_file():
         return library.read_shoe(path, index)
     if index is not None:
         raise StorageError(f"--shoe-index {index}: {quote(shoe)} is a saved shoe's id, not a file")
-    saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe))
+    saved = db.open_store(data_dir).shoes.load(check_shoe_id(shoe))
     return saved.rounds, saved.meta
 
 
@@ -74,14 +74,14 @@ def _cmd_odds_study(args: argparse.Namespace) -> int:
     from roads_app.bets import live_odds
     from roads_app.bets.tables import load_table
     from roads_app.errors import RoundError
+    from roads_app.shoefiles import files as shoe_files
     from roads_app.sim import study
-    from roads_app.store import files as storage
 
     table = load_table(args.rules)
     n = live_odds.check_study_size(args.shoes)
     out = None if args.hands_out is None else Path(args.hands_out)
     if out is not None:
-        storage.check_out_path(out)  # refuse a bad name before pricing anything
+        shoe_files.check_out_path(out)  # refuse a bad name before pricing anything
     if args.cluster is not None:
         if out is not None:
             raise RoundError("--hands-out cannot go with --cluster: the shards keep no hands")
@@ -108,7 +108,7 @@ def _cmd_odds_study(args: argparse.Namespace) -> int:
             for _ in hand_frames():
                 pass
         else:
-            storage.write_batches(hand_frames(), out)
+            shoe_files.write_batches(hand_frames(), out)
     result = live_odds.summarize_study(parts, args.seed, table, not args.ignore_closing)
     return _print_study(args, result)
 

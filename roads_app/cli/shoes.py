@@ -18,7 +18,7 @@ def _store(args: argparse.Namespace):
 
 
 def _id(shoe_id: str) -> str:
-    from roads_app.store.files import check_shoe_id
+    from roads_app.game.rounds import check_shoe_id
 
     return check_shoe_id(shoe_id)
 

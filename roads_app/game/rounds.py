@@ -35,6 +35,8 @@ from roads_app.errors import (
     RoundError,
     SchemaError,
     ShoeCompositionError,
+    StorageError,
+    quote,
     validation_message,
     whole_number,
 )
@@ -79,8 +81,24 @@ NAME_MAX = 100
 """Longest shoe name, in characters."""
 SEED_MAX = 2**64 - 1
 """Largest seed a shoe is dealt from (and saved with): a 64-bit number, as its file keeps it."""
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
-"""A shoe id and a rules table name: a plain name, never a path."""
+ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+"""A shoe id and a rules table name: a plain name, never a path (matched whole: `is_shoe_id`)."""
+_ID = re.compile(ID_PATTERN)
+
+
+def is_shoe_id(text: object) -> bool:
+    """Whether ``text`` is a plain name: the one rule for a shoe id (and a rules table's
+    name), which every door (the library, files, the pages' routes) asks."""
+    return isinstance(text, str) and _ID.fullmatch(text) is not None
+
+
+def check_shoe_id(shoe_id: str) -> str:
+    """A shoe id is a plain name; anything path-like is refused, never resolved."""
+    if not is_shoe_id(shoe_id):
+        raise StorageError(Message("msg_shoe_id_plain", id=quote(shoe_id)))
+    return shoe_id
+
+
 _BAD_NAME_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")  # controls, lone surrogates, line breaks
 # Not ink on their own: every category of other (format, private, unassigned), separator
 # and mark (a mark has nothing to sit on alone) ...
@@ -205,7 +223,7 @@ class ShoeMeta:
     @field_validator("id", "rules")
     @classmethod
     def _plain(cls, v: str) -> str:
-        if not re.match(ID_PATTERN, v):
+        if not is_shoe_id(v):
             raise ValueError("is not a plain name (letters, digits, '-' and '_'; no paths)")
         return v
 

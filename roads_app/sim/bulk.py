@@ -10,7 +10,7 @@ naturals in one compiled pass, and the card lists straight from flat arrays and 
 (every card code is two ASCII bytes), never a Python object per round.
 
 `batches` yields one frame per batch of shoes, so a caller that writes each one out
-(`roads_app.store.files.write_batches`) holds one batch in memory whatever the count.
+(`roads_app.shoefiles.files.write_batches`) holds one batch in memory whatever the count.
 """
 
 from __future__ import annotations

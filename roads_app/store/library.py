@@ -1,6 +1,6 @@
 """The library of saved shoes as a person uses it: import, export, simulate, the lobby.
 
-Thin steps over `roads_app.store.files` (parsing) and `roads_app.store.db` (the library
+Thin steps over `roads_app.shoefiles.files` (parsing) and `roads_app.store.db` (the library
 database) that the CLI (`roads-app import/export`) and the dashboard's library page
 share, so both refuse the same files with the same one-line `StorageError` and nothing
 in the library changes when an import is refused.
@@ -20,12 +20,13 @@ import polars as pl
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.hand import Winner
-from roads_app.game.rounds import ShoeMeta
+from roads_app.game.rounds import ShoeMeta, check_shoe_id
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.messages import Message
 from roads_app.roads import stats
-from roads_app.store import db, importing, streaming
-from roads_app.store import files as storage
+from roads_app.shoefiles import files as shoe_files
+from roads_app.shoefiles import importing, streaming
+from roads_app.store import db
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
 """What a shoe can be exported as: the three data formats and the board as a picture."""
@@ -43,11 +44,11 @@ def import_upload(data: bytes, filename: str, data_dir: Path, name: str | None =
 
     The size limit is checked before any parsing; a refused file leaves ``data_dir`` as it was.
     """
-    if len(data) > storage.MAX_IMPORT_BYTES:
+    if len(data) > shoe_files.MAX_IMPORT_BYTES:
         raise safe_io.over_limit(
-            shown_path(Path(filename).name), len(data), storage.MAX_IMPORT_BYTES
+            shown_path(Path(filename).name), len(data), shoe_files.MAX_IMPORT_BYTES
         )
-    rounds, meta = storage.import_bytes(data, filename, name=name)
+    rounds, meta = shoe_files.import_bytes(data, filename, name=name)
     db.open_store(data_dir).shoes.create(meta, rounds, action="imported")
     return meta
 
@@ -58,7 +59,7 @@ def import_file(path: Path, data_dir: Path, name: str | None = None) -> ShoeMeta
     Only a regular file is read, and at most the limit plus one byte of it, so
     ``/dev/zero``, a FIFO or a file that grows while it is read are refused in one line.
     """
-    rounds, meta = storage.import_path(Path(path), name=name)
+    rounds, meta = shoe_files.import_path(Path(path), name=name)
     db.open_store(data_dir).shoes.create(meta, rounds, action="imported")
     return meta
 
@@ -167,7 +168,7 @@ def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMe
     label = shown_path(path.name)
     if many is None:
         _check_pick(shoe, [1], label, "--shoe-index")
-        return storage.import_path(path)  # keeps decks, burn card
+        return shoe_files.import_path(path)  # keeps decks, burn card
     k = shoe
     if k is None:
         k = _picker(None, label, "--shoe-index")(many.numbers())
@@ -185,7 +186,7 @@ def iter_shoes(path: Path) -> Iterator[pl.DataFrame]:
     path = Path(path)
     many = streaming.open_shoe_file(path)
     if many is None:
-        rounds, _meta = storage.import_path(path)
+        rounds, _meta = shoe_files.import_path(path)
         yield rounds.select(pl.lit(1, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
         return
     for batch in many.batches():
@@ -252,13 +253,13 @@ def export_shoe(
     check_format(fmt)
     if fmt == "png" and draw is None:  # a bug in the caller, not the person's input
         raise TypeError("export_shoe(..., 'png') needs draw=render.scorecard.board_png")
-    saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe_id))
+    saved = db.open_store(data_dir).shoes.load(check_shoe_id(shoe_id))
     rounds, meta = saved.rounds, saved.meta
     if upto is not None:
         rounds = rounds.head(max(0, upto))
     if fmt == "png":
         return draw(rounds, meta), export_name(meta, fmt)  # type: ignore[misc]
-    return storage.export_bytes(rounds, meta, fmt), export_name(meta, fmt)
+    return shoe_files.export_bytes(rounds, meta, fmt), export_name(meta, fmt)
 
 
 Dealer = Callable[[int, ShoeOptions], tuple[pl.DataFrame, ShoeMeta]]
@@ -354,7 +355,7 @@ def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | s
     """Load a shoe or say in one line why it cannot be (for pages that show, not raise):
     the error's `Message`, so a page can say it in its own language."""
     try:
-        saved = db.open_store(data_dir).shoes.load(storage.check_shoe_id(shoe_id))  # never a path
+        saved = db.open_store(data_dir).shoes.load(check_shoe_id(shoe_id))  # never a path
         return saved.rounds, saved.meta
     except RoadsAppError as e:
         return e.message

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from roads_app.bets.ledger import HISTORY_KINDS
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
-from roads_app.store import files
+from roads_app.shoefiles import files as shoe_files
 from roads_app.store.bets import Bets
 from roads_app.store.connection import Connection
 from roads_app.store.shoes import Shoes
@@ -33,7 +33,7 @@ def import_old_files(c: Connection, shoes: Shoes, bets: Bets) -> int:
         if path.name.startswith(".") or path.name.count(".") > 1:
             continue  # temporary files and side files such as <id>.bets.parquet
         try:
-            loaded = files.read_shoe_file(path)
+            loaded = shoe_files.read_shoe_file(path)
         except RoadsAppError as e:
             log.warning("not imported into %s: %s", database.path.name, e)
             continue
@@ -59,7 +59,7 @@ def import_old_files(c: Connection, shoes: Shoes, bets: Bets) -> int:
             side = bets_from.with_name(f"{bets_from.stem}.{kind}.parquet")
             if side.exists():
                 try:
-                    old_bets = files.read_bets_file(side)
+                    old_bets = shoe_files.read_bets_file(side)
                 except RoadsAppError as e:
                     log.warning("bets not imported: %s", e)
                     continue
@@ -77,7 +77,7 @@ def import_old_files(c: Connection, shoes: Shoes, bets: Bets) -> int:
 
 def insert_samples(c: Connection, shoes: Shoes) -> None:
     """The sample shoes, inside the caller's write transaction."""
-    from roads_app.store.samples import sample_shoes  # dealing them is needed only here
+    from roads_app.shoefiles.samples import sample_shoes  # dealing them is needed only here
 
     for rounds, meta in sample_shoes():
         shoes.insert(c, meta, rounds, "imported", "sample shoe")  # type: ignore[arg-type]

@@ -18,10 +18,9 @@ from typing import Any
 import polars as pl
 
 from roads_app.errors import RoundError, StorageError, quote
-from roads_app.game.rounds import ShoeMeta, check_name, empty_rounds
+from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, empty_rounds
 from roads_app.messages import Message
 from roads_app.store.connection import Connection, Database, now
-from roads_app.store.files import check_shoe_id
 from roads_app.store.frames import (
     META_COLS,
     ROUND_COLS,

@@ -10,13 +10,13 @@ import os
 from pathlib import Path
 
 from roads_app.i18n import DEFAULT, word
-from roads_app.store import files as storage
+from roads_app.shoefiles import files as shoe_files
 from roads_app.store.location import DATA_ENV  # absolute, set by `serve.run_dashboard`
 
 
 def data_dir() -> Path:
     """The folder whose ``roads.db`` holds the shoes (created on first use)."""
-    path = Path(os.environ.get(DATA_ENV) or storage.DATA_DIR).expanduser().resolve()
+    path = Path(os.environ.get(DATA_ENV) or shoe_files.DATA_DIR).expanduser().resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -26,7 +26,6 @@ one open request, renewed every `WAIT_S` seconds, and the server runs nothing fo
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from typing import Any
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.rounds import is_shoe_id
 from roads_app.store import library, watch
 from roads_app.ui import access, page_head
 
@@ -42,7 +42,6 @@ WAIT_S = 25.0
 """How long one request waits for a change before it is answered anyway (and renewed)."""
 MAX_WAITING = 2000
 """Requests waiting at once, at most (each a small future; more is a misbehaving client)."""
-_SHOE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 _JS = page_head.static_text("follow_hub.js") + page_head.static_text("follow.js")
 _component = st.components.v2.component("roads_app.follow", js=_JS, isolate_styles=False)
@@ -195,11 +194,6 @@ async def wait_for_change(
     finally:
         unsubscribe()
     return now()
-
-
-def is_shoe_id(text: str) -> bool:
-    """Whether a route's ``shoe`` parameter can be a shoe id at all."""
-    return bool(_SHOE_ID.fullmatch(text))
 
 
 def refusal(request: Any, data_dir: Path) -> Any:

@@ -21,7 +21,7 @@ import streamlit as st
 
 from roads_app.errors import RoadsAppError, quote
 from roads_app.render.scorecard import board_png
-from roads_app.store import files as storage
+from roads_app.shoefiles import files as shoe_files
 from roads_app.store import library
 from roads_app.ui import access, session
 from roads_app.ui.board_view import lang
@@ -34,7 +34,7 @@ IMPORT_ERROR = "library.import_error"
 UPLOAD_ROUND = "library.upload_round"
 CONFIRM = "library.confirm_delete"
 UPLOAD = "library_upload"
-UPLOAD_MB = storage.MAX_IMPORT_BYTES // 2**20
+UPLOAD_MB = shoe_files.MAX_IMPORT_BYTES // 2**20
 SOURCE_ICON = {
     "hand": ":material/edit:",
     "simulated": ":material/casino:",

@@ -25,10 +25,9 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError, quote
-from roads_app.game.rounds import ShoeMeta, check_name, default_name, empty_rounds
+from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, default_name, empty_rounds
 from roads_app.messages import Message
 from roads_app.store import db
-from roads_app.store import files as storage
 from roads_app.ui.folder import DATA_ENV, data_dir  # noqa: F401  (pages and tests read them here)
 from roads_app.ui.words import md_text, say, tr
 
@@ -84,7 +83,7 @@ def new_state(
 
 def load_state(shoe_id: str, folder: Path) -> ShoeState:
     """Read a saved shoe (rounds, metadata and version in one snapshot) into a tab's state."""
-    saved = store(folder).shoes.load(storage.check_shoe_id(shoe_id))
+    saved = store(folder).shoes.load(check_shoe_id(shoe_id))
     return ShoeState(saved.rounds, saved.meta, saved=True, version=saved.version, ended=saved.ended)
 
 
@@ -122,7 +121,7 @@ def shoe_version(shoe_id: str) -> int | None:
     read of the database, so any writer (a tab, the CLI, the HTTP API) is seen.
     """
     try:
-        return store().shoes.version(storage.check_shoe_id(shoe_id))
+        return store().shoes.version(check_shoe_id(shoe_id))
     except RoadsAppError:
         return None
 

@@ -33,6 +33,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import LANGUAGES, word
 from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
@@ -308,7 +309,7 @@ def routes(data_dir: Path) -> list[Any]:
         shoe, lg, derived = q.get("shoe") or "", q.get("lang"), q.get("derived", "0")
         tags, picked = _tags_param(q.get("tags")), _tags_param(q.get("picked"))
         look = _look_param(q)
-        if not follow.is_shoe_id(shoe):
+        if not is_shoe_id(shoe):
             return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
         if (
             lg not in LANGUAGES

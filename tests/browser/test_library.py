@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
-from roads_app.store import files as storage
+from roads_app.shoefiles import files as shoe_files
 from tests import storehelp as sh
 
 pytestmark = pytest.mark.browser
@@ -71,7 +71,7 @@ def test_import_a_file_then_replay_it_step_by_step(
     dealt = deal_shoe(21)
     f = tmp_path / "evening.json"
     meta = ShoeMeta.from_dict({**dealt.meta.to_dict(), "name": "evening"})
-    f.write_bytes(storage.export_bytes(dealt.rounds, meta, "json"))
+    f.write_bytes(shoe_files.export_bytes(dealt.rounds, meta, "json"))
 
     page.goto(f"{app_server.url}/library")
     wait_idle(page)
@@ -283,7 +283,7 @@ def test_export_downloads_the_shoe_and_its_board(
         got = tmp_path / f"x.{fmt}"
         info.value.save_as(got)
         if fmt == "csv":
-            back, _ = storage.import_bytes(got.read_bytes(), "x.csv")
+            back, _ = shoe_files.import_bytes(got.read_bytes(), "x.csv")
             assert back.equals(dealt.rounds)
         else:
             assert got.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -23,7 +23,7 @@ import polars as pl
 
 from roads_app.game.rounds import ROUNDS_SCHEMA, ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
-from roads_app.store.importing import FORMAT_KEY, META_KEY
+from roads_app.shoefiles.importing import FORMAT_KEY, META_KEY
 
 
 @dataclass(frozen=True)

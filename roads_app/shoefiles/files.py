@@ -34,10 +34,10 @@ import polars as pl
 
 from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
-from roads_app.game.rounds import ID_PATTERN, MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta
+from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta, is_shoe_id
 from roads_app.messages import Message
-from roads_app.store import streaming
-from roads_app.store.importing import (  # parsing and checking files lives there
+from roads_app.shoefiles import streaming
+from roads_app.shoefiles.importing import (  # parsing and checking files lives there
     FORMAT_KEY,
     MAX_IMPORT_BYTES,
     META_KEY,
@@ -64,16 +64,8 @@ FORMAT_VERSION = "1"
 FORMATS: tuple[str, ...] = ("parquet", "csv", "json")
 MAX_SAVED_BYTES = 4 * 1024 * 1024
 """Largest one-shoe Parquet file read back (one shoe is a few KB)."""
-_ID_RE = re.compile(ID_PATTERN)
 
 # --- names and atomic writes ---------------------------------------------------------
-
-
-def check_shoe_id(shoe_id: str) -> str:
-    """A shoe id is a plain name; anything path-like is refused, never resolved."""
-    if not isinstance(shoe_id, str) or not _ID_RE.match(shoe_id):
-        raise StorageError(Message("msg_shoe_id_plain", id=quote(shoe_id)))
-    return shoe_id
 
 
 _NO_ROOM = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
@@ -259,7 +251,7 @@ def read_bets_file(path: Path) -> pl.DataFrame:
 
 def _safe_id(text: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_")[:64]
-    return cleaned if cleaned and _ID_RE.match(cleaned) else ShoeMeta().id
+    return cleaned if is_shoe_id(cleaned) else ShoeMeta().id
 
 
 # --- export -------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from roads_app.game.rounds import (
     round_by_winner,
 )
 from roads_app.messages import Message
-from roads_app.store import schemas
+from roads_app.shoefiles import schemas
 
 META_KEY = "roads_app.meta"
 FORMAT_KEY = "roads_app.format"

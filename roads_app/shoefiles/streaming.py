@@ -34,8 +34,8 @@ from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
 from roads_app.game.rounds import ROUNDS_SCHEMA, ShoeMeta, max_rounds, rounds_from_cards
 from roads_app.messages import Message
-from roads_app.store import importing, schemas
-from roads_app.store.importing import SHOE_COLUMN
+from roads_app.shoefiles import importing, schemas
+from roads_app.shoefiles.importing import SHOE_COLUMN
 
 BATCH_ROWS = 50_000
 """Rows read and checked at a time (about 600 full shoes): what memory holds."""
