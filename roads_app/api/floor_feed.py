@@ -14,14 +14,16 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+import polars as pl
+
 from roads_app.api.models import RoundIn
 from roads_app.api.service import Feed, NotFound, Refused, Reply, entered, fingerprint, tags
 from roads_app.errors import FloorError
 from roads_app.game.floor import MOVE_TO, Move, TableState, check_table_code, round_code
+from roads_app.game.hand import Winner
 from roads_app.game.rounds import ROUNDS_SCHEMA
-from roads_app.roads.grids import all_roads
+from roads_app.roads.grids import big_road
 from roads_app.roads.names import Road
-from roads_app.roads.stats import shoe_stats
 from roads_app.store import db
 from roads_app.store.floor import FloorTable, codes_of
 
@@ -49,6 +51,20 @@ def refusal(e: FloorError) -> Exception:
     if key in _CONFLICT:
         return Refused(409, str(e))
     return e
+
+
+def counts(rounds: pl.DataFrame) -> dict[str, int]:
+    """A shoe's counts as a tile shows them: rounds, each winner, pairs (a pair not
+    recorded counts as none). Plain sums, not `roads.stats.shoe_stats`: a lobby reads
+    one summary per change of every table, and the full statistics cost ten times this.
+    """
+    winners = rounds["winner"].cast(str).to_list()
+    return {
+        "rounds": len(winners),
+        **{w.name.lower(): winners.count(w.value) for w in Winner},
+        "banker_pairs": int(rounds["banker_pair"].fill_null(False).sum()),
+        "player_pairs": int(rounds["player_pair"].fill_null(False).sum()),
+    }
 
 
 class Tables:
@@ -82,11 +98,11 @@ class Tables:
         if rounds is None or not rounds.height:
             return {**out, "counts": None, "last": [], "good_roads": [], Road.BIG_ROAD.value: []}
         winners = rounds["winner"].cast(str).to_list()
-        big = all_roads(rounds)[Road.BIG_ROAD].select("col", "row", "round", "winner")
+        big = big_road(rounds).select("col", "row", "round", "winner")
         last = codes_of(table, 1)
         return {
             **out,
-            "counts": shoe_stats(rounds),
+            "counts": counts(rounds),
             "last": winners[-LAST_RESULTS:],
             "last_round_code": last[0] if last else None,
             "good_roads": tags([{"winner": w} for w in winners]),
