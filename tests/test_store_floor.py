@@ -16,7 +16,7 @@ from roads_app.bets import ledger
 from roads_app.errors import FloorError, RoadsAppError
 from roads_app.game import rounds as game_rounds
 from roads_app.game.floor import FloorLimits, TableState
-from roads_app.store import connection, db, watch
+from roads_app.store import connection, copying, db, watch
 from roads_app.store.floor import Enter, today
 
 LIMITS = FloorLimits.of((10, 5000), (10, 500), (10, 500))
@@ -218,3 +218,17 @@ def test_a_change_of_a_table_wakes_the_change_feed(tmp_path: Path, backend: str)
         assert watcher.shoe(dealt.shoe) is not None
     finally:
         source.close()
+
+
+def test_a_library_copied_to_postgresql_keeps_its_floor(tmp_path: Path, pg_url: str) -> None:
+    source = db.Store(tmp_path / "a", url=None, from_env=False)
+    source.floor.add("B07", "Table 7", "asian-live", LIMITS)
+    source.floor.open("B07")
+    dealt = source.floor.append("B07", winner("B"))
+    source.floor.shuffle("B07")
+    target = db.Store(tmp_path / "b", url=pg_url)
+    copying.copy_library(source, target)
+    assert target.floor.list() == source.floor.list()
+    assert target.floor.day("B07") == source.floor.day("B07")
+    again = target.floor.append("B07", winner("P"))  # the next shoe, numbered on from there
+    assert again.started and again.table.shoe_number == 2 and again.shoe != dealt.shoe
