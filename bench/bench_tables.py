@@ -30,7 +30,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -43,17 +42,14 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_db import pct, serve  # noqa: E402
+
 from roads_app.game.floor import FloorLimits  # noqa: E402
 from roads_app.game.shoe import ShoeOptions, deal_shoe  # noqa: E402
 from roads_app.store import db  # noqa: E402
 from tests import pgserver  # noqa: E402
 
 HANDS_A_SHOE = 60
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 
 def load() -> str:
@@ -69,33 +65,6 @@ def hands(seed: int) -> Iterator[dict[str, list[str]]]:
             yield {"player_cards": pc, "banker_cards": bc}
         yield {}
         seed += 1
-
-
-def serve(data: Path, env: dict[str, str]) -> tuple[str, str, subprocess.Popen[bytes]]:
-    """`roads-app api` on a fresh library: its operator token, URL and process."""
-    port = pgserver.free_port()
-    token = subprocess.run(
-        [sys.executable, "-m", "roads_app", "token", "--data", str(data)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    ).stdout.strip()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "roads_app", "api", "--port", str(port), "--data", str(data)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if httpx.get(f"{url}/health").status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    return token, url, proc
 
 
 def add_tables(data: Path, url: str | None, n: int) -> list[str]:
@@ -145,7 +114,7 @@ def appends(a: argparse.Namespace, server: pgserver.PgServer, tmp: Path) -> None
         url = server.new_database("bench") if name == "PostgreSQL" else None
         env = {**base, **({"ROADS_APP_DB": url} if url else {})}
         data = tmp / name
-        token, api, proc = serve(data, env)
+        token, api, proc = serve(sys.executable, ROOT, data, env)
         add_tables(data, url, 1)
         got: dict[str, list[float]] = {"shoe": [], "table": []}
         try:
@@ -218,7 +187,7 @@ def lobby(a: argparse.Namespace, server: pgserver.PgServer, tmp: Path) -> None:
     url = server.new_database("lobby") if a.pg else None
     env = {**base, **({"ROADS_APP_DB": url} if url else {})}
     data = tmp / "lobby"
-    token, api, proc = serve(data, env)
+    token, api, proc = serve(sys.executable, ROOT, data, env)
     codes = add_tables(data, url, a.tables)
     answered: dict[tuple[str, int], float] = {}
     own: list[float] = []

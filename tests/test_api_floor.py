@@ -5,17 +5,15 @@ request a 4xx with one line and the floor unchanged."""
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from roads_app.game.floor import FloorLimits
 from roads_app.store import db, tokens
-from tests.api_server import ApiServer, roads_app
+from tests.api_server import ApiServer, SseFollower, roads_app
 from tests.pgserver import PgServer
 
 Floor = tuple[ApiServer, ApiServer, str, db.Store]
@@ -52,54 +50,23 @@ def floor(
             b.stop()
 
 
-class Stream:
-    """A Server-Sent Events stream read in a thread: every (event, data) in order."""
+class Stream(SseFollower):
+    """Any Server-Sent Events stream (a table's, the lobby's) read in a thread: every
+    (event, data) in order."""
 
     def __init__(self, url: str) -> None:
+        super().__init__(url, "")
         self.url = url
-        self.events: list[tuple[str, Any]] = []
-        self.status: int | None = None
-        self._cond = threading.Condition()
-        self._client = httpx.Client(timeout=httpx.Timeout(30, read=None))
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> Stream:
-        self._thread.start()
-        self.wait_for(lambda s: bool(s.events) or s.status not in (None, 200))
+        super().__enter__()
+        self.wait_for(lambda s: bool(s.events) or s.status != 200)  # the first event
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._client.close()
-        self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        try:
-            with self._client.stream("GET", self.url) as r:
-                with self._cond:
-                    self.status = r.status_code
-                    self._cond.notify_all()
-                event, data = "message", []
-                for line in r.iter_lines():
-                    if line == "" and data:
-                        with self._cond:
-                            self.events.append((event, json.loads("\n".join(data))))
-                            self._cond.notify_all()
-                        event, data = "message", []
-                    elif line.startswith("event:"):
-                        event = line[6:].strip()
-                    elif line.startswith("data:"):
-                        data.append(line[5:].strip())
-        except (httpx.HTTPError, RuntimeError, ValueError):
-            pass
-        finally:
-            with self._cond:
-                self.status = self.status or -1
-                self._cond.notify_all()
-
-    def wait_for(self, cond: Any, timeout: float = 30) -> None:
+    def _apply(self, event: str, payload: dict[str, Any]) -> None:
         with self._cond:
-            if not self._cond.wait_for(lambda: cond(self), timeout=timeout):
-                raise AssertionError(f"not met in {timeout}s: {[e for e, _ in self.events]}")
+            self.events.append((event, payload))
+            self._cond.notify_all()
 
     def kinds(self) -> list[str]:
         with self._cond:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -157,22 +158,7 @@ def feed(
                 idempotency_key(shoe_id, seed, i),
                 patience=patience,
             )
-            if r.status_code >= 400:
-                raise FeedError(
-                    Message(
-                        "msg_feed_hand_refused",
-                        hand=i,
-                        status=f"HTTP {r.status_code}",
-                        reason=_reason(r),
-                    )
-                )
-            fed = Fed(
-                i,
-                r.status_code,
-                r.headers.get("Idempotent-Replayed") == "true",
-                attempts,
-                r.json().get("version"),
-            )
+            fed = _fed(r, i, attempts)
             out.append(fed)
             if on_hand is not None:
                 on_hand(fed)
@@ -224,14 +210,7 @@ def feed_table(
                     break
                 body = {"player_cards": pc, "banker_cards": bc}
                 r, attempts = post_to(client, f"/tables/{code}/rounds", f"{stem}-h{i}", body)
-                _refused(r, i)
-                fed = Fed(
-                    i,
-                    r.status_code,
-                    r.headers.get("Idempotent-Replayed") == "true",
-                    attempts,
-                    r.json().get("version"),
-                )
+                fed = _fed(r, i, attempts)
                 out.append(fed)
                 if on_hand is not None:
                     on_hand(fed)
@@ -253,7 +232,8 @@ def feed_table(
     return out
 
 
-def _refused(r: httpx.Response, hand: int) -> None:
+def _fed(r: httpx.Response, hand: int, attempts: int) -> Fed:
+    """What became of a hand, from its answer; a refusal (4xx) stops the feeder."""
     if r.status_code >= 400:
         raise FeedError(
             Message(
@@ -263,28 +243,34 @@ def _refused(r: httpx.Response, hand: int) -> None:
                 reason=_reason(r),
             )
         )
+    replayed = r.headers.get("Idempotent-Replayed") == "true"
+    return Fed(hand, r.status_code, replayed, attempts, r.json().get("version"))
 
 
 def _table_decks(client: httpx.Client, code: str) -> int:
     """The decks of the rules the table plays (``GET /tables/{code}``, ``GET /rules``)."""
+    table = _get(client, f"/tables/{code}", "msg_feed_table_status", code=code)
+    decks = {
+        t["name"]: int(t["decks"])
+        for t in _get(client, "/rules", "msg_feed_table_status", code=code)
+    }
+    return decks.get(table["rules"], 8)
+
+
+def _get(client: httpx.Client, path: str, refused: str, **where: str) -> Any:
+    """The JSON answer of a GET; unreachable or refused (``refused``, the message that
+    names ``where``), one line."""
     try:
-        r = client.get(f"/tables/{code}")
-        rules = client.get("/rules")
+        r = client.get(path)
     except httpx.TransportError as e:
         raise FeedError(
             Message("msg_feed_unreachable", url=quote(str(client.base_url)), error=str(e))
         ) from None
     if r.status_code != 200:
         raise FeedError(
-            Message(
-                "msg_feed_table_status",
-                code=code,
-                status=f"HTTP {r.status_code}",
-                reason=_reason(r),
-            )
+            Message(refused, **where, status=f"HTTP {r.status_code}", reason=_reason(r))
         )
-    decks = {t["name"]: int(t["decks"]) for t in rules.json()}
-    return decks.get(r.json()["rules"], 8)
+    return r.json()
 
 
 def end_key(shoe_id: str, seed: int) -> str:
@@ -293,22 +279,7 @@ def end_key(shoe_id: str, seed: int) -> str:
 
 
 def _decks(client: httpx.Client, shoe_id: str) -> int:
-    try:
-        r = client.get(f"/shoes/{shoe_id}")
-    except httpx.TransportError as e:
-        raise FeedError(
-            Message("msg_feed_unreachable", url=quote(str(client.base_url)), error=str(e))
-        ) from None
-    if r.status_code != 200:
-        raise FeedError(
-            Message(
-                "msg_feed_shoe_status",
-                shoe=shoe_id,
-                status=f"HTTP {r.status_code}",
-                reason=_reason(r),
-            )
-        )
-    return int(r.json()["decks"])
+    return int(_get(client, f"/shoes/{shoe_id}", "msg_feed_shoe_status", shoe=shoe_id)["decks"])
 
 
 def _reason(r: httpx.Response) -> str:
