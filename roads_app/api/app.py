@@ -5,7 +5,7 @@ schema library as the rest of the project, and its OpenAPI docs come free at ``/
 All work is done by `service.Feed` and the event streams by `stream.Hub`; the routers
 only map HTTP onto them, one module per concern:
 
-* `reads` — the health check, the rules, shoes and one shoe;
+* `reads` — the health check, the metrics, the rules, shoes and one shoe;
 * `floor` — the floor's tables: read, dealt to, shuffled, opened and closed, followed,
   and the lobby's one stream of every table;
 * `good_roads` — which live shoes hold a good road now;
@@ -39,6 +39,7 @@ from roads_app.api.models import Problem
 from roads_app.api.refusals import add_handlers
 from roads_app.api.service import Feed, tags
 from roads_app.api.stream import Hub
+from roads_app.metrics import Metrics
 from roads_app.store import watch
 
 STORE_THREADS = 4
@@ -62,10 +63,12 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     hub = Hub(watcher, feed.snapshot, run, tags)
     tables = Tables(feed)
     lobby = Lobby(watcher, tables, run)
+    metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        metrics.close()
         await hub.close()
         await lobby.close()
         pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
@@ -91,6 +94,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         open_reads=is_loopback(host),
         tables=tables,
         lobby=lobby,
+        metrics=metrics,
     )
     add_handlers(app)
     for router in (reads.router, good_roads.router, writes.router, events.router, floor.router):
@@ -101,6 +105,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     app.add_middleware(
         Gate,
         writer=partial(require_operator, feed),
+        refused=metrics.refused,
         routes=lambda: list(iter_route_contexts(app.router.routes)),
     )
     return app

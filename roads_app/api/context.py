@@ -18,6 +18,7 @@ from roads_app.api.floor_feed import Tables
 from roads_app.api.floor_stream import Lobby
 from roads_app.api.service import Feed
 from roads_app.api.stream import Hub
+from roads_app.metrics import Metrics
 from roads_app.store import watch
 
 
@@ -37,6 +38,8 @@ class Api:
     """The floor's tables (`floor_feed.Tables`), over the feed's store."""
     lobby: Lobby
     """Every table's summary for the lobby's followers (`floor_stream.Lobby`)."""
+    metrics: Metrics
+    """What ``/metrics`` shows (`roads_app.metrics`)."""
 
 
 async def api_of(request: Request) -> Api:

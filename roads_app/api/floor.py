@@ -7,6 +7,7 @@ answered once) and the streams `floor_stream`'s; this module maps HTTP onto them
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
@@ -71,7 +72,12 @@ async def deal(api: Ctx, code: Code, body: RoundIn, key: Key = None) -> Any:
     the day) when the table is shuffling; refused (409) when it is closed. Entered and
     checked as a shoe's round is (``POST /shoes/{id}/rounds``); send an
     ``Idempotency-Key`` so that a retry never deals the hand twice."""
-    return _written(api, await api.run(api.tables.append, code, body, key))
+    start = time.perf_counter()
+    try:
+        return _written(api, await api.run(api.tables.append, code, body, key))
+    finally:  # measured as a shoe's append is (``/metrics``)
+        if api.metrics.append_seconds is not None:
+            api.metrics.append_seconds.observe(time.perf_counter() - start)
 
 
 @router.post(

@@ -140,11 +140,17 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._pinger: asyncio.Task[None] | None = None
+        self.sent = 0
+        """Events sent to followers so far (not the keep-alive pings): ``/metrics``."""
 
     @property
     def followed(self) -> int:
         """Shoes with at least one follower now."""
         return len(self._shoes)
+
+    def followers(self) -> dict[str, int]:
+        """Followers now, per followed shoe (read by ``/metrics`` from any thread)."""
+        return {s.id: s.followers for s in list(self._shoes.values())}
 
     def changed(self, _shoe_id: str) -> None:
         """A write through this process: the watcher looks now rather than at its next tick."""
@@ -258,6 +264,7 @@ class Hub:
                 if s.version != sent_version:
                     rounds, version = s.rounds, s.version  # the shoe may move while we send
                     yield self._frame(s, sent)
+                    self.sent += 1
                     if rounds is None:
                         return
                     sent, sent_version = rounds, version
