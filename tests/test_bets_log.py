@@ -304,6 +304,8 @@ def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: P
         for column in ("floor_number", "floor_day", "floor_table"):
             con.execute(f"ALTER TABLE shoes DROP COLUMN {column}")
         con.execute("DROP TABLE floor_tables")
+        con.execute("DROP INDEX shoes_origin")  # (a shoe's origin in its file: migration 5)
+        con.execute("ALTER TABLE shoes DROP COLUMN origin")
     con.execute("DELETE FROM schema_migrations WHERE version >= ?", (placement,))
     con.commit()
     con.close()

@@ -28,8 +28,9 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.routing import iter_route_contexts
+from starlette.types import Receive, Scope, Send
 
-from roads_app.api import events, floor, good_roads, reads, writes
+from roads_app.api import events, fanout, floor, good_roads, reads, writes
 from roads_app.api.access import is_loopback, require_operator
 from roads_app.api.context import Api
 from roads_app.api.floor_feed import Tables
@@ -45,6 +46,16 @@ from roads_app.store import watch
 STORE_THREADS = 4
 """Threads (and so database connections) the server's store calls share; SQLite takes
 one writer at a time, and a read is a millisecond."""
+
+
+class App(FastAPI):
+    """The FastAPI app, keeping the server's own ``send`` in the scope: an event stream
+    writes its events straight to its connection (`fanout.outlet`), past the middleware
+    that wrap ``send`` for every other response."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[fanout.RAW_SEND] = send
+        await super().__call__(scope, receive, send)
 
 
 def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False) -> FastAPI:
@@ -73,7 +84,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         await lobby.close()
         pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
 
-    app = FastAPI(
+    app = App(
         title="roads-app live feed",
         summary="Push baccarat results from a card-reading shoe or any program; follow a shoe.",
         version="1",

@@ -8,11 +8,15 @@ answered once) and the streams `floor_stream`'s; this module maps HTTP onto them
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 from fastapi import Path as PathParam
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
+from roads_app.api import fanout
 from roads_app.api.access import Read, Write
 from roads_app.api.context import Api, Ctx
 from roads_app.api.events import EventStream
@@ -113,6 +117,30 @@ async def _existing(api: Ctx, code: Code) -> None:
         raise refusal(e) from None
 
 
+class TableStream(StreamingResponse):
+    """A table's stream of Server-Sent Events (`floor_stream.follow_table`): its own
+    bytes and its shoes' (shared frames from the shoe's channel)."""
+
+    media_type = EventStream.media_type
+
+    def __init__(self, content: AsyncIterator[bytes]) -> None:
+        # no caching, and no buffering by a proxy in between (nginx reads this header)
+        super().__init__(content, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+class LobbyStream(EventStream):
+    """The lobby's stream: each frame made once and written to every follower
+    (`floor_stream.Lobby` over `fanout`), as a shoe's stream is."""
+
+    def __init__(self, follow: Callable[[fanout.Outlet], Awaitable[fanout.Follower]]) -> None:
+        super().__init__(None, "")  # type: ignore[arg-type]
+        self.follow = follow
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        await fanout.serve(scope, receive, send, self.follow)
+
+
 STREAM = {
     200: {"content": {EventStream.media_type: {}}, "description": "events, as they happen"},
     404: {"model": Problem},
@@ -121,28 +149,28 @@ STREAM = {
 
 @router.get(
     "/tables/{code}/events",
-    response_class=EventStream,
+    response_class=TableStream,
     status_code=200,
     dependencies=[Read, Depends(_existing)],
     responses=STREAM,  # type: ignore[arg-type]
 )
-async def table_events(api: Ctx, code: Code) -> EventStream:
+async def table_events(api: Ctx, code: Code) -> TableStream:
     """Server-Sent Events of one table across its shoes: ``table`` (its row) first, then
     its shoe's ``snapshot`` / ``append`` / ``reset``; ``state`` when it opens, shuffles
     or closes; ``shoe`` when its next shoe starts (then that shoe's ``snapshot``)."""
     code = check_table_code(code)
-    return EventStream(follow_table(code, api.watcher, api.hub, api.feed.store.floor.get, api.run))
+    return TableStream(follow_table(code, api.watcher, api.hub, api.feed.store.floor.get, api.run))
 
 
 @router.get(
     "/lobby/events",
-    response_class=EventStream,
+    response_class=LobbyStream,
     status_code=200,
     dependencies=[Read],
     responses=STREAM,  # type: ignore[arg-type]
 )
-async def lobby_events(api: Ctx) -> EventStream:
+async def lobby_events(api: Ctx) -> LobbyStream:
     """Server-Sent Events of every table: ``lobby`` (every table's summary, in floor
     order: state, shoe number, counts, last results, good roads, big road) first, then
     a ``table`` event with a table's new summary each time it or its shoe changes."""
-    return EventStream(api.lobby.follow())
+    return LobbyStream(api.lobby.follow)

@@ -6,14 +6,15 @@ table's own changes as ``table:<code>`` beside the shoes' ids:
 
 * ``GET /tables/{code}/events`` (`follow_table`): first a ``table`` event (the table's
   row: state, shoe, shoe number, limits), then its shoe's events as a shoe's stream
-  makes them (`stream.Hub`: ``snapshot``, ``append``, ``reset``); a ``state`` event when
-  the table opens, shuffles or closes, and a ``shoe`` event when its next shoe starts,
+  makes them (`stream.Hub`'s shared frames: ``snapshot``, ``append``, ``reset``); a
+  ``state`` event when the table opens, shuffles or closes, and a ``shoe`` event when
+  its next shoe starts,
   followed by that shoe's ``snapshot``. One connection for the table's whole day.
 * ``GET /lobby/events`` (`Lobby`): a ``lobby`` event with every table's summary
   (`floor_feed.Tables.summary`), then a ``table`` event with a table's new summary each
-  time it or its shoe changes. A summary is read and encoded once per change for every
-  follower (a hundred tables followed by thousands of players); a follower that fell
-  behind the kept events gets a fresh ``lobby`` event instead.
+  time it or its shoe changes. A summary is read and encoded once per change and its
+  bytes written to every follower by `fanout` (a hundred tables followed by thousands
+  of players); a follower that stops reading is dropped as a shoe's is.
 """
 
 from __future__ import annotations
@@ -22,20 +23,22 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from roads_app.api import fanout
 from roads_app.api.floor_feed import Tables
 from roads_app.api.service import NotFound
-from roads_app.api.stream import PING, PING_S, RETRY_S, Hub, Run
+from roads_app.api.stream import RETRY_S, Hub, Run
 from roads_app.store.floor import FloorTable
 from roads_app.store.watch import TABLE_KEY, Watcher
 
 log = logging.getLogger(__name__)
 
-KEPT_EVENTS = 512
-"""Lobby events kept for followers that are a few behind (older ones get a snapshot)."""
+TABLE_BEHIND = 256
+"""Events that may wait for one table stream's client before it is dropped (it reconnects)."""
+LOBBY = "lobby"
+"""The lobby's stream key (`fanout.Broadcast`)."""
 
 
 def event(kind: str, data: Any) -> bytes:
@@ -47,13 +50,28 @@ def event(kind: str, data: Any) -> bytes:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
+class _ShoeOut:
+    """A table stream's outlet for its shoe's channel (`stream.Hub.follow`): the shoe's
+    frames into the stream's queue, tagged with the shoe; False (dropped) when full."""
+
+    def __init__(self, shoe: str, queue: asyncio.Queue[tuple[str | None, bytes]]) -> None:
+        self.shoe, self.queue = shoe, queue
+
+    def put(self, frame: fanout.Frame) -> bool:
+        try:
+            self.queue.put_nowait((self.shoe, frame.sse))
+        except asyncio.QueueFull:
+            return False
+        return True
+
+
 async def follow_table(
     code: str, watcher: Watcher, hub: Hub, read: Callable[[str], FloorTable], run: Run
 ) -> AsyncIterator[bytes]:
     """One table's events across its shoes (see the module's docstring), until the
-    client goes away."""
+    client goes away, or falls `TABLE_BEHIND` events behind (it reconnects)."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[tuple[str | None, bytes]] = asyncio.Queue(maxsize=8)
+    queue: asyncio.Queue[tuple[str | None, bytes]] = asyncio.Queue(maxsize=TABLE_BEHIND)
     moved = False
 
     def mark() -> None:
@@ -67,22 +85,25 @@ async def follow_table(
             with contextlib.suppress(RuntimeError):  # the loop has closed
                 loop.call_soon_threadsafe(mark)
 
-    async def shoe_frames(shoe: str) -> None:
-        async for frame in hub.follow(shoe):
-            await queue.put((shoe, frame))
+    async def join(shoe: str) -> fanout.Follower | None:
+        return await hub.follow(shoe, _ShoeOut(shoe, queue))  # type: ignore[arg-type]
+
+    def leave(f: fanout.Follower | None) -> None:
+        if f is not None:
+            f.channel.owner.leave(f)
 
     unsubscribe = watcher.subscribe(told)
-    task: asyncio.Task[None] | None = None
+    follower: fanout.Follower | None = None
     try:
         table = await run(read, code)
         yield event("table", table.to_dict())
         if table.shoe is not None:
-            task = loop.create_task(shoe_frames(table.shoe))
-        while True:
+            follower = await join(table.shoe)
+        while follower is None or not follower.ended.done() or not queue.empty():
             try:
-                shoe, frame = await asyncio.wait_for(queue.get(), PING_S)
+                shoe, frame = await asyncio.wait_for(queue.get(), fanout.PING_S)
             except TimeoutError:
-                yield PING
+                yield fanout.PING.sse
                 continue
             if shoe is not None and shoe == table.shoe:
                 yield frame
@@ -93,22 +114,22 @@ async def follow_table(
             if now.state != table.state:
                 yield event("state", {"state": now.state.value, "version": now.version})
             if now.shoe != table.shoe and now.shoe is not None:
-                if task is not None:
-                    task.cancel()
+                leave(follower)
                 yield event(
                     "shoe",
                     {"shoe": now.shoe, "shoe_number": now.shoe_number, "day": now.shoe_day},
                 )
-                task = loop.create_task(shoe_frames(now.shoe))
+                follower = await join(now.shoe)
             table = now
     finally:
         unsubscribe()
-        if task is not None:
-            task.cancel()
+        leave(follower)
 
 
 class Lobby:
-    """Every floor table's summary for all the lobby's followers of one server process."""
+    """Every floor table's summary for all the lobby's followers of one server process:
+    each change read and encoded once, its bytes written to every follower
+    (`fanout.Channel`)."""
 
     def __init__(self, watcher: Watcher, tables: Tables, run: Run) -> None:
         self._watcher = watcher
@@ -117,14 +138,11 @@ class Lobby:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._summaries: dict[str, dict[str, Any]] = {}
-        self._events: deque[tuple[int, bytes]] = deque(maxlen=KEPT_EVENTS)
-        self._seq = 0
-        self._snapshot: tuple[int, bytes] | None = None
+        self._snapshot: fanout.Frame | None = None
         self._dirty: set[str] = set()
         self._task: asyncio.Task[None] | None = None
         self._loaded = asyncio.Event()
-        self._moved = asyncio.Event()
-        self._pinger: asyncio.Task[None] | None = None
+        self._broadcast = fanout.Broadcast()
 
     # --- news from the watcher's thread
 
@@ -132,7 +150,6 @@ class Lobby:
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
             self._unsubscribe = self._watcher.subscribe(self._told)
-            self._pinger = self._loop.create_task(self._pings())
             self._task = self._loop.create_task(self._load())
 
     def _told(self, _seq: int, changed: frozenset[str]) -> None:
@@ -187,53 +204,32 @@ class Lobby:
             if self._summaries.get(code) == summary:
                 continue
             self._summaries[code] = summary
-            self._seq += 1
-            self._events.append((self._seq, event("table", summary)))
-            moved, self._moved = self._moved, asyncio.Event()
-            moved.set()
+            self._snapshot = None
+            channel = self._broadcast.channels.get(LOBBY)
+            if channel is not None:
+                channel.publish(fanout.Frame(event("table", summary)))
 
-    def snapshot(self) -> bytes:
+    def snapshot(self) -> fanout.Frame:
         """The ``lobby`` event now (made once per change for every new follower)."""
-        if self._snapshot is None or self._snapshot[0] != self._seq:
+        if self._snapshot is None:
             tables = sorted(self._summaries.values(), key=lambda s: (s["position"], s["code"]))
-            self._snapshot = (self._seq, event("lobby", {"tables": tables}))
-        return self._snapshot[1]
+            self._snapshot = fanout.Frame(event("lobby", {"tables": tables}))
+        return self._snapshot
 
-    async def _pings(self) -> None:
-        while True:
-            await asyncio.sleep(PING_S)
-            moved, self._moved = self._moved, asyncio.Event()
-            moved.set()
-
-    async def follow(self) -> AsyncIterator[bytes]:
-        """Every table's summary, then each change, until the client goes away."""
+    async def follow(self, out: fanout.Outlet) -> fanout.Follower:
+        """Send ``out`` every table's summary and join it to the lobby's channel, which
+        then carries each table's new summary."""
         self._attach()
         await self._loaded.wait()
-        sent = self._seq
-        yield self.snapshot()
-        while True:
-            moved = self._moved  # taken before looking, so no change is missed
-            if self._seq == sent:
-                await moved.wait()
-                if self._seq == sent:
-                    yield PING
-                continue
-            oldest = self._events[0][0] if self._events else self._seq + 1
-            if oldest > sent + 1:  # fell behind the kept events
-                sent = self._seq
-                yield self.snapshot()
-                continue
-            fresh = [frame for seq, frame in self._events if seq > sent]
-            sent = self._seq
-            yield b"".join(fresh)
+        return self._broadcast.channel(LOBBY).join(out, self.snapshot())
 
     @property
-    def followed(self) -> int:
-        return len(self._summaries)
+    def followers(self) -> int:
+        return self._broadcast.followers
 
     async def close(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
-        for task in (self._pinger, self._task):
-            if task is not None:
-                task.cancel()
+        self._broadcast.close()
+        if self._task is not None:
+            self._task.cancel()
