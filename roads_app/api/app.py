@@ -74,11 +74,13 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     hub = Hub(watcher, feed.snapshot, run, tags)
     tables = Tables(feed)
     lobby = Lobby(watcher, tables, run)
+    forget = watcher.subscribe(feed.forget_keys)  # a revoke drops the tokens trusted
     metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        forget()
         metrics.close()
         await hub.close()
         await lobby.close()

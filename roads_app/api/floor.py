@@ -17,7 +17,7 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from roads_app.api import fanout
-from roads_app.api.access import Read, Write
+from roads_app.api.access import Read, Writer
 from roads_app.api.context import Api, Ctx
 from roads_app.api.events import EventStream
 from roads_app.api.floor_feed import refusal
@@ -68,17 +68,16 @@ def _written(api: Api, reply: Any) -> Any:
     "/tables/{code}/rounds",
     status_code=201,
     response_model=TableAppendOut,
-    dependencies=[Write],
     responses=CONFLICT,
 )
-async def deal(api: Ctx, code: Code, body: RoundIn, key: Key = None) -> Any:
+async def deal(api: Ctx, who: Writer, code: Code, body: RoundIn, key: Key = None) -> Any:
     """Deal a round at a table: to its current shoe, or to a new one (numbered next of
     the day) when the table is shuffling; refused (409) when it is closed. Entered and
     checked as a shoe's round is (``POST /shoes/{id}/rounds``); send an
     ``Idempotency-Key`` so that a retry never deals the hand twice."""
     start = time.perf_counter()
     try:
-        return _written(api, await api.run(api.tables.append, code, body, key))
+        return _written(api, await api.run(api.tables.append, code, body, key, who))
     finally:  # measured as a shoe's append is (``/metrics``)
         if api.metrics.append_seconds is not None:
             api.metrics.append_seconds.observe(time.perf_counter() - start)
@@ -87,26 +86,24 @@ async def deal(api: Ctx, code: Code, body: RoundIn, key: Key = None) -> Any:
 @router.post(
     "/tables/{code}/shuffle",
     response_model=FloorTableOut,
-    dependencies=[Write],
     responses=CONFLICT,
 )
-async def shuffle(api: Ctx, code: Code, key: Key = None) -> Any:
+async def shuffle(api: Ctx, who: Writer, code: Code, key: Key = None) -> Any:
     """The dealer shuffles: the table's shoe ends, and the table shows ``shuffling``
     until the first round of its next shoe. A shuffle sent twice is refused (409). No body."""
-    return _written(api, await api.run(api.tables.move, code, Move.SHUFFLE, key))
+    return _written(api, await api.run(api.tables.move, code, Move.SHUFFLE, key, who))
 
 
 @router.post(
     "/tables/{code}/state",
     response_model=FloorTableOut,
-    dependencies=[Write],
     responses=CONFLICT,
 )
-async def state(api: Ctx, code: Code, body: TableStateIn, key: Key = None) -> Any:
+async def state(api: Ctx, who: Writer, code: Code, body: TableStateIn, key: Key = None) -> Any:
     """Put a table in a state: ``open``, ``closed`` (its shoe ends) or ``shuffling``
     (as ``/shuffle``). A move its state does not allow is refused (409); a state that
     does not exist, 422."""
-    return _written(api, await api.run(api.tables.set_state, code, body.state, key))
+    return _written(api, await api.run(api.tables.set_state, code, body.state, key, who))
 
 
 async def _existing(api: Ctx, code: Code) -> None:

@@ -111,7 +111,7 @@ class Tables:
 
     # --- writes
 
-    def append(self, code: str, body: RoundIn, key: str | None) -> Reply:
+    def append(self, code: str, body: RoundIn, key: str | None, who: str | None = None) -> Reply:
         """Deal one round at a table (`Floor.deal_in`), entered as a shoe's round is."""
         code = self._code(code)
         store = self.feed.store
@@ -137,20 +137,20 @@ class Tables:
             }
 
         fp = fingerprint("table-append", code, body.model_dump(exclude_none=True))
-        return self._once(code, key, fp, do)
+        return self._once(code, key, fp, do, who)
 
-    def move(self, code: str, move: Move, key: str | None) -> Reply:
+    def move(self, code: str, move: Move, key: str | None, who: str | None = None) -> Reply:
         """Open, close or shuffle a table, as its state allows."""
         code = self._code(code)
 
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             return 200, self.floor.move_in(c, code, move).to_dict()
 
-        return self._once(code, key, fingerprint("table-move", code, move.value), do)
+        return self._once(code, key, fingerprint("table-move", code, move.value), do, who)
 
-    def set_state(self, code: str, state: str, key: str | None) -> Reply:
+    def set_state(self, code: str, state: str, key: str | None, who: str | None = None) -> Reply:
         """Put a table in a state by its name (`TableState`): the move that leads there."""
-        return self.move(code, MOVE_TO[TableState.parse(state)], key)
+        return self.move(code, MOVE_TO[TableState.parse(state)], key, who)
 
     # --- helpers
 
@@ -158,13 +158,15 @@ class Tables:
     def _code(code: str) -> str:
         return check_table_code(code)
 
-    def _once(self, code: str, key: str | None, fp: str, do: Any) -> Reply:
+    def _once(self, code: str, key: str | None, fp: str, do: Any, who: str | None) -> Reply:
+        """The change once per key, the writer's token asked again inside it (``who``:
+        a revoke holds from its commit, `Feed._once`)."""
         last = self._shoes.get(code)
         ahead = self.floor.ahead(code, last)
         if last is not None:
             ahead += self.feed.store.shoes.ahead(last)
         try:
-            return self.feed.once(key, fp, None, do, ahead=ahead)
+            return self.feed.once(key, fp, None, do, ahead=ahead, who=who)
         except FloorError as e:
             raise refusal(e) from None
 

@@ -174,6 +174,17 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     (
+        "screen keys: read-only keys of the display and the wall, kept until revoked",
+        """
+        CREATE TABLE screen_keys (
+            hash       TEXT PRIMARY KEY,  -- sha256 of the key (the key itself is never kept)
+            table_code TEXT,              -- the floor table it shows (NULL: any table)
+            created    TEXT NOT NULL,
+            revoked    TEXT               -- NULL: holds, else when it was revoked
+        );
+        """,
+    ),
+    (
         "floor tables: a place on the floor deals shoe after shoe; a shoe may belong to one",
         """
         CREATE TABLE floor_tables (
