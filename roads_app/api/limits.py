@@ -43,6 +43,9 @@ BODY_CAPS: dict[str, int] = {
     "/shoes/{shoe_id}/rounds": 2 * KB,  # a round by cards is under 120 bytes
     "/shoes": 4 * KB,  # a new shoe: a name of at most 200 characters, a table, decks
     "/shoes/{shoe_id}/end": 64,  # no body at all (an empty JSON object at most)
+    "/tables/{code}/rounds": 2 * KB,  # a round, as a shoe's
+    "/tables/{code}/shuffle": 64,  # no body
+    "/tables/{code}/state": 256,  # {"state": "shuffling"}
 }
 """Largest body per route template, in bytes."""
 

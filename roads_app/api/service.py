@@ -205,7 +205,7 @@ class Feed:
     def append(self, shoe_id: str, body: RoundIn, key: str | None, who: str | None = None) -> Reply:
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             saved = self._saved(c, shoe_id)
-            new = _entered(saved.rounds, body, saved.meta.decks)
+            new = entered(saved.rounds, body, saved.meta.decks)
             version = self.store.rounds.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
             self._keep(db.Saved(new, saved.meta, version))
             return 201, {
@@ -292,6 +292,19 @@ class Feed:
             first=lambda: self._exists(shoe_id),
         )
 
+    def saved_in(self, c: db.Connection, shoe_id: str) -> db.Saved:
+        """`_saved` for the floor's tables (`roads_app.api.floor_feed`)."""
+        return self._saved(c, shoe_id)
+
+    def keep(self, saved: db.Saved) -> None:
+        """`_keep` for the floor's tables: rounds this process wrote, reused while current."""
+        self._keep(saved)
+
+    def once(self, key: str | None, fp: str, shoe_id: str | None, do: Any, **how: Any) -> Reply:
+        """A change done once per ``key`` (`Requests.once`), its refusals as HTTP's;
+        ``who``, ``ahead`` as `_once`."""
+        return self._once(key, fp, shoe_id, do, **how)
+
     def _once(
         self,
         key: str | None,
@@ -342,7 +355,7 @@ def tags(rounds: list[dict[str, Any]], catalogue: good_roads.Catalogue | None = 
     return good_roads.tags_of_winners([r["winner"] for r in rounds], catalogue)
 
 
-def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
+def entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
     """The rounds with the entered one added, by the dashboard's own entry operations."""
     if body.mode == game_rounds.EntryMode.CARDS:
         return game_rounds.add_cards(

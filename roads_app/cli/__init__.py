@@ -15,14 +15,24 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from roads_app.cli import api, backtest, database, files, good_roads, odds, rules, shoes
+from roads_app.cli import (
+    api,
+    backtest,
+    database,
+    files,
+    floor,
+    good_roads,
+    odds,
+    rules,
+    shoes,
+)
 from roads_app.cli.args import host_name, int_range, port_number
 from roads_app.errors import RoadsAppError, report_bug
 
 DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
 
-COMMAND_GROUPS = (files, shoes, odds, backtest, good_roads, rules, api, database)
+COMMAND_GROUPS = (files, shoes, floor, odds, backtest, good_roads, rules, api, database)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
 
 

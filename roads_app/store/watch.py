@@ -53,6 +53,11 @@ from roads_app.store.connection import BUSY_TIMEOUT_S, DB_ENV, db_path
 from roads_app.store.feed import GENERATION
 from roads_app.store.pg import CHANNEL, TOKENS_NEWS
 
+TABLE_KEY = "table:"
+"""A floor table's changes are announced as ``table:<code>`` (a shoe id has no colon),
+so a follower of a table (its display, the lobby) is told when its state or its shoe
+changes, by the same feed and the same notifications as a shoe's."""
+
 log = logging.getLogger(__name__)
 
 INTERVAL_S = 0.05
@@ -87,6 +92,21 @@ class ShoeNow:
     modified: float = 0.0
 
 
+@dataclass(frozen=True)
+class TableNow:
+    """What a follower needs to know of a floor table without reading it: its version
+    (bumped by each change of the table itself), state, current shoe and floor place."""
+
+    version: int
+    state: str
+    shoe: str | None
+    position: int
+
+
+Seen = ShoeNow | TableNow
+"""A shoe, or a floor table (keyed ``table:<code>``), as the watcher last saw it."""
+
+
 class Source(Protocol):
     """Where the watcher learns that shoes changed, and reads them."""
 
@@ -98,8 +118,9 @@ class Source(Protocol):
         `ALL` (after connecting, the first time and after a lost connection)."""
         ...
 
-    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
-        """The shoes not in the trash, all of them (``ids`` None) or of those ids."""
+    def read(self, ids: Iterable[str] | None) -> dict[str, Seen]:
+        """The shoes not in the trash and the floor tables, all (``ids`` None) or those
+        ids (a table's id: ``table:<code>``)."""
         ...
 
     def wake(self) -> None:
@@ -120,8 +141,26 @@ def _generation(row: tuple[Any, ...] | None) -> int:
     return int(row[0]) if row is not None else 0
 
 
-def _shoe_now(row: tuple[Any, ...]) -> tuple[str, ShoeNow]:
+def _shoe_now(row: tuple[Any, ...]) -> tuple[str, Seen]:
     return str(row[0]), ShoeNow(int(row[1]), bool(row[2]), int(row[3]), str(row[4]), _epoch(row[5]))
+
+
+_TABLE_COLUMNS = "code, version, state, shoe, position"
+
+
+def _table_now(row: tuple[Any, ...]) -> tuple[str, Seen]:
+    return TABLE_KEY + str(row[0]), TableNow(int(row[1]), str(row[2]), row[3], int(row[4]))
+
+
+def _floor(con: Any, errors: tuple[type[BaseException], ...], *query: Any) -> list[Any]:
+    """The floor tables' rows; none where the library has no floor tables yet (a
+    watcher on a library before its migration to them, a test's bare ``shoes``)."""
+    try:
+        return list(con.execute(*query).fetchall())
+    except errors as e:
+        if "floor_tables" not in str(e):
+            raise
+        return []
 
 
 class SqliteSource:
@@ -156,13 +195,11 @@ class SqliteSource:
         self._data_version = data_version
         return ALL
 
-    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
-        rows = (
-            self._connect()
-            .execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL")
-            .fetchall()
-        )
-        return dict(map(_shoe_now, rows))
+    def read(self, ids: Iterable[str] | None) -> dict[str, Seen]:
+        con = self._connect()
+        rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL").fetchall()
+        tables = _floor(con, self.errors, f"SELECT {_TABLE_COLUMNS} FROM floor_tables")
+        return dict([*map(_shoe_now, rows), *map(_table_now, tables)])
 
     def generation(self) -> int:
         return _generation(self._connect().execute(GENERATION).fetchone())
@@ -268,15 +305,29 @@ class PgSource:
             self._quiet_since = time.monotonic()
         return news
 
-    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
+    def read(self, ids: Iterable[str] | None) -> dict[str, Seen]:
         con = self._connect()
         if ids is None:
             rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL").fetchall()
-        else:
-            rows = con.execute(
-                f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL AND id = ANY(%s)", (list(ids),)
-            ).fetchall()
-        return dict(map(_shoe_now, rows))
+            tables = _floor(con, self.errors, f"SELECT {_TABLE_COLUMNS} FROM floor_tables")
+            return dict([*map(_shoe_now, rows), *map(_table_now, tables)])
+        shoes = [i for i in ids if not i.startswith(TABLE_KEY)]
+        codes = [i.removeprefix(TABLE_KEY) for i in ids if i.startswith(TABLE_KEY)]
+        got: dict[str, Seen] = {}
+        if shoes:
+            got.update(
+                map(
+                    _shoe_now,
+                    con.execute(
+                        f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL AND id = ANY(%s)",
+                        (shoes,),
+                    ).fetchall(),
+                )
+            )
+        if codes:
+            query = f"SELECT {_TABLE_COLUMNS} FROM floor_tables WHERE code = ANY(%s)"
+            got.update(map(_table_now, _floor(con, self.errors, query, (codes,))))
+        return got
 
     def generation(self) -> int:
         return _generation(self._connect().execute(GENERATION).fetchone())
@@ -327,7 +378,7 @@ class Watcher:
         """Bumped by every change the watcher saw (the wall follows this)."""
         self.tokens: int | None = None
         """The keys' generation as last read (None: not yet): bumped by every revoke."""
-        self._shoes: dict[str, ShoeNow] = {}
+        self._shoes: dict[str, Seen] = {}  # the floor tables too, keyed ``table:<code>``
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -344,7 +395,8 @@ class Watcher:
     def shoe(self, shoe_id: str) -> ShoeNow | None:
         """The shoe as last seen (None: no such shoe, or in the trash)."""
         with self._lock:
-            return self._shoes.get(shoe_id)
+            seen = self._shoes.get(shoe_id)
+        return seen if isinstance(seen, ShoeNow) else None
 
     def version(self, shoe_id: str) -> int | None:
         now = self.shoe(shoe_id)
@@ -353,7 +405,22 @@ class Watcher:
     def shoes(self) -> dict[str, ShoeNow]:
         """Every shoe not in the trash, as last seen (a copy)."""
         with self._lock:
-            return dict(self._shoes)
+            return {k: v for k, v in self._shoes.items() if isinstance(v, ShoeNow)}
+
+    def table(self, code: str) -> TableNow | None:
+        """A floor table as last seen (None: no such table)."""
+        with self._lock:
+            seen = self._shoes.get(TABLE_KEY + code)
+        return seen if isinstance(seen, TableNow) else None
+
+    def tables(self) -> dict[str, TableNow]:
+        """Every floor table by its code, as last seen (a copy)."""
+        with self._lock:
+            return {
+                k.removeprefix(TABLE_KEY): v
+                for k, v in self._shoes.items()
+                if isinstance(v, TableNow)
+            }
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(seq, changed_ids)`` after each change; returns the unsubscribe."""
