@@ -33,6 +33,7 @@ from typing import Any
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.floor import check_table_code
 from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import word
 from roads_app.store import library, tokens, watch
@@ -188,6 +189,27 @@ GONE_CHECK_S = 1.0
 """How often a waiting request asks whether its page has gone (`wait_for_change`)."""
 
 
+def version_of(w: watch.Watcher, key: str) -> int | None:
+    """The version of what a page follows: a shoe (its id) or a floor table
+    (``table:<code>``, `watch.TABLE_KEY`), as the watcher last saw it; None when gone."""
+    if key.startswith(watch.TABLE_KEY):
+        table = w.table(key.removeprefix(watch.TABLE_KEY))
+        return None if table is None else table.version
+    return w.version(key)
+
+
+def followable(key: str) -> bool:
+    """Whether ``key`` names something a page may follow: a shoe id, or ``table:`` and a
+    table code (the one rule of each, `is_shoe_id` and `check_table_code`)."""
+    if not key.startswith(watch.TABLE_KEY):
+        return is_shoe_id(key)
+    try:
+        code = key.removeprefix(watch.TABLE_KEY)
+        return check_table_code(code) == code
+    except RoadsAppError:
+        return False
+
+
 async def wait_for_change(
     w: watch.Watcher,
     shoe_id: str | None,
@@ -205,7 +227,7 @@ async def wait_for_change(
     def now() -> Any:
         if shoe_id is None:
             return w.seq
-        return w.version(shoe_id)
+        return version_of(w, shoe_id)
 
     if str(now() if now() is not None else "") != known:
         return now()
@@ -261,8 +283,8 @@ def routes(data_dir: Path) -> list[Any]:
     async def follow(request: Request) -> JSONResponse:
         global _waiting, answered
         shoe = request.query_params.get("shoe")
-        if shoe is not None and not is_shoe_id(shoe):
-            return refuse(400, "shoe: not a shoe id")
+        if shoe is not None and not followable(shoe):
+            return refuse(400, "shoe: not a shoe id or table")
         known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
         if _waiting >= MAX_WAITING:
             return refuse(503, "too many pages following; try again")
