@@ -92,16 +92,16 @@ def test_missing_table_says_where_user_tables_go(user_tables: Path) -> None:
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
-def test_tables_option_picks_the_folder(
+def test_rules_dir_option_picks_the_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, where: str
 ) -> None:
     monkeypatch.setenv(tables.TABLES_ENV, "unset-after-the-test")  # main() sets it
     folder = tmp_path / "elsewhere"
     folder.mkdir()
     (folder / "mine.toml").write_text(MINE)
-    argv = ["--tables", str(folder), "rules"] if where == "before" else ["rules", "mine"]
+    argv = ["--rules-dir", str(folder), "rules"] if where == "before" else ["rules", "mine"]
     if where == "after":
-        argv += ["--tables", str(folder)]
+        argv += ["--rules-dir", str(folder)]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert ("mine" in out.split()) if where == "before" else out.startswith("mine: Mine")
