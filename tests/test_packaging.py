@@ -74,13 +74,13 @@ def test_a_user_table_with_a_builtin_name_is_refused(user_tables: Path, capsys) 
     (user_tables / "classic.toml").write_text(FAKE_CLASSIC)
     assert tables.list_tables().count("classic") == 1
     assert tables.load_table("classic").bets["banker"].payout == 0.95  # the built-in, kept
-    with pytest.raises(RulesError, match="'classic' is a built-in table's name"):
+    with pytest.raises(RulesError, match="'classic' is the name of built-in rules"):
         tables.load_table(user_tables / "classic.toml")
     assert main(["rules"]) == 0
     out, err = capsys.readouterr()
     assert err == (
-        f"note: {user_tables / 'classic.toml'}: not used: 'classic' is a built-in "
-        "table's name; rename the file\n"
+        f"note: {user_tables / 'classic.toml'}: not used: 'classic' is the name of "
+        "built-in rules; rename the file\n"
     )
     assert [line.split()[0] for line in out.splitlines()] == sorted(BUILTIN)
 

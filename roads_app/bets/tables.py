@@ -337,7 +337,8 @@ def load_tables() -> tuple[list[tuple[str, Table]], list[str]]:
                 raise  # a broken built-in table is a bug of the install, not a user file
             notes.append(f"{e}; not listed")
     notes += [
-        f"{shown_path(path)}: not used: {quote(name)} is a built-in table's name; rename the file"
+        f"{shown_path(path)}: not used: {quote(name)} is the name of built-in rules; "
+        "rename the file"
         for name, path in user.items()
         if name in builtin
     ]
