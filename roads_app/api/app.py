@@ -5,7 +5,7 @@ schema library as the rest of the project, and its OpenAPI docs come free at ``/
 All work is done by `service.Feed` and the event streams by `stream.Hub`; the routers
 only map HTTP onto them, one module per concern:
 
-* `reads` — the health check, tables, shoes and one shoe;
+* `reads` — the health check, the metrics, tables, shoes and one shoe;
 * `good_roads` — which live shoes hold a good road now;
 * `writes` — create, append, undo, void, end (each with an ``Idempotency-Key``);
 * `events` — a shoe's Server-Sent Events;
@@ -36,6 +36,7 @@ from roads_app.api.models import Problem
 from roads_app.api.refusals import add_handlers
 from roads_app.api.service import Feed, tags
 from roads_app.api.stream import Hub
+from roads_app.metrics import Metrics
 from roads_app.store import watch
 
 STORE_THREADS = 4
@@ -67,10 +68,12 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     # The process's one watcher of the store feeds every event stream (`stream.Hub`).
     watcher = watch.watcher(data_dir)
     hub = Hub(watcher, feed.snapshot, run, tags)
+    metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        metrics.close()
         await hub.close()
         pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
 
@@ -93,6 +96,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         watcher=watcher,
         data_dir=data_dir,
         open_reads=is_loopback(host),
+        metrics=metrics,
     )
     add_handlers(app)
     for router in (reads.router, good_roads.router, writes.router, events.router):
@@ -103,6 +107,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     app.add_middleware(
         Gate,
         writer=partial(require_operator, feed),
+        refused=metrics.refused,
         routes=lambda: list(iter_route_contexts(app.router.routes)),
     )
     return app

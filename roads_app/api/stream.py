@@ -140,10 +140,15 @@ class Hub:
         """Shoes with at least one follower now."""
         return len(self._shoes)
 
+    def followers(self) -> dict[str, int]:
+        """Followers now, per followed shoe (read by ``/metrics`` from any thread)."""
+        b = self._broadcast
+        return {} if b is None else {k: len(c.followers) for k, c in list(b.channels.items())}
+
     @property
-    def followers(self) -> int:
-        """Event streams open now."""
-        return 0 if self._broadcast is None else self._broadcast.followers
+    def sent(self) -> int:
+        """Events sent to followers so far (not the keep-alive pings): ``/metrics``."""
+        return 0 if self._broadcast is None else self._broadcast.sent
 
     def changed(self, _shoe_id: str) -> None:
         """A write through this process: the watcher looks now rather than at its next tick."""
@@ -246,7 +251,8 @@ class Hub:
         finally:
             s.joining -= 1
         if s.rounds is None:
-            out.put(Frame(Change("gone", s.version, []).encode()))
+            if out.put(Frame(Change("gone", s.version, []).encode())):
+                broadcast.sent += 1
             if shoe_id not in broadcast.channels:
                 self._unfollow(shoe_id)
             return None

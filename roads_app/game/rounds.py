@@ -20,9 +20,10 @@ import re
 import unicodedata
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -51,6 +52,7 @@ from roads_app.game.drawing import (
 from roads_app.game.hand import WINNER_DTYPE, WINNERS, Side, Winner, natural, winner_of
 from roads_app.messages import Message, side
 from roads_app.messages import winner as _named
+from roads_app.places import DEFAULT_TABLE
 
 WINNER = WINNER_DTYPE
 """Banker, Player, Tie (`roads_app.game.hand.Winner`'s letters)."""
@@ -73,6 +75,25 @@ ROUNDS_SCHEMA: pl.Schema = pl.Schema(
 
 MULTI_SHOE_SCHEMA: pl.Schema = pl.Schema({"shoe": pl.Int32, **ROUNDS_SCHEMA})
 """Rounds of many shoes: `ROUNDS_SCHEMA` plus a leading shoe number."""
+
+
+class EntryMode(StrEnum):
+    """How a round was (or will be) entered, least first: its winner only, its totals
+    (with any pair and natural flags), its cards. A bet needs its kind's entry or more
+    (`roads_app.bets.offers`); what a round holds follows from its mode."""
+
+    WINNER = "winner"
+    POINTS = "points"
+    CARDS = "cards"
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> EntryMode:
+        """How a round was entered, from its fields (a rounds-frame row, a body's fields):
+        by cards if it has them, else by points if it has them, else by its winner."""
+        if row.get("player_cards") is not None:
+            return cls.CARDS
+        return cls.POINTS if row.get("player_points") is not None else cls.WINNER
+
 
 Source = Literal["hand", "simulated", "imported"]
 SOURCES: tuple[str, ...] = ("hand", "simulated", "imported")
@@ -215,7 +236,7 @@ class ShoeMeta:
     source: Source = "hand"
     decks: Annotated[int, Field(ge=1, le=8)] = 8
     seed: Annotated[int, Field(ge=0, le=SEED_MAX)] | None = None
-    rules: str = "classic"
+    rules: str = DEFAULT_TABLE
     notes: _Text = ""
     burn_card: str | None = None  # the face-up first card, where the shoe records it
     cut: Annotated[int, Field(ge=0, le=8 * 52)] | None = None

@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError, quote, validation_message
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Side, Winner
+from roads_app.jit_cache import depends_on
 from roads_app.messages import Message
 from roads_app.places import RULES_DIR, user_tables_dir
 
@@ -94,6 +95,8 @@ class ColumnSide(StrEnum):
     def code(self) -> int:
         return SIDE_ANY if self is ColumnSide.ANY else Side(self.value).code
 
+
+depends_on(__file__)  # cached where the app's kernels are (a read-only install included)
 
 # --- the rule -----------------------------------------------------------------------------
 
@@ -524,6 +527,29 @@ def tags_of_winners(winners: Sequence[str], catalogue: Catalogue | None = None) 
         for p, key in enumerate(cat.keys)
         if holds(lengths, n, side, *cols, int(a.p_first[p]), int(a.p_count[p]))
     ]
+
+
+def tags_now(
+    rounds: pl.DataFrame, upto: int | None = None, catalogue: Catalogue | None = None
+) -> list[str]:
+    """One shoe's frame: what holds after round ``upto`` (all rounds: None), by the
+    catalogue in force unless one is given (the tags a page shows)."""
+    winners = rounds["winner"].cast(pl.String).to_list()
+    return tags_of_winners(winners if upto is None else winners[:upto], catalogue)
+
+
+def entered(winners: Sequence[str], catalogue: Catalogue | None = None) -> list[str]:
+    """The patterns a shoe given by its results holds after its last one that it did
+    not hold after the one before: the good roads it just entered (what the lobby and a
+    wall tile alert on), in priority order.
+
+    >>> entered("BPBP"), entered("BPBPT")
+    (['single_jump'], [])
+    """
+    if not winners:
+        return []
+    before = set(tags_of_winners(winners[:-1], catalogue))
+    return [k for k in tags_of_winners(winners, catalogue) if k not in before]
 
 
 _IN_FORCE: dict[tuple[str, int, int], Catalogue] = {}

@@ -353,11 +353,10 @@ class Database:
         thread ends (`_Held`). A server connection that broke (the server restarted) is
         replaced by a new one."""
         held: _Held | None = getattr(self._local, "held", None)
-        if (
-            held is None
-            or held.pid != os.getpid()
-            or (self.url is not None and not held.con.usable)
-        ):
+        lost = held is not None and self.url is not None and not held.con.usable
+        if held is None or held.pid != os.getpid() or lost:
+            if lost:
+                pg.RECONNECTS.add()
             park = self._park if self.url is not None else None
             held = self._local.held = _Held(self._connect(), park)
         return held.con
@@ -406,6 +405,7 @@ class Database:
             except self.errors as e:
                 if self.url is not None and attempt == 0 and not _server(con).usable:
                     self.close()
+                    pg.RECONNECTS.add()
                     continue
                 if self.url is not None:
                     with contextlib.suppress(Exception):
@@ -445,6 +445,7 @@ class Database:
         except self.errors as e:
             if self.url is not None and not _server(con).usable:
                 self.close()
+                pg.RECONNECTS.add()  # the next read opens a new one
             raise self.translate(e, "read") from None
         try:
             yield con

@@ -26,6 +26,7 @@ from roads_app.messages import Message
 from roads_app.roads import stats
 from roads_app.shoefiles import files as shoe_files
 from roads_app.shoefiles import importing, streaming
+from roads_app.shoefiles.samples import is_sample
 from roads_app.store import db
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
@@ -328,7 +329,7 @@ def on_the_wall(shoe_id: str, source: str, ended: bool) -> bool:
     >>> on_the_wall("abc", "hand", True), on_the_wall("abc", "simulated", False)
     (False, False)
     """
-    return source == WALL_SOURCE and not ended and not shoe_id.startswith("sample")
+    return source == WALL_SOURCE and not ended and not is_sample(shoe_id)
 
 
 def counts(rounds: pl.DataFrame) -> dict[str, Any]:

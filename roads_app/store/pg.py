@@ -14,6 +14,7 @@ log line and bug log. psycopg is imported only when a PostgreSQL URL is opened.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,30 @@ WRITE_LOCK = 0x524F4144
 """The advisory lock every write transaction takes first: writers queue as SQLite's
 ``BEGIN IMMEDIATE`` makes them, whichever replica they come from, so the version check
 and the change it guards are never interleaved with another writer's."""
+
+
+class Tally:
+    """A count the store keeps for a server's ``/metrics`` to read (the store itself never
+    imports a metrics library)."""
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self._n += 1
+
+    @property
+    def value(self) -> int:
+        return self._n
+
+
+RECONNECTS = Tally()
+"""This process's store connections opened again after the server dropped them (it
+restarted, the network broke); the change feed's listener counts its own
+(`roads_app.store.watch.Watcher.reconnects`)."""
+
 APPLICATION = "roads-app"
 """The ``settings`` row (key ``application``) that marks a database as roads-app's."""
 
@@ -208,6 +233,7 @@ class PgConnection:
                 raise
             self.raw.close()
             self.raw = self._open()
+            RECONNECTS.add()
             return send()
 
     def _send_held(self, tail: tuple[tuple[str, Any], ...] = ()) -> None:

@@ -27,6 +27,7 @@ from roads_app.ui import access, session
 from roads_app.ui.board_view import lang
 from roads_app.ui.guard import guarded
 from roads_app.ui.nav import switch_to
+from roads_app.ui.simulate_view import render_simulate
 from roads_app.ui.words import Md, md_text, say, tr
 
 MESSAGE = "library.message"  # (kind, text) shown once above the list
@@ -245,7 +246,6 @@ def render_import() -> None:
 
 def render_library_page() -> None:
     """``/library``: the saved shoes, newest change first."""
-    from roads_app.ui.replay_page import render_simulate
 
     folder = session.data_dir()
     st.title(tr("page_library"))
