@@ -37,7 +37,6 @@ FREEZE_GROWTH = 1.25
 """Followers grown by this factor since the last freeze: freeze again."""
 RAW_SEND = "roads_app.raw_send"
 """Scope key of the server's own ``send`` (its connection), set by `app.App`."""
-END_CHUNK = b"0\r\n\r\n"
 
 
 class Frame:
@@ -177,7 +176,6 @@ class Channel:
         f = Follower(self, out)
         if out.put(first):
             self.followers[f] = None
-            self.owner.sent += 1
         else:
             f.stop("dropped")
         return self.owner.joined(f)
@@ -185,8 +183,6 @@ class Channel:
     def publish(self, frame: Frame) -> None:
         """The same bytes to every follower; one too far behind is dropped, not waited on."""
         behind = [f for f in self.followers if not f.outlet.put(frame)]
-        if frame is not PING:
-            self.owner.sent += len(self.followers) - len(behind)
         for f in behind:
             self.owner.leave(f, "dropped")
 
@@ -233,8 +229,6 @@ class Broadcast:
         self._pinger: asyncio.Task[None] | None = None
         self.count = 0
         """Followers now (kept, not summed: `Frozen` looks at it on every join)."""
-        self.sent = 0
-        """Events written to followers so far, keep-alive pings aside."""
         self._frozen = Frozen()
 
     @property

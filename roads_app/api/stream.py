@@ -134,6 +134,9 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._broadcast: Broadcast | None = None
+        self.sent = 0
+        """Events sent to followers so far, one a follower (not the keep-alive pings):
+        ``/metrics``."""
 
     @property
     def followed(self) -> int:
@@ -144,11 +147,6 @@ class Hub:
         """Followers now, per followed shoe (read by ``/metrics`` from any thread)."""
         b = self._broadcast
         return {} if b is None else {k: len(c.followers) for k, c in list(b.channels.items())}
-
-    @property
-    def sent(self) -> int:
-        """Events sent to followers so far (not the keep-alive pings): ``/metrics``."""
-        return 0 if self._broadcast is None else self._broadcast.sent
 
     def changed(self, _shoe_id: str) -> None:
         """A write through this process: the watcher looks now rather than at its next tick."""
@@ -225,6 +223,7 @@ class Hub:
             channel.end(Frame(Change("gone", version, []).encode()))
         else:
             step = _with_tags(diff(before, version, rounds), tags)
+            self.sent += len(channel.followers)
             channel.publish(Frame(step.encode()))
 
     def _unfollow(self, shoe_id: str) -> None:
@@ -251,13 +250,13 @@ class Hub:
         finally:
             s.joining -= 1
         if s.rounds is None:
-            if out.put(Frame(Change("gone", s.version, []).encode())):
-                broadcast.sent += 1
+            out.put(Frame(Change("gone", s.version, []).encode()))
             if shoe_id not in broadcast.channels:
                 self._unfollow(shoe_id)
             return None
         if s.snapshot is None:
             s.snapshot = Frame(Change("snapshot", s.version, s.rounds, s.tags).encode())
+        self.sent += 1
         return broadcast.channel(shoe_id).join(out, s.snapshot)
 
     async def close(self) -> None:
