@@ -59,12 +59,13 @@ def main() -> None:
     ap.add_argument("--only-many", action="store_true", help="only the files of many shoes")
     ap.add_argument("--tiny", type=int, default=200_000, help="one-round shoes (200,000)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
+    ap.add_argument("--formats", default="parquet,csv", help="of the big files (parquet,csv)")
     n = ap.parse_known_args()[0].repeat
     if ap.parse_known_args()[0].only_many:
         args = ap.parse_known_args()[0]
         old = None if args.old is None else Path(args.old).resolve()
         tiny_shoes(args.tiny, old, args.timeout)
-        multi_shoe(args.shoes, old, args.timeout)
+        multi_shoe(args.shoes, old, args.timeout, args.formats.split(","))
         return
     from roads_app.game.shoe import deal_shoe
     from roads_app.shoefiles.files import export_bytes
@@ -85,7 +86,7 @@ def main() -> None:
     args = ap.parse_known_args()[0]
     old = None if args.old is None else Path(args.old).resolve()
     tiny_shoes(args.tiny, old, args.timeout)
-    multi_shoe(args.shoes, old, args.timeout)
+    multi_shoe(args.shoes, old, args.timeout, args.formats.split(","))
     for prefix in BOMBS:
         out = subprocess.run(
             [sys.executable, "-c", CHILD.format(root=str(ROOT), prefix=prefix)],
@@ -152,7 +153,9 @@ def tiny_shoes(n: int, old: Path | None, timeout: float) -> None:
                 )
 
 
-def multi_shoe(shoes: int | None, old: Path | None, timeout: float = 3600.0) -> None:
+def multi_shoe(
+    shoes: int | None, old: Path | None, timeout: float = 3600.0, formats: list[str] | None = None
+) -> None:
     """`import` of a file of many shoes as a subprocess (wall time, peak RSS), the new code
     beside ``old`` (another checkout, at most its 1,000-shoe cap) on the same files,
     interleaved; then `good-roads FILE`, `odds --shoe --shoe-index` and `show` of it."""
@@ -161,7 +164,7 @@ def multi_shoe(shoes: int | None, old: Path | None, timeout: float = 3600.0) -> 
     n = shoes or 30_000
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        for fmt in ("parquet", "csv"):
+        for fmt in formats or ["parquet", "csv"]:
             small, big = t / f"s1000.{fmt}", t / f"s{n}.{fmt}"
             for f, k in ((small, 1_000), (big, n)):
                 _run(

@@ -47,6 +47,11 @@ class StorageError(RoadsAppError, OSError):
     """A saved shoe that cannot be read or written: corrupt, truncated, foreign, bad name."""
 
 
+class FloorError(RoadsAppError, ValueError):
+    """A floor table asked for something it cannot do: a bad code, a move its state does
+    not allow (a round to a closed table, a shuffle sent twice), limits outside its rules'."""
+
+
 class RulesError(RoadsAppError, ValueError):
     """A rules table (TOML) that is missing a field or holds a value that makes no sense."""
 

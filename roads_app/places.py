@@ -25,14 +25,23 @@ STATIC_DIR: Path = Path(str(resources.files("roads_app"))) / "ui" / "static"
 read by path: the dashboard serves them (`roads_app.ui.page_head`), the scorecard draws
 with the font (`roads_app.render.fonts`)."""
 
-TABLES_ENV = "ROADS_APP_TABLES"
-"""Environment variable naming the user tables folder (``roads-app --tables DIR`` sets it)."""
+RULES_ENV = "ROADS_APP_RULES"
+"""Environment variable naming the user's rules folder (``roads-app --rules-dir DIR`` sets it)."""
+
+TABLES_ENV = RULES_ENV
+"""The same variable under the constant's old name, which other modules import: a
+"table" is now a place on the floor, the rule sets are "rules"."""
+
+OLD_RULES_ENV = "ROADS_APP_TABLES"
+"""The variable's old spelling: still read for one version when ``RULES_ENV`` is unset
+(the CLI says it is deprecated, `roads_app.cli`)."""
 
 
 def user_tables_dir() -> Path:
-    """Where a user's own ``<name>.toml`` tables live: ``$ROADS_APP_TABLES``, else the
-    platform's config folder (``~/.config/roads-app/tables`` on Linux)."""
-    env = os.environ.get(TABLES_ENV)
+    """Where a user's own ``<name>.toml`` rules live: ``$ROADS_APP_RULES`` (or the old
+    ``$ROADS_APP_TABLES``), else the platform's config folder (``~/.config/roads-app/tables``
+    on Linux, kept where existing files are)."""
+    env = os.environ.get(RULES_ENV) or os.environ.get(OLD_RULES_ENV)
     if env:
         return Path(env).expanduser()
     import platformdirs

@@ -97,7 +97,7 @@ def test_reads_are_open_on_loopback(server: ApiServer, op: httpx.Client):
     with server.client() as anyone:
         assert anyone.get(f"/shoes/{shoe}").status_code == 200
         assert anyone.get("/shoes").status_code == 200
-        assert anyone.get("/tables").status_code == 200
+        assert anyone.get("/rules").status_code == 200
 
 
 def test_on_the_network_reads_need_a_viewer_token(tmp_path: Path):
@@ -110,7 +110,7 @@ def test_on_the_network_reads_need_a_viewer_token(tmp_path: Path):
             assert op.post(f"/shoes/{shoe}/rounds", json={"winner": "P"}).status_code == 201
         for tok, status in ((None, 401), ("wrong", 401), (viewer, 200), (operator, 200)):
             with exposed.client(tok) as c:
-                for path in ("/shoes", f"/shoes/{shoe}", "/tables"):
+                for path in ("/shoes", f"/shoes/{shoe}", "/rules"):
                     assert c.get(path).status_code == status, (tok, path)
         with exposed.client() as c:  # EventSource cannot send headers: ?token= instead
             assert c.get(f"/shoes/{shoe}", params={"token": viewer}).status_code == 200
@@ -222,13 +222,13 @@ def test_unknown_table_and_unknown_shoe(op: httpx.Client):
     shoes_before = op.get("/shoes").json()
     for table in ("no-such-table", "../../etc/passwd", "/etc/passwd"):
         r = op.post("/shoes", json={"name": "x", "table": table})
-        assert r.status_code == 422 and "unknown table" in r.json()["detail"], r.text
+        assert r.status_code == 422 and "no rules" in r.json()["detail"], r.text
     assert op.get("/shoes").json() == shoes_before
     r = op.post("/shoes/nosuchshoe/rounds", json={"winner": "B"})
     assert r.status_code == 404 and "nosuchshoe" in r.json()["detail"]
     assert op.get("/shoes/nosuchshoe").status_code == 404
     assert op.get("/shoes/nosuchshoe/events").status_code == 404
-    tables = {t["name"]: t for t in op.get("/tables").json()}
+    tables = {t["name"]: t for t in op.get("/rules").json()}
     assert "classic" in tables
     shoe = new_shoe(op, table="asian-live")
     assert op.get(f"/shoes/{shoe}").json()["table"] == "asian-live"
@@ -289,6 +289,7 @@ def test_read_a_shoe_with_stats_and_all_five_roads(op: httpx.Client):
 def test_openapi_docs_are_served(server: ApiServer):
     spec = httpx.get(f"{server.url}/openapi.json").json()
     assert {"/shoes", "/shoes/{shoe_id}/rounds", "/shoes/{shoe_id}/events"} <= set(spec["paths"])
+    assert {"/rules", "/tables", "/tables/{code}/events", "/lobby/events"} <= set(spec["paths"])
     params = spec["paths"]["/shoes/{shoe_id}/rounds"]["post"]["parameters"]
     assert any(p["name"] == "Idempotency-Key" for p in params)
     assert httpx.get(f"{server.url}/docs").status_code == 200

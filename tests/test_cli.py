@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,39 @@ def test_a_one_deck_simulated_file_is_priced_and_imported_as_one_deck(tmp_path: 
     assert run("import", str(out), "--data", str(data)).returncode == 0
     listed = json.loads(run("shoes", "list", "--data", str(data), "--json").stdout)
     assert [s["decks"] for s in listed] == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    "args, env, old",
+    [
+        (["--rules-dir", "{dir}"], {}, None),
+        ([], {"ROADS_APP_RULES": "{dir}"}, None),
+        (["--tables", "{dir}"], {}, ("--tables", "--rules-dir")),
+        ([], {"ROADS_APP_TABLES": "{dir}"}, ("$ROADS_APP_TABLES", "$ROADS_APP_RULES")),
+    ],
+)
+def test_the_rules_folder_and_its_old_spellings(
+    tmp_path: Path, args: list[str], env: dict[str, str], old: tuple[str, str] | None
+) -> None:
+    """A folder of one's own rules is ``--rules-dir``/``$ROADS_APP_RULES`` ("a table" is a
+    place on the floor now); the old spellings still work, each with one line saying so."""
+    from roads_app.places import RULES_DIR
+
+    folder = tmp_path / "my rules"
+    folder.mkdir()
+    classic = (RULES_DIR / "classic.toml").read_text()
+    (folder / "mine.toml").write_text(classic.replace('name = "classic"', 'name = "mine"'))
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("ROADS_APP_RULES", "ROADS_APP_TABLES")
+    }
+    environ |= {k: v.format(dir=folder) for k, v in env.items()}
+    argv = [a.format(dir=folder) for a in ("rules", "mine", *args)]
+    r = subprocess.run(
+        [sys.executable, "-m", "roads_app", *argv], capture_output=True, text=True, env=environ
+    )
+    assert r.returncode == 0 and r.stdout.startswith("mine: "), r.stderr
+    if old is None:
+        assert r.stderr == ""
+    else:
+        assert len(r.stderr.splitlines()) == 1, r.stderr
+        assert "deprecated" in r.stderr and all(w in r.stderr for w in old), r.stderr

@@ -122,7 +122,7 @@ def test_no_server_path_for_a_broken_user_table(
     tables = tmp_path / "secret-folder" / "tables"
     tables.mkdir(parents=True)
     (tables / "broken.toml").write_text("[shoe\nthis is not TOML")
-    monkeypatch.setenv("ROADS_APP_TABLES", str(tables))  # the server process inherits it
+    monkeypatch.setenv("ROADS_APP_RULES", str(tables))  # the server process inherits it
     server = ApiServer(tmp_path / "data").start()
     try:
         token = tokens.issue(server.data_dir, "operator")

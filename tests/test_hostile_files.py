@@ -475,7 +475,7 @@ def test_rules_lists_the_good_tables_and_skips_a_bad_one_in_a_line(tmp_path: Pat
         (tables / f"mine{i}.toml").write_text(text.replace('name = "classic"', f'name = "mine{i}"'))
     (tables / "huge.toml").write_bytes(b"#" * (MAX_RULES_BYTES + 1))
     (tables / "broken.toml").write_text("title = [")
-    r = run("rules", "--tables", str(tables))
+    r = run("rules", "--rules-dir", str(tables))
     assert r.returncode == 0, r.stderr
     listed = [line.split()[0] for line in r.stdout.splitlines()]
     assert {"classic", "mine0", "mine1", "mine2"} <= set(listed)

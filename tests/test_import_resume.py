@@ -78,3 +78,20 @@ def test_an_import_killed_half_way_and_run_again_has_every_shoe_once(
     whole = _library(data)
     assert sorted(whole["name"]) == sorted(want)  # every shoe, each once
     assert all(want[n] == w for n, w in whole.select("name", "winners").iter_rows())
+
+
+def test_two_files_whose_shoes_coincide_both_go_in_whole(tmp_path: Path) -> None:
+    """Two different files of one-round shoes: shoe k of one and of the other often hold
+    the same round. Each file's shoes all go in (a shoe is known by the file it came
+    from, not by its number and rounds alone); the first file run again adds nothing."""
+    n = 40
+    data = tmp_path / "data"
+    for name, winners in (("a", "B" * n), ("b", "B" * (n - 1) + "P")):
+        f = tmp_path / f"{name}.parquet"
+        pl.DataFrame({"shoe": range(1, n + 1), "winner": list(winners)}).write_parquet(f)
+        out, err = _import(f, data).communicate(timeout=120)
+        assert len(out.split()) == n, err
+    again = _import(tmp_path / "a.parquet", data)
+    out, err = again.communicate(timeout=120)
+    assert again.returncode == 0 and out.split() == [], err
+    assert _library(data).height == 2 * n

@@ -74,13 +74,13 @@ def test_a_user_table_with_a_builtin_name_is_refused(user_tables: Path, capsys) 
     (user_tables / "classic.toml").write_text(FAKE_CLASSIC)
     assert tables.list_tables().count("classic") == 1
     assert tables.load_table("classic").bets["banker"].payout == 0.95  # the built-in, kept
-    with pytest.raises(RulesError, match="'classic' is a built-in table's name"):
+    with pytest.raises(RulesError, match="'classic' is the name of built-in rules"):
         tables.load_table(user_tables / "classic.toml")
     assert main(["rules"]) == 0
     out, err = capsys.readouterr()
     assert err == (
-        f"note: {user_tables / 'classic.toml'}: not used: 'classic' is a built-in "
-        "table's name; rename the file\n"
+        f"note: {user_tables / 'classic.toml'}: not used: 'classic' is the name of "
+        "built-in rules; rename the file\n"
     )
     assert [line.split()[0] for line in out.splitlines()] == sorted(BUILTIN)
 
@@ -92,16 +92,16 @@ def test_missing_table_says_where_user_tables_go(user_tables: Path) -> None:
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
-def test_tables_option_picks_the_folder(
+def test_rules_dir_option_picks_the_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, where: str
 ) -> None:
     monkeypatch.setenv(tables.TABLES_ENV, "unset-after-the-test")  # main() sets it
     folder = tmp_path / "elsewhere"
     folder.mkdir()
     (folder / "mine.toml").write_text(MINE)
-    argv = ["--tables", str(folder), "rules"] if where == "before" else ["rules", "mine"]
+    argv = ["--rules-dir", str(folder), "rules"] if where == "before" else ["rules", "mine"]
     if where == "after":
-        argv += ["--tables", str(folder)]
+        argv += ["--rules-dir", str(folder)]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert ("mine" in out.split()) if where == "before" else out.startswith("mine: Mine")

@@ -143,8 +143,8 @@ def test_can_place_gives_each_reason() -> None:
     assert wb.can_place("player", 1, 5000.5) == (
         "stake 5000.5 is outside the table limits (1 to 5,000)"
     )
-    assert wb.can_place("super_6", 1, 10.0) == "the Winbox table does not offer Super 6"
-    assert wb.can_place("two_way", 1, 10.0) == "the Winbox table does not offer 2-Way"
+    assert wb.can_place("super_6", 1, 10.0) == "the Winbox rules do not offer Super 6"
+    assert wb.can_place("two_way", 1, 10.0) == "the Winbox rules do not offer 2-Way"
     assert wb.can_place("bankr", 1, 10.0).startswith("unknown bet 'bankr' (known: player,")
     assert wb.can_place("tie", 1, float("nan")) == "stake NaN is not a number"
     et = load_table("entwinetech")
@@ -267,7 +267,7 @@ BAD: list[tuple[str, str, str]] = [
     (
         "[bets.player]",
         "[shortcuts]\ntwo_way = ['player', 'tie']\n[bets.player]",
-        "shortcut 'two_way' places 'tie', which the table does not offer (offered: player, banker)",
+        "shortcut 'two_way' places 'tie', which the rules do not offer (offered: player, banker)",
     ),
     (
         "[bets.player]",
@@ -314,7 +314,7 @@ def test_bets_may_not_be_empty(tmp_path: Path) -> None:
 def test_missing_table_names_the_known_ones() -> None:
     with pytest.raises(RulesError) as err:
         load_table("no-such-table")
-    assert str(err.value).startswith("rules/no-such-table.toml: no such rules file (tables: ")
+    assert str(err.value).startswith("rules/no-such-table.toml: no such rules file (rules: ")
     assert "classic" in str(err.value)
 
 

@@ -30,7 +30,7 @@ def test_the_header_names_the_shoe_its_table_date_and_counts():
     assert "Hands <b>40</b>" in text
     pairs = sum(bool(v) for v in rounds["banker_pair"].to_list())
     assert f"Pairs: banker <b>{pairs}</b>" in text  # dealt: every round has its pairs
-    assert "Table Winbox" in text and "Decks 8" in text and meta.created[:10] in text
+    assert "Rules Winbox" in text and "Decks 8" in text and meta.created[:10] in text
     assert "Saturday &lt;b&gt;x&lt;/b&gt;" in text  # the name is text, not markup
 
 

@@ -272,8 +272,8 @@ def test_refusals_closed_offered_limits_and_undealt() -> None:
         "Small closes after round 20 of the shoe (this is round 21)",
         "Any Pair closes after round 45 of the shoe (this is round 46)",
         "Player Natural closes after round 50 of the shoe (this is round 51)",
-        "the Winbox table does not offer Super 6",
-        "the Winbox table does not offer 2-Way",
+        "the Winbox rules do not offer Super 6",
+        "the Winbox rules do not offer 2-Way",
         "unknown bet 'bankr' (known: player, banker, tie, player_pair, banker_pair, big, small, "
         "any_pair, perfect_pair, player_natural, banker_natural, super_6, super_tie_0, "
         "super_tie_1, super_tie_2, super_tie_3, super_tie_4, super_tie_5, super_tie_6, "

@@ -160,7 +160,7 @@ def test_a_user_table_is_found_in_the_platform_config_folder(installed: Installe
     try:
         done = installed.run("rules")
         assert [line.split()[0] for line in done.stdout.splitlines()] == sorted([*BUILTIN, "house"])
-        assert "'classic' is a built-in table's name" in done.stderr
+        assert "'classic' is the name of built-in rules" in done.stderr
     finally:
         shutil.rmtree(folder)
 

@@ -5,7 +5,9 @@ schema library as the rest of the project, and its OpenAPI docs come free at ``/
 All work is done by `service.Feed` and the event streams by `stream.Hub`; the routers
 only map HTTP onto them, one module per concern:
 
-* `reads` — the health check, the metrics, tables, shoes and one shoe;
+* `reads` — the health check, the metrics, the rules, shoes and one shoe;
+* `floor` — the floor's tables: read, dealt to, shuffled, opened and closed, followed,
+  and the lobby's one stream of every table;
 * `good_roads` — which live shoes hold a good road now;
 * `writes` — create, append, undo, void, end (each with an ``Idempotency-Key``);
 * `events` — a shoe's Server-Sent Events;
@@ -28,9 +30,11 @@ from fastapi import FastAPI
 from fastapi.routing import iter_route_contexts
 from starlette.types import Receive, Scope, Send
 
-from roads_app.api import events, fanout, good_roads, reads, writes
+from roads_app.api import events, fanout, floor, good_roads, reads, writes
 from roads_app.api.access import is_loopback, require_operator
 from roads_app.api.context import Api
+from roads_app.api.floor_feed import Tables
+from roads_app.api.floor_stream import Lobby
 from roads_app.api.limits import Gate
 from roads_app.api.models import Problem
 from roads_app.api.refusals import add_handlers
@@ -68,13 +72,18 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     # The process's one watcher of the store feeds every event stream (`stream.Hub`).
     watcher = watch.watcher(data_dir)
     hub = Hub(watcher, feed.snapshot, run, tags)
+    tables = Tables(feed)
+    lobby = Lobby(watcher, tables, run)
+    forget = watcher.subscribe(feed.forget_keys)  # a revoke drops the tokens trusted
     metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        forget()
         metrics.close()
         await hub.close()
+        await lobby.close()
         pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
 
     app = App(
@@ -96,10 +105,12 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         watcher=watcher,
         data_dir=data_dir,
         open_reads=is_loopback(host),
+        tables=tables,
+        lobby=lobby,
         metrics=metrics,
     )
     add_handlers(app)
-    for router in (reads.router, good_roads.router, writes.router, events.router):
+    for router in (reads.router, good_roads.router, writes.router, events.router, floor.router):
         app.include_router(router)
     # Outermost: the gate sees a request before FastAPI reads its body. Its caps go by
     # route template, so it needs the routes flat (an included router is one node in

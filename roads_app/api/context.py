@@ -14,6 +14,8 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi import Path as PathParam
 
+from roads_app.api.floor_feed import Tables
+from roads_app.api.floor_stream import Lobby
 from roads_app.api.service import Feed
 from roads_app.api.stream import Hub
 from roads_app.metrics import Metrics
@@ -32,6 +34,10 @@ class Api:
     data_dir: Path
     open_reads: bool
     """Reads need no token (the server listens on a loopback address only)."""
+    tables: Tables
+    """The floor's tables (`floor_feed.Tables`), over the feed's store."""
+    lobby: Lobby
+    """Every table's summary for the lobby's followers (`floor_stream.Lobby`)."""
     metrics: Metrics
     """What ``/metrics`` shows (`roads_app.metrics`)."""
 

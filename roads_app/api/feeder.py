@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -157,22 +158,7 @@ def feed(
                 idempotency_key(shoe_id, seed, i),
                 patience=patience,
             )
-            if r.status_code >= 400:
-                raise FeedError(
-                    Message(
-                        "msg_feed_hand_refused",
-                        hand=i,
-                        status=f"HTTP {r.status_code}",
-                        reason=_reason(r),
-                    )
-                )
-            fed = Fed(
-                i,
-                r.status_code,
-                r.headers.get("Idempotent-Replayed") == "true",
-                attempts,
-                r.json().get("version"),
-            )
+            fed = _fed(r, i, attempts)
             out.append(fed)
             if on_hand is not None:
                 on_hand(fed)
@@ -190,28 +176,110 @@ def feed(
     return out
 
 
-def end_key(shoe_id: str, seed: int) -> str:
-    """The end of a fed shoe is asked once too: a restarted feeder ends it only once."""
-    return f"feed-{shoe_id}-s{seed}-end"
+def feed_table(
+    api: str,
+    code: str,
+    seed: int,
+    every: float,
+    token: str | None,
+    *,
+    shoes: int | None = None,
+    limit: int | None = None,
+    on_hand: Callable[[Fed], None] | None = None,
+    timeout: float = 10.0,
+) -> list[Fed]:
+    """Deal simulated shoes at floor table ``code``, shoe after shoe (``seed``, ``seed``+1,
+    ...), a shuffle between them (``POST /tables/{code}/shuffle``), one hand every
+    ``every`` seconds, as a table's card reader does. ``shoes``: stop after that many
+    (None: go on until stopped); ``limit``: at most that many hands a shoe.
+
+    Each hand and each shuffle has its own ``Idempotency-Key`` (the day, the seed, the
+    shoe, the hand), so a retry never deals a hand twice; a 4xx (a closed table) stops
+    the feeder with its reason."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    out: list[Fed] = []
+    day = time.strftime("%Y%m%d", time.gmtime())
+    with httpx.Client(base_url=api_url(api), headers=headers, timeout=timeout) as client:
+        decks = _table_decks(client, code)
+        start, beat = time.monotonic(), 0
+        k = 0
+        while shoes is None or k < shoes:
+            stem = f"feed-{code}-{day}-s{seed}-k{k}"
+            for i, (pc, bc) in enumerate(hands(seed + k, decks), start=1):
+                if limit is not None and i > limit:
+                    break
+                body = {"player_cards": pc, "banker_cards": bc}
+                r, attempts = post_to(client, f"/tables/{code}/rounds", f"{stem}-h{i}", body)
+                fed = _fed(r, i, attempts)
+                out.append(fed)
+                if on_hand is not None:
+                    on_hand(fed)
+                beat += 1
+                wait = start + beat * every - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+            r, _ = post_to(client, f"/tables/{code}/shuffle", f"{stem}-shuffle")
+            if r.status_code >= 400:
+                raise FeedError(
+                    Message(
+                        "msg_feed_not_shuffled",
+                        shoe=k + 1,
+                        status=f"HTTP {r.status_code}",
+                        reason=_reason(r),
+                    )
+                )
+            k += 1
+    return out
 
 
-def _decks(client: httpx.Client, shoe_id: str) -> int:
+def _fed(r: httpx.Response, hand: int, attempts: int) -> Fed:
+    """What became of a hand, from its answer; a refusal (4xx) stops the feeder."""
+    if r.status_code >= 400:
+        raise FeedError(
+            Message(
+                "msg_feed_hand_refused",
+                hand=hand,
+                status=f"HTTP {r.status_code}",
+                reason=_reason(r),
+            )
+        )
+    replayed = r.headers.get("Idempotent-Replayed") == "true"
+    return Fed(hand, r.status_code, replayed, attempts, r.json().get("version"))
+
+
+def _table_decks(client: httpx.Client, code: str) -> int:
+    """The decks of the rules the table plays (``GET /tables/{code}``, ``GET /rules``)."""
+    table = _get(client, f"/tables/{code}", "msg_feed_table_status", code=code)
+    decks = {
+        t["name"]: int(t["decks"])
+        for t in _get(client, "/rules", "msg_feed_table_status", code=code)
+    }
+    return decks.get(table["rules"], 8)
+
+
+def _get(client: httpx.Client, path: str, refused: str, **where: str) -> Any:
+    """The JSON answer of a GET; unreachable or refused (``refused``, the message that
+    names ``where``), one line."""
     try:
-        r = client.get(f"/shoes/{shoe_id}")
+        r = client.get(path)
     except httpx.TransportError as e:
         raise FeedError(
             Message("msg_feed_unreachable", url=quote(str(client.base_url)), error=str(e))
         ) from None
     if r.status_code != 200:
         raise FeedError(
-            Message(
-                "msg_feed_shoe_status",
-                shoe=shoe_id,
-                status=f"HTTP {r.status_code}",
-                reason=_reason(r),
-            )
+            Message(refused, **where, status=f"HTTP {r.status_code}", reason=_reason(r))
         )
-    return int(r.json()["decks"])
+    return r.json()
+
+
+def end_key(shoe_id: str, seed: int) -> str:
+    """The end of a fed shoe is asked once too: a restarted feeder ends it only once."""
+    return f"feed-{shoe_id}-s{seed}-end"
+
+
+def _decks(client: httpx.Client, shoe_id: str) -> int:
+    return int(_get(client, f"/shoes/{shoe_id}", "msg_feed_shoe_status", shoe=shoe_id)["decks"])
 
 
 def _reason(r: httpx.Response) -> str:

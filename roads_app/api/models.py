@@ -32,7 +32,7 @@ class ShoeCreate(_Body):
     """A new shoe at a table; ``decks`` defaults to the table's shoe."""
 
     name: str = Field("", max_length=200, description="shown in the library and lobby")
-    table: str = Field(DEFAULT_TABLE, max_length=64, description="rules table, see GET /tables")
+    table: str = Field(DEFAULT_TABLE, max_length=64, description="rules, see GET /rules")
     decks: int | None = Field(None, ge=1, le=8, description="decks (the table's if omitted)")
 
 
@@ -150,6 +150,54 @@ class TableOut(BaseModel):
     title: str
     decks: int
     source: str
+
+
+class FloorTableOut(BaseModel):
+    """A floor table: its code, name, rules, limits, floor position, state, and its
+    current (or last) shoe with that shoe's number of the day."""
+
+    code: str
+    name: str
+    rules: str
+    limits: dict[str, dict[str, float] | None]
+    position: int
+    state: str
+    shoe: str | None
+    shoe_number: int | None
+    shoe_day: str | None
+    round_count: int
+    shoe_ended: bool
+    version: int
+
+
+class TableSummaryOut(FloorTableOut):
+    """A table as a lobby tile shows it: its current shoe's counts, last results (the
+    newest last), good roads and big road (``[col, row, round, winner]`` cells)."""
+
+    counts: dict[str, Any] | None
+    last: list[str]
+    last_round_code: str | None = None
+    good_roads: list[str]
+    big_road: list[list[Any]]
+
+
+class TableAppendOut(BaseModel):
+    """What a round dealt at a table made: the shoe it went to (``started``: begun by this
+    round, after a shuffle), the shoe's version, the round as stored and its code."""
+
+    table: str
+    shoe: str
+    shoe_number: int | None
+    started: bool
+    version: int
+    round: RoundOut
+    round_code: str | None
+
+
+class TableStateIn(_Body):
+    """The state a table is put in: ``open``, ``shuffling`` or ``closed``."""
+
+    state: str = Field(max_length=32)
 
 
 class Problem(BaseModel):

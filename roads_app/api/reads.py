@@ -1,4 +1,4 @@
-"""Reading the library: the health check, the tables, the shoes and one shoe."""
+"""Reading the library: the health check, the rules, the shoes and one shoe."""
 
 from __future__ import annotations
 
@@ -33,9 +33,10 @@ async def metrics(api: Ctx) -> Response:
     return Response(api.metrics.scrape(), media_type=CONTENT_TYPE)
 
 
-@router.get("/tables", response_model=list[TableOut], dependencies=[Read])
-async def tables(api: Ctx) -> Any:
-    """The rules tables a shoe can be created at."""
+@router.get("/rules", response_model=list[TableOut], dependencies=[Read])
+async def rules(api: Ctx) -> Any:
+    """The payout rule sets a shoe can be played at (until version 1 of the floor's
+    tables this was ``GET /tables``, which now lists the floor's tables)."""
     return await api.run(api.feed.tables)
 
 

@@ -9,7 +9,7 @@ within range, unknown fields refused, each error one line naming file and field.
 
 The built-in tables are package data (``roads_app.rules``), found by name wherever the
 package is installed. A user's own tables are TOML files in the user tables folder
-(`user_tables_dir`: ``--tables DIR`` / ``ROADS_APP_TABLES``, else the platform's config
+(`user_tables_dir`: ``--rules-dir DIR`` / ``ROADS_APP_RULES``, else the platform's config
 folder); one named like a built-in table is refused rather than shadowing it.
 
 A file looks like this (all keys shown; ``name``, if given, must match the file name;
@@ -72,6 +72,7 @@ from roads_app.game.hand import Side
 from roads_app.game.shoe import ShoeOptions
 from roads_app.messages import Message
 from roads_app.places import DEFAULT_TABLE, RULES_DIR, user_tables_dir
+from roads_app.places import RULES_ENV as RULES_ENV
 from roads_app.places import TABLES_ENV as TABLES_ENV  # where callers have long found it
 
 MAX_RULES_BYTES = 256 * 1024
@@ -336,7 +337,8 @@ def load_tables() -> tuple[list[tuple[str, Table]], list[str]]:
                 raise  # a broken built-in table is a bug of the install, not a user file
             notes.append(f"{e}; not listed")
     notes += [
-        f"{shown_path(path)}: not used: {quote(name)} is a built-in table's name; rename the file"
+        f"{shown_path(path)}: not used: {quote(name)} is the name of built-in rules; "
+        "rename the file"
         for name, path in user.items()
         if name in builtin
     ]

@@ -15,14 +15,24 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from roads_app.cli import api, backtest, database, files, good_roads, odds, rules, shoes
+from roads_app.cli import (
+    api,
+    backtest,
+    database,
+    files,
+    floor,
+    good_roads,
+    odds,
+    rules,
+    shoes,
+)
 from roads_app.cli.args import host_name, int_range, port_number
 from roads_app.errors import RoadsAppError, report_bug
 
 DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
 
-COMMAND_GROUPS = (files, shoes, odds, backtest, good_roads, rules, api, database)
+COMMAND_GROUPS = (files, shoes, floor, odds, backtest, good_roads, rules, api, database)
 """Modules whose `register(sub)` adds their subcommands, in `--help` order."""
 
 
@@ -77,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--data", default=None, help=DATA_HELP)
     p.add_argument("--db", default=None, metavar="URL", help=db_help())
-    p.add_argument("--tables", default=None, help=TABLES_HELP)
+    p.add_argument("--rules-dir", default=None, metavar="DIR", help=RULES_DIR_HELP)
+    p.add_argument("--tables", default=None, help=argparse.SUPPRESS)  # deprecated: --rules-dir
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
     p.add_argument(
         "--cluster",
@@ -89,9 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     for group in COMMAND_GROUPS:
         group.register(sub)
-    for command in sub.choices.values():  # after the command too: `roads-app rules --tables D`
+    for command in sub.choices.values():  # after the command too: `roads-app rules --rules-dir D`
+        if "--rules-dir" not in command._option_string_actions:
+            command.add_argument(
+                "--rules-dir", default=argparse.SUPPRESS, metavar="DIR", help=RULES_DIR_HELP
+            )
         if "--tables" not in command._option_string_actions:
-            command.add_argument("--tables", default=argparse.SUPPRESS, help=TABLES_HELP)
+            command.add_argument("--tables", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         _add_db(command)
     return p
 
@@ -126,7 +141,16 @@ def db_help() -> str:
     )
 
 
-TABLES_HELP = "folder of your own <name>.toml tables (the platform's config folder)"
+RULES_DIR_HELP = (
+    "folder of your own <name>.toml rules (the platform's config folder; $ROADS_APP_RULES)"
+)
+
+
+def _deprecated(old: str, new: str) -> None:
+    """The one line an old spelling prints: it still works for this version."""
+    from roads_app.i18n import word
+
+    print(word("msg_deprecated_spelling", old=old, new=new), file=sys.stderr)
 
 
 def _places(args: argparse.Namespace) -> None:
@@ -145,10 +169,24 @@ def _places(args: argparse.Namespace) -> None:
         from roads_app.store.connection import db_url
 
         db_url()  # a malformed $ROADS_APP_DB is one line before any work
-    if args.tables is not None:  # the rules module (pydantic, the engine) only when needed
-        from roads_app.places import TABLES_ENV
+    _rules_dir(args)
 
-        os.environ[TABLES_ENV] = str(Path(args.tables).expanduser().resolve())
+
+def _rules_dir(args: argparse.Namespace) -> None:
+    """The rules folder travels in ``$ROADS_APP_RULES`` to every loader and server this
+    starts; the old spellings (``--tables``, ``$ROADS_APP_TABLES``) still set it, each
+    with its one-line notice."""
+    from roads_app.places import OLD_RULES_ENV, RULES_ENV
+
+    folder = args.rules_dir
+    if args.tables is not None:
+        _deprecated("--tables", "--rules-dir")
+        folder = folder or args.tables
+    if folder is None and not os.environ.get(RULES_ENV) and os.environ.get(OLD_RULES_ENV):
+        _deprecated(f"${OLD_RULES_ENV}", f"${RULES_ENV}")
+        folder = os.environ[OLD_RULES_ENV]
+    if folder is not None:  # the rules module (pydantic, the engine) only when needed
+        os.environ[RULES_ENV] = str(Path(folder).expanduser().resolve())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -74,13 +74,22 @@ def _cmd_api(args: argparse.Namespace) -> int:
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
+    from roads_app.errors import RoadsAppError
+    from roads_app.messages import Message
     from roads_app.store import tokens
 
-    role = "viewer" if args.viewer else "operator"
+    role = "screen" if args.screen else "viewer" if args.viewer else "operator"
     data = Path(args.data)
+    if args.table is not None and not args.screen:
+        raise RoadsAppError(Message("msg_table_needs_screen", option="--table", screen="--screen"))
     if args.revoke_all:
         n = tokens.revoke_all(data, role)
         print(f"revoked {n} {role} token{'s' if n != 1 else ''}", file=sys.stderr)
+        return 0
+    if args.screen:  # the key is the output's last word, for a script to take
+        key = tokens.issue_screen(data, args.table)
+        where = f"table {args.table}'s" if args.table else "any table's"
+        print(f"screen key for {where} display and wall (read-only, kept as a hash): {key}")
         return 0
     print(tokens.issue(data, role, again=args.new))
     print(f"{role} token: only its hash is kept, so keep it now", file=sys.stderr)
@@ -99,6 +108,23 @@ def _cmd_feed(args: argparse.Namespace) -> int:
         retries = f" after {f.attempts} attempts" if f.attempts > 1 else ""
         print(f"hand {f.hand}: version {f.version}{again}{retries}", file=sys.stderr)
 
+    if args.table is not None:
+        from roads_app.api.feeder import feed_table
+        from roads_app.game.floor import check_table_code
+
+        code = check_table_code(args.table)
+        fed = feed_table(
+            args.api,
+            code,
+            args.seed,
+            args.every,
+            token,
+            shoes=args.shoes,
+            limit=args.hands,
+            on_hand=say,
+        )
+        print(f"fed {len(fed)} hands at table {code}")
+        return 0
     fed = feed(args.api, args.shoe, args.seed, args.every, token, limit=args.hands, on_hand=say)
     print(f"fed {len(fed)} hands into shoe {args.shoe}")
     return 0
@@ -127,7 +153,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = sub.add_parser("token", help="print the API token (created on first use)")
     s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
-    s.add_argument("--viewer", action="store_true", help="a read-only token instead")
+    who = s.add_mutually_exclusive_group()
+    who.add_argument("--viewer", action="store_true", help="a read-only token instead")
+    who.add_argument(
+        "--screen",
+        action="store_true",
+        help="a new screen key: the display and the wall only, read-only, kept until revoked",
+    )
+    s.add_argument(
+        "--table", default=None, help="with --screen: the one floor table the key shows (CODE)"
+    )
     s.add_argument(
         "--new",
         action="store_true",
@@ -136,8 +171,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--revoke-all", action="store_true", help="invalidate every token of the role")
     s.set_defaults(func=_cmd_token)
 
-    s = sub.add_parser("feed", help="deal a simulated shoe into the API hand by hand")
-    s.add_argument("--shoe", required=True, help="id of the shoe to feed")
+    s = sub.add_parser("feed", help="deal a simulated shoe (or a table's shoes) into the API")
+    which = s.add_mutually_exclusive_group(required=True)
+    which.add_argument("--shoe", help="id of the shoe to feed")
+    which.add_argument(
+        "--table", help="code of a floor table: shoe after shoe, a shuffle between them"
+    )
+    s.add_argument(
+        "--shoes", type=int, default=None, help="with --table: stop after this many shoes"
+    )
     s.add_argument(
         "--simulate",
         action="store_true",
@@ -146,7 +188,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--every", type=_every, default=0.5, help="seconds between hands (0.5)")
-    s.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    s.add_argument(
+        "--hands", type=int, default=None, help="stop after this many hands (a shoe, with --table)"
+    )
     s.add_argument(
         "--api",
         default=f"http://127.0.0.1:{DEFAULT_API_PORT}",

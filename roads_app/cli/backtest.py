@@ -170,13 +170,13 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--seed", type=seed_number, default=1, help="seed of the shoes (1; reproducible)"
     )
-    s.add_argument("--rules", default=DEFAULT_TABLE, help=f"table name ({DEFAULT_TABLE})")
+    s.add_argument("--rules", default=DEFAULT_TABLE, help=f"rules name ({DEFAULT_TABLE})")
     s.add_argument("--saved", action="store_true", help="use the saved shoes in --data instead")
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
     s.add_argument("--bankroll", type=money, default=1000.0, help="per shoe (1000)")
     s.add_argument("--unit", type=money, default=10.0, help="base stake (10)")
-    s.add_argument("--min-bet", type=money, default=None, help="table minimum (the table's)")
-    s.add_argument("--max-bet", type=money, default=None, help="table maximum (the table's)")
+    s.add_argument("--min-bet", type=money, default=None, help="table minimum (the rules')")
+    s.add_argument("--max-bet", type=money, default=None, help="table maximum (the rules')")
     s.add_argument("--stop-loss", type=money, default=None, help="stop a shoe after losing this")
     s.add_argument("--take-profit", type=money, default=None, help="stop a shoe after winning this")
     s.add_argument(

@@ -136,7 +136,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--catalogue",
         default=None,
         metavar="FILE",
-        help="a good-road catalogue (yours in the tables folder, else the default)",
+        help="a good-road catalogue (yours in the rules folder, else the default)",
     )
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes")
     s.add_argument("--json", action="store_true", help="JSON instead of text")
@@ -152,7 +152,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"--study: shoes to deal (1 to {MAX_STUDY_SHOES:_})",
     )
     s.add_argument("--seed", type=seed_number, default=1, help="--study: seed (1)")
-    s.add_argument("--rules", default=DEFAULT_TABLE, help=f"--study: table name ({DEFAULT_TABLE})")
+    s.add_argument("--rules", default=DEFAULT_TABLE, help=f"--study: rules name ({DEFAULT_TABLE})")
     s.add_argument(
         "--priced-shoes",
         type=int_range(0, 1_000_000),

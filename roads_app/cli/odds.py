@@ -163,9 +163,9 @@ STUDY_PROGRESS_FROM = 2_000
 
 def register_odds(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("odds", help="exact odds and house edge of every bet (or live odds)")
-    s.add_argument("--rules", default=None, help="table name (classic; with --shoe: the shoe's)")
+    s.add_argument("--rules", default=None, help="rules name (classic; with --shoe: the shoe's)")
     s.add_argument(
-        "--decks", type=int_range(1, 8), default=None, help="decks in the shoe (the table's)"
+        "--decks", type=int_range(1, 8), default=None, help="decks in the shoe (the rules')"
     )
     s.add_argument(
         "--shoe", default=None, help="a saved shoe's id or any shoe file: odds from its cards"
@@ -199,7 +199,7 @@ def register_odds_study(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--seed", type=seed_number, required=True, help="seed of the shoes (reproducible)"
     )
-    s.add_argument("--rules", default="winbox", help="table name (winbox)")
+    s.add_argument("--rules", default="winbox", help="rules name (winbox)")
     s.add_argument(
         "--ignore-closing", action="store_true", help="bet positive hands past closing rounds"
     )

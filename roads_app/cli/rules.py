@@ -1,4 +1,4 @@
-"""The rules command: list the tables, or check and show one."""
+"""The rules command: list the rule sets, or check and show one."""
 
 from __future__ import annotations
 
@@ -23,8 +23,10 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 
 def register_rules(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("rules", help="list the tables (built-in and yours), or check and show one")
-    s.add_argument("table", nargs="?", default=None, help="a table name or a .toml file")
+    s = sub.add_parser("rules", help="list the rules (built-in and yours), or check and show one")
+    s.add_argument(
+        "table", nargs="?", default=None, metavar="NAME", help="a rules name or a .toml file"
+    )
     s.set_defaults(func=_cmd_rules)
 
 

@@ -173,6 +173,44 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE UNIQUE INDEX shoes_origin ON shoes (origin);
         """,
     ),
+    (
+        "screen keys: read-only keys of the display and the wall, kept until revoked",
+        """
+        CREATE TABLE screen_keys (
+            hash       TEXT PRIMARY KEY,  -- sha256 of the key (the key itself is never kept)
+            table_code TEXT,              -- the floor table it shows (NULL: any table)
+            created    TEXT NOT NULL,
+            revoked    TEXT               -- NULL: holds, else when it was revoked
+        );
+        """,
+    ),
+    (
+        "floor tables: a place on the floor deals shoe after shoe; a shoe may belong to one",
+        """
+        CREATE TABLE floor_tables (
+            code     TEXT PRIMARY KEY,         -- B07: letters, digits, '-' (game.floor)
+            name     TEXT NOT NULL,
+            rules    TEXT NOT NULL,            -- the payout rule set it plays
+            main_min REAL NOT NULL,
+            main_max REAL NOT NULL,
+            tie_min  REAL,                     -- NULL: the table sets no tie limits
+            tie_max  REAL,
+            pair_min REAL,
+            pair_max REAL,
+            position INTEGER NOT NULL,         -- its place in the floor's order
+            state    TEXT NOT NULL CHECK (state IN ('open', 'shuffling', 'closed')),
+            shoe     TEXT,                     -- its current (or last) shoe (no key: a purge)
+            version  INTEGER NOT NULL,
+            created  TEXT NOT NULL,
+            updated  TEXT NOT NULL
+        );
+        -- NULL: a shoe of no table (entered by hand, imported), as before
+        ALTER TABLE shoes ADD COLUMN floor_table TEXT REFERENCES floor_tables (code);
+        ALTER TABLE shoes ADD COLUMN floor_day TEXT;       -- the day it started (YYYY-MM-DD)
+        ALTER TABLE shoes ADD COLUMN floor_number INTEGER; -- its number of that day
+        CREATE INDEX shoes_floor ON shoes (floor_table, floor_day, floor_number);
+        """,
+    ),
 )
 """Forward migrations, applied in order; their number is their place here (1-based)."""
 

@@ -17,6 +17,8 @@ transaction (one ``BEGIN IMMEDIATE``):
 * ``store.bets`` (`roads_app.store.bets`): each shoe's bet history.
 * ``store.history`` (`roads_app.store.history`): every change (when, what, the version
   it made, the round count after it), so an undone round can be brought back.
+* ``store.floor`` (`roads_app.store.floor`): the floor's tables (``B07``), each dealing
+  shoe after shoe: added, edited, opened, closed, shuffled, dealt to, their day.
 * ``store.requests`` and ``store.tokens`` (`roads_app.store.feed`): the live feed's
   requests answered once and API tokens.
 * A new database imports the ``*.parquet`` shoes (and ``*.bets.parquet`` bets) of the
@@ -51,8 +53,10 @@ from roads_app.store.connection import (
     translate,
 )
 from roads_app.store.feed import RequestKeyReused, Requests, Tokens
+from roads_app.store.floor import Floor
 from roads_app.store.frames import frame_of, rows_of
 from roads_app.store.history import HISTORY_SCHEMA, ROUND_ACTIONS, History
+from roads_app.store.pg import TOKENS_NEWS
 from roads_app.store.rounds import Rounds
 from roads_app.store.shoes import LIST_SCHEMA, Saved, ShoeEndedError, Shoes, StaleShoeError
 
@@ -65,6 +69,7 @@ __all__ = [
     "MIGRATIONS",
     "ROUND_ACTIONS",
     "SCHEMA_VERSION",
+    "TOKENS_NEWS",
     "Connection",
     "RequestKeyReused",
     "Saved",
@@ -104,6 +109,7 @@ class Store(Database):
         self.bets = Bets(self, self.shoes, self.history)
         self.requests = Requests(self)
         self.tokens = Tokens(self)
+        self.floor = Floor(self, self.shoes, self.rounds, self.history)
 
         def on_create(c: Connection) -> None:
             # the old files of a data folder go into that folder's own SQLite file only

@@ -106,12 +106,20 @@ class Imported:
     already: int = 0
 
 
-def origins(batch: streaming.Checked, meta: ShoeMeta | None) -> list[str]:
-    """Each shoe of a batch known by where it came from: a digest of its number in the
-    file, its rounds (as the library keeps them) and the file's metadata. The same
-    file imported again, or the same shoes in another format of it, gives the same
-    digests, so an import adds only the shoes the library does not hold yet."""
-    head = (
+def file_digest(path: Path) -> str:
+    """The file's bytes, digested: which file a shoe came from."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "blake2b").hexdigest()[:32]
+
+
+def origins(batch: streaming.Checked, meta: ShoeMeta | None, source: str) -> list[str]:
+    """Each shoe of a batch known by where it came from: a digest of the file it came
+    from (``source``, `file_digest`), its number in the file, its rounds (as the library
+    keeps them) and the file's metadata. The same file imported again gives the same
+    digests, so an import adds only the shoes the library does not hold yet; another
+    file's shoes are never taken for this one's, whatever their rounds (two files of
+    one-round shoes share many a shoe number and round by chance)."""
+    head = source + (
         ""
         if meta is None
         else json.dumps(
@@ -156,9 +164,10 @@ def import_shoes(
     and how many shoes each batch took (`streaming.ShoeFile.batches`).
     """
     path = Path(path)
+    base = name or path.stem
 
     def name_of(k: int) -> str:
-        return f"{name or path.stem} shoe {k}"[:100].strip()
+        return f"{base} shoe {k}"[:100].strip()
 
     many = streaming.open_shoe_file(path)
     if many is None:
@@ -169,6 +178,7 @@ def import_shoes(
             committed([meta.id])
         return Imported([meta.id])
     store = db.open_store(data_dir)
+    source = file_digest(path)
     batches: Iterator[streaming.Checked]
     if shoe is not None:
         rounds = many.shoe(shoe)
@@ -189,7 +199,9 @@ def import_shoes(
             names = [name_of(k) for k in numbers]
             if shared is None:  # the metadata and the name rule, checked once
                 shared = importing.shoe_meta(many.meta, path.name, names[0])
-            ids = store.shoes.add_from_file(batch.frame, shared, names, origins(batch, many.meta))
+            ids = store.shoes.add_from_file(
+                batch.frame, shared, names, origins(batch, many.meta, source)
+            )
             new = [i for i in ids if i is not None]
             added.extend(new)
             already += len(ids) - len(new)

@@ -20,6 +20,14 @@ what changed from one *source* and tells the followers which shoes changed:
 
 An idle followed page costs nothing beyond the source's wait for the whole process.
 
+Revokes are news too: a revoke bumps the ``tokens`` generation in ``settings`` (and on
+PostgreSQL says `TOKENS_NEWS` on the channel, with its COMMIT); the watcher reads the
+generation whenever anything may have changed, and before it tells anyone of the shoes
+it tells every follower `TOKENS_NEWS` among the changed ids, on the same call. So a
+process that trusts keys it found (`roads_app.api.service.Feed`) drops them, a page
+waiting on a shoe asks again whether its key still holds, and an event of a change made
+after the revoke is never sent before the revoke is known here.
+
 Followers are callbacks (`Watcher.subscribe`), called on the watcher's thread with the
 change's sequence number and the ids that changed; a callback must only hand the news
 on (an event loop's ``call_soon_threadsafe``), never do work there. A write never waits
@@ -42,7 +50,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from roads_app.store.connection import BUSY_TIMEOUT_S, DB_ENV, db_path
-from roads_app.store.pg import CHANNEL
+from roads_app.store.feed import GENERATION
+from roads_app.store.pg import CHANNEL, TOKENS_NEWS
+
+TABLE_KEY = "table:"
+"""A floor table's changes are announced as ``table:<code>`` (a shoe id has no colon),
+so a follower of a table (its display, the lobby) is told when its state or its shoe
+changes, by the same feed and the same notifications as a shoe's."""
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +92,21 @@ class ShoeNow:
     modified: float = 0.0
 
 
+@dataclass(frozen=True)
+class TableNow:
+    """What a follower needs to know of a floor table without reading it: its version
+    (bumped by each change of the table itself), state, current shoe and floor place."""
+
+    version: int
+    state: str
+    shoe: str | None
+    position: int
+
+
+Seen = ShoeNow | TableNow
+"""A shoe, or a floor table (keyed ``table:<code>``), as the watcher last saw it."""
+
+
 class Source(Protocol):
     """Where the watcher learns that shoes changed, and reads them."""
 
@@ -89,12 +118,17 @@ class Source(Protocol):
         `ALL` (after connecting, the first time and after a lost connection)."""
         ...
 
-    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
-        """The shoes not in the trash, all of them (``ids`` None) or of those ids."""
+    def read(self, ids: Iterable[str] | None) -> dict[str, Seen]:
+        """The shoes not in the trash and the floor tables, all (``ids`` None) or those
+        ids (a table's id: ``table:<code>``)."""
         ...
 
     def wake(self) -> None:
         """End a `wait` now (something was written here, or the watcher stops)."""
+        ...
+
+    def generation(self) -> int:
+        """The keys' generation: bumped by every revoke."""
         ...
 
     def close(self) -> None: ...
@@ -103,8 +137,30 @@ class Source(Protocol):
 _COLUMNS = "id, version, ended IS NOT NULL, rounds, source, updated"
 
 
-def _shoe_now(row: tuple[Any, ...]) -> tuple[str, ShoeNow]:
+def _generation(row: tuple[Any, ...] | None) -> int:
+    return int(row[0]) if row is not None else 0
+
+
+def _shoe_now(row: tuple[Any, ...]) -> tuple[str, Seen]:
     return str(row[0]), ShoeNow(int(row[1]), bool(row[2]), int(row[3]), str(row[4]), _epoch(row[5]))
+
+
+_TABLE_COLUMNS = "code, version, state, shoe, position"
+
+
+def _table_now(row: tuple[Any, ...]) -> tuple[str, Seen]:
+    return TABLE_KEY + str(row[0]), TableNow(int(row[1]), str(row[2]), row[3], int(row[4]))
+
+
+def _floor(con: Any, errors: tuple[type[BaseException], ...], *query: Any) -> list[Any]:
+    """The floor tables' rows; none where the library has no floor tables yet (a
+    watcher on a library before its migration to them, a test's bare ``shoes``)."""
+    try:
+        return list(con.execute(*query).fetchall())
+    except errors as e:
+        if "floor_tables" not in str(e):
+            raise
+        return []
 
 
 class SqliteSource:
@@ -139,13 +195,14 @@ class SqliteSource:
         self._data_version = data_version
         return ALL
 
-    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
-        rows = (
-            self._connect()
-            .execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL")
-            .fetchall()
-        )
-        return dict(map(_shoe_now, rows))
+    def read(self, ids: Iterable[str] | None) -> dict[str, Seen]:
+        con = self._connect()
+        rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL").fetchall()
+        tables = _floor(con, self.errors, f"SELECT {_TABLE_COLUMNS} FROM floor_tables")
+        return dict([*map(_shoe_now, rows), *map(_table_now, tables)])
+
+    def generation(self) -> int:
+        return _generation(self._connect().execute(GENERATION).fetchone())
 
     def wake(self) -> None:
         self._woken.set()
@@ -248,15 +305,32 @@ class PgSource:
             self._quiet_since = time.monotonic()
         return news
 
-    def read(self, ids: Iterable[str] | None) -> dict[str, ShoeNow]:
+    def read(self, ids: Iterable[str] | None) -> dict[str, Seen]:
         con = self._connect()
         if ids is None:
             rows = con.execute(f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL").fetchall()
-        else:
-            rows = con.execute(
-                f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL AND id = ANY(%s)", (list(ids),)
-            ).fetchall()
-        return dict(map(_shoe_now, rows))
+            tables = _floor(con, self.errors, f"SELECT {_TABLE_COLUMNS} FROM floor_tables")
+            return dict([*map(_shoe_now, rows), *map(_table_now, tables)])
+        shoes = [i for i in ids if not i.startswith(TABLE_KEY)]
+        codes = [i.removeprefix(TABLE_KEY) for i in ids if i.startswith(TABLE_KEY)]
+        got: dict[str, Seen] = {}
+        if shoes:
+            got.update(
+                map(
+                    _shoe_now,
+                    con.execute(
+                        f"SELECT {_COLUMNS} FROM shoes WHERE deleted IS NULL AND id = ANY(%s)",
+                        (shoes,),
+                    ).fetchall(),
+                )
+            )
+        if codes:
+            query = f"SELECT {_TABLE_COLUMNS} FROM floor_tables WHERE code = ANY(%s)"
+            got.update(map(_table_now, _floor(con, self.errors, query, (codes,))))
+        return got
+
+    def generation(self) -> int:
+        return _generation(self._connect().execute(GENERATION).fetchone())
 
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
@@ -302,7 +376,9 @@ class Watcher:
         self.interval_s = interval_s
         self.seq = 0
         """Bumped by every change the watcher saw (the wall follows this)."""
-        self._shoes: dict[str, ShoeNow] = {}
+        self.tokens: int | None = None
+        """The keys' generation as last read (None: not yet): bumped by every revoke."""
+        self._shoes: dict[str, Seen] = {}  # the floor tables too, keyed ``table:<code>``
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -319,7 +395,8 @@ class Watcher:
     def shoe(self, shoe_id: str) -> ShoeNow | None:
         """The shoe as last seen (None: no such shoe, or in the trash)."""
         with self._lock:
-            return self._shoes.get(shoe_id)
+            seen = self._shoes.get(shoe_id)
+        return seen if isinstance(seen, ShoeNow) else None
 
     def version(self, shoe_id: str) -> int | None:
         now = self.shoe(shoe_id)
@@ -328,7 +405,22 @@ class Watcher:
     def shoes(self) -> dict[str, ShoeNow]:
         """Every shoe not in the trash, as last seen (a copy)."""
         with self._lock:
-            return dict(self._shoes)
+            return {k: v for k, v in self._shoes.items() if isinstance(v, ShoeNow)}
+
+    def table(self, code: str) -> TableNow | None:
+        """A floor table as last seen (None: no such table)."""
+        with self._lock:
+            seen = self._shoes.get(TABLE_KEY + code)
+        return seen if isinstance(seen, TableNow) else None
+
+    def tables(self) -> dict[str, TableNow]:
+        """Every floor table by its code, as last seen (a copy)."""
+        with self._lock:
+            return {
+                k.removeprefix(TABLE_KEY): v
+                for k, v in self._shoes.items()
+                if isinstance(v, TableNow)
+            }
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(seq, changed_ids)`` after each change; returns the unsubscribe."""
@@ -395,8 +487,19 @@ class Watcher:
         """Look once (waiting up to ``timeout`` for news); the ids that changed since the
         last look (also called by `start`)."""
         news = self.source.wait(timeout)
+        revoked = False
+        if news is ALL or TOKENS_NEWS in news:
+            generation = self.source.generation()
+            revoked = self.tokens is not None and generation != self.tokens
+            self.tokens = generation
+        if news is not ALL and TOKENS_NEWS in news:
+            news = {k: v for k, v in news.items() if k != TOKENS_NEWS}
         if news is ALL:
             fresh, replace = self.source.read(None), True
+        elif not news:
+            if not revoked:
+                return frozenset()
+            fresh, replace, wanted = {}, False, []
         else:
             with self._lock:
                 known = self._shoes
@@ -405,9 +508,9 @@ class Watcher:
                     for k, v in news.items()
                     if v is None or getattr(known.get(k), "version", None) != v
                 ]
-            if not wanted:
+            if not wanted and not revoked:
                 return frozenset()
-            fresh, replace = self.source.read(wanted), False
+            fresh, replace = (self.source.read(wanted) if wanted else {}), False
         with self._lock:
             old = self._shoes
             if replace:
@@ -422,6 +525,7 @@ class Watcher:
                         shoes.pop(k, None)
                 keys = set(wanted)
             changed = frozenset(k for k in keys if old.get(k) != shoes.get(k))
+            changed |= {TOKENS_NEWS} if revoked else set()
             self._shoes = shoes
             if changed:
                 self.seq += 1

@@ -33,9 +33,10 @@ from typing import Any
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.floor import check_table_code
 from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import word
-from roads_app.store import library, watch
+from roads_app.store import library, tokens, watch
 from roads_app.ui import access, page_head
 from roads_app.ui.board_view import lang
 
@@ -188,6 +189,27 @@ GONE_CHECK_S = 1.0
 """How often a waiting request asks whether its page has gone (`wait_for_change`)."""
 
 
+def version_of(w: watch.Watcher, key: str) -> int | None:
+    """The version of what a page follows: a shoe (its id) or a floor table
+    (``table:<code>``, `watch.TABLE_KEY`), as the watcher last saw it; None when gone."""
+    if key.startswith(watch.TABLE_KEY):
+        table = w.table(key.removeprefix(watch.TABLE_KEY))
+        return None if table is None else table.version
+    return w.version(key)
+
+
+def followable(key: str) -> bool:
+    """Whether ``key`` names something a page may follow: a shoe id, or ``table:`` and a
+    table code (the one rule of each, `is_shoe_id` and `check_table_code`)."""
+    if not key.startswith(watch.TABLE_KEY):
+        return is_shoe_id(key)
+    try:
+        code = key.removeprefix(watch.TABLE_KEY)
+        return check_table_code(code) == code
+    except RoadsAppError:
+        return False
+
+
 async def wait_for_change(
     w: watch.Watcher,
     shoe_id: str | None,
@@ -196,7 +218,8 @@ async def wait_for_change(
     gone: Callable[[], Awaitable[bool]] | None = None,
 ) -> Any:
     """Wait until ``shoe_id``'s version (or, with no shoe, the change count) is no longer
-    ``known``, at most ``timeout`` seconds, or until ``gone()`` says the page closed the
+    ``known``, at most ``timeout`` seconds, until a revoke was seen (the route asks
+    again whether the page's key holds), or until ``gone()`` says the page closed the
     request (checked every `GONE_CHECK_S`); what it is now. Why: the server's shutdown
     waits for the requests in flight, and a closed tab's request waited out its whole
     ``timeout`` (a server took 24 s to stop with one page following)."""
@@ -204,21 +227,22 @@ async def wait_for_change(
     def now() -> Any:
         if shoe_id is None:
             return w.seq
-        return w.version(shoe_id)
+        return version_of(w, shoe_id)
 
     if str(now() if now() is not None else "") != known:
         return now()
     loop = asyncio.get_running_loop()
     moved = asyncio.Event()
+    revokes = w.tokens
 
     def listener(_seq: int, changed: frozenset[str]) -> None:
-        if shoe_id is None or shoe_id in changed:
+        if shoe_id is None or shoe_id in changed or watch.TOKENS_NEWS in changed:
             loop.call_soon_threadsafe(moved.set)
 
     unsubscribe = w.subscribe(listener)
     end = loop.time() + timeout
     try:
-        while str(now() if now() is not None else "") == known:  # a change between the two
+        while str(now() if now() is not None else "") == known and w.tokens == revokes:
             left = end - loop.time()
             if left <= 0:
                 break
@@ -238,7 +262,11 @@ def refusal(request: Any, data_dir: Path) -> Any:
     when the tab may see the shoes, else the JSON response that says why. A tab that
     could not see the shoe's page sees no versions."""
     try:
-        refused = access.follow_refusal(request.headers.get(access.FOLLOW_HEADER), data_dir)
+        given = tokens.one_credential(request.headers.getlist(access.FOLLOW_HEADER), "follow")
+    except tokens.CredentialError as e:  # two passes: which counts would be a guess
+        return refuse(400, str(e))
+    try:
+        refused = access.follow_refusal(given, data_dir)
     except RoadsAppError as e:
         return refuse(503, f"follow: {e}")
     if refused is not None:
@@ -255,8 +283,8 @@ def routes(data_dir: Path) -> list[Any]:
     async def follow(request: Request) -> JSONResponse:
         global _waiting, answered
         shoe = request.query_params.get("shoe")
-        if shoe is not None and not is_shoe_id(shoe):
-            return refuse(400, "shoe: not a shoe id")
+        if shoe is not None and not followable(shoe):
+            return refuse(400, "shoe: not a shoe id or table")
         known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
         if _waiting >= MAX_WAITING:
             return refuse(503, "too many pages following; try again")
@@ -268,6 +296,7 @@ def routes(data_dir: Path) -> list[Any]:
         _following[key] = _following.get(key, 0) + 1
         try:
             w = watch.watcher(data_dir)
+            revokes = w.tokens
             now = await wait_for_change(w, shoe, known, WAIT_S, request.is_disconnected)
         finally:
             _waiting -= 1
@@ -275,6 +304,10 @@ def routes(data_dir: Path) -> list[Any]:
                 del _following[key]
             else:
                 _following[key] -= 1
+        if w.tokens != revokes:  # a revoke while waiting: does the page's key still hold?
+            refused = refusal(request, data_dir)
+            if refused is not None:
+                return refused
         if str(now if now is not None else "") != known:
             answered += 1
         body = {"seq": now, "shoes": wall_versions(w)} if shoe is None else {"v": now}

@@ -1,0 +1,177 @@
+"""What the API does at the floor's tables, without HTTP: every call one store transaction.
+
+A round sent to a table (``POST /tables/{code}/rounds``) goes to its current shoe, or
+starts the next one when the table is shuffling (`roads_app.store.floor.Floor.deal_in`),
+in the same transaction as the round and its ``Idempotency-Key``'s answer, so two
+feeders through two replicas are applied one after the other and a retry never deals a
+hand twice. The rounds are entered by the same operations as a shoe's
+(`roads_app.api.service.entered`), on the rounds read in that transaction (or those this
+process last wrote, while the shoe's version says they are current).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import polars as pl
+
+from roads_app.api.models import RoundIn
+from roads_app.api.service import Feed, NotFound, Refused, Reply, entered, fingerprint, tags
+from roads_app.errors import FloorError
+from roads_app.game.floor import MOVE_TO, Move, TableState, check_table_code, round_code
+from roads_app.game.hand import Winner
+from roads_app.game.rounds import ROUNDS_SCHEMA
+from roads_app.roads.grids import big_road
+from roads_app.roads.names import Road
+from roads_app.store import db
+from roads_app.store.floor import FloorTable, codes_of
+
+LAST_RESULTS = 12
+"""Results a lobby summary carries (the newest last)."""
+
+_NOT_FOUND = frozenset({"msg_table_unknown"})
+_CONFLICT = frozenset(
+    {
+        "msg_table_already_open",
+        "msg_table_opens_with_hand",
+        "msg_table_already_closed",
+        "msg_table_already_shuffling",
+        "msg_table_closed",
+    }
+)
+
+
+def refusal(e: FloorError) -> Exception:
+    """A floor refusal as HTTP: an unknown table 404, a move its state does not allow
+    (a round to a closed table, a shuffle sent twice) 409, anything else 422."""
+    key = getattr(e.message, "key", None)
+    if key in _NOT_FOUND:
+        return NotFound(str(e))
+    if key in _CONFLICT:
+        return Refused(409, str(e))
+    return e
+
+
+def counts(rounds: pl.DataFrame) -> dict[str, int]:
+    """A shoe's counts as a tile shows them: rounds, each winner, pairs (a pair not
+    recorded counts as none). Plain sums, not `roads.stats.shoe_stats`: a lobby reads
+    one summary per change of every table, and the full statistics cost ten times this.
+    """
+    winners = rounds["winner"].cast(str).to_list()
+    return {
+        "rounds": len(winners),
+        **{w.name.lower(): winners.count(w.value) for w in Winner},
+        "banker_pairs": int(rounds["banker_pair"].fill_null(False).sum()),
+        "player_pairs": int(rounds["player_pair"].fill_null(False).sum()),
+    }
+
+
+class Tables:
+    """The API's operations on floor tables, over the `Feed`'s store."""
+
+    def __init__(self, feed: Feed) -> None:
+        self.feed = feed
+        self.floor = feed.store.floor
+        self._shoes: dict[str, str] = {}  # table code -> the shoe it last dealt here
+
+    # --- reads
+
+    def list(self) -> list[dict[str, Any]]:
+        return [t.to_dict() for t in self.floor.list()]
+
+    def get(self, code: str) -> dict[str, Any]:
+        """A table and its current shoe's summary (`summary`)."""
+        return self.summary(code)
+
+    def summary(self, code: str) -> dict[str, Any]:
+        """What a lobby tile shows of a table: its row, its current (or last) shoe's
+        counts, last results, good roads and big road, read in one snapshot."""
+        try:
+            with self.feed.store.read() as c:
+                table = self.floor.get_in(c, check_table_code(code))
+                saved = self.feed.store.shoes.load_in(c, table.shoe) if table.shoe else None
+        except FloorError as e:
+            raise refusal(e) from None
+        out = table.to_dict()
+        rounds = saved.rounds if saved is not None else None
+        if rounds is None or not rounds.height:
+            return {**out, "counts": None, "last": [], "good_roads": [], Road.BIG_ROAD.value: []}
+        winners = rounds["winner"].cast(str).to_list()
+        big = big_road(rounds).select("col", "row", "round", "winner")
+        last = codes_of(table, 1)
+        return {
+            **out,
+            "counts": counts(rounds),
+            "last": winners[-LAST_RESULTS:],
+            "last_round_code": last[0] if last else None,
+            "good_roads": tags([{"winner": w} for w in winners]),
+            Road.BIG_ROAD.value: big.with_columns(big["winner"].cast(str)).rows(),
+        }
+
+    # --- writes
+
+    def append(self, code: str, body: RoundIn, key: str | None, who: str | None = None) -> Reply:
+        """Deal one round at a table (`Floor.deal_in`), entered as a shoe's round is."""
+        code = self._code(code)
+        store = self.feed.store
+
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
+            table, started = self.floor.deal_in(c, code)
+            assert table.shoe is not None
+            saved = self.feed.saved_in(c, table.shoe)
+            new = entered(saved.rounds, body, saved.meta.decks)
+            version = store.rounds.append_in(c, table.shoe, new.tail(1), None)
+            self.feed.keep(db.Saved(new, saved.meta, version))
+            self._shoes[code] = table.shoe
+            row = new.select(ROUNDS_SCHEMA.names()).row(new.height - 1, named=True)
+            day = table.shoe_day or ""
+            return 201, {
+                "table": code,
+                "shoe": table.shoe,
+                "shoe_number": table.shoe_number,
+                "started": started,
+                "version": version,
+                "round": row,
+                "round_code": _code_of(table, day, new.height),
+            }
+
+        fp = fingerprint("table-append", code, body.model_dump(exclude_none=True))
+        return self._once(code, key, fp, do, who)
+
+    def move(self, code: str, move: Move, key: str | None, who: str | None = None) -> Reply:
+        """Open, close or shuffle a table, as its state allows."""
+        code = self._code(code)
+
+        def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
+            return 200, self.floor.move_in(c, code, move).to_dict()
+
+        return self._once(code, key, fingerprint("table-move", code, move.value), do, who)
+
+    def set_state(self, code: str, state: str, key: str | None, who: str | None = None) -> Reply:
+        """Put a table in a state by its name (`TableState`): the move that leads there."""
+        return self.move(code, MOVE_TO[TableState.parse(state)], key, who)
+
+    # --- helpers
+
+    @staticmethod
+    def _code(code: str) -> str:
+        return check_table_code(code)
+
+    def _once(self, code: str, key: str | None, fp: str, do: Any, who: str | None) -> Reply:
+        """The change once per key, the writer's token asked again inside it (``who``:
+        a revoke holds from its commit, `Feed._once`)."""
+        last = self._shoes.get(code)
+        ahead = self.floor.ahead(code, last)
+        if last is not None:
+            ahead += self.feed.store.shoes.ahead(last)
+        try:
+            return self.feed.once(key, fp, None, do, ahead=ahead, who=who)
+        except FloorError as e:
+            raise refusal(e) from None
+
+
+def _code_of(table: FloorTable, day: str, round_no: int) -> str | None:
+    if not day or table.shoe_number is None:
+        return None
+    return round_code(table.code, date.fromisoformat(day), table.shoe_number, round_no)

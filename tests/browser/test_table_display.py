@@ -1,0 +1,72 @@
+"""A floor table's display (``/display?table=B07``) follows the table through its day:
+the current shoe round by round, "Shuffling" with the last shoe's final counts between
+shoes, the next shoe by itself when its first hand is dealt, and "Closed". Nobody types
+a new address. Writes go through the store from this process (another process than the
+dashboard's, as a feeder is); every wait is on the very thing asserted."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import AppServer, record, wait_idle, wait_rounds
+from playwright.sync_api import Page, expect
+
+from roads_app.game.floor import FloorLimits
+from roads_app.game.hand import Winner
+from roads_app.game.rounds import add_winner
+from roads_app.store import db
+
+pytestmark = pytest.mark.browser
+
+
+def deal(store: db.Store, code: str, winner: Winner) -> None:
+    store.floor.append(code, lambda rounds, decks: add_winner(rounds, winner, decks=decks))
+
+
+def test_a_tables_display_follows_it_shoe_after_shoe(fresh_server: AppServer, page: Page):
+    server = fresh_server
+    store = db.open_store(server.data_dir)
+    store.floor.add("B07", "Table <b>7</b> *vip*", "classic", FloorLimits.of((10, 5000)))
+    store.floor.open("B07")
+    page.set_default_timeout(120_000)  # a first page load on a busy 2-core machine
+    page.goto(f"{server.url}/display?table=B07")
+    wait_idle(page)
+
+    for n, w in enumerate((Winner.BANKER, Winner.PLAYER, Winner.BANKER), start=1):
+        deal(store, "B07", w)
+        wait_rounds(page, n, timeout_ms=60_000)
+    head = page.locator(".st-key-display_head")
+    expect(head.get_by_test_id("shoe-number")).to_have_text("Shoe 1")
+    expect(head.get_by_test_id("table-limits")).to_have_text("10-5,000")
+    # the name is text: its markup shows as typed, nothing of it is drawn as HTML
+    expect(page.locator(".st-key-display_name")).to_contain_text("Table <b>7</b> *vip*")
+    assert page.locator(".st-key-display_name b").count() == 0
+
+    store.floor.shuffle("B07")  # the shoe ends; the screen says so, with its final counts
+    state = page.get_by_test_id("table-state")
+    expect(state).to_have_attribute("data-state", "shuffling")
+    expect(state).to_have_text("Shuffling")
+    expect(page.locator("[data-count='B'] b")).to_have_text("2")
+    expect(page.locator("[data-count='P'] b")).to_have_text("1")
+
+    start = time.monotonic()
+    deal(store, "B07", Winner.TIE)  # the next shoe's first hand: the screen moves to it
+    wait_rounds(page, 1, timeout_ms=60_000)
+    expect(head.get_by_test_id("shoe-number")).to_have_text("Shoe 2")
+    record("table_display_next_shoe_s", round(time.monotonic() - start, 3))  # not asserted
+    assert page.get_by_test_id("table-state").count() == 0
+
+    store.floor.close("B07")
+    expect(page.get_by_test_id("table-state")).to_have_attribute("data-state", "closed")
+    expect(page.get_by_test_id("table-state")).to_have_text("Closed")
+
+
+def test_an_unknown_or_malformed_table_is_one_line(fresh_server: AppServer, page: Page):
+    page.set_default_timeout(120_000)
+    for code, says in (("Z99", "no table"), ("<b>x</b>", "a table code is")):
+        page.goto(f"{fresh_server.url}/display?table={code}")
+        wait_idle(page)
+        alert = page.locator('[data-testid="stAlert"]')
+        expect(alert).to_contain_text(says)
+        assert page.locator('[data-testid="stAlert"] b').count() == 0
