@@ -377,6 +377,12 @@ async def followers_client(url: str, shoes: list[str], n: int, token: str = "") 
     print(json.dumps(got), flush=True)
 
 
+def all_ready(clients: list[subprocess.Popen[str]]) -> None:
+    """Wait until every client process says "ready" (each follower has its snapshot)."""
+    for cl in clients:
+        assert cl.stdout is not None and cl.stdout.readline().strip() == "ready"
+
+
 def setup(text: str, replicas: int) -> tuple[str, int]:
     """``sqlite``, ``pg``, ``sqlite:1``, ``pg:2``: a backend and its replica count."""
     backend, _, n = text.partition(":")
@@ -540,8 +546,7 @@ def fanout(code: Path, a: argparse.Namespace, lib: Library) -> None:
                     text=True,
                 )
             )
-        for cl in clients:
-            assert cl.stdout is not None and cl.stdout.readline().strip() == "ready"
+        all_ready(clients)
         opened = time.monotonic() - t_open
 
         sent: dict[tuple[str, int], float] = {}

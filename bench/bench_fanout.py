@@ -108,21 +108,19 @@ def server_main(data: str, port: int, trace: str) -> None:
     service.Feed.append = append  # type: ignore[method-assign]
     stream.Hub._apply = apply  # type: ignore[method-assign]
 
+    heap = {"objects": 0, "frozen": 0}
+
+    def count(*_: object) -> None:  # at the end of the feed, every stream still open
+        heap.update(objects=len(gc.get_objects()) + gc.get_freeze_count())
+        heap.update(frozen=gc.get_freeze_count())
+
     def dump(*_: object) -> None:
-        objects = len(gc.get_objects()) + gc.get_freeze_count()
         Path(trace).write_text(
-            json.dumps(
-                {
-                    "commits": commits,
-                    "applied": applied,
-                    "gc": pauses,
-                    "objects": objects,
-                    "frozen": gc.get_freeze_count(),
-                }
-            )
+            json.dumps({"commits": commits, "applied": applied, "gc": pauses, **heap})
         )
         os._exit(0)
 
+    signal.signal(signal.SIGUSR2, count)
     signal.signal(signal.SIGUSR1, dump)
     server.serve(Path(data), port)
 
@@ -346,8 +344,7 @@ def run(code: Path, a: argparse.Namespace) -> None:
                     text=True,
                 )
             )
-        for cl in clients:
-            assert cl.stdout is not None and cl.stdout.readline().strip() == "ready"
+        b.all_ready(clients)
         opened = time.monotonic() - t_open
         load0 = os.getloadavg()
         own: list[float] = []
@@ -368,6 +365,7 @@ def run(code: Path, a: argparse.Namespace) -> None:
         server_cpu = (tree_cpu_s(server.pid) - cpu0) / took
         server_waited = (waited_s(server.pid) - wait0) / took
         final = {s: c.get(f"/shoes/{s}").json() for s in shoes}
+        os.kill(server.pid, signal.SIGUSR2)  # the heap, every stream still open
         for cl in clients:
             assert cl.stdin is not None
             cl.stdin.write("stop\n")
@@ -435,7 +433,7 @@ def run(code: Path, a: argparse.Namespace) -> None:
     print(ms("  clients' event-loop lag (10 ms ticker)", lags))
     print(ms("  server's GC pauses", within(tr["gc"], t0, t1 + 1)))
     print(ms("    of them full collections", full(tr["gc"], t0, t1 + 1)))
-    print(f"    server's objects at the end {tr['objects']:,}, frozen {tr['frozen']:,}")
+    print(f"    server's objects with every stream open {tr['objects']:,}, frozen {tr['frozen']:,}")
     print(ms("  clients' GC pauses", client_gc), flush=True)
 
 

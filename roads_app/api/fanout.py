@@ -37,7 +37,6 @@ FREEZE_GROWTH = 1.25
 """Followers grown by this factor since the last freeze: freeze again."""
 RAW_SEND = "roads_app.raw_send"
 """Scope key of the server's own ``send`` (its connection), set by `app.App`."""
-END_CHUNK = b"0\r\n\r\n"
 
 
 class Frame:
@@ -303,6 +302,12 @@ async def serve(
             out.task.cancel()
         return
     await out.end(send, dropped=why == "dropped")
+    if why == "dropped" and isinstance(out, TransportOutlet):
+        # its connection closes once its buffer is sent: wait for that (the server would
+        # take the response for an unfinished one), and cut it if that never comes
+        await _within(_left(receive))
+        with contextlib.suppress(Exception):
+            out.transport.abort()
 
 
 async def _left(receive: Receive) -> None:
