@@ -264,6 +264,20 @@ FunctionCache.save_overload = _save_overload  # type: ignore[method-assign,assig
 _use_our_locators()
 
 
+def is_cached(dispatcher: object) -> bool:
+    """Whether ``dispatcher`` runs without compiling: compiled in this process, or its
+    cache holds code for this machine (another CPU's or version's code does not count).
+    True where it cannot tell (no disk cache, Numba's layout changed): do not guess."""
+    if getattr(dispatcher, "signatures", None):
+        return True
+    try:
+        index = dispatcher._cache._cache_file._load_index()  # type: ignore[attr-defined]
+        magic = dispatcher.targetctx.codegen().magic_tuple()  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return True
+    return any(key[1] == magic for key in index)
+
+
 @contextlib.contextmanager
 def warming() -> Iterator[None]:
     """Hold the warm-up's lock while compiling in this process (a server started
