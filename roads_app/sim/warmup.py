@@ -9,7 +9,7 @@ on a few rounds, so their code lands in the cache:
   so on one line with a progress bar (`prepare`);
 * the dashboard and ``roads-app api`` start it in a background process
   (`start_in_background`) and serve at once; a request that needs a kernel before the
-  warm-up ends waits for it (`roads_app.jit_cache.wait_for_warming`) and loads its code
+  warm-up ends waits for it to be compiled there (`roads_app.jit_cache`) and loads its code
   rather than compiling beside it;
 * a command that must compile first (``backtest``, ``simulate``) says so on one line
   with a progress bar (`prepare`), never a silent pause.
