@@ -14,6 +14,12 @@ from pathlib import Path
 RULES_DIR: Path = Path(str(resources.files("roads_app.rules")))
 """The built-in tables (package data): `load_table("classic")` reads ``classic.toml`` here."""
 
+DEFAULT_TABLE = "classic"
+"""The table a shoe is played under when none is named (a new shoe, an API body, the
+command line), and the one a page falls back to when a shoe's own is gone: the built-in
+``classic.toml``. Here, below `game` (a shoe's metadata) and `bets` (the tables), so
+both read it (`roads_app.bets.tables.fallback_table`)."""
+
 STATIC_DIR: Path = Path(str(resources.files("roads_app"))) / "ui" / "static"
 """The pages' own scripts, style sheets, plotly.js and fonts (``fonts/``), package files
 read by path: the dashboard serves them (`roads_app.ui.page_head`), the scorecard draws

@@ -226,6 +226,40 @@ def test_the_database_and_the_files_meet_only_where_the_document_says() -> None:
     )
 
 
+def page_modules() -> frozenset[str]:
+    """The modules whose function draws a page of `roads_app/ui/pages.py`'s registry."""
+    path = modules()["roads_app.ui.pages"]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    where = {
+        alias.asname or alias.name: node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    (registry,) = (
+        node
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign | ast.Assign)
+        and "PAGES" in {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
+        and isinstance(node.value, ast.Tuple)
+    )
+    drawn = {n.id for n in ast.walk(registry.value) if isinstance(n, ast.Name) and n.id in where}
+    return frozenset(where[name] for name in drawn)
+
+
+def test_no_page_imports_another_page() -> None:
+    """A page lays out what the core and the widgets give it; what two pages share is a
+    widget module or the core, never one page reaching into another (lazily included)."""
+    pages = page_modules()
+    assert len(pages) >= 8, f"the page registry was not read: {sorted(pages)}"
+    wrong = [
+        f"{_where(i)}: {i.source} imports {i.target}"
+        for i in all_imports()
+        if i.source in pages and i.target in pages and i.target != i.source
+    ]
+    assert not wrong, "pages importing pages:\n" + "\n".join(dict.fromkeys(wrong))
+
+
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected groups of more than one module (Tarjan, iterative)."""
     index: dict[str, int] = {}
@@ -338,3 +372,22 @@ def test_the_counter_sees_letters_and_keys() -> None:
     assert loose_words('w == "T" or name == "big_road"\nf(x="P")', "x.py") == 3
     assert loose_words('R = "big_road"', "roads_app/roads/names.py") == 0
     assert loose_words('"Tie", "BP", f"{w}_letter"', "x.py") == 0
+
+
+DEFAULT_TABLE_WRITTEN = {
+    "roads_app/places.py": 1,  # DEFAULT_TABLE, the one place
+    "roads_app/shoefiles/samples.py": 1,  # a sample's recipe names its table, not the default
+}
+
+
+def test_the_default_table_is_named_once() -> None:
+    """``"classic"`` as the default or fallback table is `roads_app.places.DEFAULT_TABLE`;
+    a string constant ``"classic"`` anywhere else is the rule written again."""
+    found = {}
+    for path in modules().values():
+        where = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        n = sum(isinstance(c, ast.Constant) and c.value == "classic" for c in ast.walk(tree))
+        if n:
+            found[where] = n
+    assert found == DEFAULT_TABLE_WRITTEN

@@ -114,3 +114,16 @@ def test_a_one_card_hand_is_named_in_the_singular():
         check_hand(["9s"], ["5c", "2h"])
     with pytest.raises(DrawingRuleError, match=r"^banker has 4 cards:"):
         check_hand(["9s", "2c"], ["5c", "2h", "3d", "4s"])
+
+
+def test_a_card_face_reads_back_as_its_card() -> None:
+    """What the replay prints on a card (rank as printed, suit glyph, colour) names that
+    card: the rank ten reads 10, which `parse_card` takes back as `T`."""
+    from roads_app.game.cards import ALL_CARDS, SUIT_GLYPHS, card_face, parse_card
+
+    suit_of = {glyph: suit for suit, glyph in SUIT_GLYPHS.items()}
+    for code in ALL_CARDS:
+        rank, glyph, red = card_face(code)
+        assert parse_card(rank + suit_of[glyph]) == code
+        assert red == (code[1] in "hd")
+    assert card_face("Td")[0] == "10"

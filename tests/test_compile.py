@@ -42,7 +42,8 @@ from roads_app.sim.strategies import Settings, make_strategy
 table = load_table("classic")
 for name, money in (("flat", Settings()), ("follow-good-road", Settings(bankroll=500, unit=5))):
     for engine in ("fast", "plain"):
-        run = bt.backtest(make_strategy(name), money, table, seed=7, shoes=3, engine=engine)
+        betting = bt.Betting(make_strategy(name), money, table)
+        run = bt.backtest(betting, bt.Simulated(7, 3), bt.RunOptions(engine=engine))
         assert run.summary.shoes == 3
 """
 

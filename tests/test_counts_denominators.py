@@ -16,7 +16,7 @@ from roads_app.game.rounds import rounds_from_winners
 from roads_app.roads.stats import FLAGS, flag_counts
 from roads_app.store import library
 from roads_app.ui.board_view import count_strip_html
-from roads_app.ui.entry_page import stats_markdown
+from roads_app.ui.stats_view import stats_markdown
 from roads_app.ui.wall_tile import counts_parts
 
 

@@ -306,7 +306,7 @@ def test_the_backtest_page_in_chinese_has_no_english_label_left(data: Path, stra
 
 
 def _study_page() -> None:
-    from roads_app.ui.live_odds import render_study_page
+    from roads_app.ui.study_page import render_study_page
 
     render_study_page()
 

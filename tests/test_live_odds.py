@@ -342,7 +342,7 @@ def test_live_odds_widget_highlights_positive_bets_and_notes_missing_cards() -> 
 def test_study_page_shows_the_study_of_its_inputs() -> None:
     from streamlit.testing.v1 import AppTest
 
-    script = "from roads_app.ui.live_odds import render_study_page\nrender_study_page()\n"
+    script = "from roads_app.ui.study_page import render_study_page\nrender_study_page()\n"
     at = AppTest.from_string(script, default_timeout=120).run()
     at.selectbox(key="study.table").set_value("asian-live")
     at.number_input(key="study.seed").set_value(3)

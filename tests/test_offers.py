@@ -68,3 +68,15 @@ def _ledger_refuses(table, bet_id, parts, stake, round_no) -> bool:
     except BetError:
         return True
     return False
+
+
+@pytest.mark.parametrize("name", list_tables())
+def test_a_backtest_bets_beside_its_main_bet_anything_but_the_two_sides(name: str) -> None:
+    """The sides' own bets are main bets (`MAIN_IDS`) and never ride beside one; every
+    other bet of the table may (`beside_main`, what the backtest page offers)."""
+    table = load_table(name)
+    main = {i for ids in offers.MAIN_IDS.values() for i in ids}
+    assert set(offers.SIDE_IDS) <= main
+    beside = offers.beside_main(table)
+    assert set(beside) | (set(offers.SIDE_IDS) & set(table.bets)) == set(table.bets)
+    assert not set(beside) & set(offers.SIDE_IDS)

@@ -98,3 +98,28 @@ def test_undo_and_edit() -> None:
 def test_winner_string_round_trips(text: str) -> None:
     r = rounds_from_winners(text)
     assert "".join(r["winner"].cast(pl.String).to_list()) == text.replace(" ", "").upper()
+
+
+@given(seed=st.integers(0, 2**32), hand=st.integers(0, 40))
+def test_a_round_is_stored_as_entered_whichever_door_it_came_through(seed: int, hand: int) -> None:
+    """One entry-mode rule: the API body's mode, the bets' entry and a stored round's mode
+    are `EntryMode`; a round entered each way reads back as entered that way."""
+    from roads_app.api.models import RoundIn
+    from roads_app.bets import offers
+    from roads_app.game.rounds import EntryMode, add_cards, add_points, add_winner
+    from roads_app.game.shoe import deal_shoe
+
+    row = deal_shoe(seed).rounds.row(hand, named=True)
+    flags = {k: row[k] for k in ("player_pair", "banker_pair", "player_natural", "banker_natural")}
+    points = {"player_points": row["player_points"], "banker_points": row["banker_points"]}
+    cards = {"player_cards": row["player_cards"], "banker_cards": row["banker_cards"]}
+    ways = {
+        EntryMode.WINNER: ({"winner": row["winner"], **flags}, add_winner),
+        EntryMode.POINTS: ({**points, **flags}, add_points),
+        EntryMode.CARDS: (cards, add_cards),
+    }
+    for mode, (body, add) in ways.items():
+        assert RoundIn(**body).mode is mode
+        stored = add(empty_rounds(), **body).row(0, named=True)
+        assert EntryMode.of(stored) is mode
+    assert offers.ENTRY_ORDER == tuple(EntryMode) == ("winner", "points", "cards")

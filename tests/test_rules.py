@@ -397,3 +397,18 @@ def test_rules_command_lists_shows_and_checks(tmp_path: Path, capsys) -> None:
     assert err == (
         f"error: {bad}: field 'bets.banker.payout' = -1 is out of range: must be more than 0\n"
     )
+
+
+@given(st.sets(st.sampled_from(["classic", "winbox", "asian-live", "mine", "z"]), min_size=1))
+def test_a_page_falls_back_to_the_default_table_if_it_is_there(names: set[str]) -> None:
+    """One default table (`DEFAULT_TABLE`): a new shoe's, an API body's, the fallback's."""
+    from roads_app.api.models import ShoeCreate
+    from roads_app.bets.tables import fallback_table
+    from roads_app.game.rounds import ShoeMeta
+    from roads_app.places import DEFAULT_TABLE
+
+    listed = sorted(names)
+    got = fallback_table(listed)
+    assert got == (DEFAULT_TABLE if DEFAULT_TABLE in names else listed[0])
+    assert ShoeMeta().rules == ShoeCreate().table == DEFAULT_TABLE
+    assert load_table(DEFAULT_TABLE).name == DEFAULT_TABLE

@@ -132,9 +132,9 @@ def test_settings_edits_are_checked_and_saved_as_the_players_catalogue(data: Pat
 def test_a_table_alerts_only_on_a_pattern_it_did_not_hold_a_round_before(
     shoe: str, new: list[str]
 ) -> None:
-    from roads_app.ui.good_roads_view import entered
-
-    assert entered(rounds_from_winners(shoe)) == new
+    assert gr.entered(shoe) == new
+    rounds = rounds_from_winners(shoe)  # a frame's tags are its letters' tags
+    assert gr.tags_now(rounds) == gr.tags_now(rounds, len(shoe)) == gr.tags_of_winners(shoe)
 
 
 def test_the_filter_passes_tables_on_a_picked_pattern() -> None:

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from roads_app.game.hand import WINNERS, Winner
+from roads_app.game.rounds import EntryMode
+from roads_app.places import DEFAULT_TABLE
 
 WinnerSpelling = Literal[(*WINNERS, *(w.lower() for w in WINNERS), *(w.word for w in Winner))]  # type: ignore[misc]
 """How a winner may be written to the API: B/P/T, b/p/t, banker/player/tie."""
@@ -30,7 +32,7 @@ class ShoeCreate(_Body):
     """A new shoe at a table; ``decks`` defaults to the table's shoe."""
 
     name: str = Field("", max_length=200, description="shown in the library and lobby")
-    table: str = Field("classic", max_length=64, description="rules table, see GET /tables")
+    table: str = Field(DEFAULT_TABLE, max_length=64, description="rules table, see GET /tables")
     decks: int | None = Field(None, ge=1, le=8, description="decks (the table's if omitted)")
 
 
@@ -77,10 +79,9 @@ class RoundIn(_Body):
         return self
 
     @property
-    def mode(self) -> Literal["cards", "points", "winner"]:
-        if self.player_cards is not None:
-            return "cards"
-        return "points" if self.player_points is not None else "winner"
+    def mode(self) -> EntryMode:
+        """How this round is entered (the validator made sure it is one way)."""
+        return EntryMode.of(dict(self))
 
     def flags(self) -> dict[str, bool | None]:
         return {k: getattr(self, k) for k in FLAGS}

@@ -306,11 +306,11 @@ def tags(rounds: list[dict[str, Any]], catalogue: good_roads.Catalogue | None = 
 
 def _entered(rounds: pl.DataFrame, body: RoundIn, decks: int) -> pl.DataFrame:
     """The rounds with the entered one added, by the dashboard's own entry operations."""
-    if body.mode == "cards":
+    if body.mode == game_rounds.EntryMode.CARDS:
         return game_rounds.add_cards(
             rounds, body.player_cards or [], body.banker_cards or [], decks=decks
         )
-    if body.mode == "points":
+    if body.mode == game_rounds.EntryMode.POINTS:
         return game_rounds.add_points(
             rounds,
             body.player_points,

@@ -30,20 +30,22 @@ import polars as pl
 
 from roads_app.bets import ledger as BL
 from roads_app.bets.tables import BetLike, Table, bet_name
+from roads_app.game.rounds import EntryMode
 from roads_app.messages import Message
 
-ENTRY_ORDER: tuple[str, ...] = ("winner", "points", "cards")
+ENTRY_ORDER: tuple[EntryMode, ...] = tuple(EntryMode)
 """How much of a round is entered, least first; a bet needs its kind's `entry` or more."""
-ENTRY_LABELS: Mapping[str, str] = MappingProxyType(
-    {"winner": "entry_winner", "points": "entry_points", "cards": "entry_cards"}
-)
+ENTRY_LABELS: Mapping[str, str] = MappingProxyType({m: f"entry_{m}" for m in EntryMode})
 """Catalogue keys of the entry modes' names (as the entry-mode switch shows them)."""
-ENTRY_HOW: Mapping[str, str] = MappingProxyType(
-    {"winner": "how_winner", "points": "how_points", "cards": "how_cards"}
-)
+ENTRY_HOW: Mapping[str, str] = MappingProxyType({m: f"how_{m}" for m in EntryMode})
 """Catalogue keys of the entry modes inside a sentence ("enter it by points")."""
-NEED_WORDS: Mapping[str, str] = MappingProxyType({"points": "need_points", "cards": "need_cards"})
+NEED_WORDS: Mapping[str, str] = MappingProxyType(
+    {EntryMode.POINTS: "need_points", EntryMode.CARDS: "need_cards"}
+)
 """Catalogue keys of what a bet needs of a round."""
+SIDE_IDS: tuple[str, str] = ("player", "banker")
+"""The bet on each side, Player and Banker, by its id: what a backtest's main bet is and
+never a bet beside it (`beside_main`); the side a side bet sits on (`side_of`)."""
 MAIN_IDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"player": ("player",), "tie": ("tie",), "banker": ("banker", "ez_banker")}
 )
@@ -52,19 +54,19 @@ FAMILY = re.compile(r"^(?P<family>[a-z_]+?)_(?P<k>\d+)$")
 """A numbered bet (``super_tie_7``): members of one family are laid out as one grid."""
 
 
-def needed_entry(bet: BetLike) -> str:
+def needed_entry(bet: BetLike) -> EntryMode:
     """The least entry that settles ``bet`` *at this table*: its kind's `entry`, except
     that data which only chooses between payouts this table pays alike is not needed
     (Banker needs the totals only where a win on 6 pays less)."""
     spec = bet.spec  # type: ignore[attr-defined]
-    need = str(spec.entry)
+    need = EntryMode(spec.entry)
     if (
-        need == "points"
+        need == EntryMode.POINTS
         and set(spec.needs) <= {"winner", "points"}
         and len(spec.payouts) > 1
         and len(set(bet.payouts.values())) == 1
     ):
-        return "winner"
+        return EntryMode.WINNER
     return need
 
 
@@ -156,9 +158,21 @@ class Layout:
         )
 
 
+def beside_main(table: Table) -> list[str]:
+    """The table's bets a backtest may place every hand beside its main bet: all but the
+    two sides' own (Tie and EZ Banker may ride beside a Banker or Player bet).
+
+    >>> from roads_app.bets.tables import load_table
+    >>> beside = beside_main(load_table("classic"))
+    >>> "banker" in beside, "player" in beside, "tie" in beside
+    (False, False, True)
+    """
+    return [b for b in table.bets if b not in SIDE_IDS]
+
+
 def side_of(bet_id: str) -> str:
     """Which hand a side bet belongs to on the layout: ``player``, ``banker`` or ``middle``."""
-    for side in ("player", "banker"):
+    for side in SIDE_IDS:
         if bet_id.startswith(f"{side}_") or bet_id.endswith(f"_{side}"):
             return side
     return "middle"

@@ -52,6 +52,7 @@ from roads_app.game.hand import (
     play_index,
     winner_of,
 )
+from roads_app.game.rounds import EntryMode
 from roads_app.messages import Message
 
 
@@ -146,14 +147,14 @@ class BetKind:
         return "pairs" if {"pairs", "suits"} & set(self.needs) else "play"
 
     @property
-    def entry(self) -> str:
+    def entry(self) -> EntryMode:
         """The least a round must be entered with to always settle this bet:
         ``winner``, ``points`` or ``cards`` (flags entered with points count as points)."""
         if {"cards", "suits"} & set(self.needs):
-            return "cards"
+            return EntryMode.CARDS
         if set(self.needs) <= {"winner"}:
-            return "winner"
-        return "points"
+            return EntryMode.WINNER
+        return EntryMode.POINTS
 
     @property
     def required(self) -> tuple[str, ...]:

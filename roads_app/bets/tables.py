@@ -55,7 +55,7 @@ import math
 import numbers
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -71,7 +71,7 @@ from roads_app.errors import RoadsAppError, RulesError, quote, shown_path
 from roads_app.game.hand import Side
 from roads_app.game.shoe import ShoeOptions
 from roads_app.messages import Message
-from roads_app.places import RULES_DIR, user_tables_dir
+from roads_app.places import DEFAULT_TABLE, RULES_DIR, user_tables_dir
 from roads_app.places import TABLES_ENV as TABLES_ENV  # where callers have long found it
 
 MAX_RULES_BYTES = 256 * 1024
@@ -346,6 +346,16 @@ def load_tables() -> tuple[list[tuple[str, Table]], list[str]]:
 def list_tables() -> list[str]:
     """Names of the built-in tables and the user's own (file names without ``.toml``), sorted."""
     return sorted(set(_builtin_names()) | set(_user_files()))
+
+
+def fallback_table(names: Sequence[str]) -> str:
+    """The table to show when none is chosen (or a shoe's own is gone): the default
+    (`DEFAULT_TABLE`) if ``names`` has it, else the first of them.
+
+    >>> fallback_table(["asian-live", "classic"]), fallback_table(["mine", "winbox"])
+    ('classic', 'mine')
+    """
+    return DEFAULT_TABLE if DEFAULT_TABLE in names or not names else names[0]
 
 
 def load_table(name_or_path: str | Path) -> Table:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roads_app.cli.args import int_range, late_help, money, print_json, seed_number
+from roads_app.places import DEFAULT_TABLE
 from roads_app.roads.names import Road
 
 if TYPE_CHECKING:
@@ -65,17 +66,12 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         )
     try:
         result = bt.backtest(
-            strategy,
-            settings,
-            table,
-            seed=args.seed,
-            shoes=args.shoes,
-            saved=saved,
-            engine=args.engine,
+            bt.Betting(strategy, settings, table),
+            saved if saved is not None else bt.Simulated(args.seed, args.shoes),
+            bt.RunOptions(
+                engine=args.engine, cluster=args.cluster, shard_shoes=args.shard_shoes, rows=False
+            ),
             progress=progress,
-            cluster=args.cluster,
-            shard_shoes=args.shard_shoes,
-            rows=False,
         )
     finally:
         if progress is not None:
@@ -176,7 +172,7 @@ def register_backtest(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--seed", type=seed_number, default=1, help="seed of the shoes (1; reproducible)"
     )
-    s.add_argument("--rules", default="classic", help="table name (classic)")
+    s.add_argument("--rules", default=DEFAULT_TABLE, help=f"table name ({DEFAULT_TABLE})")
     s.add_argument("--saved", action="store_true", help="use the saved shoes in --data instead")
     s.add_argument("--data", default=argparse.SUPPRESS, help="folder of saved shoes (data/)")
     s.add_argument("--bankroll", type=money, default=1000.0, help="per shoe (1000)")

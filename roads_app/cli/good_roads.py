@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from roads_app.cli.args import int_range, print_json, seed_number
+from roads_app.places import DEFAULT_TABLE
 
 MAX_STUDY_SHOES = 10_000_000
 """Most shoes one good-roads study deals (as many as a backtest)."""
@@ -151,7 +152,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"--study: shoes to deal (1 to {MAX_STUDY_SHOES:_})",
     )
     s.add_argument("--seed", type=seed_number, default=1, help="--study: seed (1)")
-    s.add_argument("--rules", default="classic", help="--study: table name (classic)")
+    s.add_argument("--rules", default=DEFAULT_TABLE, help=f"--study: table name ({DEFAULT_TABLE})")
     s.add_argument(
         "--priced-shoes",
         type=int_range(0, 1_000_000),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from roads_app.cli.args import int_range, print_json, seed_number
+from roads_app.places import DEFAULT_TABLE
 
 MAX_STUDY_SHOES = 1_000_000
 """Most shoes one odds study deals."""
@@ -23,7 +24,7 @@ def _cmd_odds(args: argparse.Namespace) -> int:
             raise RoundError("--after needs --shoe FILE: it counts the rounds of a saved shoe")
         if args.shoe_index is not None:
             raise RoundError("--shoe-index needs --shoe FILE: it picks a shoe of that file")
-        table = load_table(args.rules or "classic")
+        table = load_table(args.rules or DEFAULT_TABLE)
         decks = table.shoe.decks if args.decks is None else args.decks
         frame = odds.bet_odds(table, odds.full_shoe_counts(decks))
         head = f"{table.title}: {decks}-deck shoe, off the top"

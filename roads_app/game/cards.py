@@ -36,11 +36,29 @@ RANK_BURN_VALUE: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 
 CARDS_PER_DECK = 52
 
+RANK_FACES: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+"""How each rank is printed on a card, by rank index: the rank ten (`T`) reads 10."""
+
+SUIT_GLYPHS: dict[str, str] = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
+"""Each suit's glyph on a card face (spades, hearts, diamonds, clubs)."""
+
+RED_SUITS: str = "hd"
+"""The suits printed in red (hearts, diamonds)."""
+
 
 ALL_CARDS: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 """Every card code, indexed by card number (rank_index * 4 + suit_index)."""
 
 _CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(ALL_CARDS)}
+
+
+def card_face(code: str) -> tuple[str, str, bool]:
+    """How a card reads face up: its rank as printed, its suit's glyph, whether it is red.
+
+    >>> card_face("Th"), card_face("As")
+    (('10', '♥', True), ('A', '♠', False))
+    """
+    return RANK_FACES[rank_index(code)], SUIT_GLYPHS[code[1]], code[1] in RED_SUITS
 
 
 def parse_card(code: object) -> str:

@@ -16,13 +16,14 @@ can call them and keep the previous frame when one raises.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
-import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -48,9 +49,21 @@ from roads_app.game.drawing import (
     Hand,
     check_hand,
 )
-from roads_app.game.hand import WINNER_DTYPE, WINNERS, Side, Winner, natural, winner_of
+from roads_app.game.hand import (
+    NO_PAIR,
+    PAIR_STATE,
+    WINNER_DTYPE,
+    WINNER_OF,
+    WINNERS,
+    Side,
+    Winner,
+    hand_total,
+    natural,
+    winner_of,
+)
 from roads_app.messages import Message, side
 from roads_app.messages import winner as _named
+from roads_app.places import DEFAULT_TABLE
 
 WINNER = WINNER_DTYPE
 """Banker, Player, Tie (`roads_app.game.hand.Winner`'s letters)."""
@@ -73,6 +86,25 @@ ROUNDS_SCHEMA: pl.Schema = pl.Schema(
 
 MULTI_SHOE_SCHEMA: pl.Schema = pl.Schema({"shoe": pl.Int32, **ROUNDS_SCHEMA})
 """Rounds of many shoes: `ROUNDS_SCHEMA` plus a leading shoe number."""
+
+
+class EntryMode(StrEnum):
+    """How a round was (or will be) entered, least first: its winner only, its totals
+    (with any pair and natural flags), its cards. A bet needs its kind's entry or more
+    (`roads_app.bets.offers`); what a round holds follows from its mode."""
+
+    WINNER = "winner"
+    POINTS = "points"
+    CARDS = "cards"
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> EntryMode:
+        """How a round was entered, from its fields (a rounds-frame row, a body's fields):
+        by cards if it has them, else by points if it has them, else by its winner."""
+        if row.get("player_cards") is not None:
+            return cls.CARDS
+        return cls.POINTS if row.get("player_points") is not None else cls.WINNER
+
 
 Source = Literal["hand", "simulated", "imported"]
 SOURCES: tuple[str, ...] = ("hand", "simulated", "imported")
@@ -182,8 +214,20 @@ def check_name(name: object) -> str:
     return text
 
 
+ID_BYTES = 6
+"""A fresh shoe id is this many random bytes in hex (12 characters, 48 bits)."""
+
+
+def new_ids(n: int) -> list[str]:
+    """``n`` fresh shoe ids (the one rule of a new id: random, 12 hex digits), made at
+    once for an import of thousands of shoes."""
+    text = os.urandom(ID_BYTES * n).hex()
+    step = 2 * ID_BYTES
+    return [text[i : i + step] for i in range(0, len(text), step)]
+
+
 def _new_id() -> str:
-    return uuid.uuid4().hex[:12]
+    return new_ids(1)[0]
 
 
 def _now() -> str:
@@ -215,7 +259,7 @@ class ShoeMeta:
     source: Source = "hand"
     decks: Annotated[int, Field(ge=1, le=8)] = 8
     seed: Annotated[int, Field(ge=0, le=SEED_MAX)] | None = None
-    rules: str = "classic"
+    rules: str = DEFAULT_TABLE
     notes: _Text = ""
     burn_card: str | None = None  # the face-up first card, where the shoe records it
     cut: Annotated[int, Field(ge=0, le=8 * 52)] | None = None
@@ -401,7 +445,6 @@ def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str
 
 _CARD_ENUM = pl.Enum(list(playing_cards.ALL_CARDS))  # physical code = card number
 _CARD_POINT = np.array([playing_cards.point(c) for c in playing_cards.ALL_CARDS] + [0], np.int8)
-_CARD_RANK = np.array([i // 4 for i in range(52)] + [-1], dtype=np.int16)
 _NO_CARD = 52  # the index past the cards: a hand's missing third card
 
 
@@ -438,24 +481,24 @@ def rounds_from_cards(frame: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
     b, bn, b_known = _card_numbers(frame["banker_cards"])
     has = (pn > 0) | (bn > 0)
     shape = (pn >= 2) & (pn <= 3) & (bn >= 2) & (bn <= 3) & p_known & b_known
-    pt = (_CARD_POINT[p[:, 0]] + _CARD_POINT[p[:, 1]]) % 10
-    bt = (_CARD_POINT[b[:, 0]] + _CARD_POINT[b[:, 1]]) % 10
+    pt = hand_total(_CARD_POINT[p[:, 0]] + _CARD_POINT[p[:, 1]])
+    bt = hand_total(_CARD_POINT[b[:, 0]] + _CARD_POINT[b[:, 1]])
     must_p = PLAYER_DRAWS[pt, bt]
     third = _CARD_POINT[p[:, 2]]
     must_b = np.where(pn == 3, BANKER_DRAWS_AFTER[bt, third], BANKER_DRAWS_STOOD[bt, pt])
     must_b &= ~(PLAYER_DRAWS[pt, bt] & (pn == 2))  # (a Player who must draw: faulty anyway)
     drawn_right = (must_p == (pn == 3)) & (must_b == (bn == 3))
-    p_total = (pt + _CARD_POINT[p[:, 2]]) % 10
-    b_total = (bt + _CARD_POINT[b[:, 2]]) % 10
-    winner = np.where(b_total > p_total, 0, np.where(p_total > b_total, 1, 2)).astype(np.int8)
-    derived = {
-        "winner": winner,
+    p_total = hand_total(pt + _CARD_POINT[p[:, 2]])
+    b_total = hand_total(bt + _CARD_POINT[b[:, 2]])
+    first = np.minimum(np.stack([p[:, 0], p[:, 1], b[:, 0], b[:, 1]]), _NO_CARD - 1)
+    derived = {  # each read from the hand's own rules and tables (`roads_app.game.hand`)
+        "winner": WINNER_OF[b_total, p_total],
         "player_points": p_total.astype(np.int8),
         "banker_points": b_total.astype(np.int8),
-        "player_pair": _CARD_RANK[p[:, 0]] == _CARD_RANK[p[:, 1]],
-        "banker_pair": _CARD_RANK[b[:, 0]] == _CARD_RANK[b[:, 1]],
-        "player_natural": pt >= 8,
-        "banker_natural": bt >= 8,
+        "player_pair": (PAIR_STATE[first[0], first[1]] != NO_PAIR) & (pn > 0),
+        "banker_pair": (PAIR_STATE[first[2], first[3]] != NO_PAIR) & (bn > 0),
+        "player_natural": natural(pt),
+        "banker_natural": natural(bt),
     }
     agrees = np.ones(len(frame), dtype=np.bool_)
     for name, values in derived.items():
@@ -627,6 +670,35 @@ def check_shoe(
     also_seen = list(also_seen)
     if also_seen or any(p is not None for p in player[new_from:]):
         check_composition(rounds, decks, also_seen)
+
+
+def shoes_within(frame: pl.DataFrame, decks: int = 8, also_seen: Iterable[str] = ()) -> pl.Series:
+    """The numbers of the shoes of ``frame`` (rounds of many shoes, a ``shoe`` column,
+    hands checked by `rounds_from_cards`) that `check_shoe` takes whole: its rule over
+    every shoe at once (a group by shoe), for an import of thousands. The same limits:
+    `max_rounds`, the shoe's cards (a round without cards counts `CARDS_PER_ROUND_MIN`),
+    and at most ``decks`` copies of a card, ``also_seen`` (a burn card) included."""
+    seen = Counter(playing_cards.parse_card(c) for c in also_seen)
+    shoe = frame["shoe"]
+    dense = shoe.rank("dense").cast(pl.Int64).to_numpy() - 1
+    shoes = int(dense.max()) + 1 if len(dense) else 0
+    p, pn, _ = _card_numbers(frame["player_cards"])
+    b, bn, _ = _card_numbers(frame["banker_cards"])
+    both = (frame["player_cards"].is_not_null() & frame["banker_cards"].is_not_null()).to_numpy()
+    cards = np.bincount(dense, np.where(both, pn + bn, CARDS_PER_ROUND_MIN), shoes)
+    copies = np.bincount(
+        (dense[:, None] * (_NO_CARD + 1) + np.concatenate([p, b], axis=1)).ravel(),
+        minlength=shoes * (_NO_CARD + 1),
+    ).reshape(shoes, _NO_CARD + 1)[:, :_NO_CARD]
+    for code, n in seen.items():
+        copies[:, playing_cards.ALL_CARDS.index(code)] += n
+    within = (
+        (np.bincount(dense, minlength=shoes) <= max_rounds(decks))
+        & (cards <= decks * playing_cards.CARDS_PER_DECK)
+        & (copies.max(axis=1, initial=0) <= decks)
+    )
+    numbers = shoe.unique().sort()  # (dense ranks follow the sorted numbers)
+    return numbers.filter(pl.Series(within))
 
 
 def check_by_cards(rounds: pl.DataFrame, row: dict[str, Any]) -> None:

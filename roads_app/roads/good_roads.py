@@ -529,6 +529,29 @@ def tags_of_winners(winners: Sequence[str], catalogue: Catalogue | None = None) 
     ]
 
 
+def tags_now(
+    rounds: pl.DataFrame, upto: int | None = None, catalogue: Catalogue | None = None
+) -> list[str]:
+    """One shoe's frame: what holds after round ``upto`` (all rounds: None), by the
+    catalogue in force unless one is given (the tags a page shows)."""
+    winners = rounds["winner"].cast(pl.String).to_list()
+    return tags_of_winners(winners if upto is None else winners[:upto], catalogue)
+
+
+def entered(winners: Sequence[str], catalogue: Catalogue | None = None) -> list[str]:
+    """The patterns a shoe given by its results holds after its last one that it did
+    not hold after the one before: the good roads it just entered (what the lobby and a
+    wall tile alert on), in priority order.
+
+    >>> entered("BPBP"), entered("BPBPT")
+    (['single_jump'], [])
+    """
+    if not winners:
+        return []
+    before = set(tags_of_winners(winners[:-1], catalogue))
+    return [k for k in tags_of_winners(winners, catalogue) if k not in before]
+
+
 _IN_FORCE: dict[tuple[str, int, int], Catalogue] = {}
 
 

@@ -23,6 +23,20 @@ from roads_app.shoefiles import files as shoe_files
 SAMPLES_PACKAGE = "roads_app.sample_shoes"
 """The package the sample files are installed as (the checkout's ``data/`` folder)."""
 
+SAMPLE_PREFIX = "sample"
+"""What a shipped sample shoe's id starts with: how the lobby's wall and the bare URL's
+"continue" tell the samples from the tables being played (`is_sample`)."""
+
+
+def is_sample(shoe_id: str) -> bool:
+    """Whether a shoe is one of the shipped samples, by its id (the one rule).
+
+    >>> is_sample("sample-sim-seed-1"), is_sample("table-7")
+    (True, False)
+    """
+    return shoe_id.startswith(SAMPLE_PREFIX)
+
+
 CREATED = "2026-11-30T00:00:00+00:00"
 SIMULATED: tuple[tuple[str, int, str], ...] = (
     ("sample-sim-seed-1", 1, "classic"),

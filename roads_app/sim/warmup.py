@@ -59,11 +59,12 @@ def _roads_kernels() -> Sequence[Any]:
 
 def _backtest(engine: str) -> None:
     from roads_app.bets.tables import load_table
+    from roads_app.places import DEFAULT_TABLE
     from roads_app.sim import backtest
     from roads_app.sim.strategies import Settings, make_strategy
 
-    flat = make_strategy("flat")
-    backtest.backtest(flat, Settings(), load_table("classic"), seed=1, shoes=2, engine=engine)
+    betting = backtest.Betting(make_strategy("flat"), Settings(), load_table(DEFAULT_TABLE))
+    backtest.backtest(betting, backtest.Simulated(1, 2), backtest.RunOptions(engine=engine))
 
 
 def _engine_kernels() -> Sequence[Any]:

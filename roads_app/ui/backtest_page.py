@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 import polars as pl
 import streamlit as st
 
-from roads_app.bets.tables import BET_LABELS, Table, list_tables, load_table
+from roads_app.bets import offers
+from roads_app.bets.tables import BET_LABELS, Table, fallback_table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.i18n import DEFAULT
 from roads_app.render import charts
@@ -121,7 +122,7 @@ def _money_inputs(table: Table) -> strategies.Settings:
     )
     sides = c3.multiselect(
         tr("bt_sides"),
-        [b for b in table.bets if b not in ("banker", "player")],
+        offers.beside_main(table),
         format_func=_named(table.bets, _label),
         key="bt_sides",
         placeholder=tr("choose_options"),
@@ -169,22 +170,22 @@ def _run(
         if done:
             bar.progress(done / total, text=tr("bt_progress", done=f"{done:,}", total=f"{total:,}"))
 
+    betting = backtest.Betting(strategy, money, table)
     try:
         if not simulated:
             ids, rounds = library.saved_rounds(data_dir())
             saved = backtest.Saved(ids, rounds, where=str(data_dir()))
-            result = backtest.backtest(strategy, money, table, saved=saved, progress=progress)
+            result = backtest.backtest(betting, saved, progress=progress)
         else:
             result = backtest.backtest(
-                strategy,
-                money,
-                table,
-                seed=seed,
-                shoes=shoes,
+                betting,
+                backtest.Simulated(seed, shoes),
+                backtest.RunOptions(
+                    chunk=max(1024, min(16384, shoes // 20)),
+                    cluster=cluster,
+                    shard_shoes=max(1000, min(backtest.SHARD_SHOES, shoes // 20)),
+                ),
                 progress=progress,
-                chunk=max(1024, min(16384, shoes // 20)),
-                cluster=cluster,
-                shard_shoes=max(1000, min(backtest.SHARD_SHOES, shoes // 20)),
             )
     except RoadsAppError as e:
         bar.empty()
@@ -320,7 +321,7 @@ def render_backtest_page() -> None:
         rules = st.selectbox(
             tr("table"),
             tables,
-            index=tables.index("classic") if "classic" in tables else 0,
+            index=tables.index(fallback_table(tables)),
             key="bt_rules",
         )
     try:

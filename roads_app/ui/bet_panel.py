@@ -25,9 +25,9 @@ from roads_app.bets import ledger as BL
 from roads_app.bets import offers
 from roads_app.bets.settlement import read_reason
 from roads_app.bets.spec import Outcome
-from roads_app.bets.tables import SHORTCUT_LABELS, Table, list_tables, load_table
+from roads_app.bets.tables import SHORTCUT_LABELS, Table, fallback_table, list_tables, load_table
 from roads_app.errors import BetError, RoadsAppError
-from roads_app.game.rounds import ShoeMeta
+from roads_app.game.rounds import EntryMode, ShoeMeta
 from roads_app.i18n import DEFAULT
 from roads_app.render import charts
 from roads_app.store import db
@@ -45,7 +45,7 @@ def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
     try:
         return load_table(meta.rules), None
     except RoadsAppError as e:
-        fallback = "classic" if "classic" in list_tables() else list_tables()[0]
+        fallback = fallback_table(list_tables())
         return load_table(fallback), tr("table_fallback", why=say(e), table=fallback)
 
 
@@ -546,22 +546,17 @@ def _css() -> str:
 ENTRY_ORDER, ENTRY_LABELS = offers.ENTRY_ORDER, offers.ENTRY_LABELS
 
 
-def round_entry(row: dict[str, Any]) -> str:
-    """How a round was entered: by its cards, its points, or its winner only."""
-    if row.get("player_cards") is not None:
-        return "cards"
-    return "points" if row.get("player_points") is not None else "winner"
-
-
 def _entry_mode(rounds: pl.DataFrame, pos: int, key: str, *, choosable: bool) -> str:
     """How the next round will be entered: picked on the scoreboard (the last round's
     way by default), and what the next round holds when replaying a shoe."""
     if not choosable:
-        return round_entry(rounds.row(pos, named=True)) if pos < rounds.height else "cards"
+        return EntryMode.of(rounds.row(pos, named=True)) if pos < rounds.height else EntryMode.CARDS
     widget = f"{key}_entry_mode"
     if st.session_state.get(widget) not in ENTRY_ORDER:
         st.session_state[widget] = (
-            round_entry(rounds.row(rounds.height - 1, named=True)) if rounds.height else "winner"
+            EntryMode.of(rounds.row(rounds.height - 1, named=True))
+            if rounds.height
+            else EntryMode.WINNER
         )
     st.segmented_control(
         tr("next_entered_by"),

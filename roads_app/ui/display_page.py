@@ -26,10 +26,11 @@ from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta
 from roads_app.i18n import word
 from roads_app.render import board
+from roads_app.roads import good_roads as gr
 from roads_app.roads.stats import shoe_stats, side_now
 from roads_app.ui import board_host, follow, session, theme
 from roads_app.ui.board_view import lang, render_board
-from roads_app.ui.good_roads_view import keys_now, tags
+from roads_app.ui.good_roads_view import tags
 from roads_app.ui.page_head import static_text
 from roads_app.ui.words import md_text, say
 
@@ -67,7 +68,7 @@ def good_road_badges(
 ) -> str:
     """The good roads the shoe is on, a badge each, in the colour of the big road's side
     they ride (the last result that was not a tie); nothing when none."""
-    keys = keys_now(rounds)
+    keys = gr.tags_now(rounds)
     if not keys:
         return ""
     side = side_now(rounds["winner"].cast(pl.String).to_list())
@@ -126,13 +127,10 @@ def _follow(shoe_id: str) -> None:
     height = round(screen["h"] * (1 - HEADER_SHARE)) - 24 if screen else None
     render_board(
         rounds,
+        board.BoardLook(max_cell=400, height_px=height, last_mark_s=LAST_MARK_S, theme=ground),
         key="display_board",
-        max_cell=400,
         column_width=lambda vw: vw - 48,
-        fill_height=height,
         strip=False,
-        last_mark_s=LAST_MARK_S,
-        ground=ground,
     )
     st.session_state[SHOWN_KEY] = (shoe_id, version)
 

@@ -35,16 +35,16 @@ from roads_app.game.rounds import (
 )
 from roads_app.i18n import word
 from roads_app.render import board
-from roads_app.roads.stats import flag_counts, shoe_stats
+from roads_app.roads import good_roads as gr
 from roads_app.ui import access, board_host, follow, page_head, session
 from roads_app.ui.bet_panel import render_entry_bets
 from roads_app.ui.board_view import lang, render_board, render_next, round_count
-from roads_app.ui.good_roads_view import keys_now, render_tags
+from roads_app.ui.good_roads_view import render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
+from roads_app.ui.stats_view import render_stats
 from roads_app.ui.words import (
     Md,
-    flags_line,
     labels,
     md_text,
     say,
@@ -243,33 +243,6 @@ def render_ask_toggle() -> None:
     st.segmented_control(tr("ask_on_board"), list(Side), key="ask_road", format_func=winner_word)
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}%"
-
-
-def render_stats(rounds: pl.DataFrame) -> None:
-    """Counts and percentages of B/P/T, pairs, naturals, the streak and the longest ones."""
-    st.markdown(stats_markdown(rounds))
-
-
-def stats_markdown(rounds: pl.DataFrame) -> str:
-    """The statistics as one Markdown text (the replay's held reveal shows two of them)."""
-    s = shoe_stats(rounds)
-    flags = flag_counts(rounds)
-    streak = f"{winner_word(s['streak_side'])} × {s['streak']}" if s["streak_side"] else "–"
-    return (
-        f"**{tr('statistics')}** · {tr('rounds_n', n=s['rounds'])}\n\n"
-        f"| | {tr('count')} | {tr('share')} |\n|:--|--:|--:|\n"
-        f"| :red[{winner_word(Winner.BANKER)}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
-        f"| :blue[{winner_word(Winner.PLAYER)}] | {s['player']} | {_pct(s['player_pct'])} |\n"
-        f"| :green[{winner_word(Winner.TIE)}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
-        f"{flags_line(flags, 'pair')}  \n"
-        f"{flags_line(flags, 'natural')}  \n"
-        f"{tr('streak_line', s=streak)}  \n"
-        f"{tr('longest_line', b=s['longest_banker'], p=s['longest_player'])}"
-    )
-
-
 def render_odds(state: session.ShoeState, room: int | None = None) -> None:
     """The next hand's exact odds from the unseen cards (a note when cards are missing);
     ``room``: the page's width where the odds take all of it (a phone)."""
@@ -298,7 +271,7 @@ def _header(state: session.ShoeState) -> None:
         if state.saved:
             link = f"display?shoe={urllib.parse.quote(meta.id, safe='')}"
             st.markdown(f"· [{tr('display_link')}]({link})", width="content")
-    render_tags(keys_now(state.rounds), lang())
+    render_tags(gr.tags_now(state.rounds), lang())
 
 
 def _error(area: str) -> None:
@@ -476,10 +449,12 @@ def shoe_fragment() -> None:
             st.info(tr("shoe_ended_note"), icon=":material/flag:")
     drawn = render_board(
         state.rounds,
-        ask=st.session_state.get("ask_road"),
+        board.BoardLook(
+            ask=st.session_state.get("ask_road"),
+            decks=state.meta.decks,
+            six=pays_six_apart(state.meta.rules),
+        ),
         follows=board_host.applied(),
-        decks=state.meta.decks,
-        six=pays_six_apart(state.meta.rules),
     )
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
@@ -600,7 +575,10 @@ def viewer_fragment() -> None:
     if state.saved:
         follow.follow_shoe(state.meta.id, state.version)
     _header(state)
-    render_board(state.rounds, decks=state.meta.decks, six=pays_six_apart(state.meta.rules))
+    render_board(
+        state.rounds,
+        board.BoardLook(decks=state.meta.decks, six=pays_six_apart(state.meta.rules)),
+    )
     render_stats(state.rounds)
 
 

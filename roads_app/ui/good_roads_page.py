@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from roads_app.bets.tables import list_tables, load_table
+from roads_app.bets.tables import fallback_table, list_tables, load_table
 from roads_app.errors import RoadsAppError
 from roads_app.game.hand import Winner
 from roads_app.render.verdict import study_verdict_text
@@ -98,7 +98,7 @@ def _run_study() -> None:
     name = c1.selectbox(
         tr("table"),
         tables,
-        index=tables.index("classic") if "classic" in tables else 0,
+        index=tables.index(fallback_table(tables)),
         key="gr.study.table",
     )
     seed = int(c2.number_input(tr("seed"), min_value=0, value=1, step=1, key="gr.study.seed"))

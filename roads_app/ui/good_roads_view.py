@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import polars as pl
 import streamlit as st
 
 from roads_app.errors import RulesError
@@ -35,13 +34,6 @@ def tag_line(keys: Sequence[str], lang: str, catalogue: Catalogue | None = None)
     if not keys:
         return word("good_roads_none", lang)
     return word("good_roads_line", lang, tags=" · ".join(tags(keys, lang, catalogue)))
-
-
-def keys_now(rounds: pl.DataFrame, upto: int | None = None) -> list[str]:
-    """What holds after round ``upto`` (all rounds: None) of one shoe, by the catalogue
-    in force."""
-    winners = rounds["winner"].cast(pl.String).to_list()
-    return gr.tags_of_winners(winners if upto is None else winners[:upto])
 
 
 def render_tags(keys: Sequence[str], lang: str, key: str = "good_roads") -> None:
@@ -70,20 +62,6 @@ def render_in_force(lang: str, at: Any = None) -> None:
 FILTER_KEY = "lobby_good_roads_filter"
 SOUND_KEY = "lobby_good_roads_sound"
 _SEEN = "lobby_good_roads_seen"  # shoe id -> the version first seen / last alerted
-
-
-def entered(rounds: pl.DataFrame) -> list[str]:
-    """The patterns a shoe holds after its last round that it did not hold after the
-    round before (what the lobby alerts on), in priority order."""
-    return entered_of(rounds["winner"].cast(pl.String).to_list())
-
-
-def entered_of(winners: Sequence[str]) -> list[str]:
-    """`entered` for a shoe given by its results as letters."""
-    if not winners:
-        return []
-    before = set(gr.tags_of_winners(winners[:-1]))
-    return [k for k in gr.tags_of_winners(winners) if k not in before]
 
 
 def render_filter(lang: str) -> list[str]:

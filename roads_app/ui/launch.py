@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from roads_app.errors import RoadsAppError
+from roads_app.places import DEFAULT_TABLE
 from roads_app.store.location import DATA_ENV
 
 
@@ -52,6 +53,7 @@ def preload() -> None:
             library_page,
             lobby_page,
             replay_page,
+            study_page,
         )
     finally:
         cache_log.level = level
@@ -68,7 +70,7 @@ def preload() -> None:
         board.board_figure(warm)  # the spec, and go.Figure (the rank chart) imported
         stats.shoe_stats(warm)
         try:  # only a warm-up: a broken rules file is for the pages to report
-            live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table("classic"))
+            live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table(DEFAULT_TABLE))
         except RoadsAppError as e:
             print(f"note: odds not warmed up: {e}", file=sys.stderr)
 
@@ -94,8 +96,9 @@ def serve_early_keys(folder: Path) -> Path:
 
 
 def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
-    """Serve ``/_roads/follow`` (`roads_app.ui.follow`) and ``/_roads/tile``
-    (`roads_app.ui.wall_tile`) beside Streamlit's own routes, so pages follow the store
+    """Serve ``/_roads/follow`` (`roads_app.ui.follow`), ``/_roads/tile``
+    (`roads_app.ui.wall_tile`) and ``/metrics`` (`roads_app.ui.server_metrics`) beside
+    Streamlit's own routes, so pages follow the store
     through the process's one watcher instead of each polling; and the files of the
     ``served`` folder (`serve_early_keys`) from memory (`roads_app.ui.assets`).
     Streamlit builds its routes in `create_streamlit_routes`; ours go first, ahead of its
@@ -104,7 +107,7 @@ def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
     from streamlit import config
     from streamlit.web.server.starlette import starlette_app
 
-    from roads_app.ui import assets, follow, wall_tile
+    from roads_app.ui import assets, follow, server_metrics, wall_tile
 
     original = starlette_app.create_streamlit_routes
     asset_routes = assets.routes(served) if served is not None else []
@@ -113,7 +116,12 @@ def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
         base = (config.get_option("server.baseUrlPath") or "").strip("/")
         ours = [
             Route(f"/{base}{r.path}" if base else r.path, r.endpoint, methods=["GET"])
-            for r in [*follow.routes(data_dir), *wall_tile.routes(data_dir), *asset_routes]
+            for r in [
+                *follow.routes(data_dir),
+                *wall_tile.routes(data_dir),
+                *server_metrics.routes(data_dir, runtime),
+                *asset_routes,
+            ]
         ]
         return [*ours, *original(runtime)]  # type: ignore[arg-type]
 

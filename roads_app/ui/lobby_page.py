@@ -38,7 +38,6 @@ from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import (
     FILTER_KEY,
     alert,
-    entered_of,
     render_filter,
     render_tags,
     shown,
@@ -151,7 +150,7 @@ def _live_tile(sid: str, folder: Path, stale_min: float, derived: bool) -> None:
     look = st.session_state.get(LOOK_KEY) or wall_tile.Look()
     tile = wall_tile.content(sid, str(folder), now_shoe.version, lang(), derived, look)
     if isinstance(tile, dict):
-        alert(sid, now_shoe.version, tile["meta"].name or sid, entered_of(tile["winners"]), lang())
+        alert(sid, now_shoe.version, tile["meta"].name or sid, gr.entered(tile["winners"]), lang())
         if not shown(gr.tags_of_winners(tile["winners"]), st.session_state.get(FILTER_KEY) or []):
             st.rerun(scope="app")  # it left the filter: the grid without it
     row = {
@@ -236,7 +235,7 @@ def _good_road_pass(
         tile = wall_tile.content(row["id"], str(folder), int(row["version"]), lg, derived, look)
         winners = tile["winners"] if isinstance(tile, dict) else []
         name = (tile["meta"].name if isinstance(tile, dict) else row["name"]) or row["id"]
-        alert(row["id"], int(row["version"]), name, entered_of(winners), lg)
+        alert(row["id"], int(row["version"]), name, gr.entered(winners), lg)
         now_tags = gr.tags_of_winners(winners)
         on_good.append(bool(now_tags))
         keep.append(shown(now_tags, picked))

@@ -18,9 +18,9 @@ from roads_app.ui.display_page import render_display_page
 from roads_app.ui.entry_page import render_entry_page
 from roads_app.ui.good_roads_page import render_good_roads_page
 from roads_app.ui.library_page import render_library_page
-from roads_app.ui.live_odds import render_study_page
 from roads_app.ui.lobby_page import render_lobby_page
 from roads_app.ui.replay_page import render_replay_page
+from roads_app.ui.study_page import render_study_page
 from roads_app.ui.words import tr
 
 

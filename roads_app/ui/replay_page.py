@@ -26,23 +26,25 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
-from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, quote
+from roads_app.game.cards import card_face
 from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
+from roads_app.render import board
 from roads_app.render.fonts import CJK_FAMILY
+from roads_app.roads import good_roads as gr
 from roads_app.roads import replay
 from roads_app.store import library
 from roads_app.ui import access, session
 from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.board_view import lang
-from roads_app.ui.good_roads_view import keys_now, render_tags
+from roads_app.ui.good_roads_view import render_tags
 from roads_app.ui.guard import guarded
-from roads_app.ui.nav import switch_to
+from roads_app.ui.simulate_view import SHOE, open_replay, render_simulate
+from roads_app.ui.stats_view import render_stats, stats_markdown
 from roads_app.ui.words import md_text, say, tr, winner_word
 
 POS = "replay.pos"  # rounds shown
-SHOE = "replay.shoe"  # the shoe the position belongs to
 PLAYING = "replay.playing"
 ANCHOR = "replay.anchor"  # (monotonic time, position) when play began or was moved
 SPEED = "replay_speed"
@@ -52,8 +54,6 @@ SLIDER = "replay_slider"
 ERROR = "replay.error"
 SOURCES = ("hand", "simulated", "imported")
 """Where a shoe came from; each has its word in the catalogue (``source_<name>``)."""
-SUIT_GLYPH = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
-RED_SUITS = "hd"
 
 
 # --- position (session state + URL) -------------------------------------------------
@@ -140,9 +140,9 @@ def _init_position(shoe_id: str, n: int) -> None:
 def _card_html(code: str | None, delay_s: float, dealt_s: float) -> str:
     if code is None:
         return ""
-    rank = "10" if code[0] == "T" else code[0]
-    colour = "#c62828" if code[1] in RED_SUITS else "#1b1b1b"
-    face = f"<span style='color:{colour}'>{rank}{SUIT_GLYPH[code[1]]}</span>"
+    rank, glyph, red = card_face(code)
+    colour = "#c62828" if red else "#1b1b1b"
+    face = f"<span style='color:{colour}'>{rank}{glyph}</span>"
     return (
         f"<div class='rv-card' data-card='{html.escape(code)}' "
         f"style='animation-delay:{dealt_s:.3f}s'>"
@@ -251,7 +251,6 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     """The fragment: where the shoe is, and everything that follows the position."""
     from roads_app.ui import board_host
     from roads_app.ui.board_view import render_board
-    from roads_app.ui.entry_page import render_stats
 
     access.rerun_if_refused()
     n = rounds.height
@@ -270,7 +269,7 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     revealing = bool(_revealing() and row and row["player_cards"] is not None)
     _position_line(pos, n)
     # the good roads of the round on show; while its cards turn, those before it
-    render_tags(keys_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
+    render_tags(gr.tags_now(rounds, pos - 1 if revealing else pos), lang(), "replay_good_roads")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.button(
             tr("previous"),
@@ -310,7 +309,9 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     # board has the page's whole width (issue 26: in a column it was squeezed to 500 px
     # at 1440 with blank space under it), the hand and the bets under it.
     render_board(
-        shown, hold_last_s=reveal_done_s(row, _beat()) if revealing else None, decks=meta.decks
+        shown,
+        board.BoardLook(decks=meta.decks),
+        hold_last_s=reveal_done_s(row, _beat()) if revealing else None,
     )
     main, side = st.columns([4, 1.6], gap="medium")
     with main:
@@ -342,7 +343,6 @@ def held_stats(shown: pl.DataFrame) -> None:
     tell no result early. One element (`held_pair`): a frame between two
     elements' updates once showed the statistics of the round before."""
     from roads_app.ui.board_view import held_pair
-    from roads_app.ui.entry_page import stats_markdown
 
     n = shown.height
     st.markdown(
@@ -428,39 +428,6 @@ def render_picker(folder: Path) -> None:
             st.caption(tr("library_empty"))
     with right:
         render_simulate(folder, key="rp_sim")
-
-
-def render_simulate(folder: Path, key: str) -> None:
-    """Deal a new shoe from a seed with a table's shoe rules, save it, open it in replay."""
-    st.markdown(f"**{tr('simulate_shoe')}**")
-    tables = list_tables()
-    with st.form(f"{key}_form", border=False):
-        c1, c2 = st.columns(2)
-        seed = c1.number_input(tr("seed"), min_value=0, value=1, step=1, key=f"{key}_seed")
-        first = tables.index("classic") if "classic" in tables else 0
-        table = c2.selectbox(tr("table"), tables, key=f"{key}_table", index=first)
-        submitted = st.form_submit_button(tr("deal_and_replay"), icon=":material/playing_cards:")
-    if submitted:
-        _simulate(int(seed), table, folder)
-
-
-@access.writes
-def _simulate(seed: int, table: str, folder: Path) -> None:
-    """Deal the shoe, save it, and open it in replay."""
-    from roads_app.sim.bulk import deal_one  # the compiled dealer (same shoe as deal_shoe)
-
-    try:
-        meta = library.simulate(seed, folder, load_table(table), deal=deal_one)
-    except RoadsAppError as e:
-        st.error(say(e), icon=":material/error:")
-        return
-    open_replay(meta.id, 0)
-
-
-def open_replay(shoe_id: str, position: int) -> None:
-    """Show a shoe in replay at a position (this page, or from another one)."""
-    st.session_state.pop(SHOE, None)
-    switch_to("replay", {"shoe": shoe_id, "round": str(position)})
 
 
 def render_replay_page() -> None:

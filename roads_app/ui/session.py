@@ -27,11 +27,12 @@ import streamlit as st
 from roads_app.errors import RoadsAppError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, default_name, empty_rounds
 from roads_app.messages import Message
+from roads_app.places import DEFAULT_TABLE
+from roads_app.shoefiles.samples import SAMPLE_PREFIX
 from roads_app.store import db
 from roads_app.ui.folder import DATA_ENV, data_dir  # noqa: F401  (pages and tests read them here)
 from roads_app.ui.words import md_text, say, tr
 
-DEFAULT_TABLE = "classic"
 DEFAULT_DECKS = 8
 
 STATE_KEY = "roads_app.game.shoe"
@@ -266,7 +267,7 @@ def last_shoe() -> dict | None:
         shoes = store().shoes.list()
     except RoadsAppError:
         return None
-    mine = shoes.filter((pl.col("rounds") > 0) & ~pl.col("id").str.starts_with("sample"))
+    mine = shoes.filter((pl.col("rounds") > 0) & ~pl.col("id").str.starts_with(SAMPLE_PREFIX))
     return mine.row(0, named=True) if mine.height else None
 
 

@@ -298,6 +298,17 @@ def wait_idle(page: Page) -> None:
         ) from None
 
 
+def wait_keys_answered(page: Page) -> None:
+    """Until the server has answered every key press the page queued (applied or refused:
+    `page_head.js` drops a press from ``__roadsKeys.pending`` only on the server's
+    acknowledgement), then until the app is idle. Idle alone can come between a press
+    being queued and being sent again after a swallowed rerun, on a loaded machine."""
+    page.wait_for_function(
+        "() => !window.__roadsKeys || window.__roadsKeys.pending.length === 0", timeout=60_000
+    )
+    wait_idle(page)
+
+
 def round_count(page: Page) -> int:
     """The round counter in the scoreboard header ("Round 12")."""
     text = page.locator('[data-testid="round-count"]').inner_text()

@@ -29,6 +29,7 @@ from conftest import (
     record,
     wait_idle,
     wait_keys,
+    wait_keys_answered,
     wait_rounds,
 )
 from playwright.sync_api import Browser, Page, expect
@@ -168,7 +169,7 @@ def test_keys_typed_while_a_feeder_appends_are_applied_or_refused(
         for key in "pbp":  # now amid the appends
             board.keyboard.press(key)
             api_append(server, shoe, "T")
-        wait_idle(board)
+        wait_keys_answered(board)
         winners = "".join(sh.load_shoe(shoe, server.data_dir)[0]["winner"].cast(pl.String))
         assert winners[:6] == "TBTPTB" and winners[6:].count("T") == 3  # every append landed
         typed = len(winners) - 9
