@@ -74,12 +74,15 @@ def preload() -> None:
         except RoadsAppError as e:
             print(f"note: odds not warmed up: {e}", file=sys.stderr)
 
-    # Kernels not compiled yet compile in another process while the server starts; the
-    # calls below then wait for that process in a thread, and load what it compiled.
-    if warmup.start_in_background() is None:
-        warm_up()
-    else:
+    # Kernels not compiled yet compile in another process while the server starts (or
+    # in one another server started); the calls above then wait for that process in a
+    # thread, and load what it compiled.
+    todo = warmup.missing()
+    if todo:
+        warmup.start_in_background(todo)
         threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+    else:
+        warm_up()
 
 
 def serve_early_keys(folder: Path) -> Path:
