@@ -19,15 +19,18 @@ Targets (issue 50): first backtest in an empty cache within 3 s; the first board
 2 s of a warm one. The machine's load is printed: on a shared machine the figures move
 with it.
 
-Figures (2 cores shared with five other sessions, load average 14-17, one run each;
-``--runs 1`` then the board): first backtest, empty cache, 31.3 s (about 25 s of CPU
-compiling; target not met), the same warm 3.6 s; the install step's warm-up 127 s wall,
-after it the first backtest 4.3 s (the warm figure at that load). Dashboard start to the
-first board: empty cache 43.6 s, warm 17.0 s (+26.6 s; target not met: the board waits
-for the roads' compile in the background process, about 4 s of CPU, which at that load
-takes tens of seconds of wall). Not met at that load: the compile is out of the way
-when the install step ran (``dev.py``), and the first request waits only for the kernel
-it needs, but a cache emptied after install still pays one compile.
+Figures (2 cores shared with five other sessions, one run each, ``--runs 1``):
+
+* load 3.5: first backtest, empty cache, 26.1 s (about 25 s of CPU compiling: target
+  not met), the same warm 1.36 s; the install step's warm-up 32.1 s, after it the first
+  backtest 1.62 s; dashboard start to first board, empty cache 8.67 s against warm
+  9.52 s (-0.85 s: the roads compile in the background while Streamlit starts);
+* load 14-17: first backtest 31.3 s, warm 3.6 s; warm-up 127 s, after it 4.3 s; first
+  board empty cache 43.6 s, warm 17.0 s (+26.6 s: the roads' 4 s of CPU compile take
+  tens of seconds of wall at that load).
+
+So the first backtest is within 3 s only once the install step has run (``dev.py``;
+a wheel installed by pip has no step of its own: its first command compiles, saying so).
 """
 
 from __future__ import annotations
