@@ -37,6 +37,8 @@ def ensure_venv() -> None:
         subprocess.check_call([sys.executable, "-m", "venv", str(VENV)])
     pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.check_call([*pip, "-e", f"{ROOT}[dev,cluster]"])
+    # compile the kernels now, once, with a line that says so, not on a first page or run
+    subprocess.call([str(BIN / "python"), "-m", "roads_app.sim.warmup"])
     STAMP.write_text(want)
 
 

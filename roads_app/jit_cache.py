@@ -17,7 +17,7 @@ site-packages owned by root, a container), else a folder of the system's tempora
 A cache that cannot be read or written (full, read-only, another version's, another
 CPU's, garbage) is a miss, never an error: the function compiles and runs, and nothing
 is said. A kernel missing from the cache while a warm-up process compiles it
-(`roads_app.sim.warmup`) waits for that process and loads its code (`wait_for_warming`)
+(`roads_app.sim.warmup`) waits for that process to compile it and loads its code
 rather than compiling it a second time beside it.
 """
 
@@ -208,9 +208,8 @@ def lock_warming() -> int | None:
     return fd
 
 
-def wait_for_warming(at_most: float = WAIT_AT_MOST) -> bool:
-    """Wait while a warm-up process holds its lock; True if one did (so a second look
-    into the cache finds what it compiled)."""
+def warming_now() -> bool:
+    """Whether a warm-up process holds its lock (never, seen from that process)."""
     if os.environ.get(WARMING_ENV):
         return False
     try:
@@ -219,33 +218,32 @@ def wait_for_warming(at_most: float = WAIT_AT_MOST) -> bool:
         fd = os.open(warming_lock(), os.O_RDONLY)
     except (ImportError, OSError):
         return False
-    waited = False
     try:
-        end = time.monotonic() + at_most
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                return waited
-            except OSError:
-                if time.monotonic() > end:
-                    return waited
-                waited = True
-                time.sleep(0.05)
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
     finally:
         os.close(fd)
+    return False
 
 
 def _load_or_wait(cache: FunctionCache, sig: object, target_context: object) -> object:
-    """The cached code for ``sig``, or None (compile): a cache that cannot be read is a
-    miss, and a miss while a warm-up process compiles waits for it and looks again."""
-    for attempt in range(2):
+    """The cached code for ``sig``, or None (compile). A cache that cannot be read is a
+    miss; a miss while a warm-up process runs looks again every tenth of a second, so
+    it takes the code as soon as that kernel is compiled (not when the whole warm-up
+    ends), and once more after the warm-up ended."""
+    end = time.monotonic() + WAIT_AT_MOST
+    waiting = True
+    while True:
         try:
             found = cache._load_overload(sig, target_context)  # type: ignore[attr-defined]
         except Exception:  # a cache of another build, garbage: compile
             return None
-        if found is not None or attempt or not wait_for_warming():
+        if found is not None or not waiting:
             return found
-    return None
+        waiting = warming_now() and time.monotonic() < end
+        if waiting:
+            time.sleep(0.1)
 
 
 def _load_overload(self: FunctionCache, sig: object, target_context: object) -> object:
@@ -262,6 +260,20 @@ def _save_overload(self: FunctionCache, sig: object, data: object) -> None:
 FunctionCache.load_overload = _load_overload  # type: ignore[method-assign,assignment]
 FunctionCache.save_overload = _save_overload  # type: ignore[method-assign,assignment]
 _use_our_locators()
+
+
+def is_cached(dispatcher: object) -> bool:
+    """Whether ``dispatcher`` runs without compiling: compiled in this process, or its
+    cache holds code for this machine (another CPU's or version's code does not count).
+    True where it cannot tell (no disk cache, Numba's layout changed): do not guess."""
+    if getattr(dispatcher, "signatures", None):
+        return True
+    try:
+        index = dispatcher._cache._cache_file._load_index()  # type: ignore[attr-defined]
+        magic = dispatcher.targetctx.codegen().magic_tuple()  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return True
+    return any(key[1] == magic for key in index)
 
 
 @contextlib.contextmanager

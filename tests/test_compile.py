@@ -7,6 +7,7 @@ Numba's warnings turned into errors, so a warning a compile would print fails he
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,7 +42,8 @@ from roads_app.sim.strategies import Settings, make_strategy
 table = load_table("classic")
 for name, money in (("flat", Settings()), ("follow-good-road", Settings(bankroll=500, unit=5))):
     for engine in ("fast", "plain"):
-        run = bt.backtest(make_strategy(name), money, table, seed=7, shoes=3, engine=engine)
+        betting = bt.Betting(make_strategy(name), money, table)
+        run = bt.backtest(betting, bt.Simulated(7, 3), bt.RunOptions(engine=engine))
         assert run.summary.shoes == 3
 """
 
@@ -57,29 +59,58 @@ print(sorted(counts))
 """
 
 
-def compile_fresh(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
+def compile_fresh(
+    tmp_path: Path, code: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a new interpreter whose kernels compile into an empty cache."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), **(env or {})}
     return subprocess.run(
         [sys.executable, "-c", STRICT + code], capture_output=True, text=True, env=env
     )
 
 
-def test_the_roads_kernel_compiles_without_a_numba_warning(tmp_path: Path) -> None:
-    """The derived-road rule inlined into the roads' pass passes Numba's IR checks (it
-    was inlined once per road, and Numba's SSA pass warned that a variable of the
-    second copy 'is not in scope', asking the reader to report a bug)."""
-    r = compile_fresh(tmp_path, ROADS)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stderr == ""
+WARM = """
+from roads_app.sim import warmup
+assert [s.name for s in warmup.missing()] == ["roads", "engine", "plain", "simulate"]
+warmup.main([])
+assert warmup.missing() == []
+"""
 
 
-def test_each_kernel_is_compiled_for_one_signature_from_every_call_site(tmp_path: Path) -> None:
-    """The roads from one shoe or many, numbered or not; both engines over two
-    strategies, money given as whole numbers: one entry a kernel in the cache. (A road's
-    number given as a constant, a Polars column's read-only array, the parallel loop's
-    unsigned index each compiled a kernel again: the layout 8 times, the engine's block
-    twice.)"""
-    r = compile_fresh(tmp_path, ROADS + ENGINE + ONE_ENTRY)
+def test_the_warm_up_compiles_every_kernel_once_saying_so_on_one_line(tmp_path: Path) -> None:
+    """The warm-up (``dev.py``'s install step) compiles every kernel a page or a command
+    calls first, under one line and a bar, nothing of Numba's; then the roads from one
+    shoe and many, good-road masks, both engines over two strategies with whole-number
+    money compile nothing more: one entry a kernel in the cache. (A road's number given
+    as a constant, a Polars column's read-only array, the parallel loop's unsigned index
+    each compiled a kernel again: the layout 8 times, the engine's block twice.)"""
+    r = compile_fresh(tmp_path, WARM + ROADS + ENGINE + ONE_ENTRY)
     assert r.returncode == 0, r.stderr[-3000:]
+    first, *bar = r.stderr.splitlines()
+    assert re.fullmatch(r"preparing the fast engine, once: about \d+ s", first), first
+    assert all("%|" in line for line in bar if line.strip()), bar  # the bar, nothing else
     assert "grids._roads_kernel" in r.stdout and "kernel._run_block" in r.stdout
+
+
+WAITS = """
+from roads_app.roads import grids
+from roads_app.sim import warmup
+from roads_app.game.rounds import rounds_from_winners
+warming = warmup.start_in_background([warmup.ROADS])
+assert warming is not None
+grids.all_roads(rounds_from_winners("BPPBTB"))  # before the warm-up has ended
+assert warming.wait() == 0
+assert sum(grids._roads_kernel.stats.cache_hits.values()) == 1  # loaded, not compiled here
+assert warmup.start_in_background([warmup.ROADS]) is None  # nothing left to compile
+"""
+
+
+def test_a_kernel_needed_during_the_background_warm_up_waits_for_its_code(
+    tmp_path: Path,
+) -> None:
+    """The dashboard and the API warm up in another process while they serve: a first
+    board asked for meanwhile waits for that process and loads what it compiled, rather
+    than compiling the same code beside it."""
+    env = {"XDG_CACHE_HOME": str(tmp_path / "home")}  # the warm-up's lock
+    r = compile_fresh(tmp_path, WAITS, env)
+    assert r.returncode == 0, r.stderr[-3000:]

@@ -62,9 +62,11 @@ def api_beside(data_dir: Path, port: int | None, host: str = "127.0.0.1") -> Ite
 def _cmd_api(args: argparse.Namespace) -> int:
     from roads_app.api.server import serve
     from roads_app.serve import check_port, prepare_data_dir
+    from roads_app.sim import warmup
 
     check_port(args.port, args.host)  # resolves the host too: one line, before uvicorn
     data = prepare_data_dir(Path(args.data))
+    warmup.start_in_background([warmup.ROADS])  # compiles the roads while it serves
     print(
         f"roads-app API on http://{args.host}:{args.port} (docs at /docs), data {data}",
         file=sys.stderr,

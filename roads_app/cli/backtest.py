@@ -22,8 +22,8 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     from roads_app.bets.tables import load_table
     from roads_app.render.verdict import verdict_text
     from roads_app.sim import backtest as bt
-    from roads_app.sim import report
-    from roads_app.sim.kernel import needs_compile, set_threads
+    from roads_app.sim import report, warmup
+    from roads_app.sim.kernel import set_threads
     from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
 
     table = load_table(args.rules)
@@ -57,8 +57,10 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         cluster.check(args.cluster)  # one line now, not after a progress bar
     progress = None
     big = saved is not None or args.cluster is not None or args.shoes >= bt.PROGRESS_FROM
-    first_run = args.engine == "fast" and saved is None and needs_compile()
-    if not args.no_progress and (big or first_run):  # a first run says it is compiling
+    if args.cluster is None:  # a first run says it compiles, on one line, before it does
+        fast = args.engine == "fast" and saved is None
+        warmup.prepare([warmup.ENGINE if fast else warmup.PLAIN], bar=not args.no_progress)
+    if not args.no_progress and big:
         progress = bt.progress_bar(
             sys.stderr, starting_text=_waiting(args.cluster) if args.cluster else "starting"
         )

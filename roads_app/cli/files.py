@@ -17,7 +17,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     from roads_app.game.shoe import ShoeOptions, check_seed, simulated_meta
     from roads_app.shoefiles import files as shoe_files
-    from roads_app.sim import bulk
+    from roads_app.sim import bulk, warmup
 
     opts = ShoeOptions(decks=args.decks, cut=args.cut, burn_between_hands=args.burn_between)
     n = bulk.check_shoe_count(args.shoes)
@@ -26,6 +26,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     fmt = shoe_files.check_out_path(out)  # refuse a bad name before dealing anything
     deal = bulk.arrow_batches if fmt == "parquet" else bulk.batches  # Parquet: no frame
     run = replace(simulated_meta(args.seed, opts, 0, None), name=f"simulated seed {args.seed}")
+    warmup.prepare([warmup.SIMULATE], bar=not args.no_progress)  # a first run says it compiles
     if args.no_progress or n < PROGRESS_FROM:  # no bar: tqdm is not even imported
         path, rows = shoe_files.write_batches(deal(args.seed, n, opts), out, run)
     else:

@@ -56,7 +56,7 @@ from roads_app.game.shoe import (
     hand_start,
     most_hands,
 )
-from roads_app.jit_cache import depends_on, load_lean
+from roads_app.jit_cache import depends_on, is_cached, load_lean
 from roads_app.roads import derived, good_roads
 from roads_app.sim import pcg64, session
 from roads_app.sim.pcg64 import halves as _halves
@@ -435,12 +435,7 @@ def needs_compile() -> bool:
     True when this process has not compiled it and Numba's on-disk cache holds no
     version for this source and machine (a new install, or an edited kernel).
     """
-    if _run_kernel.signatures:
-        return False
-    try:
-        return not _run_kernel._cache._cache_file._load_index()
-    except (AttributeError, OSError):  # Numba's cache layout changed: do not guess
-        return False
+    return not is_cached(_run_kernel)
 
 
 def set_threads(n: int | None) -> int:

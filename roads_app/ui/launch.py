@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 from roads_app.errors import RoadsAppError
@@ -38,6 +39,7 @@ def preload() -> None:
     from roads_app.game.rounds import ShoeMeta, empty_rounds, rounds_from_winners
     from roads_app.render import board
     from roads_app.roads import stats
+    from roads_app.sim import warmup
 
     # Declaring a cache before the runtime exists only logs that it would be in memory.
     cache_log = logging.getLogger("streamlit.runtime.caching.cache_data_api")
@@ -61,14 +63,26 @@ def preload() -> None:
     extract_leading_icon("中文")  # a label not in ASCII compiles the emoji catalogue once
     list_tables()  # the user's table folder (platformdirs) is looked up on every page
 
-    warm = rounds_from_winners("BPPBTB")
-    board.board_figure(warm)  # the spec, and go.Figure (the rank chart) imported
     pl.DataFrame({"warm": [1]}).to_pandas()  # its first call imports pyarrow (~0.5 s)
-    stats.shoe_stats(warm)
-    try:  # only a warm-up: a broken rules file is for the pages to report, not to stop us
-        live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table(DEFAULT_TABLE))
-    except RoadsAppError as e:
-        print(f"note: odds not warmed up: {e}", file=sys.stderr)
+
+    def warm_up() -> None:
+        warm = rounds_from_winners("BPPBTB")
+        board.board_figure(warm)  # the spec, and go.Figure (the rank chart) imported
+        stats.shoe_stats(warm)
+        try:  # only a warm-up: a broken rules file is for the pages to report
+            live_odds.live_odds(empty_rounds(), ShoeMeta(), load_table(DEFAULT_TABLE))
+        except RoadsAppError as e:
+            print(f"note: odds not warmed up: {e}", file=sys.stderr)
+
+    # Kernels not compiled yet compile in another process while the server starts (or
+    # in one another server started); the calls above then wait for that process in a
+    # thread, and load what it compiled.
+    todo = warmup.missing()
+    if todo:
+        warmup.start_in_background(todo)
+        threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+    else:
+        warm_up()
 
 
 def serve_early_keys(folder: Path) -> Path:

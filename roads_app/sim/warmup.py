@@ -1,0 +1,196 @@
+"""Compiling the kernels once, out of a user's way.
+
+Numba compiles a kernel the first time it runs on an install (and after an upgrade: the
+cache is keyed by the source files, `roads_app.jit_cache`), which took the first
+backtest from under a second to 18. Each `Step` here calls kernels the way the app does,
+on a few rounds, so their code lands in the cache:
+
+* ``dev.py``'s install step runs ``python -m roads_app.sim.warmup`` once, which says
+  so on one line with a progress bar (`prepare`);
+* the dashboard and ``roads-app api`` start it in a background process
+  (`start_in_background`) and serve at once; a request that needs a kernel before the
+  warm-up ends waits for it to be compiled there (`roads_app.jit_cache`) and loads its code
+  rather than compiling beside it;
+* a command that must compile first (``backtest``, ``simulate``) says so on one line
+  with a progress bar (`prepare`), never a silent pause.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from roads_app import jit_cache
+from roads_app.i18n import word
+
+
+@dataclass(frozen=True)
+class Step:
+    """Calls that compile some kernels, and about how long that takes (CPU seconds on
+    the 2-core machine the figures come from: the bar's scale, not a promise)."""
+
+    name: str
+    seconds: float
+    run: Callable[[], object]
+    kernels: Callable[[], Sequence[Any]]  # the dispatchers it compiles
+
+
+def _roads() -> None:
+    from roads_app.game.rounds import rounds_from_winners
+    from roads_app.roads import good_roads, grids
+
+    rounds = rounds_from_winners("BBPTPBBBPPBPB")
+    grids.all_roads(rounds)
+    grids.ask_roads(rounds)
+    good_roads.good_road_masks(rounds)
+
+
+def _roads_kernels() -> Sequence[Any]:
+    from roads_app.roads import derived, good_roads, grids
+
+    return (grids._roads_kernel, derived.mark_colours, good_roads._masks)
+
+
+def _backtest(engine: str) -> None:
+    from roads_app.bets.tables import load_table
+    from roads_app.places import DEFAULT_TABLE
+    from roads_app.sim import backtest
+    from roads_app.sim.strategies import Settings, make_strategy
+
+    betting = backtest.Betting(make_strategy("flat"), Settings(), load_table(DEFAULT_TABLE))
+    backtest.backtest(betting, backtest.Simulated(1, 2), backtest.RunOptions(engine=engine))
+
+
+def _engine_kernels() -> Sequence[Any]:
+    from roads_app.bets import odds
+    from roads_app.sim import exact, kernel, pcg64
+
+    return (
+        kernel._run_kernel,
+        pcg64.shoe_states,
+        exact._accumulate,
+        exact.two_products_into,
+        odds.outcomes_into,
+    )
+
+
+def _plain_kernels() -> Sequence[Any]:
+    from roads_app.bets import odds
+    from roads_app.sim import exact, session
+
+    return (session.play, exact._accumulate, exact.two_products_into, odds.outcomes_into)
+
+
+def _simulate() -> None:
+    from roads_app.sim import bulk
+
+    bulk.deal_shoes_fast(1, 2)
+
+
+def _simulate_kernels() -> Sequence[Any]:
+    from roads_app.sim import bulk
+
+    return (bulk._deal_batch, bulk._round_columns)
+
+
+ROADS = Step("roads", 4.0, _roads, _roads_kernels)
+ENGINE = Step("engine", 13.0, lambda: _backtest("fast"), _engine_kernels)
+PLAIN = Step("plain", 2.0, lambda: _backtest("plain"), _plain_kernels)
+SIMULATE = Step("simulate", 4.0, _simulate, _simulate_kernels)
+STEPS: tuple[Step, ...] = (ROADS, ENGINE, PLAIN, SIMULATE)
+"""Every kernel a page or a command calls first (the studies compile on their own)."""
+
+
+def missing(steps: Sequence[Step] = STEPS) -> list[Step]:
+    """The steps whose kernels this machine's cache does not hold yet."""
+    return [s for s in steps if not all(jit_cache.is_cached(k) for k in s.kernels())]
+
+
+def _ticking(bar: Any, done: threading.Event) -> None:
+    """Move the bar with the time spent, short of its end until the compile is done."""
+    start = time.monotonic()
+    while not done.wait(0.25):
+        bar.n = min(bar.total * 0.97, time.monotonic() - start)
+        bar.refresh()
+
+
+def prepare(steps: Sequence[Step] = STEPS, stream: Any = None, bar: bool = True) -> None:
+    """Compile what ``steps`` need and the cache lacks, saying so on one line of
+    ``stream`` (stderr) with a progress bar over the expected seconds; nothing when the
+    cache holds it all."""
+    todo = missing(steps)
+    if not todo:
+        return
+    stream = sys.stderr if stream is None else stream
+    seconds = round(sum(s.seconds for s in todo))
+    print(word("warm_preparing", seconds=seconds), file=stream, flush=True)
+    if not bar:
+        _compile(todo)
+        return
+    from tqdm import tqdm
+
+    done = threading.Event()
+    shape = "{l_bar}{bar}| {elapsed}"
+    with tqdm(total=seconds, file=stream, bar_format=shape, mininterval=0.5) as shown:
+        ticker = threading.Thread(target=_ticking, args=(shown, done), daemon=True)
+        ticker.start()
+        try:
+            _compile(todo)
+        finally:
+            done.set()
+            ticker.join()
+        shown.n = shown.total
+        shown.refresh()
+
+
+def _compile(steps: Sequence[Step]) -> None:
+    with jit_cache.warming():
+        for step in steps:
+            step.run()
+
+
+def start_in_background(steps: Sequence[Step] = STEPS) -> subprocess.Popen[bytes] | None:
+    """Compile what the cache lacks in another process, silently, holding the warm-up's
+    lock until it ends (a kernel missing here meanwhile waits for it). None when nothing
+    is missing, or another warm-up holds the lock."""
+    if not missing(steps):
+        return None
+    fd = jit_cache.lock_warming()
+    if fd is None:
+        return None
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "roads_app.sim.warmup", "--quiet"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(fd,),
+            env={**os.environ, jit_cache.WARMING_ENV: "1"},
+            start_new_session=True,
+        )
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # the child holds the lock now
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m roads_app.sim.warmup [--quiet]``: compile what the cache lacks."""
+    if "--quiet" in argv:
+        try:
+            _compile(missing())
+        except Exception:  # a background helper: the pages compile what it could not
+            return 1
+        return 0
+    prepare()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
