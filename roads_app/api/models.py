@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from roads_app.game import MAX_DECKS
 from roads_app.game.hand import WINNERS, Winner
 from roads_app.game.rounds import EntryMode
 from roads_app.places import DEFAULT_TABLE
@@ -33,7 +34,9 @@ class ShoeCreate(_Body):
 
     name: str = Field("", max_length=200, description="shown in the library and lobby")
     table: str = Field(DEFAULT_TABLE, max_length=64, description="rules table, see GET /tables")
-    decks: int | None = Field(None, ge=1, le=8, description="decks (the table's if omitted)")
+    decks: int | None = Field(
+        None, ge=1, le=MAX_DECKS, description="decks (the table's if omitted)"
+    )
 
 
 class RoundIn(_Body):

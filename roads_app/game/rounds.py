@@ -41,6 +41,7 @@ from roads_app.errors import (
     validation_message,
     whole_number,
 )
+from roads_app.game import MAX_DECKS
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import (
     BANKER_DRAWS_AFTER,
@@ -102,6 +103,7 @@ NAME_MAX = 100
 """Longest shoe name, in characters."""
 SEED_MAX = 2**64 - 1
 """Largest seed a shoe is dealt from (and saved with): a 64-bit number, as its file keeps it."""
+_MOST_CARDS = MAX_DECKS * playing_cards.CARDS_PER_DECK
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
 """A shoe id and a rules table name: a plain name, never a path (matched whole: `is_shoe_id`)."""
 _ID = re.compile(ID_PATTERN)
@@ -234,12 +236,12 @@ class ShoeMeta:
     name: Annotated[str, Field(max_length=NAME_MAX)] = ""
     created: Annotated[str, Field(max_length=40)] = field(default_factory=_now)
     source: Source = "hand"
-    decks: Annotated[int, Field(ge=1, le=8)] = 8
+    decks: Annotated[int, Field(ge=1, le=MAX_DECKS)] = MAX_DECKS
     seed: Annotated[int, Field(ge=0, le=SEED_MAX)] | None = None
     rules: str = DEFAULT_TABLE
     notes: _Text = ""
     burn_card: str | None = None  # the face-up first card, where the shoe records it
-    cut: Annotated[int, Field(ge=0, le=8 * 52)] | None = None
+    cut: Annotated[int, Field(ge=0, le=_MOST_CARDS)] | None = None
 
     @field_validator("id", "rules")
     @classmethod
@@ -604,13 +606,30 @@ CARDS_PER_ROUND_MIN = 4
 """Fewest cards a round uses (two hands of two)."""
 
 
+def most_rounds_of(n_cards: int) -> int:
+    """Most rounds ``n_cards`` cards can deal: every round uses at least
+    `CARDS_PER_ROUND_MIN` cards. The one rule, whatever the burn and the cut card: they
+    only take cards away, and a shoe entered by hand may have had neither (no burn, the
+    cut card at the very back), so 416 cards hold 104 rounds and no more.
+
+    >>> most_rounds_of(8 * 52), most_rounds_of(52)
+    (104, 13)
+    """
+    return n_cards // CARDS_PER_ROUND_MIN
+
+
 def max_rounds(decks: int) -> int:
-    """Most rounds a shoe of ``decks`` decks can deal: every round uses at least 4 cards.
+    """Most rounds a shoe of ``decks`` decks can deal (`most_rounds_of` its cards).
 
     >>> max_rounds(8), max_rounds(1)
     (104, 13)
     """
-    return decks * playing_cards.CARDS_PER_DECK // CARDS_PER_ROUND_MIN
+    return most_rounds_of(decks * playing_cards.CARDS_PER_DECK)
+
+
+MOST_ROUNDS = max_rounds(MAX_DECKS)
+"""Most rounds any shoe holds (104: the largest shoe, `MAX_DECKS` decks): the bound on
+one shoe's rows in a file and on a round number in a request."""
 
 
 def check_shoe(

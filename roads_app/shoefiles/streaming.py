@@ -32,7 +32,13 @@ import polars as pl
 
 from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
-from roads_app.game.rounds import ROUNDS_SCHEMA, ShoeMeta, max_rounds, rounds_from_cards
+from roads_app.game.rounds import (
+    MOST_ROUNDS,
+    ROUNDS_SCHEMA,
+    ShoeMeta,
+    max_rounds,
+    rounds_from_cards,
+)
 from roads_app.messages import Message
 from roads_app.shoefiles import importing, schemas
 from roads_app.shoefiles.importing import SHOE_COLUMN
@@ -230,14 +236,14 @@ def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
                     )
                 here.add(k)
         last = len(shoes) if is_last else int(starts[-1])  # the file's end: all are whole
-        if len(shoes) - last > max_rounds(8):  # a shoe that never ends is not held on to
+        if len(shoes) - last > MOST_ROUNDS:  # a shoe that never ends is not held on to
             where = Message("msg_file_shoe", label=label, shoe=runs[-1])
             raise StorageError(
                 Message(
                     "msg_rounds_one_shoe",
                     label=where,
                     count=f"{len(shoes) - last:,}",
-                    most=max_rounds(8),
+                    most=MOST_ROUNDS,
                 )
             )
         seen.update(runs if is_last else runs[:-1])
