@@ -50,7 +50,17 @@ from roads_app.game.drawing import (
     Hand,
     check_hand,
 )
-from roads_app.game.hand import WINNER_DTYPE, WINNERS, Side, Winner, natural, winner_of
+from roads_app.game.hand import (
+    SUITS_PER_RANK,
+    WINNER_DTYPE,
+    WINNER_OF,
+    WINNERS,
+    Side,
+    Winner,
+    hand_total,
+    natural,
+    winner_of,
+)
 from roads_app.messages import Message, side
 from roads_app.messages import winner as _named
 from roads_app.places import DEFAULT_TABLE
@@ -423,9 +433,8 @@ def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str
 # --- every hand of a frame at once ------------------------------------------------------
 
 _CARD_ENUM = pl.Enum(list(playing_cards.ALL_CARDS))  # physical code = card number
-_CARD_POINT = np.array([playing_cards.point(c) for c in playing_cards.ALL_CARDS] + [0], np.int8)
-_CARD_RANK = np.array([i // 4 for i in range(52)] + [-1], dtype=np.int16)
-_NO_CARD = 52  # the index past the cards: a hand's missing third card
+_NO_CARD = playing_cards.CARDS_PER_DECK  # the index past the cards: a missing third card
+_CARD_POINT = np.append(playing_cards.POINTS_BY_CARD, 0)  # ... which counts no points
 
 
 def _card_numbers(cards: pl.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -461,24 +470,24 @@ def rounds_from_cards(frame: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
     b, bn, b_known = _card_numbers(frame["banker_cards"])
     has = (pn > 0) | (bn > 0)
     shape = (pn >= 2) & (pn <= 3) & (bn >= 2) & (bn <= 3) & p_known & b_known
-    pt = (_CARD_POINT[p[:, 0]] + _CARD_POINT[p[:, 1]]) % 10
-    bt = (_CARD_POINT[b[:, 0]] + _CARD_POINT[b[:, 1]]) % 10
+    pt = hand_total(_CARD_POINT[p[:, 0]] + _CARD_POINT[p[:, 1]])
+    bt = hand_total(_CARD_POINT[b[:, 0]] + _CARD_POINT[b[:, 1]])
     must_p = PLAYER_DRAWS[pt, bt]
     third = _CARD_POINT[p[:, 2]]
     must_b = np.where(pn == 3, BANKER_DRAWS_AFTER[bt, third], BANKER_DRAWS_STOOD[bt, pt])
     must_b &= ~(PLAYER_DRAWS[pt, bt] & (pn == 2))  # (a Player who must draw: faulty anyway)
     drawn_right = (must_p == (pn == 3)) & (must_b == (bn == 3))
-    p_total = (pt + _CARD_POINT[p[:, 2]]) % 10
-    b_total = (bt + _CARD_POINT[b[:, 2]]) % 10
-    winner = np.where(b_total > p_total, 0, np.where(p_total > b_total, 1, 2)).astype(np.int8)
+    p_total = hand_total(pt + _CARD_POINT[p[:, 2]])
+    b_total = hand_total(bt + _CARD_POINT[b[:, 2]])
+    winner = WINNER_OF[b_total, p_total]
     derived = {
         "winner": winner,
         "player_points": p_total.astype(np.int8),
         "banker_points": b_total.astype(np.int8),
-        "player_pair": _CARD_RANK[p[:, 0]] == _CARD_RANK[p[:, 1]],
-        "banker_pair": _CARD_RANK[b[:, 0]] == _CARD_RANK[b[:, 1]],
-        "player_natural": pt >= 8,
-        "banker_natural": bt >= 8,
+        "player_pair": p[:, 0] // SUITS_PER_RANK == p[:, 1] // SUITS_PER_RANK,
+        "banker_pair": b[:, 0] // SUITS_PER_RANK == b[:, 1] // SUITS_PER_RANK,
+        "player_natural": natural(pt),
+        "banker_natural": natural(bt),
     }
     agrees = np.ones(len(frame), dtype=np.bool_)
     for name, values in derived.items():

@@ -34,6 +34,7 @@ from numba.extending import register_jitable
 from roads_app.errors import RoundError, whole_number
 from roads_app.game import MAX_DECKS
 from roads_app.game import cards as playing_cards
+from roads_app.game.cards import POINTS_BY_CARD
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS, Hand
 from roads_app.game.hand import hand_total
 from roads_app.game.rounds import (
@@ -44,9 +45,6 @@ from roads_app.game.rounds import (
     rounds_from_hands,
 )
 from roads_app.messages import Message
-
-POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
-"""Baccarat points of each card number 0..51."""
 
 BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int64)
 """Cards burnt for each card number turned face up."""
