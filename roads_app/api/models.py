@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from roads_app.game import MAX_DECKS
 from roads_app.game.hand import WINNERS, Winner
-from roads_app.game.rounds import EntryMode
+from roads_app.game.rounds import FLAGS, EntryMode
 from roads_app.places import DEFAULT_TABLE
 
 WinnerSpelling = Literal[(*WINNERS, *(w.lower() for w in WINNERS), *(w.word for w in Winner))]  # type: ignore[misc]
@@ -88,9 +88,6 @@ class RoundIn(_Body):
 
     def flags(self) -> dict[str, bool | None]:
         return {k: getattr(self, k) for k in FLAGS}
-
-
-FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 
 
 class RoundOut(BaseModel):

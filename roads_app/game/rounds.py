@@ -68,16 +68,30 @@ from roads_app.places import DEFAULT_TABLE
 WINNER = WINNER_DTYPE
 """Banker, Player, Tie (`roads_app.game.hand.Winner`'s letters)."""
 
+
+class Flag(StrEnum):
+    """A round's four flags, each a column of the rounds frame (null: not recorded): a
+    pair in a hand's first two cards, a natural (8 or 9 on two cards)."""
+
+    PLAYER_PAIR = "player_pair"
+    BANKER_PAIR = "banker_pair"
+    PLAYER_NATURAL = "player_natural"
+    BANKER_NATURAL = "banker_natural"
+
+
+FLAGS: tuple[Flag, ...] = tuple(Flag)
+"""The four flags in the rounds frame's order."""
+
 ROUNDS_SCHEMA: pl.Schema = pl.Schema(
     {
         "round": pl.Int32,  # 1-based within the shoe
         "winner": WINNER,
         "player_points": pl.Int8,  # 0-9, null if entered by winner only
         "banker_points": pl.Int8,
-        "player_pair": pl.Boolean,  # first two cards of equal rank; null if unknown
-        "banker_pair": pl.Boolean,
-        "player_natural": pl.Boolean,  # two-card 8 or 9; null if unknown
-        "banker_natural": pl.Boolean,
+        Flag.PLAYER_PAIR.value: pl.Boolean,  # first two cards of equal rank; null if unknown
+        Flag.BANKER_PAIR.value: pl.Boolean,
+        Flag.PLAYER_NATURAL.value: pl.Boolean,  # two-card 8 or 9; null if unknown
+        Flag.BANKER_NATURAL.value: pl.Boolean,
         "player_cards": pl.List(pl.String),  # canonical codes in deal order; null if none
         "banker_cards": pl.List(pl.String),
     }
@@ -555,7 +569,7 @@ def _check_row(row: dict[str, Any], at: int) -> None:
         if row["player_cards"] is None or row["banker_cards"] is None:
             raise RoundError(Message("msg_cards_one_hand"))
         out = round_by_cards(row["player_cards"], row["banker_cards"])
-        for key in ("winner", "player_points", "banker_points", *_FLAG_NAMES):
+        for key in ("winner", "player_points", "banker_points", *FLAGS):
             given = row.get(key)
             if given is not None and str(given) != str(out[key]):
                 raise RoundError(
@@ -579,9 +593,6 @@ def _check_row(row: dict[str, Any], at: int) -> None:
                 )
     except RoadsAppError as e:
         raise RoundError(Message("msg_round_is", n=n, what=e.message)) from None
-
-
-_FLAG_NAMES = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 
 
 # --- the entry operations -------------------------------------------------------------

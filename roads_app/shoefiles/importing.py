@@ -32,6 +32,7 @@ from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import (
     CARDS_PER_ROUND_MIN,
+    FLAGS,
     MOST_ROUNDS,
     NAME_MAX,
     ROUNDS_SCHEMA,
@@ -198,12 +199,9 @@ def rounds_from_rows(
     return frame
 
 
-_FLAGS = ("player_pair", "banker_pair", "player_natural", "banker_natural")
-
-
 def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
     """Rebuild the round as the entry form would, and refuse any value it contradicts."""
-    flags = {k: getattr(r, k) for k in _FLAGS}
+    flags = {k: getattr(r, k) for k in FLAGS}
     if r.player_cards is not None or r.banker_cards is not None:
         if r.player_cards is None or r.banker_cards is None:
             raise StorageError(Message("msg_cards_one_hand"))

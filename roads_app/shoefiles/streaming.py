@@ -33,6 +33,7 @@ import polars as pl
 from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
 from roads_app.game.rounds import (
+    FLAGS,
     MOST_ROUNDS,
     ROUNDS_SCHEMA,
     ShoeMeta,
@@ -279,7 +280,6 @@ def _last_flagged(raws: Iterator[_Raw]) -> Iterator[tuple[_Raw, bool]]:
 # --- checking a batch -----------------------------------------------------------------
 
 _INT_COLUMNS = ("round", "player_points", "banker_points")
-_FLAGS = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 _CARDS = ("player_cards", "banker_cards")
 
 
@@ -299,7 +299,7 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
             given = pl.select(pl.when(given != "").then(given)).to_series().alias(name)
             if name in _INT_COLUMNS:
                 value = given.cast(pl.Int64, strict=False)
-            elif name in _FLAGS:
+            elif name in FLAGS:
                 value = given.replace_strict(
                     {"true": True, "false": False}, default=None, return_dtype=pl.Boolean
                 )
@@ -314,7 +314,7 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
                 value = pl.Series(name, [None] * frame.height, dtype=pl.Int64)
             else:
                 value = given.cast(pl.Int64)
-        elif name in _FLAGS:
+        elif name in FLAGS:
             if given.dtype != pl.Boolean:
                 ok[:] = False
                 value = pl.Series(name, [None] * frame.height, dtype=pl.Boolean)
@@ -381,7 +381,7 @@ def _plain_json(row: dict[str, Any]) -> bool:
         if key in _INT_COLUMNS or key == SHOE_COLUMN:
             if t is not int:
                 return False
-        elif key in _FLAGS:
+        elif key in FLAGS:
             if t is not bool:
                 return False
         elif key in _CARDS:
@@ -774,7 +774,7 @@ _JSON_TYPES: dict[str, pl.DataType] = {
     "winner": pl.String(),
     "player_points": pl.Int64(),
     "banker_points": pl.Int64(),
-    **{c: pl.Boolean() for c in _FLAGS},
+    **{c: pl.Boolean() for c in FLAGS},
     **{c: pl.List(pl.String) for c in _CARDS},
 }
 
@@ -784,7 +784,7 @@ def _json_typed(column: str, v: object) -> bool:
         return True
     if column in _INT_COLUMNS or column == SHOE_COLUMN:
         return type(v) is int and -(2**62) < v < 2**62
-    if column in _FLAGS:
+    if column in FLAGS:
         return type(v) is bool
     if column in _CARDS:  # (a code with a space in it is for the row-by-row check to name)
         return type(v) is list and all(type(c) is str and " " not in c for c in v)

@@ -21,6 +21,7 @@ from roads_app.game import MAX_DECKS
 from roads_app.game.hand import Side, Winner
 from roads_app.game.rounds import (
     NAME_MAX,
+    Flag,
     ShoeMeta,
     add_cards,
     add_points,
@@ -53,8 +54,14 @@ from roads_app.ui.words import (
     winner_word,
 )
 
-FLAGS: tuple[str, ...] = ("banker_pair", "player_pair", "player_natural", "banker_natural")
-"""Round flags entered by toggles; each is also its label's catalogue key."""
+FLAGS: tuple[Flag, ...] = (
+    Flag.BANKER_PAIR,
+    Flag.PLAYER_PAIR,
+    Flag.PLAYER_NATURAL,
+    Flag.BANKER_NATURAL,
+)
+"""Round flags entered by toggles, in the toggles' order; each is also its label's
+catalogue key."""
 
 
 REPLACE_BY = {"Result": "by_result", "Points": "by_points", "Cards": "by_cards"}
