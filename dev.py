@@ -20,6 +20,7 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed"
 CHROMIUM = "/usr/bin/chromium"
 INITDB = "/usr/lib/postgresql/15/bin/initdb"
+HAPROXY = "/usr/sbin/haproxy"  # the balancer in front of replicas (tests/test_health.py)
 
 
 def ensure_venv() -> None:
@@ -42,8 +43,9 @@ def ensure_venv() -> None:
 def missing_system_packages() -> list[str]:
     """The OS packages the tests drive for real that this machine lacks: the system
     Chromium (browser tests), fontconfig (``fc-list``: the font tests hide the machine's
-    CJK fonts with it; no CJK font is installed, the pages carry their own) and
-    PostgreSQL 15 (the store's tests ``initdb`` a temporary server as ``postgres``)."""
+    CJK fonts with it; no CJK font is installed, the pages carry their own),
+    PostgreSQL 15 (the store's tests ``initdb`` a temporary server as ``postgres``) and
+    HAProxy (a balancer's health checks take a replica out of rotation)."""
     need = []
     if not (Path(CHROMIUM).exists() or os.environ.get("ROADS_APP_CHROMIUM")):
         need.append("chromium")
@@ -51,6 +53,8 @@ def missing_system_packages() -> list[str]:
         need.append("fontconfig")
     if not (Path(INITDB).exists() or shutil.which("initdb")):
         need.append("postgresql-15")
+    if not (Path(HAPROXY).exists() or shutil.which("haproxy")):
+        need.append("haproxy")
     return need
 
 

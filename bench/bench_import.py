@@ -8,9 +8,13 @@ Run: .venv/bin/python bench/bench_import.py [--repeat N] [--shoes N]
   its footer, before decoding);
 * ``roads-app import`` of `simulate` files (Parquet and CSV) of 1,000 and ``--shoes``
   (30,000) full shoes, each a subprocess: wall time, peak RSS, ids printed; with
-  ``--old DIR`` (a checkout of earlier code) the 1,000-shoe imports of both, interleaved;
+  ``--old DIR`` (a checkout of earlier code) the imports of both, interleaved;
   then ``good-roads FILE``, ``odds --shoe FILE --shoe-index N`` and ``show`` of the big
-  file. ``--only-many`` runs only these.
+  file. ``--only-many`` runs only these;
+* ``import`` and ``show`` of a Parquet of ``--tiny`` (200,000) one-round shoes (the cost
+  a shoe, whatever its size), new and old interleaved; a run past ``--timeout`` seconds
+  is stopped and said so. Targets: 30,000 full shoes imported in 8 s, 200,000 one-round
+  shoes imported in 20 s and shown in 10 s, each under 400 MB peak RSS.
 """
 
 from __future__ import annotations
@@ -53,10 +57,14 @@ def main() -> None:
     ap.add_argument("--shoes", type=int, default=None, help="shoes in the big file (30,000)")
     ap.add_argument("--old", default=None, help="a checkout of older code to run beside")
     ap.add_argument("--only-many", action="store_true", help="only the files of many shoes")
+    ap.add_argument("--tiny", type=int, default=200_000, help="one-round shoes (200,000)")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
     n = ap.parse_known_args()[0].repeat
     if ap.parse_known_args()[0].only_many:
         args = ap.parse_known_args()[0]
-        multi_shoe(args.shoes, None if args.old is None else Path(args.old).resolve())
+        old = None if args.old is None else Path(args.old).resolve()
+        tiny_shoes(args.tiny, old, args.timeout)
+        multi_shoe(args.shoes, old, args.timeout)
         return
     from roads_app.game.shoe import deal_shoe
     from roads_app.shoefiles.files import export_bytes
@@ -75,7 +83,9 @@ def main() -> None:
             f"{dt * 1e3:7.2f} ms per import ({n} imports)"
         )
     args = ap.parse_known_args()[0]
-    multi_shoe(args.shoes, None if args.old is None else Path(args.old).resolve())
+    old = None if args.old is None else Path(args.old).resolve()
+    tiny_shoes(args.tiny, old, args.timeout)
+    multi_shoe(args.shoes, old, args.timeout)
     for prefix in BOMBS:
         out = subprocess.run(
             [sys.executable, "-c", CHILD.format(root=str(ROOT), prefix=prefix)],
@@ -89,20 +99,24 @@ def main() -> None:
 RUN = """
 import resource, subprocess, sys, time
 t = time.perf_counter()
-r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+limit = float(sys.argv[1])
+try:
+    r = subprocess.run(sys.argv[2:], capture_output=True, text=True, timeout=limit)
+    code, out, err = r.returncode, r.stdout, r.stderr
+except subprocess.TimeoutExpired as e:  # (the child is killed; its peak still counts)
+    code, out, err = -9, (e.stdout or b"").decode(), f"still running after {limit:g} s"
 dt = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(r.returncode, f"{dt:.2f}", peak // 1024, len(r.stdout.split()), r.stderr.strip()[-120:],
-      sep="\t")
+print(code, f"{dt:.2f}", peak // 1024, len(out.split()), err.strip()[-120:], sep="\t")
 """
 
 
-def _run(code: Path, *argv: str) -> tuple[int, float, int, int, str]:
+def _run(code: Path, *argv: str, timeout: float = 3600.0) -> tuple[int, float, int, int, str]:
     """A ``roads-app`` command run from the code in ``code`` (new or old): exit status,
-    seconds, peak RSS (MB), words on stdout, the end of stderr."""
+    seconds, peak RSS (MB), words on stdout, the end of stderr; stopped after ``timeout``."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     out = subprocess.run(
-        [sys.executable, "-c", RUN, sys.executable, "-m", "roads_app", *argv],
+        [sys.executable, "-c", RUN, str(timeout), sys.executable, "-m", "roads_app", *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -112,7 +126,33 @@ def _run(code: Path, *argv: str) -> tuple[int, float, int, int, str]:
     return int(rc or -1), float(dt or 0), int(peak or 0), int(words or 0), err
 
 
-def multi_shoe(shoes: int | None, old: Path | None) -> None:
+def tiny_shoes(n: int, old: Path | None, timeout: float) -> None:
+    """`import` and `show` of a Parquet of ``n`` one-round shoes: new and old code
+    interleaved, wall time and peak RSS of each."""
+    import tempfile
+
+    import polars as pl
+
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "tiny.parquet"
+        pl.DataFrame(
+            {"shoe": pl.arange(1, n + 1, eager=True), "winner": ["B", "P"] * (n // 2)}
+        ).write_parquet(f)
+        size = f.stat().st_size / 2**20
+        runs = [("new", ROOT), ("old", old)] * 2
+        for i, (who, code) in enumerate(runs):
+            if code is None:
+                continue
+            for what in (["import", str(f), "--data", str(Path(tmp) / f"d{i}")], ["show", str(f)]):
+                rc, dt, peak, _w, err = _run(code, *what, timeout=timeout)
+                said = f"{n / dt:9,.0f} shoes/s" if rc == 0 else f"exit {rc}: {err[-60:]}"
+                print(
+                    f"{what[0]:<6} {who} code, {n:,} one-round shoes ({size:.1f} MB Parquet): "
+                    f"{dt:7.2f} s, peak RSS {peak:5d} MB; {said}"
+                )
+
+
+def multi_shoe(shoes: int | None, old: Path | None, timeout: float = 3600.0) -> None:
     """`import` of a file of many shoes as a subprocess (wall time, peak RSS), the new code
     beside ``old`` (another checkout, at most its 1,000-shoe cap) on the same files,
     interleaved; then `good-roads FILE`, `odds --shoe --shoe-index` and `show` of it."""
@@ -135,11 +175,17 @@ def multi_shoe(shoes: int | None, old: Path | None) -> None:
                     str(f),
                     "--no-progress",
                 )
-            runs = [("new", ROOT, small), ("old", old, small)] * 2 + [("new", ROOT, big)]
+            runs = [("new", ROOT, small), ("old", old, small)] * 2 + [
+                ("new", ROOT, big),
+                ("old", old, big),
+            ]
             for i, (who, code, f) in enumerate(runs):
                 if code is None:
                     continue
-                rc, dt, peak, ids, err = _run(code, "import", str(f), "--data", str(t / f"d{i}"))
+                data = str(t / f"d{fmt}{i}")
+                rc, dt, peak, ids, err = _run(
+                    code, "import", str(f), "--data", data, timeout=timeout
+                )
                 k = 1_000 if f == small else n
                 said = f"{k / dt:7,.0f} shoes/s" if rc == 0 else f"exit {rc}: {err[-70:]}"
                 size = f.stat().st_size / 2**20
@@ -152,7 +198,7 @@ def multi_shoe(shoes: int | None, old: Path | None) -> None:
                 ["odds", "--shoe", str(big), "--shoe-index", str(n)],
                 ["show", str(big)],
             ):
-                rc, dt, peak, _w, err = _run(ROOT, *what)
+                rc, dt, peak, _w, err = _run(ROOT, *what, timeout=timeout)
                 print(
                     f"{what[0]:<10} of {n:,} shoes {fmt:<7}: exit {rc}, {dt:6.2f} s, "
                     f"peak RSS {peak:4d} MB"

@@ -10,21 +10,56 @@ files those modules said they depend on in turn.
 A cache index that no longer loads (its signatures name a class an upgrade renamed or
 removed: Numba unpickles the index before it compares the stamps) is a miss, as a stale
 stamp is, not an error: the function compiles and the index is written anew.
+
+Where the cache lives: the package's ``__pycache__`` when it can be written, else the
+user's cache folder (``platformdirs.user_cache_path("roads-app")``: a read-only install,
+site-packages owned by root, a container), else a folder of the system's temporary one.
+A cache that cannot be read or written (full, read-only, another version's, another
+CPU's, garbage) is a miss, never an error: the function compiles and runs, and nothing
+is said. A kernel missing from the cache while a warm-up process compiles it
+(`roads_app.sim.warmup`) waits for that process and loads its code (`wait_for_warming`)
+rather than compiling it a second time beside it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
 
 from numba.core import config
-from numba.core.caching import CacheImpl, FunctionCache, IndexDataCacheFile, InTreeCacheLocator
+from numba.core.caching import (
+    CacheImpl,
+    FunctionCache,
+    IndexDataCacheFile,
+    InTreeCacheLocator,
+    UserWideCacheLocator,
+)
 
 D = TypeVar("D")
 
 _DEPENDS: dict[str, tuple[str, ...]] = {}
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _ours(py_file: str) -> bool:
+    path = os.path.abspath(py_file)
+    return path in _DEPENDS or path.startswith(_PACKAGE + os.sep)
+
+
+def user_cache_dir() -> Path:
+    """The user's cache folder for the app (compiled kernels, the warm-up's lock)."""
+    import platformdirs
+
+    return platformdirs.user_cache_path("roads-app")
 
 
 class _DependentLocator(InTreeCacheLocator):
@@ -32,16 +67,46 @@ class _DependentLocator(InTreeCacheLocator):
 
     def get_source_stamp(self) -> object:
         deps = []
-        for path in _DEPENDS[os.path.abspath(self._py_file)]:
+        for path in _DEPENDS.get(os.path.abspath(self._py_file), ()):
             st = os.stat(path)
             deps.append((path, st.st_mtime, st.st_size))
         return (super().get_source_stamp(), tuple(deps))
 
     @classmethod
     def from_function(cls, py_func, py_file):  # type: ignore[no-untyped-def]
-        if config.CACHE_DIR or os.path.abspath(py_file) not in _DEPENDS:
+        if config.CACHE_DIR or not _ours(py_file):
             return None  # numba's own locators (NUMBA_CACHE_DIR wins, as it does for all)
         return super().from_function(py_func, py_file)
+
+
+class _DependentUserLocator(_DependentLocator):
+    """The same cache in the user's cache folder, when ``__pycache__`` is not writable."""
+
+    def __init__(self, py_func, py_file):  # type: ignore[no-untyped-def]
+        super().__init__(py_func, py_file)
+        where = self.get_suitable_cache_subpath(py_file)
+        self._cache_path = str(user_cache_dir() / "numba" / where)
+
+
+class _DependentTempLocator(_DependentLocator):
+    """The last resort (no writable home, NUMBA_CACHE_DIR's folder not writable either):
+    a folder of the temporary one."""
+
+    @classmethod
+    def from_function(cls, py_func, py_file):  # type: ignore[no-untyped-def]
+        if not _ours(py_file):
+            return None
+        return InTreeCacheLocator.from_function.__func__(cls, py_func, py_file)  # type: ignore[attr-defined]
+
+    def __init__(self, py_func, py_file):  # type: ignore[no-untyped-def]
+        super().__init__(py_func, py_file)
+        where = self.get_suitable_cache_subpath(py_file)
+        user = os.getuid() if hasattr(os, "getuid") else 0
+        base = Path(tempfile.gettempdir()) / f"roads-app-numba-{user}"
+        self._cache_path = str(base / where)
+
+
+_LOCATORS = (_DependentLocator, _DependentUserLocator, _DependentTempLocator)
 
 
 def depends_on(module_file: str, *modules: ModuleType) -> None:
@@ -54,8 +119,16 @@ def depends_on(module_file: str, *modules: ModuleType) -> None:
             if p not in paths:
                 paths.append(p)
     _DEPENDS[os.path.abspath(module_file)] = tuple(paths)
-    if _DependentLocator not in CacheImpl._locator_classes:
-        CacheImpl._locator_classes.insert(0, _DependentLocator)
+
+
+def _use_our_locators() -> None:
+    """Ours before numba's in-tree one (numba's own serve other packages' kernels and
+    NUMBA_CACHE_DIR's); the temporary folder only once numba's user-wide one failed."""
+    classes = CacheImpl._locator_classes
+    if _DependentLocator not in classes:
+        classes.insert(classes.index(InTreeCacheLocator), _DependentLocator)
+        classes.insert(classes.index(InTreeCacheLocator), _DependentUserLocator)
+        classes.insert(classes.index(UserWideCacheLocator) + 1, _DependentTempLocator)
 
 
 class _LeanFunctionCache(FunctionCache):
@@ -70,9 +143,7 @@ class _LeanFunctionCache(FunctionCache):
         from numba.core.runtime import rtsys
 
         rtsys.initialize(target_context)
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
-        return None  # the guard swallowed an I/O error: compile
+        return _load_or_wait(self, sig, target_context)
 
 
 def load_lean(dispatcher: D) -> D:
@@ -85,9 +156,7 @@ def load_lean(dispatcher: D) -> D:
     return dispatcher
 
 
-_LEAN_PARTS = all(
-    hasattr(FunctionCache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors")
-)
+_LEAN_PARTS = all(hasattr(FunctionCache, name) for name in ("_load_overload", "_save_overload"))
 """The lean load reuses two private steps of Numba's cache: a Numba without them gets
 the ordinary load (slower to start, same code) rather than an error."""
 
@@ -100,6 +169,110 @@ def _load_index_or_miss(self: IndexDataCacheFile) -> dict:
         return _numba_load_index(self)
     except (AttributeError, ImportError, EOFError, pickle.UnpicklingError, TypeError, ValueError):
         return {}  # written by another version of a module: stale, as its stamp would say
+    except (OSError, IndexError, KeyError):
+        return {}  # unreadable, or not an index at all: a miss
 
 
 IndexDataCacheFile._load_index = _load_index_or_miss  # type: ignore[method-assign]
+
+
+WARMING_ENV = "ROADS_APP_WARMING"
+"""Set in the warm-up process itself: it never waits for its own lock."""
+
+WAIT_AT_MOST = 300.0
+"""Seconds a kernel missing from the cache waits for a warm-up process to end."""
+
+
+def warming_lock() -> Path:
+    """The file a warm-up process holds locked while it compiles."""
+    return user_cache_dir() / "warming.lock"
+
+
+def lock_warming() -> int | None:
+    """Take the warm-up's lock (exclusive) and return its descriptor, to be held (or
+    handed to the process that compiles) for as long as the compile runs; None where
+    there is no lock to take (no such folder can be written, or no ``fcntl``)."""
+    try:
+        import fcntl
+
+        path = warming_lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except (ImportError, OSError):
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # another warm-up holds it: that one compiles
+        os.close(fd)
+        return None
+    return fd
+
+
+def wait_for_warming(at_most: float = WAIT_AT_MOST) -> bool:
+    """Wait while a warm-up process holds its lock; True if one did (so a second look
+    into the cache finds what it compiled)."""
+    if os.environ.get(WARMING_ENV):
+        return False
+    try:
+        import fcntl
+
+        fd = os.open(warming_lock(), os.O_RDONLY)
+    except (ImportError, OSError):
+        return False
+    waited = False
+    try:
+        end = time.monotonic() + at_most
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return waited
+            except OSError:
+                if time.monotonic() > end:
+                    return waited
+                waited = True
+                time.sleep(0.05)
+    finally:
+        os.close(fd)
+
+
+def _load_or_wait(cache: FunctionCache, sig: object, target_context: object) -> object:
+    """The cached code for ``sig``, or None (compile): a cache that cannot be read is a
+    miss, and a miss while a warm-up process compiles waits for it and looks again."""
+    for attempt in range(2):
+        try:
+            found = cache._load_overload(sig, target_context)  # type: ignore[attr-defined]
+        except Exception:  # a cache of another build, garbage: compile
+            return None
+        if found is not None or attempt or not wait_for_warming():
+            return found
+    return None
+
+
+def _load_overload(self: FunctionCache, sig: object, target_context: object) -> object:
+    target_context.refresh()  # type: ignore[attr-defined]  (as numba's load does)
+    return _load_or_wait(self, sig, target_context)
+
+
+def _save_overload(self: FunctionCache, sig: object, data: object) -> None:
+    # full, read-only, gone: the code compiled runs, and the next run compiles again
+    with contextlib.suppress(OSError):
+        self._save_overload(sig, data)  # type: ignore[attr-defined]
+
+
+FunctionCache.load_overload = _load_overload  # type: ignore[method-assign,assignment]
+FunctionCache.save_overload = _save_overload  # type: ignore[method-assign,assignment]
+_use_our_locators()
+
+
+@contextlib.contextmanager
+def warming() -> Iterator[None]:
+    """Hold the warm-up's lock while compiling in this process (a server started
+    meanwhile waits for the code rather than compiling it beside us)."""
+    fd = lock_warming()
+    os.environ[WARMING_ENV] = "1"
+    try:
+        yield
+    finally:
+        del os.environ[WARMING_ENV]
+        if fd is not None:
+            os.close(fd)

@@ -49,6 +49,8 @@ class PgServer:
 
     folder: Path
     port: int
+    opts: str = ""
+    """The server's options, as started (`start` gives them again)."""
     _n = count(1)
 
     def url(
@@ -94,6 +96,20 @@ class PgServer:
             capture_output=True,
             timeout=90,
         )
+
+    def stop(self) -> None:
+        """``pg_ctl stop -m fast``: every connection cut, the server gone until `start`."""
+        self._ctl("-m", "fast", "stop")
+
+    def start(self) -> None:
+        """Start a stopped server again, on its port, with its options."""
+        self._ctl("-l", str(self.folder / "log"), "-o", self.opts, "start")
+
+    def _ctl(self, *args: str) -> None:
+        pg_ctl = pg_bin("pg_ctl")
+        assert pg_ctl is not None
+        cmd = [pg_ctl, "-D", str(self.folder / "data"), "-w", "-t", "60", *args]
+        subprocess.run(as_postgres(cmd), check=True, capture_output=True, timeout=90)
 
     def new_database(self, prefix: str = "t") -> str:
         """A fresh, empty database owned by the tests' role; its URL."""
@@ -179,7 +195,7 @@ def running_server(
         check=True,
         capture_output=True,
     )
-    server = PgServer(folder, port)
+    server = PgServer(folder, port, opts)
     try:
         server.sql(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{PASSWORD}'")
         yield server

@@ -4,7 +4,8 @@ Over real HTTP, every follower of a shoe ends with exactly the rounds there are,
 whatever happened (appends, a void, an undo, another process's write, the trash). In
 the process (`stream.Hub` over a real store and a real watcher), a version costs one
 read of the shoe however many follow it, an idle followed shoe costs no read at all,
-and the followers at the same version are sent the very same bytes (made once)."""
+the followers are sent the very same bytes (encoded once, even for followers that fell
+behind), and a follower that stopped reading is dropped without holding up the others."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from roads_app.api import stream
+from roads_app.api.fanout import QueueOutlet
 from roads_app.api.service import Feed, tags
 from roads_app.api.stream import Hub
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
@@ -73,60 +76,160 @@ def _parse(frame: bytes) -> tuple[str, dict[str, Any]] | None:
     return fields["event"], json.loads(fields["data"])
 
 
-def test_a_version_is_read_once_and_its_bytes_made_once_for_every_follower(tmp_path: Path):
-    meta = ShoeMeta(name="hub", source="hand")
-    store = db.open_store(tmp_path)
-    store.shoes.create(meta, rounds_from_winners("BP"))
-    feed = Feed(tmp_path)
-    reads: list[str] = []
+class Client:
+    """One follower's ASGI ``send``: keeps the bytes it is given; while ``held`` is clear it
+    does not return (a client that stopped reading)."""
 
-    def read(shoe_id: str) -> Any:
-        reads.append(shoe_id)
-        return feed.snapshot(shoe_id)
+    def __init__(self, reading: bool = True) -> None:
+        self.frames: list[bytes] = []
+        self.held = asyncio.Event()
+        if reading:
+            self.held.set()
 
-    w = watch.Watcher(tmp_path, interval_s=0.01).start()
-    pool = ThreadPoolExecutor(max_workers=2)
-    n = 60
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.held.wait()
+        self.frames.append(message["body"])
 
-    async def scenario() -> tuple[list[list[bytes]], int, int]:
+    def events(self) -> list[tuple[str, dict[str, Any]]]:
+        return [e for e in map(_parse, self.frames) if e is not None]
+
+
+class Bench:
+    """A real store, a real watcher and a `Hub` over them; appends go through the store
+    (another writer), so each version reaches the hub the way any change does."""
+
+    def __init__(self, tmp_path: Path, winners: str = "BP") -> None:
+        self.meta = ShoeMeta(name="hub", source="hand")
+        self.store = db.open_store(tmp_path)
+        self.store.shoes.create(self.meta, rounds_from_winners(winners))
+        self.feed = Feed(tmp_path)
+        self.reads: list[str] = []
+        self.watcher = watch.Watcher(tmp_path, interval_s=0.01)
+        self.pool = ThreadPoolExecutor(max_workers=2)
+
+    def read(self, shoe_id: str) -> Any:
+        self.reads.append(shoe_id)
+        return self.feed.snapshot(shoe_id)
+
+    def hub(self) -> Hub:
         loop = asyncio.get_running_loop()
 
         async def run(fn: Any, *args: Any) -> Any:
-            return await loop.run_in_executor(pool, fn, *args)
+            return await loop.run_in_executor(self.pool, fn, *args)
 
-        hub = Hub(w, read, run, tags)
-        got: list[list[bytes]] = [[] for _ in range(n)]
+        return Hub(self.watcher, self.read, run, tags)
 
-        async def follower(i: int) -> None:
-            async for frame in hub.follow(meta.id):
-                got[i].append(frame)
+    async def append(self, winner: str) -> None:
+        rounds = rounds_from_winners(winner)
+        await asyncio.to_thread(self.store.rounds.append, self.meta.id, rounds, None)
 
-        tasks = [asyncio.create_task(follower(i)) for i in range(n)]
-        while not all(got):
-            await asyncio.sleep(0.01)
-        idle_from = len(reads)
+    def run(self, scenario: Any) -> Any:
+        self.watcher.start()
+        try:
+            return _run_apart(scenario)
+        finally:
+            self.watcher.stop()
+            self.pool.shutdown()
+
+
+async def until(condition: Any) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+def test_a_version_is_read_once_and_its_bytes_made_once_for_every_follower(tmp_path: Path):
+    bench = Bench(tmp_path)
+    n = 60
+
+    async def scenario() -> tuple[list[Client], int, int]:
+        hub = bench.hub()
+        clients = [Client() for _ in range(n)]
+        for c in clients:
+            assert await hub.follow(bench.meta.id, QueueOutlet(c.send)) is not None
+        await until(lambda: all(c.frames for c in clients))
+        idle_from = len(bench.reads)
         await asyncio.sleep(0.5)  # an idle followed shoe: nothing read
-        idle_reads = len(reads) - idle_from
+        idle_reads = len(bench.reads) - idle_from
         for k, winner in enumerate("TBB"):
-            await asyncio.to_thread(store.rounds.append, meta.id, rounds_from_winners(winner), None)
-            while not all(len(g) >= 2 + k for g in got):
-                await asyncio.sleep(0.01)
-        for t in tasks:
-            t.cancel()
+            await bench.append(winner)
+            await until(lambda k=k: all(len(c.frames) >= 2 + k for c in clients))
         await hub.close()
-        return got, idle_reads, len(reads)
+        return clients, idle_reads, len(bench.reads)
 
-    try:
-        got, idle_reads, total_reads = _run_apart(scenario)
-    finally:
-        w.stop()
-        pool.shutdown()
+    clients, idle_reads, total_reads = bench.run(scenario)
     assert idle_reads == 0
     assert total_reads == 4  # the first read, then one per version: not one per follower
-    for g in got:
-        events = [e for e in map(_parse, g) if e is not None]
+    for c in clients:
+        events = c.events()
         assert [k for k, _ in events] == ["snapshot", "append", "append", "append"]
-        rounds = [r["winner"] for _, d in events for r in d["rounds"]]
-        assert "".join(rounds) == "BPTBB"
+        assert "".join(r["winner"] for _, d in events for r in d["rounds"]) == "BPTBB"
     for k in range(4):  # the same bytes object for every follower: made once
-        assert len({id(g[k]) for g in got}) == 1
+        assert len({id(c.frames[k]) for c in clients}) == 1
+
+
+def test_one_change_is_encoded_once_however_many_followers_and_however_far_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Half the followers stop reading while three rounds come in, then read again: every
+    follower ends with the same rounds, and the events were encoded once per version (a
+    snapshot and three appends), not once per follower that fell behind."""
+    bench = Bench(tmp_path)
+    encoded: list[str] = []
+    real_encode = stream.Change.encode
+
+    def counting(change: stream.Change) -> bytes:
+        encoded.append(change.kind)
+        return real_encode(change)
+
+    monkeypatch.setattr(stream.Change, "encode", counting)
+
+    async def scenario() -> list[Client]:
+        hub = bench.hub()
+        clients = [Client() for _ in range(40)]
+        for c in clients:
+            assert await hub.follow(bench.meta.id, QueueOutlet(c.send)) is not None
+        await until(lambda: all(c.frames for c in clients))
+        for c in clients[::2]:
+            c.held.clear()
+        for k, winner in enumerate("TBP"):
+            await bench.append(winner)
+            await until(lambda k=k: all(len(c.frames) >= 2 + k for c in clients[1::2]))
+        for c in clients[::2]:
+            c.held.set()
+        await until(lambda: all(len(c.frames) >= 4 for c in clients))
+        await hub.close()
+        return clients
+
+    clients = bench.run(scenario)
+    for c in clients:
+        rounds: list[str] = []
+        for kind, data in c.events():
+            rounds = (rounds if kind == "append" else []) + [r["winner"] for r in data["rounds"]]
+        assert "".join(rounds) == "BPTBP"
+    assert encoded == ["snapshot", "append", "append", "append"]
+
+
+def test_a_follower_that_stops_reading_is_dropped_and_holds_nobody_up(tmp_path: Path):
+    bench = Bench(tmp_path)
+
+    async def scenario() -> tuple[str, Client, list[Client]]:
+        hub = bench.hub()
+        stuck = Client(reading=False)
+        others = [Client() for _ in range(5)]
+        # room for one event waiting: the snapshot is with `send`, then one more waits
+        slow = await hub.follow(bench.meta.id, QueueOutlet(stuck.send, limit=0))
+        assert slow is not None
+        for c in others:
+            assert await hub.follow(bench.meta.id, QueueOutlet(c.send)) is not None
+        for k, winner in enumerate("TBPB"):
+            await bench.append(winner)
+            await until(lambda k=k: all(len(c.frames) >= 2 + k for c in others))
+        why = await asyncio.wait_for(slow.ended, 10)
+        await hub.close()
+        return why, stuck, others
+
+    why, stuck, others = bench.run(scenario)
+    assert why == "dropped"
+    assert not stuck.frames  # it never read; nothing piled up for it past the bound
+    for c in others:
+        assert [k for k, _ in c.events()] == ["snapshot", "append", "append", "append", "append"]

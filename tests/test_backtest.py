@@ -40,7 +40,8 @@ RICH = strategies.Settings(bankroll=1e12, unit=10.0)  # never ruined: every hand
 
 def _flat(bet: str, rules: str = "winbox", shoes: int = 20_000, seed: int = 7) -> backtest.Backtest:
     return backtest.backtest(
-        strategies.make_strategy("flat", bet=bet), RICH, load_table(rules), seed=seed, shoes=shoes
+        backtest.Betting(strategies.make_strategy("flat", bet=bet), RICH, load_table(rules)),
+        backtest.Simulated(seed, shoes),
     )
 
 
@@ -280,9 +281,13 @@ def test_bad_settings_raise_the_strategy_and_bet_errors():
     with pytest.raises(BetError):
         strategies.parse_side_bet(":2")
     with pytest.raises(StrategyError):
-        backtest.backtest(flat, strategies.Settings(), table, seed=1, shoes=0)
+        backtest.backtest(
+            backtest.Betting(flat, strategies.Settings(), table), backtest.Simulated(1, 0)
+        )
     with pytest.raises(RoadsAppError):
-        backtest.backtest(flat, strategies.Settings(), table, seed=-1, shoes=3)
+        backtest.backtest(
+            backtest.Betting(flat, strategies.Settings(), table), backtest.Simulated(-1, 3)
+        )
 
 
 def saved_shoes(data_dir: Path) -> backtest.Saved:
@@ -298,7 +303,7 @@ def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
     save_shoe(rounds_from_winners("BPPTBBPB"), ShoeMeta(id="winners", source="hand"), tmp_path)
     strategy = strategies.make_strategy("flat", bet="banker")
     money = strategies.Settings(bankroll=1e6, side_bets=(("player_pair", 1),))
-    result = backtest.backtest(strategy, money, table, saved=saved_shoes(tmp_path))
+    result = backtest.backtest(backtest.Betting(strategy, money, table), saved_shoes(tmp_path))
     f = result.run.per_shoe.sort("shoe")
     assert f["shoe"].to_list() == ["dealt", "winners"]
     # Banker needs only the winner; the pair side bet needs cards or flags.
@@ -317,10 +322,10 @@ def test_saved_shoes_settle_what_their_data_allows(tmp_path: Path):
 def test_saved_backtest_with_no_shoes_says_so(tmp_path: Path):
     with pytest.raises(StrategyError, match="no saved shoes"):
         backtest.backtest(
-            strategies.make_strategy("flat"),
-            strategies.Settings(),
-            load_table("classic"),
-            saved=saved_shoes(tmp_path),
+            backtest.Betting(
+                strategies.make_strategy("flat"), strategies.Settings(), load_table("classic")
+            ),
+            saved_shoes(tmp_path),
         )
 
 
@@ -346,7 +351,11 @@ def test_risk_of_ruin_is_the_share_of_shoes_whose_bankroll_fell_below_the_minimu
     strategy = strategies.make_strategy("martingale", bet="banker")
     table = load_table("classic")
     money = strategies.Settings(bankroll=70, unit=10)
-    bt = backtest.backtest(strategy, money, table, seed=6, shoes=2000, n_paths=2000)
+    bt = backtest.backtest(
+        backtest.Betting(strategy, money, table),
+        backtest.Simulated(6, 2000),
+        backtest.RunOptions(n_paths=2000),
+    )
     fell = (bt.run.paths.min(axis=1) < table.limits.min_bet).mean()  # read off the paths
     assert 0 < bt.summary.risk_of_ruin == fell < 1
 

@@ -300,6 +300,8 @@ def test_bets_of_a_database_from_before_chip_actions_each_undo_alone(tmp_path: P
     con.execute("ALTER TABLE bets DROP COLUMN placement")  # and every later migration undone
     if placement < db.SCHEMA_VERSION:
         con.execute("ALTER TABLE shoes DROP COLUMN ended")
+        con.execute("DROP INDEX shoes_origin")  # (a shoe's origin in its file: migration 5)
+        con.execute("ALTER TABLE shoes DROP COLUMN origin")
     con.execute("DELETE FROM schema_migrations WHERE version >= ?", (placement,))
     con.commit()
     con.close()

@@ -1,6 +1,6 @@
 """The board held during a hand's reveal tells nothing of the hand before its last card.
 
-`board_figure(..., hold_last=True)` is compared with the board drawn without a hold:
+`board_figure(..., BoardLook(hold_last=True))` is compared with the board drawn without a hold:
 before the reveal ends, the marks on show are exactly those of the shoe without its
 last round (a tie's count on an earlier cell included); after it (``new`` marks shown,
 ``old`` ones hidden, as the page does), exactly those of the whole shoe. The layout
@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from roads_app.game.rounds import rounds_from_winners
-from roads_app.render.board import board_figure
+from roads_app.render.board import BoardLook, board_figure
 from roads_app.ui.board_view import held_strip_html
 
 Point = tuple[str, str, float, float, str | None]
@@ -54,7 +54,7 @@ def test_held_board_shows_the_shoe_before_the_last_round_then_the_whole_shoe(
     earlier: str, last: str
 ) -> None:
     rounds = rounds_from_winners(earlier + last)
-    held = board_figure(rounds, hold_last=True, width_px=1200)
+    held = board_figure(rounds, BoardLook(hold_last=True, width_px=1200))
     assert _held_are_invisible(held)
     assert _points(held, "before") == _points(board_figure(rounds.head(len(earlier))))
     assert _points(held, "after") == _points(board_figure(rounds))
@@ -67,7 +67,9 @@ def test_held_board_shows_the_shoe_before_the_last_round_then_the_whole_shoe(
 def test_held_board_layout_is_the_same_whatever_the_last_result(earlier: str, width: int) -> None:
     sizes = set()
     for last in "BPT":
-        fig = board_figure(rounds_from_winners(earlier + last), hold_last=True, width_px=width)
+        fig = board_figure(
+            rounds_from_winners(earlier + last), BoardLook(hold_last=True, width_px=width)
+        )
         cols = {k: v["cols"] for k, v in fig.layout.meta["roads"].items()}
         sizes.add((fig.layout.width, fig.layout.height, fig.layout.meta["cell"], str(cols)))
     assert len(sizes) == 1, sizes
@@ -75,7 +77,7 @@ def test_held_board_layout_is_the_same_whatever_the_last_result(earlier: str, wi
 
 def test_a_second_tie_on_a_cell_keeps_its_old_count_until_the_reveal() -> None:
     """The case found in the browser: B then T then T: the big road cell said 2 at once."""
-    held = board_figure(rounds_from_winners("BTT"), hold_last=True)
+    held = board_figure(rounds_from_winners("BTT"), BoardLook(hold_last=True))
     on_show = [p for p in _points(held, "before") if p[1] == "ties"]
     assert [p[4] for p in on_show] == [""]  # one tie so far: a slash, no number
     after = [p for p in _points(held, "after") if p[1] == "ties"]
@@ -99,4 +101,4 @@ def test_a_held_board_needs_the_rounds_frame() -> None:
     from roads_app.roads.grids import all_roads
 
     with pytest.raises(ValueError, match="rounds frame"):
-        board_figure(all_roads(rounds_from_winners("BP")), hold_last=True)
+        board_figure(all_roads(rounds_from_winners("BP")), BoardLook(hold_last=True))

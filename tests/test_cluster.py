@@ -70,7 +70,7 @@ CASES = {
 def test_cluster_json_is_the_single_machine_json_whatever_the_shards(local_ray, name: str):
     strategy, money = CASES[name]
     table = load_table("classic")
-    one = backtest.backtest(strategy, money, table, seed=77, shoes=2_000)
+    one = backtest.backtest(backtest.Betting(strategy, money, table), backtest.Simulated(77, 2_000))
     want = _json(one)
     for shard, cpus in ((2_000, 1), (333, 1), (150, 2)):  # 1 shard; 7 on 2 workers; 1 at a time
         resolved = strategies.resolve(money, strategy, table)
@@ -133,19 +133,17 @@ def _running_task_pids() -> list[int]:
 def test_a_worker_killed_mid_shard_is_retried_and_the_result_is_identical(local_ray):
     strategy, money = CASES["martingale"]
     table = load_table("classic")
-    want = _json(backtest.backtest(strategy, money, table, seed=5, shoes=60_000))
+    want = _json(
+        backtest.backtest(backtest.Betting(strategy, money, table), backtest.Simulated(5, 60_000))
+    )
     done: list[int] = []
     out: dict[str, backtest.Backtest] = {}
 
     def run() -> None:
         out["r"] = backtest.backtest(
-            strategy,
-            money,
-            table,
-            seed=5,
-            shoes=60_000,
-            cluster="auto",
-            shard_shoes=6_000,
+            backtest.Betting(strategy, money, table),
+            backtest.Simulated(5, 60_000),
+            backtest.RunOptions(cluster="auto", shard_shoes=6_000),
             progress=lambda d, t: done.append(d),
         )
 
@@ -226,7 +224,8 @@ def test_dashboard_backtest_page_runs_on_the_configured_cluster(local_ray, monke
     shown = {m.label: m.value for m in at.metric}
     result = at.session_state["backtest_result"]
     alone = backtest.backtest(
-        result.strategy, strategies.Settings(unit=12.3), load_table("classic"), seed=1, shoes=3000
+        backtest.Betting(result.strategy, strategies.Settings(unit=12.3), load_table("classic")),
+        backtest.Simulated(1, 3000),
     )
     assert _json(result) == _json(alone)
     assert_frame_equal(result.run.per_shoe, alone.run.per_shoe, check_exact=True)

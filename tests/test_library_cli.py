@@ -225,12 +225,12 @@ def test_the_wall_lists_every_live_shoe_newest_first(tmp_path: Path) -> None:
 
 def test_board_png_figure_holds_every_column_of_the_shoe() -> None:
     """The exported board is the whole shoe: no road's first columns scrolled away."""
-    from roads_app.render.board import board_figure
+    from roads_app.render.board import BoardLook, board_figure
     from roads_app.roads.grids import all_roads
 
     dealt = deal_shoe(5)
     roads = all_roads(dealt.rounds)
-    fig = board_figure(dealt.rounds, width_px=scorecard.PNG_WIDTH_PX)
+    fig = board_figure(dealt.rounds, BoardLook(width_px=scorecard.PNG_WIDTH_PX))
     for i, (name, road) in enumerate(roads.items(), start=1):
         xr = fig.layout[f"xaxis{'' if i == 1 else i}"].range
         assert xr[0] == 0 and int(road["col"].max()) < xr[1], name

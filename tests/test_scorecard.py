@@ -11,7 +11,7 @@ import polars as pl
 from roads_app.game.rounds import ShoeMeta
 from roads_app.game.shoe import deal_shoe
 from roads_app.render import scorecard
-from roads_app.render.board import board_figure
+from roads_app.render.board import BoardLook, board_figure
 from roads_app.render.scorecard import HEADER_PX, scorecard_figure
 
 
@@ -48,7 +48,7 @@ def test_the_png_carries_the_header_lines_above_the_board():
     png = scorecard.board_png(dealt.rounds, meta=dealt.meta)
     with Image.open(io.BytesIO(png)) as im:
         px = np.asarray(im.convert("L"), dtype=np.int32)
-    board_h = board_figure(dealt.rounds, width_px=scorecard.PNG_WIDTH_PX).layout.height
+    board_h = board_figure(dealt.rounds, BoardLook(width_px=scorecard.PNG_WIDTH_PX)).layout.height
     assert px.shape[0] == (board_h + HEADER_PX) * scorecard.PNG_SCALE
     head = px[: HEADER_PX * scorecard.PNG_SCALE]
     inked = (head < 120).any(axis=1)  # rows holding dark text

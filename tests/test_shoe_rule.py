@@ -9,11 +9,12 @@ shoes add`` and import alike, with the same words.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from roads_app.cli import main
@@ -23,9 +24,11 @@ from roads_app.game.rounds import (
     add_cards,
     add_points,
     add_winner,
+    check_shoe,
     empty_rounds,
     max_rounds,
     rounds_from_winners,
+    shoes_within,
 )
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.shoefiles.files import export_bytes, import_bytes
@@ -165,3 +168,48 @@ def test_the_ask_roads_still_preview_a_full_or_card_shoe() -> None:
     assert _ask_marks(full, "B", 6)
     cards = add_cards(empty_rounds(), ["9s", "Kd"], ["5c", "2h"])
     assert _ask_marks(cards, "P", 6)
+
+
+@functools.cache
+def _dealt(seed: int, decks: int) -> pl.DataFrame:
+    return deal_shoe(seed, ShoeOptions(decks=decks)).rounds
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    decks=st.sampled_from([1, 8]),
+    shoes=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(1, 130), st.integers(0, 130)),
+        min_size=1,
+        max_size=4,
+    ),
+    burn=st.booleans(),
+)
+@example(decks=8, shoes=[(0, 100, 60)], burn=False)  # 60 rounds without cards count 240
+@example(decks=1, shoes=[(0, 8, 0)], burn=True)  # the burn card is a copy too
+def test_the_shoe_rule_over_many_shoes_is_check_shoe_of_each(
+    decks: int, shoes: list[tuple[int, int, int]], burn: bool
+) -> None:
+    """`shoes_within` (an import's thousands of shoes at once) takes exactly the shoes
+    `check_shoe` takes: dealt shoes cut or run twice over (too many rounds, cards,
+    copies of a card), the first rounds without their cards, a burn card (the first
+    shoe's first card again, or none)."""
+    parts = []
+    for k, (seed, n, bare) in enumerate(shoes, 1):
+        dealt = _dealt(seed, decks)
+        rounds = pl.concat([dealt, dealt]).head(n)
+        cards = pl.int_range(pl.len()) >= bare
+        rounds = rounds.with_columns(
+            pl.when(cards).then(pl.col(c)).alias(c) for c in ("player_cards", "banker_cards")
+        )
+        parts.append(rounds.select(pl.lit(k).alias("shoe"), pl.all()))
+    frame = pl.concat(parts)
+    seen = [_dealt(shoes[0][0], decks)["player_cards"][0][0]] if burn else []
+    want = []
+    for (k,), part in frame.partition_by("shoe", as_dict=True, maintain_order=True).items():
+        try:
+            check_shoe(part.drop("shoe"), decks, also_seen=seen)
+            want.append(k)
+        except RoadsAppError:
+            pass
+    assert sorted(shoes_within(frame, decks, seen)) == want

@@ -30,6 +30,7 @@ from roads_app.store import db, library
 SHOES = pl.concat(list(bulk.batches(3, 4, ShoeOptions()))).with_columns(
     pl.col("winner").cast(pl.String)
 )
+CARDS = ("player_cards", "banker_cards")
 
 
 def reference(frame: pl.DataFrame, fmt: str) -> list[pl.DataFrame] | str:
@@ -102,23 +103,35 @@ VALUES = {
 }
 
 
+WITHOUT = {
+    "cards": SHOES.with_columns(pl.lit(None, dtype=pl.List(pl.String)).alias(c) for c in CARDS),
+    "cards and points": SHOES.with_columns(
+        *(pl.lit(None, dtype=pl.List(pl.String)).alias(c) for c in CARDS),
+        *(pl.lit(None, dtype=pl.Int64).alias(c) for c in ("player_points", "banker_points")),
+    ),
+}
+"""Shoes written without cards (or points too): checked a distinct round at a time."""
+
+
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=90, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     row=st.integers(0, SHOES.height - 1),
     column=st.sampled_from(COLUMNS),
     pick=st.integers(0, 4),
     fmt=st.sampled_from(["csv", "parquet"]),
+    without=st.sampled_from([None, *WITHOUT]),
 )
 def test_the_fast_check_agrees_with_the_row_by_row_check(
-    row: int, column: str, pick: int, fmt: str, tmp_path: Path
+    row: int, column: str, pick: int, fmt: str, without: str | None, tmp_path: Path
 ) -> None:
     values = VALUES[column]
     value = values[pick % len(values)]
-    col = SHOES[column].to_list()
+    shoes = SHOES if without is None else WITHOUT[without]
+    col = shoes[column].to_list()
     col[row] = value
-    frame = SHOES.with_columns(pl.Series(column, col, dtype=SHOES.schema[column]))
+    frame = shoes.with_columns(pl.Series(column, col, dtype=SHOES.schema[column]))
     want = reference(frame, fmt)
     got = streamed(frame, fmt, tmp_path)
     if isinstance(want, str):
@@ -253,3 +266,20 @@ def test_a_shoe_with_cards_reads_back_with_its_cards(
     assert rounds["player_cards"].null_count() == 0
     assert main(["odds", "--shoe", str(f), "--shoe-index", "2"]) == 0, capsys.readouterr().err
     assert f"hand {want.height + 1} of sim shoe 2" in capsys.readouterr().out
+
+
+def test_an_upload_of_many_shoes_streams_in_with_its_progress(tmp_path: Path) -> None:
+    """The Library page's import: a file of many shoes (it used to be refused, "import
+    one shoe at a time") goes in as `import` takes it, the bar told of each batch."""
+    f = tmp_path / "sim.parquet"
+    SHOES.write_parquet(f)
+    told: list[tuple[float, int]] = []
+    data = tmp_path / "d"
+    done = library.import_any_upload(
+        f.read_bytes(), "table 3.parquet", data, None, lambda share, n: told.append((share, n))
+    )
+    assert len(done.ids) == 4 and done.already == 0 and told[-1] == (1.0, 4)
+    names = db.open_store(data).shoes.list()["name"]
+    assert sorted(names) == [f"table 3 shoe {k}" for k in range(1, 5)]
+    again = library.import_any_upload(f.read_bytes(), "table 3.parquet", data, None, None)
+    assert again.ids == [] and again.already == 4

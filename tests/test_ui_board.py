@@ -55,7 +55,7 @@ AXIS_OF = {
 def test_every_mark_of_the_shoe_is_drawn_once_in_its_cell(text: str, width: int):
     rounds = rounds_from_winners(text)
     roads = all_roads(rounds)
-    fig = board.board_figure(roads, width_px=width)
+    fig = board.board_figure(roads, board.BoardLook(width_px=width))
     meta = fig.layout.meta
     assert meta["rounds"] == len(text)
     if width >= board.NARROW_PX:  # laid out for the page: never squeezed after
@@ -117,7 +117,7 @@ def test_a_phone_board_keeps_readable_cells_and_opens_on_the_newest_columns(text
     a road that fits the page is in view whole."""
     rounds = rounds_from_winners(text)
     roads = all_roads(rounds)
-    fig = board.board_figure(roads, width_px=width)
+    fig = board.board_figure(roads, board.BoardLook(width_px=width))
     lay, cell = fig.layout, fig.layout.meta["cell"]
     assert cell >= board.NARROW_CELL_PX
     bead = fig.layout.meta["roads"]["bead_plate"]
@@ -293,7 +293,7 @@ def test_two_tabs_saving_the_same_shoe_at_once_never_both_win(tmp_path: Path):
 @given(shoes, hs.sampled_from("BP"))
 def test_ghosted_ask_road_agrees_with_ask_road_and_stays_in_view(text: str, side: str):
     rounds = rounds_from_winners(text)
-    fig = board.board_figure(rounds, ask=side)
+    fig = board.board_figure(rounds, board.BoardLook(ask=side))
     assert fig.layout.meta["ask"] == side
     want = ask_road(rounds, side)
     for kind, axis in (("big_eye_boy", "x3"), ("small_road", "x4"), ("cockroach_pig", "x5")):
@@ -323,7 +323,7 @@ def test_no_mark_is_bigger_than_its_cell_at_any_width(text: str, width: int):
     """Marker sizes are pixels: each must come from the cell it is drawn in, so a
     narrower page gives smaller marks, never overlapping ones."""
     rounds = add_cards(rounds_from_winners(text), ["4h", "4d"], ["Ks", "Kc"])  # pairs, natural
-    fig = board.board_figure(rounds, width_px=width)
+    fig = board.board_figure(rounds, board.BoardLook(width_px=width))
     cells = {AXIS_OF[k]: v["cell"] for k, v in fig.layout.meta["roads"].items()}
     checked = 0
     for t in fig.data:
@@ -359,7 +359,9 @@ def test_the_unchecked_board_is_what_plotly_checks_and_what_the_page_draws(
     import plotly.io as pio
 
     rounds = add_cards(rounds_from_winners(text), ["4h", "4d"], ["Ks", "Kc"])
-    spec = board.board_spec(rounds, width_px=width, ask=ask, hold_last=hold, lang=lang)
+    spec = board.board_spec(
+        rounds, board.BoardLook(width_px=width, ask=ask, hold_last=hold, lang=lang)
+    )
     checked = go.Figure(spec).to_dict()  # raises on any attribute Plotly does not know
     checked["layout"].pop("template")
     plain = {**spec, "layout": {k: v for k, v in spec["layout"].items() if k != "template"}}
@@ -390,10 +392,12 @@ def test_the_layout_holds_for_a_whole_shoe_at_a_given_width(decks: int, data, wi
     only grows sideways, inside its own scroll box."""
     text = data.draw(hs.text(alphabet="BPT", min_size=1, max_size=13 * decks))
     rounds = rounds_from_winners(text)
-    narrow = board.board_spec(rounds[:0], width_px=width, decks=decks)["layout"]["meta"]["stacked"]
+    narrow = board.board_spec(rounds[:0], board.BoardLook(width_px=width, decks=decks))["layout"][
+        "meta"
+    ]["stacked"]
     shapes, widths = set(), []
     for n in range(len(text) + 1):
-        spec = board.board_spec(rounds.head(n), width_px=width, decks=decks)
+        spec = board.board_spec(rounds.head(n), board.BoardLook(width_px=width, decks=decks))
         shapes.add(_shape(spec, narrow))
         widths.append(spec["layout"]["width"])
     assert len(shapes) == 1, (len(shapes), text)
@@ -407,7 +411,9 @@ def test_an_eight_deck_shoe_of_81_rounds_keeps_the_shape_it_opened_with_at_1440(
     of its own and the board grew 68 px."""
     text = "".join(deal_shoe(2024, ShoeOptions(decks=8), 0).rounds["winner"].cast(pl.String))
     heights = [
-        board.board_spec(rounds_from_winners(text[:n]), width_px=976)["layout"]["height"]
+        board.board_spec(rounds_from_winners(text[:n]), board.BoardLook(width_px=976))["layout"][
+            "height"
+        ]
         for n in (0, 40, 60, 70, 81)
     ]
     assert len(set(heights)) == 1, heights
@@ -421,7 +427,7 @@ def test_the_bead_plate_has_the_longest_shoes_columns_in_readable_cells(width: i
     each bead's letter 9.5 px or more."""
     rounds = add_cards(rounds_from_winners("BPT" * 20), ["4h", "4d"], ["Ks", "Kc"])
     for lang in ("en", "zh"):
-        spec = board.board_spec(rounds, width_px=width, decks=8, lang=lang)
+        spec = board.board_spec(rounds, board.BoardLook(width_px=width, decks=8, lang=lang))
         bead = spec["layout"]["meta"]["roads"]["bead_plate"]
         assert bead["cols"] == 18
         assert bead["cell"] >= board.BEAD_MIN_CELL_PX
@@ -444,7 +450,7 @@ def test_a_natural_has_a_gold_ring_round_its_bead():
     ring round the bead (a 5 px corner star could not be seen), only on natural rounds."""
     rounds = add_cards(rounds_from_winners("B"), ["4h", "4d"], ["Ks", "Kc"])  # P natural 8
     rounds = add_cards(rounds, ["Kh", "7d"], ["Qs", "6c"])  # P 7 against B 6: no natural
-    spec = board.board_spec(rounds, width_px=976)
+    spec = board.board_spec(rounds, board.BoardLook(width_px=976))
     ring = [t for t in spec["data"] if t["name"] == "natural_ring" and t["xaxis"] == "x"]
     assert _cells(spec, "natural_ring", "x") == [(0.5, 1.5)]  # round 2 only
     assert ring[0]["marker"]["color"] == board.GOLD
@@ -459,7 +465,7 @@ def test_a_banker_win_on_six_is_marked_on_a_no_commission_table(lang: str):
     from roads_app.game.rounds import add_points
 
     rounds = add_points(add_points(rounds_from_winners("P"), 5, 6), 5, 7)  # B6 then B7
-    spec = board.board_spec(rounds, width_px=976, six=True, lang=lang)
+    spec = board.board_spec(rounds, board.BoardLook(width_px=976, six=True, lang=lang))
     texts = {
         (x, y): s
         for t in spec["data"]
@@ -469,7 +475,7 @@ def test_a_banker_win_on_six_is_marked_on_a_no_commission_table(lang: str):
     assert texts[(0.5, 1.5)] == "6"
     assert texts[(0.5, 2.5)] == ("B" if lang == "en" else "庄")
     assert _cells(spec, "banker_six", "x2") == [(1.5, 0.5)]  # round 2: the big road's 2nd column
-    plain = board.board_spec(rounds, width_px=976, six=False, lang=lang)
+    plain = board.board_spec(rounds, board.BoardLook(width_px=976, six=False, lang=lang))
     assert "6" not in json.dumps([t.get("text") for t in plain["data"]])
     assert _cells(plain, "banker_six", "x2") == []
 
@@ -478,16 +484,47 @@ def test_ties_before_the_first_result_are_counted_apart_from_the_first_cells():
     """Issue 26 item 12: two ties open the shoe, then B, a tie, P. Road feeds keep the
     two opening ties apart: the big road's title counts them, and its first cell shows
     only its own tie (one slash, no number, not 3)."""
-    spec = board.board_spec(rounds_from_winners("TTBTP"), width_px=976)
+    spec = board.board_spec(rounds_from_winners("TTBTP"), board.BoardLook(width_px=976))
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert titles[1] == "Big road · 2 ties before the first result"
     ties = [t for t in spec["data"] if t["name"] == "ties" and t["xaxis"] == "x2"]
     assert [(x, y, s) for t in ties for x, y, s in zip(t["x"], t["y"], t["text"], strict=True)] == [
         (0.5, 0.5, "")
     ]
-    zh = board.board_spec(rounds_from_winners("TB"), width_px=976, lang="zh")
+    zh = board.board_spec(rounds_from_winners("TB"), board.BoardLook(width_px=976, lang="zh"))
     assert zh["layout"]["annotations"][1]["text"] == "大路 · 首局前和 1 局"
     assert _cells(zh, "ties", "x2") == []  # the opening tie is not the first cell's own
-    only = board.board_spec(rounds_from_winners("TTT"), width_px=976)  # no result yet
+    only = board.board_spec(
+        rounds_from_winners("TTT"), board.BoardLook(width_px=976)
+    )  # no result yet
     assert only["layout"]["annotations"][1]["text"] == "Big road"  # the cell says 3
     assert [t["text"] for t in only["data"] if t["name"] == "ties"] == [["3"]]
+
+
+@settings(max_examples=25, deadline=None)
+@given(shoes, hs.sampled_from([390, 976, 1440]), hs.sampled_from(["en", "zh"]))
+def test_a_board_with_the_default_look_is_the_board_with_every_field_spelled_out(
+    text: str, width: int, lang: str
+):
+    """`BoardLook`'s defaults are the board every caller got before the look was a record
+    (the page's light board, laid out for 8 decks): a changed default shows here. The dark
+    theme is that board recoloured (`board.recolour`), nothing else."""
+    rounds = rounds_from_winners(text)
+    spelled = board.BoardLook(
+        width_px=board.DEFAULT_WIDTH_PX,
+        height_px=None,
+        max_cell=board.MAX_CELL_PX,
+        rows=board.ROWS,
+        lang="en",
+        ask=None,
+        hold_last=False,
+        decks=8,
+        six=False,
+        last_mark_s=None,
+        theme=board.Theme.LIGHT,
+    )
+    assert board.board_spec(rounds) == board.board_spec(rounds, spelled)
+    light = board.BoardLook(width_px=width, lang=lang)
+    dark = board.BoardLook(width_px=width, lang=lang, theme=board.Theme.DARK)
+    want = board.recolour(board.board_spec(rounds, light), board.Theme.DARK)
+    assert board.board_spec(rounds, dark) == want

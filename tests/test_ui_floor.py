@@ -54,7 +54,9 @@ def test_24_tables_on_a_full_hd_screen_and_48_on_4k_show_the_bead_plate_too():
 def test_the_dark_board_swaps_every_board_colour_for_a_lighter_one():
     """Each colour `render.board` draws with has its dark counterpart, and a board spec
     drawn dark holds none of the light ones (those marks would vanish on the dark ground)."""
-    spec = board.board_spec(rounds_from_winners("BPTBBPPTBP"), width_px=900, lang="en")
+    spec = board.board_spec(
+        rounds_from_winners("BPTBBPPTBP"), board.BoardLook(width_px=900, lang="en")
+    )
     dark = str(theme.recolour(spec, theme.Theme.DARK)).lower()
     for colour in (board.RED, board.BLUE, board.GREEN, board.GOLD, board.GRID, board.PAPER):
         assert colour in str(spec).lower() or colour == board.GOLD

@@ -24,14 +24,18 @@ def chinese():
 def test_the_chinese_backtest_summary_names_the_bet_and_the_seed(chinese):
     strategy = strategies.make_strategy("martingale", bet="banker")
     result = backtest.backtest(
-        strategy, strategies.Settings(), load_table("classic"), seed=41, shoes=3, engine="plain"
+        backtest.Betting(strategy, strategies.Settings(), load_table("classic")),
+        backtest.Simulated(41, 3),
+        backtest.RunOptions(engine="plain"),
     )
     caption = summary_caption(result, 41)
     assert "押庄" in caption  # "on banker"
     assert "种子 41" in caption and "3 靴" in caption
     streak = strategies.make_strategy("against-streak", after=4, progression="fibonacci")
     result = backtest.backtest(
-        streak, strategies.Settings(), load_table("classic"), seed=2, shoes=2, engine="plain"
+        backtest.Betting(streak, strategies.Settings(), load_table("classic")),
+        backtest.Simulated(2, 2),
+        backtest.RunOptions(engine="plain"),
     )
     caption = summary_caption(result, 2)
     assert "连胜 4 局后" in caption and "斐波那契注码" in caption

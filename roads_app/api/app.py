@@ -5,7 +5,7 @@ schema library as the rest of the project, and its OpenAPI docs come free at ``/
 All work is done by `service.Feed` and the event streams by `stream.Hub`; the routers
 only map HTTP onto them, one module per concern:
 
-* `reads` — the health check, tables, shoes and one shoe;
+* `reads` — the health check, the metrics, tables, shoes and one shoe;
 * `good_roads` — which live shoes hold a good road now;
 * `writes` — create, append, undo, void, end (each with an ``Idempotency-Key``);
 * `events` — a shoe's Server-Sent Events;
@@ -26,8 +26,9 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.routing import iter_route_contexts
+from starlette.types import Receive, Scope, Send
 
-from roads_app.api import events, good_roads, reads, writes
+from roads_app.api import events, fanout, good_roads, reads, writes
 from roads_app.api.access import is_loopback, require_operator
 from roads_app.api.context import Api
 from roads_app.api.limits import Gate
@@ -35,11 +36,22 @@ from roads_app.api.models import Problem
 from roads_app.api.refusals import add_handlers
 from roads_app.api.service import Feed, tags
 from roads_app.api.stream import Hub
+from roads_app.metrics import Metrics
 from roads_app.store import watch
 
 STORE_THREADS = 4
 """Threads (and so database connections) the server's store calls share; SQLite takes
 one writer at a time, and a read is a millisecond."""
+
+
+class App(FastAPI):
+    """The FastAPI app, keeping the server's own ``send`` in the scope: an event stream
+    writes its events straight to its connection (`fanout.outlet`), past the middleware
+    that wrap ``send`` for every other response."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[fanout.RAW_SEND] = send
+        await super().__call__(scope, receive, send)
 
 
 def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False) -> FastAPI:
@@ -56,14 +68,16 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     # The process's one watcher of the store feeds every event stream (`stream.Hub`).
     watcher = watch.watcher(data_dir)
     hub = Hub(watcher, feed.snapshot, run, tags)
+    metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        metrics.close()
         await hub.close()
         pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
 
-    app = FastAPI(
+    app = App(
         title="roads-app live feed",
         summary="Push baccarat results from a card-reading shoe or any program; follow a shoe.",
         version="1",
@@ -82,6 +96,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         watcher=watcher,
         data_dir=data_dir,
         open_reads=is_loopback(host),
+        metrics=metrics,
     )
     add_handlers(app)
     for router in (reads.router, good_roads.router, writes.router, events.router):
@@ -92,6 +107,7 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     app.add_middleware(
         Gate,
         writer=partial(require_operator, feed),
+        refused=metrics.refused,
         routes=lambda: list(iter_route_contexts(app.router.routes)),
     )
     return app

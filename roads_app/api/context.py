@@ -16,6 +16,7 @@ from fastapi import Path as PathParam
 
 from roads_app.api.service import Feed
 from roads_app.api.stream import Hub
+from roads_app.metrics import Metrics
 from roads_app.store import watch
 
 
@@ -31,6 +32,8 @@ class Api:
     data_dir: Path
     open_reads: bool
     """Reads need no token (the server listens on a loopback address only)."""
+    metrics: Metrics
+    """What ``/metrics`` shows (`roads_app.metrics`)."""
 
 
 async def api_of(request: Request) -> Api:

@@ -1,32 +1,43 @@
-"""Following a shoe: its Server-Sent Events, made by `stream.Hub`.
+"""Following a shoe: its Server-Sent Events, made by `stream.Hub` and written by
+`fanout` (each event's bytes made once and written to every follower's connection).
 
-(Not FastAPI's own Server-Sent Events: those encode every event again for each
-follower, and 2,000 followers filled the event loop.)
+(Not FastAPI's own Server-Sent Events, nor a generator per follower: those run a task
+and encode or copy every event for each follower.)
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 from fastapi import APIRouter, Depends
-from starlette.responses import StreamingResponse
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
+from roads_app.api import fanout
 from roads_app.api.access import Read
 from roads_app.api.context import Ctx, ShoeId
 from roads_app.api.models import Problem
 from roads_app.api.service import NotFound
+from roads_app.api.stream import Hub
 from roads_app.errors import quote
 
 
-class EventStream(StreamingResponse):
-    """A stream of Server-Sent Events, each event's bytes made by `stream.Hub` (shared by
-    every follower of the shoe, not encoded again for each)."""
+class EventStream(Response):
+    """A shoe's stream of Server-Sent Events: the status line and headers, then whatever
+    `stream.Hub` writes to this follower, until the shoe is gone, the follower falls too
+    far behind or the client goes away."""
 
     media_type = "text/event-stream"
 
-    def __init__(self, content: AsyncIterator[bytes]) -> None:
+    def __init__(self, hub: Hub, shoe_id: str) -> None:
         # no caching, and no buffering by a proxy in between (nginx reads this header)
-        super().__init__(content, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        super().__init__(headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        # no content-length: the body streams (chunked)
+        self.raw_headers = [h for h in self.raw_headers if h[0] != b"content-length"]
+        self.hub = hub
+        self.shoe_id = shoe_id
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        await fanout.serve(scope, receive, send, lambda out: self.hub.follow(self.shoe_id, out))
 
 
 async def existing(api: Ctx, shoe_id: ShoeId) -> None:
@@ -58,4 +69,4 @@ async def events(api: Ctx, shoe_id: ShoeId) -> EventStream:
     Every event's data is ``{"version": V, "rounds": [...], "good_roads": [...]}`` and
     its id is the version.
     """
-    return EventStream(api.hub.follow(shoe_id))
+    return EventStream(api.hub, shoe_id)

@@ -70,7 +70,8 @@ class Gate:
 
     ``writer`` takes the ``Authorization`` header (or None) and returns nothing or raises
     `Refusal` (the same rule the routes' dependency uses); ``routes`` is the app whose
-    route templates pick the cap.
+    route templates pick the cap; ``refused`` is told the status of each refusal (the
+    metrics count them).
     """
 
     def __init__(
@@ -81,8 +82,10 @@ class Gate:
         routes: Callable[[], list[Any]],
         caps: Mapping[str, int] = BODY_CAPS,
         default_cap: int = DEFAULT_BODY_CAP,
+        refused: Callable[[int], None] | None = None,
     ) -> None:
         self.app = app
+        self.refused = refused
         self.writer = writer
         self.routes = routes
         self.caps = caps
@@ -113,6 +116,8 @@ class Gate:
                 raise _too_big(cap, what)
             body = await _read_capped(receive, cap, what) if _has_body(headers) else b""
         except Refusal as e:
+            if self.refused is not None:
+                self.refused(e.status)
             close = _has_body(headers)  # its body is left unread: the connection cannot be reused
             await _refuse(send, e, close=close)
             return

@@ -23,8 +23,10 @@ log = logging.getLogger(__name__)
 def problem(
     request: Request, status: int, detail: str, headers: dict[str, str] | None = None
 ) -> JSONResponse:
-    """Every refusal the app makes: one short line, no server path in it."""
+    """Every refusal the app makes: one short line, no server path in it (and counted by
+    its status in the metrics)."""
     data_dir: Path = request.app.state.api.data_dir
+    request.app.state.api.metrics.refused(status)
     return JSONResponse(
         {"detail": one_line(scrub(detail, data_dir))}, status_code=status, headers=headers
     )

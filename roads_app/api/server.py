@@ -8,6 +8,8 @@ stops the API.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import sys
 from pathlib import Path
 
@@ -23,7 +25,13 @@ def serve(
 
     from roads_app.api.app import create_app
 
+    more_files()
     app = create_app(data_dir, host=host, samples=samples)
+    # What is loaded by now (the libraries, the app) lives as long as the process: kept
+    # out of every later full garbage collection, which 10,000 event streams make long
+    # enough to hold up every follower's events (docs/api.md).
+    gc.collect()
+    gc.freeze()
     # Event streams never end by themselves: give them a second to close on shutdown.
     uvicorn.run(
         app,
@@ -35,6 +43,17 @@ def serve(
         loop="auto",
         timeout_graceful_shutdown=1,
     )
+
+
+def more_files() -> None:
+    """Every event stream is an open socket: let the process open as many files as the
+    system allows it (the soft limit is often 1,024, the hard one far more)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def api_command(data_dir: Path, port: int, host: str = "127.0.0.1") -> list[str]:

@@ -13,15 +13,19 @@ rounds it last had to the rounds there are:
 * ``reset``: every round, after an undo, a void or an edit;
 * ``gone``: the shoe was deleted (the stream then ends).
 
-Why so: 2,000 followers of 24 tables each computing, encoding and reading their own
-events kept one event loop full and delayed the tables' own writes. Here a version
-costs one read and one encoding of each kind of event, whatever the followers; a
-follower only writes bytes already made. A write never waits for any of it: the
-watcher learns of it after the commit, on its own thread.
+Why so: 10,000 followers of 24 tables must cost one read and one encoding per version,
+and a write per follower of bytes already made, not a task woken, a diff and an
+encoding per follower. Every follower of a shoe holds the same rounds (it got the
+snapshot, then every event since), so one event takes them all to the new version: it is
+made once and written to each follower's connection in one pass (`fanout.Channel`). A
+write never waits for any of it: the watcher learns of it after the commit, on its own
+thread, and the read and the good roads run on the store's threads.
 
-A slow follower never blocks the others or piles up a queue: it skips to the newest
-version and gets the rounds it missed in one event. Every `PING_S` seconds each stream
-gets a comment line, so that a proxy in between does not close a quiet stream.
+A slow follower never blocks the others: its events wait in its own connection's
+buffer, and past `fanout.MAX_BEHIND` bytes it is dropped (a last ``dropped`` event; an
+EventSource reconnects and starts again from a snapshot). Every `fanout.PING_S` seconds
+each stream gets a comment line, so that a proxy in between does not close a quiet
+stream.
 """
 
 from __future__ import annotations
@@ -30,19 +34,17 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from roads_app.api.fanout import Broadcast, Follower, Frame, Outlet
 from roads_app.store.watch import Watcher
 
 log = logging.getLogger(__name__)
 
-PING_S = 15.0
-"""How often each stream gets a keep-alive comment (``: ping``)."""
 RETRY_S = (0.1, 0.2, 0.5, 1.0, 2.0)
 """Waits before reading a shoe again after failed reads (a busy or restarting database)."""
-PING = b": ping\n\n"
 
 Rounds = list[dict[str, Any]]
 Snapshot = tuple[int, Rounds] | None
@@ -98,32 +100,24 @@ def diff(before: Rounds | None, version: int | None, after: Rounds | None) -> Ch
 
 
 class _Shoe:
-    """One followed shoe: its latest (version, rounds), the rounds of the version before,
-    the events already made for this version, and an event that fires when it moves."""
+    """One followed shoe: its latest (version, rounds, good roads), its snapshot event
+    (made once per version, for whoever joins at it), and whether a read is due."""
 
     def __init__(self, shoe_id: str) -> None:
         self.id = shoe_id
         self.version: int | None = None
         self.rounds: Rounds | None = None
-        self.before: Rounds | None = None
-        """The rounds at the previous version: a follower still holding them (the same
-        list) is sent the one shared ``step`` event."""
-        self.frames: dict[str, bytes] = {}
-        self.tags: list[str] | None = None
+        self.tags: list[str] = []
+        self.snapshot: Frame | None = None
         self.loaded = asyncio.Event()
-        self.moved = asyncio.Event()  # replaced by a fresh one after each move (or ping)
-        self.followers = 0
+        self.joining = 0  # followers waiting for the first read
         self.again = False
         self.task: asyncio.Task[None] | None = None
 
-    def nudge(self) -> None:
-        """Wake every follower (the shoe moved, or it is time for a ping)."""
-        moved, self.moved = self.moved, asyncio.Event()
-        moved.set()
-
 
 class Hub:
-    """All followed shoes of one server process, fed by its watcher."""
+    """All followed shoes of one server process, fed by its watcher; their followers are
+    channels of one `fanout.Broadcast`, keyed by shoe id."""
 
     def __init__(
         self,
@@ -139,12 +133,20 @@ class Hub:
         self._shoes: dict[str, _Shoe] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
-        self._pinger: asyncio.Task[None] | None = None
+        self._broadcast: Broadcast | None = None
+        self.sent = 0
+        """Events sent to followers so far, one a follower (not the keep-alive pings):
+        ``/metrics``."""
 
     @property
     def followed(self) -> int:
         """Shoes with at least one follower now."""
         return len(self._shoes)
+
+    def followers(self) -> dict[str, int]:
+        """Followers now, per followed shoe (read by ``/metrics`` from any thread)."""
+        b = self._broadcast
+        return {} if b is None else {k: len(c.followers) for k, c in list(b.channels.items())}
 
     def changed(self, _shoe_id: str) -> None:
         """A write through this process: the watcher looks now rather than at its next tick."""
@@ -152,11 +154,12 @@ class Hub:
 
     # --- news from the watcher's thread
 
-    def _attach(self) -> None:
-        if self._loop is None:
+    def _attach(self) -> Broadcast:
+        if self._broadcast is None:
             self._loop = asyncio.get_running_loop()
+            self._broadcast = Broadcast(on_empty=self._unfollow)
             self._unsubscribe = self._watcher.subscribe(self._told)
-            self._pinger = self._loop.create_task(self._pings())
+        return self._broadcast
 
     def _told(self, _seq: int, changed: frozenset[str]) -> None:
         """On the watcher's thread: hand the news to the event loop, nothing more."""
@@ -180,12 +183,18 @@ class Hub:
         s.again = False
         s.task = asyncio.get_running_loop().create_task(self._read_until_current(s))
 
+    def _read_tagged(self, shoe_id: str) -> tuple[Snapshot, list[str]]:
+        """On a store thread: the shoe and its good roads (kept off the event loop)."""
+        snap = self._read(shoe_id)
+        rounds = snap[1] if snap is not None else None
+        return snap, (self._tags(rounds) if self._tags is not None and rounds else [])
+
     async def _read_until_current(self, s: _Shoe) -> None:
         failures = 0
         while True:
             s.again = False
             try:
-                snap = await self._run(self._read, s.id)
+                snap, tags = await self._run(self._read_tagged, s.id)
             except Exception as e:  # a busy or restarting database: read again shortly
                 if failures == 0:  # said once, not at every try
                     log.warning("following shoe %s: %s", s.id, e)
@@ -194,88 +203,67 @@ class Hub:
                 s.again = True
             else:
                 failures = 0
-                self._apply(s, snap)
+                self._apply(s, snap, tags)
             if not s.again or self._shoes.get(s.id) is not s:
                 return
 
-    def _apply(self, s: _Shoe, snap: Snapshot) -> None:
+    def _apply(self, s: _Shoe, snap: Snapshot, tags: list[str]) -> None:
+        """The shoe's new version: one event made and written to every follower."""
         version, rounds = snap if snap is not None else (None, None)
-        if s.loaded.is_set():
-            if version == s.version:
-                return
-            s.before = s.rounds
-        s.version, s.rounds = version, rounds
-        s.frames.clear()
-        s.tags = None
+        first = not s.loaded.is_set()
+        if not first and version == s.version:
+            return
+        before = s.rounds
+        s.version, s.rounds, s.tags, s.snapshot = version, rounds, tags, None
         s.loaded.set()
-        s.nudge()
+        channel = None if first or self._broadcast is None else self._broadcast.channels.get(s.id)
+        if channel is None:
+            return
+        if rounds is None:
+            channel.end(Frame(Change("gone", version, []).encode()))
+        else:
+            step = _with_tags(diff(before, version, rounds), tags)
+            self.sent += len(channel.followers)
+            channel.publish(Frame(step.encode()))
 
-    async def _pings(self) -> None:
-        while True:
-            await asyncio.sleep(PING_S)
-            for s in list(self._shoes.values()):
-                s.nudge()
+    def _unfollow(self, shoe_id: str) -> None:
+        """The shoe's last follower left: stop reading it."""
+        s = self._shoes.get(shoe_id)
+        if s is not None and s.joining == 0:
+            del self._shoes[shoe_id]
+            if s.task is not None:
+                s.task.cancel()
 
-    # --- the events
+    # --- the followers
 
-    def _good_roads(self, s: _Shoe) -> list[str]:
-        if s.tags is None:
-            s.tags = self._tags(s.rounds) if self._tags is not None and s.rounds else []
-        return s.tags
-
-    def _frame(self, s: _Shoe, sent: Rounds | None) -> bytes:
-        """The event that takes a follower holding ``sent`` to the shoe's rounds now; the
-        common ones (first event, the step from the version before, gone) made once."""
-        if s.rounds is None:
-            key = "gone"
-        elif sent is None:
-            key = "snapshot"
-        elif sent is s.before:
-            key = "step"
-        else:  # a follower that skipped versions: its own event
-            return _with_tags(diff(sent, s.version, s.rounds), self._good_roads(s)).encode()
-        frame = s.frames.get(key)
-        if frame is None:
-            change = diff(None if key == "snapshot" else sent, s.version, s.rounds)
-            frame = s.frames[key] = _with_tags(change, self._good_roads(s)).encode()
-        return frame
-
-    async def follow(self, shoe_id: str) -> AsyncIterator[bytes]:
-        """The events of one shoe as bytes, from a snapshot on, until it is gone or we are
-        cancelled (the client went away)."""
-        self._attach()
+    async def follow(self, shoe_id: str, out: Outlet) -> Follower | None:
+        """Send ``out`` the shoe's snapshot and join it to the shoe's channel, so that it
+        gets every later event; None when the shoe is gone (its ``gone`` event sent)."""
+        broadcast = self._attach()
         s = self._shoes.get(shoe_id)
         if s is None:
             s = self._shoes[shoe_id] = _Shoe(shoe_id)
             self._refresh(s)
-        s.followers += 1
+        s.joining += 1
         try:
             await s.loaded.wait()
-            sent: Rounds | None = None
-            sent_version: int | None = -1
-            while True:
-                moved = s.moved  # taken before looking, so no move is missed
-                if s.version != sent_version:
-                    rounds, version = s.rounds, s.version  # the shoe may move while we send
-                    yield self._frame(s, sent)
-                    if rounds is None:
-                        return
-                    sent, sent_version = rounds, version
-                else:
-                    yield PING
-                await moved.wait()
         finally:
-            s.followers -= 1
-            if s.followers == 0 and self._shoes.get(shoe_id) is s:
-                del self._shoes[shoe_id]
-                if s.task is not None:
-                    s.task.cancel()
+            s.joining -= 1
+        if s.rounds is None:
+            out.put(Frame(Change("gone", s.version, []).encode()))
+            if shoe_id not in broadcast.channels:
+                self._unfollow(shoe_id)
+            return None
+        if s.snapshot is None:
+            s.snapshot = Frame(Change("snapshot", s.version, s.rounds, s.tags).encode())
+        self.sent += 1
+        return broadcast.channel(shoe_id).join(out, s.snapshot)
 
     async def close(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
-        if self._pinger is not None:
-            self._pinger.cancel()
+        if self._broadcast is not None:
+            self._broadcast.close()
         for s in list(self._shoes.values()):
             if s.task is not None:
                 s.task.cancel()

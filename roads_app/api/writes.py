@@ -4,6 +4,7 @@ the shoe changed."""
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header
@@ -67,7 +68,12 @@ async def append(api: Ctx, shoe_id: ShoeId, body: RoundIn, key: Key = None) -> A
     and leaves the shoe as it was. Send an ``Idempotency-Key`` so that a retry after
     a lost answer never enters the hand twice.
     """
-    return answer(api, await api.run(api.feed.append, shoe_id, body, key), shoe_id)
+    start = time.perf_counter()
+    try:
+        return answer(api, await api.run(api.feed.append, shoe_id, body, key), shoe_id)
+    finally:  # a refusal's time too: what the feeder waited
+        if api.metrics.append_seconds is not None:
+            api.metrics.append_seconds.observe(time.perf_counter() - start)
 
 
 @router.post(

@@ -64,17 +64,12 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         )
     try:
         result = bt.backtest(
-            strategy,
-            settings,
-            table,
-            seed=args.seed,
-            shoes=args.shoes,
-            saved=saved,
-            engine=args.engine,
+            bt.Betting(strategy, settings, table),
+            saved if saved is not None else bt.Simulated(args.seed, args.shoes),
+            bt.RunOptions(
+                engine=args.engine, cluster=args.cluster, shard_shoes=args.shard_shoes, rows=False
+            ),
             progress=progress,
-            cluster=args.cluster,
-            shard_shoes=args.shard_shoes,
-            rows=False,
         )
     finally:
         if progress is not None:

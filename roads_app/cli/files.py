@@ -82,7 +82,8 @@ def register_show(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    """Ids on stdout as each batch is committed; the bar and the end line on stderr."""
+    """Ids on stdout as each batch is committed; the bar (with shoes a second) and the
+    end line on stderr."""
     from tqdm import tqdm
 
     from roads_app.shoefiles import streaming
@@ -90,8 +91,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
 
-    def committed(metas: list) -> None:
-        print("\n".join(meta.id for meta in metas), flush=True)
+    def committed(ids: list[str]) -> None:
+        if ids:
+            print("\n".join(ids), flush=True)
 
     many = None if args.shoe is not None else streaming.open_shoe_file(path)
     quiet = (
@@ -103,16 +105,26 @@ def _cmd_import(args: argparse.Namespace) -> int:
     total = None if many is None else many.total
     unit = "round" if many is None else many.progress_unit
     with tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr, disable=quiet) as bar:
-        added = library.import_shoes(
+        shoes = 0
+
+        def progress(more: int, batch_shoes: int) -> None:
+            nonlocal shoes
+            shoes += batch_shoes
+            rate = shoes / max(bar.format_dict["elapsed"], 1e-9)
+            bar.set_postfix_str(f"{shoes:,} shoes, {rate:,.0f} shoes/s", refresh=False)
+            bar.update(more)
+
+        done = library.import_shoes(
             path,
             Path(args.data),
             name=args.name,
             shoe=args.shoe,
             committed=committed,
-            progress=bar.update,
+            progress=progress,
         )
     if many is not None:
-        print(f"imported {len(added):,} shoes from {path.name}", file=sys.stderr)
+        already = f" ({done.already:,} already in the library)" if done.already else ""
+        print(f"imported {len(done.ids):,} shoes from {path.name}{already}", file=sys.stderr)
     return 0
 
 

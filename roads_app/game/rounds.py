@@ -16,9 +16,9 @@ can call them and keep the previous frame when one raises.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
-import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, field
@@ -51,7 +51,8 @@ from roads_app.game.drawing import (
     check_hand,
 )
 from roads_app.game.hand import (
-    SUITS_PER_RANK,
+    NO_PAIR,
+    PAIR_STATE,
     WINNER_DTYPE,
     WINNER_OF,
     WINNERS,
@@ -229,8 +230,20 @@ def check_name(name: object) -> str:
     return text
 
 
+ID_BYTES = 6
+"""A fresh shoe id is this many random bytes in hex (12 characters, 48 bits)."""
+
+
+def new_ids(n: int) -> list[str]:
+    """``n`` fresh shoe ids (the one rule of a new id: random, 12 hex digits), made at
+    once for an import of thousands of shoes."""
+    text = os.urandom(ID_BYTES * n).hex()
+    step = 2 * ID_BYTES
+    return [text[i : i + step] for i in range(0, len(text), step)]
+
+
 def _new_id() -> str:
-    return uuid.uuid4().hex[:12]
+    return new_ids(1)[0]
 
 
 def _now() -> str:
@@ -493,13 +506,13 @@ def rounds_from_cards(frame: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
     drawn_right = (must_p == (pn == 3)) & (must_b == (bn == 3))
     p_total = hand_total(pt + _CARD_POINT[p[:, 2]])
     b_total = hand_total(bt + _CARD_POINT[b[:, 2]])
-    winner = WINNER_OF[b_total, p_total]
-    derived = {
-        "winner": winner,
+    first = np.minimum(np.stack([p[:, 0], p[:, 1], b[:, 0], b[:, 1]]), _NO_CARD - 1)
+    derived = {  # each read from the hand's own rules and tables (`roads_app.game.hand`)
+        "winner": WINNER_OF[b_total, p_total],
         "player_points": p_total.astype(np.int8),
         "banker_points": b_total.astype(np.int8),
-        "player_pair": p[:, 0] // SUITS_PER_RANK == p[:, 1] // SUITS_PER_RANK,
-        "banker_pair": b[:, 0] // SUITS_PER_RANK == b[:, 1] // SUITS_PER_RANK,
+        "player_pair": (PAIR_STATE[first[0], first[1]] != NO_PAIR) & (pn > 0),
+        "banker_pair": (PAIR_STATE[first[2], first[3]] != NO_PAIR) & (bn > 0),
         "player_natural": natural(pt),
         "banker_natural": natural(bt),
     }
@@ -687,6 +700,35 @@ def check_shoe(
     also_seen = list(also_seen)
     if also_seen or any(p is not None for p in player[new_from:]):
         check_composition(rounds, decks, also_seen)
+
+
+def shoes_within(frame: pl.DataFrame, decks: int = 8, also_seen: Iterable[str] = ()) -> pl.Series:
+    """The numbers of the shoes of ``frame`` (rounds of many shoes, a ``shoe`` column,
+    hands checked by `rounds_from_cards`) that `check_shoe` takes whole: its rule over
+    every shoe at once (a group by shoe), for an import of thousands. The same limits:
+    `max_rounds`, the shoe's cards (a round without cards counts `CARDS_PER_ROUND_MIN`),
+    and at most ``decks`` copies of a card, ``also_seen`` (a burn card) included."""
+    seen = Counter(playing_cards.parse_card(c) for c in also_seen)
+    shoe = frame["shoe"]
+    dense = shoe.rank("dense").cast(pl.Int64).to_numpy() - 1
+    shoes = int(dense.max()) + 1 if len(dense) else 0
+    p, pn, _ = _card_numbers(frame["player_cards"])
+    b, bn, _ = _card_numbers(frame["banker_cards"])
+    both = (frame["player_cards"].is_not_null() & frame["banker_cards"].is_not_null()).to_numpy()
+    cards = np.bincount(dense, np.where(both, pn + bn, CARDS_PER_ROUND_MIN), shoes)
+    copies = np.bincount(
+        (dense[:, None] * (_NO_CARD + 1) + np.concatenate([p, b], axis=1)).ravel(),
+        minlength=shoes * (_NO_CARD + 1),
+    ).reshape(shoes, _NO_CARD + 1)[:, :_NO_CARD]
+    for code, n in seen.items():
+        copies[:, playing_cards.ALL_CARDS.index(code)] += n
+    within = (
+        (np.bincount(dense, minlength=shoes) <= max_rounds(decks))
+        & (cards <= decks * playing_cards.CARDS_PER_DECK)
+        & (copies.max(axis=1, initial=0) <= decks)
+    )
+    numbers = shoe.unique().sort()  # (dense ranks follow the sorted numbers)
+    return numbers.filter(pl.Series(within))
 
 
 def check_by_cards(rounds: pl.DataFrame, row: dict[str, Any]) -> None:

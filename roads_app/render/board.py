@@ -23,6 +23,8 @@ round count) and its number of marks, so a browser test can see the board change
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import plotly.graph_objects as go
@@ -66,6 +68,50 @@ BEAD_COLS = 10
 BIG_ROAD_COLS = 22
 DERIVED_COLS = 14
 MINI_COLS = 24
+
+
+class Theme(StrEnum):
+    """A board's ground: light, or dark for a dim room (the display, the lobby)."""
+
+    LIGHT = "light"
+    DARK = "dark"
+
+
+GROUND = "#0f1216"
+"""The dark board's ground (the page's is the same: a board and its page are one screen)."""
+
+DARK: dict[str, str] = {
+    PAPER: GROUND,  # the ground, and the text on a bead (dark on a bright bead)
+    GRID: "#3a414b",
+    RED: "#f05454",
+    BLUE: "#4a9eff",
+    GREEN: "#3dbb62",
+    GOLD: "#ffc53d",
+    TEXT: "#e8eaed",
+    NOTE: "#c3c9d2",
+}
+"""Each colour of the light board and its dark board counterpart: lighter, so each mark
+keeps at least 3:1 against the dark ground and each text 4.5:1 (WCAG 2.1), as the light
+ones do on white."""
+
+
+def recolour(spec: Any, theme: Theme) -> Any:
+    """``spec`` (a figure's plain JSON: dicts, lists, strings) with each light board colour
+    swapped for the theme's; the light theme is the spec itself.
+
+    >>> recolour({"marker": {"color": [RED, "x"]}, "bg": PAPER}, Theme.DARK)
+    {'marker': {'color': ['#f05454', 'x']}, 'bg': '#0f1216'}
+    """
+    if theme is Theme.LIGHT:
+        return spec
+    if isinstance(spec, dict):
+        return {k: recolour(v, theme) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [recolour(v, theme) for v in spec]
+    if isinstance(spec, str):
+        return DARK.get(spec.lower(), spec)
+    return spec
+
 
 PLOT_CONFIG: dict[str, Any] = {"staticPlot": True, "displayModeBar": False}
 """The Plotly config pages draw a board with: a board is read, not zoomed."""
@@ -469,6 +515,34 @@ GAP_CELLS = 1.0
 """Horizontal gap between two roads side by side, in cells."""
 
 
+@dataclass(frozen=True)
+class BoardLook:
+    """How a board looks, apart from which shoe it shows (`board_spec` says each field).
+
+    ``width_px`` (and with ``height_px``, the screen it fills) and ``max_cell``: its size;
+    ``rows``: a road's rows; ``lang``: its words; ``ask``: the ask road's side, if any;
+    ``hold_last``: the last round held for its reveal; ``decks`` and ``six``: the table's,
+    for the layout and the marks; ``last_mark_s``: how long the newest result is framed;
+    ``theme``: its colours.
+    """
+
+    width_px: float = DEFAULT_WIDTH_PX
+    height_px: float | None = None
+    max_cell: float = MAX_CELL_PX
+    rows: int = ROWS
+    lang: str = "en"
+    ask: str | None = None
+    hold_last: bool = False
+    decks: int = 8
+    six: bool = False
+    last_mark_s: float | None = None
+    theme: Theme = Theme.LIGHT
+
+
+DEFAULT_LOOK = BoardLook()
+"""A board as it looks unless told otherwise."""
+
+
 def shoe_columns(decks: int = 8) -> tuple[int, int]:
     """The bead plate's and the big road's columns for the longest shoe ``decks`` decks
     allow: the board is laid out for them from the first round to the last, so nothing
@@ -691,39 +765,19 @@ def fill_layout(
 
 
 def board_figure(
-    rounds_or_roads: Roads | pl.DataFrame,
-    rows: int = ROWS,
-    *,
-    width_px: float = DEFAULT_WIDTH_PX,
-    lang: str = "en",
-    ask: str | None = None,
-    max_cell: float = MAX_CELL_PX,
-    hold_last: bool = False,
-    decks: int = 8,
-    six: bool = False,
+    rounds_or_roads: Roads | pl.DataFrame, look: BoardLook = DEFAULT_LOOK
 ) -> go.Figure:
     """`board_spec` as a checked ``go.Figure`` (the PNG export, tests, scripts)."""
-    return go.Figure(
-        board_spec(
-            rounds_or_roads,
-            rows,
-            width_px=width_px,
-            lang=lang,
-            ask=ask,
-            max_cell=max_cell,
-            hold_last=hold_last,
-            decks=decks,
-            six=six,
-        )
-    )
+    return go.Figure(board_spec(rounds_or_roads, look))
 
 
 def _board_roads(
-    rounds_or_roads: Roads | pl.DataFrame, rows: int, ask: str | None, hold_last: bool, six: bool
+    rounds_or_roads: Roads | pl.DataFrame, look: BoardLook
 ) -> tuple[Roads, Roads, Roads, int, int]:
     """What `board_spec` draws, before any layout: (the roads, the roads on show, the ask
     road's ghost marks, the rounds of room to leave, the ties before the first result).
     With ``hold_last`` the roads on show are those before the last round."""
+    rows, ask, hold_last, six = look.rows, look.ask, look.hold_last, look.six
     if isinstance(rounds_or_roads, Mapping):
         if ask is not None or hold_last:
             raise ValueError("the ask road and the held reveal need the rounds frame")
@@ -780,22 +834,12 @@ def _board_axes(
 
 
 def board_spec(
-    rounds_or_roads: Roads | pl.DataFrame,
-    rows: int = ROWS,
-    *,
-    width_px: float = DEFAULT_WIDTH_PX,
-    lang: str = "en",
-    ask: str | None = None,
-    max_cell: float = MAX_CELL_PX,
-    hold_last: bool = False,
-    decks: int = 8,
-    six: bool = False,
-    height_px: float | None = None,
-    last_mark_s: float | None = None,
+    rounds_or_roads: Roads | pl.DataFrame, look: BoardLook = DEFAULT_LOOK
 ) -> dict[str, Any]:
     """The whole scoreboard as one figure (a plain ``{"data", "layout"}`` dict), laid out
     as on casino boards, whole shoe.
 
+    How it looks is ``look``'s (`BoardLook`), field by field below.
     Laid out by `board_layout` for a page ``width_px`` wide: every road shows every
     column of the shoe and every mark is sized from its cell, so a narrower page
     gives smaller marks, never overlapping ones (down to `NARROW_CELL_PX` on a phone,
@@ -827,14 +871,17 @@ def board_spec(
     ``last_mark_s``: the last round's cell on the bead plate and the big road is framed
     in gold (traces named ``"last"``), which the page takes off after that many seconds
     (``layout.meta["last"]``: the round and the milliseconds), as a table's screen marks
-    the newest result; needs the rounds frame, not with ``hold_last``.
+    the newest result; needs the rounds frame, not with ``hold_last``. ``theme``: the
+    board's colours (`recolour`).
     """
-    roads, shown, ghosts, spare, lead = _board_roads(rounds_or_roads, rows, ask, hold_last, six)
-    if height_px is not None:
-        boxes, cell = fill_layout(shown, width_px, height_px, rows, spare)
+    roads, shown, ghosts, spare, lead = _board_roads(rounds_or_roads, look)
+    if look.height_px is not None:
+        boxes, cell = fill_layout(shown, look.width_px, look.height_px, look.rows, spare)
         title = title_px(cell)
     else:
-        boxes, cell, title = board_layout(shown, width_px, rows, max_cell, spare, decks=decks)
+        boxes, cell, title = board_layout(
+            shown, look.width_px, look.rows, look.max_cell, spare, decks=look.decks
+        )
     units_w = max(b[1] + b[3] for b in boxes)
     units_h = max(b[2] + b[4] for b in boxes)
     width, height = units_w * cell, units_h * cell
@@ -861,10 +908,10 @@ def board_spec(
         # a road longer than the longest shoe's columns shows its newest ones
         first = max(0, _need(shown[name], spare) - cols)
         road, before = _from(roads[name], first), _from(shown[name], first)
-        traces = _held_traces(name, road, before, shown is not roads, px, lang)
+        traces = _held_traces(name, road, before, shown is not roads, px, look.lang)
         if name in ghosts:
-            traces = traces + _ghost_traces(name, _from(ghosts[name], first), px, lang)
-        if last_mark_s and not hold_last and name in (Road.BEAD_PLATE, Road.BIG_ROAD):
+            traces = traces + _ghost_traces(name, _from(ghosts[name], first), px, look.lang)
+        if look.last_mark_s and not look.hold_last and name in (Road.BEAD_PLATE, Road.BIG_ROAD):
             traces += _last_mark(road, px)
         # an empty road still draws its grid: Plotly only draws axes that carry a trace
         traces = [
@@ -884,14 +931,14 @@ def board_spec(
             1 - (top + h) / units_h,
             1 - top / units_h,
         )
-        axes = _board_axes(box, first, cols, rows, suffix)
+        axes = _board_axes(box, first, cols, look.rows, suffix)
         layout[f"xaxis{suffix}"], layout[f"yaxis{suffix}"] = axes
         for t in traces:
             t["xaxis"], t["yaxis"] = f"x{suffix}", f"y{suffix}"
         data += traces
-        title = word(name, lang)
+        title = word(name, look.lang)
         if name == Road.BIG_ROAD and lead:  # kept apart from the first cell's own ties
-            title = f"{title} · {word('ties_before', lang, n=lead)}"
+            title = f"{title} · {word('ties_before', look.lang, n=lead)}"
         layout["annotations"].append(
             {
                 "text": title,
@@ -915,19 +962,19 @@ def board_spec(
     layout["meta"] = {
         "road": "board",
         "rounds": metas[Road.BEAD_PLATE]["rounds"],
-        "ask": ask,
+        "ask": look.ask,
         "cell": round(cell, 2),
-        "lang": lang,
-        "held": hold_last,
+        "lang": look.lang,
+        "held": look.hold_last,
         "stacked": boxes[1][2] > boxes[0][2],  # one road per row (a phone's board)
         "roads": metas,
     }
-    if last_mark_s and not hold_last and metas[Road.BEAD_PLATE]["rounds"]:
+    if look.last_mark_s and not look.hold_last and metas[Road.BEAD_PLATE]["rounds"]:
         layout["meta"]["last"] = {
             "round": metas[Road.BEAD_PLATE]["rounds"],
-            "ms": round(last_mark_s * 1000),
+            "ms": round(look.last_mark_s * 1000),
         }
-    return {"data": data, "layout": layout}
+    return recolour({"data": data, "layout": layout}, look.theme)
 
 
 def _last_mark(road: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from roads_app.errors import RoadsAppError, StorageError
 from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta
 from roads_app.i18n import DEFAULT, word
-from roads_app.render.board import board_figure
+from roads_app.render.board import BoardLook, board_figure
 from roads_app.render.flags import flags_line
 from roads_app.render.fonts import TEXT_FONT, fonts_with_ours
 from roads_app.roads.stats import flag_counts, shoe_stats
@@ -55,7 +55,7 @@ def scorecard_figure(
 ) -> go.Figure:
     """The whole board laid out for ``width_px`` under a header: name, table, decks and
     date (when ``meta`` is given) and the counts."""
-    fig = board_figure(rounds, width_px=width_px, lang=lang)
+    fig = board_figure(rounds, BoardLook(width_px=width_px, lang=lang))
     margin = fig.layout.margin
     top = (margin.t or 0) + HEADER_PX
     fig.update_layout(height=(fig.layout.height or 0) + HEADER_PX, margin={"t": top})

@@ -42,6 +42,10 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+from roads_app.jit_cache import depends_on
+
+depends_on(__file__)  # cached where the app's kernels are (a read-only install included)
+
 RED, BLUE, NO_MARK = 0, 1, -1
 """Colour codes: index into ``grids.COLOURS`` ("red", "blue"); -1 where no mark is made."""
 
@@ -59,6 +63,10 @@ def derived_colour(heights: Any, col: int, row: int, n: int, k: int) -> int:
     the column ``k`` back: blue only when it is the first row below that column's bottom
     (red when that column reaches this row, and red again below that). A road starts once
     its first comparison exists: column ``k`` row 1, or column ``k + 1`` row 0.
+
+    A compiled function calls it from one place (a loop over the roads, not a call per
+    road): Numba 0.68 warns that a variable 'is not in scope' when a rule with branches
+    is inlined twice into one function (`tests/test_compile.py`).
     """
     if row == 0:
         if n - 1 < k:

@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError, quote, validation_message
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Side, Winner
+from roads_app.jit_cache import depends_on
 from roads_app.messages import Message
 from roads_app.places import RULES_DIR, user_tables_dir
 
@@ -94,6 +95,8 @@ class ColumnSide(StrEnum):
     def code(self) -> int:
         return SIDE_ANY if self is ColumnSide.ANY else Side(self.value).code
 
+
+depends_on(__file__)  # cached where the app's kernels are (a read-only install included)
 
 # --- the rule -----------------------------------------------------------------------------
 

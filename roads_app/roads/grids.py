@@ -233,43 +233,35 @@ def _if_banker(b: _Big, last: np.ndarray) -> dict[int, np.ndarray]:
 
 
 @njit(cache=True)
-def _place(taken: np.ndarray, road: int, rows: int, new: bool, st: tuple) -> tuple:
-    """Lay the next mark of one road on its grid (dragon tails), from its state ``st``
-    in the shoe: (column its last streak started in, last column, last row, turned right).
-    ``taken[road, col]`` holds the column's occupied rows as bits.
+def _place(taken: np.ndarray, road: int, rows: int, new: bool, at: np.ndarray) -> None:
+    """Lay the next mark of one road on its grid (dragon tails), from its state in the
+    shoe, ``at[road]`` (`_AT`), updated in place. ``taken[road, col]`` holds the column's
+    occupied rows as bits.
 
     A streak goes down until the last row or an occupied cell, then right along that
     row for good; the next streak starts at row 0 of the first column right of the
     previous start whose row 0 is free.
     """
-    start, c, r, turned = st
+    start, c, r, turned = at[road, 0], at[road, 1], at[road, 2], at[road, 3]
     if new:
         c = start + 1
         while taken[road, c] & 1:
             c += 1
         start = c
         r = 0
-        turned = False
+        turned = 0
     elif not turned and r + 1 < rows and not (taken[road, c] >> (r + 1)) & 1:
         r += 1
     else:
-        turned = True
+        turned = 1
         c += 1
     taken[road, c] |= np.uint64(1) << np.uint64(r)
-    return start, c, r, turned
+    at[road, 0], at[road, 1], at[road, 2], at[road, 3] = start, c, r, turned
 
 
-_START = (-1, 0, 0, False)
-"""`_place`'s state before a road's first mark."""
-
-
-@njit(cache=True)
-def _derive(taken: np.ndarray, road: int, rows: int, colour: int, st: tuple) -> tuple:
-    """Lay a derived road's next mark of ``colour`` (a new streak when the colour changes),
-    from its state ``st``: `_place`'s, its last colour and its marks so far."""
-    at, last, m = st
-    at = _place(taken, road, rows, at[0] < 0 or colour != last, at)
-    return at, colour, m + 1
+_AT = ("start", "col", "row", "turned")
+"""A road's layout state, a row of int64 per road (`_place`): the column its last streak
+started in (-1 before its first mark), its last column and row, 1 once it turned right."""
 
 
 _BIG_ROWS = ("shoe", "col", "row", "round", "ties")
@@ -314,9 +306,9 @@ def _roads_kernel(
         longest = max(longest, b - start[g])
     heights = np.empty(longest + 1, dtype=np.int32)  # per streak of the shoe: its height
     taken = np.zeros((ks.size + 1, longest + 2), dtype=np.uint64)  # per road, column: rows
-    k1, k2, k3 = ks[0], ks[1], ks[2]
-    m1 = m2 = m3 = 0  # marks of each derived road so far
-    j = 0  # big-road marks so far
+    at = np.empty((ks.size + 1, len(_AT)), dtype=np.int64)  # per road: `_place`'s state
+    last = np.empty(ks.size, dtype=np.int8)  # per derived road: its last colour
+    j = 0  # big-road marks so far (a derived road's so far: ``count[road]``)
     for g in range(start.size):
         a = start[g]
         b = start[g + 1] if g + 1 < start.size else n
@@ -330,10 +322,9 @@ def _roads_kernel(
                 row = 0
                 col += 1
         taken[:, : b - a + 2] = 0  # a shoe's columns are fewer than its rounds
-        at = _START
-        st1 = (_START, NO_MARK, m1)  # no colour yet, and the road's marks so far
-        st2 = (_START, NO_MARK, m2)
-        st3 = (_START, NO_MARK, m3)
+        at[:, 0] = -1  # no road has a mark yet
+        at[:, 1:] = 0
+        last[:] = NO_MARK
         first = j
         side = -1
         streak = -1
@@ -354,40 +345,32 @@ def _roads_kernel(
                 height = 0
             height += 1
             heights[streak] = height
-            at = _place(taken, 0, rows, new, at)
-            big[0, j], big[1, j], big[2, j] = number, at[1], at[2]
+            _place(taken, np.int64(0), rows, new, at)  # int64, as the derived roads' number
+            big[0, j], big[1, j], big[2, j] = number, at[0, 1], at[0, 2]
             big[3, j], big[4, j], big[5, j] = rnd[i], 0, i
             winner[j] = w
             j += 1
-            colour = derived_colour(heights, streak, height - 1, streak, k1)
-            if colour != NO_MARK:
-                st1 = _derive(taken, 1, rows, colour, st1)
-                m = st1[2] - 1
-                marks[0, 0, m], marks[0, 1, m] = number, st1[0][1]
-                marks[0, 2, m] = st1[0][2]
-                marks[0, 3, m], colours[0, m] = rnd[i], colour
-            colour = derived_colour(heights, streak, height - 1, streak, k2)
-            if colour != NO_MARK:
-                st2 = _derive(taken, 2, rows, colour, st2)
-                m = st2[2] - 1
-                marks[1, 0, m], marks[1, 1, m] = number, st2[0][1]
-                marks[1, 2, m] = st2[0][2]
-                marks[1, 3, m], colours[1, m] = rnd[i], colour
-            colour = derived_colour(heights, streak, height - 1, streak, k3)
-            if colour != NO_MARK:
-                st3 = _derive(taken, 3, rows, colour, st3)
-                m = st3[2] - 1
-                marks[2, 0, m], marks[2, 1, m] = number, st3[0][1]
-                marks[2, 2, m] = st3[0][2]
-                marks[2, 3, m], colours[2, m] = rnd[i], colour
+            # one call of the colour rule for every derived road: an inlined rule with
+            # branches, inlined twice into one function, fails Numba's IR checks
+            for d in range(ks.size):
+                colour = derived_colour(heights, streak, height - 1, streak, ks[d])
+                if colour == NO_MARK:
+                    continue
+                road = d + 1
+                _place(taken, road, rows, at[road, 0] < 0 or colour != last[d], at)
+                last[d] = colour
+                m = count[road]
+                count[road] = m + 1
+                marks[d, 0, m], marks[d, 1, m] = number, at[road, 1]
+                marks[d, 2, m], marks[d, 3, m] = at[road, 2], rnd[i]
+                colours[d, m] = colour
         if j == first:  # a shoe of ties only: one cell at (0, 0), carrying every tie
             big[0, j], big[1, j], big[2, j] = number, 0, 0
             big[3, j], big[4, j], big[5, j] = rnd[a], 0, a
             winner[j] = _T
             j += 1
         big[4, first] += pending
-        m1, m2, m3 = st1[2], st2[2], st3[2]
-    count[0], count[1], count[2], count[3] = j, m1, m2, m3
+    count[0] = j
 
 
 def _colour_series(code: np.ndarray, name: str) -> pl.Series:
@@ -412,7 +395,17 @@ def _firsts(group: np.ndarray) -> np.ndarray:
 
 # --- building the frames --------------------------------------------------------------
 
-_KS = np.array(list(DERIVED.values()), dtype=np.int64)
+
+def _read_only(values: np.ndarray, dtype: type[np.generic]) -> np.ndarray:
+    """``values`` as a C-ordered read-only array of ``dtype``, a view when they already
+    are: what `_roads_kernel` reads has one type whatever Polars or NumPy handed over
+    (a Polars column's array is read-only, a computed one is not), so it compiles once."""
+    out = np.ascontiguousarray(values, dtype=dtype).view()
+    out.flags.writeable = False
+    return out
+
+
+_KS = _read_only(np.array(list(DERIVED.values())), np.int64)
 _WINNER_VALUES = pl.Series(WINNERS, dtype=WINNER)
 
 
@@ -460,7 +453,15 @@ def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
     whole = not rnd.null_count()  # else the kernel writes row numbers, looked up here
     numbers = rnd.to_numpy() if whole else np.arange(rnd.len(), dtype=np.int32)
     arrays = _outputs(s.code.size, _KS.size)
-    _roads_kernel(s.code, s.start, shoe, numbers, rows, _KS, arrays)
+    _roads_kernel(
+        _read_only(s.code, np.int8),
+        _read_only(s.start, np.int64),
+        _read_only(shoe, np.int32),
+        _read_only(numbers, np.int32),
+        int(rows),
+        _KS,
+        arrays,
+    )
     bead, big, winner, marks, colours, count = arrays
 
     def int_columns(names: tuple[str, ...], block: np.ndarray, m: int) -> list[pl.Series]:

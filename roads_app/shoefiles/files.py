@@ -446,9 +446,7 @@ def show_summary(path: Path) -> str:
         return summary(read_any(path))
     total: dict[str, int] = dict.fromkeys(("n", "shoes", "with_cards", *WINNERS), 0)
     for batch in many.batches():
-        frame = pl.concat([rounds for _k, rounds in batch])
-        counts = _counts(frame)
-        counts["shoes"] = len(batch)  # whole shoes, each once (`streaming` refuses repeats)
+        counts = _counts(batch.frame)  # whole shoes, each once (`streaming` refuses repeats)
         for key, value in counts.items():
             total[key] += value
     return _summary_text(total)

@@ -233,6 +233,17 @@ def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
     return out
 
 
+def plain_round(values: dict[str, Any]) -> str | None:
+    """The winner's letter of a round without cards as a one-shoe file gives it (the
+    values present; None for absent), or None when `rounds_from_rows` refuses it: the
+    row-by-row check itself, asked once per distinct round of a file of many shoes."""
+    try:
+        r = schemas.round_in({k: v for k, v in values.items() if v is not None}, "")
+        return str(_entry_round(r)["winner"])
+    except RoadsAppError:
+        return None
+
+
 def check_columns(columns: list[str], label: str, *, shoes: bool = False) -> None:
     """A winner column and nothing unknown (``shoe`` too where a file of shoes is read)."""
     if "winner" not in columns:

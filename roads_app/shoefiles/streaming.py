@@ -32,28 +32,60 @@ import polars as pl
 
 from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
+from roads_app.game.hand import WINNER_DTYPE
 from roads_app.game.rounds import (
     FLAGS,
     MOST_ROUNDS,
     ROUNDS_SCHEMA,
     ShoeMeta,
-    max_rounds,
     rounds_from_cards,
+    shoes_within,
 )
 from roads_app.messages import Message
 from roads_app.shoefiles import importing, schemas
 from roads_app.shoefiles.importing import SHOE_COLUMN
 
-BATCH_ROWS = 50_000
-"""Rows read and checked at a time (about 600 full shoes): what memory holds."""
+BATCH_ROWS = int(os.environ.get("ROADS_APP_IMPORT_BATCH", "") or 50_000)
+"""Rows read and checked at a time (about 600 full shoes): what memory holds, and what
+an import commits at once. ``ROADS_APP_IMPORT_BATCH`` sets fewer (the tests' killed
+import: a transaction a shoe)."""
 MAX_GROUP_UNPACKED = 256 * 1024 * 1024
 """Largest uncompressed size a Parquet row group may declare (it is decoded whole)."""
 MAX_ROUND_BYTES = safe_io.MAX_LINE_BYTES
 """Longest round object of a JSON file (as a CSV line)."""
 _CHUNK = 1 << 20
 
-Checked = list[tuple[int, pl.DataFrame]]
-"""A batch of checked shoes: (shoe number in the file, rounds frame), in file order."""
+
+@dataclass(frozen=True)
+class Checked:
+    """A batch of checked shoes as one frame: the ``shoe`` column (the shoe's number in
+    the file, Int64) and the rounds frame's columns, the shoes whole and in file order.
+
+    Kept as one frame, never a frame a shoe: a shoe costs its rows, not a frame's own
+    few kilobytes and milliseconds (a file of 200,000 one-round shoes). Iterating it
+    gives (shoe number, rounds frame) pairs, for a caller that wants shoes one by one."""
+
+    frame: pl.DataFrame
+
+    @property
+    def numbers(self) -> pl.Series:
+        """The batch's shoe numbers, in file order."""
+        return self.frame[SHOE_COLUMN].unique(maintain_order=True)
+
+    def __len__(self) -> int:
+        return self.frame[SHOE_COLUMN].n_unique()
+
+    def __iter__(self) -> Iterator[tuple[int, pl.DataFrame]]:
+        parts = self.frame.partition_by(
+            SHOE_COLUMN, maintain_order=True, as_dict=True, include_key=False
+        )
+        for (k,), part in parts.items():
+            yield int(k), part  # type: ignore[call-overload]
+
+
+Progress = Callable[[int, int], object]
+"""Told, as a file is read, how much more of it (`ShoeFile.total`'s unit) and how many
+more shoes."""
 
 BYTE_UNIT = "B"
 """A progress bar's unit for a file read by its bytes (tqdm scales it to kB, MB)."""
@@ -93,32 +125,32 @@ class ShoeFile:
     def progress_unit(self) -> str:
         return "round" if self.fmt == "parquet" else BYTE_UNIT
 
-    def batches(self, progress: Callable[[int], object] | None = None) -> Iterator[Checked]:
+    def batches(self, progress: Progress | None = None) -> Iterator[Checked]:
         """Every shoe of the file, checked, a batch of whole shoes at a time.
 
-        ``progress`` is told how much more of the file (`total`'s unit) each batch read."""
+        ``progress`` is told, once each batch is done with, how much more of the file
+        (`total`'s unit) it read and how many shoes it held."""
         done = 0
         for raw in _whole_shoes(self._raw(), self.label):
-            yield _check_batch(self, raw)
+            checked = _check_batch(self, raw)
+            yield checked
             if progress is not None:
-                progress(raw.until - done)
+                progress(raw.until - done, len(checked))
                 done = raw.until
 
     def shoe(self, k: int) -> pl.DataFrame | None:
         """Shoe ``k`` checked (only it), or None when the file has no such shoe."""
         for raw in _whole_shoes(self._raw(), self.label):
-            part = raw.frame.filter(pl.col(SHOE_COLUMN) == k)
-            if part.height:
+            keep = raw.frame[SHOE_COLUMN] == k
+            if keep.any():
+                first = raw.first_row + int(keep.arg_true()[0])
                 rows = (
                     None
                     if raw.rows is None
-                    else [
-                        r
-                        for r, keep in zip(raw.rows, (raw.frame[SHOE_COLUMN] == k), strict=True)
-                        if keep
-                    ]
+                    else [r for r, kept in zip(raw.rows, keep, strict=True) if kept]
                 )
-                return _check_batch(self, _Raw(part, raw.first_row, rows))[0][1]
+                part = _Raw(raw.frame.filter(keep), first, rows)
+                return _check_batch(self, part).frame.drop(SHOE_COLUMN)
         return None
 
     def numbers(self) -> list[int]:
@@ -211,7 +243,7 @@ def _shoe_numbers(frame: pl.DataFrame, label: str, first_row: int, unit: str) ->
 def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
     """Batches regrouped to hold whole shoes (the last shoe of a batch waits for the next),
     refusing a shoe whose rows come in two separate runs (its rounds would be out of order)."""
-    seen: set[int] = set()
+    seen = _Seen()
     held: _Raw | None = None
     ahead = _last_flagged(raws)
     for raw, is_last in ahead:
@@ -227,7 +259,7 @@ def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
             continue
         starts = np.flatnonzero(np.r_[True, shoes.to_numpy()[1:] != shoes.to_numpy()[:-1]])
         runs = shoes.gather(starts).to_list()
-        if len(set(runs)) != len(runs) or not seen.isdisjoint(runs):
+        if len(set(runs)) != len(runs) or seen.any_of(runs):
             here: set[int] = set()
             for j, k in enumerate(runs):
                 if k in seen or k in here:
@@ -247,7 +279,7 @@ def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
                     most=MOST_ROUNDS,
                 )
             )
-        seen.update(runs if is_last else runs[:-1])
+        seen.add(runs if is_last else runs[:-1])
         done = _Raw(
             raw.frame.slice(0, last),
             raw.first_row,
@@ -264,6 +296,40 @@ def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
             yield done
     if held is not None and held.frame.height:
         yield held
+
+
+class _Seen:
+    """The shoe numbers a file has had, as runs of consecutive numbers (``lo`` to
+    ``hi``): one run for a file numbered 1, 2, 3... whatever its length, so memory is
+    not a number a shoe."""
+
+    def __init__(self) -> None:
+        self.lo = np.empty(0, dtype=np.int64)
+        self.hi = np.empty(0, dtype=np.int64)
+
+    def __contains__(self, k: int) -> bool:
+        return bool(self.any_of([k]))
+
+    def any_of(self, numbers: list[int]) -> bool:
+        """Whether any of ``numbers`` was seen."""
+        if not self.lo.size:
+            return False
+        x = np.asarray(numbers, dtype=np.int64)
+        at = np.searchsorted(self.lo, x, side="right") - 1
+        return bool(((at >= 0) & (x <= self.hi[np.maximum(at, 0)])).any())
+
+    def add(self, numbers: list[int]) -> None:
+        x = np.unique(np.asarray(numbers, dtype=np.int64))
+        if not x.size:
+            return
+        cut = np.flatnonzero(np.diff(x) != 1) + 1
+        lo = np.concatenate([self.lo, x[np.r_[0, cut]]])
+        hi = np.concatenate([self.hi, x[np.r_[cut - 1, x.size - 1]]])
+        order = np.argsort(lo, kind="stable")
+        lo, hi = lo[order], hi[order]
+        reach = np.maximum.accumulate(hi)
+        starts = np.flatnonzero(np.r_[True, lo[1:] > reach[:-1] + 1])
+        self.lo, self.hi = lo[starts], np.maximum.reduceat(hi, starts)
 
 
 def _last_flagged(raws: Iterator[_Raw]) -> Iterator[tuple[_Raw, bool]]:
@@ -299,6 +365,7 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
             given = pl.select(pl.when(given != "").then(given)).to_series().alias(name)
             if name in _INT_COLUMNS:
                 value = given.cast(pl.Int64, strict=False)
+                ok &= (value.cast(pl.String) == given).fill_null(True).to_numpy()
             elif name in FLAGS:
                 value = given.replace_strict(
                     {"true": True, "false": False}, default=None, return_dtype=pl.Boolean
@@ -338,38 +405,93 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
             ok &= value.is_between(0, 9).fill_null(True).to_numpy()
         cols[name] = value.alias(name)
     out = pl.DataFrame(cols)
-    ok &= (out["player_cards"].is_not_null() & out["banker_cards"].is_not_null()).to_numpy()
+    # both hands' cards or neither (one hand alone: the row-by-row check names it)
+    ok &= (out["player_cards"].is_null() == out["banker_cards"].is_null()).to_numpy()
     return out, ok
 
 
+_PLAIN = ("winner", "player_points", "banker_points", *FLAGS)
+"""What a round without cards is: each distinct combination is checked once."""
+
+
+def _without_cards(typed: pl.DataFrame, plain: pl.Series) -> tuple[pl.Series, np.ndarray]:
+    """The winner of each round without cards and whether the row-by-row check of a
+    one-shoe file takes it (`importing.plain_round`, the entry form's own
+    `round_by_points` / `round_by_winner`): a round without cards is a handful of values,
+    so each distinct combination of the batch is checked once and the answer joined
+    back to its rows (a file of 200,000 one-round shoes has a few). Rows with cards
+    are left (null, True)."""
+    combos = typed.filter(plain).select(_PLAIN).unique()
+    winners: list[str | None] = []
+    good: list[bool] = []
+    for row in combos.iter_rows(named=True):
+        w = importing.plain_round(row)
+        winners.append(w)
+        good.append(w is not None)
+    answers = combos.with_columns(
+        _w=pl.Series(winners, dtype=WINNER_DTYPE), _ok=pl.Series(good, dtype=pl.Boolean)
+    )
+    joined = typed.select(_PLAIN).join(
+        answers, on=list(_PLAIN), how="left", nulls_equal=True, maintain_order="left"
+    )
+    ok = (joined["_ok"].fill_null(False) | ~plain).to_numpy()
+    return joined["_w"], ok
+
+
 def _check_batch(f: ShoeFile, raw: _Raw) -> Checked:
-    """Every shoe of a batch of whole shoes, checked; refused at the first bad one."""
+    """Every shoe of a batch of whole shoes, checked at once; refused at the first bad one.
+
+    Rounds with cards by the one check of a hand's cards (`rounds_from_cards`), rounds
+    without by `_without_cards`, every shoe by the shoe rule (`shoes_within`); a shoe
+    those cannot vouch for goes through the row-by-row check of a one-shoe file, which
+    names what is wrong and where (or takes it, written another way)."""
     typed, ok = _typed(raw.frame, f.fmt)
     if raw.rows is not None:  # JSON: only values of exactly the schema's types are fast
         ok &= np.fromiter((_plain_json(r) for r in raw.rows), np.bool_, len(raw.rows))
+    plain = typed["player_cards"].is_null() & typed["banker_cards"].is_null()
     rebuilt, faulty = rounds_from_cards(typed)
     ok &= ~faulty
+    winner, plain_ok = _without_cards(typed, plain)
+    ok &= plain_ok
     shoe = typed[SHOE_COLUMN]
     position = typed.select(pl.int_range(1, pl.len() + 1).over(SHOE_COLUMN)).to_series()
     ok &= (typed["round"].is_null() | (typed["round"] == position)).to_numpy()
     decks = f.meta.decks if f.meta else 8
     burn = f.meta.burn_card if f.meta else None
-    good = _shoes_within(typed, decks, burn)
-    frame = rebuilt.with_columns(position.cast(pl.Int32).alias("round"), shoe)
+    frame = (
+        pl.DataFrame({"_plain": plain})
+        .hstack(rebuilt)
+        .with_columns(
+            *(
+                pl.when(pl.col("_plain"))
+                .then(pl.lit(typed[c]).cast(ROUNDS_SCHEMA[c]))
+                .otherwise(pl.col(c))
+                .alias(c)
+                for c in _PLAIN[1:]
+            ),
+            pl.when(pl.col("_plain"))
+            .then(pl.lit(winner))
+            .otherwise(pl.col("winner"))
+            .alias("winner"),
+        )
+        .select(shoe, position.cast(pl.Int32).alias("round"), *ROUNDS_SCHEMA.names()[1:])
+    )
+    good = shoes_within(frame, decks, [burn] if burn else [])
     by_shoe = (
-        pl.DataFrame({"k": shoe, "ok": ok})
-        .group_by("k", maintain_order=True)
-        .agg(pl.col("ok").all())
+        pl.DataFrame({SHOE_COLUMN: shoe, "ok": ok}).group_by(SHOE_COLUMN).agg(pl.col("ok").all())
     )
-    fast = set(by_shoe.filter(pl.col("ok"))["k"].to_list()) & good
-    out: Checked = []
-    parts = frame.select(SHOE_COLUMN, *ROUNDS_SCHEMA.names()).partition_by(
-        SHOE_COLUMN, maintain_order=True, as_dict=True, include_key=False
-    )
-    for (k,), part in parts.items():
-        k = int(k)  # type: ignore[call-overload]
-        out.append((k, part if k in fast else _row_by_row(f, raw, k)))
-    return out
+    slow = by_shoe.filter(~pl.col("ok") | ~pl.col(SHOE_COLUMN).is_in(good.implode()))
+    if not slow.height:
+        return Checked(frame)
+    # the few shoes the fast check cannot vouch for, in file order, one by one
+    rows = pl.int_range(pl.len(), dtype=pl.Int64)
+    frame = frame.with_columns(_at=rows)
+    parts = [frame.filter(~pl.col(SHOE_COLUMN).is_in(slow[SHOE_COLUMN].implode()))]
+    for k in shoe.filter(shoe.is_in(slow[SHOE_COLUMN].implode())).unique(maintain_order=True):
+        at = frame.filter(pl.col(SHOE_COLUMN) == k)["_at"]
+        checked = _row_by_row(f, raw, int(k))
+        parts.append(checked.select(pl.lit(k, dtype=pl.Int64).alias(SHOE_COLUMN), pl.all(), _at=at))
+    return Checked(pl.concat(parts, how="vertical").sort("_at").drop("_at"))
 
 
 def _plain_json(row: dict[str, Any]) -> bool:
@@ -390,34 +512,6 @@ def _plain_json(row: dict[str, Any]) -> bool:
         elif key != "winner" or t is not str:
             return False
     return True
-
-
-def _shoes_within(typed: pl.DataFrame, decks: int, burn: str | None) -> set[int]:
-    """The shoes of a batch within the shoe rule (rounds, cards, copies of each card)."""
-    most = max_rounds(decks)
-    holds = decks * 52
-    cards = (
-        typed.select(
-            SHOE_COLUMN,
-            c=pl.concat_list(
-                pl.col("player_cards").fill_null([]), pl.col("banker_cards").fill_null([])
-            ),
-        )
-        .explode("c")
-        .drop_nulls("c")
-        .group_by(SHOE_COLUMN, "c")
-        .len()
-        .with_columns(pl.col("len") + (pl.col("c") == (burn or "")).cast(pl.UInt32))
-        .group_by(SHOE_COLUMN)
-        .agg(copies=pl.col("len").max(), cards=pl.col("len").sum())
-    )
-    sizes = typed.group_by(SHOE_COLUMN).len()
-    within = sizes.join(cards, on=SHOE_COLUMN, how="left").filter(
-        (pl.col("len") <= most)
-        & (pl.col("copies").fill_null(0) <= decks)
-        & (pl.col("cards").fill_null(0) <= holds)
-    )
-    return set(within[SHOE_COLUMN].to_list())
 
 
 def _row_by_row(f: ShoeFile, raw: _Raw, k: int) -> pl.DataFrame:

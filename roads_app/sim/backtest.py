@@ -471,87 +471,113 @@ class Backtest:
         }
 
 
-def backtest(
-    strategy: Strategy,
-    settings: Settings,
-    table: Table,
-    *,
-    seed: int | None = None,
-    shoes: int | None = None,
-    saved: Saved | None = None,
-    engine: str = "fast",
-    n_paths: int = 1000,
-    progress: Progress | None = None,
-    chunk: int = 16384,
-    cluster: str | None = None,
-    shard_shoes: int = SHARD_SHOES,
-    rows: bool = True,
-) -> Backtest:
-    """Run a strategy over N simulated shoes from ``seed``, or over the ``saved`` shoes
-    the caller loaded; settings are checked first (`StrategyError` / `BetError`).
+@dataclass(frozen=True)
+class Betting:
+    """What a backtest bets and where: the ``strategy``, the money it plays with
+    (``settings``: bankroll, unit, limits, stops, side bets) and the ``table``'s rules."""
 
-    With ``cluster`` (``"auto"`` or a Ray head's ``HOST:PORT``) the fast engine runs as
-    Ray tasks of ``shard_shoes`` shoes; the summary is the single-machine one to the last
-    bit. ``rows=False`` keeps no per-shoe rows there (what a billion-shoe run needs).
+    strategy: Strategy
+    settings: Settings
+    table: Table
+
+
+@dataclass(frozen=True)
+class Simulated:
+    """Simulated shoes to backtest: shoes ``0 .. shoes-1`` of run ``seed``."""
+
+    seed: int
+    shoes: int
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a backtest runs, not what it finds (a run's summary is the same whatever these
+    are, but for ``n_paths``, the paths it samples).
+
+    ``engine``: ``"fast"`` (Numba) or ``"plain"`` (the reference; saved shoes always run
+    on it); ``n_paths``: the bankroll paths kept for the chart; ``chunk``: shoes per
+    block the fast engine deals. With ``cluster`` (``"auto"`` or a Ray head's
+    ``HOST:PORT``) the fast engine runs as Ray tasks of ``shard_shoes`` shoes, and
+    ``rows=False`` keeps no per-shoe rows there (what a billion-shoe run needs).
+    """
+
+    engine: str = "fast"
+    n_paths: int = 1000
+    chunk: int = 16384
+    cluster: str | None = None
+    shard_shoes: int = SHARD_SHOES
+    rows: bool = True
+
+
+def backtest(
+    betting: Betting,
+    shoes: Simulated | Saved,
+    options: RunOptions = RunOptions(),
+    *,
+    progress: Progress | None = None,
+) -> Backtest:
+    """Run a strategy over N simulated shoes from a seed, or over the ``Saved`` shoes the
+    caller loaded; settings are checked first (`StrategyError` / `BetError`).
+
+    On a cluster (`RunOptions`) the summary is the single-machine one to the last bit.
     ``progress(0, total)`` is called before any work, so a caller can say what the wait
     is for (`kernel.needs_compile`).
     """
-    resolved = resolve(settings, strategy, table)
+    strategy, table, engine = betting.strategy, betting.table, options.engine
+    resolved = resolve(betting.settings, strategy, table)
     start = time.perf_counter()
-    if cluster is not None:
-        if saved is not None or engine != "fast":
+    if options.cluster is not None:
+        if not isinstance(shoes, Simulated) or engine != "fast":
             raise StrategyError(Message("msg_cluster_fast_only", flag="--cluster"))
-        if seed is None or shoes is None:
-            raise StrategyError(Message("msg_backtest_needs_seed"))
         if progress is not None:
-            progress(0, shoes)
+            progress(0, shoes.shoes)
         run = run_cluster(
             strategy,
             resolved,
             table,
-            seed=seed,
-            shoes=shoes,
-            address=cluster,
-            shard_shoes=shard_shoes,
-            n_paths=n_paths,
-            rows=rows,
+            seed=shoes.seed,
+            shoes=shoes.shoes,
+            address=options.cluster,
+            shard_shoes=options.shard_shoes,
+            n_paths=options.n_paths,
+            rows=options.rows,
             progress=progress,
         )
-        source = report.simulated_source(seed, shoes)
-    elif saved is not None:
-        run = run_saved(strategy, resolved, table, saved, n_paths=n_paths, progress=progress)
-        source, engine = report.saved_source(run.per_shoe.height, saved.where), "plain"
+        source = report.simulated_source(shoes.seed, shoes.shoes)
+    elif isinstance(shoes, Saved):
+        run = run_saved(
+            strategy, resolved, table, shoes, n_paths=options.n_paths, progress=progress
+        )
+        source, engine = report.saved_source(run.per_shoe.height, shoes.where), "plain"
     else:
-        if seed is None or shoes is None:
-            raise StrategyError(Message("msg_backtest_needs_seed"))
         if engine not in ("fast", "plain"):
             raise StrategyError(
                 Message("msg_unknown_engine", engine=repr(engine), fast="fast", plain="plain")
             )
         if progress is not None:
-            progress(0, shoes)
+            progress(0, shoes.shoes)
         if engine == "fast":
             run = run_fast(
                 strategy,
                 resolved,
                 table,
-                seed=seed,
-                shoes=shoes,
-                n_paths=n_paths,
+                seed=shoes.seed,
+                shoes=shoes.shoes,
+                n_paths=options.n_paths,
                 progress=progress,
-                chunk=chunk,
+                chunk=options.chunk,
             )
         else:
             run = run_plain(
                 strategy,
                 resolved,
                 table,
-                seed=seed,
-                shoes=shoes,
-                n_paths=n_paths,
+                seed=shoes.seed,
+                shoes=shoes.shoes,
+                n_paths=options.n_paths,
                 progress=progress,
             )
-        source = report.simulated_source(seed, shoes)
+        source = report.simulated_source(shoes.seed, shoes.shoes)
     seconds = time.perf_counter() - start
     return Backtest(
         strategy,

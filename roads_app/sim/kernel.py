@@ -108,21 +108,21 @@ class Plan:
     @property
     def record(self) -> session.Plan:
         """What the betting session reads (`roads_app.sim.session`), as one record."""
-        return session.Plan(
-            sel_code=self.sel_code,
-            sel_param=self.sel_param,
+        return session.Plan(  # fixed types: one compiled kernel for every strategy
+            sel_code=int(self.sel_code),
+            sel_param=int(self.sel_param),
             stake_units=self.stake_units,
             stake_on_win=self.stake_on_win,
             stake_on_loss=self.stake_on_loss,
             closes=self.closes,
             side_bets=self.side_bets,
             side_stakes=self.side_stakes,
-            bankroll=self.bankroll,
-            unit=self.unit,
-            min_bet=self.min_bet,
-            max_bet=self.max_bet,
-            stop_low=self.stop_low,
-            stop_high=self.stop_high,
+            bankroll=float(self.bankroll),
+            unit=float(self.unit),
+            min_bet=float(self.min_bet),
+            max_bet=float(self.max_bet),
+            stop_low=float(self.stop_low),
+            stop_high=float(self.stop_high),
         )
 
     @property
@@ -308,7 +308,9 @@ def _run_kernel(
             np.empty(most_hands(n) + 1, dtype=np.int64),
             np.empty(0),
         )
-        _run_block(b, stream, deal, plan, patterns, nets, out, scratch)
+        # the loop's index is unsigned once the loop runs in parallel, signed when typed
+        # first: one int64 so that the block is compiled once (`tests/test_compile.py`)
+        _run_block(np.int64(b), stream, deal, plan, patterns, nets, out, scratch)
 
 
 def fast_deal(
@@ -385,7 +387,7 @@ def run_fast(
     out_slot = np.zeros((n_shoes, n_slots, 2))
     n_paths = min(n_paths, n_shoes)
     paths = np.zeros((n_paths, width))
-    deal = Deal(opts.decks, opts.cut, opts.burn, opts.burn_between_hands)
+    deal = Deal(int(opts.decks), int(opts.cut), bool(opts.burn), bool(opts.burn_between_hands))
     record = plan.record
     nets = session.Nets(plan.net_play, plan.net_pair, plan.on_pairs, plan.slot_of)
     done = 0

@@ -18,6 +18,7 @@ touches several of them is still one transaction.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sqlite3
 import threading
@@ -25,6 +26,8 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, cast
+
+import polars as pl
 
 from roads_app.errors import RoadsAppError, StorageError, shown_path
 from roads_app.messages import Message
@@ -161,6 +164,15 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE shoes ADD COLUMN ended TEXT;
         """,
     ),
+    (
+        "a shoe taken from a file of many shoes knows which (an import run again adds the rest)",
+        """
+        -- a digest of the shoe's number in the file, its rounds and the file's metadata
+        -- (`library.origins`), or NULL: not from a file of many shoes
+        ALTER TABLE shoes ADD COLUMN origin TEXT;
+        CREATE UNIQUE INDEX shoes_origin ON shoes (origin);
+        """,
+    ),
 )
 """Forward migrations, applied in order; their number is their place here (1-based)."""
 
@@ -212,6 +224,32 @@ def translate(e: BaseException, where: Path | str, doing: str = "change") -> Sto
             f"{name}: is not a readable roads-app database ({_first_line(e)}); it was left as it is"
         )
     return StorageError(f"{name}: {_first_line(e)}; nothing was changed")
+
+
+INSERT_SLICE = 20_000
+"""Rows a bulk insert turns into driver values (or CSV for ``COPY``) at a time."""
+
+
+def insert_frame(c: Connection, table: str, frame: pl.DataFrame) -> None:
+    """A frame's rows into ``table`` (its columns named as the table's, values in SQL
+    form): ``COPY`` on a server, ``executemany`` on SQLite, a slice at a time, so
+    memory is a slice's whatever the frame's size. Inside the caller's transaction."""
+    if isinstance(c, pg.PgConnection):
+        c.copy_csv(table, frame.columns, _csv_slices(frame))
+        return
+    sql = (
+        f"INSERT INTO {table} ({', '.join(frame.columns)}) VALUES ({', '.join('?' * frame.width)})"
+    )
+    for i in range(0, frame.height, INSERT_SLICE):
+        c.executemany(sql, frame.slice(i, INSERT_SLICE).iter_rows())
+
+
+def _csv_slices(frame: pl.DataFrame) -> Iterator[bytes]:
+    """The frame as CSV a slice at a time (an empty text quoted, NULL as nothing)."""
+    for i in range(0, frame.height, INSERT_SLICE):
+        buf = io.BytesIO()
+        frame.slice(i, INSERT_SLICE).write_csv(buf, include_header=False)
+        yield buf.getvalue()
 
 
 def _server(con: Connection) -> pg.PgConnection:
@@ -353,11 +391,10 @@ class Database:
         thread ends (`_Held`). A server connection that broke (the server restarted) is
         replaced by a new one."""
         held: _Held | None = getattr(self._local, "held", None)
-        if (
-            held is None
-            or held.pid != os.getpid()
-            or (self.url is not None and not held.con.usable)
-        ):
+        lost = held is not None and self.url is not None and not held.con.usable
+        if held is None or held.pid != os.getpid() or lost:
+            if lost:
+                pg.RECONNECTS.add()
             park = self._park if self.url is not None else None
             held = self._local.held = _Held(self._connect(), park)
         return held.con
@@ -406,6 +443,7 @@ class Database:
             except self.errors as e:
                 if self.url is not None and attempt == 0 and not _server(con).usable:
                     self.close()
+                    pg.RECONNECTS.add()
                     continue
                 if self.url is not None:
                     with contextlib.suppress(Exception):
@@ -445,6 +483,7 @@ class Database:
         except self.errors as e:
             if self.url is not None and not _server(con).usable:
                 self.close()
+                pg.RECONNECTS.add()  # the next read opens a new one
             raise self.translate(e, "read") from None
         try:
             yield con

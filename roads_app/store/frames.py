@@ -84,6 +84,13 @@ def rows_of(frame: pl.DataFrame, shoe: pl.Series | None = None) -> list[tuple[An
     return rows if shoe is None else [(s, *r) for s, r in zip(shoe, rows, strict=True)]
 
 
+def sql_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """A rounds frame's columns (`ROUND_COLS`, any others kept in front) as ``rounds``
+    holds them: cards joined by spaces, flags as 0/1, the winner as its letter."""
+    rest = [c for c in frame.columns if c not in _SQL_FORM]
+    return frame.select(*rest, *(to_sql(pl.col(c)) for c, (_, to_sql) in _SQL_FORM.items()))
+
+
 def frame_of(rows: list[tuple[Any, ...]]) -> pl.DataFrame:
     """SQL rows back into the rounds frame (`ROUNDS_SCHEMA`), column-wise."""
     if not rows:

@@ -11,7 +11,10 @@ The board PNG is drawn by `render.scorecard.board_png`, which the caller hands t
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ from roads_app.shoefiles import files as shoe_files
 from roads_app.shoefiles import importing, streaming
 from roads_app.shoefiles.samples import is_sample
 from roads_app.store import db
+from roads_app.store.frames import ROUND_COLS, sql_frame
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
 """What a shoe can be exported as: the three data formats and the board as a picture."""
@@ -89,8 +93,46 @@ def _check_pick(shoe: int | None, numbers: list[int], label: str, option: str) -
         )
 
 
-Committed = Callable[[list[ShoeMeta]], object]
-"""Told each batch's new shoes as soon as their transaction is committed."""
+Committed = Callable[[list[str]], object]
+"""Told each batch's new shoes' ids as soon as their transaction is committed."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import added (the new ids, in file order) and how many of the file's
+    shoes were in the library already (an import run again, after a kill, say)."""
+
+    ids: list[str]
+    already: int = 0
+
+
+def origins(batch: streaming.Checked, meta: ShoeMeta | None) -> list[str]:
+    """Each shoe of a batch known by where it came from: a digest of its number in the
+    file, its rounds (as the library keeps them) and the file's metadata. The same
+    file imported again, or the same shoes in another format of it, gives the same
+    digests, so an import adds only the shoes the library does not hold yet."""
+    head = (
+        ""
+        if meta is None
+        else json.dumps(
+            {k: v for k, v in meta.to_dict().items() if k not in ("id", "name")}, sort_keys=True
+        )
+    )
+    text = (
+        sql_frame(batch.frame)
+        .select(
+            SHOE_COLUMN,
+            row=pl.concat_str(
+                [pl.col(c).cast(pl.String).fill_null("") for c in ROUND_COLS[1:]], separator=","
+            ),
+        )
+        .group_by(SHOE_COLUMN, maintain_order=True)
+        .agg(pl.col("row").str.join("\n"))
+    )
+    return [
+        hashlib.blake2b(f"{head}\n{k}\n{rows}".encode(), digest_size=16).hexdigest()
+        for k, rows in text.iter_rows()
+    ]
 
 
 def import_shoes(
@@ -100,16 +142,18 @@ def import_shoes(
     shoe: int | None = None,
     *,
     committed: Committed | None = None,
-    progress: Callable[[int], object] | None = None,
-) -> list[ShoeMeta]:
+    progress: streaming.Progress | None = None,
+) -> Imported:
     """`roads-app import FILE [--shoe K]`: every shoe of the file, or shoe K, each a new id.
 
     A file of many shoes (any number) streams in (`streaming.ShoeFile.batches`): a batch
     of whole shoes is checked, then added in one transaction, then the next is read, so
     memory is that of a batch. A bad shoe or a failure stops the import there: the
     batches before it are in the library (``committed`` was told of each), the rest is
-    not, and the error says which shoes went in. ``progress`` is told how much more of
-    the file each batch read (`streaming.ShoeFile.total`'s unit).
+    not, and the error says which shoes went in. A shoe of the file the library holds
+    already (`origins`) is not added again: an import stopped half-way (a kill, a full
+    disk) is finished by running it again. ``progress`` is told how much of the file
+    and how many shoes each batch took (`streaming.ShoeFile.batches`).
     """
     path = Path(path)
 
@@ -122,39 +166,80 @@ def import_shoes(
             _check_pick(shoe, [1], shown_path(path.name), "--shoe")
         meta = import_file(path, data_dir, name=name)
         if committed is not None:
-            committed([meta])
-        return [meta]
+            committed([meta.id])
+        return Imported([meta.id])
     store = db.open_store(data_dir)
+    batches: Iterator[streaming.Checked]
     if shoe is not None:
         rounds = many.shoe(shoe)
         if rounds is None:
             _check_pick(shoe, many.numbers(), many.label, "--shoe")
             raise AssertionError("unreachable: shoe not in the file")  # pragma: no cover
-        meta = importing.shoe_meta(many.meta, path.name, name_of(shoe))
-        store.shoes.create_many([(rounds, meta)], action="imported")
-        if committed is not None:
-            committed([meta])
-        return [meta]
-    added: list[ShoeMeta] = []
+        one = rounds.select(pl.lit(shoe, dtype=pl.Int64).alias(SHOE_COLUMN), pl.all())
+        batches = iter([streaming.Checked(one)])
+    else:
+        batches = many.batches(progress)
+    added: list[str] = []
+    already = 0
     last = 0
+    shared: ShoeMeta | None = None
     try:
-        for batch in many.batches(progress):
-            shoes = [
-                (rounds, importing.shoe_meta(many.meta, path.name, name_of(k)))
-                for k, rounds in batch
-            ]
-            store.shoes.create_many(shoes, action="imported")
-            added.extend(meta for _rounds, meta in shoes)
-            last = batch[-1][0]
+        for batch in batches:
+            numbers = batch.numbers.to_list()
+            names = [name_of(k) for k in numbers]
+            if shared is None:  # the metadata and the name rule, checked once
+                shared = importing.shoe_meta(many.meta, path.name, names[0])
+            ids = store.shoes.add_from_file(batch.frame, shared, names, origins(batch, many.meta))
+            new = [i for i in ids if i is not None]
+            added.extend(new)
+            already += len(ids) - len(new)
+            last = numbers[-1]
             if committed is not None:
-                committed([meta for _rounds, meta in shoes])
+                committed(new)
     except RoadsAppError as e:
         if not added:
             raise
         raise StorageError(
             Message("msg_import_stopped", what=e.message, count=f"{len(added):,}", last=last)
         ) from None
-    return added
+    return Imported(added, already)
+
+
+def import_any_upload(
+    data: bytes,
+    filename: str,
+    data_dir: Path,
+    name: str | None = None,
+    progress: Callable[[float, int], object] | None = None,
+) -> Imported:
+    """An uploaded file of one shoe (`import_upload`) or of many (a ``shoe`` column):
+    those are put in a private temporary folder under their own name and streamed in as
+    `import_shoes` does, ``progress`` told the share of the file read and the shoes so
+    far after each batch. The size limit is checked before anything is written."""
+    import tempfile
+
+    if len(data) > shoe_files.MAX_IMPORT_BYTES:
+        raise safe_io.over_limit(
+            shown_path(Path(filename).name), len(data), shoe_files.MAX_IMPORT_BYTES
+        )
+    own = Path(str(filename)).name
+    with tempfile.TemporaryDirectory(prefix="roads-app-upload-") as tmp:
+        if not own or "\0" in own or len(own.encode()) > 200:
+            own = "upload" + Path(str(filename)).suffix[:12]
+        path = Path(tmp) / own
+        path.write_bytes(data)
+        many = streaming.open_shoe_file(path)
+        if many is None:
+            return Imported([import_upload(data, filename, data_dir, name).id])
+        read, shoes = 0, 0
+
+        def told(more: int, batch: int) -> None:
+            nonlocal read, shoes
+            read, shoes = read + more, shoes + batch
+            if progress is not None:
+                progress(min(read / max(many.total, 1), 1.0), shoes)
+
+        return import_shoes(path, data_dir, name, progress=told)
 
 
 def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMeta]:
@@ -191,12 +276,7 @@ def iter_shoes(path: Path) -> Iterator[pl.DataFrame]:
         yield rounds.select(pl.lit(1, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
         return
     for batch in many.batches():
-        yield pl.concat(
-            [
-                rounds.select(pl.lit(k, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
-                for k, rounds in batch
-            ]
-        )
+        yield batch.frame.with_columns(pl.col(SHOE_COLUMN).cast(pl.Int32))
 
 
 def _picker(shoe: int | None, label: str, option: str) -> Callable[[list[int]], int]:

@@ -14,7 +14,8 @@ log line and bug log. psycopg is imported only when a PostgreSQL URL is opened.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -33,6 +34,30 @@ WRITE_LOCK = 0x524F4144
 """The advisory lock every write transaction takes first: writers queue as SQLite's
 ``BEGIN IMMEDIATE`` makes them, whichever replica they come from, so the version check
 and the change it guards are never interleaved with another writer's."""
+
+
+class Tally:
+    """A count the store keeps for a server's ``/metrics`` to read (the store itself never
+    imports a metrics library)."""
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self._n += 1
+
+    @property
+    def value(self) -> int:
+        return self._n
+
+
+RECONNECTS = Tally()
+"""This process's store connections opened again after the server dropped them (it
+restarted, the network broke); the change feed's listener counts its own
+(`roads_app.store.watch.Watcher.reconnects`)."""
+
 APPLICATION = "roads-app"
 """The ``settings`` row (key ``application``) that marks a database as roads-app's."""
 
@@ -208,6 +233,7 @@ class PgConnection:
                 raise
             self.raw.close()
             self.raw = self._open()
+            RECONNECTS.add()
             return send()
 
     def _send_held(self, tail: tuple[tuple[str, Any], ...] = ()) -> None:
@@ -246,6 +272,15 @@ class PgConnection:
         cur.executemany(pg_sql(sql), rows)  # type: ignore[arg-type]
         return cur
 
+    def copy_csv(self, table: str, columns: Sequence[str], chunks: Iterable[bytes]) -> None:
+        """Rows into ``table`` by ``COPY ... FROM STDIN`` (CSV), after the held
+        statements: an import's thousands of rows without a statement each."""
+        self._send_held()
+        sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT csv)"
+        with self.raw.cursor().copy(sql.encode()) as copy:  # type: ignore[arg-type]
+            for chunk in chunks:
+                copy.write(chunk)
+
     def begin(self, lock: int, ahead: Sequence[Read] = ()) -> None:
         """``BEGIN``, the write lock and the reads ``ahead`` in one round trip; INSERTs
         and UPDATEs held after. The reads run once the lock is held, so they see what
@@ -272,6 +307,9 @@ class PgConnection:
             ("SELECT pg_notify(%s, %s)", (CHANNEL, f"{shoe} {version}"))
             for shoe, version in notes.items()
         )
+        if len(notes) > 1:  # (an import's thousands of new shoes: one statement)
+            payloads = [f"{shoe} {version}" for shoe, version in notes.items()]
+            tail = (("SELECT pg_notify(%s, n) FROM unnest(%s::text[]) AS n", (CHANNEL, payloads)),)
         try:
             self._send_held((*tail, ("COMMIT", None)))
         finally:

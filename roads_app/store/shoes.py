@@ -18,9 +18,9 @@ from typing import Any
 import polars as pl
 
 from roads_app.errors import RoundError, StorageError, quote
-from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, empty_rounds
+from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, empty_rounds, new_ids
 from roads_app.messages import Message
-from roads_app.store.connection import Connection, Database, now
+from roads_app.store.connection import Connection, Database, insert_frame, now
 from roads_app.store.frames import (
     META_COLS,
     ROUND_COLS,
@@ -29,6 +29,7 @@ from roads_app.store.frames import (
     meta_of,
     meta_row,
     rows_of,
+    sql_frame,
 )
 from roads_app.store.history import History
 
@@ -52,6 +53,18 @@ LIST_SCHEMA: pl.Schema = pl.Schema(
 """`Shoes.list` columns. ``modified`` is ``updated`` as a Unix time; ``error`` is
 always null (kept so callers written for the file store still filter on it)."""
 
+
+_META_TYPES: dict[str, pl.DataType] = {
+    "created": pl.String(),
+    "source": pl.String(),
+    "decks": pl.Int64(),
+    "seed": pl.Int64(),
+    "rules": pl.String(),
+    "notes": pl.String(),
+    "burn_card": pl.String(),
+    "cut": pl.Int64(),
+}
+"""The types of the metadata columns a file's shoes share (`Shoes.add_from_file`)."""
 
 _GATE = "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?"
 """The row every checked change of a shoe reads first (`Shoes.current`)."""
@@ -113,19 +126,7 @@ class Shoes:
         ids = [meta.id for _, meta in shoes]
         for shoe_id in ids:
             check_shoe_id(shoe_id)
-        for i in range(0, len(ids), 500):  # (SQLite's limit on parameters is far above)
-            part = ids[i : i + 500]
-            row = c.execute(
-                f"SELECT id, deleted FROM shoes WHERE id IN ({', '.join('?' * len(part))}) "
-                "ORDER BY deleted IS NULL LIMIT 1",
-                part,
-            ).fetchone()
-            if row is not None:
-                taken = "msg_id_taken_trash" if row[1] else "msg_id_taken"
-                raise StaleShoeError(Message(taken, id=row[0]))
-        if len(set(ids)) < len(ids):
-            twice = next(i for i in ids if ids.count(i) > 1)
-            raise StaleShoeError(Message("msg_id_taken", id=twice))
+        self._refuse_taken(c, ids)
         when = updated or now()
         c.executemany(
             f"INSERT INTO shoes ({', '.join(META_COLS)}, updated, version, rounds) "
@@ -145,6 +146,94 @@ class Shoes:
             c, [(meta.id, rounds.height) for rounds, meta in shoes], action, detail
         )
         return 1
+
+    def add_from_file(
+        self, rounds: pl.DataFrame, meta: ShoeMeta, names: list[str], origins: list[str]
+    ) -> list[str | None]:
+        """A batch of a file's shoes in one transaction, each a new id at version 1, but
+        those already in the library (in the trash too): ``rounds`` holds the shoes
+        whole, a ``shoe`` column first (each's number in the file), ``names`` and
+        ``origins`` (`library.import_shoes`' digests) go with its shoes in order, and
+        ``meta`` is what they share (id and name aside). Three bulk inserts for the lot
+        (`connection.insert_frame`), never a statement a shoe. Returns each shoe's new
+        id, None for one already in."""
+        numbers = rounds["shoe"].unique(maintain_order=True)
+        with self.db.write("import into") as c:
+            have: set[str] = set()
+            for i in range(0, len(origins), 500):
+                part = origins[i : i + 500]
+                have.update(
+                    r[0]
+                    for r in c.execute(
+                        f"SELECT origin FROM shoes WHERE origin IN ({', '.join('?' * len(part))})",
+                        part,
+                    ).fetchall()
+                )
+            new = [o not in have for o in origins]
+            fresh = iter(new_ids(sum(new)))
+            ids = [next(fresh) if n else None for n in new]
+            kept = [i for i in ids if i is not None]
+            if not kept:
+                return ids
+            self._refuse_taken(c, kept)
+            shoes = (
+                pl.DataFrame(
+                    {"shoe": numbers, "id": ids, "name": names, "origin": origins},
+                    schema_overrides={"id": pl.String},
+                )
+                .drop_nulls("id")
+                .join(rounds.group_by("shoe").len("rounds"), on="shoe", maintain_order="left")
+            )
+            when = now()
+            shared = {k: v for k, v in meta_row(meta).items() if k not in ("id", "name")}
+            insert_frame(
+                c,
+                "shoes",
+                shoes.select(
+                    "id",
+                    "name",
+                    *(pl.lit(v, dtype=_META_TYPES[k]).alias(k) for k, v in shared.items()),
+                    pl.lit(when).alias("updated"),
+                    pl.lit(1).alias("version"),
+                    "rounds",
+                    "origin",
+                ),
+            )
+            played = rounds.join(shoes.select("shoe", "id"), on="shoe", maintain_order="left")
+            insert_frame(
+                c, "rounds", sql_frame(played.select("id", *ROUND_COLS)).rename({"id": "shoe"})
+            )
+            insert_frame(
+                c,
+                "history",
+                shoes.select(
+                    pl.col("id").alias("shoe"),
+                    pl.lit(when).alias("at"),
+                    pl.lit("imported").alias("action"),
+                    pl.lit(1).alias("version"),
+                    "rounds",
+                ),
+            )
+            for shoe_id in kept:
+                self.db.notify(c, shoe_id, 1)
+        return ids
+
+    @staticmethod
+    def _refuse_taken(c: Connection, ids: list[str]) -> None:
+        """Refuse new shoes whose id is taken (even by a shoe in the trash), or given twice."""
+        for i in range(0, len(ids), 500):  # (SQLite's limit on parameters is far above)
+            part = ids[i : i + 500]
+            row = c.execute(
+                f"SELECT id, deleted FROM shoes WHERE id IN ({', '.join('?' * len(part))}) "
+                "ORDER BY deleted IS NULL LIMIT 1",
+                part,
+            ).fetchone()
+            if row is not None:
+                taken = "msg_id_taken_trash" if row[1] else "msg_id_taken"
+                raise StaleShoeError(Message(taken, id=row[0]))
+        if len(set(ids)) < len(ids):
+            twice = next(i for i in ids if ids.count(i) > 1)
+            raise StaleShoeError(Message("msg_id_taken", id=twice))
 
     def create(
         self,

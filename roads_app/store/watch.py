@@ -307,6 +307,12 @@ class Watcher:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.reconnects = 0
+        """Times the watcher reached its source again after losing it (read by a server's
+        ``/metrics``)."""
+        self.lost_since: float | None = None
+        """When (``time.monotonic``) the source was lost, None while it answers: a server
+        whose watcher lost the database is not ready (its ``/health`` says so)."""
 
     # --- what followers read (any thread)
 
@@ -352,6 +358,7 @@ class Watcher:
             self.poll()
         except self.source.errors as e:  # the thread tries again
             log.warning("watching %s: %s", self.source, e)
+            self.lost_since = time.monotonic()
             self.source.close()
         self._thread = threading.Thread(target=self._run, name="roads-watch", daemon=True)
         self._thread.start()
@@ -370,7 +377,12 @@ class Watcher:
             try:
                 self.poll(self.interval_s)
                 failures = 0
+                if self.lost_since is not None:
+                    self.lost_since = None
+                    self.reconnects += 1
             except Exception as e:  # busy, vanished, restarted: start over
+                if self.lost_since is None:
+                    self.lost_since = time.monotonic()
                 if not isinstance(e, self.source.errors):  # a bug: said, and watched on
                     log.exception("watching %s", self.source)
                 elif failures == 0:  # said once, not at every try

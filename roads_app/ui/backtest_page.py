@@ -170,22 +170,22 @@ def _run(
         if done:
             bar.progress(done / total, text=tr("bt_progress", done=f"{done:,}", total=f"{total:,}"))
 
+    betting = backtest.Betting(strategy, money, table)
     try:
         if not simulated:
             ids, rounds = library.saved_rounds(data_dir())
             saved = backtest.Saved(ids, rounds, where=str(data_dir()))
-            result = backtest.backtest(strategy, money, table, saved=saved, progress=progress)
+            result = backtest.backtest(betting, saved, progress=progress)
         else:
             result = backtest.backtest(
-                strategy,
-                money,
-                table,
-                seed=seed,
-                shoes=shoes,
+                betting,
+                backtest.Simulated(seed, shoes),
+                backtest.RunOptions(
+                    chunk=max(1024, min(16384, shoes // 20)),
+                    cluster=cluster,
+                    shard_shoes=max(1000, min(backtest.SHARD_SHOES, shoes // 20)),
+                ),
                 progress=progress,
-                chunk=max(1024, min(16384, shoes // 20)),
-                cluster=cluster,
-                shard_shoes=max(1000, min(backtest.SHARD_SHOES, shoes // 20)),
             )
     except RoadsAppError as e:
         bar.empty()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 import streamlit as st
@@ -22,7 +22,7 @@ from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
 from roads_app.roads.grids import ask_road
 from roads_app.roads.stats import flag_counts, shoe_stats
-from roads_app.ui import board_host, page_head, plot_host, theme
+from roads_app.ui import board_host, page_head, plot_host
 
 LANG_KEY = "lang"
 
@@ -135,96 +135,50 @@ def held_strip_html(rounds: pl.DataFrame, lg: str) -> str:
 
 @dataclass(frozen=True)
 class Drawn:
-    """How `render_board` laid the board out, so the boards one key away (`render_next`)
-    are laid out alike, and which spec (``sig``) they follow from."""
+    """How `render_board` laid the board out (``look``, at the page's ``width``, None
+    while unknown), so the boards one key away (`render_next`) are laid out alike, and
+    which spec (``sig``) they follow from."""
 
     key: str
     sig: str
     width: int | None
-    lang: str
-    ask: str | None
-    max_cell: float
-    decks: int
-    six: bool
-
-
-def _spec(
-    rounds: pl.DataFrame,
-    width: int,
-    lg: str,
-    ask: str | None,
-    max_cell: float,
-    decks: int,
-    six: bool,
-    *,
-    hold: bool = False,
-    height: int | None = None,
-    last_mark_s: float | None = None,
-) -> dict:
-    return board.board_spec(
-        rounds,
-        width_px=width - 4,
-        lang=lg,
-        ask=ask,
-        max_cell=max_cell,
-        hold_last=hold,
-        decks=decks,
-        six=six,
-        height_px=height,
-        last_mark_s=last_mark_s,
-    )
+    look: board.BoardLook
 
 
 def render_board(
     rounds: pl.DataFrame,
+    look: board.BoardLook = board.DEFAULT_LOOK,
     *,
-    ask: str | None = None,
     key: str = "board",
-    max_cell: float | None = None,
     hold_last_s: float | None = None,
     follows: tuple[str, int] | None = None,
     column_width: Callable[[int], int] | None = board_host.streamlit_width,
-    decks: int = 8,
-    six: bool = False,
-    fill_height: int | None = None,
     strip: bool = True,
-    last_mark_s: float | None = None,
-    ground: theme.Theme = theme.Theme.LIGHT,
 ) -> Drawn:
     """The roads figure at the page's width, then the count strip and ask marks.
 
-    ``hold_last_s``: the last round's marks, the tie counts it changes and its counts
-    in the strip appear only after that many seconds (the hand reveal's length), not
-    while its cards are still face down. ``follows``: the key presses this board
-    includes (`plot_host.plot`), on the scoreboard. ``column_width``: the board's width
-    in a window so wide, as the page lays it out, for the first drawing before the page
-    has reported the real one (None: wait for the report). ``decks``: the shoe's, for
-    a layout that holds the longest shoe they allow (`board.shoe_columns`). ``six``: the
-    table pays a Banker win on 6 apart, which the board marks (`board.board_spec`).
-    ``fill_height``: the board fills that many pixels of height too (the display,
-    `board.fill_layout`). ``last_mark_s``: the last result is framed on the board for
-    that many seconds (the display, `board.board_spec`). ``ground``: the board's theme
-    (the display's dark board, `theme.recolour`).
+    ``look``: how the board looks (`board.BoardLook`: the ask road, the cell cap, the
+    table's decks and six, the screen height it fills, the last mark's frame, the
+    theme); its width, language and hold are the page's, set here. ``hold_last_s``: the
+    last round's marks, the tie counts it changes and its counts in the strip appear
+    only after that many seconds (the hand reveal's length), not while its cards are
+    still face down. ``follows``: the key presses this board includes
+    (`plot_host.plot`), on the scoreboard. ``column_width``: the board's width in a
+    window so wide, as the page lays it out, for the first drawing before the page has
+    reported the real one (None: wait for the report). ``strip``: the count strip under
+    the board (the display has it in its header).
     """
-    lg = lang()
     width, note = board_host.reported_width(), "reported width"
     viewport = board_host.viewport_width() if width is None and column_width else None
     if viewport is not None and column_width is not None:
         width, note = column_width(viewport), "window width"
-    cap = max_cell or board.MAX_CELL_PX
-    spec = _spec(
-        rounds,
-        width or board.DEFAULT_WIDTH_PX,
-        lg,
-        ask,
-        cap,
-        decks,
-        six,
-        hold=hold_last_s is not None,
-        height=fill_height,
-        last_mark_s=last_mark_s,
+    look = replace(
+        look,
+        width_px=(width or board.DEFAULT_WIDTH_PX) - 4,
+        lang=lang(),
+        hold_last=hold_last_s is not None,
     )
-    spec = theme.recolour(spec, ground)
+    spec = board.board_spec(rounds, look)
     if hold_last_s is not None:
         board_host.show_held_after(hold_last_s, rounds.height)
     # Drawn in place (`plot_host`, as SVG): one drawing per key press, no element replaced.
@@ -242,10 +196,10 @@ def render_board(
         svg=True,
     )
     if hold_last_s is not None:
-        st.html(held_strip_html(rounds, lg))
-    elif strip:  # (the display has it in its header)
-        st.html(count_strip_html(rounds, lg))
-    return Drawn(key, sig, width, lg, ask, cap, decks, six)
+        st.html(held_strip_html(rounds, look.lang))
+    elif strip:
+        st.html(count_strip_html(rounds, look.lang))
+    return Drawn(key, sig, width, look)
 
 
 def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
@@ -255,10 +209,8 @@ def render_next(drawn: Drawn, successors: dict[str, pl.DataFrame]) -> None:
     board's width is not known (the board is not drawn yet either)."""
     if drawn.width is None:
         return
-    specs = {
-        k: _spec(r, drawn.width, drawn.lang, drawn.ask, drawn.max_cell, drawn.decks, drawn.six)
-        for k, r in successors.items()
-    }
+    look = replace(drawn.look, hold_last=False)  # a key press shows its result at once
+    specs = {k: board.board_spec(r, look) for k, r in successors.items()}
     plot_host.plot_next(specs, key=drawn.key, base=drawn.sig, config=board.PLOT_CONFIG)
 
 

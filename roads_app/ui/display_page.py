@@ -127,13 +127,10 @@ def _follow(shoe_id: str) -> None:
     height = round(screen["h"] * (1 - HEADER_SHARE)) - 24 if screen else None
     render_board(
         rounds,
+        board.BoardLook(max_cell=400, height_px=height, last_mark_s=LAST_MARK_S, theme=ground),
         key="display_board",
-        max_cell=400,
         column_width=lambda vw: vw - 48,
-        fill_height=height,
         strip=False,
-        last_mark_s=LAST_MARK_S,
-        ground=ground,
     )
     st.session_state[SHOWN_KEY] = (shoe_id, version)
 

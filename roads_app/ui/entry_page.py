@@ -457,10 +457,12 @@ def shoe_fragment() -> None:
             st.info(tr("shoe_ended_note"), icon=":material/flag:")
     drawn = render_board(
         state.rounds,
-        ask=st.session_state.get("ask_road"),
+        board.BoardLook(
+            ask=st.session_state.get("ask_road"),
+            decks=state.meta.decks,
+            six=pays_six_apart(state.meta.rules),
+        ),
         follows=board_host.applied(),
-        decks=state.meta.decks,
-        six=pays_six_apart(state.meta.rules),
     )
     if first:  # the rest when the page asks, right after it has drawn the board
         render_next(drawn, next_rounds(state))
@@ -581,7 +583,10 @@ def viewer_fragment() -> None:
     if state.saved:
         follow.follow_shoe(state.meta.id, state.version)
     _header(state)
-    render_board(state.rounds, decks=state.meta.decks, six=pays_six_apart(state.meta.rules))
+    render_board(
+        state.rounds,
+        board.BoardLook(decks=state.meta.decks, six=pays_six_apart(state.meta.rules)),
+    )
     render_stats(state.rounds)
 
 

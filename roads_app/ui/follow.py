@@ -34,8 +34,10 @@ import streamlit as st
 
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import is_shoe_id
+from roads_app.i18n import word
 from roads_app.store import library, watch
 from roads_app.ui import access, page_head
+from roads_app.ui.board_view import lang
 
 ROUTE = "/_roads/follow"
 WAIT_S = 25.0
@@ -44,7 +46,18 @@ MAX_WAITING = 2000
 """Requests waiting at once, at most (each a small future; more is a misbehaving client)."""
 
 _JS = page_head.static_text("follow_hub.js") + page_head.static_text("follow.js")
-_component = st.components.v2.component("roads_app.follow", js=_JS, isolate_styles=False)
+_component = st.components.v2.component(
+    "roads_app.follow",
+    js=_JS,
+    css=page_head.static_text("reconnecting.css"),  # a screen's own mark (`follow_hub.js`)
+    isolate_styles=False,
+)
+
+
+def _screen_words(screen: bool) -> str | None:
+    """What a screen (the display, the wall) says while its dashboard is away: its board
+    stays, with this small mark instead of the framework's overlay."""
+    return word("screen_reconnecting", lang()) if screen else None
 
 
 def follow_shoe(
@@ -64,6 +77,7 @@ def follow_shoe(
             "version": version,
             "screen": screen,
             "screen_now": screen_size(key),
+            "reconnecting": _screen_words(screen),
             "got": _got(key),
             "pass": access.follow_pass(),
         },
@@ -121,6 +135,7 @@ def follow_wall(
             "hidden": dict(hidden or {}),
             "screen": True,
             "screen_now": screen_size(key),
+            "reconnecting": _screen_words(True),
             "got": _got(key),
             "pass": access.follow_pass(),
         },
@@ -145,6 +160,28 @@ def wall_versions(w: watch.Watcher) -> dict[str, int]:
 # --- the server side (no Streamlit: runs on the server's event loop) -----------------------
 
 _waiting = 0
+WALL = "*"
+"""The key `following` counts the wall's pages under (a shoe id never holds it)."""
+_following: dict[str, int] = {}
+"""Requests waiting now per shoe id (the wall's under `WALL`): ``/metrics``' followers."""
+answered = 0
+"""Answers that carried news (not a renewal): ``/metrics``' events sent."""
+refused_hooks: list[Callable[[int], None]] = []
+"""Told the status of each refusal of these routes (the dashboard's metrics count them)."""
+
+
+def following() -> dict[str, int]:
+    """Pages following now, per shoe id (the wall's under `WALL`)."""
+    return dict(_following)
+
+
+def refuse(status: int, detail: str) -> Any:
+    """A refusal of the follow and tile routes: one line, and counted."""
+    from starlette.responses import JSONResponse
+
+    for hook in refused_hooks:
+        hook(status)
+    return JSONResponse({"detail": detail}, status_code=status)
 
 
 GONE_CHECK_S = 1.0
@@ -200,14 +237,12 @@ def refusal(request: Any, data_dir: Path) -> Any:
     """The pages' rule for a route a page's script calls (this one, `wall_tile`'s): None
     when the tab may see the shoes, else the JSON response that says why. A tab that
     could not see the shoe's page sees no versions."""
-    from starlette.responses import JSONResponse
-
     try:
         refused = access.follow_refusal(request.headers.get(access.FOLLOW_HEADER), data_dir)
     except RoadsAppError as e:
-        return JSONResponse({"detail": f"follow: {e}"}, status_code=503)
+        return refuse(503, f"follow: {e}")
     if refused is not None:
-        return JSONResponse({"detail": refused[1]}, status_code=refused[0])
+        return refuse(*refused)
     return None
 
 
@@ -218,22 +253,30 @@ def routes(data_dir: Path) -> list[Any]:
     from starlette.routing import Route
 
     async def follow(request: Request) -> JSONResponse:
-        global _waiting
+        global _waiting, answered
         shoe = request.query_params.get("shoe")
         if shoe is not None and not is_shoe_id(shoe):
-            return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
+            return refuse(400, "shoe: not a shoe id")
         known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
         if _waiting >= MAX_WAITING:
-            return JSONResponse({"detail": "too many pages following; try again"}, status_code=503)
+            return refuse(503, "too many pages following; try again")
         refused = refusal(request, data_dir)
         if refused is not None:
             return refused
         _waiting += 1
+        key = WALL if shoe is None else shoe
+        _following[key] = _following.get(key, 0) + 1
         try:
             w = watch.watcher(data_dir)
             now = await wait_for_change(w, shoe, known, WAIT_S, request.is_disconnected)
         finally:
             _waiting -= 1
+            if _following[key] <= 1:
+                del _following[key]
+            else:
+                _following[key] -= 1
+        if str(now if now is not None else "") != known:
+            answered += 1
         body = {"seq": now, "shoes": wall_versions(w)} if shoe is None else {"v": now}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 

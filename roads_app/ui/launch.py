@@ -85,8 +85,9 @@ def serve_early_keys(folder: Path) -> Path:
 
 
 def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
-    """Serve ``/_roads/follow`` (`roads_app.ui.follow`) and ``/_roads/tile``
-    (`roads_app.ui.wall_tile`) beside Streamlit's own routes, so pages follow the store
+    """Serve ``/_roads/follow`` (`roads_app.ui.follow`), ``/_roads/tile``
+    (`roads_app.ui.wall_tile`) and ``/metrics`` (`roads_app.ui.server_metrics`) beside
+    Streamlit's own routes, so pages follow the store
     through the process's one watcher instead of each polling; and the files of the
     ``served`` folder (`serve_early_keys`) from memory (`roads_app.ui.assets`).
     Streamlit builds its routes in `create_streamlit_routes`; ours go first, ahead of its
@@ -95,7 +96,7 @@ def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
     from streamlit import config
     from streamlit.web.server.starlette import starlette_app
 
-    from roads_app.ui import assets, follow, wall_tile
+    from roads_app.ui import assets, follow, server_metrics, wall_tile
 
     original = starlette_app.create_streamlit_routes
     asset_routes = assets.routes(served) if served is not None else []
@@ -104,7 +105,12 @@ def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
         base = (config.get_option("server.baseUrlPath") or "").strip("/")
         ours = [
             Route(f"/{base}{r.path}" if base else r.path, r.endpoint, methods=["GET"])
-            for r in [*follow.routes(data_dir), *wall_tile.routes(data_dir), *asset_routes]
+            for r in [
+                *follow.routes(data_dir),
+                *wall_tile.routes(data_dir),
+                *server_metrics.routes(data_dir, runtime),
+                *asset_routes,
+            ]
         ]
         return [*ours, *original(runtime)]  # type: ignore[arg-type]
 

@@ -12,6 +12,7 @@ download button is clicked (the board PNG takes a browser render).
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -73,12 +74,28 @@ def on_import() -> None:
         st.session_state[IMPORT_ERROR] = tr("choose_file_first")
         return
     name = (st.session_state.get("library_import_name") or "").strip() or None
+    bar, start = None, time.monotonic()
+
+    def progress(share: float, shoes: int) -> None:  # a file of many shoes, batch by batch
+        nonlocal bar
+        rate = f"{shoes / max(time.monotonic() - start, 1e-6):,.0f}"
+        text = tr("importing_shoes", shoes=f"{shoes:,}", rate=rate)
+        bar = st.progress(share, text=text) if bar is None else bar.progress(share, text=text)
+
     try:
-        meta = library.import_upload(upload.getvalue(), upload.name, session.data_dir(), name)
+        done = library.import_any_upload(
+            upload.getvalue(), upload.name, session.data_dir(), name, progress
+        )
     except RoadsAppError as e:
         st.session_state[IMPORT_ERROR] = say(e)
         return
-    _say("success", tr("added_shoe", name=_named(meta.name), id=md_text(meta.id)))
+    if bar is None:
+        meta = session.store().shoes.meta(done.ids[0])
+        _say("success", tr("added_shoe", name=_named(meta.name), id=md_text(meta.id)))
+    else:
+        bar.empty()
+        counts = {"count": f"{len(done.ids):,}", "already": f"{done.already:,}"}
+        _say("success", tr("added_shoes", **counts))
     st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
     st.session_state["library_import_name"] = ""
 

@@ -30,6 +30,7 @@ from roads_app.errors import RoadsAppError, quote
 from roads_app.game.cards import card_face
 from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
+from roads_app.render import board
 from roads_app.render.fonts import CJK_FAMILY
 from roads_app.roads import good_roads as gr
 from roads_app.roads import replay
@@ -308,7 +309,9 @@ def _body(shoe_id: str, rounds: pl.DataFrame, meta: ShoeMeta, folder: Path) -> N
     # board has the page's whole width (issue 26: in a column it was squeezed to 500 px
     # at 1440 with blank space under it), the hand and the bets under it.
     render_board(
-        shown, hold_last_s=reveal_done_s(row, _beat()) if revealing else None, decks=meta.decks
+        shown,
+        board.BoardLook(decks=meta.decks),
+        hold_last_s=reveal_done_s(row, _beat()) if revealing else None,
     )
     main, side = st.columns([4, 1.6], gap="medium")
     with main:

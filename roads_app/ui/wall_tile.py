@@ -310,7 +310,7 @@ def routes(data_dir: Path) -> list[Any]:
         tags, picked = _tags_param(q.get("tags")), _tags_param(q.get("picked"))
         look = _look_param(q)
         if not is_shoe_id(shoe):
-            return JSONResponse({"detail": "shoe: not a shoe id"}, status_code=400)
+            return follow.refuse(400, "shoe: not a shoe id")
         if (
             lg not in LANGUAGES
             or derived not in ("0", "1")
@@ -318,9 +318,8 @@ def routes(data_dir: Path) -> list[Any]:
             or picked is None
             or look is None
         ):
-            return JSONResponse(
-                {"detail": "tile: lang, derived, tags, picked, big, bead or theme is not one"},
-                status_code=400,
+            return follow.refuse(
+                400, "tile: lang, derived, tags, picked, big, bead or theme is not one"
             )
         refused = follow.refusal(request, data_dir)
         if refused is not None:
@@ -330,7 +329,7 @@ def routes(data_dir: Path) -> list[Any]:
                 view, data_dir, shoe, lg, derived == "1", tags, picked, look
             )
         except RoadsAppError as e:
-            return JSONResponse({"detail": f"tile: {e}"}, status_code=503)
+            return follow.refuse(503, f"tile: {e}")
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
     return [Route(ROUTE, tile, methods=["GET"])]

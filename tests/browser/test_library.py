@@ -104,6 +104,29 @@ def test_import_a_file_then_replay_it_step_by_step(
     assert [c for _, c in order] == [p[0], b[0], p[1], b[1], *p[2:], *b[2:]]
 
 
+def test_a_file_of_many_shoes_goes_in_whole_and_once(
+    app_server: AppServer, page: Page, tmp_path: Path
+) -> None:
+    """Issue 50: the Library page takes a file of many shoes (it said "import one shoe
+    at a time"), with a progress bar while it streams in; the same file again adds none."""
+    f = tmp_path / "night.parquet"
+    n = 30
+    pl.DataFrame(
+        {"shoe": pl.int_range(1, n + 1, eager=True), "winner": ["B", "P", "T"] * (n // 3)}
+    ).write_parquet(f)
+    page.goto(f"{app_server.url}/library")
+    wait_idle(page)
+    upload(page, f)
+    button(page, "lib_import").click()
+    expect(page.get_by_text(f"added {n:,} shoes to the library (0 of")).to_be_visible()
+    names = sh.list_shoes(app_server.data_dir).filter(pl.col("name").str.starts_with("night"))
+    assert sorted(names["name"]) == sorted(f"night shoe {k}" for k in range(1, n + 1))
+    wait_idle(page)  # (the emptied uploader is a new one)
+    upload(page, f)
+    button(page, "lib_import").click()
+    expect(page.get_by_text(f"added 0 shoes to the library ({n:,} of")).to_be_visible()
+
+
 def test_a_bad_file_shows_its_message_by_the_uploader(
     app_server: AppServer, page: Page, tmp_path: Path
 ) -> None:

@@ -80,10 +80,10 @@ def _specs(seed: int, lang: str, rounds: int) -> dict[str, dict]:
     out = {spec["layout"]["meta"]["road"]: spec for spec in tiles}
     for width in (980, 358):  # a laptop's scoreboard, a phone's (scrolls sideways)
         out[f"board {width}"] = board.board_spec(
-            shoe, width_px=width, lang=lang, ask="B", hold_last=True, six=True
+            shoe, board.BoardLook(width_px=width, lang=lang, ask="B", hold_last=True, six=True)
         )
     out["display"] = board.board_spec(
-        shoe, width_px=1872, height_px=800, lang=lang, last_mark_s=6.0
+        shoe, board.BoardLook(width_px=1872, height_px=800, lang=lang, last_mark_s=6.0)
     )
     return out
 

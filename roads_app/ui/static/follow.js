@@ -12,6 +12,7 @@ const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i])
 
 export default function (component) {
   const { data, setStateValue } = component;
+  if (data.reconnecting) screenMark(data.reconnecting);
   if (!data.wall && data.shoe == null) return () => {};  // nothing saved yet
   // Kept per followed thing, not per element: Streamlit may mount a component anew on
   // a rerun, and a retry left on the old element would rerun its fragment for ever.

@@ -55,3 +55,33 @@ function serial(f) {
   q.items.push(f);
   if (!q.busy) { q.busy = true; setTimeout(next, 0); }
 }
+
+// A screen (the display, the wall) keeps its last board while its dashboard is away
+// (killed, restarting, the network down), with a small mark of ours instead of the
+// framework's overlay (hidden by `reconnecting.css` on a screen). Streamlit's app root
+// says its connection's state: the mark shows while it is anything but connected.
+function screenMark(words) {
+  const html = document.documentElement;
+  html.dataset.rdScreen = 'on';
+  let mark = document.getElementById('rd-reconnecting');
+  if (!mark) {
+    mark = document.createElement('div');
+    mark.id = 'rd-reconnecting';
+    mark.setAttribute('role', 'status');
+    document.body.appendChild(mark);
+  }
+  mark.textContent = words || '';
+  if (window.__rdConnection) return;
+  const look = () => {
+    const app = document.querySelector('[data-test-connection-state]');
+    if (!app) return;
+    const state = app.getAttribute('data-test-connection-state');
+    if (state === 'CONNECTED') delete html.dataset.rdOffline;
+    else html.dataset.rdOffline = state;
+  };
+  window.__rdConnection = new MutationObserver(look);
+  window.__rdConnection.observe(document.body, {
+    subtree: true, attributes: true, attributeFilter: ['data-test-connection-state'],
+  });
+  look();
+}
