@@ -121,6 +121,8 @@ class SseFollower:
         self.rounds: list[dict[str, Any]] = []
         self.version: int | None = None
         self.status: int | None = None
+        self.ended = False
+        """The stream was closed (by the server, or by `__exit__`)."""
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._client = httpx.Client(timeout=httpx.Timeout(30, read=None))
@@ -161,6 +163,7 @@ class SseFollower:
         finally:
             with self._cond:
                 self.status = self.status or -1
+                self.ended = True
                 self._cond.notify_all()
 
     def _apply(self, event: str, payload: dict[str, Any]) -> None:

@@ -78,3 +78,29 @@ def test_the_dashboard_tells_its_pages_where_it_listens():
     from roads_app.ui import access
 
     assert cli_api.HOST_ENV == access.HOST_ENV
+
+
+def test_a_screen_key_is_the_last_word_and_kept_as_a_hash(tmp_path: Path, capsys):
+    """``token --screen [--table CODE]`` prints a new screen key as its output's last
+    word (a key each time); only its hash is kept, with the table; ``--screen
+    --revoke-all`` revokes them. A bad table code, or ``--table`` without ``--screen``,
+    is one line and exit 2, and no key is made."""
+    from roads_app.store import db, tokens
+
+    data = str(tmp_path / "d")
+    keys = []
+    for more in ([], ["--table", "T7"]):
+        assert main(["token", "--screen", "--data", data, *more]) == 0
+        keys.append(capsys.readouterr().out.split()[-1])
+    store = db.open_store(data)
+    found = [store.tokens.key(tokens.hash_token(k)) for k in keys]
+    assert [(k.role, k.table) for k in found if k] == [("screen", None), ("screen", "T7")]
+    rows = store.con.execute("SELECT hash FROM screen_keys").fetchall()
+    assert len(rows) == 2 and not {k for k in keys} & {r[0] for r in rows}
+    for argv in (["--screen", "--table", "no way"], ["--table", "T7"]):
+        assert main(["token", "--data", data, *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and "--table" in err, err
+    assert main(["token", "--screen", "--revoke-all", "--data", data]) == 0
+    assert all(store.tokens.role(tokens.hash_token(k)) is None for k in keys)
+    assert store.con.execute("SELECT count(*) FROM screen_keys").fetchone()[0] == 2

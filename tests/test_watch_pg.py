@@ -20,6 +20,8 @@ SHOES = """CREATE TABLE shoes (
     updated TEXT, version INTEGER NOT NULL, rounds INTEGER NOT NULL DEFAULT 0,
     ended TEXT, deleted TEXT)"""
 """The columns of the library's ``shoes`` table the watcher reads."""
+SETTINGS = "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+"""Where the keys' generation is (bumped by a revoke)."""
 
 
 @pytest.fixture
@@ -28,6 +30,7 @@ def table(pg_server: PgServer) -> str:
     url = pg_server.new_database("w")
     with psycopg.connect(url, autocommit=True) as c:
         c.execute(SHOES)
+        c.execute(SETTINGS)
     return url
 
 
@@ -76,6 +79,26 @@ def test_a_notified_change_is_told_and_read(table: str):
         told.wait_for(w, "s1", 3)
         assert w.shoe("s1").ended
         assert told.changes == [frozenset({"s1"}), frozenset({"s2"}), frozenset({"s1"})]
+    finally:
+        w.stop()
+
+
+def test_a_revoke_is_told_before_the_changes_after_it(table: str):
+    """A revoke (the keys' generation bumped, `TOKENS_NEWS` on the channel) is told to
+    every follower, in the same call as a shoe changed after it or before: a stream
+    never sends a change after a revoke before the revoke is known."""
+    write(table, "INSERT INTO shoes (id, version, rounds) VALUES ('s1', 1, 0)")
+    w = watch.Watcher(watch.PgSource(table)).start()
+    try:
+        told = Told(w)
+        assert w.tokens == 0
+        with psycopg.connect(table) as c:  # the revoke, then a change, before the watcher looks
+            c.execute("INSERT INTO settings VALUES ('tokens', '1')")
+            c.execute("SELECT pg_notify(%s, %s)", (watch.CHANNEL, f"{watch.TOKENS_NEWS} 0"))
+        write(table, "UPDATE shoes SET version = 2 WHERE id = 's1'", notify="s1 2")
+        told.wait_for(w, "s1", 2)
+        assert w.tokens == 1
+        assert watch.TOKENS_NEWS in told.changes[0]  # told first, or with the change
     finally:
         w.stop()
 

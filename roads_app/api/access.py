@@ -5,8 +5,14 @@
   need a viewer (or operator) token. The event stream also takes ``?token=`` because
   a browser's ``EventSource`` cannot set headers.
 
-The checks run on the event loop: one indexed lookup, cheaper than a hop to a worker
-thread.
+A revoke holds from its commit on, on every replica: a write's token is asked again
+inside the write's own transaction (`roads_app.api.service.Feed._once`), under the
+write lock the revoke takes too; a read's is asked on a store thread; an event stream
+ends at the first event after the process's watcher saw a revoke of its token. The
+gate's early check, before a body is read, uses the tokens this process found, trusted
+until its watcher sees a revoke (`Feed.token_role`). A screen key
+(``roads-app token --screen``) is for the dashboard's display and wall only: the API
+refuses it (403).
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from fastapi import Depends, Header, Query, Request
 from roads_app.api.context import Ctx
 from roads_app.api.limits import WRITER_CHECKED, Refusal
 from roads_app.api.service import Feed
+from roads_app.store import tokens
 
-OPERATOR, VIEWER = "operator", "viewer"
+OPERATOR, VIEWER, SCREEN = "operator", "viewer", "screen"
+SCREEN_ONLY = "a screen key is for the dashboard's display and wall only, not the API"
 
 
 class Unauthorized(Refusal):
@@ -71,16 +79,20 @@ def require_operator(feed: Feed, authorization: str | None) -> None:
             "writing needs an operator token: Authorization: Bearer <token> "
             "(roads-app token --data DIR prints one)",
         )
+    if role == SCREEN:
+        raise Unauthorized(403, SCREEN_ONLY)
     if role != OPERATOR:
         raise Unauthorized(403, "a viewer token can read but not write: use an operator token")
 
 
 async def operator(
     api: Ctx, request: Request, authorization: Annotated[str | None, Header()] = None
-) -> None:
-    """The rule for writes, checked here unless the gate checked this request already."""
+) -> str:
+    """The rule for writes, checked here unless the gate checked this request already;
+    the writer's token hash, which the write asks about again in its own transaction."""
     if not getattr(request.state, WRITER_CHECKED, False):
         require_operator(api.feed, authorization)
+    return tokens.hash_token(_bearer(authorization) or "")
 
 
 async def reader(
@@ -89,16 +101,30 @@ async def reader(
     token: Annotated[
         str | None, Query(description="for EventSource, which cannot set headers")
     ] = None,
-) -> None:
+) -> str | None:
+    """The rule for reads, asked of the library now (on a store thread); the reader's
+    token hash (None: no token, on a loopback server)."""
     given = _bearer(authorization) or token
-    role = role_of(api.feed, given) if given else None
-    if role is None and not api.open_reads:
+    if not given:
+        if api.open_reads:
+            return None
         raise Unauthorized(
             401,
             "this server is open to the network: reading needs a viewer token "
             "(roads-app token --viewer --data DIR prints one)",
         )
+    key = tokens.hash_token(given)
+    role = await api.run(api.feed.role_now, key)
+    if role is None:
+        raise Unauthorized(401, "the token is not valid for this data folder")
+    if role == SCREEN:
+        raise Unauthorized(403, SCREEN_ONLY)
+    return key
 
 
 Write = Depends(operator)
 Read = Depends(reader)
+Writer = Annotated[str, Write]
+"""A write route's writer: its token's hash."""
+Reader = Annotated[str | None, Read]
+"""A read route's reader: its token's hash, None without one."""

@@ -68,11 +68,13 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     # The process's one watcher of the store feeds every event stream (`stream.Hub`).
     watcher = watch.watcher(data_dir)
     hub = Hub(watcher, feed.snapshot, run, tags)
+    forget = watcher.subscribe(feed.forget_keys)  # a revoke drops the tokens trusted
     metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        forget()
         metrics.close()
         await hub.close()
         pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection

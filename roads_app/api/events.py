@@ -12,7 +12,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from roads_app.api import fanout
-from roads_app.api.access import Read
+from roads_app.api.access import Reader
 from roads_app.api.context import Ctx, ShoeId
 from roads_app.api.models import Problem
 from roads_app.api.service import NotFound
@@ -27,17 +27,20 @@ class EventStream(Response):
 
     media_type = "text/event-stream"
 
-    def __init__(self, hub: Hub, shoe_id: str) -> None:
+    def __init__(self, hub: Hub, shoe_id: str, who: str | None = None) -> None:
         # no caching, and no buffering by a proxy in between (nginx reads this header)
         super().__init__(headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         # no content-length: the body streams (chunked)
         self.raw_headers = [h for h in self.raw_headers if h[0] != b"content-length"]
         self.hub = hub
         self.shoe_id = shoe_id
+        self.keyed = who is not None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-        await fanout.serve(scope, receive, send, lambda out: self.hub.follow(self.shoe_id, out))
+        await fanout.serve(
+            scope, receive, send, lambda out: self.hub.follow(self.shoe_id, out, keyed=self.keyed)
+        )
 
 
 async def existing(api: Ctx, shoe_id: ShoeId) -> None:
@@ -54,7 +57,7 @@ router = APIRouter()
     "/shoes/{shoe_id}/events",
     response_class=EventStream,
     status_code=200,
-    dependencies=[Read, Depends(existing)],
+    dependencies=[Depends(existing)],
     responses={
         200: {
             "content": {EventStream.media_type: {}},
@@ -63,10 +66,12 @@ router = APIRouter()
         404: {"model": Problem},
     },
 )
-async def events(api: Ctx, shoe_id: ShoeId) -> EventStream:
+async def events(api: Ctx, who: Reader, shoe_id: ShoeId) -> EventStream:
     """Server-Sent Events of one shoe: ``snapshot``, then ``append`` / ``reset`` / ``gone``.
 
     Every event's data is ``{"version": V, "rounds": [...], "good_roads": [...]}`` and
-    its id is the version.
+    its id is the version. A stream opened with a token ends when the server learns of
+    a revoke (before any change committed after it is sent); the client connects again,
+    and is let back in while its token holds.
     """
-    return EventStream(api.hub, shoe_id)
+    return EventStream(api.hub, shoe_id, who)

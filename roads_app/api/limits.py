@@ -6,6 +6,9 @@ token checked by a dependency comes too late: a 300 MB POST without a token was 
 into memory (the server grew by 900 MB) before its 401. This ASGI middleware runs
 first, on the headers alone:
 
+0. a request that gives more than one credential (two ``Authorization`` headers, or a
+   header and ``?token=``) is refused at once (400): which one counts would be a guess,
+   and a balancer that checked the first would be bypassed by the last;
 1. a write (POST, PUT, PATCH, DELETE) without an operator token is refused at once;
 2. a body whose ``Content-Length`` is over its route's cap is refused at once (413);
 3. any other body is read up to its cap, chunked or not, and a body that goes past it
@@ -24,9 +27,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import parse_qs
 
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from roads_app.store import tokens
 
 KB = 1024
 
@@ -106,6 +112,7 @@ class Gate:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
+            _one_credential(scope)
             if scope["method"] in WRITES:
                 self.writer(headers.get("authorization"))
                 scope.setdefault("state", {})[WRITER_CHECKED] = True
@@ -122,6 +129,16 @@ class Gate:
             await _refuse(send, e, close=close)
             return
         await self.app(scope, _replay(body, receive), send)
+
+
+def _one_credential(scope: Scope) -> None:
+    """Refuse a request that gives more than one credential, before anything is read."""
+    given = [v.decode("latin-1") for k, v in scope["headers"] if k.lower() == b"authorization"]
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    try:
+        tokens.one_credential(given + query.get("token", []), "the request")
+    except tokens.CredentialError as e:
+        raise Refusal(400, str(e)) from None
 
 
 def _length(headers: Mapping[str, str]) -> int | None:

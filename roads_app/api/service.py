@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -41,17 +40,10 @@ KEEP_ANSWERS = timedelta(days=7)
 KEEP_SHOES = 64
 """Shoes whose rounds are kept in memory between appends (the tables being fed)."""
 
-TOKEN_FRESH = 1.0
-"""Seconds a server trusts a token it found in the library before it asks again: a
-feeder's appends do not each wait for a lookup (on PostgreSQL a round trip, made before
-the request reaches a worker thread), and a revoked token stops working on every replica
-within this second. A token not found is asked again every time."""
-
 KEEP_TOKENS = 256
-"""Tokens found and trusted at once (only issued tokens are ever kept)."""
+"""Tokens found and trusted at once by the gate (only issued tokens are ever kept)."""
 
-clock = time.monotonic
-"""When a token was found (the tests move it on)."""
+OPERATOR = "operator"
 
 
 class NotFound(RoadsAppError):
@@ -93,7 +85,8 @@ class Feed:
         self.data_dir = Path(data_dir)
         self.store = db.open_store(self.data_dir, samples=samples)
         self._kept: dict[str, db.Saved] = {}  # shoe id -> as this process last wrote it
-        self._roles: dict[str, tuple[str, float]] = {}  # token hash -> (role, when found)
+        self._roles: dict[str, str] = {}  # token hash -> role, trusted until a revoke
+        self._revokes = 0  # revokes seen (`forget_keys`)
         try:
             self.store.requests.forget((datetime.now(UTC) - KEEP_ANSWERS).isoformat())
         except StorageError as e:  # busy at start: keep the old answers a little longer
@@ -102,20 +95,33 @@ class Feed:
     # --- who may call ---------------------------------------------------------------
 
     def token_role(self, token: str) -> str | None:
-        """The token's role, from the library at most `TOKEN_FRESH` seconds ago."""
+        """The token's role as found in the library, trusted until the process's watcher
+        sees a revoke (`forget_keys`): what the gate asks before a body is read, so a
+        feeder's appends do not each wait for a lookup (on PostgreSQL a round trip on
+        the event loop). It admits nothing by itself: a write's token is asked again in
+        its own transaction (`_once`), a read's on a store thread (`role_now`). A token
+        not found is asked about every time."""
         key = tokens.hash_token(token)
-        now = clock()
         found = self._roles.get(key)
-        if found is not None and now - found[1] < TOKEN_FRESH:
-            return found[0]
+        if found is not None:
+            return found
+        seen = self._revokes
         role = self.store.tokens.role(key)
-        if role is None:
-            self._roles.pop(key, None)
-        else:
+        if role is not None and seen == self._revokes:  # no revoke seen meanwhile
             if len(self._roles) >= KEEP_TOKENS:
                 self._roles.clear()
-            self._roles[key] = (role, now)
+            self._roles[key] = role
         return role
+
+    def role_now(self, token_hash: str) -> str | None:
+        """The role of a token (by its hash) as the library says now (a store thread)."""
+        return self.store.tokens.role(token_hash)
+
+    def forget_keys(self, _seq: int, changed: frozenset[str]) -> None:
+        """The watcher's news (on its thread): a revoke drops every token trusted."""
+        if db.TOKENS_NEWS in changed:
+            self._revokes += 1
+            self._roles.clear()
 
     # --- reads --------------------------------------------------------------------------
 
@@ -180,7 +186,7 @@ class Feed:
 
     # --- writes ------------------------------------------------------------------------------
 
-    def create(self, body: ShoeCreate, key: str | None) -> Reply:
+    def create(self, body: ShoeCreate, key: str | None, who: str | None = None) -> Reply:
         table = load_table(_table_name(body.table))
         meta = game_rounds.ShoeMeta(
             name=body.name.strip(),
@@ -194,9 +200,9 @@ class Feed:
             return 201, _summary_of(meta, 0, version)
 
         fp = fingerprint("create", body.model_dump())
-        return self._once(key, fp, None, do)
+        return self._once(key, fp, None, do, who=who)
 
-    def append(self, shoe_id: str, body: RoundIn, key: str | None) -> Reply:
+    def append(self, shoe_id: str, body: RoundIn, key: str | None, who: str | None = None) -> Reply:
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             saved = self._saved(c, shoe_id)
             new = _entered(saved.rounds, body, saved.meta.decks)
@@ -209,9 +215,9 @@ class Feed:
             }
 
         fp = fingerprint("append", shoe_id, body.model_dump(exclude_none=True))
-        return self._once_on(shoe_id, key, fp, do)
+        return self._once_on(shoe_id, key, fp, do, who)
 
-    def undo(self, shoe_id: str, key: str | None) -> Reply:
+    def undo(self, shoe_id: str, key: str | None, who: str | None = None) -> Reply:
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             if not n:
@@ -219,17 +225,17 @@ class Feed:
             version = self.store.rounds.undo_in(c, shoe_id, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
-        return self._once_on(shoe_id, key, fingerprint("undo", shoe_id), do)
+        return self._once_on(shoe_id, key, fingerprint("undo", shoe_id), do, who)
 
-    def void(self, shoe_id: str, round_no: int, key: str | None) -> Reply:
+    def void(self, shoe_id: str, round_no: int, key: str | None, who: str | None = None) -> Reply:
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             n = self._saved(c, shoe_id).rounds.height
             version = self.store.rounds.void_in(c, shoe_id, round_no, None)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n - 1}
 
-        return self._once_on(shoe_id, key, fingerprint("void", shoe_id, round_no), do)
+        return self._once_on(shoe_id, key, fingerprint("void", shoe_id, round_no), do, who)
 
-    def end(self, shoe_id: str, key: str | None) -> Reply:
+    def end(self, shoe_id: str, key: str | None, who: str | None = None) -> Reply:
         """End the shoe (the cut card's last hand was played): read-only after."""
 
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
@@ -237,7 +243,7 @@ class Feed:
             version = self.store.shoes.end_in(c, shoe_id)
             return 200, {"shoe": shoe_id, "version": version, "rounds": n}
 
-        return self._once_on(shoe_id, key, fingerprint("end", shoe_id), do)
+        return self._once_on(shoe_id, key, fingerprint("end", shoe_id), do, who)
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -272,22 +278,54 @@ class Feed:
         except StorageError as e:
             raise _status(e) from None
 
-    def _once_on(self, shoe_id: str, key: str | None, fp: str, do: Any) -> Reply:
+    def _once_on(self, shoe_id: str, key: str | None, fp: str, do: Any, who: str | None) -> Reply:
         """`_once` for a change of one shoe: 404 first when there is no such shoe, and
         the shoe's rows read with the write lock (on a server, one round trip for the
-        lock, the key's answer and the shoe's version and gate)."""
+        lock, the key's answer, the writer's token and the shoe's version and gate)."""
         return self._once(
             key,
             fp,
             shoe_id,
             do,
+            who=who,
             ahead=self.store.shoes.ahead(shoe_id),
             first=lambda: self._exists(shoe_id),
         )
 
-    def _once(self, key: str | None, fp: str, shoe_id: str | None, do: Any, **how: Any) -> Reply:
+    def _once(
+        self,
+        key: str | None,
+        fp: str,
+        shoe_id: str | None,
+        do: Any,
+        *,
+        who: str | None = None,
+        ahead: list[Any] | tuple[Any, ...] = (),
+        first: Any = None,
+    ) -> Reply:
+        """The change, once per key. ``who``: the writer's token hash, asked again inside
+        the change's transaction, under the write lock a revoke takes too, so no change
+        is made by a token after its revoke's commit, on any replica (read with the lock
+        on a server: no round trip of its own). None: a caller in this process."""
+
+        def check() -> None:
+            if who is not None:
+                role = self.store.tokens.role(who)
+                if role != OPERATOR:
+                    raise Refused(
+                        401 if role is None else 403,
+                        "the token no longer holds (revoked): nothing was changed"
+                        if role is None
+                        else "writing needs an operator token",
+                    )
+            if first is not None:
+                first()
+
+        reads = [*(self.store.tokens.ahead(who) if who is not None else []), *ahead]
         try:
-            status, body, replayed = self.store.requests.once(key, fp, shoe_id, do, **how)
+            status, body, replayed = self.store.requests.once(
+                key, fp, shoe_id, do, ahead=reads, first=check
+            )
         except db.RequestKeyReused as e:
             raise Refused(422, str(e)) from None
         except StorageError as e:

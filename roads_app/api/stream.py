@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roads_app.api.fanout import Broadcast, Follower, Frame, Outlet
-from roads_app.store.watch import Watcher
+from roads_app.store.watch import TOKENS_NEWS, Watcher
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +134,7 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._broadcast: Broadcast | None = None
+        self._keyed: dict[Follower, None] = {}  # followers that came with a token
         self.sent = 0
         """Events sent to followers so far, one a follower (not the keep-alive pings):
         ``/metrics``."""
@@ -169,6 +170,8 @@ class Hub:
                 loop.call_soon_threadsafe(self._moved, changed)
 
     def _moved(self, changed: frozenset[str]) -> None:
+        if TOKENS_NEWS in changed:  # before any change after the revoke is published
+            self._end_keyed()
         for shoe_id in changed:
             s = self._shoes.get(shoe_id)
             if s is not None:
@@ -226,6 +229,15 @@ class Hub:
             self.sent += len(channel.followers)
             channel.publish(Frame(step.encode()))
 
+    def _end_keyed(self) -> None:
+        """A revoke: every stream that came with a token ends (its client connects again
+        and is let back in while its token holds), so none is sent a change made after a
+        revoke of its token. Revokes are rare; a stream's snapshot again is cheap."""
+        keyed, self._keyed = self._keyed, {}
+        if self._broadcast is not None:
+            for f in keyed:
+                self._broadcast.leave(f, "revoked")
+
     def _unfollow(self, shoe_id: str) -> None:
         """The shoe's last follower left: stop reading it."""
         s = self._shoes.get(shoe_id)
@@ -236,9 +248,10 @@ class Hub:
 
     # --- the followers
 
-    async def follow(self, shoe_id: str, out: Outlet) -> Follower | None:
+    async def follow(self, shoe_id: str, out: Outlet, *, keyed: bool = False) -> Follower | None:
         """Send ``out`` the shoe's snapshot and join it to the shoe's channel, so that it
-        gets every later event; None when the shoe is gone (its ``gone`` event sent)."""
+        gets every later event; None when the shoe is gone (its ``gone`` event sent).
+        ``keyed``: the stream came with a token, and ends at a revoke (`_end_keyed`)."""
         broadcast = self._attach()
         s = self._shoes.get(shoe_id)
         if s is None:
@@ -257,7 +270,11 @@ class Hub:
         if s.snapshot is None:
             s.snapshot = Frame(Change("snapshot", s.version, s.rounds, s.tags).encode())
         self.sent += 1
-        return broadcast.channel(shoe_id).join(out, s.snapshot)
+        f = broadcast.channel(shoe_id).join(out, s.snapshot)
+        if keyed and not f.ended.done():
+            self._keyed[f] = None
+            f.ended.add_done_callback(lambda _e: self._keyed.pop(f, None))
+        return f
 
     async def close(self) -> None:
         if self._unsubscribe is not None:

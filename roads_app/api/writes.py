@@ -11,7 +11,7 @@ from fastapi import APIRouter, Header
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 
-from roads_app.api.access import Write
+from roads_app.api.access import Writer
 from roads_app.api.context import Api, Ctx, ShoeId
 from roads_app.api.models import AppendOut, ChangeOut, Problem, RoundIn, ShoeCreate, ShoeSummary
 from roads_app.api.service import Reply
@@ -46,22 +46,20 @@ def answer(api: Api, reply: Reply, shoe_id: str | None = None) -> JSONResponse:
     "/shoes",
     status_code=201,
     response_model=ShoeSummary,
-    dependencies=[Write],
     responses={422: {"model": Problem}},
 )
-async def create_shoe(api: Ctx, body: ShoeCreate, key: Key = None) -> Any:
+async def create_shoe(api: Ctx, who: Writer, body: ShoeCreate, key: Key = None) -> Any:
     """Start a new shoe at a table."""
-    return answer(api, await api.run(api.feed.create, body, key))
+    return answer(api, await api.run(api.feed.create, body, key, who))
 
 
 @router.post(
     "/shoes/{shoe_id}/rounds",
     status_code=201,
     response_model=AppendOut,
-    dependencies=[Write],
     responses=REFUSALS,
 )
-async def append(api: Ctx, shoe_id: ShoeId, body: RoundIn, key: Key = None) -> Any:
+async def append(api: Ctx, who: Writer, shoe_id: ShoeId, body: RoundIn, key: Key = None) -> Any:
     """Append a round by winner (+ flags), by points or by cards.
 
     Checked by the same rules as the dashboard; a refusal is a 4xx with the reason
@@ -70,39 +68,35 @@ async def append(api: Ctx, shoe_id: ShoeId, body: RoundIn, key: Key = None) -> A
     """
     start = time.perf_counter()
     try:
-        return answer(api, await api.run(api.feed.append, shoe_id, body, key), shoe_id)
+        return answer(api, await api.run(api.feed.append, shoe_id, body, key, who), shoe_id)
     finally:  # a refusal's time too: what the feeder waited
         if api.metrics.append_seconds is not None:
             api.metrics.append_seconds.observe(time.perf_counter() - start)
 
 
-@router.post(
-    "/shoes/{shoe_id}/undo", response_model=ChangeOut, dependencies=[Write], responses=REFUSALS
-)
-async def undo(api: Ctx, shoe_id: ShoeId, key: Key = None) -> Any:
+@router.post("/shoes/{shoe_id}/undo", response_model=ChangeOut, responses=REFUSALS)
+async def undo(api: Ctx, who: Writer, shoe_id: ShoeId, key: Key = None) -> Any:
     """Take back the last round."""
-    return answer(api, await api.run(api.feed.undo, shoe_id, key), shoe_id)
+    return answer(api, await api.run(api.feed.undo, shoe_id, key, who), shoe_id)
 
 
 @router.post(
     "/shoes/{shoe_id}/rounds/{round_no}/void",
     response_model=ChangeOut,
-    dependencies=[Write],
     responses=REFUSALS,
 )
-async def void(api: Ctx, shoe_id: ShoeId, round_no: RoundNo, key: Key = None) -> Any:
+async def void(api: Ctx, who: Writer, shoe_id: ShoeId, round_no: RoundNo, key: Key = None) -> Any:
     """Void a round (a misdeal): it leaves the roads; the history keeps it."""
-    return answer(api, await api.run(api.feed.void, shoe_id, round_no, key), shoe_id)
+    return answer(api, await api.run(api.feed.void, shoe_id, round_no, key, who), shoe_id)
 
 
 @router.post(
     "/shoes/{shoe_id}/end",
     response_model=ChangeOut,
-    dependencies=[Write],
     responses={**REFUSALS, 409: {"model": Problem}},
 )
-async def end(api: Ctx, shoe_id: str, key: Key = None) -> Any:
+async def end(api: Ctx, who: Writer, shoe_id: str, key: Key = None) -> Any:
     """End the shoe (the cut card's last hand was played, or the table closed it):
     it leaves the wall of live tables, and every later append is refused (409).
     No body."""
-    return answer(api, await api.run(api.feed.end, shoe_id, key), shoe_id)
+    return answer(api, await api.run(api.feed.end, shoe_id, key, who), shoe_id)

@@ -74,13 +74,22 @@ def _cmd_api(args: argparse.Namespace) -> int:
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
+    from roads_app.errors import RoadsAppError
+    from roads_app.messages import Message
     from roads_app.store import tokens
 
-    role = "viewer" if args.viewer else "operator"
+    role = "screen" if args.screen else "viewer" if args.viewer else "operator"
     data = Path(args.data)
+    if args.table is not None and not args.screen:
+        raise RoadsAppError(Message("msg_table_needs_screen", option="--table", screen="--screen"))
     if args.revoke_all:
         n = tokens.revoke_all(data, role)
         print(f"revoked {n} {role} token{'s' if n != 1 else ''}", file=sys.stderr)
+        return 0
+    if args.screen:  # the key is the output's last word, for a script to take
+        key = tokens.issue_screen(data, args.table)
+        where = f"table {args.table}'s" if args.table else "any table's"
+        print(f"screen key for {where} display and wall (read-only, kept as a hash): {key}")
         return 0
     print(tokens.issue(data, role, again=args.new))
     print(f"{role} token: only its hash is kept, so keep it now", file=sys.stderr)
@@ -127,7 +136,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = sub.add_parser("token", help="print the API token (created on first use)")
     s.add_argument("--data", default="data", help="folder of the shoe database (data/)")
-    s.add_argument("--viewer", action="store_true", help="a read-only token instead")
+    who = s.add_mutually_exclusive_group()
+    who.add_argument("--viewer", action="store_true", help="a read-only token instead")
+    who.add_argument(
+        "--screen",
+        action="store_true",
+        help="a new screen key: the display and the wall only, read-only, kept until revoked",
+    )
+    s.add_argument(
+        "--table", default=None, help="with --screen: the one floor table the key shows (CODE)"
+    )
     s.add_argument(
         "--new",
         action="store_true",

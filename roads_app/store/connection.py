@@ -173,6 +173,17 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE UNIQUE INDEX shoes_origin ON shoes (origin);
         """,
     ),
+    (
+        "screen keys: read-only keys of the display and the wall, kept until revoked",
+        """
+        CREATE TABLE screen_keys (
+            hash       TEXT PRIMARY KEY,  -- sha256 of the key (the key itself is never kept)
+            table_code TEXT,              -- the floor table it shows (NULL: any table)
+            created    TEXT NOT NULL,
+            revoked    TEXT               -- NULL: holds, else when it was revoked
+        );
+        """,
+    ),
 )
 """Forward migrations, applied in order; their number is their place here (1-based)."""
 

@@ -20,7 +20,7 @@ from roads_app.store import pg
 from roads_app.store.connection import DB_NAME
 from roads_app.store.db import Store
 
-TABLES = ("shoes", "rounds", "bets", "history", "api_tokens", "api_requests")
+TABLES = ("shoes", "rounds", "bets", "history", "api_tokens", "screen_keys", "api_requests")
 """In insertion order (rounds and bets refer to shoes). ``settings`` and
 ``schema_migrations`` belong to each database itself."""
 _ORDER = {
@@ -29,9 +29,10 @@ _ORDER = {
     "bets": "shoe, kind, id",
     "history": "seq",
     "api_tokens": "hash",
+    "screen_keys": "hash",
     "api_requests": "key",
 }
-_FROM_BOTH = ("api_tokens", "api_requests")  # a target may have issued its own: kept
+_FROM_BOTH = ("api_tokens", "screen_keys", "api_requests")  # a target may have issued its own: kept
 
 
 @dataclass(frozen=True)

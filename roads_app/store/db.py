@@ -53,6 +53,7 @@ from roads_app.store.connection import (
 from roads_app.store.feed import RequestKeyReused, Requests, Tokens
 from roads_app.store.frames import frame_of, rows_of
 from roads_app.store.history import HISTORY_SCHEMA, ROUND_ACTIONS, History
+from roads_app.store.pg import TOKENS_NEWS
 from roads_app.store.rounds import Rounds
 from roads_app.store.shoes import LIST_SCHEMA, Saved, ShoeEndedError, Shoes, StaleShoeError
 
@@ -65,6 +66,7 @@ __all__ = [
     "MIGRATIONS",
     "ROUND_ACTIONS",
     "SCHEMA_VERSION",
+    "TOKENS_NEWS",
     "Connection",
     "RequestKeyReused",
     "Saved",

@@ -30,6 +30,9 @@ SCHEMES = ("postgresql", "postgres")
 CHANNEL = "roads_app_shoes"
 """The ``NOTIFY`` channel: every change of a shoe sends ``"<shoe id> <version>"`` on it,
 in the transaction that made the change (delivered when it commits)."""
+TOKENS_NEWS = "!tokens"
+"""What a revoke says on `CHANNEL` (and what the watcher tells its followers: never a
+shoe id): the keys that hold changed, so every process drops what it trusted."""
 WRITE_LOCK = 0x524F4144
 """The advisory lock every write transaction takes first: writers queue as SQLite's
 ``BEGIN IMMEDIATE`` makes them, whichever replica they come from, so the version check

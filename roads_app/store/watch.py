@@ -20,6 +20,14 @@ what changed from one *source* and tells the followers which shoes changed:
 
 An idle followed page costs nothing beyond the source's wait for the whole process.
 
+Revokes are news too: a revoke bumps the ``tokens`` generation in ``settings`` (and on
+PostgreSQL says `TOKENS_NEWS` on the channel, with its COMMIT); the watcher reads the
+generation whenever anything may have changed, and before it tells anyone of the shoes
+it tells every follower `TOKENS_NEWS` among the changed ids, on the same call. So a
+process that trusts keys it found (`roads_app.api.service.Feed`) drops them, a page
+waiting on a shoe asks again whether its key still holds, and an event of a change made
+after the revoke is never sent before the revoke is known here.
+
 Followers are callbacks (`Watcher.subscribe`), called on the watcher's thread with the
 change's sequence number and the ids that changed; a callback must only hand the news
 on (an event loop's ``call_soon_threadsafe``), never do work there. A write never waits
@@ -42,7 +50,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from roads_app.store.connection import BUSY_TIMEOUT_S, DB_ENV, db_path
-from roads_app.store.pg import CHANNEL
+from roads_app.store.feed import GENERATION
+from roads_app.store.pg import CHANNEL, TOKENS_NEWS
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +106,18 @@ class Source(Protocol):
         """End a `wait` now (something was written here, or the watcher stops)."""
         ...
 
+    def generation(self) -> int:
+        """The keys' generation: bumped by every revoke."""
+        ...
+
     def close(self) -> None: ...
 
 
 _COLUMNS = "id, version, ended IS NOT NULL, rounds, source, updated"
+
+
+def _generation(row: tuple[Any, ...] | None) -> int:
+    return int(row[0]) if row is not None else 0
 
 
 def _shoe_now(row: tuple[Any, ...]) -> tuple[str, ShoeNow]:
@@ -146,6 +163,9 @@ class SqliteSource:
             .fetchall()
         )
         return dict(map(_shoe_now, rows))
+
+    def generation(self) -> int:
+        return _generation(self._connect().execute(GENERATION).fetchone())
 
     def wake(self) -> None:
         self._woken.set()
@@ -258,6 +278,9 @@ class PgSource:
             ).fetchall()
         return dict(map(_shoe_now, rows))
 
+    def generation(self) -> int:
+        return _generation(self._connect().execute(GENERATION).fetchone())
+
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._wake_w, b"x")
@@ -302,6 +325,8 @@ class Watcher:
         self.interval_s = interval_s
         self.seq = 0
         """Bumped by every change the watcher saw (the wall follows this)."""
+        self.tokens: int | None = None
+        """The keys' generation as last read (None: not yet): bumped by every revoke."""
         self._shoes: dict[str, ShoeNow] = {}
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
@@ -395,8 +420,19 @@ class Watcher:
         """Look once (waiting up to ``timeout`` for news); the ids that changed since the
         last look (also called by `start`)."""
         news = self.source.wait(timeout)
+        revoked = False
+        if news is ALL or TOKENS_NEWS in news:
+            generation = self.source.generation()
+            revoked = self.tokens is not None and generation != self.tokens
+            self.tokens = generation
+        if news is not ALL and TOKENS_NEWS in news:
+            news = {k: v for k, v in news.items() if k != TOKENS_NEWS}
         if news is ALL:
             fresh, replace = self.source.read(None), True
+        elif not news:
+            if not revoked:
+                return frozenset()
+            fresh, replace, wanted = {}, False, []
         else:
             with self._lock:
                 known = self._shoes
@@ -405,9 +441,9 @@ class Watcher:
                     for k, v in news.items()
                     if v is None or getattr(known.get(k), "version", None) != v
                 ]
-            if not wanted:
+            if not wanted and not revoked:
                 return frozenset()
-            fresh, replace = self.source.read(wanted), False
+            fresh, replace = (self.source.read(wanted) if wanted else {}), False
         with self._lock:
             old = self._shoes
             if replace:
@@ -422,6 +458,7 @@ class Watcher:
                         shoes.pop(k, None)
                 keys = set(wanted)
             changed = frozenset(k for k in keys if old.get(k) != shoes.get(k))
+            changed |= {TOKENS_NEWS} if revoked else set()
             self._shoes = shoes
             if changed:
                 self.seq += 1

@@ -7,6 +7,12 @@ entry controls and the pages that change saved shoes. A token is typed once in t
 sidebar, or given as ``?token=`` in the link (taken out of the address bar at once);
 the tab keeps its hash, never the token.
 
+A screen key (`roads-app token --screen`) is a TV's or a kiosk's: given as ``?token=`` on
+``/display`` or ``/lobby`` it stays in the link, so a reload, a restart or another
+dashboard process brings the same board back with no prompt; it opens those two pages
+only, read-only, and a screen whose key was revoked (or is wrong, or is for another
+table) shows one line and nothing else (`screen_refusal`).
+
 A token holds only as long as the store keeps it: every run of the page and every
 change (`writes`) looks its hash up again (one look-up by primary key), so after
 ``roads-app token --revoke-all`` an open tab is refused at its very next key press,
@@ -34,7 +40,15 @@ HOST_ENV = "ROADS_APP_HOST"
 ROLE_KEY = "roads_app.access.role"
 HASH_KEY = "roads_app.access.token_hash"  # the tab's token, as the store keeps it
 REVOKED_KEY = "roads_app.access.revoked"  # the token stopped holding: say so once
+REFUSED_KEY = "roads_app.access.refused"  # the token typed or linked was not taken
 TOKEN_PARAM = "token"
+SCREEN = "screen"
+SCREEN_PAGES = frozenset({"display", "lobby"})
+"""The pages a screen key opens (the display and the wall)."""
+TABLE_PARAM = "table"
+"""A page's floor table (a screen key for another table is refused there)."""
+_SCREEN_LINE = "roads_app.access.screen_line"  # why this screen's key does not hold
+_SCREEN_TABLE = "roads_app.access.screen_table"  # the floor table of the screen's key
 
 
 def exposed() -> bool:
@@ -53,11 +67,52 @@ def role() -> str | None:
     the store says of the tab's token now, not when it was typed."""
     if not exposed():
         return "operator"
-    given = st.query_params.get(TOKEN_PARAM)
+    given = st.query_params.get_all(TOKEN_PARAM)
+    if len(given) == 1 and given[0].strip().startswith(tokens.SCREEN_PREFIX):
+        return _screen(given[0].strip())  # kept in the link: a reload shows the board
     if given:
         del st.query_params[TOKEN_PARAM]  # out of the address bar, history and screenshots
-        _check(given)
+        if len(given) > 1:  # which one counts would be a guess: none does
+            _forget()
+            st.session_state[REFUSED_KEY] = True
+        else:
+            _check(given[0])
     return _recheck()
+
+
+def _screen(key: str) -> str | None:
+    """The tab's role by the screen key in its link, looked up at every run (a revoke
+    holds at the next one); why it does not hold is kept for `screen_refusal`."""
+    token_hash = tokens.hash_token(key)
+    found = session.store().tokens.key(token_hash)
+    holds = found is not None and found.role == SCREEN and not found.revoked
+    st.session_state[ROLE_KEY] = SCREEN if holds else None
+    st.session_state[HASH_KEY] = token_hash if holds else None
+    st.session_state[_SCREEN_TABLE] = found.table if holds and found else None
+    if holds:
+        st.session_state.pop(_SCREEN_LINE, None)
+        return SCREEN
+    revoked = found is not None and found.revoked
+    st.session_state[_SCREEN_LINE] = "screen_key_revoked" if revoked else "screen_key_invalid"
+    return None
+
+
+def screen_refusal(path: str | None = None) -> str | None:
+    """The one line a screen shows instead of anything else (the catalogue's key), or
+    None: its key was revoked or is wrong, it is for another table than the page's
+    ``?table=``, or (``path``: the page opened) the page is not the display or the wall."""
+    if not exposed():
+        return None
+    now = role()
+    if now != SCREEN:
+        return st.session_state.get(_SCREEN_LINE) if now is None else None
+    table = st.query_params.get(TABLE_PARAM)
+    own = st.session_state.get(_SCREEN_TABLE)
+    if own is not None and table is not None and table != own:
+        return "screen_key_other_table"
+    if path is not None and path not in SCREEN_PAGES:
+        return "screen_key_not_here"
+    return None
 
 
 def _recheck() -> str | None:
@@ -81,6 +136,14 @@ def may_enter() -> bool:
 
 def may_view() -> bool:
     return role() is not None
+
+
+def still_allowed() -> None:
+    """For a fragment that shows saved shoes (the display, the wall), which the page's
+    own check does not rerun: the whole page again once the tab's key stopped holding
+    (its follower was refused after a revoke), which then shows what the key allows."""
+    if exposed() and not may_view():
+        st.rerun()
 
 
 def may_write() -> bool:
@@ -129,6 +192,11 @@ def follow_refusal(token_hash: str | None, data_dir: Any) -> tuple[int, str] | N
     return None
 
 
+def _forget() -> None:
+    st.session_state[ROLE_KEY] = None
+    st.session_state[HASH_KEY] = None
+
+
 def _check(token: str) -> None:
     token_hash = tokens.hash_token(token.strip())
     found = session.store().tokens.role(token_hash)
@@ -136,7 +204,7 @@ def _check(token: str) -> None:
     st.session_state[HASH_KEY] = token_hash if found else None
     st.session_state.pop(REVOKED_KEY, None)
     if found is None:
-        st.session_state["roads_app.access.refused"] = True
+        st.session_state[REFUSED_KEY] = True
 
 
 def _on_token() -> None:
@@ -147,8 +215,10 @@ def sidebar() -> None:
     """The token box, shown only when the dashboard is open to the network."""
     if not exposed():
         return
+    current = st.session_state.get(ROLE_KEY)
+    if current == SCREEN:  # a screen has no keyboard, and its key is in its link
+        return
     with st.sidebar:
-        current = st.session_state.get(ROLE_KEY)
         if current:
             st.caption(tr("signed_in_as", role=current))
         st.text_input(
@@ -158,7 +228,7 @@ def sidebar() -> None:
             on_change=_on_token,
             help="`roads-app token` prints one on the server",
         )
-        if st.session_state.pop("roads_app.access.refused", False):
+        if st.session_state.pop(REFUSED_KEY, False):
             st.error(tr("token_invalid"))
 
 

@@ -28,7 +28,7 @@ from roads_app.i18n import word
 from roads_app.render import board
 from roads_app.roads import good_roads as gr
 from roads_app.roads.stats import shoe_stats, side_now
-from roads_app.ui import board_host, follow, session, theme
+from roads_app.ui import access, board_host, follow, session, theme
 from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.good_roads_view import tags
 from roads_app.ui.page_head import static_text
@@ -109,6 +109,7 @@ def render_display_header(
 
 @st.fragment
 def _follow(shoe_id: str) -> None:
+    access.still_allowed()
     board_host.mount()
     lg = lang()
     try:

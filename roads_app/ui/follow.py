@@ -35,7 +35,7 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import word
-from roads_app.store import library, watch
+from roads_app.store import library, tokens, watch
 from roads_app.ui import access, page_head
 from roads_app.ui.board_view import lang
 
@@ -196,7 +196,8 @@ async def wait_for_change(
     gone: Callable[[], Awaitable[bool]] | None = None,
 ) -> Any:
     """Wait until ``shoe_id``'s version (or, with no shoe, the change count) is no longer
-    ``known``, at most ``timeout`` seconds, or until ``gone()`` says the page closed the
+    ``known``, at most ``timeout`` seconds, until a revoke was seen (the route asks
+    again whether the page's key holds), or until ``gone()`` says the page closed the
     request (checked every `GONE_CHECK_S`); what it is now. Why: the server's shutdown
     waits for the requests in flight, and a closed tab's request waited out its whole
     ``timeout`` (a server took 24 s to stop with one page following)."""
@@ -210,15 +211,16 @@ async def wait_for_change(
         return now()
     loop = asyncio.get_running_loop()
     moved = asyncio.Event()
+    revokes = w.tokens
 
     def listener(_seq: int, changed: frozenset[str]) -> None:
-        if shoe_id is None or shoe_id in changed:
+        if shoe_id is None or shoe_id in changed or watch.TOKENS_NEWS in changed:
             loop.call_soon_threadsafe(moved.set)
 
     unsubscribe = w.subscribe(listener)
     end = loop.time() + timeout
     try:
-        while str(now() if now() is not None else "") == known:  # a change between the two
+        while str(now() if now() is not None else "") == known and w.tokens == revokes:
             left = end - loop.time()
             if left <= 0:
                 break
@@ -238,7 +240,11 @@ def refusal(request: Any, data_dir: Path) -> Any:
     when the tab may see the shoes, else the JSON response that says why. A tab that
     could not see the shoe's page sees no versions."""
     try:
-        refused = access.follow_refusal(request.headers.get(access.FOLLOW_HEADER), data_dir)
+        given = tokens.one_credential(request.headers.getlist(access.FOLLOW_HEADER), "follow")
+    except tokens.CredentialError as e:  # two passes: which counts would be a guess
+        return refuse(400, str(e))
+    try:
+        refused = access.follow_refusal(given, data_dir)
     except RoadsAppError as e:
         return refuse(503, f"follow: {e}")
     if refused is not None:
@@ -268,6 +274,7 @@ def routes(data_dir: Path) -> list[Any]:
         _following[key] = _following.get(key, 0) + 1
         try:
             w = watch.watcher(data_dir)
+            revokes = w.tokens
             now = await wait_for_change(w, shoe, known, WAIT_S, request.is_disconnected)
         finally:
             _waiting -= 1
@@ -275,6 +282,10 @@ def routes(data_dir: Path) -> list[Any]:
                 del _following[key]
             else:
                 _following[key] -= 1
+        if w.tokens != revokes:  # a revoke while waiting: does the page's key still hold?
+            refused = refusal(request, data_dir)
+            if refused is not None:
+                return refused
         if str(now if now is not None else "") != known:
             answered += 1
         body = {"seq": now, "shoes": wall_versions(w)} if shoe is None else {"v": now}

@@ -33,7 +33,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.rounds import ShoeMeta
 from roads_app.roads import good_roads as gr
 from roads_app.store import library, watch
-from roads_app.ui import follow, page_head, session, theme, wall_tile
+from roads_app.ui import access, follow, page_head, session, theme, wall_tile
 from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import (
     FILTER_KEY,
@@ -251,6 +251,7 @@ def render_grid() -> None:
     ends or is deleted), when a hidden shoe may pass the filter, or when the page's
     settings change; each tile follows its own shoe (`_live_tile`, whose live part
     draws each result itself: `wall_tile`)."""
+    access.still_allowed()
     folder = session.data_dir()
     seq = follow.wall_seq(folder)  # read before the shoes: a change after it wakes us again
     stale_min = float(st.session_state.get(STALE_KEY) or STALE_DEFAULT_MIN)

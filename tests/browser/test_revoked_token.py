@@ -67,7 +67,7 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
 def test_the_follow_and_tile_routes_apply_the_pages_token_rule(exposed: AppServer) -> None:
     """On an exposed dashboard the follow and tile routes answer only a tab whose token
     could see the shoe's page: no token 401, a token the store does not hold 403, each
-    with a one-line JSON detail; a viewer's token is answered."""
+    with a one-line JSON detail; a viewer's token is answered; two passes, 400."""
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
     db.open_store(data).shoes.create(meta, rounds_from_winners("BP"))
@@ -84,6 +84,9 @@ def test_the_follow_and_tile_routes_apply_the_pages_token_rule(exposed: AppServe
             url, params=params, timeout=30, headers={"X-Roads-Tab": tokens.hash_token("ra_made_up")}
         )
         assert r.status_code == 403 and "\n" not in r.json()["detail"], r.text
+        two = [("X-Roads-Tab", viewer), ("X-Roads-Tab", tokens.hash_token("ra_made_up"))]
+        r = httpx.get(url, params=params, timeout=30, headers=two)  # which counts? neither
+        assert r.status_code == 400 and "2 credentials" in r.json()["detail"], r.text
         r = httpx.get(url, params=params, timeout=30, headers={"X-Roads-Tab": viewer})
         assert r.status_code == 200, r.text
     assert r.json()["shoes"][meta.id] == db.open_store(data).shoes.version(meta.id)
@@ -102,3 +105,67 @@ def test_a_viewers_scoreboard_follows_the_table(exposed: AppServer, page: Page) 
     expect(page.locator(".st-key-btn_B")).to_have_count(0)  # a viewer: no controls
     sh.save_shoe(rounds_from_winners("BPBT"), meta, data)  # another writer
     wait_rounds(page, 4)
+
+
+SCREEN_REVOKED = "This screen's key was revoked."
+PROMPT = "enter a viewer or operator token"
+
+
+def test_a_screen_key_keeps_its_board_through_a_reload_until_revoked(
+    exposed: AppServer, page: Page
+) -> None:
+    """A display opened with a screen key keeps the key in its link: reloaded, it shows
+    the board again, no prompt; the key revoked, the open display and wall show one
+    line and nothing else. The same key on the entry page: one line, no board."""
+    page.set_default_timeout(120_000)
+    data = exposed.data_dir
+    meta = ShoeMeta(name="floor screen")
+    db.open_store(data).shoes.create(meta, rounds_from_winners("BPB"))
+    made = subprocess.run(
+        [sys.executable, "-m", "roads_app", "token", "--screen", "--data", str(data)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    key = made.stdout.split()[-1]  # the output's last word
+    assert key.startswith(tokens.SCREEN_PREFIX)
+
+    page.goto(f"{exposed.url}/display?shoe={meta.id}&token={key}")
+    wait_rounds(page, 3)
+    assert f"token={key}" in page.url  # kept in the link
+    page.reload()
+    wait_rounds(page, 3)  # the board again, with no prompt
+    expect(page.get_by_text(PROMPT)).to_have_count(0)
+    wall = page.context.new_page()  # the wall, with the same key
+    wall.set_default_timeout(120_000)
+    wall.goto(f"{exposed.url}/lobby?kiosk=1&token={key}")
+    expect(wall.get_by_text("floor screen").first).to_be_visible()
+
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roads_app",
+            "token",
+            "--screen",
+            "--revoke-all",
+            "--data",
+            str(data),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    line = page.get_by_test_id("screen-refused")
+    expect(line).to_have_text(SCREEN_REVOKED)  # the open screen, with no reload
+    expect(page.locator('[data-testid="round-count"]')).to_have_count(0)
+    expect(page.get_by_text(PROMPT)).to_have_count(0)
+    expect(wall.get_by_test_id("screen-refused")).to_have_text(SCREEN_REVOKED)
+    expect(wall.get_by_text("floor screen")).to_have_count(0)
+    wall.close()
+
+    other = tokens.issue_screen(data)
+    page.goto(f"{exposed.url}/?shoe={meta.id}&token={other}")  # an entry page
+    expect(page.get_by_test_id("screen-refused")).to_have_text(
+        "A screen key opens the display and the wall only."
+    )
+    expect(page.locator('[data-testid="round-count"]')).to_have_count(0)

@@ -57,6 +57,10 @@ export default function (component) {
       try {
         const r = await fetch(`${PATH()}?${query}`,
           { signal: stop.signal, cache: 'no-store', headers: headers(data.pass) });
+        if (r.status === 401 || r.status === 403) {  // the key was revoked: the page
+          ask(`refused:${r.status}`);  // runs again, and shows what the key allows now
+          return;
+        }
         if (!r.ok) throw new Error(`HTTP ${r.status}`);
         const got = await r.json();
         delay = 250;
@@ -80,6 +84,7 @@ export default function (component) {
   if (data.wall) {
     s.unsub = hub().sub((got) => {
       const d = s.data;
+      if (got.refused) { ask(`refused:${got.refused}`); return; }  // the key was revoked
       if (Number(got.seq) < Number(d.seq) || !got.shoes) return;
       const moved = !sameIds(Object.keys(got.shoes).sort(), d.ids)
         || Object.entries(d.hidden || {}).some(([k, v]) => (got.shoes[k] ?? v) > v);

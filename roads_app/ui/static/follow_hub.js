@@ -18,6 +18,9 @@ function hub() {
       try {
         const r = await fetch(`${PATH()}?wall=${encodeURIComponent(h.seq)}`,
           { cache: 'no-store', headers: headers(h.pass) });
+        if (r.status === 401 || r.status === 403) {  // the key was revoked: the grid
+          for (const f of [...h.subs]) f({ refused: r.status });  // runs the page again
+        }
         if (!r.ok) throw new Error(`HTTP ${r.status}`);
         const got = await r.json();
         delay = 250;
