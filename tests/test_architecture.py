@@ -391,3 +391,32 @@ def test_the_default_table_is_named_once() -> None:
         if n:
             found[where] = n
     assert found == DEFAULT_TABLE_WRITTEN
+
+
+FLAG_NAMES = frozenset({"player_pair", "banker_pair", "player_natural", "banker_natural"})
+
+
+def flag_lists(source: str) -> int:
+    """Tuples, lists and sets that spell out two or more of the four flags as strings
+    (what `roads_app.game.rounds.Flag` and `FLAGS` say once)."""
+    return sum(
+        isinstance(n, ast.Tuple | ast.List | ast.Set)
+        and sum(isinstance(e, ast.Constant) and e.value in FLAG_NAMES for e in n.elts) >= 2
+        for n in ast.walk(ast.parse(source))
+    )
+
+
+FLAG_LISTS_ALLOWED = {
+    "roads_app/bets/tables.py": 2,  # the pair *bets* (bet ids) of the two-way shortcut
+}
+
+
+def test_the_four_flags_are_listed_once() -> None:
+    """Seven tuples once spelled the flags out across game, api, ui, roads and store."""
+    assert flag_lists('F = ("player_pair", "banker_pair")\nG = ["banker_pair", 1]') == 1
+    found = {
+        path.relative_to(ROOT).as_posix(): n
+        for path in modules().values()
+        if (n := flag_lists(path.read_text(encoding="utf-8")))
+    }
+    assert found == FLAG_LISTS_ALLOWED, "flags spelled out again: use game.rounds.Flag / FLAGS"

@@ -159,3 +159,34 @@ def test_the_largest_seed_deals_a_shoe_the_store_keeps_and_one_more_is_refused(t
     assert storehelp.load_shoe(dealt.meta.id, tmp_path)[1].seed == SEED_MAX
     with pytest.raises(RoundError, match="from 0 to 18,446,744,073,709,551,615"):
         check_seed(SEED_MAX + 1)
+
+
+def test_the_most_hands_of_a_shoe_is_stated_once_with_its_reason() -> None:
+    """A round takes at least four cards, and the burn and the cut card only take cards
+    away (a shoe entered by hand may have had neither): 8 decks hold 104 rounds. The
+    dealer's rows, a bankroll path's width, the rounds check and the files' bound are
+    that one number (the kernels once kept a 105th row "to spare")."""
+    from roads_app.game import MAX_DECKS
+    from roads_app.game.rounds import MOST_ROUNDS, max_rounds, most_rounds_of
+    from roads_app.game.shoe import most_hands
+
+    assert most_hands(8 * 52) == max_rounds(8) == MOST_ROUNDS == 104
+    for decks in range(1, MAX_DECKS + 1):
+        assert most_hands(decks * 52) == max_rounds(decks) == most_rounds_of(decks * 52)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    decks=st.integers(1, 8),
+    burn=st.booleans(),
+    between=st.booleans(),
+)
+def test_no_shoe_deals_more_hands_than_the_rule_allows(
+    seed: int, decks: int, burn: bool, between: bool
+) -> None:
+    """The loosest dealing (the cut card at the very back, no burn) still fits the rule."""
+    from roads_app.game.rounds import max_rounds
+
+    dealt = deal_shoe(seed, ShoeOptions(decks=decks, cut=0, burn=burn, burn_between_hands=between))
+    assert dealt.rounds.height <= max_rounds(decks)

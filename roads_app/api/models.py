@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from roads_app.game import MAX_DECKS
 from roads_app.game.hand import WINNERS, Winner
-from roads_app.game.rounds import EntryMode
+from roads_app.game.rounds import FLAGS, EntryMode
 from roads_app.places import DEFAULT_TABLE
 
 WinnerSpelling = Literal[(*WINNERS, *(w.lower() for w in WINNERS), *(w.word for w in Winner))]  # type: ignore[misc]
@@ -33,7 +34,7 @@ class ShoeCreate(_Body):
 
     name: str = Field("", max_length=200, description="shown in the library and lobby")
     table: str = Field(DEFAULT_TABLE, max_length=64, description="rules, see GET /rules")
-    decks: int | None = Field(None, ge=1, le=8, description="decks (the table's if omitted)")
+    decks: int | None = Field(None, ge=1, le=MAX_DECKS, description="decks (the rules' if omitted)")
 
 
 class RoundIn(_Body):
@@ -85,9 +86,6 @@ class RoundIn(_Body):
 
     def flags(self) -> dict[str, bool | None]:
         return {k: getattr(self, k) for k in FLAGS}
-
-
-FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 
 
 class RoundOut(BaseModel):

@@ -15,7 +15,7 @@ from roads_app.api.access import Writer
 from roads_app.api.context import Api, Ctx, ShoeId
 from roads_app.api.models import AppendOut, ChangeOut, Problem, RoundIn, ShoeCreate, ShoeSummary
 from roads_app.api.service import Reply
-from roads_app.game.rounds import max_rounds
+from roads_app.game.rounds import MOST_ROUNDS
 
 KEY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -29,7 +29,7 @@ Key = Annotated[
         description="a retried request with the same key is answered, not done again",
     ),
 ]
-RoundNo = Annotated[int, PathParam(ge=1, le=max_rounds(8), description="1 is the first round")]
+RoundNo = Annotated[int, PathParam(ge=1, le=MOST_ROUNDS, description="1 is the first round")]
 
 router = APIRouter()
 

@@ -49,8 +49,8 @@ from roads_app.bets.spec import (
 )
 from roads_app.bets.tables import SHORTCUT_LABELS, BetLike, TableLike
 from roads_app.errors import BetError, ShoeCompositionError, whole_number
+from roads_app.game import MAX_DECKS, drawing, hand, shoe
 from roads_app.game import cards as playing_cards
-from roads_app.game import drawing, hand, shoe
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS
 from roads_app.game.hand import (
     N_PLAY,
@@ -97,7 +97,7 @@ _POINT_OF_CARD = POINTS_BY_CARD.astype(np.int64)
 
 def full_shoe_counts(decks: int = 8) -> np.ndarray:
     """The 52 card counts of a full shoe of ``decks`` decks."""
-    decks = whole_number(decks, Message("msg_what_decks"), 1, 8, error=ShoeCompositionError)
+    decks = whole_number(decks, Message("msg_what_decks"), 1, MAX_DECKS, error=ShoeCompositionError)
     return np.full(52, decks, dtype=np.int64)
 
 

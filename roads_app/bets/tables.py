@@ -68,6 +68,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from roads_app import safe_io
 from roads_app.bets.spec import KIND_NAMES, KINDS, BetKind, resolve_payouts
 from roads_app.errors import RoadsAppError, RulesError, quote, shown_path
+from roads_app.game import MAX_DECKS
 from roads_app.game.hand import Side
 from roads_app.game.shoe import ShoeOptions
 from roads_app.messages import Message
@@ -461,7 +462,7 @@ _STRICT = ConfigDict(extra="forbid", strict=True)
 
 class _ShoeFile(BaseModel):
     model_config = _STRICT
-    decks: int = Field(ge=1, le=8)
+    decks: int = Field(ge=1, le=MAX_DECKS)
     cut: int = ShoeOptions().cut
     burn: bool = ShoeOptions().burn
     burn_between_hands: bool = ShoeOptions().burn_between_hands

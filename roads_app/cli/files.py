@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from roads_app.cli.args import int_range, seed_number
+from roads_app.game import MAX_DECKS
 
 MAX_SIMULATE_SHOES = 1_000_000
 """Most shoes one `simulate` file holds (about 80 million rounds)."""
@@ -60,7 +61,12 @@ def register_simulate(sub: argparse._SubParsersAction) -> None:
         help=f"shoes to deal (1 to {MAX_SIMULATE_SHOES:_})",
     )
     s.add_argument("--seed", type=seed_number, required=True)
-    s.add_argument("--decks", type=int_range(1, 8), default=8, help="1 to 8 (8)")
+    s.add_argument(
+        "--decks",
+        type=int_range(1, MAX_DECKS),
+        default=MAX_DECKS,
+        help=f"1 to {MAX_DECKS} ({MAX_DECKS})",
+    )
     s.add_argument(
         "--cut", type=int_range(0, 8 * 52), default=14, help="cards behind the cut card (14)"
     )

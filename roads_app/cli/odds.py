@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from roads_app.cli.args import int_range, print_json, seed_number
+from roads_app.game import MAX_DECKS
 from roads_app.places import DEFAULT_TABLE
 
 MAX_STUDY_SHOES = 1_000_000
@@ -165,7 +166,7 @@ def register_odds(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("odds", help="exact odds and house edge of every bet (or live odds)")
     s.add_argument("--rules", default=None, help="rules name (classic; with --shoe: the shoe's)")
     s.add_argument(
-        "--decks", type=int_range(1, 8), default=None, help="decks in the shoe (the rules')"
+        "--decks", type=int_range(1, MAX_DECKS), default=None, help="decks in the shoe (the rules')"
     )
     s.add_argument(
         "--shoe", default=None, help="a saved shoe's id or any shoe file: odds from its cards"

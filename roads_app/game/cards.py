@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from roads_app.errors import CardError
 from roads_app.game.hand import RANK_PAIR, SUITED, SUITS_PER_RANK, hand_total, natural, pair_state
 from roads_app.messages import Message
@@ -45,6 +47,12 @@ SUIT_GLYPHS: dict[str, str] = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c":
 RED_SUITS: str = "hd"
 """The suits printed in red (hearts, diamonds)."""
 
+
+POINTS_BY_CARD = np.array(
+    [RANK_POINTS[i // SUITS_PER_RANK] for i in range(CARDS_PER_DECK)], dtype=np.int64
+)
+"""Baccarat points of each card number 0..51 (`RANK_POINTS` by card number): what the
+dealing kernels and a frame's entry by cards look a card's points up in."""
 
 ALL_CARDS: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 """Every card code, indexed by card number (rank_index * 4 + suit_index)."""

@@ -41,6 +41,7 @@ from roads_app.errors import (
     validation_message,
     whole_number,
 )
+from roads_app.game import MAX_DECKS
 from roads_app.game import cards as playing_cards
 from roads_app.game.drawing import (
     BANKER_DRAWS_AFTER,
@@ -68,16 +69,30 @@ from roads_app.places import DEFAULT_TABLE
 WINNER = WINNER_DTYPE
 """Banker, Player, Tie (`roads_app.game.hand.Winner`'s letters)."""
 
+
+class Flag(StrEnum):
+    """A round's four flags, each a column of the rounds frame (null: not recorded): a
+    pair in a hand's first two cards, a natural (8 or 9 on two cards)."""
+
+    PLAYER_PAIR = "player_pair"
+    BANKER_PAIR = "banker_pair"
+    PLAYER_NATURAL = "player_natural"
+    BANKER_NATURAL = "banker_natural"
+
+
+FLAGS: tuple[Flag, ...] = tuple(Flag)
+"""The four flags in the rounds frame's order."""
+
 ROUNDS_SCHEMA: pl.Schema = pl.Schema(
     {
         "round": pl.Int32,  # 1-based within the shoe
         "winner": WINNER,
         "player_points": pl.Int8,  # 0-9, null if entered by winner only
         "banker_points": pl.Int8,
-        "player_pair": pl.Boolean,  # first two cards of equal rank; null if unknown
-        "banker_pair": pl.Boolean,
-        "player_natural": pl.Boolean,  # two-card 8 or 9; null if unknown
-        "banker_natural": pl.Boolean,
+        Flag.PLAYER_PAIR.value: pl.Boolean,  # first two cards of equal rank; null if unknown
+        Flag.BANKER_PAIR.value: pl.Boolean,
+        Flag.PLAYER_NATURAL.value: pl.Boolean,  # two-card 8 or 9; null if unknown
+        Flag.BANKER_NATURAL.value: pl.Boolean,
         "player_cards": pl.List(pl.String),  # canonical codes in deal order; null if none
         "banker_cards": pl.List(pl.String),
     }
@@ -113,6 +128,7 @@ NAME_MAX = 100
 """Longest shoe name, in characters."""
 SEED_MAX = 2**64 - 1
 """Largest seed a shoe is dealt from (and saved with): a 64-bit number, as its file keeps it."""
+_MOST_CARDS = MAX_DECKS * playing_cards.CARDS_PER_DECK
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
 """A shoe id and a rules table name: a plain name, never a path (matched whole: `is_shoe_id`)."""
 _ID = re.compile(ID_PATTERN)
@@ -257,12 +273,12 @@ class ShoeMeta:
     name: Annotated[str, Field(max_length=NAME_MAX)] = ""
     created: Annotated[str, Field(max_length=40)] = field(default_factory=_now)
     source: Source = "hand"
-    decks: Annotated[int, Field(ge=1, le=8)] = 8
+    decks: Annotated[int, Field(ge=1, le=MAX_DECKS)] = MAX_DECKS
     seed: Annotated[int, Field(ge=0, le=SEED_MAX)] | None = None
     rules: str = DEFAULT_TABLE
     notes: _Text = ""
     burn_card: str | None = None  # the face-up first card, where the shoe records it
-    cut: Annotated[int, Field(ge=0, le=8 * 52)] | None = None
+    cut: Annotated[int, Field(ge=0, le=_MOST_CARDS)] | None = None
 
     @field_validator("id", "rules")
     @classmethod
@@ -444,8 +460,8 @@ def round_by_cards(player_cards: Sequence[str] | str, banker_cards: Sequence[str
 # --- every hand of a frame at once ------------------------------------------------------
 
 _CARD_ENUM = pl.Enum(list(playing_cards.ALL_CARDS))  # physical code = card number
-_CARD_POINT = np.array([playing_cards.point(c) for c in playing_cards.ALL_CARDS] + [0], np.int8)
-_NO_CARD = 52  # the index past the cards: a hand's missing third card
+_NO_CARD = playing_cards.CARDS_PER_DECK  # the index past the cards: a missing third card
+_CARD_POINT = np.append(playing_cards.POINTS_BY_CARD, 0)  # ... which counts no points
 
 
 def _card_numbers(cards: pl.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -566,7 +582,7 @@ def _check_row(row: dict[str, Any], at: int) -> None:
         if row["player_cards"] is None or row["banker_cards"] is None:
             raise RoundError(Message("msg_cards_one_hand"))
         out = round_by_cards(row["player_cards"], row["banker_cards"])
-        for key in ("winner", "player_points", "banker_points", *_FLAG_NAMES):
+        for key in ("winner", "player_points", "banker_points", *FLAGS):
             given = row.get(key)
             if given is not None and str(given) != str(out[key]):
                 raise RoundError(
@@ -590,9 +606,6 @@ def _check_row(row: dict[str, Any], at: int) -> None:
                 )
     except RoadsAppError as e:
         raise RoundError(Message("msg_round_is", n=n, what=e.message)) from None
-
-
-_FLAG_NAMES = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 
 
 # --- the entry operations -------------------------------------------------------------
@@ -626,13 +639,30 @@ CARDS_PER_ROUND_MIN = 4
 """Fewest cards a round uses (two hands of two)."""
 
 
+def most_rounds_of(n_cards: int) -> int:
+    """Most rounds ``n_cards`` cards can deal: every round uses at least
+    `CARDS_PER_ROUND_MIN` cards. The one rule, whatever the burn and the cut card: they
+    only take cards away, and a shoe entered by hand may have had neither (no burn, the
+    cut card at the very back), so 416 cards hold 104 rounds and no more.
+
+    >>> most_rounds_of(8 * 52), most_rounds_of(52)
+    (104, 13)
+    """
+    return n_cards // CARDS_PER_ROUND_MIN
+
+
 def max_rounds(decks: int) -> int:
-    """Most rounds a shoe of ``decks`` decks can deal: every round uses at least 4 cards.
+    """Most rounds a shoe of ``decks`` decks can deal (`most_rounds_of` its cards).
 
     >>> max_rounds(8), max_rounds(1)
     (104, 13)
     """
-    return decks * playing_cards.CARDS_PER_DECK // CARDS_PER_ROUND_MIN
+    return most_rounds_of(decks * playing_cards.CARDS_PER_DECK)
+
+
+MOST_ROUNDS = max_rounds(MAX_DECKS)
+"""Most rounds any shoe holds (104: the largest shoe, `MAX_DECKS` decks): the bound on
+one shoe's rows in a file and on a round number in a request."""
 
 
 def check_shoe(

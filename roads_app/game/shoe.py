@@ -32,20 +32,19 @@ import polars as pl
 from numba.extending import register_jitable
 
 from roads_app.errors import RoundError, whole_number
+from roads_app.game import MAX_DECKS
 from roads_app.game import cards as playing_cards
+from roads_app.game.cards import POINTS_BY_CARD
 from roads_app.game.drawing import BANKER_DRAWS_AFTER, BANKER_DRAWS_STOOD, PLAYER_DRAWS, Hand
 from roads_app.game.hand import hand_total
 from roads_app.game.rounds import (
-    CARDS_PER_ROUND_MIN,
     MULTI_SHOE_SCHEMA,
     SEED_MAX,
     ShoeMeta,
+    most_rounds_of,
     rounds_from_hands,
 )
 from roads_app.messages import Message
-
-POINTS_BY_CARD = np.array([playing_cards.RANK_POINTS[i // 4] for i in range(52)], dtype=np.int64)
-"""Baccarat points of each card number 0..51."""
 
 BURN_BY_CARD = np.array([playing_cards.RANK_BURN_VALUE[i // 4] for i in range(52)], dtype=np.int64)
 """Cards burnt for each card number turned face up."""
@@ -59,15 +58,12 @@ TOTAL_AFTER = hand_total(np.arange(10)[:, None] + POINTS_BY_CARD[None, :]).astyp
 TOTAL_AFTER.setflags(write=False)
 """`hand_total` of a total and one more card number's points (a third card), looked up."""
 
-MOST_DECKS = 8
-"""The most decks a shoe holds (`ShoeOptions`)."""
-
 ORDER_DTYPE = np.uint8
 """A shoe's card numbers in order: unsigned, so compiled code looks a card up in a table
 without first asking whether its index is negative (a tenth of the dealing time)."""
 
 UNSHUFFLED = np.array(
-    [i % playing_cards.CARDS_PER_DECK for i in range(MOST_DECKS * playing_cards.CARDS_PER_DECK)],
+    [i % playing_cards.CARDS_PER_DECK for i in range(MAX_DECKS * playing_cards.CARDS_PER_DECK)],
     dtype=ORDER_DTYPE,
 )
 UNSHUFFLED.setflags(write=False)
@@ -86,7 +82,7 @@ class ShoeOptions:
     burn_between_hands: bool = False
 
     def __post_init__(self) -> None:
-        whole_number(self.decks, Message("msg_what_decks"), 1, MOST_DECKS, error=RoundError)
+        whole_number(self.decks, Message("msg_what_decks"), 1, MAX_DECKS, error=RoundError)
         whole_number(self.cut, Message("msg_what_cut"), error=RoundError)
         if not 0 <= self.cut <= self.cards // 2:
             raise RoundError(
@@ -98,12 +94,9 @@ class ShoeOptions:
         return self.decks * playing_cards.CARDS_PER_DECK
 
 
-@register_jitable(inline="always")
-def most_hands(n_cards: int) -> int:
-    """Room for every hand a shoe of ``n_cards`` cards can deal (each takes at least
-    `CARDS_PER_ROUND_MIN` cards, and one to spare): the rows the dealing kernels
-    allocate, and the width of a bankroll path."""
-    return n_cards // CARDS_PER_ROUND_MIN + 1
+most_hands = register_jitable(inline="always")(most_rounds_of)
+"""`roads_app.game.rounds.most_rounds_of`, callable in compiled code: the rows the dealing
+kernels allocate for a shoe of ``n_cards`` cards, and the width of a bankroll path."""
 
 
 def check_seed(seed: object) -> int:

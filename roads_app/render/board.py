@@ -31,7 +31,7 @@ import plotly.graph_objects as go
 import polars as pl
 
 from roads_app.game.hand import Side, Winner, banker_six
-from roads_app.game.rounds import preview_winner
+from roads_app.game.rounds import Flag, preview_winner
 from roads_app.i18n import word
 from roads_app.render.fonts import MARK_FONT, TEXT_FONT
 from roads_app.roads.grids import all_roads
@@ -282,9 +282,10 @@ SYMBOL_EXTENT: dict[str, float] = {"star": 1.4}
 
 def _naturals(frame: pl.DataFrame) -> pl.DataFrame:
     """The cells of rounds won by a natural (a tie: either hand's natural)."""
-    if not {"winner", "player_natural", "banker_natural"} <= set(frame.columns):
+    if not {"winner", Flag.PLAYER_NATURAL, Flag.BANKER_NATURAL} <= set(frame.columns):
         return frame[:0]
-    pn, bn = pl.col("player_natural").fill_null(False), pl.col("banker_natural").fill_null(False)
+    pn = pl.col(Flag.PLAYER_NATURAL).fill_null(False)
+    bn = pl.col(Flag.BANKER_NATURAL).fill_null(False)
     w = pl.col("winner")
     won = ((w == Winner.PLAYER) & pn) | ((w == Winner.BANKER) & bn)
     return frame.filter(won | ((w == Winner.TIE) & (pn | bn)))
@@ -295,8 +296,8 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
     dot = cell_px * 0.24  # with its outline, half of it (0.135) stays inside the 0.16 offset
     out = []
     for column, colour, dx, dy, symbol in (
-        ("banker_pair", RED, 0.16, 0.16, "circle"),
-        ("player_pair", BLUE, 0.84, 0.84, "circle"),
+        (Flag.BANKER_PAIR, RED, 0.16, 0.16, "circle"),
+        (Flag.PLAYER_PAIR, BLUE, 0.84, 0.84, "circle"),
     ):
         hit = _flag(frame, column)
         if hit.height:

@@ -40,7 +40,7 @@ from numba import njit
 from roads_app.errors import RoundError, quote, whole_number
 from roads_app.game import hand
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
-from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER
+from roads_app.game.rounds import FLAGS, ROUNDS_SCHEMA, WINNER
 from roads_app.jit_cache import depends_on, load_lean
 from roads_app.messages import Message
 from roads_app.roads import derived
@@ -55,7 +55,6 @@ COLOUR = pl.Enum(list(COLOURS))
 _COLOUR_VALUES = pl.Series(COLOURS, dtype=COLOUR)
 """Derived-road mark: red = the big road repeats itself, blue = it does not."""
 
-FLAGS: tuple[str, ...] = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 POINTS: tuple[str, ...] = ("player_points", "banker_points")
 
 _B, _P, _T = W_BANKER, W_PLAYER, W_TIE  # physical codes of the WINNER enum

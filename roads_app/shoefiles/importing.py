@@ -32,6 +32,8 @@ from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.rounds import (
     CARDS_PER_ROUND_MIN,
+    FLAGS,
+    MOST_ROUNDS,
     NAME_MAX,
     ROUNDS_SCHEMA,
     ShoeMeta,
@@ -79,7 +81,7 @@ def import_bytes(
     fmt = Path(str(filename)).suffix.lower().lstrip(".")
     meta_in: ShoeMeta | None = None
     if fmt == "parquet":
-        frame, kv = read_parquet_checked(data, label, max_rounds(8), MAX_IMPORT_UNPACKED)
+        frame, kv = read_parquet_checked(data, label, MOST_ROUNDS, MAX_IMPORT_UNPACKED)
         if SHOE_COLUMN in frame.columns:
             raise StorageError(Message("msg_file_several_shoes", label=label))
         if META_KEY in kv:
@@ -197,12 +199,9 @@ def rounds_from_rows(
     return frame
 
 
-_FLAGS = ("player_pair", "banker_pair", "player_natural", "banker_natural")
-
-
 def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
     """Rebuild the round as the entry form would, and refuse any value it contradicts."""
-    flags = {k: getattr(r, k) for k in _FLAGS}
+    flags = {k: getattr(r, k) for k in FLAGS}
     if r.player_cards is not None or r.banker_cards is not None:
         if r.player_cards is None or r.banker_cards is None:
             raise StorageError(Message("msg_cards_one_hand"))
@@ -266,11 +265,9 @@ def check_columns(columns: list[str], label: str, *, shoes: bool = False) -> Non
 
 def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
     check_columns(frame.columns, label)
-    if frame.height > max_rounds(8):
+    if frame.height > MOST_ROUNDS:
         raise StorageError(
-            Message(
-                "msg_rounds_one_shoe", label=label, count=f"{frame.height:,}", most=max_rounds(8)
-            )
+            Message("msg_rounds_one_shoe", label=label, count=f"{frame.height:,}", most=MOST_ROUNDS)
         )
     if isinstance(frame.schema["winner"], pl.Enum | pl.Categorical):
         frame = frame.with_columns(pl.col("winner").cast(pl.String))
@@ -282,13 +279,13 @@ def _frame_rows(frame: pl.DataFrame, label: str) -> list[dict[str, Any]]:
 
 def _csv_rows(data: bytes, label: str) -> list[dict[str, Any]]:
     """The rows of a one-shoe CSV file."""
-    return _csv_table(data, label, max_rounds(8))[1]
+    return _csv_table(data, label, MOST_ROUNDS)[1]
 
 
 def _csv_table(data: bytes, label: str, max_rows: int) -> tuple[list[str], list[dict[str, Any]]]:
     """A CSV file's header and rows (empty cells left out); a ``shoe`` column is kept
     when ``max_rows`` allows more than one shoe."""
-    shoes = max_rows > max_rounds(8)
+    shoes = max_rows > MOST_ROUNDS
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -304,7 +301,7 @@ def _csv_table(data: bytes, label: str, max_rows: int) -> tuple[list[str], list[
                 "msg_rows_over_why", label=label, count=count, most=f"{max_rows:,}", why=why
             )
         else:
-            over = Message("msg_rows_over", label=label, count=count, most=max_rounds(8))
+            over = Message("msg_rows_over", label=label, count=count, most=MOST_ROUNDS)
         raise StorageError(over)
     if all("," not in ln for ln in lines):  # the simplest form: one column of B/P/T
         first = lines[0].lower()
@@ -356,7 +353,7 @@ def _json_rows(
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """A JSON shoe's rounds as rows, and its ``meta`` object; at most ``max_rows``
     (one shoe's worth unless a file of several shoes is read)."""
-    most = max_rounds(8) if max_rows is None else max_rows
+    most = MOST_ROUNDS if max_rows is None else max_rows
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -398,7 +395,7 @@ def _json_rows(
                 )
             )
         if len(rows) > most:
-            if most > max_rounds(8):
+            if most > MOST_ROUNDS:
                 raise StorageError(
                     Message(
                         "msg_json_file_rounds",
@@ -461,7 +458,7 @@ def _place(label: str, unit: str, number: int) -> Message:
 
 def _shoes_of_most(rows: int) -> Message:
     """A limit of ``rows`` rows said as whole shoes: "1,000 shoes of at most 208 rounds"."""
-    return Message("msg_shoes_of_most", shoes=f"{rows // max_rounds(8):,}", most=max_rounds(8))
+    return Message("msg_shoes_of_most", shoes=f"{rows // MOST_ROUNDS:,}", most=MOST_ROUNDS)
 
 
 def _label(filename: str) -> str:

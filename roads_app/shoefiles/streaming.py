@@ -34,9 +34,10 @@ from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
 from roads_app.game.hand import WINNER_DTYPE
 from roads_app.game.rounds import (
+    FLAGS,
+    MOST_ROUNDS,
     ROUNDS_SCHEMA,
     ShoeMeta,
-    max_rounds,
     rounds_from_cards,
     shoes_within,
 )
@@ -268,14 +269,14 @@ def _whole_shoes(raws: Iterator[_Raw], label: str) -> Iterator[_Raw]:
                     )
                 here.add(k)
         last = len(shoes) if is_last else int(starts[-1])  # the file's end: all are whole
-        if len(shoes) - last > max_rounds(8):  # a shoe that never ends is not held on to
+        if len(shoes) - last > MOST_ROUNDS:  # a shoe that never ends is not held on to
             where = Message("msg_file_shoe", label=label, shoe=runs[-1])
             raise StorageError(
                 Message(
                     "msg_rounds_one_shoe",
                     label=where,
                     count=f"{len(shoes) - last:,}",
-                    most=max_rounds(8),
+                    most=MOST_ROUNDS,
                 )
             )
         seen.add(runs if is_last else runs[:-1])
@@ -345,7 +346,6 @@ def _last_flagged(raws: Iterator[_Raw]) -> Iterator[tuple[_Raw, bool]]:
 # --- checking a batch -----------------------------------------------------------------
 
 _INT_COLUMNS = ("round", "player_points", "banker_points")
-_FLAGS = ("player_pair", "banker_pair", "player_natural", "banker_natural")
 _CARDS = ("player_cards", "banker_cards")
 
 
@@ -366,7 +366,7 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
             if name in _INT_COLUMNS:
                 value = given.cast(pl.Int64, strict=False)
                 ok &= (value.cast(pl.String) == given).fill_null(True).to_numpy()
-            elif name in _FLAGS:
+            elif name in FLAGS:
                 value = given.replace_strict(
                     {"true": True, "false": False}, default=None, return_dtype=pl.Boolean
                 )
@@ -381,7 +381,7 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
                 value = pl.Series(name, [None] * frame.height, dtype=pl.Int64)
             else:
                 value = given.cast(pl.Int64)
-        elif name in _FLAGS:
+        elif name in FLAGS:
             if given.dtype != pl.Boolean:
                 ok[:] = False
                 value = pl.Series(name, [None] * frame.height, dtype=pl.Boolean)
@@ -410,7 +410,7 @@ def _typed(frame: pl.DataFrame, fmt: str) -> tuple[pl.DataFrame, np.ndarray]:
     return out, ok
 
 
-_PLAIN = ("winner", "player_points", "banker_points", *_FLAGS)
+_PLAIN = ("winner", "player_points", "banker_points", *FLAGS)
 """What a round without cards is: each distinct combination is checked once."""
 
 
@@ -503,7 +503,7 @@ def _plain_json(row: dict[str, Any]) -> bool:
         if key in _INT_COLUMNS or key == SHOE_COLUMN:
             if t is not int:
                 return False
-        elif key in _FLAGS:
+        elif key in FLAGS:
             if t is not bool:
                 return False
         elif key in _CARDS:
@@ -868,7 +868,7 @@ _JSON_TYPES: dict[str, pl.DataType] = {
     "winner": pl.String(),
     "player_points": pl.Int64(),
     "banker_points": pl.Int64(),
-    **{c: pl.Boolean() for c in _FLAGS},
+    **{c: pl.Boolean() for c in FLAGS},
     **{c: pl.List(pl.String) for c in _CARDS},
 }
 
@@ -878,7 +878,7 @@ def _json_typed(column: str, v: object) -> bool:
         return True
     if column in _INT_COLUMNS or column == SHOE_COLUMN:
         return type(v) is int and -(2**62) < v < 2**62
-    if column in _FLAGS:
+    if column in FLAGS:
         return type(v) is bool
     if column in _CARDS:  # (a code with a space in it is for the row-by-row check to name)
         return type(v) is list and all(type(c) is str and " " not in c for c in v)

@@ -242,8 +242,9 @@ class FollowGoodRoad(Selection):
 
 
 MAX_LEVELS = 128
-"""Levels a staking table holds: a shoe has at most 105 hands (8 decks, four cards a hand)
-and each shoe starts at level 0, so a progression never climbs past its table."""
+"""Levels a staking table holds: a shoe has at most `MOST_ROUNDS` hands (104: 8 decks,
+four cards a hand) and each shoe starts at level 0, so a progression never climbs past
+its table."""
 
 
 @dataclass(frozen=True, slots=True)

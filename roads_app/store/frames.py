@@ -12,10 +12,10 @@ from typing import Any
 
 import polars as pl
 
-from roads_app.game.rounds import ROUNDS_SCHEMA, WINNER, ShoeMeta, empty_rounds
+from roads_app.game.rounds import FLAGS, ROUNDS_SCHEMA, WINNER, ShoeMeta, empty_rounds
 
 ROUND_COLS = ROUNDS_SCHEMA.names()
-FLAG_COLS = ("player_pair", "banker_pair", "player_natural", "banker_natural")
+FLAG_COLS = FLAGS
 SQL_ROUNDS = f"SELECT {', '.join(ROUND_COLS)} FROM rounds WHERE shoe = ? ORDER BY round"
 _RAW_SCHEMA = {
     "round": pl.Int32,

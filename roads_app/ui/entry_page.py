@@ -17,9 +17,11 @@ import streamlit as st
 
 from roads_app.bets.tables import list_tables, load_table
 from roads_app.errors import RoadsAppError, RoundError
+from roads_app.game import MAX_DECKS
 from roads_app.game.hand import Side, Winner
 from roads_app.game.rounds import (
     NAME_MAX,
+    Flag,
     ShoeMeta,
     add_cards,
     add_points,
@@ -52,8 +54,14 @@ from roads_app.ui.words import (
     winner_word,
 )
 
-FLAGS: tuple[str, ...] = ("banker_pair", "player_pair", "player_natural", "banker_natural")
-"""Round flags entered by toggles; each is also its label's catalogue key."""
+FLAGS: tuple[Flag, ...] = (
+    Flag.BANKER_PAIR,
+    Flag.PLAYER_PAIR,
+    Flag.PLAYER_NATURAL,
+    Flag.BANKER_NATURAL,
+)
+"""Round flags entered by toggles, in the toggles' order; each is also its label's
+catalogue key."""
 
 
 REPLACE_BY = {"Result": "by_result", "Points": "by_points", "Cards": "by_cards"}
@@ -394,7 +402,7 @@ def render_new_shoe(state: session.ShoeState) -> None:
     st.text_input(tr("shoe_name"), key="new_name", max_chars=NAME_MAX, help=tr("shoe_name_help"))
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     c1.selectbox(tr("table_rules"), tables, key="new_table", on_change=on_table_change)
-    c2.number_input(tr("decks"), 1, 8, step=1, key="new_decks")
+    c2.number_input(tr("decks"), 1, MAX_DECKS, step=1, key="new_decks")
     c3.button(tr("start_new_shoe"), key="btn_new", on_click=on_new_shoe)
     if state.saved and state.ended is None:
         st.button(

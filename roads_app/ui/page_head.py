@@ -32,11 +32,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from roads_app.game.rounds import Flag
 from roads_app.places import STATIC_DIR
 from roads_app.render.fonts import FONT_DIR, FONT_FILE
 
 KEYS = ("b", "p", "t", "u")
-PAIR_KEYS = ("player_pair", "banker_pair")
+PAIR_KEYS = (Flag.PLAYER_PAIR, Flag.BANKER_PAIR)
 """Queue entries that toggle a pair for the next result, as the page's toggles do."""
 QUEUE_KEYS = (*KEYS, *PAIR_KEYS)
 """Everything the key queue carries to the server."""
