@@ -8,7 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roads_app.errors import RoundError
-from roads_app.game.rounds import MULTI_SHOE_SCHEMA, add_cards, add_winner, empty_rounds
+from roads_app.game.hand import Winner
+from roads_app.game.rounds import (
+    MULTI_SHOE_SCHEMA,
+    ShoeCounts,
+    add_cards,
+    add_winner,
+    empty_rounds,
+)
 from roads_app.game.rounds import rounds_from_winners as rw
 from roads_app.game.shoe import deal_shoe
 from roads_app.roads.stats import running_counts, shoe_stats, shoe_stats_many
@@ -87,6 +94,19 @@ def test_stats_match_a_recount(text: str) -> None:
     assert {k: s[k] for k in _recount(text)} == _recount(text)
     if text:
         assert s["banker_pct"] + s["player_pct"] + s["tie_pct"] == pytest.approx(100)
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=shoe_texts, cut=st.integers(min_value=0, max_value=200))
+def test_shoe_counts_count_each_winner_eager_lazy_and_in_parts(text: str, cut: int) -> None:
+    """The one count of B/P/T: keyed by `Winner`, the same over a lazy frame, and two
+    parts of a shoe add up to the whole."""
+    rounds = rw(text)
+    c = ShoeCounts.of(rounds)
+    assert {w: c[w] for w in Winner} == {w: text.count(w.value) for w in Winner}
+    assert c.total == rounds.height and ShoeCounts.of(rounds.lazy()) == c
+    cut = min(cut, rounds.height)
+    assert ShoeCounts.of(rounds.head(cut)) + ShoeCounts.of(rounds.tail(rounds.height - cut)) == c
 
 
 @settings(max_examples=100, deadline=None)

@@ -21,7 +21,7 @@ from roads_app.api.service import Feed, NotFound, Refused, Reply, entered, finge
 from roads_app.errors import FloorError
 from roads_app.game.floor import MOVE_TO, Move, TableState, check_table_code, round_code
 from roads_app.game.hand import Winner
-from roads_app.game.rounds import ROUNDS_SCHEMA
+from roads_app.game.rounds import ROUNDS_SCHEMA, ShoeCounts
 from roads_app.roads.grids import big_road
 from roads_app.roads.names import Road
 from roads_app.store import db
@@ -58,10 +58,10 @@ def counts(rounds: pl.DataFrame) -> dict[str, int]:
     recorded counts as none). Plain sums, not `roads.stats.shoe_stats`: a lobby reads
     one summary per change of every table, and the full statistics cost ten times this.
     """
-    winners = rounds["winner"].cast(str).to_list()
+    wins = ShoeCounts.of(rounds)
     return {
-        "rounds": len(winners),
-        **{w.name.lower(): winners.count(w.value) for w in Winner},
+        "rounds": rounds.height,
+        **{w.word: wins[w] for w in Winner},
         "banker_pairs": int(rounds["banker_pair"].fill_null(False).sum()),
         "player_pairs": int(rounds["player_pair"].fill_null(False).sum()),
     }

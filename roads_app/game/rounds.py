@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -812,6 +812,52 @@ def edit_round(
     )
     check_shoe(out, decks, new_from=i)
     return out
+
+
+@dataclass(frozen=True)
+class ShoeCounts:
+    """Banker, Player and Tie wins of a shoe (or of many shoes): counted here once for the
+    statistics, the lobby's line under a board and a file's summary, each keyed by `Winner`.
+
+    >>> c = ShoeCounts.of(rounds_from_winners("BBPT"))
+    >>> c[Winner.BANKER], c.player, c.total, c + c
+    (2, 1, 4, ShoeCounts(banker=4, player=2, tie=2))
+    """
+
+    banker: int = 0
+    player: int = 0
+    tie: int = 0
+
+    @property
+    def total(self) -> int:
+        """All rounds counted (every round has a winner)."""
+        return self.banker + self.player + self.tie
+
+    def __getitem__(self, winner: Winner) -> int:
+        return int(getattr(self, winner.word))
+
+    def __add__(self, other: ShoeCounts) -> ShoeCounts:
+        return ShoeCounts(**{w.word: self[w] + other[w] for w in Winner})
+
+    @staticmethod
+    def exprs(winner: pl.Expr | None = None) -> dict[str, pl.Expr]:
+        """Each winner's count as a Polars aggregation named by its word (``banker``...),
+        over the ``winner`` column (an Enum or its letters as strings)."""
+        col = pl.col("winner") if winner is None else winner
+        return {w.word: (col == w.value).sum().cast(pl.Int32) for w in Winner}
+
+    @classmethod
+    def of_row(cls, row: Mapping[str, Any]) -> ShoeCounts:
+        """The counts of a row holding the `exprs` columns."""
+        return cls(**{w.word: int(row[w.word] or 0) for w in Winner})
+
+    @classmethod
+    def of(cls, frame: pl.DataFrame | pl.LazyFrame) -> ShoeCounts:
+        """The counts of a rounds frame (a lazy one is summed by the streaming engine)."""
+        sums = cls.exprs(pl.col("winner").cast(pl.String))
+        if isinstance(frame, pl.DataFrame):
+            return cls.of_row(frame.select(**sums).row(0, named=True))
+        return cls.of_row(frame.select(**sums).collect(engine="streaming").row(0, named=True))
 
 
 def rounds_from_winners(text: str) -> pl.DataFrame:

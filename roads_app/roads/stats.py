@@ -21,6 +21,7 @@ import polars as pl
 
 from roads_app.errors import RoundError
 from roads_app.game.hand import Side, Winner
+from roads_app.game.rounds import ShoeCounts
 from roads_app.messages import Message
 from roads_app.roads.grids import check_rounds
 
@@ -119,16 +120,13 @@ def shoe_stats_many(rounds: pl.DataFrame) -> pl.DataFrame:
     longest_player.
     """
     lf, multi = _grouped(rounds)
-    w = pl.col("winner")
     n = pl.len().cast(pl.Int32)
     out = (
         _running(lf)
         .group_by("shoe", maintain_order=True)
         .agg(
             rounds=n,
-            banker=(w == Winner.BANKER).sum().cast(pl.Int32),
-            player=(w == Winner.PLAYER).sum().cast(pl.Int32),
-            tie=(w == Winner.TIE).sum().cast(pl.Int32),
+            **ShoeCounts.exprs(),
             **{
                 name: pl.when(pl.col(flag).is_not_null().any())
                 .then(pl.col(flag).sum())

@@ -34,7 +34,14 @@ import polars as pl
 
 from roads_app import safe_io
 from roads_app.errors import StorageError, quote, shown_path
-from roads_app.game.rounds import MULTI_SHOE_SCHEMA, ROUNDS_SCHEMA, WINNERS, ShoeMeta, is_shoe_id
+from roads_app.game.hand import Winner
+from roads_app.game.rounds import (
+    MULTI_SHOE_SCHEMA,
+    ROUNDS_SCHEMA,
+    ShoeCounts,
+    ShoeMeta,
+    is_shoe_id,
+)
 from roads_app.messages import Message
 from roads_app.shoefiles import streaming
 from roads_app.shoefiles.importing import (  # parsing and checking files lives there
@@ -396,8 +403,8 @@ def write_batches(
     return atomic_write_path(path, write), rows
 
 
-def _counts(frame: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
-    """Rounds, shoes, rounds with cards and each winner's count of a frame (streamed)."""
+def _counts(frame: pl.DataFrame | pl.LazyFrame) -> tuple[dict[str, int], ShoeCounts]:
+    """Rounds, shoes and rounds with cards of a frame, and its winners' counts (streamed)."""
     lf = frame.lazy()
     names = lf.collect_schema().names()
     multi = "shoe" in names
@@ -407,12 +414,15 @@ def _counts(frame: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
             n=pl.len(),
             shoes=pl.col("shoe").n_unique() if multi else pl.lit(1),
             with_cards=cards,
-            **{w: (pl.col("winner").cast(pl.String) == w).sum() for w in WINNERS},
+            **ShoeCounts.exprs(pl.col("winner").cast(pl.String)),
         )
         .collect(engine="streaming")
         .row(0, named=True)
     )
-    return {k: int(v or 0) for k, v in row.items()}
+    return {k: int(row[k] or 0) for k in _SIZES}, ShoeCounts.of_row(row)
+
+
+_SIZES = ("n", "shoes", "with_cards")
 
 
 def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
@@ -420,12 +430,12 @@ def summary(frame: pl.DataFrame | pl.LazyFrame) -> str:
 
     A lazy frame is summed by Polars' streaming engine, never held whole.
     """
-    return _summary_text(_counts(frame))
+    return _summary_text(*_counts(frame))
 
 
-def _summary_text(row: dict[str, int]) -> str:
+def _summary_text(row: dict[str, int], wins: ShoeCounts) -> str:
     n, shoes = row["n"], row["shoes"]
-    parts = [f"{w} {row[w]} ({row[w] / n:.2%})" if n else f"{w} 0" for w in WINNERS]
+    parts = [f"{w} {wins[w]} ({wins[w] / n:.2%})" if n else f"{w} 0" for w in Winner]
     return (
         f"{shoes} shoe(s), {n} rounds ({n / max(shoes, 1):.1f} per shoe); "
         + ", ".join(parts)
@@ -444,12 +454,14 @@ def show_summary(path: Path) -> str:
     many = streaming.open_shoe_file(path)
     if many is None:
         return summary(read_any(path))
-    total: dict[str, int] = dict.fromkeys(("n", "shoes", "with_cards", *WINNERS), 0)
+    total: dict[str, int] = dict.fromkeys(_SIZES, 0)
+    wins = ShoeCounts()
     for batch in many.batches():
-        counts = _counts(batch.frame)  # whole shoes, each once (`streaming` refuses repeats)
-        for key, value in counts.items():
+        sizes, batch_wins = _counts(batch.frame)  # whole shoes, each once (no repeats)
+        for key, value in sizes.items():
             total[key] += value
-    return _summary_text(total)
+        wins += batch_wins
+    return _summary_text(total, wins)
 
 
 def _first_line(e: BaseException) -> str:

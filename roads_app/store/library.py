@@ -23,7 +23,7 @@ import polars as pl
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, StorageError, quote, shown_path
 from roads_app.game.hand import Winner
-from roads_app.game.rounds import ShoeMeta, check_shoe_id
+from roads_app.game.rounds import ShoeCounts, ShoeMeta, check_shoe_id
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from roads_app.messages import Message
 from roads_app.roads import stats
@@ -435,13 +435,12 @@ def counts(rounds: pl.DataFrame) -> dict[str, Any]:
     >>> c["B"], c["P"], c["T"], c["rounds"], c["flags"]["player_pair"].recorded
     (2, 1, 1, 4, 0)
     """
-    row = rounds.select(
-        B=(pl.col("winner") == Winner.BANKER).sum(),
-        P=(pl.col("winner") == Winner.PLAYER).sum(),
-        T=(pl.col("winner") == Winner.TIE).sum(),
-        rounds=pl.len(),
-    ).row(0, named=True)
-    return {**{k: int(v or 0) for k, v in row.items()}, "flags": stats.flag_counts(rounds)}
+    wins = ShoeCounts.of(rounds)
+    return {
+        **{w.value: wins[w] for w in Winner},
+        "rounds": rounds.height,
+        "flags": stats.flag_counts(rounds),
+    }
 
 
 def safe_load(shoe_id: str, data_dir: Path) -> tuple[pl.DataFrame, ShoeMeta] | str:
