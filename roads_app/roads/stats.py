@@ -38,12 +38,13 @@ UNKNOWN = "unknown"
 FLAGS: tuple[str, ...] = tuple(_FLAG_COUNTS.values())
 """The round flags counted with their denominators (`flag_counts`)."""
 
+_WORDS: tuple[str, ...] = tuple(w.word for w in Winner)
+"""The winners' columns (``banker``, ``player``, ``tie``), named by `Winner.word`."""
+
 RUNNING_COLUMNS: tuple[str, ...] = (
     "round",
     "winner",
-    "banker",
-    "player",
-    "tie",
+    *_WORDS,
     *_FLAG_COUNTS,
     "streak_side",
     "streak",
@@ -81,9 +82,7 @@ def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
             _side=side,
         )
         .with_columns(
-            banker=_cum_within(w == Winner.BANKER, pl.col("_new_shoe")),
-            player=_cum_within(w == Winner.PLAYER, pl.col("_new_shoe")),
-            tie=_cum_within(w == Winner.TIE, pl.col("_new_shoe")),
+            **{x.word: _cum_within(w == x, pl.col("_new_shoe")) for x in Winner},
             **{
                 name: _cum_within(pl.col(flag).fill_null(False), pl.col("_new_shoe"))
                 for name, flag in _FLAG_COUNTS.items()
@@ -93,7 +92,9 @@ def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
         )
         .with_columns(
             # before the shoe's first B/P result the filled side is the previous shoe's
-            streak_side=pl.when(pl.col("banker") + pl.col("player") > 0).then(pl.col("_side")),
+            streak_side=pl.when(pl.col(Winner.BANKER.word) + pl.col(Winner.PLAYER.word) > 0).then(
+                pl.col("_side")
+            ),
             streak=_cum_within(bp, pl.col("_new_run")),
         )
     )
@@ -140,20 +141,13 @@ def shoe_stats_many(rounds: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(
             pl.col("longest_banker", "longest_player").fill_null(0).cast(pl.Int32),
-            **{
-                f"{side}_pct": pl.col(side) * 100.0 / pl.col("rounds")
-                for side in ("banker", "player", "tie")
-            },
+            **{f"{side}_pct": pl.col(side) * 100.0 / pl.col("rounds") for side in _WORDS},
         )
         .select(
             *(["shoe"] if multi else []),
             "rounds",
-            "banker",
-            "player",
-            "tie",
-            "banker_pct",
-            "player_pct",
-            "tie_pct",
+            *_WORDS,
+            *(f"{side}_pct" for side in _WORDS),
             *_FLAG_COUNTS,
             "streak_side",
             "streak",
@@ -180,12 +174,8 @@ def shoe_stats(rounds: pl.DataFrame) -> dict[str, Any]:
     if frame.height == 0:
         return {
             "rounds": 0,
-            "banker": 0,
-            "player": 0,
-            "tie": 0,
-            "banker_pct": None,
-            "player_pct": None,
-            "tie_pct": None,
+            **dict.fromkeys(_WORDS, 0),
+            **dict.fromkeys((f"{side}_pct" for side in _WORDS), None),
             **dict.fromkeys(_FLAG_COUNTS, UNKNOWN),
             "streak_side": None,
             "streak": 0,

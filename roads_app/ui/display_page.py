@@ -91,11 +91,7 @@ def count_spans(rounds: pl.DataFrame, lg: str, ground: theme.Theme) -> list[str]
     """The shoe's B/P/T counts, each in its side's colour (our own words and numbers)."""
     s = shoe_stats(rounds)
     out = []
-    for side, n in (
-        (Winner.BANKER, s["banker"]),
-        (Winner.PLAYER, s["player"]),
-        (Winner.TIE, s["tie"]),
-    ):
+    for side, n in ((w, s[w.word]) for w in Winner):
         colour = theme.recolour(board.WINNER_COLOUR[side], ground)
         letter = html.escape(word(f"{side}_letter", lg))
         out.append(f"<span data-count='{side}' style='color:{colour}'>{letter} <b>{n}</b></span>")
