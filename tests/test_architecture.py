@@ -341,16 +341,33 @@ def test_the_reader_sees_relative_lazy_and_package_imports(
 
 RESULT_LETTERS = frozenset({"B", "P", "T"})
 ROAD_KEYS = frozenset({"bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"})
-DEFINED_IN = {"roads_app/game/hand.py": RESULT_LETTERS, "roads_app/roads/names.py": ROAD_KEYS}
+DEFINED_IN = {
+    "roads_app/game/hand.py": RESULT_LETTERS | {"banker", "player", "tie"},
+    "roads_app/roads/names.py": ROAD_KEYS,
+}
+
+
+WINNER_WORDS = frozenset({"banker", "player", "tie"})
+"""`Winner.word`: a winner's key, or (the same words) a bet's id, which the table names."""
+
+
+def _loose(node: ast.AST, words: frozenset[str], letters: bool) -> bool:
+    """A result letter, road key or winner word; a string of result letters only (``"BPT"``,
+    ``"BP"``); a keyword argument named by a letter (``B=``)."""
+    if isinstance(node, ast.keyword):
+        return letters and node.arg in RESULT_LETTERS
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return False
+    text = node.value
+    return text in words or (letters and len(text) > 1 and set(text) <= RESULT_LETTERS)
 
 
 def loose_words(source: str, where: str) -> int:
-    """String constants that are a result letter or a road key, outside their definitions."""
-    words = (RESULT_LETTERS | ROAD_KEYS) - DEFINED_IN.get(where, frozenset())
-    return sum(
-        isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in words
-        for n in ast.walk(ast.parse(source))
-    )
+    """Result letters, road keys and winner words outside their definitions."""
+    defined = DEFINED_IN.get(where, frozenset())
+    words = (RESULT_LETTERS | ROAD_KEYS | WINNER_WORDS) - defined
+    letters = RESULT_LETTERS.isdisjoint(defined)
+    return sum(_loose(n, words, letters) for n in ast.walk(ast.parse(source)))
 
 
 def test_results_and_road_keys_are_written_once() -> None:
@@ -371,7 +388,9 @@ def test_the_counter_sees_letters_and_keys() -> None:
     """The counter itself: one that saw nothing would pass everything."""
     assert loose_words('w == "T" or name == "big_road"\nf(x="P")', "x.py") == 3
     assert loose_words('R = "big_road"', "roads_app/roads/names.py") == 0
-    assert loose_words('"Tie", "BP", f"{w}_letter"', "x.py") == 0
+    assert loose_words('"Tie", "Bet", f"{w}_letter", "banker_pct"', "x.py") == 0
+    assert loose_words('"BPT"\nf(B=1, P=2)\nc["tie"]', "x.py") == 4
+    assert loose_words('"BPT"\nf(B=1)\nc["tie"]', "roads_app/game/hand.py") == 0
 
 
 DEFAULT_TABLE_WRITTEN = {

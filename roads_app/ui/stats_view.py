@@ -27,13 +27,14 @@ def stats_markdown(rounds: pl.DataFrame) -> str:
     """The statistics as one Markdown text (the replay's held reveal shows two of them)."""
     s = shoe_stats(rounds)
     flags = flag_counts(rounds)
+    n = {w: s[w.word] for w in Winner}
     streak = f"{winner_word(s['streak_side'])} × {s['streak']}" if s["streak_side"] else "–"
     return (
         f"**{tr('statistics')}** · {tr('rounds_n', n=s['rounds'])}\n\n"
         f"| | {tr('count')} | {tr('share')} |\n|:--|--:|--:|\n"
-        f"| :red[{winner_word(Winner.BANKER)}] | {s['banker']} | {_pct(s['banker_pct'])} |\n"
-        f"| :blue[{winner_word(Winner.PLAYER)}] | {s['player']} | {_pct(s['player_pct'])} |\n"
-        f"| :green[{winner_word(Winner.TIE)}] | {s['tie']} | {_pct(s['tie_pct'])} |\n\n"
+        f"| :red[{winner_word(Winner.BANKER)}] | {n[Winner.BANKER]} | {_pct(s['banker_pct'])} |\n"
+        f"| :blue[{winner_word(Winner.PLAYER)}] | {n[Winner.PLAYER]} | {_pct(s['player_pct'])} |\n"
+        f"| :green[{winner_word(Winner.TIE)}] | {n[Winner.TIE]} | {_pct(s['tie_pct'])} |\n\n"
         f"{flags_line(flags, 'pair')}  \n"
         f"{flags_line(flags, 'natural')}  \n"
         f"{tr('streak_line', s=streak)}  \n"

@@ -33,6 +33,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.hand import Winner
 from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import LANGUAGES, word
 from roads_app.render import board
@@ -172,7 +173,7 @@ def counts_parts(c: dict[str, Any], lg: str) -> list[tuple[str, str]]:
     if not (flags["player_pair"].known or flags["banker_pair"].known):
         pairs, note = word("what_pair", lg), word("flags_none", lg)
     parts: list[tuple[str, str]] = []
-    for w in "BPT":
+    for w in (x.value for x in Winner):
         parts += [(" · ", "")] if parts else []
         parts.append((f"{word(f'{w}_letter', lg)} {c[w]}", w))
     return [*parts, (" · " + (f"{pairs} {note}" if note else pairs), "")]
@@ -230,7 +231,7 @@ def view_at(
         "rerun": rerun,
         "badges": tile["badges"],
         "name": meta.name or word("shoe_default_name", lg, id=meta.id),
-        "bpt": [[word(f"{w}_letter", lg), tile["counts"][w], w] for w in "BPT"],
+        "bpt": [[word(f"{w}_letter", lg), tile["counts"][w], w] for w in (x.value for x in Winner)],
     }
 
 
