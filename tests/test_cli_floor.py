@@ -55,7 +55,7 @@ BAD = [
     ),
     (
         ("tables", "add", "C1", "--name", "T", "--rules", "nope", "--min", "1", "--max", "9"),
-        "unknown",
+        "no rules 'nope'",
     ),
     (
         ("tables", "add", "C1", "--name", "T", "--rules", "classic", "--min", "1", "--max", "1e9"),
