@@ -402,6 +402,13 @@ class Watcher:
         now = self.shoe(shoe_id)
         return None if now is None else now.version
 
+    def version_of(self, key: str) -> int | None:
+        """The version of what a page follows, by its key: a shoe's id, or a floor table's
+        ``table:<code>`` (`TABLE_KEY`), as last seen; None when gone."""
+        with self._lock:
+            seen = self._shoes.get(key)
+        return None if seen is None else seen.version
+
     def shoes(self) -> dict[str, ShoeNow]:
         """Every shoe not in the trash, as last seen (a copy)."""
         with self._lock:

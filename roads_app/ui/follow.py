@@ -189,15 +189,6 @@ GONE_CHECK_S = 1.0
 """How often a waiting request asks whether its page has gone (`wait_for_change`)."""
 
 
-def version_of(w: watch.Watcher, key: str) -> int | None:
-    """The version of what a page follows: a shoe (its id) or a floor table
-    (``table:<code>``, `watch.TABLE_KEY`), as the watcher last saw it; None when gone."""
-    if key.startswith(watch.TABLE_KEY):
-        table = w.table(key.removeprefix(watch.TABLE_KEY))
-        return None if table is None else table.version
-    return w.version(key)
-
-
 def followable(key: str) -> bool:
     """Whether ``key`` names something a page may follow: a shoe id, or ``table:`` and a
     table code (the one rule of each, `is_shoe_id` and `check_table_code`)."""
@@ -227,7 +218,7 @@ async def wait_for_change(
     def now() -> Any:
         if shoe_id is None:
             return w.seq
-        return version_of(w, shoe_id)
+        return w.version_of(shoe_id)
 
     if str(now() if now() is not None else "") != known:
         return now()
