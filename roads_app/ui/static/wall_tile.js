@@ -9,6 +9,7 @@
 
 // Kept per shoe, not per element: Streamlit may mount a component anew on a rerun.
 const tileStates = () => window.__rdTiles || (window.__rdTiles = {});
+const FORGET_MS = 10000;  // a tile's state outlives its element this long (a rerun's remount)
 
 function textNode(parent, tag, cls, text) {
   const node = document.createElement(tag);
@@ -21,6 +22,7 @@ function textNode(parent, tag, cls, text) {
 // What the tile shows, from ``s.view`` (the newest known) and the page's settings.
 function drawTile(s) {
   const v = s.view, d = s.data, box = s.box;
+  if (!box) return;  // gone from the page meanwhile (an answer that came after)
   const sig = JSON.stringify([v.version, v.modified, d.stale_text, d.stale_s, d.query]);
   if (box.__rdSig !== sig) {
     box.__rdSig = sig;
@@ -136,6 +138,7 @@ export default function (component) {
   drawTile(s);
   if (s.unsub) s.unsub();
   const unsub = s.unsub = hub().sub((got) => tileNews(s, got), data.pass);
+  clearTimeout(s.forget);
   return () => {  // gone from the page (or drawn again, which subscribes anew)
     if (s.unsub !== unsub) return;
     unsub();
@@ -143,5 +146,11 @@ export default function (component) {
     clearTimeout(s.staleTimer);
     clearTimeout(s.askTimer);  // a tile gone from the wall asks nothing more
     s.asked = null;
+    // A tile holds none of its nodes once gone, and a shoe not drawn again soon (it
+    // ended, left the wall or the filter) is forgotten: a wall that runs for days sees
+    // thousands of shoes come and go.
+    s.box = null;
+    s.staleNode = null;
+    s.forget = setTimeout(() => { if (!s.unsub && all[data.shoe] === s) delete all[data.shoe]; }, FORGET_MS);
   };
 }
