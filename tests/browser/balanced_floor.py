@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conftest import AppServer, _group_members, _wait_exit, free_port
+from display_floor import _env
 from playwright.sync_api import Page
 
 from roads_app.game.floor import FloorLimits
@@ -74,19 +75,6 @@ class BalancedFloor:
         """The table's current shoe's rounds, as the store has them."""
         shoe = self.store.floor.get(TABLE).shoe
         return 0 if shoe is None else self.store.shoes.load(shoe).rounds.height
-
-
-@contextlib.contextmanager
-def _env(name: str, value: str) -> Iterator[None]:
-    old = os.environ.get(name)
-    os.environ[name] = value  # the servers started inside inherit it
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = old
 
 
 @contextlib.contextmanager
