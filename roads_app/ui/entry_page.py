@@ -45,6 +45,7 @@ from roads_app.ui.good_roads_view import render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.stats_view import render_stats
+from roads_app.ui.table_day_view import render_table_day
 from roads_app.ui.words import (
     Md,
     labels,
@@ -479,6 +480,8 @@ def shoe_fragment() -> None:
     with side:
         render_stats(state.rounds)
         render_odds(state, None if side_by_side else drawn.width)
+        if state.saved:
+            render_table_day(state.meta.id)
     render_next(drawn, next_rounds(state))
 
 
