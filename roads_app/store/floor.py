@@ -91,6 +91,13 @@ class FloorTable:
     shoe_rounds: int = 0
     shoe_ended: bool = False
 
+    @property
+    def place(self) -> ShoePlace | None:
+        """Its current (or last) shoe's place in the day; None before its first shoe."""
+        if self.shoe_day is None or self.shoe_number is None:
+            return None
+        return ShoePlace(self.code, self.shoe_day, self.shoe_number)
+
     def to_dict(self) -> dict[str, Any]:
         """As JSON (the API, ``tables list --json``)."""
         return {
@@ -531,10 +538,8 @@ class Floor:
 
 def codes_of(table: FloorTable, last: int) -> list[str]:
     """The codes of the table's current shoe's last ``last`` rounds."""
-    if table.shoe_day is None or table.shoe_number is None:
-        return []
-    place = ShoePlace(table.code, table.shoe_day, table.shoe_number)
-    return place.codes(table.shoe_rounds, table.shoe_rounds - last + 1)
+    place = table.place
+    return [] if place is None else place.codes(table.shoe_rounds, table.shoe_rounds - last + 1)
 
 
 def _per_hour(hands: int, first: object, last: object) -> float | None:
