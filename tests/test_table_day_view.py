@@ -54,18 +54,15 @@ def test_a_shoe_knows_its_table_day_and_number(tmp_path: Path, backend: str) -> 
     assert store.floor.place_of("no-such-shoe") is None
 
 
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "data"
-    monkeypatch.setenv(session.DATA_ENV, str(folder))
-    return folder
-
-
 def _day_text(at: AppTest) -> str:
     return "\n".join(shown(m.value) for m in at.markdown if "|" in m.value and "B07" in m.value)
 
 
-def test_the_entry_page_shows_the_day_of_the_shoes_table(data: Path) -> None:
+def test_the_entry_page_shows_the_day_of_the_shoes_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    monkeypatch.setenv(session.DATA_ENV, str(data))  # the page's library
     store = db.open_store(data)
     first, second = deal_day(store)
     hand = ShoeMeta(name="by hand", source="hand")
