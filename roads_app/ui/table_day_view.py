@@ -15,7 +15,7 @@ import streamlit as st
 from roads_app.game.hand import Winner
 from roads_app.store.floor import ShoeOfDay, TableDay
 from roads_app.ui import session
-from roads_app.ui.words import md_text, tr, winner_word
+from roads_app.ui.words import md_text, tr
 
 
 def _counts(row: ShoeOfDay | TableDay) -> list[str]:
@@ -31,13 +31,13 @@ def day_markdown(day: TableDay, current: str | None = None) -> str:
     """The day as one Markdown text: a line of totals, then a row a shoe (``current``:
     the shoe being entered, marked). Every value is ours (numbers, the store's ids);
     the code is escaped as text all the same."""
-    per_hour = "–" if day.hands_per_hour is None else f"{day.hands_per_hour:g}"
-    head = [
+    per_hour = "–" if day.hands_per_hour is None else f"{day.hands_per_hour:,.0f}"
+    head = [  # short, so the table fits the column beside the entry
         tr("table_shoe_col"),
         tr("table_hands"),
-        *(winner_word(w) for w in Winner),
-        tr("banker_pair"),
-        tr("player_pair"),
+        *(tr(f"{w}_letter") for w in Winner),
+        tr("table_banker_pairs"),
+        tr("table_player_pairs"),
         "",
     ]
     lines = [
@@ -50,7 +50,7 @@ def day_markdown(day: TableDay, current: str | None = None) -> str:
         "|:--|" + "--:|" * (len(head) - 2) + ":--|",
     ]
     for s in day.shoes:
-        name = tr("table_shoe_of_day", n=s.number)
+        name = str(s.number)
         if s.id == current:
             name = f"**{name}**"
         link = f"replay?shoe={urllib.parse.quote(s.id, safe='')}"
