@@ -1,7 +1,8 @@
 """What a screen key bound to a floor table may show, the one rule (`store.tokens`) the
 dashboard's pages and its follow and tile routes ask: that table, the shoes dealt at it
 and nothing else (another table, its shoes, a shoe of no table); a key of no one table,
-everything. Asked of a real library with tables that dealt several shoes."""
+everything. Asked of a real library (SQLite and PostgreSQL) with tables that dealt
+several shoes."""
 
 from __future__ import annotations
 
@@ -22,11 +23,16 @@ CODES = ("B07", "B7", "C01", "B07-2")
 """Tables whose codes are near one another (a prefix, a suffix)."""
 
 
-@pytest.fixture(scope="module")
-def floor(tmp_path_factory: pytest.TempPathFactory) -> tuple[db.Store, dict[str, str | None]]:
-    """A library: each table dealt two shoes (a shuffle between), and two shoes of no
-    table; each shoe id with the table it was dealt at."""
-    store = db.open_store(tmp_path_factory.mktemp("screen_keys") / "data")
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def floor(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[db.Store, dict[str, str | None]]:
+    """A library on each database: each table dealt two shoes (a shuffle between), and
+    two shoes of no table; each shoe id with the table it was dealt at."""
+    url = None
+    if request.param == "postgresql":
+        url = request.getfixturevalue("pg_server").new_database()
+    store = db.open_store(tmp_path_factory.mktemp("screen_keys") / "data", url=url)
     dealt: dict[str, str | None] = {}
     for code in CODES:
         store.floor.add(code, f"Table {code}", "classic", FloorLimits.of((10, 5000)))
@@ -70,6 +76,16 @@ def test_a_tables_key_sees_its_table_and_its_shoes_alone(
         assert tokens.screen_sees(store, bound, TABLE_KEY + code) == (
             own is None or code.upper() == own
         ), code
+
+
+def test_a_wall_of_many_shoes_is_asked_in_parts(
+    floor: tuple[db.Store, dict[str, str | None]],
+) -> None:
+    """More ids than one statement asks about: the table's shoes among them all, the
+    last one too."""
+    store, dealt = floor
+    ids = [f"x{i}" for i in range(1200)] + list(dealt)
+    assert tokens.screen_keeps(store, "B07", ids) == {s for s, t in dealt.items() if t == "B07"}
 
 
 def test_a_keys_table_is_kept_as_the_floor_keeps_it(tmp_path: Path) -> None:
