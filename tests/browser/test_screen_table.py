@@ -127,6 +127,16 @@ def test_the_walls_answer_tells_a_tables_key_of_its_tables_shoes_alone(floor: Fl
         assert set(r.json()["shoes"]) == told
 
 
+def test_the_dashboards_metrics_are_not_for_a_screen_key(floor: Floor) -> None:
+    """``/metrics`` names every shoe a page follows: a viewer's, not a screen's."""
+    url = f"{floor.server.url}/metrics"
+    for key in (floor.key, floor.any_screen):
+        r = httpx.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=60)
+        assert r.status_code == 403 and "screen key" in r.json()["detail"], r.text
+    r = httpx.get(url, headers={"Authorization": f"Bearer {floor.viewer}"}, timeout=60)
+    assert r.status_code == 200, r.text
+
+
 def test_a_tables_screen_key_opens_only_that_tables_shoes(floor: Floor, page: Page) -> None:
     page.set_default_timeout(120_000)
     url, key = floor.server.url, floor.key
