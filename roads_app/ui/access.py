@@ -192,37 +192,26 @@ FOLLOW_HEADER = "X-Roads-Tab"
 """The header a page's follower sends `follow_pass` in."""
 
 
-def follow_refusal(
+def follow_admit(
     token_hash: str | None, data_dir: Any, shown: str | None = None
-) -> tuple[int, str] | None:
+) -> tuple[tuple[int, str] | None, str | None]:
     """The pages' rule for the follow and tile routes, with no Streamlit session (they
-    run on the server's event loop): None when a tab with this token may see ``shown``
-    (a shoe id or ``table:<code>``; None: the wall, whose answer `follow_keeps`
-    filters), else the status and the one line that says why. Looked up again on every
-    request, as the pages do, so a revoked token stops following too."""
+    run on the server's event loop): whether a tab with this token may see ``shown`` (a
+    shoe id or ``table:<code>``; None: the wall, whose answer the route filters by
+    `tokens.screen_keeps`): the status and the one line that says why not (None: it
+    may), and the one floor table the tab's key shows (None: any). Looked up again on
+    every request, as the pages do, so a revoked token stops following too."""
     if not exposed():
-        return None
+        return None, None
     if not token_hash:
-        return 401, "follow: a viewer or operator token is needed (the dashboard is open)"
+        return (401, "follow: a viewer or operator token is needed (the dashboard is open)"), None
     store = db.open_store(data_dir)
     found = store.tokens.key(token_hash) if len(token_hash) == 64 else None
     if found is None or found.revoked:
-        return 403, "follow: this tab's token is not valid (revoked?)"
+        return (403, "follow: this tab's token is not valid (revoked?)"), None
     if shown is not None and not tokens.screen_sees(store, found.table, shown):
-        return 403, "follow: this screen's key is for another table"
-    return None
-
-
-def follow_keeps(token_hash: str | None, data_dir: Any, shoe_ids: Iterable[str]) -> set[str]:
-    """Those of ``shoe_ids`` (the wall's) a tab with this token may be told of: all but
-    for a table's screen key (`tokens.screen_keeps`); a token that does not hold, none."""
-    if not exposed():
-        return set(shoe_ids)
-    store = db.open_store(data_dir)
-    found = store.tokens.key(token_hash) if token_hash and len(token_hash) == 64 else None
-    if found is None or found.revoked:
-        return set()
-    return tokens.screen_keeps(store, found.table, shoe_ids)
+        return (403, "follow: this screen's key is for another table"), found.table
+    return None, found.table
 
 
 def _forget() -> None:
