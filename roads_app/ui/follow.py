@@ -16,7 +16,9 @@ starts or ends reruns the grid. (One request per tile would not do: a browser ho
 connections to a server.)
 
 When the dashboard is open to the network, the route applies the pages' rule
-(`access.follow_refusal`): the follower sends the tab's token as the store keeps it.
+(`access.follow_admit`): the follower sends the tab's token as the store keeps it. A
+screen key bound to one floor table is refused for another table's shoe or ``table:``
+key (403), and the wall's answer tells it of its own table's shoes only.
 
 Why not ``st.fragment(run_every=...)``: each tick is a script run per page per tab,
 whether anything changed or not (the display ran 2.5 a second). Here an idle page holds
@@ -36,7 +38,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.floor import check_table_code
 from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import word
-from roads_app.store import library, tokens, watch
+from roads_app.store import db, library, tokens, watch
 from roads_app.ui import access, page_head
 from roads_app.ui.board_view import lang
 
@@ -248,21 +250,39 @@ async def wait_for_change(
     return now()
 
 
-def refusal(request: Any, data_dir: Path) -> Any:
+def admit(request: Any, data_dir: Path, shown: str | None = None) -> tuple[Any, str | None]:
     """The pages' rule for a route a page's script calls (this one, `wall_tile`'s): None
-    when the tab may see the shoes, else the JSON response that says why. A tab that
-    could not see the shoe's page sees no versions."""
+    when the tab may see ``shown`` (a shoe id or ``table:<code>``; None: the wall, whose
+    answer is filtered, `wall_answer`), else the JSON response that says why; and the
+    one floor table the tab's key shows (None: any). A tab that could not see the
+    shoe's page sees no versions; a table's screen key sees nothing of another table."""
     try:
         given = tokens.one_credential(request.headers.getlist(access.FOLLOW_HEADER), "follow")
     except tokens.CredentialError as e:  # two passes: which counts would be a guess
-        return refuse(400, str(e))
+        return refuse(400, str(e)), None
     try:
-        refused = access.follow_refusal(given, data_dir)
+        refused, bound = access.follow_admit(given, data_dir, shown)
     except RoadsAppError as e:
-        return refuse(503, f"follow: {e}")
-    if refused is not None:
-        return refuse(*refused)
-    return None
+        return refuse(503, f"follow: {e}"), None
+    return (None if refused is None else refuse(*refused)), bound
+
+
+def refusal(request: Any, data_dir: Path, shown: str | None = None) -> Any:
+    """`admit`'s refusal alone (None: answered)."""
+    return admit(request, data_dir, shown)[0]
+
+
+def wall_answer(data_dir: Path, bound: str | None, versions: dict[str, int]) -> dict[str, int]:
+    """The wall's shoes (their versions) a tab whose key shows the floor table ``bound``
+    (None: any) may be told of: a table's screen key, its table's alone, as its page
+    shows (`tokens.screen_keeps`)."""
+    if bound is None:
+        return versions
+    try:
+        kept = tokens.screen_keeps(db.open_store(data_dir), bound, versions)
+    except RoadsAppError:  # the request was let in a moment ago: a lost database
+        return {}
+    return {k: v for k, v in versions.items() if k in kept}
 
 
 def routes(data_dir: Path) -> list[Any]:
@@ -279,7 +299,7 @@ def routes(data_dir: Path) -> list[Any]:
         known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
         if _waiting >= MAX_WAITING:
             return refuse(503, "too many pages following; try again")
-        refused = refusal(request, data_dir)
+        refused, bound = admit(request, data_dir, shoe)
         if refused is not None:
             return refused
         _waiting += 1
@@ -296,12 +316,14 @@ def routes(data_dir: Path) -> list[Any]:
             else:
                 _following[key] -= 1
         if w.tokens != revokes:  # a revoke while waiting: does the page's key still hold?
-            refused = refusal(request, data_dir)
+            refused, bound = admit(request, data_dir, shoe)
             if refused is not None:
                 return refused
         if str(now if now is not None else "") != known:
             answered += 1
-        body = {"seq": now, "shoes": wall_versions(w)} if shoe is None else {"v": now}
+        body = {"v": now}
+        if shoe is None:
+            body = {"seq": now, "shoes": wall_answer(data_dir, bound, wall_versions(w))}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
     return [Route(ROUTE, follow, methods=["GET"])]

@@ -257,6 +257,7 @@ def render_grid() -> None:
     stale_min = float(st.session_state.get(STALE_KEY) or STALE_DEFAULT_MIN)
     try:
         shoes = library.lobby_shoes(folder)
+        shoes = shoes.filter(pl.col("id").is_in(list(access.screen_keeps(shoes["id"]))))
     except RoadsAppError as e:
         st.error(say(e), icon=":material/error:")
         follow.follow_wall(seq)

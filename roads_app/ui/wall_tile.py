@@ -322,7 +322,7 @@ def routes(data_dir: Path) -> list[Any]:
             return follow.refuse(
                 400, "tile: lang, derived, tags, picked, big, bead or theme is not one"
             )
-        refused = follow.refusal(request, data_dir)
+        refused = follow.refusal(request, data_dir, shoe)  # a table's key: its own
         if refused is not None:
             return refused
         try:
