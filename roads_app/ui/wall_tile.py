@@ -33,6 +33,7 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.floor import TableState
 from roads_app.game.hand import Winner
 from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import LANGUAGES, word
@@ -42,7 +43,8 @@ from roads_app.roads import good_roads as gr
 from roads_app.roads.grids import all_roads
 from roads_app.roads.stats import side_now
 from roads_app.store import library, watch
-from roads_app.ui import access, follow, page_head, theme
+from roads_app.store.floor import FloorTable
+from roads_app.ui import access, floor_view, follow, page_head, theme
 from roads_app.ui.good_roads_view import shown
 from roads_app.ui.good_roads_view import tags as tag_names
 
@@ -246,15 +248,20 @@ def live(
     stale_min: float,
     runs: int,
     look: Look = Look(),
+    table: dict[str, Any] | None = None,
 ) -> None:
     """The tile's live part, first drawn from ``first`` (a `view`), then kept current by
     the page (`ROUTE`) until its fragment runs again. ``runs``: how often this page ran
-    the tile's fragment (the tests read it)."""
+    the tile's fragment (the tests read it). ``table``: a floor table's tile
+    (`table_data`), which also asks its fragment to run when the table changes (a
+    shuffle, its next shoe, closed); ``shoe_id`` is then its shoe being dealt, or None
+    between shoes."""
     _component(
-        key=f"lobby_live_{shoe_id}",
+        key=f"lobby_live_table_{table['table']}" if table else f"lobby_live_{shoe_id}",
         height="content",
         on_seen_change=lambda: None,
         data={
+            **(table or {}),
             "shoe": shoe_id,
             "view": first,
             "route": ROUTE.lstrip("/"),
@@ -274,6 +281,39 @@ def live(
             "pass": access.follow_pass(),
         },
     )
+
+
+def table_data(table: FloorTable, lg: str) -> dict[str, Any]:
+    """What a floor table's tile shows of the table itself (our own words and numbers,
+    and its name, set as text by the page): its name, state, shoe number and limits
+    (`floor_view`), and the version its tile stands at."""
+    return {
+        "table": table.code,
+        "table_version": table.version,
+        "title": table.name or table.code,
+        "code": table.code,
+        "state": table.state.value,
+        "state_text": floor_view.state_word(table, lg),
+        "head": [list(p) for p in floor_view.table_parts(table, lg)],
+    }
+
+
+def between_view(table: FloorTable, folder: Path, lg: str, look: Look) -> dict[str, Any]:
+    """A floor table's tile between shoes (shuffling, closed, open before its first
+    hand): no roads (the board beside a table clears at a shuffle) and, shuffling, the
+    last shoe's final counts."""
+    shows: dict[str, Any] = {"version": -1, "modified": None, "rounds": "", "rerun": False}
+    shows |= {"counts": [], "roads": [], "badges": [], "bpt": []}
+    if table.state is TableState.SHUFFLING and table.shoe is not None:
+        version = watch.watcher(folder).version(table.shoe)
+        tile = content(table.shoe, str(folder), version, lg, False, look) if version else None
+        if isinstance(tile, dict):
+            shows["counts"] = counts_parts(tile["counts"], lg)
+            shows["bpt"] = [
+                [word(f"{w}_letter", lg), tile["counts"][w], w] for w in (x.value for x in Winner)
+            ]
+            shows["rounds"] = word("rounds_n", lg, n=tile["counts"]["rounds"])
+    return shows
 
 
 def _tags_param(text: str | None) -> list[str] | None:
