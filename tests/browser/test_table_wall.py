@@ -164,7 +164,7 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
         assert places(tiles(kiosk)) == at
         # the dark wall's own widgets are dark too, not white boxes on a dark ground
         grounds = wall.evaluate(DARK_WIDGETS_JS)
-        assert grounds and all(g < 0.2 for g in grounds.values()), grounds
+        assert len(grounds) == 6 and all(g < 0.2 for g in grounds.values()), grounds
     finally:
         ctx.close()
 
@@ -180,9 +180,11 @@ DARK_WIDGETS_JS = """() => {
   const ground = (el) => { for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
     const l = lum(getComputedStyle(e).backgroundColor); if (l !== null) return l; } return 1; };
   const out = {};
-  const pick = {number: '[data-testid="stNumberInput"] input',
-    step: '[data-testid="stNumberInput"] button', select: '[data-baseweb="select"] > div',
-    multi: '[data-testid="stMultiSelect"] [data-baseweb="select"] > div'};
+  const pick = {number: '[data-testid="stNumberInputContainer"]',
+    step: '[data-testid="stNumberInputStepUp"]',
+    order: '[data-testid="stSelectbox"] [role="group"]',
+    filter: '[data-testid="stMultiSelect"] [role="group"]',
+    filterBox: '[data-testid="stMultiSelect"] input', open: '[data-testid^="stBaseButton"]'};
   for (const [k, sel] of Object.entries(pick)) {
     const el = document.querySelector(sel); if (el) out[k] = ground(el);
   }
