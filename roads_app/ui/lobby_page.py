@@ -17,6 +17,14 @@ of live shoes changes (a shoe starts, ends or is deleted), when a table the good
 filter hides moves on (it may pass now), or when the page's settings change. Tiles
 keep their places between those reruns (a wall whose tiles jumped at every result
 could not be read).
+
+A library with floor tables shows its **tables** instead (`floor_tables`), in floor
+order, each tile in its place all day (`render_table_tile`): its shoe being dealt as
+a shoe's tile with the table's name, shoe number and limits, or between shoes its
+state ("Shuffling" with the last shoe's final counts, "Closed"). Its live part also
+follows the table's own version on the wall's request and runs the tile's fragment
+(`_live_table_tile`) when the table moves on: a shuffle, its next shoe, a close. The
+grid then reruns only when the floor's tables or their order change.
 """
 
 from __future__ import annotations
@@ -174,9 +182,10 @@ def render_between_tile(table: FloorTable, folder: Path, stale_min: float) -> No
         runs = st.session_state.setdefault(RUNS_KEY, {})
         key = TABLE_KEY + table.code
         runs[key] = runs.get(key, 0) + 1
+        seen = follow.shoe_now(folder, table.shoe) if table.shoe else None
         wall_tile.live(
             None,
-            wall_tile.between_view(table, folder, lg, look),
+            wall_tile.between_view(table, folder, lg, look, seen.version if seen else None),
             lg=lg,
             derived=False,
             tags=[],

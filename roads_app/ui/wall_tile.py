@@ -1,7 +1,8 @@
 """A wall tile's live part, drawn by the page itself: a result costs no script run.
 
-A tile of the wall (`lobby_page.render_tile`) is a fragment with the parts that change
-seldom (name, table, good-road tags, the Open button) and one component
+A tile of the wall (`lobby_page.render_tile`; a floor table's, `render_table_tile`) is a
+fragment with the parts that change seldom (name, table, good-road tags, the Open
+button) and one component
 (``static/wall_tile.js``) with the parts that change at every result: the round count,
 the stale mark, the small roads (plain SVG, ``static/svg_plot.js``) and the counts.
 The component shares the page's one request for the wall (``static/follow_hub.js``);
@@ -298,15 +299,16 @@ def table_data(table: FloorTable, lg: str) -> dict[str, Any]:
     }
 
 
-def between_view(table: FloorTable, folder: Path, lg: str, look: Look) -> dict[str, Any]:
+def between_view(
+    table: FloorTable, folder: Path, lg: str, look: Look, last: int | None
+) -> dict[str, Any]:
     """A floor table's tile between shoes (shuffling, closed, open before its first
     hand): no roads (the board beside a table clears at a shuffle) and, shuffling, the
-    last shoe's final counts."""
+    last shoe's final counts (``last``: that shoe's version, None when unknown)."""
     shows: dict[str, Any] = {"version": -1, "modified": None, "rounds": "", "rerun": False}
     shows |= {"counts": [], "roads": [], "badges": [], "bpt": []}
-    if table.state is TableState.SHUFFLING and table.shoe is not None:
-        version = watch.watcher(folder).version(table.shoe)
-        tile = content(table.shoe, str(folder), version, lg, False, look) if version else None
+    if table.state is TableState.SHUFFLING and table.shoe is not None and last is not None:
+        tile = content(table.shoe, str(folder), last, lg, False, look)
         if isinstance(tile, dict):
             shows["counts"] = counts_parts(tile["counts"], lg)
             shows["bpt"] = [
