@@ -88,7 +88,8 @@ def test_a_shuffling_tables_tile_clears_its_roads_and_keeps_its_last_shoes_count
     assert table.shoe is not None
     last = db.open_store(tmp_path).shoes.load(table.shoe)
     view = wall_tile.between_view(table, tmp_path, "zh", wall_tile.Look(), last.version)
-    assert view["roads"] == [] and view["badges"] == [] and view["modified"] is None
+    assert [r["layout"]["meta"]["rounds"] for r in view["roads"]] == [0, 0]  # cleared
+    assert view["badges"] == [] and view["modified"] is None
     assert [b[:2] for b in view["bpt"]] == [["庄", 2], ["闲", 1], ["和", 0]]
     data = wall_tile.table_data(table, "zh")
     assert (data["state"], data["state_text"]) == ("shuffling", "洗牌中")
@@ -99,5 +100,5 @@ def test_a_shuffling_tables_tile_clears_its_roads_and_keeps_its_last_shoes_count
 def test_a_closed_tables_tile_shows_no_counts(tmp_path: Path) -> None:
     table = _floor_table(tmp_path, "close")
     view = wall_tile.between_view(table, tmp_path, "en", wall_tile.Look(), 4)
-    assert view["bpt"] == [] and view["counts"] == [] and view["roads"] == []
+    assert view["bpt"] == [] and view["counts"] == []
     assert wall_tile.table_data(table, "en")["state_text"] == "Closed"

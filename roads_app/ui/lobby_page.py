@@ -128,7 +128,9 @@ def render_tile(
             look=look,
             table=None if table is None else wall_tile.table_data(table, lg),
         )
-        if st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
+        if table is not None:
+            _open_display(table)
+        elif st.button(tr("open"), key=f"lobby_open_{sid}", icon=":material/open_in_new:"):
             switch_to("scoreboard", {"shoe": sid})
 
 
@@ -170,24 +172,30 @@ def render_kiosk_tile(
         )
 
 
-def render_between_tile(table: FloorTable, folder: Path, stale_min: float) -> None:
+def render_between_tile(
+    table: FloorTable, folder: Path, stale_min: float, derived: bool = False
+) -> None:
     """A floor table's tile while it deals no shoe (shuffling, closed, open before its
-    first hand): in its place, its name, its state in large type and, shuffling, the last
-    shoe's final counts; its live part asks for the fragment when the table moves on."""
+    first hand): in its place, its name, its state in large type, its roads cleared and,
+    shuffling, the last shoe's final counts; its live part asks for the fragment when the
+    table moves on."""
     look = st.session_state.get(LOOK_KEY) or wall_tile.Look()
     with st.container(border=True, key=tile_key("", table)):
         lg = lang()
-        if not look.kiosk:
+        if not look.kiosk:  # as a dealing table's tile, so that it keeps its height
             st.markdown(f"**{md_text(table.name or table.code)}** · {md_text(table.code)}")
+            render_tags([], lg, key=f"gr-tile-{table.code}")
         runs = st.session_state.setdefault(RUNS_KEY, {})
         key = TABLE_KEY + table.code
         runs[key] = runs.get(key, 0) + 1
         seen = follow.shoe_now(folder, table.shoe) if table.shoe else None
         wall_tile.live(
             None,
-            wall_tile.between_view(table, folder, lg, look, seen.version if seen else None),
+            wall_tile.between_view(
+                table, folder, lg, look, seen.version if seen else None, derived
+            ),
             lg=lg,
-            derived=False,
+            derived=derived,
             tags=[],
             picked=st.session_state.get(FILTER_KEY) or [],
             stale_min=stale_min,
@@ -195,6 +203,14 @@ def render_between_tile(table: FloorTable, folder: Path, stale_min: float) -> No
             look=look,
             table=wall_tile.table_data(table, lg),
         )
+        if not look.kiosk:
+            _open_display(table)
+
+
+def _open_display(table: FloorTable) -> None:
+    """A floor table's Open: its display (``/display?table=<code>``), shoe after shoe."""
+    if st.button(tr("open"), key=f"lobby_open_table_{table.code}", icon=":material/tv:"):
+        switch_to("display", {"table": table.code})
 
 
 RUNS_KEY = "lobby_runs"  # shoe id (or "grid") -> how many times this page ran it
@@ -273,7 +289,7 @@ def render_table_tile(table: FloorTable, folder: Path, stale_min: float, derived
     the table's name, shoe number and limits; between shoes its state."""
     shoe = _dealt(table, folder)
     if shoe is None or table.shoe is None:
-        render_between_tile(table, folder, stale_min)
+        render_between_tile(table, folder, stale_min, derived)
         return
     row = {"id": table.shoe, "version": shoe.version, "rounds": shoe.rounds}
     render_tile(row | {"modified": shoe.modified}, folder, stale_min, derived, table)

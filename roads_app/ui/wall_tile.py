@@ -36,7 +36,7 @@ import streamlit as st
 from roads_app.errors import RoadsAppError
 from roads_app.game.floor import TableState
 from roads_app.game.hand import Winner
-from roads_app.game.rounds import is_shoe_id
+from roads_app.game.rounds import empty_rounds, is_shoe_id
 from roads_app.i18n import LANGUAGES, word
 from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
@@ -299,14 +299,27 @@ def table_data(table: FloorTable, lg: str) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=16)
+def _cleared(lg: str, derived: bool, look: Look) -> list[dict[str, Any]]:
+    """A tile's roads with no round in them. Shared: not to be changed by a caller."""
+    return tile_roads(empty_rounds(), lg, derived, look)
+
+
 def between_view(
-    table: FloorTable, folder: Path, lg: str, look: Look, last: int | None
+    table: FloorTable,
+    folder: Path,
+    lg: str,
+    look: Look,
+    last: int | None,
+    derived: bool = False,
 ) -> dict[str, Any]:
     """A floor table's tile between shoes (shuffling, closed, open before its first
-    hand): no roads (the board beside a table clears at a shuffle) and, shuffling, the
-    last shoe's final counts (``last``: that shoe's version, None when unknown)."""
+    hand): its roads cleared, as the board beside a table clears at a shuffle (the same
+    size as a dealt shoe's: the tile keeps its height, the wall its places) and,
+    shuffling, the last shoe's final counts (``last``: that shoe's version, None when
+    unknown)."""
     shows: dict[str, Any] = {"version": -1, "modified": None, "rounds": "", "rerun": False}
-    shows |= {"counts": [], "roads": [], "badges": [], "bpt": []}
+    shows |= {"counts": [], "roads": _cleared(lg, derived, look), "badges": [], "bpt": []}
     if table.state is TableState.SHUFFLING and table.shoe is not None and last is not None:
         tile = content(table.shoe, str(folder), last, lg, False, look)
         if isinstance(tile, dict):

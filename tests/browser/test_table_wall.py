@@ -122,10 +122,11 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
             in_order(got, order)
         got = wait_tiles(kiosk, SHOWS, ["C03", "rounds", "3 rounds"])
         at = places(got)
+        wall_at = places(wait_tiles(wall, SHOWS, ["C03", "rounds", "3 rounds"]))
         a01 = next(t for t in got if t["code"] == "A01")
         assert (a01["shoe"], a01["limits"], a01["state"]) == ("Shoe 1", "25-2,500", None)
         b02 = next(t for t in got if t["code"] == "B02")  # open, no hand dealt yet
-        assert (b02["state"], b02["stateText"], b02["roads"]) == ("open", "Open", [])
+        assert (b02["state"], b02["stateText"], b02["roads"]) == ("open", "Open", [0])
         # the name is text: its markup shows as typed, nothing of it is drawn as HTML
         c03 = next(t for t in got if t["code"] == "C03")
         assert c03["name"] == "Table <b>3</b> *vip*" and c03["names"] == 0, c03
@@ -135,16 +136,16 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
         for pg in (kiosk, wall):
             got = wait_tiles(pg, SHOWS, ["B02", "rounds", "1 round"])
             in_order(got, order)
-        assert places(tiles(kiosk)) == at
+        assert places(tiles(kiosk)) == at and places(tiles(wall)) == wall_at
 
         store.floor.shuffle("A01")  # its shoe ends: "Shuffling", its final counts, in place
         for pg in (kiosk, wall):
             got = wait_tiles(pg, SHOWS, ["A01", "state", "shuffling"])
             in_order(got, order)
         a01 = next(t for t in tiles(kiosk) if t["code"] == "A01")
-        assert a01["stateText"] == "Shuffling" and a01["roads"] == [], a01
+        assert a01["stateText"] == "Shuffling" and a01["roads"] == [0], a01  # cleared
         assert a01["counts"] == ["B 2", "P 2", "T 0"], a01
-        assert places(tiles(kiosk)) == at
+        assert places(tiles(kiosk)) == at and places(tiles(wall)) == wall_at
 
         start = time.monotonic()
         deal(store, "A01", "T")  # the next shoe's first hand: the tile moves to it itself
@@ -154,14 +155,14 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
         assert (a01["shoe"], a01["state"], a01["rounds"]) == ("Shoe 2", None, "1 round"), a01
         in_order(got, order)
         assert places(got) == at
-        wait_tiles(wall, SHOWS, ["A01", "shoe", "Shoe 2"])
+        assert places(wait_tiles(wall, SHOWS, ["A01", "shoe", "Shoe 2"])) == wall_at
 
         store.floor.close("B02")  # "Closed", in its place
         for pg in (kiosk, wall):
             got = wait_tiles(pg, SHOWS, ["B02", "state", "closed"])
             in_order(got, order)
         assert next(t for t in got if t["code"] == "B02")["stateText"] == "Closed"
-        assert places(tiles(kiosk)) == at
+        assert places(tiles(kiosk)) == at and places(tiles(wall)) == wall_at
         # the dark wall's own widgets are dark too, not white boxes on a dark ground
         grounds = wall.evaluate(DARK_WIDGETS_JS)
         assert len(grounds) == 6 and all(g < 0.2 for g in grounds.values()), grounds
