@@ -545,6 +545,8 @@ def kiosk_grid(w: int, h: int, n: int, lines: int = 1) -> KioskGrid:
 
     >>> kiosk_grid(1920, 1080, 24)
     KioskGrid(cols=6, big=20, bead=20, font=15.0, fits=True)
+    >>> kiosk_grid(1920, 1080, 24, lines=2) == kiosk_grid(1920, 1080, 24)  # floor tables
+    True
     >>> kiosk_grid(3840, 2160, 48).cols, kiosk_grid(390, 844, 24).cols
     (8, 1)
     """

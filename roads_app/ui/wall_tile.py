@@ -46,7 +46,7 @@ from roads_app.roads.stats import side_now
 from roads_app.store import library, watch
 from roads_app.store.floor import FloorTable
 from roads_app.ui import access, floor_view, follow, page_head, theme
-from roads_app.ui.good_roads_view import shown
+from roads_app.ui.good_roads_view import short_tags, shown
 from roads_app.ui.good_roads_view import tags as tag_names
 
 ROUTE = "/_roads/tile"
@@ -145,15 +145,17 @@ def content(
 
 
 def badges(keys: Sequence[str], side: str, lg: str, ground: theme.Theme) -> list[list[str]]:
-    """The good roads a table is on as ``[name, ground colour, text colour]`` badges, in
-    the colour of the big road's side they ride (its mark's, on the theme's board).
+    """The good roads a table is on as ``[short name, ground colour, text colour, name]``
+    badges, in the colour of the big road's side they ride (its mark's, on the theme's
+    board).
 
     >>> badges(["long_banker"], "B", "en", theme.Theme.LIGHT)  # doctest: +ELLIPSIS
-    [['...', '#d32f2f', '#ffffff']]
+    [['B dragon', '#d32f2f', '#ffffff', 'Long banker dragon']]
     """
     bg = theme.recolour(board.WINNER_COLOUR[side], ground)
     fg = theme.recolour(board.PAPER, ground)
-    return [[name, bg, fg] for name in tag_names(keys, lg)]
+    names = zip(short_tags(keys, lg), tag_names(keys, lg), strict=True)
+    return [[short, bg, fg, name] for short, name in names]
 
 
 def counts_parts(c: dict[str, Any], lg: str) -> list[tuple[str, str]]:

@@ -37,18 +37,20 @@ function tableLine(root, d) {
   return line;
 }
 
-// The headline good road as a badge, whole: it never gives way to the name or the round
-// count beside it (they shorten first); a badge wider than its line still is set in
-// smaller type until it fits (a long name in a narrow tile).
-function fitBadge(b, line) {
+// The headline good road as a badge (its short name), whole: it never gives way to the
+// name or the round count beside it (they shorten first); a badge wider than its line
+// still is set in somewhat smaller type until it fits (a long name in a narrow tile).
+function fitBadge(b, line, rounds) {
   const cut = () => b.scrollWidth > b.clientWidth + 0.5
     || b.getBoundingClientRect().right > line.getBoundingClientRect().right + 0.5;
-  let size = 1;
+  let size = 100;
   b.style.fontSize = '';
-  while (b.isConnected && cut() && size > 0.6) {
-    size -= 0.08;
-    b.style.fontSize = `${size.toFixed(2)}em`;
+  while (b.isConnected && cut() && size > 75) {
+    size -= 5;
+    b.style.fontSize = `${size}%`;
   }
+  // a round count cut short says nothing: the line drops it (the roads show the count)
+  if (rounds.scrollWidth > rounds.clientWidth + 0.5) rounds.hidden = true;
 }
 
 // What the tile shows, from ``s.view`` (the newest known) and the page's settings.
@@ -86,7 +88,7 @@ function drawTile(s) {
         const [name, bg, fg] = good[0];
         badge = textNode(line, 'span', 'rd-badge', good.length > 1 ? `${name} +${good.length - 1}` : name);
         badge.dataset.testid = 'tile-badge';
-        badge.title = good.map((g) => g[0]).join(' · ');
+        badge.title = good.map((g) => g[3] || g[0]).join(' · ');  // the names in full
         badge.style.background = bg;
         badge.style.color = fg;
       }
@@ -113,7 +115,7 @@ function drawTile(s) {
     }
     const was = box.querySelector(':scope > .rd-tile-live');  // not the box's style sheet
     if (was) was.replaceWith(root); else box.appendChild(root);
-    if (badge) fitBadge(badge, line);
+    if (badge) fitBadge(badge, line, n);
   }
   markStale(s);
 }
