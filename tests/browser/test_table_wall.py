@@ -10,7 +10,6 @@ as a feeder is); every wait is on the very thing asserted, never a sleep."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from conftest import AppServer, good_road_badges, record, wait_idle
@@ -24,14 +23,6 @@ pytestmark = pytest.mark.browser
 
 LOAD_MS = 120_000
 FULL_HD = {"width": 1920, "height": 1080}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    root = tmp_path_factory.mktemp("table_wall")
-    app = AppServer(root / "data", root / "server.log").start()
-    yield app
-    app.stop()
 
 
 def deal(store: db.Store, code: str, winners: str) -> None:
@@ -95,8 +86,9 @@ SHOWS = """(t, [code, key, value]) => { const x = t.find(x => x.code === code);
 
 
 def test_the_wall_follows_each_table_in_its_place_through_a_day(
-    server: AppServer, browser: Browser
+    app_server: AppServer, browser: Browser
 ) -> None:
+    server = app_server  # one dashboard for this module's tests
     store = db.open_store(server.data_dir)
     limits = FloorLimits.of((10, 5000))
     # added out of floor order, two at one position (then by code): C03, A01, B02
@@ -203,8 +195,9 @@ player dragon."""
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_24_tables_on_a_full_hd_floor_screen_show_their_good_roads_whole(
-    server: AppServer, browser: Browser, lang: str
+    app_server: AppServer, browser: Browser, lang: str
 ) -> None:
+    server = app_server
     store = db.open_store(server.data_dir)
     have = {t.code for t in store.floor.list()}
     for i in range(1, 25 - len(have)):
