@@ -45,6 +45,7 @@ function fitBadge(b, line, rounds) {
     || b.getBoundingClientRect().right > line.getBoundingClientRect().right + 0.5;
   let size = 100;
   b.style.fontSize = '';
+  rounds.hidden = false;
   while (b.isConnected && cut() && size > 75) {
     size -= 5;
     b.style.fontSize = `${size}%`;
@@ -115,7 +116,10 @@ function drawTile(s) {
     }
     const was = box.querySelector(':scope > .rd-tile-live');  // not the box's style sheet
     if (was) was.replaceWith(root); else box.appendChild(root);
-    if (badge) fitBadge(badge, line, n);
+    // fitted now, and again whenever the line's width changes (the grid laid out anew)
+    if (s.sizes) s.sizes.disconnect();
+    s.sizes = badge ? new ResizeObserver(() => fitBadge(badge, line, n)) : null;
+    if (s.sizes) s.sizes.observe(line);
   }
   markStale(s);
 }
@@ -204,6 +208,7 @@ export default function (component) {
     unsub();
     s.unsub = null;
     clearTimeout(s.staleTimer);
+    if (s.sizes) s.sizes.disconnect();
     clearTimeout(s.askTimer);  // a tile gone from the wall asks nothing more
     s.asked = null;
   };
