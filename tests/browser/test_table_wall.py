@@ -155,6 +155,17 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
             in_order(got, order)
         assert next(t for t in got if t["code"] == "B02")["stateText"] == "Closed"
         assert places(tiles(kiosk)) == at and places(tiles(wall)) == wall_at
+        # a table moved on the floor: the wall follows the floor's new order
+        store.floor.edit("B02", position=0)
+        order = floor_order(store)
+        assert order == ["B02", "C03", "A01"]
+        for pg in (kiosk, wall):
+            in_order(
+                wait_tiles(
+                    pg, "(t, o) => JSON.stringify(t.map(x => x.code)) === JSON.stringify(o)", order
+                ),
+                order,
+            )
         # the dark wall's own widgets are dark too, not white boxes on a dark ground
         grounds = wall.evaluate(DARK_WIDGETS_JS)
         assert len(grounds) == 6 and all(g < 0.2 for g in grounds.values()), grounds
