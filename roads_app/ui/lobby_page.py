@@ -607,6 +607,14 @@ def _to_theme() -> None:
         st.query_params[theme.PARAM] = str(ground)
 
 
+def _on_the_floor() -> bool:
+    """Whether the wall shows floor tables (a library it cannot read: the grid says so)."""
+    try:
+        return bool(floor_tables())
+    except RoadsAppError:
+        return False
+
+
 def render_lobby_page() -> None:
     """``/lobby``: every live table; ``?kiosk=1``: the wall alone (no sidebar, no
     settings), every tile on one screen."""
@@ -640,7 +648,7 @@ def render_lobby_page() -> None:
         [str(o) for o in Order],
         key=ORDER_KEY,
         format_func=labels({str(o): k for o, k in ORDER_LABEL.items()}),
-        disabled=bool(floor_tables()),  # floor tables stand in the floor's order
+        disabled=_on_the_floor(),  # floor tables stand in the floor's order
         help=tr("lobby_order_floor_help"),
     )
     with st.container(horizontal=True, gap="medium"):
