@@ -43,7 +43,7 @@ TILES_JS = """() => [...document.querySelectorAll('[class*="st-key-lobby-table-"
     limits: text('tile-table-limits'), rounds: text('tile-rounds'),
     name: text('tile-name'), names: t.querySelectorAll('.rd-tile-name b').length,
     counts: [...t.querySelectorAll('[data-count]')].map(b => b.textContent),
-    live: live ? live.dataset.table : null,
+    live: live ? live.dataset.table : null, grid: t.querySelectorAll('.rd-grid line').length,
     roads: [...t.querySelectorAll('.rd-plot')].map(g => g.layout && g.layout.meta
       && g.layout.meta.road === 'big_road' ? g.layout.meta.rounds : null)
       .filter(n => n !== null)};
@@ -136,7 +136,7 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
             in_order(got, order)
         a01 = next(t for t in tiles(kiosk) if t["code"] == "A01")
         assert a01["stateText"] == "Shuffling" and a01["roads"] == [0], a01  # cleared
-        assert a01["counts"] == ["B 2", "P 2", "T 0"], a01
+        assert a01["counts"] == ["B 2", "P 2", "T 0"] and a01["grid"] > 0, a01  # its grid
         assert places(tiles(kiosk)) == at and places(tiles(wall)) == wall_at
 
         start = time.monotonic()

@@ -169,6 +169,8 @@ function drawSvg(host, spec) {
       }
     }
   });
+  // a road with no round yet (a table's cleared board) still shows its empty grid
+  if (!Object.keys(subs).length && L.xaxis) subplot(svg, defs, L, area, 'x', 'y');
   for (const note of L.annotations || []) annotate(svg, note, area, family);
   host.replaceChildren(svg);
 }
