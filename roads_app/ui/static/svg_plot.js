@@ -169,8 +169,13 @@ function drawSvg(host, spec) {
       }
     }
   });
-  // a road with no round yet (a table's cleared board) still shows its empty grid
-  if (!Object.keys(subs).length && L.xaxis) subplot(svg, defs, L, area, 'x', 'y');
+  // roads with no round yet (a table's cleared board) still show their empty grids
+  if (!Object.keys(subs).length) {
+    for (const key of Object.keys(L)) {
+      const n = (key.match(/^xaxis(\d*)$/) || [])[1];
+      if (n !== undefined && L[`yaxis${n}`]) subplot(svg, defs, L, area, `x${n}`, `y${n}`);
+    }
+  }
   for (const note of L.annotations || []) annotate(svg, note, area, family);
   host.replaceChildren(svg);
 }
