@@ -28,7 +28,7 @@ one open request, renewed every `WAIT_S` seconds, and the server runs nothing fo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,16 +116,19 @@ def screen_size(key: str = "follow") -> dict[str, int] | None:
 
 def follow_wall(
     seq: int,
-    shown: Iterable[str] = (),
+    shown: Iterable[str] | None = (),
     hidden: Mapping[str, int] | None = None,
     *,
+    floor: Sequence[str] = (),
     key: str = "follow_wall",
 ) -> None:
     """Rerun the calling fragment (the wall's grid) when the set of live shoes is no
-    longer ``shown`` (the watcher's change ``seq`` or later), or a shoe the good-road
-    filter hides moved past its version in ``hidden`` (it may pass the filter now). A
-    shown shoe's own change is drawn by its tile alone (`wall_tile`). Also reports the
-    window's size (`screen_size`), which sets how big a tile is."""
+    longer ``shown`` (the watcher's change ``seq`` or later; None: the wall shows floor
+    tables, whose shoes come and go inside their tiles), when the floor's tables in
+    their order (`floor_order`) are no longer ``floor``, or a shoe the good-road filter
+    hides moved past its version in ``hidden`` (it may pass the filter now). A shown
+    shoe's own change, and a shown table's, is drawn by its tile alone (`wall_tile`).
+    Also reports the window's size (`screen_size`), which sets how big a tile is."""
     _component(
         key=key,
         height=1,
@@ -134,7 +137,8 @@ def follow_wall(
         data={
             "wall": True,
             "seq": seq,
-            "ids": sorted(shown),
+            "ids": None if shown is None else sorted(shown),
+            "floor": list(floor),
             "hidden": dict(hidden or {}),
             "screen": True,
             "screen_now": screen_size(key),
@@ -158,6 +162,17 @@ def shoe_now(data_dir: Path, shoe_id: str) -> watch.ShoeNow | None:
 def wall_versions(w: watch.Watcher) -> dict[str, int]:
     """The versions of the shoes on the wall (`library.on_the_wall`), as last seen."""
     return {k: s.version for k, s in w.shoes().items() if library.on_the_wall(k, s.source, s.ended)}
+
+
+def floor_order(places: Mapping[str, int]) -> list[str]:
+    """Floor tables' codes (each with its floor position) in the floor's order: position,
+    then code. The wall's tiles stand in this order all day; the grid and the wall's
+    follower both order by it.
+
+    >>> floor_order({"B2": 2, "A9": 1, "A1": 2})
+    ['A9', 'A1', 'B2']
+    """
+    return sorted(places, key=lambda code: (places[code], code))
 
 
 # --- the server side (no Streamlit: runs on the server's event loop) -----------------------
@@ -321,9 +336,15 @@ def routes(data_dir: Path) -> list[Any]:
                 return refused
         if str(now if now is not None else "") != known:
             answered += 1
-        body = {"v": now}
-        if shoe is None:
-            body = {"seq": now, "shoes": wall_answer(data_dir, bound, wall_versions(w))}
+        body: dict[str, Any] = {"v": now}
+        if shoe is None:  # the wall: its shoes, and its floor tables in order
+            tables = {c: t for c, t in w.tables().items() if tokens.sees(bound, c)}
+            body = {
+                "seq": now,
+                "shoes": wall_answer(data_dir, bound, wall_versions(w)),
+                "tables": {code: t.version for code, t in tables.items()},
+                "floor": floor_order({code: t.position for code, t in tables.items()}),
+            }
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
     return [Route(ROUTE, follow, methods=["GET"])]

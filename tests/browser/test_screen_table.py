@@ -159,7 +159,7 @@ def test_the_wall_with_a_tables_screen_key_shows_that_tables_tile_alone(
     draws that table's tile, none of another table's or of a shoe of no table."""
     page.set_default_timeout(120_000)
     page.goto(f"{floor.server.url}/lobby?token={floor.key}")
-    expect(page.get_by_text("1 live tables")).to_be_visible()  # the grid's own count
+    expect(page.get_by_text("1 tables on the floor, in their places")).to_be_visible()  # its count
     main = page.locator("[data-testid='stMain']")
     expect(main).to_contain_text("Table B07")
     expect(main).not_to_contain_text("Table C01")
