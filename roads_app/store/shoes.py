@@ -20,7 +20,14 @@ import polars as pl
 from roads_app.errors import RoundError, StorageError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, empty_rounds, new_ids
 from roads_app.messages import Message
-from roads_app.store.connection import Connection, Database, bulk_cache, insert_frame, now
+from roads_app.store.connection import (
+    Connection,
+    Database,
+    bulk_cache,
+    insert_frame,
+    now,
+    one_of,
+)
 from roads_app.store.frames import (
     META_COLS,
     ROUND_COLS,
@@ -165,16 +172,9 @@ class Shoes:
         key order, each a run of neighbouring pages rather than a page anywhere."""
         numbers = rows["shoe"].unique(maintain_order=True)
         with self.db.write("import into") as c:
-            have: set[str] = set()
-            for i in range(0, len(origins), 500):
-                part = origins[i : i + 500]
-                have.update(
-                    r[0]
-                    for r in c.execute(
-                        f"SELECT origin FROM shoes WHERE origin IN ({', '.join('?' * len(part))})",
-                        part,
-                    ).fetchall()
-                )
+            among, param = one_of(c, origins)
+            found = c.execute(f"SELECT origin FROM shoes WHERE origin{among}", (param,))
+            have = {r[0] for r in found.fetchall()}
             batch = pl.DataFrame(
                 {"shoe": numbers, "name": names, "origin": origins}, schema_overrides=_BATCH
             )
@@ -224,16 +224,14 @@ class Shoes:
     @staticmethod
     def _refuse_taken(c: Connection, ids: list[str]) -> None:
         """Refuse new shoes whose id is taken (even by a shoe in the trash), or given twice."""
-        for i in range(0, len(ids), 500):  # (SQLite's limit on parameters is far above)
-            part = ids[i : i + 500]
-            row = c.execute(
-                f"SELECT id, deleted FROM shoes WHERE id IN ({', '.join('?' * len(part))}) "
-                "ORDER BY deleted IS NULL LIMIT 1",
-                part,
-            ).fetchone()
-            if row is not None:
-                taken = "msg_id_taken_trash" if row[1] else "msg_id_taken"
-                raise StaleShoeError(Message(taken, id=row[0]))
+        among, param = one_of(c, ids)
+        row = c.execute(
+            f"SELECT id, deleted FROM shoes WHERE id{among} ORDER BY deleted IS NULL LIMIT 1",
+            (param,),
+        ).fetchone()
+        if row is not None:
+            taken = "msg_id_taken_trash" if row[1] else "msg_id_taken"
+            raise StaleShoeError(Message(taken, id=row[0]))
         if len(set(ids)) < len(ids):
             twice = next(i for i in ids if ids.count(i) > 1)
             raise StaleShoeError(Message("msg_id_taken", id=twice))
