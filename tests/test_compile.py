@@ -71,7 +71,7 @@ def compile_fresh(
 
 WARM = """
 from roads_app.sim import warmup
-assert [s.name for s in warmup.missing()] == ["roads", "engine", "plain", "simulate"]
+assert [s.name for s in warmup.missing()] == ["roads", "engine", "plain", "simulate", "odds"]
 warmup.main([])
 assert warmup.missing() == []
 """
