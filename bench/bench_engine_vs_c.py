@@ -19,6 +19,13 @@ of its checkout (its own ``.venv`` if it has one). ``--command`` times the whole
 ``roads-app backtest`` command of each checkout too (`bench_backtest_vs_c.run_command`,
 one thread), in the same rounds: what it reports and, start-up included, per CPU second
 (targets, issue 50: the command at 0.8x the dealer, the kernel at 0.9x).
+
+Figures (2 cores shared with other work, load 13-16, ``--shoes 1000000 --rounds 3
+--command --against`` the code before the command totalled the kernel's arrays and
+priced the exact edge interpreted), per CPU second against the dealer's 20.2 M:
+kernel 1.06x (both); whole command, start-up included, 0.86x (before: 0.83x). The
+wall-clock ratios of the same run (command reports 0.92x; before 1.45x, kernel 1.06x
+and 1.59x) say more about the machine's load than the code.
 """
 
 from __future__ import annotations
