@@ -16,6 +16,7 @@ from roads_app.game.floor import FloorLimits
 from roads_app.game.hand import Winner
 from roads_app.game.rounds import add_winner
 from roads_app.store import db
+from roads_app.store.floor import today
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +40,9 @@ def test_a_tables_display_follows_it_shoe_after_shoe(fresh_server: AppServer, pa
     head = page.locator(".st-key-display_head")
     expect(head.get_by_test_id("shoe-number")).to_have_text("Shoe 1")
     expect(head.get_by_test_id("table-limits")).to_have_text("10-5,000")
+    # the last round's code, small in the header line (`game.floor.round_code`)
+    day = today().replace("-", "")
+    expect(head.get_by_test_id("round-code")).to_have_text(f"B07-{day}-01-03")
     # the name is text: its markup shows as typed, nothing of it is drawn as HTML
     expect(page.locator(".st-key-display_name")).to_contain_text("Table <b>7</b> *vip*")
     assert page.locator(".st-key-display_name b").count() == 0
