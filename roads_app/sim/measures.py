@@ -108,8 +108,10 @@ class Columns:
 def totals_of_columns(c: Columns, slots: Sequence[str], unsettled: int = 0) -> Totals:
     """The exact totals of some shoes' columns (`totals_of` without a frame)."""
     n = c.hands.shape[0]
-    wag = np.asarray(c.wagered, dtype=np.float64)
-    net = np.asarray(c.net, dtype=np.float64)
+    # contiguous, writable copies, whatever the caller holds (a frame's read-only column,
+    # a column of the kernel's rows): one signature of the products' kernel
+    wag = np.array(c.wagered, dtype=np.float64, order="C")
+    net = np.array(c.net, dtype=np.float64, order="C")
     values = np.empty((n, 9 + 2 * len(slots)))  # the columns summed, written in place
     values[:, 0], values[:, 1], values[:, 2] = wag, net, c.final
     for i, (a, b) in enumerate(((net, net), (net, wag), (wag, wag))):
