@@ -25,8 +25,8 @@ def deal(store: db.Store, code: str, winner: Winner) -> None:
     store.floor.append(code, lambda rounds, decks: add_winner(rounds, winner, decks=decks))
 
 
-def test_a_tables_display_follows_it_shoe_after_shoe(fresh_server: AppServer, page: Page):
-    server = fresh_server
+def test_a_tables_display_follows_it_shoe_after_shoe(app_server: AppServer, page: Page):
+    server = app_server
     store = db.open_store(server.data_dir)
     store.floor.add("B07", "Table <b>7</b> *vip*", "classic", FloorLimits.of((10, 5000)))
     store.floor.open("B07")
@@ -66,10 +66,10 @@ def test_a_tables_display_follows_it_shoe_after_shoe(fresh_server: AppServer, pa
     expect(page.get_by_test_id("table-state")).to_have_text("Closed")
 
 
-def test_an_unknown_or_malformed_table_is_one_line(fresh_server: AppServer, page: Page):
+def test_an_unknown_or_malformed_table_is_one_line(app_server: AppServer, page: Page):
     page.set_default_timeout(120_000)
     for code, says in (("Z99", "no table"), ("<b>x</b>", "a table code is")):
-        page.goto(f"{fresh_server.url}/display?table={code}")
+        page.goto(f"{app_server.url}/display?table={code}")
         wait_idle(page)
         alert = page.locator('[data-testid="stAlert"]')
         expect(alert).to_contain_text(says)
