@@ -152,7 +152,8 @@ class Metrics:
     """One server's metrics, on a registry of its own.
 
     ``followers``, ``sent`` and ``sessions`` are read at each scrape; ``appends``: the
-    server takes appends (the API), so their time is measured.
+    server takes appends (the API's feeders, the dashboard's entry pages), so their time
+    is measured.
     """
 
     def __init__(

@@ -50,8 +50,10 @@ class ApiServer:
         host: str = "127.0.0.1",
         port: int | None = None,
         prefix: list[str] | None = None,
+        cwd: Path | None = None,
     ):
         self.data_dir = data_dir
+        self.cwd = cwd  # where it runs (``python -m`` finds a package there first)
         self.host = host
         self.prefix = prefix or []
         self.port = port or free_port()
@@ -79,7 +81,7 @@ class ApiServer:
         ]
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.cwd
             )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

@@ -209,3 +209,40 @@ def _one_round():  # type: ignore[no-untyped-def]
     from roads_app.game.rounds import rounds_from_winners
 
     return rounds_from_winners("B")
+
+
+def test_the_dashboard_times_the_results_its_pages_enter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result entered on a page (saved, or refused as from a tab that is behind) is
+    timed on the dashboard's ``/metrics``, as the API's appends are; an undo is not."""
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
+    from streamlit.testing.v1 import AppTest
+
+    from roads_app.ui import follow, server_metrics, session
+
+    data = tmp_path / "data"
+    monkeypatch.setenv(session.DATA_ENV, str(data))
+    monkeypatch.setattr(session, "appended_hooks", [], raising=False)
+    monkeypatch.setattr(follow, "refused_hooks", [])
+    scrape = Starlette(routes=server_metrics.routes(data, None))
+    app = str(Path(__file__).resolve().parents[1] / "roads_app" / "ui" / "app.py")
+
+    def click(at: AppTest, key: str) -> None:
+        at.button(key=key).click().run()
+        assert not at.exception, at.exception
+
+    first = AppTest.from_file(app, default_timeout=60)
+    first.run()
+    for key in ("btn_B", "btn_P", "btn_undo"):
+        click(first, key)
+    second = AppTest.from_file(app, default_timeout=60)
+    second.query_params[session.URL_PARAM] = first.query_params[session.URL_PARAM]
+    second.run()
+    click(second, "btn_T")  # the shoe moves on in another tab
+    click(first, "btn_B")  # this tab is behind: refused, and timed too
+    with TestClient(scrape) as client:
+        text = client.get(server_metrics.ROUTE).text
+    assert value(text, "roads_app_append_seconds_count") == 4
+    assert value(text, "roads_app_append_seconds_sum") > 0

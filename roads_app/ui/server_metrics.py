@@ -1,6 +1,7 @@
 """The dashboard's ``/metrics`` (`roads_app.metrics`), served beside Streamlit's routes
 (`launch`): the pages following each shoe (and the wall), the news they were sent, the
-follow routes' refusals, the change feed's reconnects and lag, the sessions open.
+follow routes' refusals, the change feed's reconnects and lag, the sessions open, and
+how long a result entered on a page took to save.
 
 Like the pages, it asks for a token once the dashboard is open to the network: a viewer
 (or operator) token as ``Authorization: Bearer ...`` (what a Prometheus scrape job
@@ -15,7 +16,7 @@ from typing import Any
 from roads_app.errors import RoadsAppError
 from roads_app.metrics import CONTENT_TYPE, Metrics
 from roads_app.store import db, tokens, watch
-from roads_app.ui import access, follow
+from roads_app.ui import access, follow, session
 
 ROUTE = "/metrics"
 
@@ -54,8 +55,11 @@ def routes(data_dir: Path, runtime: object) -> list[Any]:
         follow.following,
         lambda: follow.answered,
         sessions=lambda: sessions_of(runtime),
+        appends=True,
     )
     follow.refused_hooks.append(metrics.refused)
+    if metrics.append_seconds is not None:
+        session.appended_hooks.append(metrics.append_seconds.observe)
 
     async def scrape(request: Request) -> Any:
         try:

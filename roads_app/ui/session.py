@@ -17,6 +17,7 @@ and is tested directly; the rest reads and writes ``st.session_state``/``st.quer
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,6 +40,9 @@ STATE_KEY = "roads_app.game.shoe"
 ERRORS_KEY = "roads_app.errors"
 NEW_SHOE_KEY = "roads_app.new_shoe"  # (rules, decks) of the shoe to create on first entry
 URL_PARAM = "shoe"
+appended_hooks: list[Callable[[float], None]] = []
+"""Told the seconds each result entered on a page took to save, or to be refused (the
+dashboard's ``/metrics``: `roads_app.ui.server_metrics`)."""
 
 
 StaleShoeError = db.StaleShoeError
@@ -220,19 +224,29 @@ def apply(area: str, change: Callable[[pl.DataFrame, ShoeMeta], pl.DataFrame]) -
     # What this tab showed when the person acted, not a fresher copy: a shoe moved on
     # by another tab must be refused and shown, never silently added to.
     state = st.session_state.get(STATE_KEY) or current()
+    start = time.perf_counter()
     try:
         new_rounds = change(state.rounds, state.meta)
         saved = save_checked(state, new_rounds, folder)
     except StaleShoeError as e:
         set_error(area, by_name(e, state.meta))
         st.session_state.pop(STATE_KEY, None)
+        _timed(start, new_rounds.height > state.rounds.height)
         return False
     except RoadsAppError as e:
         set_error(area, by_name(e, state.meta))
         return False
+    _timed(start, new_rounds.height > state.rounds.height)
     st.session_state[STATE_KEY] = saved
     _set_url(saved.meta.id)
     return True
+
+
+def _timed(start: float, appended: bool) -> None:
+    """Tell `appended_hooks` how long a result's save (or its refusal) took."""
+    if appended:
+        for hook in appended_hooks:
+            hook(time.perf_counter() - start)
 
 
 def can_bring_back(state: ShoeState) -> bool:

@@ -11,6 +11,7 @@
 
 // Kept per shoe, not per element: Streamlit may mount a component anew on a rerun.
 const tileStates = () => window.__rdTiles || (window.__rdTiles = {});
+const FORGET_MS = 10000;  // a tile's state outlives its element this long (a rerun's remount)
 
 function textNode(parent, tag, cls, text) {
   const node = document.createElement(tag);
@@ -57,6 +58,7 @@ function fitBadge(b, line, rounds) {
 // What the tile shows, from ``s.view`` (the newest known) and the page's settings.
 function drawTile(s) {
   const v = s.view, d = s.data, box = s.box;
+  if (!box) return;  // gone from the page meanwhile (an answer that came after)
   const sig = JSON.stringify([v.version, v.modified, d.stale_text, d.stale_s, d.query,
     d.shoe, d.table_version ?? null]);
   if (box.__rdSig !== sig) {
@@ -203,6 +205,7 @@ export default function (component) {
   drawTile(s);
   if (s.unsub) s.unsub();
   const unsub = s.unsub = hub().sub((got) => tileNews(s, got), data.pass);
+  clearTimeout(s.forget);
   return () => {  // gone from the page (or drawn again, which subscribes anew)
     if (s.unsub !== unsub) return;
     unsub();
@@ -211,5 +214,11 @@ export default function (component) {
     if (s.sizes) s.sizes.disconnect();
     clearTimeout(s.askTimer);  // a tile gone from the wall asks nothing more
     s.asked = null;
+    // A tile holds none of its nodes once gone, and a shoe not drawn again soon (it
+    // ended, left the wall or the filter) is forgotten: a wall that runs for days sees
+    // thousands of shoes come and go.
+    s.box = null;
+    s.staleNode = null;
+    s.forget = setTimeout(() => { if (!s.unsub && all[id] === s) delete all[id]; }, FORGET_MS);
   };
 }

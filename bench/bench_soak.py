@@ -1,0 +1,199 @@
+"""A floor left running: does memory stay flat? (issue 49 item 4: none may grow > 5%).
+
+Run: nice .venv/bin/python bench/bench_soak.py [--tables 24] [--displays 24] [--every 2]
+     [--hands 70] [--minutes 60] [--warmup 10] [--sample 60] [--limit 5] [--out FILE]
+One real dashboard (``dev.py app``, SQLite in a temporary folder, as the README starts
+it); ``--tables`` floor tables opened and fed from this process through the store, each a
+hand every ``--every`` seconds (spread evenly), each shoe shuffled after ``--hands``
+hands and the next started by the next hand (shoes ending and starting all the time);
+the system Chromium shows the kiosk wall (``/lobby?kiosk=1``) and ``--displays`` table
+displays (``/display?table=CODE``), each page in a browser context of its own (its own
+connections: a browser holds only 6 to one server per context). Every ``--sample``
+seconds, printed: the dashboard's resident memory (its whole process tree: dev.py,
+roads-app, Streamlit and their children, from /proc), and for each page its JS heap in
+use and its DOM nodes (Chromium's own ``Performance.getMetrics``, after a garbage
+collection through ``HeapProfiler.collectGarbage``, so a reading is what is kept, not what
+is waiting to be collected). After ``--warmup`` minutes, each series' growth from the
+median of its first three samples after the warm-up to the median of its last three;
+exit 1 when any grew more than ``--limit`` percent. A compressed pace (``--every 0.5
+--hands 20``) ages a floor faster; a small scale (``--tables 6 --displays 3``) fits a
+loaded machine. Every sample goes to ``--out`` (JSON) too.
+
+Measured (``--tables 8 --displays 4 --every 2 --hands 30 --minutes 24``, 176 shoes ended,
+load 11-40 on 2 cores, growth from minute 10 to 25): the dashboard's RSS 567 -> 573 MB
+(+0.8%), the wall's heap 15.1 -> 14.2 MB (-3.1%; its nodes swing 1,600-7,700 with the
+tiles' roads through each shoe, so a median of three samples moves with the phase);
+each display's heap +5.8 to +7.0% and its nodes +6.5 to +7.6%: still growing, slowly,
+shoe after shoe (not found yet: follow.js keeps a state per followed shoe). Before the
+wall's fix the wall's nodes rose 394 -> 9,200 in two minutes with three tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser")]
+
+from conftest import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    AppServer,
+    _group_members,
+    wait_idle,
+)
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+from roads_app.game.floor import FloorLimits  # noqa: E402
+from roads_app.game.hand import Winner  # noqa: E402
+from roads_app.game.rounds import add_winner  # noqa: E402
+from roads_app.store import db  # noqa: E402
+
+SCREEN = {"width": 1280, "height": 720}
+WINNERS = (Winner.BANKER, Winner.PLAYER, Winner.BANKER, Winner.PLAYER, Winner.TIE)
+
+
+def tree_rss_mb(pgid: int) -> float:
+    """Resident memory of every process of the group ``pgid``, in MB (/proc)."""
+    total = 0
+    for pid in _group_members(pgid):
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+class Feeder:
+    """Deals a hand at each table in turn, one table every ``every / tables`` seconds; a
+    table's shoe is shuffled after ``hands`` hands (its next hand starts the next shoe)."""
+
+    def __init__(self, store: db.Store, codes: list[str], every: float, hands: int) -> None:
+        self.store, self.codes, self.every, self.hands = store, codes, every, hands
+        self.dealt = dict.fromkeys(codes, 0)
+        self.shoes = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        step = self.every / len(self.codes)
+        n = 0
+        while not self.stop.wait(step):
+            code = self.codes[n % len(self.codes)]
+            n += 1
+            winner = WINNERS[(n * 7 + len(code)) % len(WINNERS)]
+            self.store.floor.append(code, lambda r, d, w=winner: add_winner(r, w, decks=d))
+            self.dealt[code] += 1
+            if self.dealt[code] == self.hands:
+                self.store.floor.shuffle(code)
+                self.dealt[code] = 0
+                self.shoes += 1
+
+
+def page_metrics(cdp: object) -> tuple[float, int]:
+    """(JS heap in use in MB, DOM nodes) of a page, after a garbage collection."""
+    cdp.send("HeapProfiler.collectGarbage")  # type: ignore[attr-defined]
+    got = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}  # type: ignore[attr-defined]
+    return got["JSHeapUsedSize"] / 2**20, int(got["Nodes"])
+
+
+def growth(values: list[float]) -> float:
+    """Percent from the median of the first three values to the median of the last three."""
+    first, last = statistics.median(values[:3]), statistics.median(values[-3:])
+    return 100.0 * (last - first) / first if first else 0.0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tables", type=int, default=24)
+    ap.add_argument("--displays", type=int, default=24)
+    ap.add_argument("--every", type=float, default=2.0, help="seconds between a table's hands")
+    ap.add_argument("--hands", type=int, default=70, help="hands in a shoe before a shuffle")
+    ap.add_argument("--minutes", type=float, default=60)
+    ap.add_argument("--warmup", type=float, default=10, help="minutes before growth counts")
+    ap.add_argument("--sample", type=float, default=60, help="seconds between samples")
+    ap.add_argument("--limit", type=float, default=5.0, help="percent of growth allowed")
+    ap.add_argument("--out", type=Path, default=ROOT / ".benchmarks" / "soak.json")
+    a = ap.parse_args()
+    print(f"load before: {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
+    samples: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, sync_playwright() as p:
+        server = AppServer(Path(tmp) / "data", Path(tmp) / "server.log").start()
+        try:
+            store = db.open_store(server.data_dir)
+            codes = [f"S{i:02d}" for i in range(1, a.tables + 1)]
+            for code in codes:
+                store.floor.add(code, f"Table {code}", "classic", FloorLimits.of((10, 5000)))
+                store.floor.open(code)
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            pages: dict[str, tuple[Page, object]] = {}
+            urls = {"wall": f"{server.url}/lobby?kiosk=1"}
+            urls |= {f"display {c}": f"{server.url}/display?table={c}" for c in codes[: a.displays]}
+            for name, url in urls.items():
+                page = browser.new_context(viewport=SCREEN).new_page()
+                page.set_default_timeout(180_000)
+                page.goto(url)
+                wait_idle(page)
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Performance.enable")
+                pages[name] = (page, cdp)
+            feeder = Feeder(store, codes, a.every, a.hands)
+            feeder.thread.start()
+            t0 = time.monotonic()
+            pause = threading.Event()
+            while True:
+                minute = (time.monotonic() - t0) / 60
+                row: dict[str, float] = {"minute": round(minute, 2)}
+                row["server rss MB"] = round(tree_rss_mb(server.proc.pid), 1)  # type: ignore[union-attr]
+                for name, (_page, cdp) in pages.items():
+                    heap, nodes = page_metrics(cdp)
+                    row[f"{name} heap MB"] = round(heap, 2)
+                    row[f"{name} nodes"] = nodes
+                samples.append(row)
+                heaps = [v for k, v in row.items() if k.startswith("display") and "heap" in k]
+                nodes = [v for k, v in row.items() if k.startswith("display") and "nodes" in k]
+                print(
+                    f"min {minute:6.1f}  server {row['server rss MB']:7.1f} MB  wall heap "
+                    f"{row['wall heap MB']:6.2f} MB nodes {row['wall nodes']:6d}  displays heap "
+                    f"{min(heaps, default=0):.2f}-{max(heaps, default=0):.2f} MB nodes "
+                    f"{min(nodes, default=0)}-{max(nodes, default=0)}  shoes ended "
+                    f"{feeder.shoes}  load {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
+                if minute >= a.minutes:
+                    break
+                pause.wait(a.sample)
+            feeder.stop.set()
+            feeder.thread.join(timeout=60)
+            browser.close()
+        finally:
+            server.stop()
+    a.out.parent.mkdir(exist_ok=True)
+    a.out.write_text(json.dumps(samples, indent=1))
+    counted = [s for s in samples if s["minute"] >= a.warmup]
+    if len(counted) < 6:
+        print(f"too few samples after the {a.warmup}-minute warm-up to judge ({len(counted)})")
+        return 1
+    worst = 0.0
+    print(f"growth after minute {a.warmup} (median of the first 3 samples -> of the last 3):")
+    for key in (k for k in samples[0] if k != "minute"):
+        g = growth([s[key] for s in counted])
+        worst = max(worst, g)
+        flag = "  GREW" if g > a.limit else ""
+        print(f"  {key:<28} {counted[0][key]:>10} -> {counted[-1][key]:>10}  {g:+6.1f}%{flag}")
+    print(f"load after: {os.getloadavg()}; the largest growth {worst:+.1f}% (limit {a.limit}%)")
+    return 1 if worst > a.limit else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
