@@ -124,6 +124,12 @@ def scrub(text: str, url: str) -> str:
     return text
 
 
+def _known_key(sql: str, params: Any) -> tuple[str, tuple[Any, ...]]:
+    """A read's key among those known in advance: an array parameter (``= ANY(%s)``
+    with a list) is keyed by its items, as lists cannot be keys."""
+    return sql, tuple(tuple(p) if isinstance(p, list) else p for p in params)
+
+
 @lru_cache(maxsize=512)
 def pg_sql(sql: str) -> str:
     """A query of the store in psycopg's placeholders: ``?`` → ``%s``, ``%`` → ``%%``.
@@ -255,7 +261,7 @@ class PgConnection:
     def execute(self, sql: str, params: Any = ()) -> Rows | psycopg.Cursor[Any]:
         if self.held is not None:
             if self.known:
-                rows = self.known.get((sql, tuple(params)))
+                rows = self.known.get(_known_key(sql, params))
                 if rows is not None:
                     return Rows(rows, len(rows))
                 if sql.lstrip()[:6].upper() != "SELECT":
