@@ -25,6 +25,10 @@ def deal(store: db.Store, code: str, winner: Winner) -> None:
     store.floor.append(code, lambda rounds, decks: add_winner(rounds, winner, decks=decks))
 
 
+GONE_JS = "(old) => !Object.keys(window.__rdFollowing || {}).some((k) => k.includes(old))"
+"""No follower of the shoe ``old`` is left on the page (`follow.js`'s states)."""
+
+
 def test_a_tables_display_follows_it_shoe_after_shoe(app_server: AppServer, page: Page):
     server = app_server
     store = db.open_store(server.data_dir)
@@ -47,6 +51,7 @@ def test_a_tables_display_follows_it_shoe_after_shoe(app_server: AppServer, page
     expect(page.locator(".st-key-display_name")).to_contain_text("Table <b>7</b> *vip*")
     assert page.locator(".st-key-display_name b").count() == 0
 
+    first = store.floor.get("B07").shoe
     store.floor.shuffle("B07")  # the shoe ends; the screen says so, with its final counts
     state = page.get_by_test_id("table-state")
     expect(state).to_have_attribute("data-state", "shuffling")
@@ -59,6 +64,8 @@ def test_a_tables_display_follows_it_shoe_after_shoe(app_server: AppServer, page
     wait_rounds(page, 1, timeout_ms=60_000)
     expect(head.get_by_test_id("shoe-number")).to_have_text("Shoe 2")
     record("table_display_next_shoe_s", round(time.monotonic() - start, 3))  # not asserted
+    # the ended shoe's follower is gone with it (its loop asked the server all day long)
+    page.wait_for_function(GONE_JS, arg=first, timeout=30_000)
     assert page.get_by_test_id("table-state").count() == 0
 
     store.floor.close("B07")

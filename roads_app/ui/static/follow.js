@@ -19,10 +19,24 @@ export default function (component) {
   // a rerun, and a retry left on the old element would rerun its fragment for ever.
   const states = window.__rdFollowing || (window.__rdFollowing = {});
   const id = data.wall ? 'wall' : `shoe:${data.shoe}`;
+  // The same place on the page now following another thing (a table's screen on its
+  // next shoe: Streamlit hands the component new data, no clean-up): the old one's loop
+  // stops and its state goes, or every past shoe of the day would still be asked after.
+  const place = component.parentElement;
+  const was = place && place.__rdFollowId;
+  if (was && was !== id && states[was]) {
+    const old = states[was];
+    old.gen += 1;
+    clearTimeout(old.timer);
+    if (old.unsub) old.unsub();
+    if (old.stop) old.stop.abort();
+    delete states[was];
+  }
+  if (place) place.__rdFollowId = id;
   const s = states[id] || (states[id] = { asked: null, timer: null, gen: 0 });
   const gen = ++s.gen;  // only the newest render's loop may ask: an older one sees old data
   s.set = setStateValue;  // a retry asks through the element on show now
-  const stop = new AbortController();
+  const stop = s.stop = new AbortController();
   const known = data.wall ? data.seq : data.version;
 
   // A news is asked for once: a second rerun at once would supersede the first, and what
