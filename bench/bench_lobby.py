@@ -142,16 +142,8 @@ class Stream(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         now = time.monotonic()
-        buf = self.buf + data
-        while True:
-            end = buf.find(b"\n\n")
-            if end < 0:
-                break
-            event, buf = buf[:end], buf[end + 2 :]
-            i = event.find(b"event: ")
-            if i < 0:
-                continue  # a ping or the headers
-            kind, _, rest = event[i + 7 :].partition(b"\n")
+        events, self.buf = bf.split_events(self.buf + data)
+        for kind, rest in events:
             body = rest.removeprefix(b"data: ")
             if kind == b"table":
                 code, number, count, state = fields(body)
@@ -164,7 +156,6 @@ class Stream(asyncio.Protocol):
                 self.c.ready += 1
             else:
                 self.ended = kind.decode()
-        self.buf = buf
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.ended = self.ended or "closed"
@@ -299,22 +290,8 @@ def run(code: Path, a: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench_lobby_"))
     port, trace = b.free_port(), tmp / "trace.json"
     url = f"http://127.0.0.1:{port}"
-    head = subprocess.run(
-        ["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "-C", str(code), "status", "--porcelain", "roads_app"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    token = subprocess.run(
-        [py, "-m", "roads_app", "token", "--data", str(tmp)],
-        cwd=code,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    head = bf.head_of(code)
+    token = bf.operator_token(py, code, tmp, env)
     codes = add_tables(tmp, a.tables, a.start)
     server = subprocess.Popen(
         [py, __file__, "_server", str(tmp), str(port), str(trace)],
@@ -355,22 +332,12 @@ def run(code: Path, a: argparse.Namespace) -> None:
             t["code"]: (t["shoe_number"] or 0, t["round_count"], t["state"])
             for t in httpx.get(f"{url}/tables", headers={"Authorization": f"Bearer {token}"}).json()
         }
-        for cl in clients:
-            assert cl.stdin is not None
-            cl.stdin.write("stop\n")
-            cl.stdin.flush()
-        for cl in clients:
-            cl.wait(timeout=300)
+        bf.stop_clients(clients)
         load1 = os.getloadavg()
         os.kill(server.pid, signal.SIGUSR1)
         server.wait(timeout=60)
     finally:
-        for cl in clients:
-            if cl.poll() is None:
-                cl.kill()
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
+        bf.end_run(clients, server)
 
     tr = json.loads(trace.read_text())
     t1 = t0 + took
@@ -399,7 +366,7 @@ def run(code: Path, a: argparse.Namespace) -> None:
             to_pub.append((p0 - commit[key]) * 1e3)
     publish_ms = [(p1 - p0) * 1e3 for key, (p0, p1) in pub.items() if key in commit]
     print(
-        f"lobby, code {code.name} ({head}{' +changes' if dirty else ''}): {a.followers} followers "
+        f"lobby, code {code.name} ({head}): {a.followers} followers "
         f"in {a.clients} client processes, {a.tables} tables, a hand each every {a.every:g} s "
         f"for {took:.0f} s ({len(commit)} appends); streams opened in {opened:.1f} s; load "
         f"{load0[0]:.2f} before, {load1[0]:.2f} after ({os.cpu_count()} cores)"
@@ -427,29 +394,13 @@ def main() -> None:
         server_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
         return
     if sys.argv[1:2] == ["_clients"]:
-        try:
-            import uvloop
-
-            uvloop.install()
-        except ImportError:
-            pass
+        bf.client_loop()
         url, codes, n, out = sys.argv[2:6]
         asyncio.run(clients_main(url, codes.split(","), int(n), out))
         return
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tables", type=int, default=100)
-    ap.add_argument("--every", type=float, default=2.0)
-    ap.add_argument("--followers", type=int, default=2000)
-    ap.add_argument("--clients", type=int, default=4)
-    ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--start", type=int, default=30, help="hands in each shoe at the start")
+    ap = bf.arguments(followers=2000, tables=100, seconds=30.0)
     ap.add_argument("--hands", type=int, default=60, help="hands a shoe, then a shuffle")
-    ap.add_argument("--code", nargs="*", default=[str(ROOT)], help="checkouts to serve from")
-    ap.add_argument("--repeat", type=int, default=1)
-    a = ap.parse_args()
-    for _ in range(a.repeat):
-        for code in a.code:
-            run(Path(code).resolve(), a)
+    bf.each_checkout(ap.parse_args(), run)
 
 
 if __name__ == "__main__":
