@@ -123,8 +123,8 @@ def server_main(data: str, port: int, trace: str) -> None:
     gc_pauses(pauses)
     real_append, real_apply = service.Feed.append, stream.Hub._apply
 
-    def append(self, shoe_id, body, key):  # type: ignore[no-untyped-def]
-        reply = real_append(self, shoe_id, body, key)
+    def append(self, shoe_id, body, key, *who):  # type: ignore[no-untyped-def]
+        reply = real_append(self, shoe_id, body, key, *who)
         if isinstance(reply.body, dict) and "version" in reply.body:
             commits.append((shoe_id, int(reply.body["version"]), time.monotonic()))
         return reply
@@ -164,16 +164,16 @@ def split_events(buf: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
     >>> split_events(b"HTTP/1.1 200\\r\\n\\r\\nevent: a\\ndata: 1\\n\\n: ping\\n\\nevent: b")
     ([(b'a', b'data: 1')], b'event: b')
     """
-    out = []
-    while True:
-        end = buf.find(b"\n\n")
+    out, at = [], 0
+    while True:  # by offsets: slicing off each event would copy the rest each time
+        end = buf.find(b"\n\n", at)
         if end < 0:
-            return out, buf
-        event, buf = buf[:end], buf[end + 2 :]
-        i = event.find(b"event: ")
+            return out, buf[at:]
+        i = buf.find(b"event: ", at, end)
         if i >= 0:
-            kind, _, rest = event[i + 7 :].partition(b"\n")
+            kind, _, rest = buf[i + 7 : end].partition(b"\n")
             out.append((kind, rest))
+        at = end + 2
 
 
 class Stream(asyncio.Protocol):
