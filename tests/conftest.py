@@ -26,16 +26,43 @@ settings.register_profile("roads", deadline=None)
 settings.load_profile("roads")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keep together on one xdist worker the tests of a module that share a fixture
     wider than a test (so it is set up once, not once per worker)."""
     if not config.pluginmanager.hasplugin("xdist"):  # ``-p no:xdist``: no such marker
         return
     for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        defs = info.name2fixturedefs.values() if info is not None else ()
-        if any(d[-1].scope in ("module", "class", "package") for d in defs if d):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        group = shared_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+            if getattr(config.option, "loadgroup", False):  # an xdist worker's setting
+                join_group(item, group)
+
+
+def shared_group(item: pytest.Item) -> str | None:
+    """The test's module, if the test uses a fixture wider than a test (else None)."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.values() if info is not None else ()
+    if any(d[-1].scope in ("module", "class", "package") for d in defs if d):
+        return item.nodeid.split("::")[0]
+    return None
+
+
+def join_group(item: pytest.Item, group: str) -> None:
+    """Give the test the id ``<id>@<group>`` by which xdist's scheduler deals a group out
+    whole. xdist does it itself from the marker, but it writes ``item._nodeid``, which
+    pytest 9 no longer reads (the id is ``item._id``): every group was empty, and each
+    module's server, Ray instance or wheel was made on both workers. (And its hook runs
+    before this one.) Never twice, should a later xdist do it too."""
+    if "@" in item.nodeid.rpartition("]")[2]:
+        return
+    if not hasattr(item, "_id"):  # pytest 8
+        item._nodeid = f"{item.nodeid}@{group}"  # type: ignore[attr-defined]
+        return
+    from _pytest.nodeid import NodeId
+
+    item._id = NodeId.parse(f"{item.nodeid}@{group}")  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)

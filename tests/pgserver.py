@@ -162,6 +162,7 @@ def running_server(
                 "-E",
                 "UTF8",
                 "--locale=C.UTF-8",
+                *([] if fsync else ["--no-sync"]),  # nor its files synced at the end
             ]
         ),
         check=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -18,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db
 from roads_app.store import rounds as store_rounds
-from roads_app.ui import session
+from roads_app.ui import entry_page, session
 from tests import storehelp as sh
 from tests.apphelp import open_tab
 from tests.shown import shown
@@ -72,6 +73,12 @@ def submit(at: AppTest, form: str, label: str) -> AppTest:
     return click(at, f"FormSubmitter:{form}-{label}")
 
 
+def flag_toggle(at: AppTest, flag: str) -> Any:
+    """A flag's toggle as drawn now (its key carries how often the server set the flags:
+    `entry_page.toggle_key`)."""
+    return at.toggle(key=f"flag_{flag}_{at.session_state[entry_page.TOGGLES_KEY]}")
+
+
 def url_shoe(at: AppTest) -> str:
     return at.query_params[session.URL_PARAM]
 
@@ -117,29 +124,29 @@ def test_each_click_is_saved_and_undo_takes_back_the_last(data: Path):
 
 def test_pair_and_natural_toggles_go_with_the_result_then_reset(data: Path):
     at = open_app()
-    at.toggle(key="flag_banker_pair").set_value(True)
-    at.toggle(key="flag_player_natural").set_value(True)
+    flag_toggle(at, "banker_pair").set_value(True)
+    flag_toggle(at, "player_natural").set_value(True)
     click(at, "btn_P")
     rounds, _ = sh.load_shoe(url_shoe(at), data)
     row = rounds.row(0, named=True)
     assert (row["winner"], row["banker_pair"], row["player_natural"]) == ("P", True, True)
     assert row["player_pair"] is None  # not toggled: not recorded, rather than claimed false
-    assert not at.toggle(key="flag_banker_pair").value
-    assert not at.toggle(key="flag_player_natural").value
+    assert not flag_toggle(at, "banker_pair").value
+    assert not flag_toggle(at, "player_natural").value
 
 
 def test_a_natural_that_contradicts_the_result_is_refused_and_nothing_changes(data: Path):
     at = click(open_app(), "btn_B")
     shoe = url_shoe(at)
-    at.toggle(key="flag_banker_natural").set_value(True)
-    at.toggle(key="flag_player_natural").set_value(False)
+    flag_toggle(at, "banker_natural").set_value(True)
+    flag_toggle(at, "player_natural").set_value(False)
     click(at, "btn_B")  # accepted: banker natural, banker wins
-    at.toggle(key="flag_player_natural").set_value(True)
+    flag_toggle(at, "player_natural").set_value(True)
     click(at, "btn_P")  # both naturals with player win: allowed (9 against 8)
     assert winners_on_disk(data, shoe) == "BBP"
     at.number_input(key="points_player").set_value(5)
     at.number_input(key="points_banker").set_value(3)
-    at.toggle(key="flag_player_natural").set_value(True)
+    flag_toggle(at, "player_natural").set_value(True)
     submit(at, "points_form", "Add by points")
     assert any("natural is 8 or 9" in e for e in errors(at))
     assert winners_on_disk(data, shoe) == "BBP"

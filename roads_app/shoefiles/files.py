@@ -43,7 +43,7 @@ from roads_app.game.rounds import (
     is_shoe_id,
 )
 from roads_app.messages import Message
-from roads_app.shoefiles import streaming
+from roads_app.shoefiles import schemas, streaming
 from roads_app.shoefiles.importing import (  # parsing and checking files lives there
     FORMAT_KEY,
     MAX_IMPORT_BYTES,
@@ -269,9 +269,16 @@ def _cards_to_text(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(pl.col(pl.List(pl.String)).list.join(" "))
 
 
-def export_bytes(rounds: pl.DataFrame, meta: ShoeMeta, fmt: str) -> bytes:
-    """A shoe as CSV, JSON or Parquet bytes, in a form `import_bytes` reads back exactly."""
+def export_bytes(
+    rounds: pl.DataFrame, meta: ShoeMeta, fmt: str, codes: list[str] | None = None
+) -> bytes:
+    """A shoe as CSV, JSON or Parquet bytes, in a form `import_bytes` reads back exactly.
+    ``codes``: a floor table's shoe's round codes (`roads_app.game.floor.round_code`), a
+    ``round_code`` column after ``round``; a shoe of no table (None) is written as before."""
     frame = rounds.select(ROUNDS_SCHEMA.names())
+    if codes is not None:
+        column = pl.Series(schemas.ROUND_CODE, codes, dtype=pl.String)
+        frame = frame.insert_column(frame.columns.index("round") + 1, column)
     buf = io.BytesIO()
     if fmt == "parquet":
         md = {META_KEY: json.dumps(meta.to_dict()), FORMAT_KEY: FORMAT_VERSION}

@@ -214,7 +214,7 @@ def _entry_round(r: schemas.RoundIn) -> dict[str, Any]:
         basis = Message("msg_basis_points")
     else:
         return round_by_winner(r.winner, **flags)
-    given = r.model_dump(exclude={"round"})
+    given = r.model_dump(exclude={"round", schemas.ROUND_CODE})
     given["winner"] = round_by_winner(r.winner)["winner"]
     for key, value in given.items():
         if value is not None and value != out[key]:

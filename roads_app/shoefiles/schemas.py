@@ -38,9 +38,14 @@ class RoundIn(BaseModel):
     banker_natural: bool | None = None
     player_cards: Annotated[list[CARD_CODE], Field(min_length=2, max_length=3)] | None = None
     banker_cards: Annotated[list[CARD_CODE], Field(min_length=2, max_length=3)] | None = None
+    round_code: Annotated[str, Field(max_length=64)] | None = None
+    """A floor table's round code (``B07-20261205-03-42``), written by an export of a
+    table's shoe and read back as nothing: a shoe imported belongs to no table."""
 
 
 FIELDS: tuple[str, ...] = tuple(RoundIn.model_fields)
+ROUND_CODE = "round_code"
+"""The round-code column (`RoundIn.round_code`)."""
 """The columns a shoe file may have, in order."""
 
 

@@ -870,6 +870,7 @@ _JSON_TYPES: dict[str, pl.DataType] = {
     "banker_points": pl.Int64(),
     **{c: pl.Boolean() for c in FLAGS},
     **{c: pl.List(pl.String) for c in _CARDS},
+    schemas.ROUND_CODE: pl.String(),
 }
 
 

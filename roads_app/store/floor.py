@@ -91,6 +91,13 @@ class FloorTable:
     shoe_rounds: int = 0
     shoe_ended: bool = False
 
+    @property
+    def place(self) -> ShoePlace | None:
+        """Its current (or last) shoe's place in the day; None before its first shoe."""
+        if self.shoe_day is None or self.shoe_number is None:
+            return None
+        return ShoePlace(self.code, self.shoe_day, self.shoe_number)
+
     def to_dict(self) -> dict[str, Any]:
         """As JSON (the API, ``tables list --json``)."""
         return {
@@ -120,6 +127,21 @@ class Dealt:
     version: int
     rounds: pl.DataFrame
     codes: list[str]
+
+
+@dataclass(frozen=True)
+class ShoePlace:
+    """Where a shoe of a floor table was dealt: the table, the day it started, its number
+    of that day (what its rounds' codes are made of, `round_code`)."""
+
+    table: str
+    day: str
+    number: int
+
+    def codes(self, upto: int, first: int = 1) -> list[str]:
+        """The codes of its rounds ``first`` to ``upto``."""
+        day = date.fromisoformat(self.day)
+        return [round_code(self.table, day, self.number, n) for n in range(first, upto + 1)]
 
 
 @dataclass(frozen=True)
@@ -438,6 +460,17 @@ class Floor:
 
     # --- the day
 
+    def place_of(self, shoe_id: str) -> ShoePlace | None:
+        """The floor table, day and number a shoe was dealt at; None for a shoe of no
+        table (entered by hand, imported) or one not in the library."""
+        with self.db.read() as c:
+            row = c.execute(
+                "SELECT floor_table, floor_day, floor_number FROM shoes WHERE id = ?", (shoe_id,)
+            ).fetchone()
+        if row is None or row[0] is None or row[1] is None or row[2] is None:
+            return None
+        return ShoePlace(str(row[0]), str(row[1]), int(row[2]))
+
     def day(self, code: str, day: str | None = None) -> TableDay:
         """A table's day (``YYYY-MM-DD``, today when None): its shoes and their counts,
         hands, hands per hour, the day's B/P/T and pairs."""
@@ -505,14 +538,8 @@ class Floor:
 
 def codes_of(table: FloorTable, last: int) -> list[str]:
     """The codes of the table's current shoe's last ``last`` rounds."""
-    if table.shoe_day is None or table.shoe_number is None:
-        return []
-    day = date.fromisoformat(table.shoe_day)
-    first = table.shoe_rounds - last + 1
-    return [
-        round_code(table.code, day, table.shoe_number, n)
-        for n in range(first, table.shoe_rounds + 1)
-    ]
+    place = table.place
+    return [] if place is None else place.codes(table.shoe_rounds, table.shoe_rounds - last + 1)
 
 
 def _per_hour(hands: int, first: object, last: object) -> float | None:

@@ -346,13 +346,16 @@ def export_shoe(
     check_format(fmt)
     if fmt == "png" and draw is None:  # a bug in the caller, not the person's input
         raise TypeError("export_shoe(..., 'png') needs draw=render.scorecard.board_png")
-    saved = db.open_store(data_dir).shoes.load(check_shoe_id(shoe_id))
+    store = db.open_store(data_dir)
+    saved = store.shoes.load(check_shoe_id(shoe_id))
     rounds, meta = saved.rounds, saved.meta
     if upto is not None:
         rounds = rounds.head(max(0, upto))
     if fmt == "png":
         return draw(rounds, meta), export_name(meta, fmt)  # type: ignore[misc]
-    return shoe_files.export_bytes(rounds, meta, fmt), export_name(meta, fmt)
+    place = store.floor.place_of(meta.id)
+    codes = None if place is None else place.codes(rounds.height)
+    return shoe_files.export_bytes(rounds, meta, fmt, codes), export_name(meta, fmt)
 
 
 Dealer = Callable[[int, ShoeOptions], tuple[pl.DataFrame, ShoeMeta]]

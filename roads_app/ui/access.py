@@ -100,7 +100,8 @@ def _screen(key: str) -> str | None:
 def screen_refusal(path: str | None = None) -> str | None:
     """The one line a screen shows instead of anything else (the catalogue's key), or
     None: its key was revoked or is wrong, it is for another table than the page's
-    ``?table=``, or (``path``: the page opened) the page is not the display or the wall."""
+    ``?table=`` or than the table the page's ``?shoe=`` was dealt at (a shoe of no table
+    too), or (``path``: the page opened) the page is not the display or the wall."""
     if not exposed():
         return None
     now = role()
@@ -110,9 +111,18 @@ def screen_refusal(path: str | None = None) -> str | None:
     own = st.session_state.get(_SCREEN_TABLE)
     if own is not None and table is not None and table != own:
         return "screen_key_other_table"
+    shoe = st.query_params.get(session.URL_PARAM)
+    if own is not None and table is None and shoe is not None and not _dealt_at(shoe, own):
+        return "screen_key_other_table"  # a shoe of another table, or of none
     if path is not None and path not in SCREEN_PAGES:
         return "screen_key_not_here"
     return None
+
+
+def _dealt_at(shoe: str, table: str) -> bool:
+    """Whether ``shoe`` was dealt at the floor table ``table`` (`Floor.place_of`)."""
+    place = session.store().floor.place_of(shoe)
+    return place is not None and place.table == table
 
 
 def _recheck() -> str | None:

@@ -129,6 +129,10 @@ def render_display_header(
         count = html.escape(word("round_of", lg, n=rounds.height))
         parts = [table_line(table, lg)] if table is not None else []
         parts.append(f"<span data-testid='round-count'>{count}</span>")
+        place = table.place if table is not None else None
+        if place is not None and rounds.height:  # the last round's code, small
+            code = html.escape(place.codes(rounds.height, rounds.height)[0])
+            parts.append(f"<span class='rd-round-code' data-testid='round-code'>{code}</span>")
         if rounds.height:
             last = str(rounds["winner"][-1])
             parts.append(

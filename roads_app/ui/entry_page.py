@@ -45,6 +45,7 @@ from roads_app.ui.good_roads_view import render_tags
 from roads_app.ui.guard import guarded
 from roads_app.ui.live_odds import render_live_odds
 from roads_app.ui.stats_view import render_stats
+from roads_app.ui.table_day_view import render_table_day
 from roads_app.ui.words import (
     Md,
     labels,
@@ -71,24 +72,44 @@ REPLACE_BY = {"Result": "by_result", "Points": "by_points", "Cards": "by_cards"}
 # --- actions (widget callbacks: they run before the fragment redraws) --------------------
 
 
-PAIRS_KEY = "roads_app.key_pairs"
-"""Pairs the numpad's 4 and 5 set for the next result, kept apart from the toggles: a
-toggle's value set by the server can come back stale with a rerun the page asked for
-before it saw the change (a key typed 30 ms later), and the pair would be lost or land
-on a later round. A pair is on for the next result when its toggle or its key says so."""
+NEXT_KEY = "roads_app.next_flags"
+"""The flags the next result takes as the server last set them (a pair key of the
+numpad, 4 or 5, or a result clearing them): what the toggles are drawn showing."""
+
+TOGGLES_KEY = "roads_app.toggles_drawn"
+"""How many times the server has set `NEXT_KEY`: the toggles' keys carry it
+(`toggle_key`), so each change draws new toggles showing the flags, a pair key's lit.
+Why not set a toggle's value from the server: a value set that way can come back stale
+with a rerun the page asked for before it saw the change (a key typed 30 ms later), and
+the pair would be lost or land on a later round. A new toggle's value changes only by a
+click, and an older toggle's value, sent by a page that has not seen the new ones,
+names a toggle no longer drawn."""
+
+
+def toggle_key(flag: str) -> str:
+    """The key of ``flag``'s toggle as drawn now."""
+    return f"flag_{flag}_{st.session_state.setdefault(TOGGLES_KEY, 0)}"
 
 
 def _flags() -> dict[str, bool | None]:
-    """The toggles and the numpad's pair keys as round flags: on means yes, off means not
-    recorded (null)."""
-    keyed = st.session_state.get(PAIRS_KEY) or {}
-    return {k: True if keyed.get(k) or st.session_state.get(f"flag_{k}") else None for k in FLAGS}
+    """The flags the next result takes, each as its toggle says (a click since it was
+    drawn included), or as the server last set it: on means yes, off means not recorded
+    (null)."""
+    kept = st.session_state.get(NEXT_KEY) or {}
+    shown = {k: st.session_state.get(toggle_key(k)) for k in FLAGS}
+    return {k: True if (kept.get(k) if shown[k] is None else shown[k]) else None for k in FLAGS}
+
+
+def _set_flags(flags: dict[str, bool | None]) -> None:
+    """The next result's flags set by the server: the toggles are drawn anew with them."""
+    st.session_state[NEXT_KEY] = {k: True for k in FLAGS if flags.get(k)}
+    st.session_state[TOGGLES_KEY] = st.session_state.get(TOGGLES_KEY, 0) + 1
 
 
 def _reset_flags() -> None:
-    st.session_state[PAIRS_KEY] = {}
-    for k in FLAGS:
-        st.session_state[f"flag_{k}"] = False
+    """After a result: the next takes no flag (the toggles drawn anew only if one was on)."""
+    if any(_flags().values()):
+        _set_flags({})
 
 
 @access.writes
@@ -157,27 +178,22 @@ def key_runs(
 def on_keys(keys: list[str]) -> None:
     """Presses from the page's queue (B/P/T/U and the numpad's), applied in order and
     saved in one write."""
-    keyed = st.session_state.get(PAIRS_KEY) or {}
-    runs, after = key_runs(keys, {k: True if keyed.get(k) else None for k in FLAGS})
-    toggles = {k: True if st.session_state.get(f"flag_{k}") else None for k in FLAGS}
+    before = _flags()
+    runs, after = key_runs(keys, before)
     notes: list[str] = []
 
     def change(rounds: pl.DataFrame, meta: ShoeMeta) -> pl.DataFrame:
-        first = True  # the toggles go with the first result, as a button's click
         for run, flags in runs:
             if run:
-                both = {k: True if flags.get(k) or (first and toggles[k]) else None for k in FLAGS}
-                rounds, skipped = apply_keys(rounds, run, decks=meta.decks, **both)
+                rounds, skipped = apply_keys(rounds, run, decks=meta.decks, **flags)
                 notes.extend(skipped)
-                first = first and not set(run) - {"u"}
         return rounds
 
     if not any(run for run, _ in runs) or session.apply("result", change):
-        # a pair key alone saves nothing: it sets its pair for the next result
-        st.session_state[PAIRS_KEY] = {k: True for k in FLAGS if after.get(k)}
-        if any(set(run) - {"u"} for run, _ in runs):
-            for k in FLAGS:
-                st.session_state[f"flag_{k}"] = False
+        # a pair key alone saves nothing: it sets its pair for the next result, and
+        # its toggle shows it
+        if after != before:
+            _set_flags(after)
         if notes:
             session.set_error("result", Md("; ".join(dict.fromkeys(map(say, notes)))))
 
@@ -312,9 +328,10 @@ def render_quick_entry(state: session.ShoeState) -> None:
             help=tr("bring_back_help"),
         )
         render_ask_toggle()
+    drawn = st.session_state.get(NEXT_KEY) or {}
     with st.container(horizontal=True, gap="medium"):
         for k in FLAGS:
-            st.toggle(tr(k), key=f"flag_{k}")
+            st.toggle(tr(k), value=bool(drawn.get(k)), key=toggle_key(k))
     st.caption(tr("keys_help"))  # the letters and the dealer's numpad (`page_head.NUMPAD`)
     _error("result")
 
@@ -479,6 +496,8 @@ def shoe_fragment() -> None:
     with side:
         render_stats(state.rounds)
         render_odds(state, None if side_by_side else drawn.width)
+        if state.saved:
+            render_table_day(state.meta.id)
     render_next(drawn, next_rounds(state))
 
 

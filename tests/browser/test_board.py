@@ -414,6 +414,33 @@ def test_a_whole_shoe_typed_fast_is_saved_as_typed(app_server: AppServer, page: 
     ]
 
 
+TOGGLE_JS = """([flag, on]) => {
+  const shown = [...document.querySelectorAll(`[class*='st-key-flag_${flag}'] input`)];
+  return shown.length === 1 && shown[0].checked === on;
+}"""
+
+
+def test_the_numpads_pair_keys_light_their_toggles_until_the_hand(
+    app_server: AppServer, page: Page
+):
+    """Issue 47: the numpad's 5 and 4 set the next result's Banker and Player pairs, and
+    their toggles show it (on); the hand entered takes both, and the toggles are off."""
+    page.goto(app_server.url)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
+    settle(page)
+    page.keyboard.press("Numpad5")
+    page.wait_for_function(TOGGLE_JS, arg=["banker_pair", True], timeout=60_000)
+    page.keyboard.press("Numpad4")
+    page.wait_for_function(TOGGLE_JS, arg=["player_pair", True], timeout=60_000)
+    page.keyboard.press("Numpad2")
+    wait_rounds(page, 1)
+    for flag in ("banker_pair", "player_pair"):
+        page.wait_for_function(TOGGLE_JS, arg=[flag, False], timeout=60_000)
+    wait_idle(page)
+    saved, _ = storage.load_shoe(shoe_of(page), app_server.data_dir)
+    assert saved.select("winner", "banker_pair", "player_pair").rows() == [("B", True, True)]
+
+
 def test_key_to_board_latency_on_an_80_round_shoe(app_server: AppServer, page: Page):
     # 64 dealt rounds and 16 keys: 80. From 72 the shoe would be out of cards (88 rounds
     # use at least 417 of its 416: refused by the one shoe rule, `check_shoe`)
@@ -712,7 +739,7 @@ def test_a_key_reaches_the_board_wherever_the_focus_is_but_a_text_input_types(
     page.goto(app_server.url)
     wait_rounds(page, 0, timeout_ms=LOAD_MS)
     settle(page)
-    page.locator(".st-key-flag_player_pair").get_by_text("Player pair").click()
+    page.locator("[class*='st-key-flag_player_pair_']").get_by_text("Player pair").click()
     _press_after(page, "the Player pair toggle", "p", 1)
     page.locator(".st-key-ask_road button").first.click()
     _press_after(page, "the ask control", "b", 2)

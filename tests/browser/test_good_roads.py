@@ -94,15 +94,17 @@ def test_the_display_header_shows_the_tags(
     ],
 )
 def test_the_lobby_tags_filters_and_alerts(
-    fresh_server: AppServer, page: Page, lang: str, dragon: str, pick: str, alert: str
+    app_server: AppServer, page: Page, lang: str, dragon: str, pick: str, alert: str
 ) -> None:
-    data = fresh_server.data_dir
+    """The module's server: the other tests' shoes (and the other language's tables,
+    already dragons) are in the lobby too; every check names this test's own tiles."""
+    data = app_server.data_dir
     dragon_t = ShoeMeta(name="dragon table", source="hand")
     jumps = ShoeMeta(name="jump table", source="hand")
     later = ShoeMeta(name="later table", source="hand")
     for meta, winners in ((dragon_t, "PBBBB"), (jumps, "BPBP"), (later, "PBBB")):
         sh.save_shoe(rounds_from_winners(winners), meta, data)
-    page.goto(f"{fresh_server.url}/lobby?lang={lang}", timeout=LOAD_MS)
+    page.goto(f"{app_server.url}/lobby?lang={lang}", timeout=LOAD_MS)
     _wait_tags(page, dragon, f".st-key-gr-tile-{dragon_t.id}")
     wait_idle(page)
     box = page.locator(".st-key-lobby_good_roads_filter input")

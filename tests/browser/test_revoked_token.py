@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -28,9 +27,12 @@ SETTLED_JS = """(refused) => document.body.innerText.includes(refused) || (() =>
 })()"""
 
 
-@pytest.fixture
-def exposed(tmp_path: Path) -> Iterator[AppServer]:
-    server = AppServer(tmp_path / "data", tmp_path / "server.log", args=("--host", "0.0.0.0"))
+@pytest.fixture(scope="module")
+def exposed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """One exposed dashboard for the module: each test opens its own shoe and issues its
+    own tokens (``again``: another test's may exist) after any earlier test's revoke."""
+    root = tmp_path_factory.mktemp("exposed")
+    server = AppServer(root / "data", root / "server.log", args=("--host", "0.0.0.0"))
     yield server.start()
     server.stop()
 
@@ -40,7 +42,7 @@ def test_a_revoked_token_stops_writing_in_an_open_tab(exposed: AppServer, page: 
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
     db.open_store(data).shoes.create(meta, rounds_from_winners("BPB"))
-    token = tokens.issue(data, "operator")
+    token = tokens.issue(data, "operator", again=True)
 
     page.goto(f"{exposed.url}/?shoe={meta.id}&token={token}")
     wait_idle(page)
@@ -71,7 +73,7 @@ def test_the_follow_and_tile_routes_apply_the_pages_token_rule(exposed: AppServe
     data = exposed.data_dir
     meta = ShoeMeta(name="exposed table")
     db.open_store(data).shoes.create(meta, rounds_from_winners("BP"))
-    viewer = tokens.hash_token(tokens.issue(data, "viewer"))
+    viewer = tokens.hash_token(tokens.issue(data, "viewer", again=True))
     tile = {"shoe": meta.id, "lang": "en", "derived": "0", "tags": "", "picked": ""}
     for url, params in (
         (f"{exposed.url}/_roads/follow", {"shoe": meta.id, "v": ""}),
@@ -99,7 +101,7 @@ def test_a_viewers_scoreboard_follows_the_table(exposed: AppServer, page: Page) 
     data = exposed.data_dir
     meta = ShoeMeta(name="watched table")
     db.open_store(data).shoes.create(meta, rounds_from_winners("BPB"))
-    token = tokens.issue(data, "viewer")
+    token = tokens.issue(data, "viewer", again=True)
     page.goto(f"{exposed.url}/?shoe={meta.id}&token={token}")
     wait_rounds(page, 3)
     expect(page.locator(".st-key-btn_B")).to_have_count(0)  # a viewer: no controls

@@ -16,6 +16,7 @@ from roads_app.game.floor import FloorLimits
 from roads_app.game.hand import Winner
 from roads_app.game.rounds import add_winner
 from roads_app.store import db
+from roads_app.store.floor import today
 
 pytestmark = pytest.mark.browser
 
@@ -24,8 +25,8 @@ def deal(store: db.Store, code: str, winner: Winner) -> None:
     store.floor.append(code, lambda rounds, decks: add_winner(rounds, winner, decks=decks))
 
 
-def test_a_tables_display_follows_it_shoe_after_shoe(fresh_server: AppServer, page: Page):
-    server = fresh_server
+def test_a_tables_display_follows_it_shoe_after_shoe(app_server: AppServer, page: Page):
+    server = app_server
     store = db.open_store(server.data_dir)
     store.floor.add("B07", "Table <b>7</b> *vip*", "classic", FloorLimits.of((10, 5000)))
     store.floor.open("B07")
@@ -39,6 +40,9 @@ def test_a_tables_display_follows_it_shoe_after_shoe(fresh_server: AppServer, pa
     head = page.locator(".st-key-display_head")
     expect(head.get_by_test_id("shoe-number")).to_have_text("Shoe 1")
     expect(head.get_by_test_id("table-limits")).to_have_text("10-5,000")
+    # the last round's code, small in the header line (`game.floor.round_code`)
+    day = today().replace("-", "")
+    expect(head.get_by_test_id("round-code")).to_have_text(f"B07-{day}-01-03")
     # the name is text: its markup shows as typed, nothing of it is drawn as HTML
     expect(page.locator(".st-key-display_name")).to_contain_text("Table <b>7</b> *vip*")
     assert page.locator(".st-key-display_name b").count() == 0
@@ -62,10 +66,10 @@ def test_a_tables_display_follows_it_shoe_after_shoe(fresh_server: AppServer, pa
     expect(page.get_by_test_id("table-state")).to_have_text("Closed")
 
 
-def test_an_unknown_or_malformed_table_is_one_line(fresh_server: AppServer, page: Page):
+def test_an_unknown_or_malformed_table_is_one_line(app_server: AppServer, page: Page):
     page.set_default_timeout(120_000)
     for code, says in (("Z99", "no table"), ("<b>x</b>", "a table code is")):
-        page.goto(f"{fresh_server.url}/display?table={code}")
+        page.goto(f"{app_server.url}/display?table={code}")
         wait_idle(page)
         alert = page.locator('[data-testid="stAlert"]')
         expect(alert).to_contain_text(says)
