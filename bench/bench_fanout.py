@@ -227,6 +227,25 @@ class Clients:
         self.gc: list[float] = []
 
 
+async def hold(c: Any, n: int, tail_s: float) -> float:
+    """A client process's part once its ``n`` streams are open: "ready" when each has its
+    snapshot (``c.ready``), then the loop's lag (``c.lag``) and its garbage collections
+    (``c.gc``) until a line on stdin, and ``tail_s`` more for the last events; its CPU
+    seconds meanwhile."""
+    while c.ready < n:
+        await asyncio.sleep(0.05)
+    gc_pauses(c.gc)
+    print("ready", flush=True)
+    cpu0 = time.process_time()
+    stop = asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    while not stop.done():  # the loop's lag: how late a 10 ms sleep wakes
+        t = time.perf_counter()
+        await asyncio.sleep(0.01)
+        c.lag.append((time.perf_counter() - t - 0.01) * 1e3)
+    await asyncio.sleep(tail_s)
+    return time.process_time() - cpu0
+
+
 async def clients_main(url: str, shoes: list[str], first: int, n: int, out: str) -> None:
     """Hold streams ``first`` .. ``first + n - 1`` (follower i follows shoe i mod tables);
     "ready" once each has its snapshot; at a line on stdin, write what was seen to ``out``."""
@@ -241,18 +260,7 @@ async def clients_main(url: str, shoes: list[str], first: int, n: int, out: str)
         streams.append(proto)  # type: ignore[arg-type]
         if i % 200 == 199:
             await asyncio.sleep(0.02)  # not all at once: the server's listen backlog
-    while c.ready < n:
-        await asyncio.sleep(0.05)
-    gc_pauses(c.gc)
-    print("ready", flush=True)
-    cpu0 = time.process_time()
-    stop = loop.run_in_executor(None, sys.stdin.readline)
-    while not stop.done():  # the loop's lag: how late a 10 ms sleep wakes
-        t = time.perf_counter()
-        await asyncio.sleep(0.01)
-        c.lag.append((time.perf_counter() - t - 0.01) * 1e3)
-    await asyncio.sleep(1.0)  # the last appends' events
-    cpu = time.process_time() - cpu0
+    cpu = await hold(c, n, 1.0)
     Path(out).write_text(
         json.dumps(
             {

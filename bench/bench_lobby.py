@@ -182,18 +182,7 @@ async def clients_main(url: str, codes: list[str], n: int, out: str) -> None:
         streams.append(proto)  # type: ignore[arg-type]
         if i % 100 == 99:
             await asyncio.sleep(0.05)  # not all at once: the server's listen backlog
-    while c.ready < n:
-        await asyncio.sleep(0.05)
-    bf.gc_pauses(c.gc)
-    print("ready", flush=True)
-    cpu0 = time.process_time()
-    stop = loop.run_in_executor(None, sys.stdin.readline)
-    while not stop.done():  # the loop's lag: how late a 10 ms sleep wakes
-        t = time.perf_counter()
-        await asyncio.sleep(0.01)
-        c.lag.append((time.perf_counter() - t - 0.01) * 1e3)
-    await asyncio.sleep(2.0)  # the last appends' events
-    cpu = time.process_time() - cpu0
+    cpu = await bf.hold(c, n, 2.0)  # then the last appends' events
     final = [{"last": s.last, "ended": s.ended} for s in streams]
     Path(out).write_text(
         json.dumps({"log": c.log.tolist(), "final": final, "cpu": cpu, "lag": c.lag, "gc": c.gc})
