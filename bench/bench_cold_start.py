@@ -29,6 +29,14 @@ Figures (2 cores shared with five other sessions, one run each, ``--runs 1``):
   board empty cache 43.6 s, warm 17.0 s (+26.6 s: the roads' 4 s of CPU compile take
   tens of seconds of wall at that load).
 
+* load 13-16, this code and the code before it interleaved, two rounds, the first
+  ``backtest --shoes 1000`` in an empty cache (wall times say the load, CPU the code):
+  CPU 9.1-9.9 s against 11.7-14.2 s before (the exact edge no longer compiles the odds
+  kernel: about 3 s of it), wall 34-118 s against 51-56 s; warm 0.68-0.69 s of CPU
+  against 0.90-0.94 s. Of the ~9 s, the kernel is 6.7 s (its per-shoe block 5.0 s,
+  the parallel loop around it 1.7 s), the PCG64 jump 0.4 s, the exact sums 0.3 s,
+  imports 0.6 s: still far from 3 s (target not met).
+
 So the first backtest is within 3 s only once the install step has run (``dev.py``;
 a wheel installed by pip has no step of its own: its first command compiles, saying so).
 """

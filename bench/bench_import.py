@@ -15,6 +15,9 @@ Run: .venv/bin/python bench/bench_import.py [--repeat N] [--shoes N]
   a shoe, whatever its size), new and old interleaved; a run past ``--timeout`` seconds
   is stopped and said so. Targets: 30,000 full shoes imported in 8 s, 200,000 one-round
   shoes imported in 20 s and shown in 10 s, each under 400 MB peak RSS.
+
+``--pg-admin URL`` (a PostgreSQL server's superuser): every import into a new database
+of that server instead of a SQLite folder.
 """
 
 from __future__ import annotations
@@ -60,7 +63,10 @@ def main() -> None:
     ap.add_argument("--tiny", type=int, default=200_000, help="one-round shoes (200,000)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take")
     ap.add_argument("--formats", default="parquet,csv", help="of the big files (parquet,csv)")
+    ap.add_argument("--pg-admin", default=None, help="a PostgreSQL superuser URL: import there")
     n = ap.parse_known_args()[0].repeat
+    if ap.parse_known_args()[0].pg_admin:
+        PG_ADMIN.append(ap.parse_known_args()[0].pg_admin)
     if ap.parse_known_args()[0].only_many:
         args = ap.parse_known_args()[0]
         old = None if args.old is None else Path(args.old).resolve()
@@ -112,10 +118,34 @@ print(code, f"{dt:.2f}", peak // 1024, len(out.split()), err.strip()[-120:], sep
 """
 
 
+PG_ADMIN: list[str] = []
+"""``--pg-admin URL``: a PostgreSQL server's superuser URL; each import then goes into a
+database of its own there (one database for all would hold the file's shoes after the
+first run, and every later run would add none)."""
+
+
+def _fresh_database() -> dict[str, str]:
+    """``ROADS_APP_DB`` naming a new, empty database on the ``--pg-admin`` server, or
+    nothing (SQLite: each run has its own data folder)."""
+    if not PG_ADMIN:
+        return {}
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    name = f"bench_import_{os.getpid()}_{time.monotonic_ns()}"
+    with psycopg.connect(PG_ADMIN[0], autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
+    return {"ROADS_APP_DB": urlunsplit(urlsplit(PG_ADMIN[0])._replace(path=f"/{name}"))}
+
+
 def _run(code: Path, *argv: str, timeout: float = 3600.0) -> tuple[int, float, int, int, str]:
     """A ``roads-app`` command run from the code in ``code`` (new or old): exit status,
-    seconds, peak RSS (MB), words on stdout, the end of stderr; stopped after ``timeout``."""
+    seconds, peak RSS (MB), words on stdout, the end of stderr; stopped after ``timeout``.
+    An ``import`` goes into a new database when ``--pg-admin`` names a server."""
     env = {**os.environ, "PYTHONPATH": str(code)}
+    if argv and argv[0] == "import":
+        env.update(_fresh_database())
     out = subprocess.run(
         [sys.executable, "-c", RUN, str(timeout), sys.executable, "-m", "roads_app", *argv],
         capture_output=True,

@@ -1,4 +1,5 @@
-"""A floor table's display moving to the table's next shoe, fed through another host.
+"""A floor table's display, and its tile on the wall, moving to the table's next shoe,
+fed through another host.
 
 Run: .venv/bin/python bench/bench_table_display.py [--shoes 5] [--hands 6]
 Starts a throwaway PostgreSQL 15, API replica A and a real Streamlit dashboard C on one
@@ -7,9 +8,12 @@ floor of tests/browser/display_floor.py); the system Chromium opens C's
 ``/display?table=B07`` (1440x960). For each shoe: ``--hands`` hands through A's
 ``POST /tables/B07/rounds``, then ``POST /tables/B07/shuffle``, then the next shoe's first
 hand: timed from A's answer to the first frame whose board holds that shoe's round 1
-(the page notes its own clock at that frame; one machine, one clock). Printed p50, p99
-and max, and the load. The issue's bound: 1 s. The browser test
-(tests/browser/test_table_display.py) asserts the screen moves; the time is measured here.
+(the page notes its own clock at that frame; one machine, one clock). The same for C's
+floor screen (``/lobby?kiosk=1``, 1920x1080, opened beside the display): from A's
+answer to the first frame whose B07 tile shows the new shoe's number and its round 1.
+Printed p50, p99 and max, and the load. The issue's bound: 1 s each. The browser tests
+(tests/browser/test_table_display.py, test_table_wall.py) assert the screens move; the
+time is measured here.
 """
 
 from __future__ import annotations
@@ -36,6 +40,25 @@ from roads_app.store import db  # noqa: E402
 from tests.netns import NAMESPACES  # noqa: E402
 
 CODE = "B07"
+
+
+WALL_JS = """(code) => {
+  if (window.__wallMoved) return;
+  const moved = window.__wallMoved = {};
+  const tick = () => {
+    const t = document.querySelector(`.st-key-lobby-table-${code}`);
+    const shoe = t && t.querySelector('[data-testid="tile-shoe-number"]');
+    const road = t && [...t.querySelectorAll('.rd-plot')].map(g => g.layout && g.layout.meta)
+      .find(m => m && m.road === 'big_road');
+    if (shoe && road && road.rounds >= 1 && !(shoe.textContent in moved)) {
+      moved[shoe.textContent] = Date.now();
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+"""Notes, in the wall's page, the wall-clock time of the first frame whose table tile
+shows a shoe's number with a road of at least one round."""
 
 
 def hand(api: httpx.Client, key: str, winner: str) -> float:
@@ -71,12 +94,18 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_context(viewport=VIEWPORT).new_page()
         page.set_default_timeout(120_000)
+        wall = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+        wall.set_default_timeout(120_000)
         tail = f"&token={floor.viewer}" if floor.hosts.kind == NAMESPACES else ""
         auth = {"Authorization": f"Bearer {floor.operator}"}
         moved: list[float] = []
+        on_wall: list[float] = []
         with httpx.Client(base_url=floor.a.url, headers=auth, timeout=30) as api:
             page.goto(f"{floor.c.url}/display?table={CODE}{tail}")
             wait_idle(page)
+            wall.goto(f"{floor.c.url}/lobby?kiosk=1{tail}")
+            wall.wait_for_selector(f".st-key-lobby-table-{CODE}")
+            wall.evaluate(WALL_JS, CODE)
             for s in range(a.shoes):
                 if s:  # the next shoe's first hand: from A's answer to the frame that drew it
                     page.evaluate("() => { delete window.__roadsDrawn; }")
@@ -84,6 +113,11 @@ def main() -> None:
                     acked = hand(api, f"s{s}-h1", "B")
                     wait_rounds(page, 1, timeout_ms=60_000)
                     moved.append(float(page.evaluate("() => window.__roadsDrawn[1]")) - acked)
+                    shoe = f"Shoe {s + 1}"
+                    wall.wait_for_function("(s) => s in window.__wallMoved", arg=shoe)
+                    on_wall.append(
+                        float(wall.evaluate("(s) => window.__wallMoved[s]", shoe)) - acked
+                    )
                     first = 2
                 else:
                     first = 1
@@ -93,6 +127,7 @@ def main() -> None:
                 shuffled(page, api, f"s{s}-shuffle")
         browser.close()
     line("A acknowledged -> display on the next shoe", moved)
+    line("A acknowledged -> wall tile on the next shoe", on_wall)
     print(f"load after: {os.getloadavg()}", flush=True)
 
 

@@ -28,10 +28,11 @@ import os
 import pickle
 import tempfile
 import time
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from numba.core import config
 from numba.core.caching import (
@@ -288,3 +289,28 @@ def warming() -> Iterator[None]:
         del os.environ[WARMING_ENV]
         if fd is not None:
             os.close(fd)
+
+
+def interpreted(dispatcher: object) -> Callable[..., Any]:
+    """``dispatcher``'s own Python code run by the interpreter, with every kernel it calls
+    by name run the same way: nothing compiled nor loaded. For a kernel that runs once
+    per process on small input (the exact odds of a full shoe: a hundredth of a second
+    interpreted against seconds of compiling on a new install, and a tenth of a second
+    of loading its code after), where the compiled code's speed never pays."""
+    from numba.core.dispatcher import Dispatcher
+
+    done: dict[object, Callable[..., Any]] = {}
+
+    def plain(d: Any) -> Callable[..., Any]:
+        f = d.py_func if isinstance(d, Dispatcher) else d
+        if f not in done:
+            names = dict(f.__globals__)  # this function's own view of its module's names
+            done[f] = types.FunctionType(
+                f.__code__, names, f.__name__, f.__defaults__, f.__closure__
+            )
+            for name in f.__code__.co_names:
+                if isinstance(names.get(name), Dispatcher):
+                    names[name] = plain(names[name])
+        return done[f]
+
+    return plain(dispatcher)

@@ -11,8 +11,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from roads_app.api.access import SCREEN_ONLY
+from roads_app.game.floor import FloorLimits
 from roads_app.store import db, tokens
 from tests.api_server import ApiServer
+
+WRITES = frozenset({"post", "put", "patch", "delete"})
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +87,28 @@ def test_a_screen_key_opens_nothing_on_the_api(server: tuple[ApiServer, str, str
     with httpx.Client(base_url=api.url, timeout=30) as c:
         assert c.get(f"/shoes/{shoe}/events", params={"token": key}).status_code == 403
     assert rounds(api.data_dir, shoe) == before
+
+
+def test_a_screen_key_is_refused_on_every_write_route(server: tuple[ApiServer, str, str]) -> None:
+    """Every write the API offers (read from its own OpenAPI document, so a route added
+    later is asked too), shoes and tables alike, with a screen key of no one table and
+    with one bound to the very table written to: 403, one line, and the shoe and the
+    table as they were."""
+    api, _, shoe = server
+    store = db.open_store(api.data_dir)
+    store.floor.add("W01", "Table W01", "classic", FloorLimits.of((10, 5000)))
+    store.floor.open("W01")
+    keys = [tokens.issue_screen(api.data_dir), tokens.issue_screen(api.data_dir, "W01")]
+    paths = httpx.get(f"{api.url}/openapi.json", timeout=30).json()["paths"]
+    writes = [(m, p) for p, ops in paths.items() for m in ops if m in WRITES]
+    assert {p.split("/")[1] for _, p in writes} == {"shoes", "tables"} and len(writes) >= 8
+    ids = {"shoe_id": shoe, "round_no": "1", "code": "W01"}
+    body = {"winner": "B", "state": "closed", "name": "T"}
+    before = (store.shoes.version(shoe), store.floor.get("W01"))
+    for key in keys:
+        with api.client(key) as c:
+            for method, path in writes:
+                r = c.request(method.upper(), path.format_map(ids), json=body)
+                assert r.status_code == 403, (method, path, r.text)
+                assert r.json()["detail"] == SCREEN_ONLY, (method, path, r.text)
+    assert (store.shoes.version(shoe), store.floor.get("W01")) == before

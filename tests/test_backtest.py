@@ -386,3 +386,25 @@ def test_dashboard_page_runs_a_backtest_and_shows_bad_settings_as_one_line(monke
     at.number_input(key="bt_unit").set_value(0.0)
     at.button(key="bt_run").click().run()
     assert [shown(e.value) for e in at.error] == ["unit must be more than 0, not 0"]
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    name=st.sampled_from(["flat", "martingale", "paroli"]),
+    seed=st.integers(0, 2**32),
+    bankroll=st.sampled_from([40.0, 300.0, 1e6]),
+)
+def test_a_run_without_rows_has_the_totals_of_its_rows(name: str, seed: int, bankroll: float):
+    """The command keeps no per-shoe rows: its totals come from the kernel's arrays, not
+    from a frame, and must be the frame's to the bit (stops, ruin and side bets too)."""
+    betting = backtest.Betting(
+        strategies.make_strategy(name, bet="player"),
+        strategies.Settings(bankroll=bankroll, unit=10.0, side_bets=(("player_pair", 2.0),)),
+        load_table("evolution"),
+    )
+    shoes = backtest.Simulated(seed, 300)
+    kept = backtest.backtest(betting, shoes)
+    lean = backtest.backtest(betting, shoes, backtest.RunOptions(rows=False))
+    assert lean.run.per_shoe is None
+    assert lean.run.totals == kept.run.totals
+    assert lean.summary.to_dict(verdict_text) == kept.summary.to_dict(verdict_text)

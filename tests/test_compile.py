@@ -41,9 +41,10 @@ from roads_app.sim import backtest as bt
 from roads_app.sim.strategies import Settings, make_strategy
 table = load_table("classic")
 for name, money in (("flat", Settings()), ("follow-good-road", Settings(bankroll=500, unit=5))):
-    for engine in ("fast", "plain"):
+    for engine, rows in (("fast", True), ("fast", False), ("plain", True)):
         betting = bt.Betting(make_strategy(name), money, table)
-        run = bt.backtest(betting, bt.Simulated(7, 3), bt.RunOptions(engine=engine))
+        options = bt.RunOptions(engine=engine, rows=rows)  # rows=False: the command's
+        run = bt.backtest(betting, bt.Simulated(7, 3), options)
         assert run.summary.shoes == 3
 """
 
@@ -71,7 +72,7 @@ def compile_fresh(
 
 WARM = """
 from roads_app.sim import warmup
-assert [s.name for s in warmup.missing()] == ["roads", "engine", "plain", "simulate"]
+assert [s.name for s in warmup.missing()] == ["roads", "engine", "plain", "simulate", "odds"]
 warmup.main([])
 assert warmup.missing() == []
 """

@@ -285,3 +285,20 @@ def test_arrays_follow_the_catalogue() -> None:
     assert a.p_count.tolist() == [len(p.columns) for p in DEFAULT.patterns]
     assert a.c_len.sum() == sum(c.length for p in DEFAULT.patterns for c in p.columns)
     assert np.all(a.p_first[1:] == np.cumsum(a.p_count)[:-1])
+
+
+def test_a_short_badge_name_is_kept_through_a_save_and_falls_back_to_the_name() -> None:
+    cat = gr.load_catalogue(gr.default_path())
+    back = gr.parse_catalogue(gr.catalogue_toml(cat), "the catalogue to save")
+    assert [p.short("en") for p in back.patterns] == [p.short("en") for p in cat.patterns]
+    jump = back.pattern("single_jump")
+    assert (jump.short("en"), jump.name("en"), jump.short("zh")) == (
+        "Jump ×1",
+        "Single jump",
+        "单跳",
+    )
+    with pytest.raises(gr.RulesError, match="short_en"):  # a badge's name is short
+        gr.parse_catalogue(
+            gr.catalogue_toml(cat).replace('short_en = "B dragon"', f'short_en = "{"x" * 13}"'),
+            "a catalogue",
+        )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
+import sys
 from collections import Counter
 from fractions import Fraction
 
@@ -19,6 +21,7 @@ from roads_app.bets.odds import (
     check_counts,
     counts_from_cards,
     full_shoe_counts,
+    full_shoe_outcomes,
     odds_many,
     outcome_probabilities,
     outcomes,
@@ -482,3 +485,22 @@ def test_compositions_known_to_favour_a_bet_show_it_positive(
     assert edge(favoured, payouts[favoured], counts=full_shoe_counts(1)) > 0
     if hurt is not None:
         assert edge(hurt, payouts[hurt], counts=counts) > edge(hurt, payouts[hurt])
+
+
+@pytest.mark.parametrize("decks", [1, 6, 8])
+def test_the_full_shoe_by_the_interpreter_is_the_kernels_to_the_bit(decks: int):
+    assert full_shoe_outcomes(decks).tolist() == outcomes(full_shoe_counts(decks)).tolist()
+
+
+def test_a_backtests_exact_edge_compiles_no_odds_kernel():
+    """The summary's exact edge (a full shoe's odds) runs by the interpreter: a new
+    install's first backtest does not wait for the odds kernel to compile."""
+    code = (
+        "from roads_app.bets import odds; from roads_app.bets.tables import load_table\n"
+        "from roads_app.sim.measures import exact_evs\n"
+        "exact_evs(load_table('evolution'))\n"
+        "ks = (odds.outcomes_into, odds._play_into, odds._pair_terms, odds._mixed_term)\n"
+        "print(sum(len(k.signatures) for k in ks))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0"]

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from roads_app.game.rounds import ShoeMeta, rounds_from_winners
+from roads_app.game.floor import FloorLimits
+from roads_app.game.rounds import ShoeMeta, add_winner, rounds_from_winners
 from roads_app.roads import good_roads as gr
-from roads_app.store import watch
+from roads_app.store import db, watch
+from roads_app.store.floor import FloorTable
 from roads_app.ui import wall_tile
 from tests import storehelp as sh
 
@@ -65,3 +67,38 @@ def test_a_tile_in_chinese_counts_in_chinese(tmp_path: Path) -> None:
     tile = wall_tile.content(meta.id, str(tmp_path), version, "zh")
     view = wall_tile.view_at(tile, watch.ShoeNow(version, False, 3), "zh")
     assert [t for t, w in view["counts"] if w] == ["庄 2", "闲 1", "和 0"]
+
+
+def _floor_table(data: Path, moves: str) -> FloorTable:
+    """A floor table that dealt B, P, B in its first shoe, then made ``moves``."""
+    store = db.open_store(data)
+    store.floor.add("B07", "<b>Table</b> *7*", "classic", FloorLimits.of((10, 5000)))
+    store.floor.open("B07")
+    for w in "BPB":
+        store.floor.append("B07", lambda r, d, w=w: add_winner(r, w, decks=d))
+    for move in moves.split():
+        getattr(store.floor, move)("B07")
+    return store.floor.get("B07")
+
+
+def test_a_shuffling_tables_tile_clears_its_roads_and_keeps_its_last_shoes_counts(
+    tmp_path: Path,
+) -> None:
+    table = _floor_table(tmp_path, "shuffle")
+    assert table.shoe is not None
+    last = db.open_store(tmp_path).shoes.load(table.shoe)
+    view = wall_tile.between_view(table, tmp_path, "zh", wall_tile.Look(), last.version)
+    assert [r["layout"]["meta"]["rounds"] for r in view["roads"]] == [0, 0]  # cleared
+    assert view["badges"] == [] and view["modified"] is None
+    assert [b[:2] for b in view["bpt"]] == [["庄", 2], ["闲", 1], ["和", 0]]
+    data = wall_tile.table_data(table, "zh")
+    assert (data["state"], data["state_text"]) == ("shuffling", "洗牌中")
+    assert data["title"] == "<b>Table</b> *7*"  # set as text by the page, never markup
+    assert data["head"] == [["shoe-number", "第 1 靴"], ["table-limits", "10-5,000"]]
+
+
+def test_a_closed_tables_tile_shows_no_counts(tmp_path: Path) -> None:
+    table = _floor_table(tmp_path, "close")
+    view = wall_tile.between_view(table, tmp_path, "en", wall_tile.Look(), 4)
+    assert view["bpt"] == [] and view["counts"] == []
+    assert wall_tile.table_data(table, "en")["state_text"] == "Closed"

@@ -63,7 +63,7 @@ from roads_app.game.hand import (
     play_index,
 )
 from roads_app.game.shoe import POINTS_BY_CARD
-from roads_app.jit_cache import depends_on
+from roads_app.jit_cache import depends_on, interpreted
 from roads_app.messages import Message
 
 # The kernels below compile in the card points, the drawing tables and the hand's cells.
@@ -532,8 +532,20 @@ def bet_odds(table: TableLike, counts: Any = None) -> pl.DataFrame:
     """
     if counts is None:
         shoe = getattr(table, "shoe", None)
-        counts = full_shoe_counts(int(getattr(shoe, "decks", 8)))
+        return odds_frame(table, full_shoe_outcomes(int(getattr(shoe, "decks", 8))))
     return odds_frame(table, outcomes(counts))
+
+
+@functools.cache
+def full_shoe_outcomes(decks: int) -> np.ndarray:
+    """`outcomes` off the top of a full shoe of ``decks``, by the interpreter: the exact
+    edge a backtest's summary reads once, without compiling the kernel on a new install
+    (seconds) or loading its code after (a tenth of a second). The same code, so the
+    same bits (`tests/test_odds.py`)."""
+    out = np.zeros(N_EVENTS)
+    interpreted(outcomes_into)(check_counts(full_shoe_counts(decks)), out)
+    out.flags.writeable = False  # shared by every caller
+    return out
 
 
 FLAG_EDGE = 0.5

@@ -197,9 +197,16 @@ class Pattern:
     columns: tuple[Constraint, ...]
     invites: Annotated[Invite, Field(strict=False)]  # the words, not an enum object
     enabled: bool = True
+    short_en: str = ""
+    short_zh: str = ""
 
     def name(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en
+
+    def short(self, lang: str) -> str:
+        """The name on a small badge (a floor screen's tile): the short name where the
+        catalogue gives one, else the name."""
+        return (self.short_zh if lang == "zh" else self.short_en) or self.name(lang)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +288,8 @@ class _PatternFile(BaseModel):
     )
     invites: Annotated[Invite, Field(strict=False)]  # the words, not an enum object
     enabled: bool = True
+    short_en: str = Field(default="", max_length=12)
+    short_zh: str = Field(default="", max_length=6)
 
 
 class _CatalogueFile(BaseModel):
@@ -325,7 +334,17 @@ def parse_catalogue(text: str, where: str) -> Catalogue:
         seen.add(p.key)
         cols = tuple(_constraint(c, f"{where}: patterns.{i}.columns") for c in p.columns)
         patterns.append(
-            Pattern(p.key, p.en, p.zh, p.description, cols, Invite(p.invites), p.enabled)
+            Pattern(
+                p.key,
+                p.en,
+                p.zh,
+                p.description,
+                cols,
+                Invite(p.invites),
+                p.enabled,
+                p.short_en,
+                p.short_zh,
+            )
         )
     return Catalogue(model.name, model.title, model.source, tuple(patterns), where)
 
@@ -380,6 +399,9 @@ def catalogue_toml(cat: Catalogue) -> str:
             f"columns = [{cols}]",
             f"invites = {s(p.invites.value)}",
             f"enabled = {'true' if p.enabled else 'false'}",
+        ]
+        lines += [
+            f"{k} = {s(v)}" for k, v in (("short_en", p.short_en), ("short_zh", p.short_zh)) if v
         ]
     return "\n".join(lines) + "\n"
 

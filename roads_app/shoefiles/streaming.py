@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -83,6 +83,8 @@ class Checked:
             yield int(k), part  # type: ignore[call-overload]
 
 
+Item = TypeVar("Item")
+
 Progress = Callable[[int, int], object]
 """Told, as a file is read, how much more of it (`ShoeFile.total`'s unit) and how many
 more shoes."""
@@ -125,18 +127,24 @@ class ShoeFile:
     def progress_unit(self) -> str:
         return "round" if self.fmt == "parquet" else BYTE_UNIT
 
-    def batches(self, progress: Progress | None = None) -> Iterator[Checked]:
+    def batches(
+        self, progress: Progress | None = None, *, ahead: bool = False
+    ) -> Iterator[Checked]:
         """Every shoe of the file, checked, a batch of whole shoes at a time.
 
         ``progress`` is told, once each batch is done with, how much more of the file
-        (`total`'s unit) it read and how many shoes it held."""
+        (`total`'s unit) it read and how many shoes it held. ``ahead``: the next batch is
+        read and checked on a thread of its own while the caller is busy with this one
+        (an import's inserts), still handed on in order, a refusal where it was."""
         done = 0
-        for raw in _whole_shoes(self._raw(), self.label):
-            checked = _check_batch(self, raw)
-            yield checked
+        checked: Iterator[tuple[int, Checked]] = (
+            (raw.until, _check_batch(self, raw)) for raw in _whole_shoes(self._raw(), self.label)
+        )
+        for until, batch in _read_ahead(checked) if ahead else checked:
+            yield batch
             if progress is not None:
-                progress(raw.until - done, len(checked))
-                done = raw.until
+                progress(until - done, len(batch))
+                done = until
 
     def shoe(self, k: int) -> pl.DataFrame | None:
         """Shoe ``k`` checked (only it), or None when the file has no such shoe."""
@@ -168,6 +176,25 @@ class ShoeFile:
         return _json_raw(self)
 
 
+_END = object()
+
+
+def _read_ahead(items: Iterator[Item]) -> Iterator[Item]:
+    """``items`` with the next one made on a worker thread while the caller holds this
+    one: one item ahead, so memory is two batches'. An error making an item is raised
+    where that item would have come."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="read-ahead")
+    try:
+        coming = pool.submit(next, items, _END)
+        while (item := coming.result()) is not _END:
+            coming = pool.submit(next, items, _END)
+            yield item  # type: ignore[misc]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def open_shoe_file(path: Path) -> ShoeFile | None:
     """A file of many shoes (it has a ``shoe`` column) ready to stream, or None for a
     file of one shoe (read whole by `importing`, 2 MB at most). Its columns and the type
@@ -189,7 +216,8 @@ def open_shoe_file(path: Path) -> ShoeFile | None:
         }
         if importing.META_KEY in kv:
             meta = importing.meta_from_text(kv[importing.META_KEY], label)
-        _check_shoe_type(pl.from_arrow(schema.empty_table()).schema[SHOE_COLUMN], label)
+        # (Polars reads the type itself: Arrow's empty table would import pandas, ~40 MB)
+        _check_shoe_type(pl.read_parquet_schema(path)[SHOE_COLUMN], label)
         total = md.num_rows
     elif fmt == "csv":
         columns = _csv_header(path, label)

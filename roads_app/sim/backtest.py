@@ -35,6 +35,7 @@ from roads_app.sim.measures import (
     STOP,
     STOPS,
     SUMS,
+    Columns,
     Finding,
     Run,
     Say,
@@ -49,6 +50,7 @@ from roads_app.sim.measures import (
     ratio_ci_of,
     summarize,
     totals_of,
+    totals_of_columns,
 )
 from roads_app.sim.progress import COMPILING, PROGRESS_FROM, Progress, ProgressBar, progress_bar
 from roads_app.sim.strategies import Resolved, Settings, Strategy, resolve, slots
@@ -127,10 +129,12 @@ def run_fast(
     seed: int,
     shoes: int,
     n_paths: int = 1000,
+    rows: bool = True,
     progress: Progress | None = None,
     chunk: int = 16384,
 ) -> Run:
-    """Shoes ``0 .. shoes-1`` of run ``seed`` through the compiled engine."""
+    """Shoes ``0 .. shoes-1`` of run ``seed`` through the compiled engine (``rows=False``:
+    totals and paths only, no per-shoe rows)."""
     _check_shoes(shoes)
     return run_shard(
         strategy,
@@ -140,6 +144,7 @@ def run_fast(
         first=0,
         shoes=shoes,
         n_paths=n_paths,
+        rows=rows,
         progress=progress,
         chunk=chunk,
     )
@@ -176,6 +181,17 @@ def run_shard(
         chunk=chunk,
     )
     ints, floats = r.ints, r.floats  # the kernel's own arrays, not stacked again
+    if not rows:  # totalled from the kernel's arrays: no frame made only to be dropped
+        columns = Columns(
+            hands=ints[:, 0],
+            bets=ints[:, 1],
+            stop=ints[:, 2],
+            wagered=floats[:, 0],
+            net=floats[:, 1] - resolved.bankroll,  # as `_per_shoe` writes it
+            final=floats[:, 1],
+            slots=[(r.slot_wagered[:, i], r.slot_net[:, i]) for i in range(len(plan.slots))],
+        )
+        return Run(None, r.paths, plan.slots, totals_of_columns(columns, plan.slots))
     numbers = pl.Int32 if first + shoes < 2**31 else pl.Int64  # a cluster run may go beyond
     frame = _per_shoe(
         pl.int_range(first + 1, first + shoes + 1, dtype=numbers, eager=True),
@@ -186,7 +202,7 @@ def run_shard(
         plan.slots,
         resolved.bankroll,
     )
-    return Run(frame if rows else None, r.paths, plan.slots, totals_of(frame, plan.slots))
+    return Run(frame, r.paths, plan.slots, totals_of(frame, plan.slots))
 
 
 def join_shards(parts: Sequence[Run], n_paths: int, width: int) -> Run:
@@ -498,7 +514,8 @@ class RunOptions:
     on it); ``n_paths``: the bankroll paths kept for the chart; ``chunk``: shoes per
     block the fast engine deals. With ``cluster`` (``"auto"`` or a Ray head's
     ``HOST:PORT``) the fast engine runs as Ray tasks of ``shard_shoes`` shoes, and
-    ``rows=False`` keeps no per-shoe rows there (what a billion-shoe run needs).
+    ``rows=False`` keeps no per-shoe rows there (what a billion-shoe run needs) and in
+    the fast engine here (what a caller that reads only the summary needs).
     """
 
     engine: str = "fast"
@@ -564,6 +581,7 @@ def backtest(
                 seed=shoes.seed,
                 shoes=shoes.shoes,
                 n_paths=options.n_paths,
+                rows=options.rows,
                 progress=progress,
                 chunk=options.chunk,
             )

@@ -76,29 +76,62 @@ SUMS: tuple[str, ...] = ("wagered", "net", "final", "net_net", "net_wagered", "w
 def totals_of(per_shoe: pl.DataFrame, slots: Sequence[str], unsettled: int = 0) -> Totals:
     """The exact totals of some shoes' rows (any subset; totals of subsets add up)."""
     f = per_shoe
-    wag = f["wagered"].to_numpy().astype(np.float64)
-    net = f["net"].to_numpy().astype(np.float64)
-    values = np.empty((f.height, 9 + 2 * len(slots)))  # the columns summed, written in place
-    values[:, 0], values[:, 1], values[:, 2] = wag, net, f["final"].to_numpy()
+    return totals_of_columns(
+        Columns(
+            hands=f["hands"].to_numpy(),
+            bets=f["bets"].to_numpy(),
+            stop=f["stop"].to_physical().to_numpy(),
+            wagered=f["wagered"].to_numpy(),
+            net=f["net"].to_numpy(),
+            final=f["final"].to_numpy(),
+            slots=[(f[f"wagered_{b}"].to_numpy(), f[f"net_{b}"].to_numpy()) for b in slots],
+        ),
+        slots,
+        unsettled,
+    )
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A run's per-shoe columns as arrays, one entry a shoe: what `totals_of_columns`
+    sums (the per-shoe frame's columns, or the engine's arrays when no frame is kept)."""
+
+    hands: np.ndarray
+    bets: np.ndarray
+    stop: np.ndarray  # STOP codes
+    wagered: np.ndarray
+    net: np.ndarray
+    final: np.ndarray
+    slots: Sequence[tuple[np.ndarray, np.ndarray]]  # (wagered, net) of each slot
+
+
+def totals_of_columns(c: Columns, slots: Sequence[str], unsettled: int = 0) -> Totals:
+    """The exact totals of some shoes' columns (`totals_of` without a frame)."""
+    n = c.hands.shape[0]
+    # contiguous, writable copies, whatever the caller holds (a frame's read-only column,
+    # a column of the kernel's rows): one signature of the products' kernel
+    wag = np.array(c.wagered, dtype=np.float64, order="C")
+    net = np.array(c.net, dtype=np.float64, order="C")
+    values = np.empty((n, 9 + 2 * len(slots)))  # the columns summed, written in place
+    values[:, 0], values[:, 1], values[:, 2] = wag, net, c.final
     for i, (a, b) in enumerate(((net, net), (net, wag), (wag, wag))):
         two_products_into(a, b, values[:, 3 + 2 * i], values[:, 4 + 2 * i])
-    for i, b in enumerate(slots):
-        values[:, 9 + 2 * i] = f[f"wagered_{b}"].to_numpy()
-        values[:, 10 + 2 * i] = f[f"net_{b}"].to_numpy()
-    exact = exact_sums(values) if f.height else [0] * values.shape[1]
+    for i, (w, nt) in enumerate(c.slots):
+        values[:, 9 + 2 * i] = w
+        values[:, 10 + 2 * i] = nt
+    exact = exact_sums(values) if n else [0] * values.shape[1]
     sums = dict(zip(SUMS[:3], exact[:3], strict=True))
     for i, name in enumerate(SUMS[3:]):
         sums[name] = exact[3 + 2 * i] + exact[4 + 2 * i]
     for i, b in enumerate(slots):
         sums[f"wagered_{b}"] = exact[9 + 2 * i]
         sums[f"net_{b}"] = exact[10 + 2 * i]
-    codes = f["stop"].to_physical().to_numpy()
     return Totals(
-        shoes=f.height,
-        hands=int(f["hands"].sum()),
-        bets=int(f["bets"].sum()),
-        max_hands=int(f["hands"].max() or 0) if f.height else 0,
-        stops=tuple(int(c) for c in np.bincount(codes, minlength=len(STOPS))),
+        shoes=n,
+        hands=int(c.hands.sum(dtype=np.int64)),
+        bets=int(c.bets.sum(dtype=np.int64)),
+        max_hands=int(c.hands.max()) if n else 0,
+        stops=tuple(int(x) for x in np.bincount(c.stop, minlength=len(STOPS))),
         sums=sums,
         unsettled=unsettled,
     )

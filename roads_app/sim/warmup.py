@@ -68,23 +68,28 @@ def _backtest(engine: str) -> None:
 
 
 def _engine_kernels() -> Sequence[Any]:
-    from roads_app.bets import odds
     from roads_app.sim import exact, kernel, pcg64
 
-    return (
-        kernel._run_kernel,
-        pcg64.shoe_states,
-        exact._accumulate,
-        exact.two_products_into,
-        odds.outcomes_into,
-    )
+    # the summary's exact edge runs interpreted (`bets.odds.full_shoe_outcomes`)
+    return (kernel._run_kernel, pcg64.shoe_states, exact._accumulate, exact.two_products_into)
 
 
 def _plain_kernels() -> Sequence[Any]:
-    from roads_app.bets import odds
     from roads_app.sim import exact, session
 
-    return (session.play, exact._accumulate, exact.two_products_into, odds.outcomes_into)
+    return (session.play, exact._accumulate, exact.two_products_into)
+
+
+def _odds() -> None:
+    from roads_app.bets import odds
+
+    odds.outcomes(odds.full_shoe_counts(8))
+
+
+def _odds_kernels() -> Sequence[Any]:
+    from roads_app.bets import odds
+
+    return (odds.outcomes_into,)
 
 
 def _simulate() -> None:
@@ -100,10 +105,11 @@ def _simulate_kernels() -> Sequence[Any]:
 
 
 ROADS = Step("roads", 4.0, _roads, _roads_kernels)
-ENGINE = Step("engine", 13.0, lambda: _backtest("fast"), _engine_kernels)
+ENGINE = Step("engine", 8.0, lambda: _backtest("fast"), _engine_kernels)
 PLAIN = Step("plain", 2.0, lambda: _backtest("plain"), _plain_kernels)
 SIMULATE = Step("simulate", 4.0, _simulate, _simulate_kernels)
-STEPS: tuple[Step, ...] = (ROADS, ENGINE, PLAIN, SIMULATE)
+ODDS = Step("odds", 3.0, _odds, _odds_kernels)  # the pages' odds of the shoe left
+STEPS: tuple[Step, ...] = (ROADS, ENGINE, PLAIN, SIMULATE, ODDS)
 """Every kernel a page or a command calls first (the studies compile on their own)."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import sqlite3
 import threading
@@ -279,7 +280,38 @@ def insert_frame(c: Connection, table: str, frame: pl.DataFrame) -> None:
         f"INSERT INTO {table} ({', '.join(frame.columns)}) VALUES ({', '.join('?' * frame.width)})"
     )
     for i in range(0, frame.height, INSERT_SLICE):
-        c.executemany(sql, frame.slice(i, INSERT_SLICE).iter_rows())
+        c.executemany(sql, frame.slice(i, INSERT_SLICE).rows())
+
+
+def one_of(c: Connection, values: list[str]) -> tuple[str, Any]:
+    """``column`` + this SQL and its one parameter: the column is one of ``values`` (a
+    PostgreSQL array, a JSON array on SQLite), however many. A list of hundreds of
+    parameters is a statement the server prepares once and plans for the table as it was
+    then (empty, at an import's start): a scan a query, which took minutes a batch for a
+    file of 200,000 shoes."""
+    if isinstance(c, pg.PgConnection):
+        return " = ANY(?)", values
+    return " IN (SELECT value FROM json_each(?))", json.dumps(values)
+
+
+BULK_CACHE_KB = 65_536
+"""SQLite's page cache during a bulk insert (its default is 2 MB): the index pages an
+import's batch touches stay in memory rather than being read again and again."""
+
+
+@contextlib.contextmanager
+def bulk_cache(c: Connection) -> Iterator[None]:
+    """A bigger page cache on a SQLite connection for `insert_frame`s of a big batch,
+    back as it was after them; a server keeps its own buffers."""
+    if isinstance(c, pg.PgConnection):
+        yield
+        return
+    before = int(c.execute("PRAGMA cache_size").fetchone()[0])
+    c.execute(f"PRAGMA cache_size = -{BULK_CACHE_KB}")
+    try:
+        yield
+    finally:
+        c.execute(f"PRAGMA cache_size = {before}")
 
 
 def _csv_slices(frame: pl.DataFrame) -> Iterator[bytes]:

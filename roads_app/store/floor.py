@@ -25,7 +25,7 @@ sees the shoe the first started and deals into it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any
@@ -127,6 +127,11 @@ class Dealt:
     version: int
     rounds: pl.DataFrame
     codes: list[str]
+
+
+_IDS_A_READ = 500
+"""Shoe ids asked about in one statement (`Floor.tables_of`): far below either
+database's limit of parameters."""
 
 
 @dataclass(frozen=True)
@@ -470,6 +475,24 @@ class Floor:
         if row is None or row[0] is None or row[1] is None or row[2] is None:
             return None
         return ShoePlace(str(row[0]), str(row[1]), int(row[2]))
+
+    def tables_of(self, shoe_ids: Collection[str]) -> dict[str, str]:
+        """The floor table each of ``shoe_ids`` was dealt at, in one read (a shoe of no
+        table, or not in the library, left out): what a table's screen key may show of
+        a list of shoes (`roads_app.store.tokens.screen_keeps`)."""
+        ids = list(dict.fromkeys(shoe_ids))
+        found: dict[str, str] = {}
+        with self.db.read() as c:
+            for at in range(0, len(ids), _IDS_A_READ):
+                part = ids[at : at + _IDS_A_READ]
+                marks = ", ".join("?" * len(part))
+                rows = c.execute(
+                    f"SELECT id, floor_table FROM shoes WHERE id IN ({marks}) "
+                    "AND floor_table IS NOT NULL",
+                    tuple(part),
+                ).fetchall()
+                found.update((str(r[0]), str(r[1])) for r in rows)
+        return found
 
     def day(self, code: str, day: str | None = None) -> TableDay:
         """A table's day (``YYYY-MM-DD``, today when None): its shoes and their counts,

@@ -112,13 +112,14 @@ def file_digest(path: Path) -> str:
         return hashlib.file_digest(f, "blake2b").hexdigest()[:32]
 
 
-def origins(batch: streaming.Checked, meta: ShoeMeta | None, source: str) -> list[str]:
+def origins(rows: pl.DataFrame, meta: ShoeMeta | None, source: str) -> list[str]:
     """Each shoe of a batch known by where it came from: a digest of the file it came
-    from (``source``, `file_digest`), its number in the file, its rounds (as the library
-    keeps them) and the file's metadata. The same file imported again gives the same
-    digests, so an import adds only the shoes the library does not hold yet; another
-    file's shoes are never taken for this one's, whatever their rounds (two files of
-    one-round shoes share many a shoe number and round by chance)."""
+    from (``source``, `file_digest`), its number in the file, its rounds (``rows``: the
+    batch in the library's form, `frames.sql_frame`, its ``shoe`` column first) and the
+    file's metadata. The same file imported again gives the same digests, so an import
+    adds only the shoes the library does not hold yet; another file's shoes are never
+    taken for this one's, whatever their rounds (two files of one-round shoes share many
+    a shoe number and round by chance)."""
     head = source + (
         ""
         if meta is None
@@ -127,8 +128,7 @@ def origins(batch: streaming.Checked, meta: ShoeMeta | None, source: str) -> lis
         )
     )
     text = (
-        sql_frame(batch.frame)
-        .select(
+        rows.select(
             SHOE_COLUMN,
             row=pl.concat_str(
                 [pl.col(c).cast(pl.String).fill_null("") for c in ROUND_COLS[1:]], separator=","
@@ -141,6 +141,22 @@ def origins(batch: streaming.Checked, meta: ShoeMeta | None, source: str) -> lis
         hashlib.blake2b(f"{head}\n{k}\n{rows}".encode(), digest_size=16).hexdigest()
         for k, rows in text.iter_rows()
     ]
+
+
+def shoe_names(base: str, numbers: pl.Series) -> pl.Series:
+    """Each shoe's name in the library, ``"<base> shoe <k>"`` (at most 100 characters,
+    trimmed), for a batch's shoe numbers at once: a name that cannot reach 100 characters
+    (the longest number has 19 digits) is the trimmed head and the number as a column;
+    a longer base is cut a name at a time."""
+    head = f"{base} shoe "
+    if len(head) + 19 <= _NAME_MOST:  # ends with a digit: only its head can be trimmed
+        text = numbers.cast(pl.String).to_frame("k")
+        return text.select(pl.concat_str(pl.lit(head.lstrip()), "k").alias("name")).to_series()
+    return pl.Series([f"{head}{k}"[:_NAME_MOST].strip() for k in numbers], dtype=pl.String)
+
+
+_NAME_MOST = 100
+"""Characters a shoe imported from a file of many is named with at most."""
 
 
 def import_shoes(
@@ -165,10 +181,6 @@ def import_shoes(
     """
     path = Path(path)
     base = name or path.stem
-
-    def name_of(k: int) -> str:
-        return f"{base} shoe {k}"[:100].strip()
-
     many = streaming.open_shoe_file(path)
     if many is None:
         if shoe is not None:
@@ -188,24 +200,23 @@ def import_shoes(
         one = rounds.select(pl.lit(shoe, dtype=pl.Int64).alias(SHOE_COLUMN), pl.all())
         batches = iter([streaming.Checked(one)])
     else:
-        batches = many.batches(progress)
+        batches = many.batches(progress, ahead=True)
     added: list[str] = []
     already = 0
     last = 0
     shared: ShoeMeta | None = None
     try:
         for batch in batches:
-            numbers = batch.numbers.to_list()
-            names = [name_of(k) for k in numbers]
+            rows = sql_frame(batch.frame)  # the library's form, once for digests and rows
+            numbers = batch.numbers
+            names = shoe_names(base, numbers)
             if shared is None:  # the metadata and the name rule, checked once
                 shared = importing.shoe_meta(many.meta, path.name, names[0])
-            ids = store.shoes.add_from_file(
-                batch.frame, shared, names, origins(batch, many.meta, source)
-            )
+            ids = store.shoes.add_from_file(rows, shared, names, origins(rows, many.meta, source))
             new = [i for i in ids if i is not None]
             added.extend(new)
             already += len(ids) - len(new)
-            last = numbers[-1]
+            last = int(numbers[-1])
             if committed is not None:
                 committed(new)
     except RoadsAppError as e:

@@ -20,7 +20,14 @@ import polars as pl
 from roads_app.errors import RoundError, StorageError, quote
 from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, empty_rounds, new_ids
 from roads_app.messages import Message
-from roads_app.store.connection import Connection, Database, insert_frame, now
+from roads_app.store.connection import (
+    Connection,
+    Database,
+    bulk_cache,
+    insert_frame,
+    now,
+    one_of,
+)
 from roads_app.store.frames import (
     META_COLS,
     ROUND_COLS,
@@ -29,7 +36,6 @@ from roads_app.store.frames import (
     meta_of,
     meta_row,
     rows_of,
-    sql_frame,
 )
 from roads_app.store.history import History
 
@@ -65,6 +71,9 @@ _META_TYPES: dict[str, pl.DataType] = {
     "cut": pl.Int64(),
 }
 """The types of the metadata columns a file's shoes share (`Shoes.add_from_file`)."""
+
+_BATCH: dict[str, pl.DataType] = {"shoe": pl.Int64(), "name": pl.String(), "origin": pl.String()}
+"""A batch's shoes as `Shoes.add_from_file` takes them (a batch of none has these too)."""
 
 _GATE = "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?"
 """The row every checked change of a shoe reads first (`Shoes.current`)."""
@@ -148,89 +157,81 @@ class Shoes:
         return 1
 
     def add_from_file(
-        self, rounds: pl.DataFrame, meta: ShoeMeta, names: list[str], origins: list[str]
+        self, rows: pl.DataFrame, meta: ShoeMeta, names: pl.Series, origins: list[str]
     ) -> list[str | None]:
         """A batch of a file's shoes in one transaction, each a new id at version 1, but
-        those already in the library (in the trash too): ``rounds`` holds the shoes
-        whole, a ``shoe`` column first (each's number in the file), ``names`` and
-        ``origins`` (`library.import_shoes`' digests) go with its shoes in order, and
-        ``meta`` is what they share (id and name aside). Three bulk inserts for the lot
-        (`connection.insert_frame`), never a statement a shoe. Returns each shoe's new
-        id, None for one already in."""
-        numbers = rounds["shoe"].unique(maintain_order=True)
+        those already in the library (in the trash too): ``rows`` holds the shoes whole
+        in the library's form (`frames.sql_frame`), a ``shoe`` column first (each's
+        number in the file), ``names`` and ``origins`` (`library.origins`' digests) go
+        with its shoes in order, and ``meta`` is what they share (id and name aside).
+        Three bulk inserts for the lot (`connection.insert_frame`), never a statement a
+        shoe. Returns each shoe's new id, None for one already in.
+
+        The new ids are handed out in ascending order along the file (they are random
+        either way): a batch's shoes, rounds and history then go into their indexes in
+        key order, each a run of neighbouring pages rather than a page anywhere."""
+        numbers = rows["shoe"].unique(maintain_order=True)
         with self.db.write("import into") as c:
-            have: set[str] = set()
-            for i in range(0, len(origins), 500):
-                part = origins[i : i + 500]
-                have.update(
-                    r[0]
-                    for r in c.execute(
-                        f"SELECT origin FROM shoes WHERE origin IN ({', '.join('?' * len(part))})",
-                        part,
-                    ).fetchall()
-                )
-            new = [o not in have for o in origins]
-            fresh = iter(new_ids(sum(new)))
-            ids = [next(fresh) if n else None for n in new]
-            kept = [i for i in ids if i is not None]
-            if not kept:
-                return ids
-            self._refuse_taken(c, kept)
-            shoes = (
-                pl.DataFrame(
-                    {"shoe": numbers, "id": ids, "name": names, "origin": origins},
-                    schema_overrides={"id": pl.String},
-                )
-                .drop_nulls("id")
-                .join(rounds.group_by("shoe").len("rounds"), on="shoe", maintain_order="left")
+            among, param = one_of(c, origins)
+            found = c.execute(f"SELECT origin FROM shoes WHERE origin{among}", (param,))
+            have = {r[0] for r in found.fetchall()}
+            batch = pl.DataFrame(
+                {"shoe": numbers, "name": names, "origin": origins}, schema_overrides=_BATCH
             )
+            shoes = batch.filter(~pl.col("origin").is_in(list(have)))
+            if not shoes.height:
+                return [None] * batch.height
+            shoes = shoes.with_columns(
+                id=pl.Series(sorted(new_ids(shoes.height)), dtype=pl.String)
+            ).join(rows.group_by("shoe").len("rounds"), on="shoe", maintain_order="left")
+            kept = shoes["id"].to_list()
+            self._refuse_taken(c, kept)
             when = now()
             shared = {k: v for k, v in meta_row(meta).items() if k not in ("id", "name")}
-            insert_frame(
-                c,
-                "shoes",
-                shoes.select(
-                    "id",
-                    "name",
-                    *(pl.lit(v, dtype=_META_TYPES[k]).alias(k) for k, v in shared.items()),
-                    pl.lit(when).alias("updated"),
-                    pl.lit(1).alias("version"),
-                    "rounds",
-                    "origin",
-                ),
-            )
-            played = rounds.join(shoes.select("shoe", "id"), on="shoe", maintain_order="left")
-            insert_frame(
-                c, "rounds", sql_frame(played.select("id", *ROUND_COLS)).rename({"id": "shoe"})
-            )
-            insert_frame(
-                c,
-                "history",
-                shoes.select(
-                    pl.col("id").alias("shoe"),
-                    pl.lit(when).alias("at"),
-                    pl.lit("imported").alias("action"),
-                    pl.lit(1).alias("version"),
-                    "rounds",
-                ),
-            )
+            with bulk_cache(c):
+                insert_frame(
+                    c,
+                    "shoes",
+                    shoes.select(
+                        "id",
+                        "name",
+                        *(pl.lit(v, dtype=_META_TYPES[k]).alias(k) for k, v in shared.items()),
+                        pl.lit(when).alias("updated"),
+                        pl.lit(1).alias("version"),
+                        "rounds",
+                        "origin",
+                    ),
+                )
+                played = rows.join(shoes.select("shoe", "id"), on="shoe", maintain_order="left")
+                insert_frame(c, "rounds", played.select(pl.col("id").alias("shoe"), *ROUND_COLS))
+                insert_frame(
+                    c,
+                    "history",
+                    shoes.select(
+                        pl.col("id").alias("shoe"),
+                        pl.lit(when).alias("at"),
+                        pl.lit("imported").alias("action"),
+                        pl.lit(1).alias("version"),
+                        "rounds",
+                    ),
+                )
             for shoe_id in kept:
                 self.db.notify(c, shoe_id, 1)
-        return ids
+        return batch.join(shoes.select("shoe", "id"), on="shoe", how="left", maintain_order="left")[
+            "id"
+        ].to_list()
 
     @staticmethod
     def _refuse_taken(c: Connection, ids: list[str]) -> None:
         """Refuse new shoes whose id is taken (even by a shoe in the trash), or given twice."""
-        for i in range(0, len(ids), 500):  # (SQLite's limit on parameters is far above)
-            part = ids[i : i + 500]
-            row = c.execute(
-                f"SELECT id, deleted FROM shoes WHERE id IN ({', '.join('?' * len(part))}) "
-                "ORDER BY deleted IS NULL LIMIT 1",
-                part,
-            ).fetchone()
-            if row is not None:
-                taken = "msg_id_taken_trash" if row[1] else "msg_id_taken"
-                raise StaleShoeError(Message(taken, id=row[0]))
+        among, param = one_of(c, ids)
+        row = c.execute(
+            f"SELECT id, deleted FROM shoes WHERE id{among} ORDER BY deleted IS NULL LIMIT 1",
+            (param,),
+        ).fetchone()
+        if row is not None:
+            taken = "msg_id_taken_trash" if row[1] else "msg_id_taken"
+            raise StaleShoeError(Message(taken, id=row[0]))
         if len(set(ids)) < len(ids):
             twice = next(i for i in ids if ids.count(i) > 1)
             raise StaleShoeError(Message("msg_id_taken", id=twice))

@@ -24,12 +24,13 @@ from __future__ import annotations
 import functools
 import ipaddress
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import streamlit as st
 
 from roads_app.store import db, tokens
+from roads_app.store.watch import TABLE_KEY
 from roads_app.ui import session
 from roads_app.ui.words import tr
 
@@ -107,22 +108,25 @@ def screen_refusal(path: str | None = None) -> str | None:
     now = role()
     if now != SCREEN:
         return st.session_state.get(_SCREEN_LINE) if now is None else None
-    table = st.query_params.get(TABLE_PARAM)
-    own = st.session_state.get(_SCREEN_TABLE)
-    if own is not None and table is not None and table != own:
-        return "screen_key_other_table"
-    shoe = st.query_params.get(session.URL_PARAM)
-    if own is not None and table is None and shoe is not None and not _dealt_at(shoe, own):
-        return "screen_key_other_table"  # a shoe of another table, or of none
+    table = st.query_params.get(TABLE_PARAM)  # the display follows it over ``?shoe=``
+    shown = TABLE_KEY + table if table else st.query_params.get(session.URL_PARAM)
+    own = st.session_state.get(_SCREEN_TABLE)  # as `_screen` found it in this run
+    if shown and not tokens.screen_sees(session.store(), own, shown):
+        return "screen_key_other_table"  # another table, a shoe of one, or of none
     if path is not None and path not in SCREEN_PAGES:
         return "screen_key_not_here"
     return None
 
 
-def _dealt_at(shoe: str, table: str) -> bool:
-    """Whether ``shoe`` was dealt at the floor table ``table`` (`Floor.place_of`)."""
-    place = session.store().floor.place_of(shoe)
-    return place is not None and place.table == table
+def screen_table() -> str | None:
+    """The one floor table this tab's screen key shows (None: any, or no screen key)."""
+    return st.session_state.get(_SCREEN_TABLE) if role() == SCREEN else None
+
+
+def screen_keeps(shoe_ids: Iterable[str]) -> set[str]:
+    """Those of ``shoe_ids`` this tab may show: all but for a table's screen key, whose
+    wall shows that table's shoes only (`tokens.screen_keeps`)."""
+    return tokens.screen_keeps(session.store(), screen_table(), shoe_ids)
 
 
 def _recheck() -> str | None:
@@ -188,18 +192,26 @@ FOLLOW_HEADER = "X-Roads-Tab"
 """The header a page's follower sends `follow_pass` in."""
 
 
-def follow_refusal(token_hash: str | None, data_dir: Any) -> tuple[int, str] | None:
-    """The pages' rule for the follow route, with no Streamlit session (it runs on the
-    server's event loop): None when a tab with this token may see the shoe's page, else
-    the status and the one line that says why. Looked up again on every request, as the
-    pages do, so a revoked token stops following too."""
+def follow_admit(
+    token_hash: str | None, data_dir: Any, shown: str | None = None
+) -> tuple[tuple[int, str] | None, str | None]:
+    """The pages' rule for the follow and tile routes, with no Streamlit session (they
+    run on the server's event loop): whether a tab with this token may see ``shown`` (a
+    shoe id or ``table:<code>``; None: the wall, whose answer the route filters by
+    `tokens.screen_keeps`): the status and the one line that says why not (None: it
+    may), and the one floor table the tab's key shows (None: any). Looked up again on
+    every request, as the pages do, so a revoked token stops following too."""
     if not exposed():
-        return None
+        return None, None
     if not token_hash:
-        return 401, "follow: a viewer or operator token is needed (the dashboard is open)"
-    if len(token_hash) != 64 or db.open_store(data_dir).tokens.role(token_hash) is None:
-        return 403, "follow: this tab's token is not valid (revoked?)"
-    return None
+        return (401, "follow: a viewer or operator token is needed (the dashboard is open)"), None
+    store = db.open_store(data_dir)
+    found = store.tokens.key(token_hash) if len(token_hash) == 64 else None
+    if found is None or found.revoked:
+        return (403, "follow: this tab's token is not valid (revoked?)"), None
+    if shown is not None and not tokens.screen_sees(store, found.table, shown):
+        return (403, "follow: this screen's key is for another table"), found.table
+    return None, found.table
 
 
 def _forget() -> None:

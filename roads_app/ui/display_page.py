@@ -38,7 +38,7 @@ from roads_app.roads import good_roads as gr
 from roads_app.roads.stats import shoe_stats, side_now
 from roads_app.store.floor import FloorTable
 from roads_app.store.watch import TABLE_KEY
-from roads_app.ui import access, board_host, follow, session, theme
+from roads_app.ui import access, board_host, floor_view, follow, session, theme
 from roads_app.ui.board_view import lang, render_board
 from roads_app.ui.good_roads_view import tags
 from roads_app.ui.page_head import static_text
@@ -99,15 +99,11 @@ def count_spans(rounds: pl.DataFrame, lg: str, ground: theme.Theme) -> list[str]
 
 
 def table_line(table: FloorTable, lg: str) -> str:
-    """The table's part of the header (our own words and numbers, escaped): the shoe's
-    number of the day and the main bets' limits."""
-    parts = []
-    if table.shoe_number is not None:
-        shoe = html.escape(word("display_shoe_number", lg, n=table.shoe_number))
-        parts.append(f"<span data-testid='shoe-number'>{shoe}</span>")
-    limits = html.escape(table.limits.main.text())
-    parts.append(f"<span data-testid='table-limits'>{limits}</span>")
-    return "".join(parts)
+    """The table's part of the header (`floor_view.table_parts`, escaped)."""
+    return "".join(
+        f"<span data-testid='{tid}'>{html.escape(text)}</span>"
+        for tid, text in floor_view.table_parts(table, lg)
+    )
 
 
 def render_display_header(
@@ -149,7 +145,7 @@ def _between_shoes(table: FloorTable, lg: str, ground: theme.Theme) -> None:
     with st.container(key="display_head"):
         with st.container(key="display_name", width="content"):
             st.markdown(f"# {md_text(table.name or table.code)}")
-        state = html.escape(word(f"table_state_{table.state.value}", lg))
+        state = html.escape(floor_view.state_word(table, lg))
         parts = [f"<span data-testid='table-state' data-state='{table.state.value}'>{state}</span>"]
         parts.append(table_line(table, lg))
         if table.state is TableState.SHUFFLING and table.shoe is not None:
@@ -175,7 +171,7 @@ def _follow_table(code: str) -> None:
         return
     follow.follow_shoe(TABLE_KEY + table.code, table.version, key=TABLE_FOLLOW_KEY)
     ground = theme.chosen()
-    if table.state is not TableState.OPEN or table.shoe is None or table.shoe_ended:
+    if not floor_view.dealing(table):
         follow.follow_shoe(None, None, key=FOLLOW_KEY, screen=True)
         _between_shoes(table, lg, ground)
         st.session_state[SHOWN_KEY] = (TABLE_KEY + table.code, table.version)

@@ -16,7 +16,9 @@ starts or ends reruns the grid. (One request per tile would not do: a browser ho
 connections to a server.)
 
 When the dashboard is open to the network, the route applies the pages' rule
-(`access.follow_refusal`): the follower sends the tab's token as the store keeps it.
+(`access.follow_admit`): the follower sends the tab's token as the store keeps it. A
+screen key bound to one floor table is refused for another table's shoe or ``table:``
+key (403), and the wall's answer tells it of its own table's shoes only.
 
 Why not ``st.fragment(run_every=...)``: each tick is a script run per page per tab,
 whether anything changed or not (the display ran 2.5 a second). Here an idle page holds
@@ -26,7 +28,7 @@ one open request, renewed every `WAIT_S` seconds, and the server runs nothing fo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ from roads_app.errors import RoadsAppError
 from roads_app.game.floor import check_table_code
 from roads_app.game.rounds import is_shoe_id
 from roads_app.i18n import word
-from roads_app.store import library, tokens, watch
+from roads_app.store import db, library, tokens, watch
 from roads_app.ui import access, page_head
 from roads_app.ui.board_view import lang
 
@@ -114,16 +116,19 @@ def screen_size(key: str = "follow") -> dict[str, int] | None:
 
 def follow_wall(
     seq: int,
-    shown: Iterable[str] = (),
+    shown: Iterable[str] | None = (),
     hidden: Mapping[str, int] | None = None,
     *,
+    floor: Sequence[str] = (),
     key: str = "follow_wall",
 ) -> None:
     """Rerun the calling fragment (the wall's grid) when the set of live shoes is no
-    longer ``shown`` (the watcher's change ``seq`` or later), or a shoe the good-road
-    filter hides moved past its version in ``hidden`` (it may pass the filter now). A
-    shown shoe's own change is drawn by its tile alone (`wall_tile`). Also reports the
-    window's size (`screen_size`), which sets how big a tile is."""
+    longer ``shown`` (the watcher's change ``seq`` or later; None: the wall shows floor
+    tables, whose shoes come and go inside their tiles), when the floor's tables in
+    their order (`floor_order`) are no longer ``floor``, or a shoe the good-road filter
+    hides moved past its version in ``hidden`` (it may pass the filter now). A shown
+    shoe's own change, and a shown table's, is drawn by its tile alone (`wall_tile`).
+    Also reports the window's size (`screen_size`), which sets how big a tile is."""
     _component(
         key=key,
         height=1,
@@ -132,7 +137,8 @@ def follow_wall(
         data={
             "wall": True,
             "seq": seq,
-            "ids": sorted(shown),
+            "ids": None if shown is None else sorted(shown),
+            "floor": list(floor),
             "hidden": dict(hidden or {}),
             "screen": True,
             "screen_now": screen_size(key),
@@ -156,6 +162,17 @@ def shoe_now(data_dir: Path, shoe_id: str) -> watch.ShoeNow | None:
 def wall_versions(w: watch.Watcher) -> dict[str, int]:
     """The versions of the shoes on the wall (`library.on_the_wall`), as last seen."""
     return {k: s.version for k, s in w.shoes().items() if library.on_the_wall(k, s.source, s.ended)}
+
+
+def floor_order(places: Mapping[str, int]) -> list[str]:
+    """Floor tables' codes (each with its floor position) in the floor's order: position,
+    then code. The wall's tiles stand in this order all day; the grid and the wall's
+    follower both order by it.
+
+    >>> floor_order({"B2": 2, "A9": 1, "A1": 2})
+    ['A9', 'A1', 'B2']
+    """
+    return sorted(places, key=lambda code: (places[code], code))
 
 
 # --- the server side (no Streamlit: runs on the server's event loop) -----------------------
@@ -248,21 +265,39 @@ async def wait_for_change(
     return now()
 
 
-def refusal(request: Any, data_dir: Path) -> Any:
+def admit(request: Any, data_dir: Path, shown: str | None = None) -> tuple[Any, str | None]:
     """The pages' rule for a route a page's script calls (this one, `wall_tile`'s): None
-    when the tab may see the shoes, else the JSON response that says why. A tab that
-    could not see the shoe's page sees no versions."""
+    when the tab may see ``shown`` (a shoe id or ``table:<code>``; None: the wall, whose
+    answer is filtered, `wall_answer`), else the JSON response that says why; and the
+    one floor table the tab's key shows (None: any). A tab that could not see the
+    shoe's page sees no versions; a table's screen key sees nothing of another table."""
     try:
         given = tokens.one_credential(request.headers.getlist(access.FOLLOW_HEADER), "follow")
     except tokens.CredentialError as e:  # two passes: which counts would be a guess
-        return refuse(400, str(e))
+        return refuse(400, str(e)), None
     try:
-        refused = access.follow_refusal(given, data_dir)
+        refused, bound = access.follow_admit(given, data_dir, shown)
     except RoadsAppError as e:
-        return refuse(503, f"follow: {e}")
-    if refused is not None:
-        return refuse(*refused)
-    return None
+        return refuse(503, f"follow: {e}"), None
+    return (None if refused is None else refuse(*refused)), bound
+
+
+def refusal(request: Any, data_dir: Path, shown: str | None = None) -> Any:
+    """`admit`'s refusal alone (None: answered)."""
+    return admit(request, data_dir, shown)[0]
+
+
+def wall_answer(data_dir: Path, bound: str | None, versions: dict[str, int]) -> dict[str, int]:
+    """The wall's shoes (their versions) a tab whose key shows the floor table ``bound``
+    (None: any) may be told of: a table's screen key, its table's alone, as its page
+    shows (`tokens.screen_keeps`)."""
+    if bound is None:
+        return versions
+    try:
+        kept = tokens.screen_keeps(db.open_store(data_dir), bound, versions)
+    except RoadsAppError:  # the request was let in a moment ago: a lost database
+        return {}
+    return {k: v for k, v in versions.items() if k in kept}
 
 
 def routes(data_dir: Path) -> list[Any]:
@@ -279,7 +314,7 @@ def routes(data_dir: Path) -> list[Any]:
         known = request.query_params.get("wall" if shoe is None else "v", "")[:24]
         if _waiting >= MAX_WAITING:
             return refuse(503, "too many pages following; try again")
-        refused = refusal(request, data_dir)
+        refused, bound = admit(request, data_dir, shoe)
         if refused is not None:
             return refused
         _waiting += 1
@@ -296,12 +331,20 @@ def routes(data_dir: Path) -> list[Any]:
             else:
                 _following[key] -= 1
         if w.tokens != revokes:  # a revoke while waiting: does the page's key still hold?
-            refused = refusal(request, data_dir)
+            refused, bound = admit(request, data_dir, shoe)
             if refused is not None:
                 return refused
         if str(now if now is not None else "") != known:
             answered += 1
-        body = {"seq": now, "shoes": wall_versions(w)} if shoe is None else {"v": now}
+        body: dict[str, Any] = {"v": now}
+        if shoe is None:  # the wall: its shoes, and its floor tables in order
+            tables = {c: t for c, t in w.tables().items() if tokens.sees(bound, c)}
+            body = {
+                "seq": now,
+                "shoes": wall_answer(data_dir, bound, wall_versions(w)),
+                "tables": {code: t.version for code, t in tables.items()},
+                "floor": floor_order({code: t.position for code, t in tables.items()}),
+            }
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
     return [Route(ROUTE, follow, methods=["GET"])]

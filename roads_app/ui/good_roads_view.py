@@ -28,6 +28,14 @@ def tags(keys: Sequence[str], lang: str, catalogue: Catalogue | None = None) -> 
     return [names.get(k, k) for k in keys]
 
 
+def short_tags(keys: Sequence[str], lang: str, catalogue: Catalogue | None = None) -> list[str]:
+    """`tags` as a small badge names them (`Pattern.short`: ``Jump ×1`` for "Single
+    jump"), for a floor screen's tile."""
+    cat = catalogue or gr.in_force()
+    names = {p.key: p.short(lang) for p in cat.patterns}
+    return [names.get(k, k) for k in keys]
+
+
 def tag_line(keys: Sequence[str], lang: str, catalogue: Catalogue | None = None) -> str:
     """``Good roads: Single jump · Banker jumps`` (好路：单跳 · 逢庄跳), or the words for
     none."""

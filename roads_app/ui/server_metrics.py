@@ -35,8 +35,11 @@ def scrape_refusal(authorization: str | None, data_dir: Path) -> tuple[int, str]
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return 401, "metrics: a viewer token is needed (Authorization: Bearer <token>)"
-    if db.open_store(data_dir).tokens.role(tokens.hash_token(token.strip())) is None:
+    role = db.open_store(data_dir).tokens.role(tokens.hash_token(token.strip()))
+    if role is None:
         return 403, "metrics: the token is not valid (revoked?)"
+    if role == access.SCREEN:  # it would name every table's shoes a page follows
+        return 403, "metrics: a screen key is for the display and the wall only"
     return None
 
 

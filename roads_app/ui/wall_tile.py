@@ -1,7 +1,8 @@
 """A wall tile's live part, drawn by the page itself: a result costs no script run.
 
-A tile of the wall (`lobby_page.render_tile`) is a fragment with the parts that change
-seldom (name, table, good-road tags, the Open button) and one component
+A tile of the wall (`lobby_page.render_tile`; a floor table's, `render_table_tile`) is a
+fragment with the parts that change seldom (name, table, good-road tags, the Open
+button) and one component
 (``static/wall_tile.js``) with the parts that change at every result: the round count,
 the stale mark, the small roads (plain SVG, ``static/svg_plot.js``) and the counts.
 The component shares the page's one request for the wall (``static/follow_hub.js``);
@@ -33,8 +34,9 @@ import polars as pl
 import streamlit as st
 
 from roads_app.errors import RoadsAppError
+from roads_app.game.floor import TableState
 from roads_app.game.hand import Winner
-from roads_app.game.rounds import is_shoe_id
+from roads_app.game.rounds import empty_rounds, is_shoe_id
 from roads_app.i18n import LANGUAGES, word
 from roads_app.render import board
 from roads_app.render.flags import flag_note, flag_value
@@ -42,8 +44,9 @@ from roads_app.roads import good_roads as gr
 from roads_app.roads.grids import all_roads
 from roads_app.roads.stats import side_now
 from roads_app.store import library, watch
-from roads_app.ui import access, follow, page_head, theme
-from roads_app.ui.good_roads_view import shown
+from roads_app.store.floor import FloorTable
+from roads_app.ui import access, floor_view, follow, page_head, theme
+from roads_app.ui.good_roads_view import short_tags, shown
 from roads_app.ui.good_roads_view import tags as tag_names
 
 ROUTE = "/_roads/tile"
@@ -142,15 +145,17 @@ def content(
 
 
 def badges(keys: Sequence[str], side: str, lg: str, ground: theme.Theme) -> list[list[str]]:
-    """The good roads a table is on as ``[name, ground colour, text colour]`` badges, in
-    the colour of the big road's side they ride (its mark's, on the theme's board).
+    """The good roads a table is on as ``[short name, ground colour, text colour, name]``
+    badges, in the colour of the big road's side they ride (its mark's, on the theme's
+    board).
 
     >>> badges(["long_banker"], "B", "en", theme.Theme.LIGHT)  # doctest: +ELLIPSIS
-    [['...', '#d32f2f', '#ffffff']]
+    [['B dragon', '#d32f2f', '#ffffff', 'Long banker dragon']]
     """
     bg = theme.recolour(board.WINNER_COLOUR[side], ground)
     fg = theme.recolour(board.PAPER, ground)
-    return [[name, bg, fg] for name in tag_names(keys, lg)]
+    names = zip(short_tags(keys, lg), tag_names(keys, lg), strict=True)
+    return [[short, bg, fg, name] for short, name in names]
 
 
 def counts_parts(c: dict[str, Any], lg: str) -> list[tuple[str, str]]:
@@ -246,15 +251,20 @@ def live(
     stale_min: float,
     runs: int,
     look: Look = Look(),
+    table: dict[str, Any] | None = None,
 ) -> None:
     """The tile's live part, first drawn from ``first`` (a `view`), then kept current by
     the page (`ROUTE`) until its fragment runs again. ``runs``: how often this page ran
-    the tile's fragment (the tests read it)."""
+    the tile's fragment (the tests read it). ``table``: a floor table's tile
+    (`table_data`), which also asks its fragment to run when the table changes (a
+    shuffle, its next shoe, closed); ``shoe_id`` is then its shoe being dealt, or None
+    between shoes."""
     _component(
-        key=f"lobby_live_{shoe_id}",
+        key=f"lobby_live_table_{table['table']}" if table else f"lobby_live_{shoe_id}",
         height="content",
         on_seen_change=lambda: None,
         data={
+            **(table or {}),
             "shoe": shoe_id,
             "view": first,
             "route": ROUTE.lstrip("/"),
@@ -274,6 +284,53 @@ def live(
             "pass": access.follow_pass(),
         },
     )
+
+
+def table_data(table: FloorTable, lg: str) -> dict[str, Any]:
+    """What a floor table's tile shows of the table itself (our own words and numbers,
+    and its name, set as text by the page): its name, state, shoe number and limits
+    (`floor_view`), and the version its tile stands at."""
+    return {
+        "table": table.code,
+        "table_version": table.version,
+        "title": table.name or table.code,
+        "code": table.code,
+        "state": table.state.value,
+        "state_text": floor_view.state_word(table, lg),
+        "head": [list(p) for p in floor_view.table_parts(table, lg)],
+    }
+
+
+@lru_cache(maxsize=16)
+def _cleared(lg: str, derived: bool, look: Look) -> list[dict[str, Any]]:
+    """A tile's roads with no round in them. Shared: not to be changed by a caller."""
+    return tile_roads(empty_rounds(), lg, derived, look)
+
+
+def between_view(
+    table: FloorTable,
+    folder: Path,
+    lg: str,
+    look: Look,
+    last: int | None,
+    derived: bool = False,
+) -> dict[str, Any]:
+    """A floor table's tile between shoes (shuffling, closed, open before its first
+    hand): its roads cleared, as the board beside a table clears at a shuffle (the same
+    size as a dealt shoe's: the tile keeps its height, the wall its places) and,
+    shuffling, the last shoe's final counts (``last``: that shoe's version, None when
+    unknown)."""
+    shows: dict[str, Any] = {"version": -1, "modified": None, "rounds": "", "rerun": False}
+    shows |= {"counts": [], "roads": _cleared(lg, derived, look), "badges": [], "bpt": []}
+    if table.state is TableState.SHUFFLING and table.shoe is not None and last is not None:
+        tile = content(table.shoe, str(folder), last, lg, False, look)
+        if isinstance(tile, dict):
+            shows["counts"] = counts_parts(tile["counts"], lg)
+            shows["bpt"] = [
+                [word(f"{w}_letter", lg), tile["counts"][w], w] for w in (x.value for x in Winner)
+            ]
+            shows["rounds"] = word("rounds_n", lg, n=tile["counts"]["rounds"])
+    return shows
 
 
 def _tags_param(text: str | None) -> list[str] | None:
@@ -322,7 +379,7 @@ def routes(data_dir: Path) -> list[Any]:
             return follow.refuse(
                 400, "tile: lang, derived, tags, picked, big, bead or theme is not one"
             )
-        refused = follow.refusal(request, data_dir)
+        refused = follow.refusal(request, data_dir, shoe)  # a table's key: its own
         if refused is not None:
             return refused
         try:

@@ -488,3 +488,16 @@ class MainThread:
             "long_ms": round(sum(long) / n, 1),
             "blocking_ms": round(sum(max(0.0, d - 50) for d in long) / n, 1),
         }
+
+
+BADGES_JS = """() => [...document.querySelectorAll('[data-testid="tile-badge"]')].map(b => {
+  const line = b.parentElement.getBoundingClientRect(), r = b.getBoundingClientRect();
+  return {text: b.textContent, cut: b.scrollWidth > b.clientWidth + 0.5
+    || r.right > line.right + 0.5 || r.left < line.left - 0.5 || r.width < 1};
+})"""
+
+
+def good_road_badges(page: Page) -> list[dict]:
+    """Every good-road badge on a wall's tiles: its text, and whether it is cut (by its
+    own width, or by the line it stands in)."""
+    return page.evaluate(BADGES_JS)

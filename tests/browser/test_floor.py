@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import REPO, AppServer, app_with_api, record, wait_rounds
+from conftest import REPO, AppServer, app_with_api, good_road_badges, record, wait_rounds
 from playwright.sync_api import Browser, Page
 
 from roads_app.game.shoe import ShoeOptions, deal_shoe
@@ -137,6 +137,9 @@ def test_the_kiosk_wall_shows_every_table_on_one_screen(
         assert got["scrollH"] <= got["H"] and got["scrollW"] <= got["W"], got
         assert got["outside"] == 0 and not got["sidebar"] and got["settings"] == 0, got
         assert all(r["share"] >= 0.85 and r["cell"] >= 9 for r in big), big
+        badges = good_road_badges(pg)  # whole, not cut to "Single …"
+        record(f"kiosk_{size[0]}_badges", len(badges))
+        assert badges and not [b for b in badges if b["cut"]], badges
         pg.screenshot(path=str(SCREENS / f"kiosk_{size[0]}_{n}_{lang}.png"))
         # a result fed to one table shows on its tile, drawn by the page itself
         before = pg.locator(f".st-key-lobby-{ids[0]} [data-testid='tile-rounds']").inner_text()

@@ -6,7 +6,8 @@
 //
 // The wall: its grid shares the page's one request for the wall (`hub`, in
 // `follow_hub.js`) with the tiles (`wall_tile.js`); the grid reruns when the set of live
-// shoes changed or a shoe the filter hides moved on. A tile draws its own news.
+// shoes (or the floor's tables, in their order) changed or a shoe the filter hides moved
+// on. A tile draws its own news.
 
 const sameIds = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -86,8 +87,12 @@ export default function (component) {
       const d = s.data;
       if (got.refused) { ask(`refused:${got.refused}`); return; }  // the key was revoked
       if (Number(got.seq) < Number(d.seq) || !got.shoes) return;
-      const moved = !sameIds(Object.keys(got.shoes).sort(), d.ids)
-        || Object.entries(d.hidden || {}).some(([k, v]) => (got.shoes[k] ?? v) > v);
+      // a wall of shoes follows the set of live shoes; a wall of floor tables (``ids``
+      // null) does not: a table's shoes come and go inside its tile (`wall_tile.js`)
+      const moved = (d.ids != null && !sameIds(Object.keys(got.shoes).sort(), d.ids))
+        || !sameIds(got.floor || [], d.floor || [])
+        || Object.entries(d.hidden || {}).some(([k, v]) => (k.startsWith('table:')
+          ? (got.tables || {})[k.slice(6)] ?? v : got.shoes[k] ?? v) > v);
       if (moved) ask(Number(got.seq));
     }, data.pass);
   } else {

@@ -169,6 +169,13 @@ function drawSvg(host, spec) {
       }
     }
   });
+  // roads with no round yet (a table's cleared board) still show their empty grids
+  if (!Object.keys(subs).length) {
+    for (const key of Object.keys(L)) {
+      const n = (key.match(/^xaxis(\d*)$/) || [])[1];
+      if (n !== undefined && L[`yaxis${n}`]) subplot(svg, defs, L, area, `x${n}`, `y${n}`);
+    }
+  }
   for (const note of L.annotations || []) annotate(svg, note, area, family);
   host.replaceChildren(svg);
 }

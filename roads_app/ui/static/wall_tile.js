@@ -4,7 +4,9 @@
 // `follow_hub.js`); when its shoe moves on it asks `/_roads/tile` for what to show and
 // draws it in place, with no script run. When the answer says ``rerun`` (the tile's
 // tags changed, it entered a good road, it left the filter or the wall) it reruns its
-// fragment instead, as a followed page does (`follow.js`).
+// fragment instead, as a followed page does (`follow.js`). A floor table's tile also
+// reruns its fragment when the table itself changes (the wall's news carries every
+// table's version): a shuffle, the next shoe, closed.
 // (Put after `svg_plot.js` and `follow_hub.js` in the component's one module.)
 
 // Kept per shoe, not per element: Streamlit may mount a component anew on a rerun.
@@ -18,34 +20,78 @@ function textNode(parent, tag, cls, text) {
   return node;
 }
 
+// A floor table's own line (`wall_tile.table_data`): on the kiosk wall its name first;
+// its state while it deals no shoe ("Shuffling", "Closed"), its shoe's number of the
+// day, its limits. All text, set as text.
+function tableLine(root, d) {
+  const line = textNode(root, 'div', 'rd-tile-line rd-tile-table', '');
+  if (d.kiosk) textNode(line, 'span', 'rd-tile-name', d.title).dataset.testid = 'tile-name';
+  if (!d.shoe) {
+    const st = textNode(line, 'span', 'rd-tile-state', d.state_text);
+    st.dataset.testid = 'tile-state';
+    st.dataset.state = d.state;
+  }
+  for (const [testid, text] of d.head || []) {
+    textNode(line, 'span', 'rd-tile-part', text).dataset.testid = `tile-${testid}`;
+  }
+  return line;
+}
+
+// The headline good road as a badge (its short name), whole: it never gives way to the
+// name or the round count beside it (they shorten first); a badge wider than its line
+// still is set in somewhat smaller type until it fits (a long name in a narrow tile).
+function fitBadge(b, line, rounds) {
+  const cut = () => b.scrollWidth > b.clientWidth + 0.5
+    || b.getBoundingClientRect().right > line.getBoundingClientRect().right + 0.5;
+  let size = 100;
+  b.style.fontSize = '';
+  rounds.hidden = false;
+  while (b.isConnected && cut() && size > 75) {
+    size -= 5;
+    b.style.fontSize = `${size}%`;
+  }
+  // a round count cut short says nothing: the line drops it (the roads show the count)
+  if (rounds.scrollWidth > rounds.clientWidth + 0.5) rounds.hidden = true;
+}
+
 // What the tile shows, from ``s.view`` (the newest known) and the page's settings.
 function drawTile(s) {
   const v = s.view, d = s.data, box = s.box;
-  const sig = JSON.stringify([v.version, v.modified, d.stale_text, d.stale_s, d.query]);
+  const sig = JSON.stringify([v.version, v.modified, d.stale_text, d.stale_s, d.query,
+    d.shoe, d.table_version ?? null]);
   if (box.__rdSig !== sig) {
     box.__rdSig = sig;
     s.draws += 1;
     const root = document.createElement('div');
     root.className = d.kiosk ? 'rd-tile-live rd-kiosk-tile' : 'rd-tile-live';
-    // The kiosk wall's one line: name, round count, B/P/T, the good roads as badges.
+    if (d.table) {
+      root.dataset.table = d.table;
+      root.dataset.state = d.state;
+      tableLine(root, d);
+    }
+    // The kiosk wall's line: name (a table's is on its own line above), round count,
+    // B/P/T, the good roads as a badge.
     const line = d.kiosk ? textNode(root, 'div', 'rd-tile-line', '') : root;
-    if (d.kiosk) textNode(line, 'span', 'rd-tile-name', v.name || '').dataset.testid = 'tile-name';
+    if (d.kiosk && !d.table) {
+      textNode(line, 'span', 'rd-tile-name', v.name || '').dataset.testid = 'tile-name';
+    }
     const n = textNode(line, 'span', 'rd-tile-rounds', v.rounds);
     n.dataset.testid = 'tile-rounds';
     n.dataset.run = String(s.draws);  // how often this tile was drawn (one result: once)
     n.dataset.scriptRun = String(d.runs);  // how often its fragment ran
+    let badge = null;
     if (d.kiosk) {
       for (const [letter, count, w] of v.bpt || []) {
-        textNode(line, 'b', `rd-w-${w} rd-tile-count`, `${letter} ${count}`);
+        textNode(line, 'b', `rd-w-${w} rd-tile-count`, `${letter} ${count}`).dataset.count = w;
       }
       const good = v.badges || [];  // the headline good road; the others on hover
       if (good.length) {
         const [name, bg, fg] = good[0];
-        const b = textNode(line, 'span', 'rd-badge', good.length > 1 ? `${name} +${good.length - 1}` : name);
-        b.dataset.testid = 'tile-badge';
-        b.title = good.map((g) => g[0]).join(' · ');
-        b.style.background = bg;
-        b.style.color = fg;
+        badge = textNode(line, 'span', 'rd-badge', good.length > 1 ? `${name} +${good.length - 1}` : name);
+        badge.dataset.testid = 'tile-badge';
+        badge.title = good.map((g) => g[3] || g[0]).join(' · ');  // the names in full
+        badge.style.background = bg;
+        badge.style.color = fg;
       }
     }
     s.staleNode = textNode(line, d.kiosk ? 'span' : 'div', 'rd-tile-stale', '');
@@ -70,6 +116,10 @@ function drawTile(s) {
     }
     const was = box.querySelector(':scope > .rd-tile-live');  // not the box's style sheet
     if (was) was.replaceWith(root); else box.appendChild(root);
+    // fitted now, and again whenever the line's width changes (the grid laid out anew)
+    if (s.sizes) s.sizes.disconnect();
+    s.sizes = badge ? new ResizeObserver(() => fitBadge(badge, line, n)) : null;
+    if (s.sizes) s.sizes.observe(line);
   }
   markStale(s);
 }
@@ -80,25 +130,33 @@ function markStale(s) {
   clearTimeout(s.staleTimer);
   const age = (Date.now() + s.offset) / 1000 - s.view.modified;
   const left = s.data.stale_s - age;
-  const stale = left < 0;
+  const stale = s.view.modified != null && left < 0;  // a table between shoes: never
   if (s.staleNode) {
     s.staleNode.textContent = stale ? s.data.stale_text : '';
     s.staleNode.hidden = !stale;
   }
-  if (!stale) s.staleTimer = setTimeout(() => markStale(s), left * 1000 + 250);
+  if (!stale && s.view.modified != null) s.staleTimer = setTimeout(() => markStale(s), left * 1000 + 250);
 }
 
 // Ask the fragment to run (once per news, again after a while if it did not).
-function askRun(s, now) {
+// ``table``: the news is the floor table's own (its version, not its shoe's).
+function askRun(s, now, table = false) {
   s.stamp = Math.max(Date.now(), (s.stamp || 0) + 1);
-  const asked = s.asked = { now, at: s.stamp };
+  const asked = s.asked = { now, at: s.stamp, table };
   serial(() => { if (s.asked === asked) s.set('seen', asked); });
   clearTimeout(s.askTimer);
-  s.askTimer = setTimeout(() => { if (s.asked === asked) askRun(s, now); }, 3000);
+  s.askTimer = setTimeout(() => { if (s.asked === asked) askRun(s, now, table); }, 3000);
 }
 
-// The wall's news: this tile's shoe moved past what it shows.
+// The wall's news: this tile's floor table changed (a shuffle, its next shoe, closed:
+// its fragment draws the table anew), or its shoe moved past what it shows.
 async function tileNews(s, got) {
+  const tv = s.data.table && got && got.tables && got.tables[s.data.table];
+  if (typeof tv === 'number' && tv > s.data.table_version && !s.asked) {
+    askRun(s, tv, true);
+    return;
+  }
+  if (!s.data.shoe) return;  // a table between shoes: only the table's news moves it
   const v = got && got.shoes && got.shoes[s.data.shoe];
   if (typeof v !== 'number' || v <= (s.view.version ?? -1) || s.asked) return;
   if (s.fetching) { s.again = true; return; }
@@ -123,13 +181,22 @@ async function tileNews(s, got) {
 export default function (component) {
   const { data, parentElement: box, setStateValue } = component;
   const all = tileStates();
-  const s = all[data.shoe] || (all[data.shoe] = { draws: 0, view: { version: -1 } });
+  const id = data.table ? `table:${data.table}` : data.shoe;  // a floor table's tile stays
+  const s = all[id] || (all[id] = { draws: 0, view: { version: -1 }, shoe: data.shoe });
+  if (s.shoe !== data.shoe) {  // the table's next shoe (or none): its news start afresh
+    s.shoe = data.shoe;
+    s.view = { version: -1 };
+    s.asked = null;
+    clearTimeout(s.askTimer);
+  }
   s.data = data;
   s.set = setStateValue;
   s.box = box;
   s.offset = data.now * 1000 - Date.now();
   if ((data.view.version ?? -1) >= (s.view.version ?? -1)) s.view = data.view;
-  if (s.asked && (data.view.version ?? -1) >= s.asked.now) {  // the run asked for came
+  const came = s.asked && (s.asked.table ? (data.table_version ?? -1)
+    : (data.view.version ?? -1)) >= s.asked.now;
+  if (came) {  // the run asked for came
     s.asked = null;
     clearTimeout(s.askTimer);
   }
@@ -141,6 +208,7 @@ export default function (component) {
     unsub();
     s.unsub = null;
     clearTimeout(s.staleTimer);
+    if (s.sizes) s.sizes.disconnect();
     clearTimeout(s.askTimer);  // a tile gone from the wall asks nothing more
     s.asked = null;
   };
