@@ -255,7 +255,10 @@ class PgConnection:
     def execute(self, sql: str, params: Any = ()) -> Rows | psycopg.Cursor[Any]:
         if self.held is not None:
             if self.known:
-                rows = self.known.get((sql, tuple(params)))
+                try:
+                    rows = self.known.get((sql, tuple(params)))
+                except TypeError:  # an array parameter (a list): asked of the server
+                    rows = None
                 if rows is not None:
                     return Rows(rows, len(rows))
                 if sql.lstrip()[:6].upper() != "SELECT":
