@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -80,6 +81,34 @@ def gc_pauses(into: list[float]) -> None:
     gc.callbacks.append(cb)
 
 
+def head_of(code: Path) -> str:
+    """The checkout's commit, short, with " +changes" when its package differs from it."""
+    git = ["git", "-C", str(code)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "roads_app"], capture_output=True, text=True
+    )
+    return head.stdout.strip() + (" +changes" if dirty.stdout.strip() else "")
+
+
+def operator_token(py: str, code: Path, data: Path, env: dict[str, str] | None = None) -> str:
+    """A new operator token for the library in ``data``, made by the checkout's own CLI."""
+    argv = [py, "-m", "roads_app", "token", "--data", str(data)]
+    return subprocess.run(
+        argv, cwd=code, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def client_loop() -> None:
+    """uvloop for a client process where it is installed (as the server has it)."""
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+
+
 # --- the server, wrapped ---------------------------------------------------------------
 
 
@@ -94,8 +123,8 @@ def server_main(data: str, port: int, trace: str) -> None:
     gc_pauses(pauses)
     real_append, real_apply = service.Feed.append, stream.Hub._apply
 
-    def append(self, shoe_id, body, key):  # type: ignore[no-untyped-def]
-        reply = real_append(self, shoe_id, body, key)
+    def append(self, shoe_id, body, key, *who):  # type: ignore[no-untyped-def]
+        reply = real_append(self, shoe_id, body, key, *who)
         if isinstance(reply.body, dict) and "version" in reply.body:
             commits.append((shoe_id, int(reply.body["version"]), time.monotonic()))
         return reply
@@ -128,6 +157,25 @@ def server_main(data: str, port: int, trace: str) -> None:
 # --- the followers -------------------------------------------------------------------------
 
 
+def split_events(buf: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """The whole Server-Sent Events in what a stream sent so far, each as (its kind, the
+    rest of it), and what is left of ``buf`` (pings and the headers skipped).
+
+    >>> split_events(b"HTTP/1.1 200\\r\\n\\r\\nevent: a\\ndata: 1\\n\\n: ping\\n\\nevent: b")
+    ([(b'a', b'data: 1')], b'event: b')
+    """
+    out, at = [], 0
+    while True:  # by offsets: slicing off each event would copy the rest each time
+        end = buf.find(b"\n\n", at)
+        if end < 0:
+            return out, buf[at:]
+        i = buf.find(b"event: ", at, end)
+        if i >= 0:
+            kind, _, rest = buf[i + 7 : end].partition(b"\n")
+            out.append((kind, rest))
+        at = end + 2
+
+
 class Stream(asyncio.Protocol):
     """One follower: parses its events as they arrive and keeps (shoe, version, time) of
     each, its rounds and its last version."""
@@ -146,16 +194,8 @@ class Stream(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         now = time.monotonic()
-        buf = self.buf + data
-        while True:
-            end = buf.find(b"\n\n")
-            if end < 0:
-                break
-            event, buf = buf[:end], buf[end + 2 :]
-            i = event.find(b"event: ")
-            if i < 0:
-                continue  # a ping or headers
-            kind, _, rest = event[i + 7 :].partition(b"\n")
+        events, self.buf = split_events(self.buf + data)
+        for kind, rest in events:
             j = rest.find(b"\nid: ")
             vid = int(rest[j + 5 :]) if j >= 0 else -1
             n = rest.count(b'"round":')
@@ -172,7 +212,6 @@ class Stream(asyncio.Protocol):
             else:
                 self.ended = kind.decode()
             self.version = vid if vid >= 0 else self.version
-        self.buf = buf
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.ended = self.ended or "closed"
@@ -186,6 +225,25 @@ class Clients:
         self.ready = 0
         self.lag: list[float] = []
         self.gc: list[float] = []
+
+
+async def hold(c: Any, n: int, tail_s: float) -> float:
+    """A client process's part once its ``n`` streams are open: "ready" when each has its
+    snapshot (``c.ready``), then the loop's lag (``c.lag``) and its garbage collections
+    (``c.gc``) until a line on stdin, and ``tail_s`` more for the last events; its CPU
+    seconds meanwhile."""
+    while c.ready < n:
+        await asyncio.sleep(0.05)
+    gc_pauses(c.gc)
+    print("ready", flush=True)
+    cpu0 = time.process_time()
+    stop = asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    while not stop.done():  # the loop's lag: how late a 10 ms sleep wakes
+        t = time.perf_counter()
+        await asyncio.sleep(0.01)
+        c.lag.append((time.perf_counter() - t - 0.01) * 1e3)
+    await asyncio.sleep(tail_s)
+    return time.process_time() - cpu0
 
 
 async def clients_main(url: str, shoes: list[str], first: int, n: int, out: str) -> None:
@@ -202,18 +260,7 @@ async def clients_main(url: str, shoes: list[str], first: int, n: int, out: str)
         streams.append(proto)  # type: ignore[arg-type]
         if i % 200 == 199:
             await asyncio.sleep(0.02)  # not all at once: the server's listen backlog
-    while c.ready < n:
-        await asyncio.sleep(0.05)
-    gc_pauses(c.gc)
-    print("ready", flush=True)
-    cpu0 = time.process_time()
-    stop = loop.run_in_executor(None, sys.stdin.readline)
-    while not stop.done():  # the loop's lag: how late a 10 ms sleep wakes
-        t = time.perf_counter()
-        await asyncio.sleep(0.01)
-        c.lag.append((time.perf_counter() - t - 0.01) * 1e3)
-    await asyncio.sleep(1.0)  # the last appends' events
-    cpu = time.process_time() - cpu0
+    cpu = await hold(c, n, 1.0)
     Path(out).write_text(
         json.dumps(
             {
@@ -228,6 +275,26 @@ async def clients_main(url: str, shoes: list[str], first: int, n: int, out: str)
 
 
 # --- the run -------------------------------------------------------------------------------
+
+
+def stop_clients(clients: list[subprocess.Popen[str]]) -> None:
+    """Tell every client process to write what it saw, and wait for them."""
+    for cl in clients:
+        assert cl.stdin is not None
+        cl.stdin.write("stop\n")
+        cl.stdin.flush()
+    for cl in clients:
+        cl.wait(timeout=300)
+
+
+def end_run(clients: list[subprocess.Popen[str]], server: subprocess.Popen[bytes]) -> None:
+    """Whatever is still running of a run (after an error, or the server), stopped."""
+    for cl in clients:
+        if cl.poll() is None:
+            cl.kill()
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
 
 
 def tree_cpu_s(pid: int) -> float:
@@ -293,16 +360,8 @@ def run(code: Path, a: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench_fanout_"))
     port, url, trace = free_port(), "", tmp / "trace.json"
     url = f"http://127.0.0.1:{port}"
-    head = subprocess.run(
-        ["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    token = subprocess.run(
-        [str(py), "-m", "roads_app", "token", "--data", str(tmp)],
-        cwd=code,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    head = head_of(code)
+    token = operator_token(str(py), code, tmp)
     server = subprocess.Popen(
         [str(py), __file__, "_server", str(tmp), str(port), str(trace)],
         cwd=code,
@@ -366,23 +425,13 @@ def run(code: Path, a: argparse.Namespace) -> None:
         server_waited = (waited_s(server.pid) - wait0) / took
         final = {s: c.get(f"/shoes/{s}").json() for s in shoes}
         os.kill(server.pid, signal.SIGUSR2)  # the heap, every stream still open
-        for cl in clients:
-            assert cl.stdin is not None
-            cl.stdin.write("stop\n")
-            cl.stdin.flush()
-        for cl in clients:
-            cl.wait(timeout=300)
+        stop_clients(clients)
         load1 = os.getloadavg()
         os.kill(server.pid, signal.SIGUSR1)
         server.wait(timeout=60)
         c.close()
     finally:
-        for cl in clients:
-            if cl.poll() is None:
-                cl.kill()
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
+        end_run(clients, server)
 
     tr = json.loads(trace.read_text())
     t1 = t0 + took
@@ -443,25 +492,31 @@ def main() -> None:
         server_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
         return
     if sys.argv[1:2] == ["_clients"]:
-        try:
-            import uvloop
-
-            uvloop.install()
-        except ImportError:
-            pass
+        client_loop()
         args = sys.argv[2:]
         asyncio.run(clients_main(args[0], args[1].split(","), int(args[2]), int(args[3]), args[4]))
         return
+    ap = arguments(followers=10000, tables=24, seconds=60.0)
+    a = ap.parse_args()
+    each_checkout(a, run)
+
+
+def arguments(followers: int, tables: int, seconds: float) -> argparse.ArgumentParser:
+    """The options this bench and `bench_lobby` share (their defaults differ)."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--followers", type=int, default=10000)
-    ap.add_argument("--tables", type=int, default=24)
+    ap.add_argument("--followers", type=int, default=followers)
+    ap.add_argument("--tables", type=int, default=tables)
     ap.add_argument("--every", type=float, default=2.0)
-    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--seconds", type=float, default=seconds)
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--start", type=int, default=30, help="hands in each shoe at the start")
     ap.add_argument("--code", nargs="*", default=[str(ROOT)], help="checkouts to serve from")
     ap.add_argument("--repeat", type=int, default=1)
-    a = ap.parse_args()
+    return ap
+
+
+def each_checkout(a: argparse.Namespace, run: Any) -> None:
+    """``run(checkout, a)`` for each ``--code``, ``--repeat`` times, interleaved."""
     for _ in range(a.repeat):
         for code in a.code:
             run(Path(code).resolve(), a)

@@ -10,21 +10,28 @@ behind), and a follower that stopped reading is dropped without holding up the o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
 
 from roads_app.api import stream
-from roads_app.api.fanout import QueueOutlet
+from roads_app.api.app import create_app
+from roads_app.api.fanout import STEP, Broadcast, Frame, QueueOutlet, TransportOutlet
+from roads_app.api.floor_stream import LOBBY
 from roads_app.api.service import Feed, tags
 from roads_app.api.stream import Hub
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db, tokens, watch
-from tests.api_server import ApiServer, SseFollower
+from tests.api_server import ApiServer, SseFollower, free_port
 from tests.test_api import other_process_appends, state
 from tests.test_watch import _run_apart
 
@@ -233,3 +240,77 @@ def test_a_follower_that_stops_reading_is_dropped_and_holds_nobody_up(tmp_path: 
     assert not stuck.frames  # it never read; nothing piled up for it past the bound
     for c in others:
         assert [k for k, _ in c.events()] == ["snapshot", "append", "append", "append", "append"]
+
+
+class Kept:
+    """A follower's outlet that keeps the frames written to it, in order."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def put(self, frame: Frame) -> bool:
+        self.frames.append(frame.sse)
+        return True
+
+
+def test_a_fan_out_is_written_in_steps_in_order_to_those_who_followed_before_it():
+    """More followers than `STEP`: a publish writes one step now and the rest on later
+    turns of the loop (an append answered on the loop waits for one step), each frame to
+    every follower in the order published; one who joined meanwhile is not sent it again
+    (its snapshot had it)."""
+    n = 2 * STEP + 7
+
+    async def scenario() -> tuple[list[Kept], Kept, int]:
+        channel = Broadcast().channel("k")
+        outs = [Kept() for _ in range(n)]
+        for out in outs:
+            channel.join(out, Frame(b"snap"))  # type: ignore[arg-type]
+        channel.publish(Frame(b"one"))
+        channel.publish(Frame(b"two"))
+        written_at_once = sum(len(o.frames) - 1 for o in outs)
+        late = Kept()
+        channel.join(late, Frame(b"snap with one and two"))  # type: ignore[arg-type]
+        await until(lambda: not channel._pending)
+        return outs, late, written_at_once
+
+    outs, late, at_once = _run_apart(scenario)
+    assert at_once == STEP
+    assert all(o.frames == [b"snap", b"one", b"two"] for o in outs)
+    assert late.frames == [b"snap with one and two"]
+
+
+def joined(broadcast: Broadcast, key: str) -> list[Any]:
+    """The outlets of a channel's followers, once it has one (the server's thread adds
+    the follower just after writing its snapshot, which the client may read first)."""
+    for _ in range(6000):
+        channel = broadcast.channels.get(key)
+        if channel is not None and channel.followers:
+            return [f.outlet for f in list(channel.followers)]
+        time.sleep(0.01)
+    raise AssertionError(f"no follower joined {key}")
+
+
+def test_a_follower_on_the_servers_own_loop_is_written_to_its_connection(tmp_path: Path):
+    """uvicorn on uvloop, as `roads-app api` runs: a lobby follower's outlet is its
+    connection's transport (no queue and task of its own), though uvloop's transports
+    are not asyncio's classes."""
+    app = create_app(tmp_path / "data")
+    port = free_port()
+    config = uvicorn.Config(app, port=port, loop="uvloop", http="httptools", log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{port}/lobby/events"
+        for _ in range(600):
+            with contextlib.suppress(httpx.TransportError):
+                with httpx.stream("GET", url, timeout=30) as r:
+                    chunks = r.iter_raw()  # kept: a generator dropped closes the stream
+                    assert next(chunks).startswith(b"event: lobby")
+                    outlets = joined(app.state.api.lobby._broadcast, LOBBY)
+                break
+            time.sleep(0.05)  # the server is starting
+        assert [type(o) for o in outlets] == [TransportOutlet]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

@@ -231,3 +231,37 @@ def test_the_feeder_deals_shoe_after_shoe_with_a_shuffle_between(floor: Floor) -
     refused = roads_app(*argv[:-6], "--seed", "6", "--api", a.url, "--token", token, check=False)
     assert refused.returncode == 2 and "closed" in refused.stderr
     assert refused.stderr.count("\n") == 1
+
+
+def test_a_lobby_follower_sees_a_table_day_change_by_change(floor: Floor) -> None:
+    """Through another replica, shoe after shoe (rounds, a shuffle, the next shoe, the
+    close): the lobby's snapshot, then one ``table`` event per change of the table, in
+    order, none missed and none twice, each the summary ``GET /tables/{code}`` gives."""
+    a, b, token, store = floor
+    add_table(store, "L1", 4)
+
+    def seen(s: Stream) -> list[tuple[Any, ...]]:
+        return [tile(d) for k, d in s.events if k == "table" and d["code"] == "L1"]
+
+    def tile(d: dict[str, Any]) -> tuple[Any, ...]:
+        return (d["state"], d["shoe"], d["shoe_number"], d["round_count"], tuple(d["last"]))
+
+    day: list[tuple[str, dict[str, Any] | None]] = [("/tables/L1/state", {"state": "open"})]
+    for shoe in ("BPB", "TP", "B"):
+        day += [("/tables/L1/rounds", {"winner": w}) for w in shoe]
+        day.append(("/tables/L1/shuffle", None))
+    day[-1] = ("/tables/L1/state", {"state": "closed"})
+    with Stream(f"{b.url}/lobby/events") as lobby, a.client(token) as op:
+        kind, first = lobby.events[0]
+        assert kind == "lobby"
+        assert [t["state"] for t in first["tables"] if t["code"] == "L1"] == ["closed"]
+        want: list[tuple[Any, ...]] = []
+        for i, (path, body) in enumerate(day):
+            r = op.post(path, json=body, headers={"Idempotency-Key": f"l1-{i}"})
+            assert r.status_code in (200, 201), r.text
+            want.append(tile(op.get("/tables/L1").json()))
+            count = len(want)
+            lobby.wait_for(lambda s, n=count: len(seen(s)) >= n)
+        assert seen(lobby) == want
+    assert len({t[1] for t in want} - {None}) == 3  # three shoes, each its own
+    assert [t[3] for t in want if t[0] == "open"] == [0, 1, 2, 3, 1, 2, 1]

@@ -66,14 +66,21 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
     # many streams come and go (a thread per call opened a connection per thread).
     pool = ThreadPoolExecutor(max_workers=STORE_THREADS, thread_name_prefix="roads-store")
 
+    # The lobby's summaries are read on a thread of their own: a write never queues
+    # behind them for a store thread.
+    lobby_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="roads-lobby")
+
     async def run(fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+
+    async def run_lobby(fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(lobby_pool, fn, *args)
 
     # The process's one watcher of the store feeds every event stream (`stream.Hub`).
     watcher = watch.watcher(data_dir)
     hub = Hub(watcher, feed.snapshot, run, tags)
     tables = Tables(feed)
-    lobby = Lobby(watcher, tables, run)
+    lobby = Lobby(watcher, tables, run_lobby)
     forget = watcher.subscribe(feed.forget_keys)  # a revoke drops the tokens trusted
     metrics = Metrics(watcher, hub.followers, lambda: hub.sent, appends=True)
 
@@ -84,7 +91,8 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         metrics.close()
         await hub.close()
         await lobby.close()
-        pool.shutdown(wait=False, cancel_futures=True)  # each thread closes its connection
+        for threads in (pool, lobby_pool):  # each thread closes its connection
+            threads.shutdown(wait=False, cancel_futures=True)
 
     app = App(
         title="roads-app live feed",

@@ -35,6 +35,8 @@ FREEZE_FROM = 1000
 """Followers from which their connections' objects are kept out of full garbage collections."""
 FREEZE_GROWTH = 1.25
 """Followers grown by this factor since the last freeze: freeze again."""
+STEP = 250
+"""Followers written a frame in one turn of the event loop (`Channel.publish`)."""
 RAW_SEND = "roads_app.raw_send"
 """Scope key of the server's own ``send`` (its connection), set by `app.App`."""
 
@@ -143,9 +145,19 @@ def outlet(scope: Scope, send: Send) -> Outlet:
     own transport when the server's ``send`` exposes it and the response is chunked."""
     cycle = getattr(scope.get(RAW_SEND), "__self__", None)
     transport = getattr(cycle, "transport", None)
-    if isinstance(transport, asyncio.WriteTransport) and getattr(cycle, "chunked_encoding", None):
+    if _writable(transport) and getattr(cycle, "chunked_encoding", None):
         return TransportOutlet(transport)
     return QueueOutlet(send)
+
+
+def _writable(transport: object) -> bool:
+    """Whether ``transport`` writes as an asyncio write transport does: by what it does,
+    not its class, since uvloop's (the server's loop) do not derive from asyncio's
+    (by class, every follower went through a queue and a task of its own)."""
+    return all(
+        callable(getattr(transport, m, None))
+        for m in ("write", "is_closing", "get_write_buffer_size", "close", "abort")
+    )
 
 
 class Follower:
@@ -164,12 +176,20 @@ class Follower:
 
 
 class Channel:
-    """The followers of one stream key; `publish` writes one frame to all of them."""
+    """The followers of one stream key; `publish` writes one frame to all of them.
+
+    The writes go `STEP` followers at a time: a frame for more followers than that is
+    written in steps, each a turn of the event loop of its own, so a write request
+    (an append, answered on the same loop) waits for one step, not for thousands of
+    writes. Frames are written in the order published, each to the followers there
+    were when it was published (one who joined later had it in its snapshot)."""
 
     def __init__(self, key: str, owner: Broadcast) -> None:
         self.key = key
         self.owner = owner
         self.followers: dict[Follower, None] = {}  # insertion-ordered set
+        self._pending: collections.deque[tuple[Frame, list[Follower]]] = collections.deque()
+        self._at = 0  # followers of the first pending frame written so far
 
     def join(self, out: Outlet, first: Frame) -> Follower:
         """A new follower, sent ``first`` (its snapshot) and every frame published after."""
@@ -182,13 +202,43 @@ class Channel:
 
     def publish(self, frame: Frame) -> None:
         """The same bytes to every follower; one too far behind is dropped, not waited on."""
-        behind = [f for f in self.followers if not f.outlet.put(frame)]
-        for f in behind:
-            self.owner.leave(f, "dropped")
+        self._pending.append((frame, list(self.followers)))
+        if len(self._pending) == 1:
+            self._step()
+
+    def _step(self) -> None:
+        """Write up to `STEP` followers' share of the pending frames; the rest on the
+        loop's next turn."""
+        budget = STEP
+        while self._pending and budget > 0:
+            frame, targets = self._pending[0]
+            part = targets[self._at : self._at + budget]
+            self._at += len(part)
+            budget -= len(part)
+            followers = self.followers
+            behind = [f for f in part if f in followers and not f.outlet.put(frame)]
+            for f in behind:
+                self.owner.leave(f, "dropped")
+            if self._at >= len(targets):
+                self._pending.popleft()
+                self._at = 0
+        if self._pending:
+            asyncio.get_running_loop().call_soon(self._step)
+
+    def flush(self) -> None:
+        """Write every pending frame now."""
+        while self._pending:
+            frame, targets = self._pending.popleft()
+            part, self._at = targets[self._at :], 0
+            behind = [f for f in part if f in self.followers and not f.outlet.put(frame)]
+            for f in behind:
+                self.owner.leave(f, "dropped")
 
     def end(self, frame: Frame, why: str = "gone") -> None:
-        """A last frame to everyone, then the streams end."""
+        """A last frame to everyone (after what is pending), then the streams end."""
+        self.flush()
         self.publish(frame)
+        self.flush()
         for f in list(self.followers):
             self.owner.leave(f, why)
 

@@ -189,25 +189,41 @@ class Lobby:
             await self._refresh()
 
     async def _refresh(self) -> None:
+        """Read the changed tables' summaries (one call on the lobby's thread for all
+        that changed meanwhile) and publish them as one frame: one write per follower
+        per batch, however many tables changed in it."""
         await self._loaded.wait()
         while self._dirty:
-            code = self._dirty.pop()
+            codes, self._dirty = sorted(self._dirty), set()
             try:
-                summary = await self._run(self._tables.summary, code)
-            except NotFound:
-                continue
+                read = await self._run(self._read, codes)
             except Exception as e:  # read again shortly
-                log.warning("the lobby, table %s: %s", code, e)
-                self._dirty.add(code)
+                log.warning("the lobby, tables %s: %s", ", ".join(codes), e)
+                self._dirty.update(codes)
                 await asyncio.sleep(RETRY_S[-1])
                 continue
-            if self._summaries.get(code) == summary:
+            events = []
+            for code, summary in read.items():
+                if summary is None or self._summaries.get(code) == summary:
+                    continue  # gone, or nothing a tile shows changed
+                self._summaries[code] = summary
+                events.append(event("table", summary))
+            if not events:
                 continue
-            self._summaries[code] = summary
             self._snapshot = None
             channel = self._broadcast.channels.get(LOBBY)
             if channel is not None:
-                channel.publish(fanout.Frame(event("table", summary)))
+                channel.publish(fanout.Frame(b"".join(events)))
+
+    def _read(self, codes: list[str]) -> dict[str, dict[str, Any] | None]:
+        """On the lobby's thread: each table's summary (None: no such table now)."""
+        out: dict[str, dict[str, Any] | None] = {}
+        for code in codes:
+            try:
+                out[code] = self._tables.summary(code)
+            except NotFound:
+                out[code] = None
+        return out
 
     def snapshot(self) -> fanout.Frame:
         """The ``lobby`` event now (made once per change for every new follower)."""

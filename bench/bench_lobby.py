@@ -1,0 +1,400 @@
+"""The lobby stream (``GET /lobby/events``) of one API process: many tables fed, many
+followers, where an event's time goes.
+
+Run: .venv/bin/python bench/bench_lobby.py [--tables 100] [--every 2] [--followers 2000]
+[--clients 4] [--seconds 30] [--start 30] [--hands 60] [--code DIR ...]
+
+One API process (SQLite, a fresh data folder) with ``--tables`` floor tables open, each
+``--start`` hands into its shoe; each table is dealt a hand by cards every ``--every``
+seconds (open loop, spread evenly, each with an Idempotency-Key, one asyncio feeder with
+a connection a table, so an append that waits holds up no other table's), and after
+``--hands`` hands it shuffles (``POST /tables/{code}/shuffle``, not timed), so the next
+hand starts its next shoe. ``--followers`` lobby streams are held by ``--clients`` client
+processes: raw sockets on one event loop each (uvloop, an asyncio Protocol a stream, no
+task or thread a stream), each event's table, shoe number and round count read by
+byte search (the client parses no JSON after the first snapshot), so a follower costs
+its client little and the bench is not what it measures.
+
+The server runs `roads_app.api.server.serve` as `roads-app api` does, in a wrapper
+(`bench_fanout.server_main`'s way) that records when each table append's transaction
+was committed (`Tables.append` returned), when each lobby event was published to the
+followers (`fanout.Channel.publish` on the lobby's key: start and end, so the writes to
+every follower are timed) and every garbage collection's pause. All times are one
+system-wide monotonic clock.
+
+Printed: event latency from the append's commit to each follower's receipt, p50/p99/max,
+split into commit -> published and published -> received; the followers that missed
+anything (their last (shoe number, round count, state) of some table differs from the
+table's at the end, or their stream ended); the appends' own latency as the feeder saw
+it (sent -> answered); the CPU of the server's process tree and of each client as a
+share of one core; GC pauses; the machine's load before and after (a shared machine).
+``--code DIR``: serve another checkout (e.g. main: its ``.venv``, else this one's Python
+with ``PYTHONPATH=DIR``), interleaved with this one's runs by ``--repeat``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import array
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import bench_fanout as bf  # noqa: E402
+
+LOBBY = "lobby"
+_FIELDS = (b'"code":"', b'"shoe_number":', b'"round_count":', b'"state":"')
+
+
+def fields(data: bytes) -> tuple[str, int, int, str]:
+    """(code, shoe number, round count, state) of a table summary's JSON, by byte search
+    (its keys are unique in it: the big road's cells are lists).
+
+    >>> fields(b'{"code":"T1","state":"open","shoe_number":2,"round_count":41,"x":[]}')
+    ('T1', 2, 41, 'open')
+    """
+    out: list[str] = []
+    for key in _FIELDS:
+        i = data.find(key) + len(key)
+        stop = data.find(b'"', i) if key.endswith(b'"') else _number_end(data, i)
+        out.append(data[i:stop].decode())
+    code, number, count, state = out
+    return code, int(number) if number != "null" else 0, int(count), state
+
+
+def _number_end(data: bytes, i: int) -> int:
+    j = i
+    while j < len(data) and data[j : j + 1] not in (b",", b"}"):
+        j += 1
+    return j
+
+
+# --- the server, wrapped ---------------------------------------------------------------
+
+
+def server_main(data: str, port: int, trace: str) -> None:
+    """`roads-app api`, with commit, publish and GC times written to ``trace`` on exit."""
+    bf.more_files()
+    from roads_app.api import fanout, floor_feed, server
+
+    commits: list[tuple[str, int, int, float]] = []
+    published: list[tuple[str, int, int, float, float]] = []
+    pauses: list[float] = []
+    bf.gc_pauses(pauses)
+    real_append, real_publish = floor_feed.Tables.append, fanout.Channel.publish
+
+    def append(self, code, body, key, who=None):  # type: ignore[no-untyped-def]
+        reply = real_append(self, code, body, key, who)
+        b = reply.body
+        if isinstance(b, dict) and "round" in b:
+            commits.append(
+                (b["table"], b["shoe_number"] or 0, b["round"]["round"], time.monotonic())
+            )
+        return reply
+
+    def publish(self, frame):  # type: ignore[no-untyped-def]
+        t0 = time.monotonic()
+        real_publish(self, frame)
+        if self.key == LOBBY and frame.sse.startswith(b"event: table"):
+            code, number, count, state = fields(frame.sse)
+            if state == "open":  # a round's event (a shuffle's repeats the count)
+                published.append((code, number, count, t0, time.monotonic()))
+
+    floor_feed.Tables.append = append  # type: ignore[method-assign]
+    fanout.Channel.publish = publish  # type: ignore[method-assign]
+
+    def dump(*_: object) -> None:
+        Path(trace).write_text(
+            json.dumps({"commits": commits, "published": published, "gc": pauses})
+        )
+        os._exit(0)
+
+    signal.signal(signal.SIGUSR1, dump)
+    server.serve(Path(data), port)
+
+
+# --- the followers -------------------------------------------------------------------------
+
+
+class Stream(asyncio.Protocol):
+    """One lobby follower: each table event's (table, shoe number, rounds, arrival) and
+    every table's last (shoe number, rounds, state)."""
+
+    def __init__(self, c: Clients) -> None:
+        self.c = c
+        self.buf = b""
+        self.last: dict[str, tuple[int, int, str]] = {}
+        self.ended = ""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.write(b"GET /lobby/events HTTP/1.1\r\nHost: b\r\n\r\n")  # type: ignore[attr-defined]
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        events, self.buf = bf.split_events(self.buf + data)
+        for kind, rest in events:
+            body = rest.removeprefix(b"data: ")
+            if kind == b"table":
+                code, number, count, state = fields(body)
+                self.last[code] = (number, count, state)
+                if state == "open":  # a round's event (a shuffle's repeats the count)
+                    self.c.log.extend((self.c.index[code], number, count, now))
+            elif kind == b"lobby":
+                for t in json.loads(body)["tables"]:
+                    self.last[t["code"]] = (t["shoe_number"] or 0, t["round_count"], t["state"])
+                self.c.ready += 1
+            else:
+                self.ended = kind.decode()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.ended = self.ended or "closed"
+
+
+class Clients:
+    def __init__(self, codes: list[str]) -> None:
+        self.index = {code: i for i, code in enumerate(codes)}
+        self.log = array.array("d")
+        self.ready = 0
+        self.lag: list[float] = []
+        self.gc: list[float] = []
+
+
+async def clients_main(url: str, codes: list[str], n: int, out: str) -> None:
+    """Hold ``n`` lobby streams; "ready" once each has its snapshot; at a line on stdin,
+    write what was seen to ``out``."""
+    host, port = url.removeprefix("http://").split(":")
+    c = Clients(codes)
+    loop = asyncio.get_running_loop()
+    streams: list[Stream] = []
+    for i in range(n):
+        _, proto = await loop.create_connection(lambda: Stream(c), host, int(port))
+        streams.append(proto)  # type: ignore[arg-type]
+        if i % 100 == 99:
+            await asyncio.sleep(0.05)  # not all at once: the server's listen backlog
+    cpu = await bf.hold(c, n, 2.0)  # then the last appends' events
+    final = [{"last": s.last, "ended": s.ended} for s in streams]
+    Path(out).write_text(
+        json.dumps({"log": c.log.tolist(), "final": final, "cpu": cpu, "lag": c.lag, "gc": c.gc})
+    )
+
+
+# --- the tables and the feeder ---------------------------------------------------------------
+
+
+def add_tables(data: Path, n: int, start: int) -> list[str]:
+    """``n`` open floor tables, each ``start`` hands into its first shoe."""
+    from roads_app.game import rounds as game_rounds
+    from roads_app.game.floor import FloorLimits
+    from roads_app.store import db
+
+    store = db.Store(data)
+    codes = [f"T{i:03d}" for i in range(n)]
+    for i, code in enumerate(codes):
+        store.floor.add(code, f"Table {i}", "classic", FloorLimits.of((10, 5000)), i)
+        store.floor.open(code)
+        for pc, bc in hands(2000 + 100 * i, start):  # the feeder deals on
+            store.floor.append(
+                code, lambda r, d, pc=pc, bc=bc: game_rounds.add_cards(r, pc, bc, decks=d)
+            )
+    store.close()
+    return codes
+
+
+def hands(seed: int, n: int) -> list[tuple[list[str], list[str]]]:
+    from roads_app.game.shoe import ShoeOptions, deal_shoe
+
+    r = deal_shoe(seed, ShoeOptions()).rounds.head(n)
+    return list(zip(r["player_cards"].to_list(), r["banker_cards"].to_list(), strict=True))
+
+
+async def feed(url: str, token: str, codes: list[str], a: argparse.Namespace) -> list[float]:
+    """Deal every table a hand each ``--every`` s for ``--seconds`` s (a shuffle after
+    ``--hands``); the appends' own latency (ms), sent -> answered."""
+    own: list[float] = []
+    retried: list[str] = []
+    refused: list[str] = []
+    headers = {"Authorization": f"Bearer {token}"}
+    t0 = time.monotonic() + 0.5
+
+    async def table(k: int, code: str) -> None:
+        seed, dealt = 2000 + 100 * k, a.start
+        left = hands(seed, a.hands)[a.start :]
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as c:
+            beat = 0
+            while True:
+                due = t0 + k * a.every / len(codes) + beat * a.every
+                if due > t0 + a.seconds:
+                    return
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                beat += 1
+                if not left:  # the shoe's end: a shuffle, then the next shoe's first hand
+                    assert (await c.post(f"/tables/{code}/shuffle")).status_code == 200
+                    seed, dealt = seed + 1, 0
+                    left = hands(seed, a.hands)
+                pc, bc = left.pop(0)
+                dealt += 1
+                body = {"player_cards": pc, "banker_cards": bc}
+                key = {"Idempotency-Key": f"{code}-{seed}-{dealt}"}
+                t = time.monotonic()
+                for attempt in range(5):  # a dropped connection: the same key again
+                    try:
+                        r = await c.post(f"/tables/{code}/rounds", json=body, headers=key)
+                        break
+                    except httpx.TransportError as e:
+                        retried.append(f"{code} {type(e).__name__} {e}")
+                        if attempt == 4:
+                            raise
+                own.append((time.monotonic() - t) * 1e3)
+                if r.status_code != 201:  # e.g. the database busy at a heavy load: said
+                    refused.append(f"{code} {r.status_code} {r.text}")
+
+    await asyncio.gather(*(table(k, code) for k, code in enumerate(codes)))
+    if retried:
+        print(f"  appends sent again after a lost connection: {len(retried)} ({retried[0]})")
+    if refused:
+        print(f"  appends refused: {len(refused)} ({refused[0]})")
+    return own
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+def python_for(code: Path) -> tuple[str, dict[str, str]]:
+    """The checkout's own venv's Python, else this one's with the checkout first on the path."""
+    own = code / ".venv" / "bin" / "python"
+    return (str(own) if own.exists() else sys.executable), {**os.environ, "PYTHONPATH": str(code)}
+
+
+def run(code: Path, a: argparse.Namespace) -> None:
+    b = bf._bench_api()
+    py, env = python_for(code)
+    env.pop("ROADS_APP_DB", None)
+    tmp = Path(tempfile.mkdtemp(prefix="bench_lobby_"))
+    port, trace = b.free_port(), tmp / "trace.json"
+    url = f"http://127.0.0.1:{port}"
+    head = bf.head_of(code)
+    token = bf.operator_token(py, code, tmp, env)
+    codes = add_tables(tmp, a.tables, a.start)
+    server = subprocess.Popen(
+        [py, __file__, "_server", str(tmp), str(port), str(trace)],
+        cwd=code,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp / "server.log", "wb"),  # noqa: SIM115
+        start_new_session=True,
+    )
+    clients: list[subprocess.Popen[str]] = []
+    outs = [tmp / f"client{i}.json" for i in range(a.clients)]
+    try:
+        b.wait_health(url, server)
+        per = [a.followers // a.clients + (i < a.followers % a.clients) for i in range(a.clients)]
+        t_open = time.monotonic()
+        for i, n in enumerate(per):
+            argv = [
+                sys.executable,
+                __file__,
+                "_clients",
+                url,
+                ",".join(codes),
+                str(n),
+                str(outs[i]),
+            ]
+            clients.append(
+                subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            )
+        b.all_ready(clients)
+        opened = time.monotonic() - t_open
+        load0 = os.getloadavg()
+        cpu0, wait0, t0 = bf.tree_cpu_s(server.pid), bf.waited_s(server.pid), time.monotonic()
+        own = asyncio.run(feed(url, token, codes, a))
+        took = time.monotonic() - t0
+        server_cpu = (bf.tree_cpu_s(server.pid) - cpu0) / took
+        server_waited = (bf.waited_s(server.pid) - wait0) / took
+        final = {
+            t["code"]: (t["shoe_number"] or 0, t["round_count"], t["state"])
+            for t in httpx.get(f"{url}/tables", headers={"Authorization": f"Bearer {token}"}).json()
+        }
+        bf.stop_clients(clients)
+        load1 = os.getloadavg()
+        os.kill(server.pid, signal.SIGUSR1)
+        server.wait(timeout=60)
+    finally:
+        bf.end_run(clients, server)
+
+    tr = json.loads(trace.read_text())
+    t1 = t0 + took
+    commit = {(c, s, n): t for c, s, n, t in tr["commits"] if t0 <= t <= t1}
+    pub = {(c, s, n): (p0, p1) for c, s, n, p0, p1 in tr["published"]}
+    delays, to_pub, from_pub, missed, ended = [], [], [], 0, 0
+    cpus, lags, client_gc = [], [], []
+    for out in outs:
+        got = json.loads(out.read_text())
+        cpus.append(got["cpu"] / took)
+        lags += got["lag"]
+        client_gc += bf.within(got["gc"], t0, t1 + 2)
+        log = got["log"]
+        for i in range(0, len(log), 4):
+            key = (codes[int(log[i])], int(log[i + 1]), int(log[i + 2]))
+            if key in commit:
+                delays.append((log[i + 3] - commit[key]) * 1e3)
+                if key in pub:
+                    from_pub.append((log[i + 3] - pub[key][0]) * 1e3)
+        for f in got["final"]:
+            ended += bool(f["ended"])
+            last = {k: tuple(v) for k, v in f["last"].items()}
+            missed += any(last.get(k) != v for k, v in final.items()) or bool(f["ended"])
+    for key, (p0, _p1) in pub.items():
+        if key in commit:
+            to_pub.append((p0 - commit[key]) * 1e3)
+    publish_ms = [(p1 - p0) * 1e3 for key, (p0, p1) in pub.items() if key in commit]
+    print(
+        f"lobby, code {code.name} ({head}): {a.followers} followers "
+        f"in {a.clients} client processes, {a.tables} tables, a hand each every {a.every:g} s "
+        f"for {took:.0f} s ({len(commit)} appends); streams opened in {opened:.1f} s; load "
+        f"{load0[0]:.2f} before, {load1[0]:.2f} after ({os.cpu_count()} cores)"
+    )
+    print(bf.ms("  commit -> event received (every follower)", delays))
+    print(bf.ms("    commit -> published", to_pub))
+    print(bf.ms("    publishing one event (all writes)", publish_ms))
+    print(bf.ms("    published -> received", from_pub))
+    print(f"  followers that missed anything {missed} (their stream ended: {ended})")
+    print(bf.ms("  appends, from sent to answered", own))
+    print(
+        f"  CPU, share of one core: server (whole process tree) {100 * server_cpu:.0f}%, "
+        f"clients {' + '.join(f'{100 * x:.0f}%' for x in cpus)}"
+    )
+    print(f"  the server's threads waited for a core {1000 * server_waited:.0f} ms a second")
+    print(bf.ms("  clients' event-loop lag (10 ms ticker)", lags))
+    print(bf.ms("  server's GC pauses", bf.within(tr["gc"], t0, t1 + 2)))
+    print(bf.ms("    of them full collections", bf.full(tr["gc"], t0, t1 + 2)))
+    print(bf.ms("  clients' GC pauses", client_gc), flush=True)
+
+
+def main() -> None:
+    bf.more_files()
+    if sys.argv[1:2] == ["_server"]:
+        server_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        return
+    if sys.argv[1:2] == ["_clients"]:
+        bf.client_loop()
+        url, codes, n, out = sys.argv[2:6]
+        asyncio.run(clients_main(url, codes.split(","), int(n), out))
+        return
+    ap = bf.arguments(followers=2000, tables=100, seconds=30.0)
+    ap.add_argument("--hands", type=int, default=60, help="hands a shoe, then a shuffle")
+    bf.each_checkout(ap.parse_args(), run)
+
+
+if __name__ == "__main__":
+    main()
