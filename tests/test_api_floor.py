@@ -6,6 +6,7 @@ request a 4xx with one line and the floor unchanged."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,6 +72,19 @@ class Stream(SseFollower):
     def kinds(self) -> list[str]:
         with self._cond:
             return [e for e, _ in self.events]
+
+
+def lobby_knows(url: str, code: str, within_s: float = 120.0) -> None:
+    """Wait until the lobby stream at ``url`` starts with the table ``code``: a table added
+    through the store reaches another replica when its watcher next looks (on SQLite, its
+    poll), and a stream opened before that starts without it."""
+    deadline = time.monotonic() + within_s
+    while True:
+        with Stream(url) as s:
+            if any(t["code"] == code for t in s.events[0][1]["tables"]):
+                return
+        assert time.monotonic() < deadline, f"{url} never showed table {code}"
+        time.sleep(0.05)  # the next look, not a wait for the condition
 
 
 def add_table(store: db.Store, code: str, position: int = 0) -> None:
@@ -251,6 +265,7 @@ def test_a_lobby_follower_sees_a_table_day_change_by_change(floor: Floor) -> Non
         day += [("/tables/L1/rounds", {"winner": w}) for w in shoe]
         day.append(("/tables/L1/shuffle", None))
     day[-1] = ("/tables/L1/state", {"state": "closed"})
+    lobby_knows(f"{b.url}/lobby/events", "L1")  # b's watcher has seen the table's add
     with Stream(f"{b.url}/lobby/events") as lobby, a.client(token) as op:
         kind, first = lobby.events[0]
         assert kind == "lobby"
