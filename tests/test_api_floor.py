@@ -6,7 +6,6 @@ request a 4xx with one line and the floor unchanged."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -75,16 +74,19 @@ class Stream(SseFollower):
 
 
 def lobby_knows(url: str, code: str, within_s: float = 120.0) -> None:
-    """Wait until the lobby stream at ``url`` starts with the table ``code``: a table added
-    through the store reaches another replica when its watcher next looks (on SQLite, its
-    poll), and a stream opened before that starts without it."""
-    deadline = time.monotonic() + within_s
-    while True:
-        with Stream(url) as s:
-            if any(t["code"] == code for t in s.events[0][1]["tables"]):
-                return
-        assert time.monotonic() < deadline, f"{url} never showed table {code}"
-        time.sleep(0.05)  # the next look, not a wait for the condition
+    """Wait until the replica behind the lobby stream at ``url`` knows the table ``code``:
+    a table added through the store reaches another replica when its watcher next looks
+    (on SQLite, its poll), in the snapshot or as the table's first event after it."""
+
+    def knows(s: Stream) -> bool:
+        return any(
+            (k == "table" and d["code"] == code)
+            or (k == "lobby" and any(t["code"] == code for t in d["tables"]))
+            for k, d in s.events
+        )
+
+    with Stream(url) as s:
+        s.wait_for(knows, timeout=within_s)
 
 
 def add_table(store: db.Store, code: str, position: int = 0) -> None:
