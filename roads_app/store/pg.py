@@ -294,7 +294,7 @@ class PgConnection:
         """``BEGIN``, the write lock and the reads ``ahead`` in one round trip; INSERTs
         and UPDATEs held after. The reads run once the lock is held, so they see what
         the last writer committed, as the same queries asked later would."""
-        reads = list(dict.fromkeys((sql, tuple(params)) for sql, params in ahead))
+        reads = list({_known_key(sql, params): (sql, params) for sql, params in ahead}.items())
 
         def send() -> dict[Read, list[tuple[Any, ...]]]:
             if not reads:
@@ -303,8 +303,8 @@ class PgConnection:
             with self.raw.pipeline():
                 self.raw.execute(b"BEGIN")  # type: ignore[arg-type]
                 self.raw.execute(f"SELECT pg_advisory_xact_lock({int(lock)})".encode())  # type: ignore[arg-type]
-                cursors = [self.raw.execute(pg_sql(sql), params) for sql, params in reads]
-            return {read: cur.fetchall() for read, cur in zip(reads, cursors, strict=True)}
+                cursors = [self.raw.execute(pg_sql(sql), params) for _, (sql, params) in reads]
+            return {key: cur.fetchall() for (key, _), cur in zip(reads, cursors, strict=True)}
 
         self.known = self._again(send)
         self.held = []
