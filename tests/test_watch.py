@@ -117,6 +117,42 @@ def test_a_request_whose_page_has_gone_stops_waiting(tmp_path: Path):
         w.stop()
 
 
+def test_a_stopping_server_answers_its_waiting_pages_at_once(tmp_path: Path):
+    """The server's shutdown waits for every request in flight: a page still open (a
+    table's screen) is answered as the server stops, not after its whole wait, and a
+    request that comes in while it stops is answered at once. Counted in turns of the
+    event loop, not seconds: a waiting request otherwise looks again only after
+    `follow.GONE_CHECK_S`, the wait itself is an hour."""
+    sid = shoe(tmp_path)
+    w = watch.Watcher(tmp_path, interval_s=0.01).start()
+
+    async def turns_until_done(task: asyncio.Task[Any]) -> int:
+        for turn in range(200):
+            if task.done():
+                return turn
+            await asyncio.sleep(0)
+        return -1
+
+    try:
+        v = w.version(sid)
+
+        async def scenario() -> tuple[int, object, int]:
+            waiting = asyncio.create_task(follow.wait_for_change(w, sid, str(v), timeout=3600))
+            assert await turns_until_done(waiting) == -1  # it waits
+            await asyncio.to_thread(follow.stop_waiting)  # as the server's stop does
+            answered = await turns_until_done(waiting)
+            late = asyncio.create_task(follow.wait_for_change(w, sid, str(v), timeout=3600))
+            return answered, waiting.result(), await turns_until_done(late)
+
+        answered, got, late = _run_apart(scenario)
+        assert answered >= 0 and got == v  # answered unchanged: the page asks again
+        assert late >= 0
+        assert w.followers == 0
+    finally:
+        follow._stopping.clear()  # this process serves on (other tests)
+        w.stop()
+
+
 def _run_apart(coroutine_fn: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     """``asyncio.run`` in a thread of its own: Playwright's sync API (the browser tests,
     earlier in the same run) leaves an event loop running in the main thread."""

@@ -248,9 +248,15 @@ async def wait_for_change(
             loop.call_soon_threadsafe(moved.set)
 
     unsubscribe = w.subscribe(listener)
+    wake = lambda: loop.call_soon_threadsafe(moved.set)  # noqa: E731
+    _wakers.add(wake)
     end = loop.time() + timeout
     try:
-        while str(now() if now() is not None else "") == known and w.tokens == revokes:
+        while (
+            str(now() if now() is not None else "") == known
+            and w.tokens == revokes
+            and not _stopping
+        ):
             left = end - loop.time()
             if left <= 0:
                 break
@@ -261,8 +267,26 @@ async def wait_for_change(
                 if gone is not None and await gone():
                     break
     finally:
+        _wakers.discard(wake)
         unsubscribe()
     return now()
+
+
+_wakers: set[Callable[[], object]] = set()
+"""How to wake each request waiting in `wait_for_change` (from any thread)."""
+_stopping: list[bool] = []
+"""Not empty once the server is stopping (`stop_waiting`)."""
+
+
+def stop_waiting() -> None:
+    """Answer every waiting request now, and each later one at once: the server is
+    stopping. Why: its shutdown waits for every request in flight, and a page that
+    stays open (a table's screen) held its server up to `WAIT_S` seconds, till a
+    supervisor gave up and killed it; answered, the page renews its request against
+    the next server."""
+    _stopping.append(True)
+    for wake in list(_wakers):
+        wake()
 
 
 def admit(request: Any, data_dir: Path, shown: str | None = None) -> tuple[Any, str | None]:

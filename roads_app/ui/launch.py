@@ -129,6 +129,27 @@ def serve_follow_route(data_dir: Path, served: Path | None = None) -> None:
         return [*ours, *original(runtime)]  # type: ignore[arg-type]
 
     starlette_app.create_streamlit_routes = with_ours
+    answer_followers_on_stop()
+
+
+def answer_followers_on_stop() -> None:
+    """Streamlit's stop (SIGTERM, Ctrl+C) first answers the pages' waiting follow
+    requests (`follow.stop_waiting`): its server's shutdown waits for every request in
+    flight, and a page left open held it there for up to `follow.WAIT_S` seconds."""
+    from streamlit.web.server.server import Server
+
+    from roads_app.ui import follow
+
+    original = Server.stop
+    if getattr(original, "answers_followers", False):
+        return
+
+    def stop(self: Server) -> None:
+        follow.stop_waiting()
+        original(self)
+
+    stop.answers_followers = True  # type: ignore[attr-defined]
+    Server.stop = stop  # type: ignore[method-assign]
 
 
 def send_small_answers_at_once() -> None:
