@@ -41,7 +41,9 @@ Figures (2 cores shared with five other sessions, one run each, ``--runs 1``):
   thread (no parallel loop compiled: `kernel.SERIAL_UP_TO`), the first
   ``backtest --shoes 1000`` in an empty cache: CPU 8.83 / 8.39 s before against
   6.37 / 8.07 s, wall 95 / 91 s against 66 / 108 s; warm 0.74-0.77 s of CPU both. The
-  load moves CPU seconds too: a second at most, still far from 3 s (target not met).
+  load moves CPU seconds too. Load 1-1.6, the same interleaved: CPU 9.00 / 7.81 s before
+  against 5.92 / 5.69 s (wall 9.31 / 7.85 s against 6.35 / 5.74 s); warm 0.69-0.78 s
+  both, the same JSON to the bit: still about twice the 3 s (target not met).
   Tried and no help (in-process CPU of compiling the engine, same load): NUMBA_OPT=0
   saves about 1 s (6.0 against 6.9 s, its code 10x slower); no ``inline="always"`` in
   the session costs 0.2 s more; Numba's type inference of the block is most of it.

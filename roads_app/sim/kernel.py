@@ -235,7 +235,7 @@ SERIAL_UP_TO = 16_384
 (`_run_block` from Python), not through the parallel loop (`_run_kernel`): the same
 function on the same shoes, the same numbers to the bit. Such a run takes a few
 hundredths of a second either way, and a new install compiles the block alone: the
-parallel loop around it is a second of CPU more to compile (a fifth of the first
+parallel loop around it is 2-3 s of CPU more to compile (a third of the first
 `backtest --shoes 1000`), paid only by a run large enough to gain from it."""
 
 

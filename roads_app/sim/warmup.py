@@ -125,7 +125,7 @@ def _simulate_kernels() -> Sequence[Any]:
 
 ROADS = Step("roads", 4.0, _roads, _roads_kernels)
 ENGINE = Step("engine", 8.0, _engine, _engine_kernels)
-SMALL_ENGINE = Step("engine", 7.0, lambda: _backtest("fast"), _first_engine_kernels)
+SMALL_ENGINE = Step("engine", 6.0, lambda: _backtest("fast"), _first_engine_kernels)
 """What a run of at most `kernel.SERIAL_UP_TO` shoes needs: the engine but its parallel
 loop (a second of CPU less to compile on a new install)."""
 PLAIN = Step("plain", 2.0, lambda: _backtest("plain"), _plain_kernels)
