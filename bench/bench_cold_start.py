@@ -1,6 +1,6 @@
 """The first run after an install: the wait for Numba's compiler, cold against warm.
 
-Run: ``.venv/bin/python bench/bench_cold_start.py [--runs 3] [--no-board]``
+Run: ``nice .venv/bin/python bench/bench_cold_start.py [--runs 3] [--no-board]``
 
 Each run points ``NUMBA_CACHE_DIR`` (and the user's cache folder, which holds the
 warm-up's lock) at a new empty folder, so nothing is compiled, as after a fresh install
@@ -37,6 +37,17 @@ Figures (2 cores shared with five other sessions, one run each, ``--runs 1``):
   the parallel loop around it 1.7 s), the PCG64 jump 0.4 s, the exact sums 0.3 s,
   imports 0.6 s: still far from 3 s (target not met).
 
+* load 17-40, two rounds interleaved, main's code then a small run's blocks on one
+  thread (no parallel loop compiled: `kernel.SERIAL_UP_TO`), the first
+  ``backtest --shoes 1000`` in an empty cache: CPU 8.83 / 8.39 s before against
+  6.37 / 8.07 s, wall 95 / 91 s against 66 / 108 s; warm 0.74-0.77 s of CPU both. The
+  load moves CPU seconds too. Load 1-1.6, the same interleaved: CPU 9.00 / 7.81 s before
+  against 5.92 / 5.69 s (wall 9.31 / 7.85 s against 6.35 / 5.74 s); warm 0.69-0.78 s
+  both, the same JSON to the bit: still about twice the 3 s (target not met).
+  Tried and no help (in-process CPU of compiling the engine, same load): NUMBA_OPT=0
+  saves about 1 s (6.0 against 6.9 s, its code 10x slower); no ``inline="always"`` in
+  the session costs 0.2 s more; Numba's type inference of the block is most of it.
+
 So the first backtest is within 3 s only once the install step has run (``dev.py``;
 a wheel installed by pip has no step of its own: its first command compiles, saying so).
 """
@@ -45,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -66,12 +78,22 @@ def fresh_env(folder: Path) -> dict[str, str]:
     }
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
+CPU: dict[str, list[float]] = {}
+"""CPU seconds of each timed command, by its name: under load, the honest figure."""
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(cmd: list[str], env: dict[str, str], name: str = "") -> float:
+    start, cpu = time.perf_counter(), _children_cpu()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
     took = time.perf_counter() - start
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
+    CPU.setdefault(name, []).append(_children_cpu() - cpu)
     return took
 
 
@@ -82,12 +104,12 @@ def backtests(runs: int) -> dict[str, list[float]]:
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             env = fresh_env(Path(tmp))
-            out["cold"].append(timed([*app, *BACKTEST], env))
-            out["warm"].append(timed([*app, *BACKTEST], env))
+            out["cold"].append(timed([*app, *BACKTEST], env, "cold"))
+            out["warm"].append(timed([*app, *BACKTEST], env, "warm"))
         with tempfile.TemporaryDirectory() as tmp:
             env = fresh_env(Path(tmp))
-            out["install"].append(timed(warm_up, env))
-            out["after"].append(timed([*app, *BACKTEST], env))
+            out["install"].append(timed(warm_up, env, "install"))
+            out["after"].append(timed([*app, *BACKTEST], env, "after"))
     return out
 
 
@@ -138,7 +160,8 @@ def main() -> None:
 
     def show(name: str, what: str) -> None:
         each = " ".join(f"{x:.2f}" for x in figures[name])
-        print(f"{what}: median {statistics.median(figures[name]):.2f} s (each: {each})")
+        cpu = " ".join(f"{x:.2f}" for x in CPU[name])
+        print(f"{what}: median {statistics.median(figures[name]):.2f} s (each: {each}; CPU {cpu})")
 
     show("cold", "first `backtest --shoes 1000`, empty cache (target <= 3 s)")
     show("warm", "the same again, cache warm")

@@ -210,7 +210,8 @@ def test_a_first_run_says_it_is_compiling_the_engine(tmp_path: Path):
     page, page_cluster = cold.stdout.splitlines()  # the dashboard's bar, before any shoe
     assert page == "Compiling the engine, first run only…"
     assert page_cluster == "Sending the shoes to the Ray cluster (head:6379)…"
-    backtest.run_fast(*_flat_parts(), seed=1, shoes=2)  # compiled (or loaded) in this process now
+    # compiled (or loaded) in this process now: a large run's parallel loop
+    kernel.run_fast(kernel.make_plan(*_flat_parts()), 1, 2, parallel=True)
     assert not kernel.needs_compile()
     warm = io.StringIO()
     bar = backtest.progress_bar(warm)

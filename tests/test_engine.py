@@ -259,6 +259,35 @@ def test_same_seed_same_results_whatever_the_chunks_and_threads():
     assert not a.per_shoe["net"].equals(d.per_shoe["net"])
 
 
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, SEED_MAX),
+    first=st.integers(0, 10**6),
+    shoes=st.integers(1, 3 * sim_kernel.BLOCK + 5),
+    chunk=st.sampled_from([7, 300, 16384]),
+    name=st.sampled_from(["flat", "against-streak", "follow-good-road"]),
+)
+def test_a_small_run_on_one_thread_is_the_parallel_loop_to_the_bit(
+    seed: int, first: int, shoes: int, chunk: int, name: str
+):
+    # A small run (a new install's first) deals its blocks on this thread, without the
+    # parallel loop it would have to compile: the same numbers as the loop, every column.
+    strategy = sim_strategies.make_strategy(name)
+    table = load_table("classic")
+    plan = sim_kernel.make_plan(
+        strategy, sim_strategies.resolve(sim_strategies.Settings(), strategy, table), table
+    )
+    runs = [
+        sim_kernel.run_fast(
+            plan, seed, shoes, first_shoe=first, n_paths=5, chunk=chunk, parallel=parallel
+        )
+        for parallel in (True, False)
+    ]
+    for field in ("ints", "floats", "slot_wagered", "slot_net", "paths"):
+        np.testing.assert_array_equal(getattr(runs[0], field), getattr(runs[1], field))
+    assert runs[0].hands.min() > 0
+
+
 def test_shoe_k_of_a_run_is_dealt_wherever_the_run_starts():
     plan = sim_kernel.make_plan(*_flat_banker())
     whole = sim_kernel.run_fast(plan, 5, 40)

@@ -23,7 +23,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     from roads_app.render.verdict import verdict_text
     from roads_app.sim import backtest as bt
     from roads_app.sim import report, warmup
-    from roads_app.sim.kernel import set_threads
+    from roads_app.sim.kernel import SERIAL_UP_TO, set_threads
     from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
 
     table = load_table(args.rules)
@@ -58,8 +58,10 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     progress = None
     big = saved is not None or args.cluster is not None or args.shoes >= bt.PROGRESS_FROM
     if args.cluster is None:  # a first run says it compiles, on one line, before it does
-        fast = args.engine == "fast" and saved is None
-        warmup.prepare([warmup.ENGINE if fast else warmup.PLAIN], bar=not args.no_progress)
+        step = warmup.PLAIN
+        if args.engine == "fast" and saved is None:  # a small run compiles no parallel loop
+            step = warmup.SMALL_ENGINE if args.shoes <= SERIAL_UP_TO else warmup.ENGINE
+        warmup.prepare([step], bar=not args.no_progress)
     if not args.no_progress and big:
         progress = bt.progress_bar(
             sys.stderr, starting_text=_waiting(args.cluster) if args.cluster else "starting"

@@ -230,6 +230,14 @@ class Out(NamedTuple):
 BLOCK = 256
 """Shoes a thread deals and bets in a row with the same scratch arrays."""
 
+SERIAL_UP_TO = 16_384
+"""A run of at most this many shoes deals its blocks one after another on this thread
+(`_run_block` from Python), not through the parallel loop (`_run_kernel`): the same
+function on the same shoes, the same numbers to the bit. Such a run takes a few
+hundredths of a second either way, and a new install compiles the block alone: the
+parallel loop around it is 2-3 s of CPU more to compile (a third of the first
+`backtest --shoes 1000`), paid only by a run large enough to gain from it."""
+
 
 class Stream(NamedTuple):
     """Where each shoe's shuffle starts: PCG64 states and the stream's increment."""
@@ -239,6 +247,7 @@ class Stream(NamedTuple):
     inc_lo: np.uint64
 
 
+@load_lean
 @njit(cache=True, _nrt=False)
 def _run_block(
     block: int,
@@ -368,13 +377,17 @@ def run_fast(
     n_paths: int = 0,
     chunk: int = 16384,
     progress: Callable[[int, int], None] | None = None,
+    parallel: bool | None = None,
 ) -> FastResult:
     """Backtest ``plan`` over shoes ``first_shoe .. first_shoe+n_shoes-1`` of run ``seed``.
 
     Shoes go to the kernel in chunks so that ``progress(done, total)`` can be called
     after each one. Bankroll paths are kept for the first ``n_paths`` shoes (for the fan
-    chart).
+    chart). ``parallel``: through the parallel loop (True) or block after block on this
+    thread (False); None: the loop for runs of more than `SERIAL_UP_TO` shoes.
     """
+    if parallel is None:
+        parallel = n_shoes > SERIAL_UP_TO
     opts = plan.shoe
     per = opts.cards - 1  # raw draws per shoe
     state, inc = pcg_start(seed, first_shoe * per)
@@ -395,20 +408,15 @@ def run_fast(
         c = min(chunk, n_shoes - done)
         starts = _shoe_states(*_halves(state), *jump_a, *jump_c, c + 1)
         sl = slice(done, done + c)
-        with KERNEL_LOCK:
-            _run_kernel(
-                Stream(starts[:c], inc_hi, inc_lo),
-                deal,
-                record,
-                plan.patterns,
-                nets,
-                Out(
-                    out_int[sl],
-                    out_float[sl],
-                    out_slot[sl],
-                    paths[done:] if done < n_paths else paths[:0],
-                ),
-            )
+        stream = Stream(starts[:c], inc_hi, inc_lo)
+        out = Out(
+            out_int[sl], out_float[sl], out_slot[sl], paths[done:] if done < n_paths else paths[:0]
+        )
+        if parallel:
+            with KERNEL_LOCK:
+                _run_kernel(stream, deal, record, plan.patterns, nets, out)
+        else:
+            _run_blocks(stream, deal, (record, plan.patterns, nets), out)
         state = (int(starts[c, 0]) << 64) | int(starts[c, 1])
         done += c
         if progress is not None:
@@ -427,6 +435,20 @@ def run_fast(
         ints=out_int,
         floats=out_float,
     )
+
+
+def _run_blocks(stream: Stream, deal: Deal, betting: tuple, out: Out) -> None:
+    """`_run_kernel`'s loop on this thread: its blocks in order, with the scratch
+    arrays it makes for each (reused here: the block overwrites them)."""
+    n = deal.decks * 52
+    scratch = (
+        np.empty(n, dtype=ORDER_DTYPE),
+        np.empty(most_hands(n) + 1, dtype=np.int64),
+        np.empty(0),
+    )
+    plan, patterns, nets = betting
+    for b in range((stream.starts.shape[0] + BLOCK - 1) // BLOCK):
+        _run_block(b, stream, deal, plan, patterns, nets, out, scratch)
 
 
 def needs_compile() -> bool:

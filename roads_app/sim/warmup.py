@@ -67,11 +67,30 @@ def _backtest(engine: str) -> None:
     backtest.backtest(betting, backtest.Simulated(1, 2), backtest.RunOptions(engine=engine))
 
 
-def _engine_kernels() -> Sequence[Any]:
+def _engine() -> None:
+    from roads_app.bets.tables import load_table
+    from roads_app.places import DEFAULT_TABLE
+    from roads_app.sim import kernel
+    from roads_app.sim.strategies import Settings, make_strategy, resolve
+
+    _backtest("fast")  # a small run: the block alone (`kernel.SERIAL_UP_TO`)
+    table = load_table(DEFAULT_TABLE)
+    strategy = make_strategy("flat")
+    plan = kernel.make_plan(strategy, resolve(Settings(), strategy, table), table)
+    kernel.run_fast(plan, 1, 2, parallel=True)  # a large run's parallel loop around it
+
+
+def _first_engine_kernels() -> Sequence[Any]:
     from roads_app.sim import exact, kernel, pcg64
 
     # the summary's exact edge runs interpreted (`bets.odds.full_shoe_outcomes`)
-    return (kernel._run_kernel, pcg64.shoe_states, exact._accumulate, exact.two_products_into)
+    return (kernel._run_block, pcg64.shoe_states, exact._accumulate, exact.two_products_into)
+
+
+def _engine_kernels() -> Sequence[Any]:
+    from roads_app.sim import kernel
+
+    return (*_first_engine_kernels(), kernel._run_kernel)
 
 
 def _plain_kernels() -> Sequence[Any]:
@@ -105,7 +124,10 @@ def _simulate_kernels() -> Sequence[Any]:
 
 
 ROADS = Step("roads", 4.0, _roads, _roads_kernels)
-ENGINE = Step("engine", 8.0, lambda: _backtest("fast"), _engine_kernels)
+ENGINE = Step("engine", 8.0, _engine, _engine_kernels)
+SMALL_ENGINE = Step("engine", 6.0, lambda: _backtest("fast"), _first_engine_kernels)
+"""What a run of at most `kernel.SERIAL_UP_TO` shoes needs: the engine but its parallel
+loop (a second of CPU less to compile on a new install)."""
 PLAIN = Step("plain", 2.0, lambda: _backtest("plain"), _plain_kernels)
 SIMULATE = Step("simulate", 4.0, _simulate, _simulate_kernels)
 ODDS = Step("odds", 3.0, _odds, _odds_kernels)  # the pages' odds of the shoe left
