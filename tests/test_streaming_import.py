@@ -283,3 +283,22 @@ def test_an_upload_of_many_shoes_streams_in_with_its_progress(tmp_path: Path) ->
     assert sorted(names) == [f"table 3 shoe {k}" for k in range(1, 5)]
     again = library.import_any_upload(f.read_bytes(), "table 3.parquet", data, None, None)
     assert again.ids == [] and again.already == 4
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_a_reader_may_ask_for_smaller_batches_of_whole_shoes(
+    fmt: str, tmp_path: Path, capsys
+) -> None:
+    """`good-roads FILE` keeps more of a round than an import, so it reads fewer at once
+    (its peak memory on 30,000 shoes: 437 MB in the import's batches)."""
+    f = tmp_path / f"sim.{fmt}"
+    assert main(["simulate", "--shoes", "6", "--seed", "9", "--out", str(f), "--no-progress"]) == 0
+    capsys.readouterr()
+    whole = list(library.iter_shoes(f))
+    small = list(library.iter_shoes(f, 100))
+    assert len(whole) == 1 and len(small) >= 3
+    assert pl.concat(small).equals(whole[0])
+    for batch in small:  # whole shoes, each batch about 100 rounds (one more shoe at most)
+        assert batch.height < 100 + 104
+        shoes = batch["shoe"].unique()
+        assert pl.concat(small).filter(pl.col("shoe").is_in(shoes.implode())).height == batch.height

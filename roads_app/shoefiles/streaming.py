@@ -118,6 +118,13 @@ class ShoeFile:
     total: int
     """The progress bar's end: rounds (Parquet) or bytes (CSV, JSON)."""
     unit: str = "row"
+    batch_rows: int | None = None
+    """Rows a batch is read in (None: `BATCH_ROWS`; a reader that keeps more of each
+    round than an import does asks for fewer)."""
+
+    @property
+    def rows_a_batch(self) -> int:
+        return self.batch_rows or BATCH_ROWS
 
     @property
     def lax(self) -> bool:
@@ -597,7 +604,7 @@ def _parquet_raw(f: ShoeFile, columns: list[str] | None) -> Iterator[_Raw]:
     first = 1
     try:
         pf = pq.ParquetFile(f.path)
-        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        for batch in pf.iter_batches(batch_size=f.rows_a_batch, columns=columns):
             frame = pl.from_arrow(batch)
             assert isinstance(frame, pl.DataFrame)
             frame = _shoe_numbers(frame, f.label, first, "row")
@@ -679,7 +686,7 @@ def _csv_raw(f: ShoeFile) -> Iterator[_Raw]:
             continue
         row += 1
         block.append(line)
-        if len(block) >= BATCH_ROWS:
+        if len(block) >= f.rows_a_batch:
             yield _csv_block(f, header, block, first_row, read)
             first_row, block = row + 1, []
     if header is not None and block:
@@ -855,7 +862,7 @@ def _json_raw(f: ShoeFile) -> Iterator[_Raw]:
             where = importing._place(f.label, "round", n)
             raise StorageError(Message("msg_not_shoe_number", where=where, value="(none)"))
         rows.append(value)
-        if len(rows) >= BATCH_ROWS:
+        if len(rows) >= f.rows_a_batch:
             yield _json_batch(f, rows, first, at)
             first, rows = n + 1, []
     if rows:

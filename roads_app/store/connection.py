@@ -73,6 +73,29 @@ class Connection(Protocol):
 
 # --- schema and forward migrations --------------------------------------------------------
 
+_ROUNDS_TABLE = """
+        CREATE TABLE {name} (
+            shoe           TEXT NOT NULL REFERENCES shoes (id) ON DELETE CASCADE,
+            round          INTEGER NOT NULL CHECK (round >= 1),
+            winner         TEXT NOT NULL CHECK ({winner}),
+            player_points  INTEGER CHECK (player_points BETWEEN 0 AND 9),
+            banker_points  INTEGER CHECK (banker_points BETWEEN 0 AND 9),
+            player_pair    INTEGER,
+            banker_pair    INTEGER,
+            player_natural INTEGER,
+            banker_natural INTEGER,
+            player_cards   TEXT,               -- card codes in deal order, space separated
+            banker_cards   TEXT,
+            PRIMARY KEY (shoe, round)
+        ) WITHOUT ROWID;
+"""
+"""The ``rounds`` table, laid out once: migration 1 made it, migration 8 copied it
+with the winner's check reworded."""
+
+WINNER_RULE = "winner = 'B' OR winner = 'P' OR winner = 'T'"
+"""A round's winner is one of the three letters: three comparisons, evaluated in place
+(``IN (a list)`` had SQLite build a lookup table for every row inserted)."""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
         "shoes, rounds, bets and the history of every change",
@@ -94,20 +117,9 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             deleted   TEXT                     -- in the trash since (NULL: in the library)
         );
         CREATE INDEX shoes_updated ON shoes (updated);
-        CREATE TABLE rounds (
-            shoe           TEXT NOT NULL REFERENCES shoes (id) ON DELETE CASCADE,
-            round          INTEGER NOT NULL CHECK (round >= 1),
-            winner         TEXT NOT NULL CHECK (winner IN ('B', 'P', 'T')),
-            player_points  INTEGER CHECK (player_points BETWEEN 0 AND 9),
-            banker_points  INTEGER CHECK (banker_points BETWEEN 0 AND 9),
-            player_pair    INTEGER,
-            banker_pair    INTEGER,
-            player_natural INTEGER,
-            banker_natural INTEGER,
-            player_cards   TEXT,               -- card codes in deal order, space separated
-            banker_cards   TEXT,
-            PRIMARY KEY (shoe, round)
-        ) WITHOUT ROWID;
+        """
+        + _ROUNDS_TABLE.format(name="rounds", winner="winner IN ('B', 'P', 'T')")
+        + """
         CREATE TABLE bets (
             shoe   TEXT NOT NULL REFERENCES shoes (id) ON DELETE CASCADE,
             kind   TEXT NOT NULL CHECK (kind IN ('bets', 'replay-bets')),
@@ -212,10 +224,39 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX shoes_floor ON shoes (floor_table, floor_day, floor_number);
         """,
     ),
+    (
+        "a round's winner checked by three comparisons, not IN (a list): the same rule, cheaper",
+        """
+        -- SQLite builds a list's lookup table again for every row a statement inserts:
+        -- half the time of an import's round row (1.8 of 3.8 us measured). A check is
+        -- changed by copying the table (its rows met the same rule already).
+        """
+        + _ROUNDS_TABLE.format(name="rounds_new", winner=WINNER_RULE)
+        + """
+        INSERT INTO rounds_new SELECT * FROM rounds;
+        DROP TABLE rounds;
+        ALTER TABLE rounds_new RENAME TO rounds;
+        """,
+    ),
 )
-"""Forward migrations, applied in order; their number is their place here (1-based)."""
+"""Forward migrations, applied in order; their number is their place here (1-based).
+On PostgreSQL each reads as `pg.for_postgresql` words it, but where `PG_MIGRATIONS`
+gives the server its own."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+PG_MIGRATIONS: dict[int, str] = {
+    8: """
+    -- the same rule in the same words, the table left in place: a server changes a check
+    -- by name, and the rows already kept met the same rule (NOT VALID: not read again)
+    ALTER TABLE rounds DROP CONSTRAINT rounds_winner_check;
+    ALTER TABLE rounds ADD CONSTRAINT rounds_winner_check CHECK ("""
+    + WINNER_RULE
+    + """) NOT VALID;
+    """,
+}
+"""Migrations a server takes in words of its own (by number): copying a table of
+millions of rounds to change one check is SQLite's way, not PostgreSQL's."""
 
 
 def now() -> str:
@@ -585,7 +626,7 @@ class Database:
         for n in range(have + 1, SCHEMA_VERSION + 1):
             description, sql = MIGRATIONS[n - 1]
             if self.url is not None:
-                sql = pg.for_postgresql(sql)
+                sql = PG_MIGRATIONS.get(n) or pg.for_postgresql(sql)
             for stmt in (s for s in sql.split(";") if s.strip()):
                 c.execute(stmt)
             c.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", (n, description, now()))

@@ -288,16 +288,18 @@ def read_shoe(path: Path, shoe: int | None = None) -> tuple[pl.DataFrame, ShoeMe
     return rounds, importing.shoe_meta(many.meta, path.name, f"{path.stem} shoe {k}"[:100].strip())
 
 
-def iter_shoes(path: Path) -> Iterator[pl.DataFrame]:
+def iter_shoes(path: Path, rows: int | None = None) -> Iterator[pl.DataFrame]:
     """Every shoe of a file, checked, a batch of whole shoes at a time, each batch one
     frame with a ``shoe`` column (`roads-app show`, `good-roads FILE`): any number of
-    shoes, in a batch's memory."""
+    shoes, in a batch's memory; ``rows``: a batch's rows, when not `streaming.BATCH_ROWS`."""
     path = Path(path)
     many = streaming.open_shoe_file(path)
     if many is None:
         rounds, _meta = shoe_files.import_path(path)
         yield rounds.select(pl.lit(1, dtype=pl.Int32).alias(SHOE_COLUMN), pl.all())
         return
+    if rows is not None:
+        many.batch_rows = rows
     for batch in many.batches():
         yield batch.frame.with_columns(pl.col(SHOE_COLUMN).cast(pl.Int32))
 
