@@ -106,10 +106,13 @@ def server_main(data: str, port: int, trace: str) -> None:
     def publish(self, frame):  # type: ignore[no-untyped-def]
         t0 = time.monotonic()
         real_publish(self, frame)
-        if self.key == LOBBY and frame.sse.startswith(b"event: table"):
-            code, number, count, state = fields(frame.sse)
-            if state == "open":  # a round's event (a shuffle's repeats the count)
-                published.append((code, number, count, t0, time.monotonic()))
+        if self.key == LOBBY:  # every event of the frame (a tick's batch holds several)
+            t1 = time.monotonic()
+            for kind, rest in bf.split_events(frame.sse)[0]:
+                if kind == b"table":
+                    code, number, count, state = fields(rest.removeprefix(b"data: "))
+                    if state == "open":  # a round's event (a shuffle's repeats the count)
+                        published.append((code, number, count, t0, t1))
 
     floor_feed.Tables.append = append  # type: ignore[method-assign]
     fanout.Channel.publish = publish  # type: ignore[method-assign]
