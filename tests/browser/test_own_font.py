@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, wait_idle
-from playwright.sync_api import Browser, CDPSession, Page
+from playwright.sync_api import Browser, CDPSession, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
@@ -206,6 +207,25 @@ FLOATS = (  # what opens over the page (a popover, a select's list): its opener,
 )
 
 
+def open_float(page: Page, target: Locator, body: str) -> None:
+    """Open a popover or a select's list and wait until it shows. A press or click that
+    lands while the page is being drawn again (a fragment's rerun replaces the widget and
+    its focus) opens nothing, so until the body shows it is pressed again, never twice on
+    a body already open."""
+    for _ in range(11):
+        if target.get_attribute("role") == "combobox":
+            target.focus()
+            target.press("ArrowDown")  # a select's list opens from the keyboard
+        else:
+            target.click()
+        try:
+            page.locator(body).first.wait_for(timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            wait_idle(page)
+    page.locator(body).first.wait_for()
+
+
 def floats_undrawn(page: Page, seen: set[str]) -> tuple[int, list[str]]:
     """The Chinese texts of each popover and each select's list of the page as it
     stands, each opened in turn (and closed again), but those ``seen`` already."""
@@ -217,12 +237,7 @@ def floats_undrawn(page: Page, seen: set[str]) -> tuple[int, list[str]]:
             if name in seen or not target.is_visible():
                 continue
             seen.add(name)
-            if target.get_attribute("role") == "combobox":
-                target.focus()
-                target.press("ArrowDown")  # a select's list opens from the keyboard
-            else:
-                target.click()
-            page.locator(body).first.wait_for()
+            open_float(page, target, body)
             n, more = undrawn(page)
             total += n
             bad += [b for b in more if b not in bad]
