@@ -30,12 +30,16 @@ export default function (component) {
     clearTimeout(old.timer);
     if (old.unsub) old.unsub();
     if (old.stop) old.stop.abort();
+    if (old.onResize) window.removeEventListener('resize', old.onResize);
     delete states[was];
   }
   if (place) place.__rdFollowId = id;
   const s = states[id] || (states[id] = { asked: null, timer: null, gen: 0 });
   const gen = ++s.gen;  // only the newest render's loop may ask: an older one sees old data
   s.set = setStateValue;  // a retry asks through the element on show now
+  // The render before this one is done with: its request stops now, not when the server
+  // next answers it (a page drawn again each round would hold a request per round).
+  if (s.stop) s.stop.abort();
   const stop = s.stop = new AbortController();
   const known = data.wall ? data.seq : data.version;
 
@@ -123,12 +127,30 @@ export default function (component) {
       }
     };
     onResize = () => { clearTimeout(s.resize); s.resize = setTimeout(report, 150); };
+    // One listener per followed thing: the clean-up below is not always called before a
+    // render, and a listener left per render kept that render's whole closure (its
+    // request's controller, its data) for as long as the screen stays open.
+    if (s.onResize) window.removeEventListener('resize', s.onResize);
+    s.onResize = onResize;
     window.addEventListener('resize', onResize);
     report();
   }
   document.documentElement.dataset.rdFollow = 'on';
+  dropRunMarks();
   return () => {
     stop.abort();
     if (onResize) window.removeEventListener('resize', onResize);
+    if (s.onResize === onResize) s.onResize = null;
   };
+}
+
+// Streamlit marks each script run's state on the page's performance timeline (a mark per
+// state, a `script-run-cycle` measure) and never clears them: a screen drawn again each
+// round kept three entries a round for as long as it stayed open. Nothing reads them back
+// (the measure is taken inside a try, from the newest marks), so a followed page clears them.
+const RUN_STATES = ['initial', 'running', 'notRunning', 'rerunRequested', 'stopRequested',
+  'compilationError'];
+function dropRunMarks() {
+  for (const name of RUN_STATES) performance.clearMarks(name);
+  performance.clearMeasures('script-run-cycle');
 }
