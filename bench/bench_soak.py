@@ -26,10 +26,17 @@ dashboard's RSS 575 -> 603 MB (+4.8%, still rising by ~0.5 MB a minute at the en
 wall's heap +6.3% by the median-of-three rule, but it swings 13.5-21 MB with the tiles'
 roads through each shoe (no trend in its minimum); **every display's heap +7.0 to +7.8%**
 (10.9 -> 11.7-11.9 MB), a steady ~17 KB a minute on each (about 40 KB a shoe) that did
-not level off, while their DOM nodes stay within 790-2,000 with the shoe. Not flat:
-what each display keeps per shoe is not found yet. The earlier small run (``--tables 8
---displays 4 --hands 30 --minutes 24``, before a display retired its past shoes'
-followers) read displays +5.8 to +7.0%.
+not level off, while their DOM nodes stay within 790-2,000 with the shoe. What the
+displays kept (two heap snapshots diffed): a window resize listener per redraw, holding
+that render's closure, and Streamlit's run marks on the performance timeline; both gone
+now. After the fix, a small fast run (``--tables 6 --displays 4 --every 1 --hands 30
+--minutes 20 --warmup 6``, 198 shoes ended, load 2-14 beside a test run): server RSS
++0.8%, wall heap -2.6%, displays' heap +1.3 to +1.6% (about 0.24 KB a round, in line
+with what Chromium's DevTools keeps per request while Playwright drives the page; a
+kiosk has no DevTools attached), one display's nodes +5.6% by the shoe's phase (they
+swing 800-1,300). The hour at 24 tables has not been run again since. The earlier
+small run (``--tables 8 --displays 4 --hands 30 --minutes 24``, before a display
+retired its past shoes' followers) read displays +5.8 to +7.0%.
 """
 
 from __future__ import annotations
