@@ -28,6 +28,7 @@ one open request, renewed every `WAIT_S` seconds, and the server runs nothing fo
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -255,7 +256,7 @@ async def wait_for_change(
         while (
             str(now() if now() is not None else "") == known
             and w.tokens == revokes
-            and not _stopping
+            and not _stopping.is_set()
         ):
             left = end - loop.time()
             if left <= 0:
@@ -274,8 +275,8 @@ async def wait_for_change(
 
 _wakers: set[Callable[[], object]] = set()
 """How to wake each request waiting in `wait_for_change` (from any thread)."""
-_stopping: list[bool] = []
-"""Not empty once the server is stopping (`stop_waiting`)."""
+_stopping = threading.Event()
+"""Set once the server is stopping (`stop_waiting`)."""
 
 
 def stop_waiting() -> None:
@@ -284,7 +285,7 @@ def stop_waiting() -> None:
     stays open (a table's screen) held its server up to `WAIT_S` seconds, till a
     supervisor gave up and killed it; answered, the page renews its request against
     the next server."""
-    _stopping.append(True)
+    _stopping.set()
     for wake in list(_wakers):
         wake()
 

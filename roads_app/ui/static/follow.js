@@ -29,8 +29,7 @@ export default function (component) {
     old.gen += 1;
     clearTimeout(old.timer);
     if (old.unsub) old.unsub();
-    if (old.stop) old.stop.abort();
-    if (old.onResize) window.removeEventListener('resize', old.onResize);
+    release(old);
     delete states[was];
   }
   if (place) place.__rdFollowId = id;
@@ -38,8 +37,9 @@ export default function (component) {
   const gen = ++s.gen;  // only the newest render's loop may ask: an older one sees old data
   s.set = setStateValue;  // a retry asks through the element on show now
   // The render before this one is done with: its request stops now, not when the server
-  // next answers it (a page drawn again each round would hold a request per round).
-  if (s.stop) s.stop.abort();
+  // next answers it, and its resize listener goes (a page drawn again each round would
+  // hold a request and a listener per round).
+  release(s);
   const stop = s.stop = new AbortController();
   const known = data.wall ? data.seq : data.version;
 
@@ -127,11 +127,7 @@ export default function (component) {
       }
     };
     onResize = () => { clearTimeout(s.resize); s.resize = setTimeout(report, 150); };
-    // One listener per followed thing: the clean-up below is not always called before a
-    // render, and a listener left per render kept that render's whole closure (its
-    // request's controller, its data) for as long as the screen stays open.
-    if (s.onResize) window.removeEventListener('resize', s.onResize);
-    s.onResize = onResize;
+    s.onResize = onResize;  // one listener per followed thing (`release`)
     window.addEventListener('resize', onResize);
     report();
   }
@@ -142,6 +138,15 @@ export default function (component) {
     if (onResize) window.removeEventListener('resize', onResize);
     if (s.onResize === onResize) s.onResize = null;
   };
+}
+
+// What a render of a followed thing holds: its request and its resize listener. The
+// clean-up a render returns is not always called before the next render, and a listener
+// left per render kept that render's whole closure for as long as the screen stayed open.
+function release(st) {
+  if (st.stop) st.stop.abort();
+  if (st.onResize) window.removeEventListener('resize', st.onResize);
+  st.onResize = null;
 }
 
 // Streamlit marks each script run's state on the page's performance timeline (a mark per
