@@ -1,7 +1,8 @@
 """A floor left running: does memory stay flat? (issue 49 item 4: none may grow > 5%).
 
 Run: nice .venv/bin/python bench/bench_soak.py [--tables 24] [--displays 24] [--every 2]
-     [--hands 70] [--minutes 60] [--warmup 10] [--sample 60] [--limit 5] [--out FILE]
+     [--hands 70] [--minutes 60] [--warmup 10] [--sample 30] [--window 0] [--limit 5]
+     [--out FILE]
 One real dashboard (``dev.py app``, SQLite in a temporary folder, as the README starts
 it); ``--tables`` floor tables opened and fed from this process through the store, each a
 hand every ``--every`` seconds (spread evenly), each shoe shuffled after ``--hands``
@@ -13,9 +14,13 @@ seconds, printed: the dashboard's resident memory (its whole process tree: dev.p
 roads-app, Streamlit and their children, from /proc), and for each page its JS heap in
 use and its DOM nodes (Chromium's own ``Performance.getMetrics``, after a garbage
 collection through ``HeapProfiler.collectGarbage``, so a reading is what is kept, not what
-is waiting to be collected). After ``--warmup`` minutes, each series' growth from the
-median of its first three samples after the warm-up to the median of its last three;
-exit 1 when any grew more than ``--limit`` percent. A compressed pace (``--every 0.5
+is waiting to be collected). After ``--warmup`` minutes, each series' growth from its
+mean over the first ``--window`` minutes after the warm-up to its mean over the last
+(two shoes' time at least: a page's heap and nodes swing with its shoe, filling and
+emptied by the shuffle, and whole shoes at each end count that swing alike); exit 1 when
+any grew more than ``--limit`` percent. The median of three samples at each end (the
+rule of the runs below, which a shoe's phase moves by up to 20%) and the least-squares
+trend are printed beside it. A compressed pace (``--every 0.5
 --hands 20``) ages a floor faster; a small scale (``--tables 6 --displays 3``) fits a
 loaded machine. Every sample goes to ``--out`` (JSON) too.
 
@@ -124,6 +129,26 @@ def growth(values: list[float]) -> float:
     return 100.0 * (last - first) / first if first else 0.0
 
 
+def window_growth(rows: list[dict[str, float]], key: str, window: float) -> float:
+    """Percent from the mean over the first ``window`` minutes of ``rows`` to the mean over
+    the last ``window`` minutes: with a window of whole shoes, a page's swing through a shoe
+    (its roads filling, then emptied by the shuffle) counts alike at both ends, so what is
+    left is what was kept."""
+    start, end = rows[0]["minute"], rows[-1]["minute"]
+    first = [r[key] for r in rows if r["minute"] < start + window]
+    last = [r[key] for r in rows if r["minute"] > end - window]
+    a, b = statistics.fmean(first), statistics.fmean(last)
+    return 100.0 * (b - a) / a if a else 0.0
+
+
+def slope_per_hour(rows: list[dict[str, float]], key: str) -> float:
+    """Least-squares trend of ``key`` in percent of its mean per hour."""
+    xs, ys = [r["minute"] for r in rows], [r[key] for r in rows]
+    slope = statistics.linear_regression(xs, ys).slope
+    mean = statistics.fmean(ys)
+    return 100.0 * slope * 60 / mean if mean else 0.0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tables", type=int, default=24)
@@ -132,7 +157,13 @@ def main() -> int:
     ap.add_argument("--hands", type=int, default=70, help="hands in a shoe before a shuffle")
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--warmup", type=float, default=10, help="minutes before growth counts")
-    ap.add_argument("--sample", type=float, default=60, help="seconds between samples")
+    ap.add_argument("--sample", type=float, default=30, help="seconds between samples")
+    ap.add_argument(
+        "--window",
+        type=float,
+        default=0,
+        help="minutes averaged at each end (0: two shoes' time, at least 5)",
+    )
     ap.add_argument("--limit", type=float, default=5.0, help="percent of growth allowed")
     ap.add_argument("--out", type=Path, default=ROOT / ".benchmarks" / "soak.json")
     a = ap.parse_args()
@@ -195,13 +226,22 @@ def main() -> int:
     if len(counted) < 6:
         print(f"too few samples after the {a.warmup}-minute warm-up to judge ({len(counted)})")
         return 1
+    window = a.window or max(5.0, 2 * a.hands * a.every / 60)
     worst = 0.0
-    print(f"growth after minute {a.warmup} (median of the first 3 samples -> of the last 3):")
+    print(
+        f"growth after minute {a.warmup}: mean over the first {window:.1f} minutes -> over "
+        f"the last {window:.1f} (judged); median of the first 3 samples -> of the last 3; "
+        "least-squares trend in % of the mean per hour"
+    )
     for key in (k for k in samples[0] if k != "minute"):
-        g = growth([s[key] for s in counted])
+        g = window_growth(counted, key, window)
         worst = max(worst, g)
         flag = "  GREW" if g > a.limit else ""
-        print(f"  {key:<28} {counted[0][key]:>10} -> {counted[-1][key]:>10}  {g:+6.1f}%{flag}")
+        print(
+            f"  {key:<28} {counted[0][key]:>10} -> {counted[-1][key]:>10}  {g:+6.1f}%  "
+            f"(median rule {growth([s[key] for s in counted]):+6.1f}%, trend "
+            f"{slope_per_hour(counted, key):+6.1f}%/h){flag}"
+        )
     print(f"load after: {os.getloadavg()}; the largest growth {worst:+.1f}% (limit {a.limit}%)")
     return 1 if worst > a.limit else 0
 
