@@ -29,7 +29,7 @@ import pickle
 import tempfile
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
@@ -277,6 +277,13 @@ def is_cached(dispatcher: object) -> bool:
     return any(key[1] == magic for key in index)
 
 
+def runs_interpreted(dispatcher: object, small: bool) -> bool:
+    """Whether to run ``dispatcher``'s own source interpreted (`interpreted`) rather than
+    compile it: for a ``small`` job while its code is neither compiled here nor in the
+    cache, unless this process is a warm-up (`warming`), which is there to compile it."""
+    return small and not os.environ.get(WARMING_ENV) and not is_cached(dispatcher)
+
+
 @contextlib.contextmanager
 def warming() -> Iterator[None]:
     """Hold the warm-up's lock while compiling in this process (a server started
@@ -291,17 +298,25 @@ def warming() -> Iterator[None]:
             os.close(fd)
 
 
-def interpreted(dispatcher: object) -> Callable[..., Any]:
+def interpreted(
+    dispatcher: object, replace: Mapping[object, Callable[..., Any]] | None = None
+) -> Callable[..., Any]:
     """``dispatcher``'s own Python code run by the interpreter, with every kernel it calls
-    by name run the same way: nothing compiled nor loaded. For a kernel that runs once
-    per process on small input (the exact odds of a full shoe: a hundredth of a second
-    interpreted against seconds of compiling on a new install, and a tenth of a second
-    of loading its code after), where the compiled code's speed never pays."""
+    (by name, or as an attribute of a module it names: ``session.step``) run the same
+    way: nothing compiled nor loaded. ``replace`` gives a plain function to call in place
+    of a kernel (one the interpreter cannot run: an LLVM intrinsic inside). For a kernel
+    that runs on small input before its code is in the cache (the exact odds of a full
+    shoe: a hundredth of a second interpreted against seconds of compiling on a new
+    install; a small backtest, `roads_app.sim.kernel.run_fast`), where the compiled
+    code's speed never pays for its compile."""
     from numba.core.dispatcher import Dispatcher
 
     done: dict[object, Callable[..., Any]] = {}
+    swap = dict(replace or {})
 
     def plain(d: Any) -> Callable[..., Any]:
+        if d in swap:
+            return swap[d]
         f = d.py_func if isinstance(d, Dispatcher) else d
         if f not in done:
             names = dict(f.__globals__)  # this function's own view of its module's names
@@ -309,8 +324,27 @@ def interpreted(dispatcher: object) -> Callable[..., Any]:
                 f.__code__, names, f.__name__, f.__defaults__, f.__closure__
             )
             for name in f.__code__.co_names:
-                if isinstance(names.get(name), Dispatcher):
-                    names[name] = plain(names[name])
+                value = names.get(name)
+                if isinstance(value, Dispatcher):
+                    names[name] = plain(value)
+                elif isinstance(value, ModuleType) and _ours(str(getattr(value, "__file__", ""))):
+                    names[name] = _PlainModule(value, plain)
         return done[f]
 
     return plain(dispatcher)
+
+
+class _PlainModule:
+    """One of the app's modules as an interpreted function sees it: its kernels read as
+    attributes (``session.step``) come back interpreted too."""
+
+    def __init__(self, module: ModuleType, plain: Callable[[Any], Any]) -> None:
+        self._module, self._plain = module, plain
+
+    def __getattr__(self, name: str) -> Any:
+        from numba.core.dispatcher import Dispatcher
+
+        value = getattr(self._module, name)
+        found = self._plain(value) if isinstance(value, Dispatcher) else value
+        setattr(self, name, found)  # looked up once: the next read is an attribute
+        return found

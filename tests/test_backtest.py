@@ -23,7 +23,7 @@ from roads_app.errors import BetError, RoadsAppError, StrategyError
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import deal_shoe
 from roads_app.render.verdict import verdict_text
-from roads_app.sim import backtest, kernel, report, strategies
+from roads_app.sim import backtest, exact, kernel, report, strategies
 from roads_app.store.library import saved_rounds
 from tests.shown import shown
 from tests.storehelp import save_shoe
@@ -197,19 +197,28 @@ def test_json_reports_hands_wagered_net_ev_and_ci(capsys):
 
 
 def test_a_first_run_says_it_is_compiling_the_engine(tmp_path: Path):
-    # An empty Numba cache is a new install: the bar's first words say why it waits.
+    # An empty Numba cache is a new install: the bar's first words say why it waits; a
+    # run small enough for the interpreted engine does not wait for a compile.
+    large = kernel.PLAIN_UP_TO + 1
     code = (
         "import sys; from roads_app.sim.backtest import progress_bar; "
         "from roads_app.ui.backtest_page import waiting_text; "
-        "bar = progress_bar(sys.stderr); bar(0, 100); bar.close(); "
-        "print(waiting_text(True, None)); print(waiting_text(True, 'head:6379'))"
+        f"bar = progress_bar(sys.stderr); bar(0, {large}); bar.close(); "
+        "print(waiting_text(True, None)); print(waiting_text(True, 'head:6379')); "
+        f"print(waiting_text(True, None, {large})); print(waiting_text(True, None, 100)); "
+        "bar = progress_bar(sys.stderr); bar(0, 100); bar.close()"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert backtest.COMPILING in cold.stderr, cold.stderr
-    page, page_cluster = cold.stdout.splitlines()  # the dashboard's bar, before any shoe
-    assert page == "Compiling the engine, first run only…"
+    bars = [line for line in cold.stderr.splitlines() if "shoes/s" in line]
+    small = [line for line in bars if "/100 " in line]  # the bar of 100 shoes
+    assert small and all(line.startswith("starting") for line in small), cold.stderr
+    large = [line for line in bars if line not in small]
+    assert large and all(line.startswith(backtest.COMPILING) for line in large), cold.stderr
+    page, page_cluster, page_large, page_small = cold.stdout.splitlines()  # before any shoe
+    assert page == page_large == "Compiling the engine, first run only…"
     assert page_cluster == "Sending the shoes to the Ray cluster (head:6379)…"
+    assert page_small == "Starting…"
     # compiled (or loaded) in this process now: a large run's parallel loop
     kernel.run_fast(kernel.make_plan(*_flat_parts()), 1, 2, parallel=True)
     assert not kernel.needs_compile()
@@ -222,6 +231,28 @@ def test_a_first_run_says_it_is_compiling_the_engine(tmp_path: Path):
 
     assert waiting_text(True, None) == "Starting…"
     assert "backtest: 100%" in warm.getvalue()
+
+
+@pytest.mark.parametrize("name", strategies.STRATEGY_NAMES)
+def test_a_new_installs_small_run_reports_the_compiled_engines_summary_to_the_bit(
+    name: str, monkeypatch: pytest.MonkeyPatch
+):
+    # Before the engine and the exact sums are in the cache, a small run is answered by
+    # their own source interpreted: the command's JSON is the compiled one's, bit for bit
+    # (all but the time it took), for every strategy the command offers.
+    table = load_table("winbox")  # a pair bet settles on the pair cells
+    money = strategies.Settings(stop_loss=400.0, side_bets=(("player_pair", 1.0),))
+    betting = backtest.Betting(strategies.make_strategy(name), money, table)
+    options = backtest.RunOptions(rows=False)
+
+    def document(compiled: bool) -> dict:
+        with monkeypatch.context() as m:
+            m.setattr(kernel, "runs_compiled", lambda shoes: compiled)
+            m.setattr(exact, "runs_interpreted", lambda kernel, small: not compiled)
+            out = backtest.backtest(betting, backtest.Simulated(3, 300), options).to_dict(str)
+        return {k: v for k, v in out.items() if k not in ("seconds", "hands_per_second")}
+
+    assert json.dumps(document(False)) == json.dumps(document(True))
 
 
 def _flat_parts() -> tuple[strategies.Strategy, strategies.Resolved, Table]:

@@ -115,3 +115,38 @@ def test_a_kernel_needed_during_the_background_warm_up_waits_for_its_code(
     env = {"XDG_CACHE_HOME": str(tmp_path / "home")}  # the warm-up's lock
     r = compile_fresh(tmp_path, WAITS, env)
     assert r.returncode == 0, r.stderr[-3000:]
+
+
+FIRST_SMALL_RUN = """
+import contextlib, fcntl, io, json, os
+from roads_app.cli import main
+from roads_app.jit_cache import warming_lock
+from roads_app.sim import exact, kernel, warmup
+args = ["backtest", "--strategy", "flat", "--shoes", "300", "--json", "--no-progress"]
+def run():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    doc = json.loads(out.getvalue())
+    return {k: v for k, v in doc.items() if k not in ("seconds", "hands_per_second")}
+first = run()
+kernels = (kernel._run_block, kernel._run_kernel, exact._accumulate, exact.two_products_into)
+assert not [k for k in kernels if k.signatures]  # answered without compiling anything
+fd = os.open(warming_lock(), os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_SH)  # waits for the background warm-up to end
+assert warmup.missing([warmup.ENGINE]) == []
+assert run() == first  # the compiled engine, loaded: the same document
+assert kernel._run_block.signatures
+"""
+
+
+def test_a_first_small_backtest_compiles_nothing_and_the_engine_compiles_for_the_next(
+    tmp_path: Path,
+) -> None:
+    """A new install's first ``backtest`` of a few shoes answers at once, interpreted,
+    saying on one line that the engine is being prepared; a process of its own compiles
+    it meanwhile, and the next run loads it and prints the same document."""
+    env = {"XDG_CACHE_HOME": str(tmp_path / "home")}  # the warm-up's lock
+    r = compile_fresh(tmp_path, FIRST_SMALL_RUN, env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert re.fullmatch(r"preparing the fast engine, once: about \d+ s\n", r.stderr), r.stderr

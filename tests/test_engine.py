@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from roads_app.bets.tables import load_table
+from roads_app.game import cards
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE
 from roads_app.game.rounds import SEED_MAX, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
@@ -358,6 +359,48 @@ def test_fast_and_plain_engines_agree_on_random_strategies_and_settings(setup, s
     plain = sim_backtest.run_plain(strategy, resolved, table, seed=seed, shoes=4, n_paths=4)
     assert_frame_equal(fast.per_shoe, plain.per_shoe, check_exact=True)
     np.testing.assert_array_equal(fast.paths, plain.paths)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    setup=backtest_setups(),
+    seed=st.integers(0, SEED_MAX),
+    first=st.integers(0, 10**6),
+    shoes=st.integers(1, sim_kernel.BLOCK + 30),
+    chunk=st.sampled_from([7, 100, 16384]),
+    paths=st.integers(0, 6),
+)
+def test_a_small_run_interpreted_is_the_compiled_engine_to_the_bit(
+    setup, seed: int, first: int, shoes: int, chunk: int, paths: int
+):
+    # Before the engine is in the cache a small run goes through its own source run by
+    # the interpreter, the shuffle drawn by NumPy: every column the compiled one's.
+    plan = sim_kernel.make_plan(*setup)
+    runs = [
+        sim_kernel.run_fast(
+            plan, seed, shoes, first_shoe=first, n_paths=paths, chunk=chunk, compiled=compiled
+        )
+        for compiled in (True, False)
+    ]
+    for field in ("ints", "floats", "slot_wagered", "slot_net", "paths"):
+        np.testing.assert_array_equal(getattr(runs[0], field), getattr(runs[1], field))
+    assert runs[0].hands.min() > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, SEED_MAX), first=st.integers(0, 10**9), n=st.integers(1, 40))
+def test_the_plain_shuffle_is_the_compiled_one(seed: int, first: int, n: int):
+    # shoe starts from NumPy's PCG64 advanced, its raw draws through the shoe's own
+    # Fisher-Yates: the compiled states and shuffle (the shoes `deal_shoe` deals)
+    per = 8 * 52 - 1
+    state, inc = pcg64.pcg_start(seed, first * per)
+    a, c = (pcg64.halves(x) for x in pcg64.jump(per, inc))
+    starts = pcg64.shoe_states(*pcg64.halves(state), *a, *c, n)
+    np.testing.assert_array_equal(pcg64.shoe_states_plain(seed, first, n, per), starts)
+    order = np.empty(per + 1, dtype=np.uint8)
+    pcg64.shuffle_plain(*starts[-1], *pcg64.halves(inc), order)
+    shoe = deal_shoe(seed, ShoeOptions(), first + n - 1)
+    assert [cards.ALL_CARDS[c] for c in order] == list(shoe.order)
 
 
 ALL_KIND_TABLES = [

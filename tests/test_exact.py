@@ -9,6 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from roads_app.jit_cache import interpreted
+from roads_app.sim import exact
 from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_product, two_products_into
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
@@ -57,3 +59,27 @@ def test_the_compiled_two_product_is_exact_into_strided_columns(pairs: list[tupl
     for (x, y), p, e in zip(pairs, out[:, 0], out[:, 2], strict=True):
         assert Fraction(p) + Fraction(e) == Fraction(x) * Fraction(y)
     assert np.isnan(out[:, 1]).all()  # only its own columns written
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(finite, amount, amount), min_size=1, max_size=30))
+def test_the_interpreted_sums_and_products_are_the_compiled_ones(
+    rows: list[tuple[float, float, float]],
+):
+    """A small run before the kernels are in the cache sums and multiplies interpreted
+    (`exact.PLAIN_UP_TO`): the same bits as the compiled kernels."""
+    values = np.array(rows)
+    bins = [np.zeros((3, exact._BINS), dtype=np.int64) for _ in range(2)]
+    exact._accumulate(values.view(np.int64), bins[0])
+    interpreted(exact._accumulate)(values.view(np.int64), bins[1])
+    np.testing.assert_array_equal(bins[0], bins[1])
+    a, b = values[:, 1], values[:, 2]
+    out = [np.full((len(rows), 2), np.nan) for _ in range(2)]
+    two_products_into(a, b, out[0][:, 0], out[0][:, 1])
+    original = exact.runs_interpreted
+    exact.runs_interpreted = lambda kernel, small: True  # type: ignore[assignment]
+    try:
+        exact.products_into(a, b, out[1][:, 0], out[1][:, 1])
+    finally:
+        exact.runs_interpreted = original
+    np.testing.assert_array_equal(out[0], out[1])

@@ -66,7 +66,7 @@ def _cmd_api(args: argparse.Namespace) -> int:
 
     check_port(args.port, args.host)  # resolves the host too: one line, before uvicorn
     data = prepare_data_dir(Path(args.data))
-    warmup.start_in_background([warmup.ROADS])  # compiles the roads while it serves
+    warmup.start_in_background()  # compiles what the cache lacks while it serves
     print(
         f"roads-app API on http://{args.host}:{args.port} (docs at /docs), data {data}",
         file=sys.stderr,

@@ -23,7 +23,7 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
     from roads_app.render.verdict import verdict_text
     from roads_app.sim import backtest as bt
     from roads_app.sim import report, warmup
-    from roads_app.sim.kernel import SERIAL_UP_TO, set_threads
+    from roads_app.sim.kernel import SERIAL_UP_TO, runs_compiled, set_threads
     from roads_app.sim.strategies import Settings, make_strategy, parse_side_bet
 
     table = load_table(args.rules)
@@ -61,7 +61,12 @@ def _cmd_backtest(args: argparse.Namespace) -> int:
         step = warmup.PLAIN
         if args.engine == "fast" and saved is None:  # a small run compiles no parallel loop
             step = warmup.SMALL_ENGINE if args.shoes <= SERIAL_UP_TO else warmup.ENGINE
-        warmup.prepare([step], bar=not args.no_progress)
+        if step is not warmup.PLAIN and not runs_compiled(args.shoes):
+            # a small run is answered interpreted at once; the engine compiles for the
+            # next run in a process of its own, saying so on one line (`warmup.later`)
+            warmup.later([warmup.ENGINE])
+        else:
+            warmup.prepare([step], bar=not args.no_progress)
     if not args.no_progress and big:
         progress = bt.progress_bar(
             sys.stderr, starting_text=_waiting(args.cluster) if args.cluster else "starting"

@@ -116,8 +116,13 @@ def shuffle_draws(seed: int, decks: int, first_shoe: int, n_shoes: int) -> np.nd
 
 def shuffled_shoe(seed: int, decks: int = 8, index: int = 0) -> np.ndarray:
     """Card numbers (0..51) of shoe ``index`` of run ``seed``, top of the shoe first."""
-    n = decks * playing_cards.CARDS_PER_DECK
-    raw = shuffle_draws(seed, decks, index, 1)[0]
+    return fisher_yates(shuffle_draws(seed, decks, index, 1)[0])
+
+
+def fisher_yates(raw: np.ndarray) -> np.ndarray:
+    """The shoe of ``len(raw) + 1`` cards shuffled by these raw draws, top first: the
+    shuffle of the module's docstring, written once."""
+    n = raw.shape[0] + 1
     order = UNSHUFFLED[:n].tolist()
     mods = (raw % np.arange(n, 1, -1, dtype=np.uint64)).tolist()  # (i+1) for i = n-1..1
     for step, j in enumerate(mods):

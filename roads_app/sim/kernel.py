@@ -25,6 +25,7 @@ shoe.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,7 +57,7 @@ from roads_app.game.shoe import (
     hand_start,
     most_hands,
 )
-from roads_app.jit_cache import depends_on, is_cached, load_lean
+from roads_app.jit_cache import depends_on, interpreted, is_cached, load_lean, runs_interpreted
 from roads_app.roads import derived, good_roads
 from roads_app.sim import pcg64, session
 from roads_app.sim.pcg64 import halves as _halves
@@ -239,6 +240,15 @@ parallel loop around it is 2-3 s of CPU more to compile (a third of the first
 `backtest --shoes 1000`), paid only by a run large enough to gain from it."""
 
 
+PLAIN_UP_TO = 4096
+"""A run of at most this many shoes, while the engine's code is not in the cache yet (a
+new install, an upgrade, a warm-up still compiling), is dealt by the engine's own
+Python source run by the interpreter (`jit_cache.interpreted`: `_run_block` and every
+rule it calls, the same functions), with the shuffle drawn by NumPy's own PCG64: the
+same numbers to the bit, about a millisecond a shoe against 5-6 s of CPU to compile
+first. A larger run compiles (`needs_compile`)."""
+
+
 class Stream(NamedTuple):
     """Where each shoe's shuffle starts: PCG64 states and the stream's increment."""
 
@@ -378,6 +388,7 @@ def run_fast(
     chunk: int = 16384,
     progress: Callable[[int, int], None] | None = None,
     parallel: bool | None = None,
+    compiled: bool | None = None,
 ) -> FastResult:
     """Backtest ``plan`` over shoes ``first_shoe .. first_shoe+n_shoes-1`` of run ``seed``.
 
@@ -385,9 +396,14 @@ def run_fast(
     after each one. Bankroll paths are kept for the first ``n_paths`` shoes (for the fan
     chart). ``parallel``: through the parallel loop (True) or block after block on this
     thread (False); None: the loop for runs of more than `SERIAL_UP_TO` shoes.
+    ``compiled``: the compiled engine (True) or its source interpreted (False, on this
+    thread); None: interpreted for a run of at most `PLAIN_UP_TO` shoes while the
+    compiled code is not in the cache (`runs_compiled`).
     """
-    if parallel is None:
-        parallel = n_shoes > SERIAL_UP_TO
+    if compiled is None:
+        compiled = bool(parallel) or runs_compiled(n_shoes)
+    if parallel is None or not compiled:
+        parallel = compiled and n_shoes > SERIAL_UP_TO
     opts = plan.shoe
     per = opts.cards - 1  # raw draws per shoe
     state, inc = pcg_start(seed, first_shoe * per)
@@ -406,7 +422,10 @@ def run_fast(
     done = 0
     while done < n_shoes:
         c = min(chunk, n_shoes - done)
-        starts = _shoe_states(*_halves(state), *jump_a, *jump_c, c + 1)
+        if compiled:
+            starts = _shoe_states(*_halves(state), *jump_a, *jump_c, c + 1)
+        else:
+            starts = pcg64.shoe_states_plain(seed, first_shoe + done, c + 1, per)
         sl = slice(done, done + c)
         stream = Stream(starts[:c], inc_hi, inc_lo)
         out = Out(
@@ -416,7 +435,8 @@ def run_fast(
             with KERNEL_LOCK:
                 _run_kernel(stream, deal, record, plan.patterns, nets, out)
         else:
-            _run_blocks(stream, deal, (record, plan.patterns, nets), out)
+            block = _run_block if compiled else _plain_block()
+            _run_blocks(block, stream, deal, (record, plan.patterns, nets), out)
         state = (int(starts[c, 0]) << 64) | int(starts[c, 1])
         done += c
         if progress is not None:
@@ -437,9 +457,12 @@ def run_fast(
     )
 
 
-def _run_blocks(stream: Stream, deal: Deal, betting: tuple, out: Out) -> None:
-    """`_run_kernel`'s loop on this thread: its blocks in order, with the scratch
-    arrays it makes for each (reused here: the block overwrites them)."""
+def _run_blocks(
+    block: Callable[..., None], stream: Stream, deal: Deal, betting: tuple, out: Out
+) -> None:
+    """`_run_kernel`'s loop on this thread: its blocks in order (``block``: `_run_block`,
+    compiled or interpreted), with the scratch arrays it makes for each (reused here: the
+    block overwrites them)."""
     n = deal.decks * 52
     scratch = (
         np.empty(n, dtype=ORDER_DTYPE),
@@ -448,16 +471,35 @@ def _run_blocks(stream: Stream, deal: Deal, betting: tuple, out: Out) -> None:
     )
     plan, patterns, nets = betting
     for b in range((stream.starts.shape[0] + BLOCK - 1) // BLOCK):
-        _run_block(b, stream, deal, plan, patterns, nets, out, scratch)
+        block(b, stream, deal, plan, patterns, nets, out, scratch)
 
 
-def needs_compile() -> bool:
-    """Whether the next run compiles the engine (several seconds, the first run only).
+@functools.cache
+def _plain_block() -> Callable[..., None]:
+    """`_run_block` run by the interpreter: its own source and the rules it calls, the
+    shuffle drawn by NumPy (`pcg64.shuffle_plain`: the compiled one multiplies with an
+    LLVM intrinsic, which the interpreter cannot run)."""
+    return interpreted(_run_block, {_shuffle: pcg64.shuffle_plain})
+
+
+def runs_compiled(n_shoes: int) -> bool:
+    """Whether a run of ``n_shoes`` shoes on this thread runs the compiled engine: always
+    once its code is compiled or in the cache, and in the warm-up; before that, only a
+    run of more than `PLAIN_UP_TO` shoes (which compiles it first, `needs_compile`)."""
+    return not runs_interpreted(_run_block, n_shoes <= PLAIN_UP_TO)
+
+
+def needs_compile(n_shoes: int | None = None) -> bool:
+    """Whether the next run (of ``n_shoes`` shoes; None: of any size) compiles the engine
+    (several seconds, the first run only).
 
     True when this process has not compiled it and Numba's on-disk cache holds no
-    version for this source and machine (a new install, or an edited kernel).
+    version for this source and machine (a new install, or an edited kernel), and the
+    run is too large for the interpreted engine (`PLAIN_UP_TO`).
     """
-    return not is_cached(_run_kernel)
+    if n_shoes is not None and not runs_compiled(n_shoes):
+        return False
+    return not is_cached(_run_kernel if n_shoes is None or n_shoes > SERIAL_UP_TO else _run_block)
 
 
 def set_threads(n: int | None) -> int:

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from roads_app.bets.tables import Table
-from roads_app.sim.exact import exact_sums, to_float, to_fraction, two_products_into
+from roads_app.sim.exact import exact_sums, products_into, to_float, to_fraction
 
 STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
 """Why a shoe's betting ended, by `engine.STOP_*` code."""
@@ -115,7 +115,7 @@ def totals_of_columns(c: Columns, slots: Sequence[str], unsettled: int = 0) -> T
     values = np.empty((n, 9 + 2 * len(slots)))  # the columns summed, written in place
     values[:, 0], values[:, 1], values[:, 2] = wag, net, c.final
     for i, (a, b) in enumerate(((net, net), (net, wag), (wag, wag))):
-        two_products_into(a, b, values[:, 3 + 2 * i], values[:, 4 + 2 * i])
+        products_into(a, b, values[:, 3 + 2 * i], values[:, 4 + 2 * i])
     for i, (w, nt) in enumerate(c.slots):
         values[:, 9 + 2 * i] = w
         values[:, 10 + 2 * i] = nt

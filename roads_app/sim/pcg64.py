@@ -22,7 +22,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from roads_app.game.shoe import UNSHUFFLED, check_seed
+from roads_app.game.shoe import UNSHUFFLED, check_seed, fisher_yates
 from roads_app.jit_cache import load_lean
 
 PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
@@ -87,6 +87,33 @@ def pcg_start(seed: int, draws_before: int) -> tuple[int, int]:
         bg.advance(draws_before)
     st = bg.state["state"]
     return int(st["state"]), int(st["inc"])
+
+
+def shoe_states_plain(seed: int, first: int, n: int, per: int) -> np.ndarray:
+    """What `shoe_states` gives for shoes ``first .. first+n-1`` of run ``seed`` (``per``
+    raw draws a shoe), from NumPy's own PCG64 advanced shoe by shoe: nothing compiled."""
+    bg = np.random.PCG64(check_seed(seed))
+    bg.advance(first * per)
+    out = np.empty((n, 2), dtype=np.uint64)
+    for s in range(n):
+        out[s] = halves(bg.state["state"]["state"])
+        bg.advance(per)
+    return out
+
+
+def shuffle_plain(
+    hi: np.uint64, lo: np.uint64, ihi: np.uint64, ilo: np.uint64, order: np.ndarray
+) -> None:
+    """`shuffle` without compiling: NumPy's own PCG64 set to that state draws, and the
+    shoe's own Fisher-Yates (`roads_app.game.shoe.fisher_yates`) shuffles."""
+    bg = np.random.PCG64()
+    bg.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": (int(hi) << 64) | int(lo), "inc": (int(ihi) << 64) | int(ilo)},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+    order[:] = fisher_yates(bg.random_raw(order.shape[0] - 1))
 
 
 @njit(cache=True)

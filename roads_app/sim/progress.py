@@ -22,8 +22,9 @@ class ProgressBar:
     """A tqdm bar over shoes on ``stream`` (stderr) that says when it is compiling first.
 
     Call it as a `Progress`; ``progress(0, total)`` opens the bar. Until the first shoes
-    are done it reads `COMPILING` on a new install (`kernel.needs_compile`), else
-    ``starting_text``.
+    are done it reads `COMPILING` when a run of ``total`` shoes compiles the engine first
+    (`kernel.needs_compile`: a new install, a run too large for the interpreted
+    engine), else ``starting_text``.
     """
 
     def __init__(
@@ -35,19 +36,21 @@ class ProgressBar:
     ):
         self.stream = stream
         self.label = label
-        self.waiting = COMPILING if engine and kernel.needs_compile() else starting_text
+        self.engine = engine
+        self.starting_text = starting_text
         self.bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:
         from tqdm import tqdm
 
         if self.bar is None:
+            compiles = self.engine and kernel.needs_compile(total)
             self.bar = tqdm(
                 total=total,
                 file=self.stream,
                 unit=" shoes",
                 unit_scale=True,
-                desc=self.waiting,
+                desc=COMPILING if compiles else self.starting_text,
                 dynamic_ncols=True,
                 mininterval=0.2,
             )

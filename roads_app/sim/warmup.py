@@ -12,7 +12,10 @@ on a few rounds, so their code lands in the cache:
   warm-up ends waits for it to be compiled there (`roads_app.jit_cache`) and loads its code
   rather than compiling beside it;
 * a command that must compile first (``backtest``, ``simulate``) says so on one line
-  with a progress bar (`prepare`), never a silent pause.
+  with a progress bar (`prepare`), never a silent pause;
+* a small backtest needs no compiling: it runs the engine's source interpreted
+  (`roads_app.sim.kernel.PLAIN_UP_TO`) while the engine compiles for the next run in a
+  background process, said on the same one line (`later`).
 """
 
 from __future__ import annotations
@@ -183,18 +186,31 @@ def _compile(steps: Sequence[Step]) -> None:
             step.run()
 
 
+def later(steps: Sequence[Step], stream: Any = None) -> subprocess.Popen[bytes] | None:
+    """Compile what ``steps`` need and the cache lacks in a background process
+    (`start_in_background`), saying so on one line of ``stream`` (stderr) as `prepare`
+    does; nothing when the cache holds it all."""
+    todo = missing(steps)
+    if not todo:
+        return None
+    stream = sys.stderr if stream is None else stream
+    print(word("warm_preparing", seconds=round(sum(s.seconds for s in todo))), file=stream)
+    return start_in_background(todo)
+
+
 def start_in_background(steps: Sequence[Step] = STEPS) -> subprocess.Popen[bytes] | None:
-    """Compile what the cache lacks in another process, silently, holding the warm-up's
-    lock until it ends (a kernel missing here meanwhile waits for it). None when nothing
-    is missing, or another warm-up holds the lock."""
-    if not missing(steps):
+    """Compile what ``steps`` need and the cache lacks in another process, silently,
+    holding the warm-up's lock until it ends (a kernel missing here meanwhile waits for
+    it). None when nothing is missing, or another warm-up holds the lock."""
+    todo = missing(steps)
+    if not todo:
         return None
     fd = jit_cache.lock_warming()
     if fd is None:
         return None
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "roads_app.sim.warmup", "--quiet"],
+            [sys.executable, "-m", "roads_app.sim.warmup", "--quiet", *(s.name for s in todo)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -209,10 +225,12 @@ def start_in_background(steps: Sequence[Step] = STEPS) -> subprocess.Popen[bytes
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m roads_app.sim.warmup [--quiet]``: compile what the cache lacks."""
+    """``python -m roads_app.sim.warmup [--quiet [STEP...]]``: compile what the cache
+    lacks (quietly: for the steps named, all when none is)."""
     if "--quiet" in argv:
+        names = [a for a in argv if a != "--quiet"]
         try:
-            _compile(missing())
+            _compile(missing([s for s in STEPS if s.name in names] if names else STEPS))
         except Exception:  # a background helper: the pages compile what it could not
             return 1
         return 0

@@ -143,11 +143,12 @@ def cluster_address() -> str | None:
     return os.environ.get(CLUSTER_ENV) or None
 
 
-def waiting_text(simulated: bool, cluster: str | None) -> str:
-    """What the bar says before the first shoes are done: why the wait, not 'Starting…'."""
+def waiting_text(simulated: bool, cluster: str | None, shoes: int | None = None) -> str:
+    """What the bar says before the first shoes are done: why the wait, not 'Starting…'
+    (``shoes``: a run of so many; a small one needs no compiling, `kernel.needs_compile`)."""
     if simulated and cluster:
         return tr("bt_sending", address=cluster)
-    if simulated and kernel.needs_compile():
+    if simulated and kernel.needs_compile(shoes):
         return tr("bt_compiling")
     return tr("bt_starting")
 
@@ -164,7 +165,7 @@ def _run(
 
     simulated = source == _SOURCES[0]
     cluster = cluster_address() if simulated else None
-    bar = st.progress(0.0, text=waiting_text(simulated, cluster))
+    bar = st.progress(0.0, text=waiting_text(simulated, cluster, shoes))
 
     def progress(done: int, total: int) -> None:
         if done:
