@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from roads_app.api import floor_stream
@@ -61,7 +61,8 @@ def _apply(ops: list[tuple[Any, ...]], tables: Tables, counting: Counting) -> in
         kind = op[0]
         if kind == "deal":
             _, winner, bp, pp, natural = op
-            body = RoundIn(winner=winner, banker_pair=bp, player_pair=pp, banker_natural=natural)
+            flags = {"banker_pair": bp, "player_pair": pp, "banker_natural": natural}
+            body = RoundIn(winner=winner, **{k: bool(v) for k, v in flags.items()})
             try:
                 reply = tables.append(CODE, body, None)
             except Refused:
@@ -103,16 +104,19 @@ def _apply(ops: list[tuple[Any, ...]], tables: Tables, counting: Counting) -> in
 
 
 @settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(ops=_ops)
+@example(ops=[("deal", "B", 0, 0, 0), ("look",), ("undo",), ("deal", "P", 0, 0, 0)])
+@example(ops=[("deal", "T", 0, 0, 0), ("look",), ("deal", "B", 1, 0, 0), ("deal", "T", 0, 1, 1)])
 def test_a_tile_added_to_is_the_summary_read_whole(
     ops: list[tuple[Any, ...]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Any day of deals (pairs, naturals, ties first), shuffles, undos, closes and opens,
-    looked at now and then: the tile added to round by round equals `Tables.summary`
-    read whole, appends alone never read the shoe whole, and a follower's summary
-    rebuilt from the events equals it too."""
+    """Any day of deals (pairs, naturals, ties first), shuffles, undos (one followed by a
+    deal leaves the round count as it was), closes and opens, looked at now and then:
+    the tile added to round by round equals `Tables.summary` read whole, appends alone
+    never read the shoe whole, and a follower's summary rebuilt from the events equals
+    it too."""
     counting = Counting(monkeypatch)
     with tempfile.TemporaryDirectory() as tmp:
         feed = Feed(Path(tmp))
