@@ -11,10 +11,13 @@ table's own changes as ``table:<code>`` beside the shoes' ids:
   its next shoe starts,
   followed by that shoe's ``snapshot``. One connection for the table's whole day.
 * ``GET /lobby/events`` (`Lobby`): a ``lobby`` event with every table's summary
-  (`floor_feed.Tables.summary`), then a ``table`` event with a table's new summary each
-  time it or its shoe changes. A summary is read and encoded once per change and its
-  bytes written to every follower by `fanout` (a hundred tables followed by thousands
-  of players); a follower that stops reading is dropped as a shoe's is.
+  (`floor_feed.Tables.summary`), then, each time a table or its shoe changes, a
+  ``round`` event with what its rounds changed (`changed`) or a ``table`` event with
+  its whole new summary (a shuffle, a new shoe, a state); `follow_lobby` rebuilds the
+  summaries from them. A change is read (added to the summary kept, `Tables.tile`) and
+  encoded once and its bytes written to every follower by `fanout` (a hundred tables
+  followed by thousands of players); a follower that stops reading is dropped as a
+  shoe's is.
 """
 
 from __future__ import annotations
