@@ -54,12 +54,15 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import bench_fanout as bf  # noqa: E402
 
 LOBBY = "lobby"
+CHANGES = (b"table", b"round")
+"""A table's change: its whole summary, or (this version on) a round's change alone;
+both carry the four fields read here (`fields`)."""
 _FIELDS = (b'"code":"', b'"shoe_number":', b'"round_count":', b'"state":"')
 
 
 def fields(data: bytes) -> tuple[str, int, int, str]:
-    """(code, shoe number, round count, state) of a table summary's JSON, by byte search
-    (its keys are unique in it: the big road's cells are lists).
+    """(code, shoe number, round count, state) of a ``table`` or ``round`` event's JSON,
+    by byte search (its keys are unique in it: the big road's cells are lists).
 
     >>> fields(b'{"code":"T1","state":"open","shoe_number":2,"round_count":41,"x":[]}')
     ('T1', 2, 41, 'open')
@@ -109,7 +112,7 @@ def server_main(data: str, port: int, trace: str) -> None:
         if self.key == LOBBY:  # every event of the frame (a tick's batch holds several)
             t1 = time.monotonic()
             for kind, rest in bf.split_events(frame.sse)[0]:
-                if kind == b"table":
+                if kind in CHANGES:
                     code, number, count, state = fields(rest.removeprefix(b"data: "))
                     if state == "open":  # a round's event (a shuffle's repeats the count)
                         published.append((code, number, count, t0, t1))
@@ -131,8 +134,8 @@ def server_main(data: str, port: int, trace: str) -> None:
 
 
 class Stream(asyncio.Protocol):
-    """One lobby follower: each table event's (table, shoe number, rounds, arrival) and
-    every table's last (shoe number, rounds, state)."""
+    """One lobby follower: each table or round event's (table, shoe number, rounds,
+    arrival) and every table's last (shoe number, rounds, state)."""
 
     def __init__(self, c: Clients) -> None:
         self.c = c
@@ -148,7 +151,7 @@ class Stream(asyncio.Protocol):
         events, self.buf = bf.split_events(self.buf + data)
         for kind, rest in events:
             body = rest.removeprefix(b"data: ")
-            if kind == b"table":
+            if kind in CHANGES:
                 code, number, count, state = fields(body)
                 self.last[code] = (number, count, state)
                 if state == "open":  # a round's event (a shuffle's repeats the count)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from roads_app.api.floor_stream import follow_lobby
 from roads_app.game.floor import FloorLimits
 from roads_app.store import db, tokens
 from tests.api_server import ApiServer, SseFollower, roads_app
@@ -89,6 +90,14 @@ def lobby_knows(url: str, code: str, within_s: float = 120.0) -> None:
         s.wait_for(knows, timeout=within_s)
 
 
+def lobby_tables(stream: Stream) -> dict[str, dict[str, Any]]:
+    """Every table's summary as a lobby follower rebuilds it from the events so far."""
+    tables: dict[str, dict[str, Any]] = {}
+    for kind, data in list(stream.events):
+        follow_lobby(tables, kind, data)
+    return tables
+
+
 def add_table(store: db.Store, code: str, position: int = 0) -> None:
     store.floor.add(code, f"Table {code}", "classic", FloorLimits.of((10, 5000)), position)
 
@@ -152,12 +161,7 @@ def test_a_table_day_followed_across_shoes_through_another_replica(floor: Floor)
         assert table_rounds(table)[shoe_one] == ["P", "B"]  # nothing lost, nothing doubled
 
         def summary(s: Stream) -> dict[str, Any] | None:
-            for kind, data in reversed(s.events):
-                if kind == "table" and data["code"] == "B07":
-                    return data
-                if kind == "lobby":
-                    return next((t for t in data["tables"] if t["code"] == "B07"), None)
-            return None
+            return lobby_tables(s).get("B07")
 
         lobby.wait_for(lambda s: (summary(s) or {}).get("shoe") == shoe_two)
         now = summary(lobby)
@@ -251,13 +255,21 @@ def test_the_feeder_deals_shoe_after_shoe_with_a_shuffle_between(floor: Floor) -
 
 def test_a_lobby_follower_sees_a_table_day_change_by_change(floor: Floor) -> None:
     """Through another replica, shoe after shoe (rounds, a shuffle, the next shoe, the
-    close): the lobby's snapshot, then one ``table`` event per change of the table, in
-    order, none missed and none twice, each the summary ``GET /tables/{code}`` gives."""
+    close): the lobby's snapshot, then one event per change of the table, in order, none
+    missed and none twice: a ``round`` event for a round of the same shoe, else the
+    whole summary (``table``); the summary rebuilt from them after each is the one
+    ``GET /tables/{code}`` gives, and so is the whole of it at the end."""
     a, b, token, store = floor
     add_table(store, "L1", 4)
 
     def seen(s: Stream) -> list[tuple[Any, ...]]:
-        return [tile(d) for k, d in s.events if k == "table" and d["code"] == "L1"]
+        tables: dict[str, dict[str, Any]] = {}
+        out = []
+        for k, d in list(s.events):
+            follow_lobby(tables, k, d)
+            if k in ("table", "round") and d["code"] == "L1":
+                out.append((k, tile(tables["L1"])))
+        return out
 
     def tile(d: dict[str, Any]) -> tuple[Any, ...]:
         return (d["state"], d["shoe"], d["shoe_number"], d["round_count"], tuple(d["last"]))
@@ -267,6 +279,7 @@ def test_a_lobby_follower_sees_a_table_day_change_by_change(floor: Floor) -> Non
         day += [("/tables/L1/rounds", {"winner": w}) for w in shoe]
         day.append(("/tables/L1/shuffle", None))
     day[-1] = ("/tables/L1/state", {"state": "closed"})
+    firsts = {1, 5, 8}  # each shoe's first round: a new shoe, its whole summary
     lobby_knows(f"{b.url}/lobby/events", "L1")  # b's watcher has seen the table's add
     with Stream(f"{b.url}/lobby/events") as lobby, a.client(token) as op:
         kind, first = lobby.events[0]
@@ -276,9 +289,11 @@ def test_a_lobby_follower_sees_a_table_day_change_by_change(floor: Floor) -> Non
         for i, (path, body) in enumerate(day):
             r = op.post(path, json=body, headers={"Idempotency-Key": f"l1-{i}"})
             assert r.status_code in (200, 201), r.text
-            want.append(tile(op.get("/tables/L1").json()))
+            kind = "round" if path.endswith("/rounds") and i not in firsts else "table"
+            want.append((kind, tile(op.get("/tables/L1").json())))
             count = len(want)
             lobby.wait_for(lambda s, n=count: len(seen(s)) >= n)
         assert seen(lobby) == want
-    assert len({t[1] for t in want} - {None}) == 3  # three shoes, each its own
-    assert [t[3] for t in want if t[0] == "open"] == [0, 1, 2, 3, 1, 2, 1]
+        assert lobby_tables(lobby)["L1"] == op.get("/tables/L1").json()
+    assert len({t[1][1] for t in want} - {None}) == 3  # three shoes, each its own
+    assert [t[1][3] for t in want if t[1][0] == "open"] == [0, 1, 2, 3, 1, 2, 1]

@@ -11,10 +11,13 @@ table's own changes as ``table:<code>`` beside the shoes' ids:
   its next shoe starts,
   followed by that shoe's ``snapshot``. One connection for the table's whole day.
 * ``GET /lobby/events`` (`Lobby`): a ``lobby`` event with every table's summary
-  (`floor_feed.Tables.summary`), then a ``table`` event with a table's new summary each
-  time it or its shoe changes. A summary is read and encoded once per change and its
-  bytes written to every follower by `fanout` (a hundred tables followed by thousands
-  of players); a follower that stops reading is dropped as a shoe's is.
+  (`floor_feed.Tables.summary`), then, each time a table or its shoe changes, a
+  ``round`` event with what its rounds changed (`changed`) or a ``table`` event with
+  its whole new summary (a shuffle, a new shoe, a state); `follow_lobby` rebuilds the
+  summaries from them. A change is read (added to the summary kept, `Tables.tile`) and
+  encoded once and its bytes written to every follower by `fanout` (a hundred tables
+  followed by thousands of players); a follower that stops reading is dropped as a
+  shoe's is.
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from roads_app.api import fanout
-from roads_app.api.floor_feed import Tables
+from roads_app.api.floor_feed import Tables, Tile
 from roads_app.api.service import NotFound
 from roads_app.api.stream import RETRY_S, Hub, Run
+from roads_app.roads.names import Road
 from roads_app.store.floor import FloorTable
 from roads_app.store.watch import TABLE_KEY, Watcher
 
@@ -52,6 +56,69 @@ def event(kind: str, data: Any) -> bytes:
     b'event: state\\ndata: {"state":"open"}\\n\\n'
     """
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+BIG = Road.BIG_ROAD.value
+ROUND_KEYS = frozenset({"round_count", "counts", "last", "last_round_code", "good_roads", BIG})
+"""What a table's rounds change in its lobby summary: a change of nothing else is sent
+as a ``round`` event (`changed`), any other as the whole summary (``table``)."""
+ALWAYS = ("code", "shoe_number", "round_count", "state")
+"""What every ``round`` event carries, changed or not: the table, where its shoe is."""
+
+
+def changed(old: dict[str, Any] | None, new: dict[str, Any]) -> bytes | None:
+    """The event that takes a follower's summary of a table from ``old`` to ``new``
+    (None: the same). Its rounds alone changed (same shoe, same state, same keys): a
+    ``round`` event with `ALWAYS`, the keys that changed and the big road from its first
+    changed cell (``big_road_at``: the cells kept; ``big_road``: the cells from there);
+    else ``table``, the whole summary (a shuffle, a new shoe, a state, a new table).
+
+    Why: a summary carries its whole big road (a kilobyte and more) and a round changes
+    one cell of it; a hundred tables dealt every 2 s to thousands of followers were
+    about 100 MB/s of the same cells again.
+
+    >>> old = {"code": "T1", "shoe_number": 1, "round_count": 1, "state": "open",
+    ...        "last": ["B"], "big_road": [(0, 0, 1, "B")]}
+    >>> new = {**old, "round_count": 2, "last": ["B", "B"],
+    ...        "big_road": [(0, 0, 1, "B"), (0, 1, 2, "B")]}
+    >>> kind, data = changed(old, new).decode().splitlines()[:2]
+    >>> kind, {k: v for k, v in json.loads(data[6:]).items() if k not in ALWAYS}
+    ('event: round', {'last': ['B', 'B'], 'big_road_at': 1, 'big_road': [[0, 1, 2, 'B']]})
+    """
+    if old == new:
+        return None
+    if (
+        old is None
+        or old.keys() != new.keys()
+        or any(old[k] != new[k] for k in new if k not in ROUND_KEYS)
+    ):
+        return event("table", new)
+    out = {k: new[k] for k in ALWAYS}
+    out |= {k: v for k, v in new.items() if k not in out and k != BIG and old[k] != v}
+    was, now = old[BIG], new[BIG]
+    if was != now:
+        same = (i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b)
+        at = next(same, min(len(was), len(now)))
+        out |= {"big_road_at": at, BIG: now[at:]}
+    return event("round", out)
+
+
+def follow_lobby(tables: dict[str, dict[str, Any]], kind: str, data: Any) -> None:
+    """A lobby follower's summaries (by table code) after one event of the lobby's
+    stream: how a client rebuilds every table's whole summary from the snapshot and the
+    ``table`` and ``round`` events after it (the format, docs/api.md)."""
+    if kind == "lobby":
+        tables.clear()
+        tables.update((t["code"], t) for t in data["tables"])
+    elif kind == "table":
+        tables[data["code"]] = data
+    elif kind == "round":
+        old = tables[data["code"]]
+        new = {**old, **data}
+        if "big_road_at" in data:
+            del new["big_road_at"]
+            new[BIG] = list(old[BIG][: data["big_road_at"]]) + list(data[BIG])
+        tables[data["code"]] = new
 
 
 class _ShoeOut:
@@ -141,7 +208,7 @@ class Lobby:
         self._run = run
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unsubscribe: Callable[[], None] | None = None
-        self._summaries: dict[str, dict[str, Any]] = {}
+        self._tiles: dict[str, Tile] = {}
         self._snapshot: fanout.Frame | None = None
         self._dirty: set[str] = set()
         self._task: asyncio.Task[None] | None = None
@@ -181,7 +248,7 @@ class Lobby:
             try:
                 codes = [t["code"] for t in await self._run(self._tables.list)]
                 for code in codes:
-                    self._summaries[code] = await self._run(self._tables.summary, code)
+                    self._tiles[code] = await self._run(self._tables.tile, code)
                 break
             except Exception as e:  # a busy or restarting database: read again shortly
                 if failures == 0:
@@ -208,11 +275,14 @@ class Lobby:
                 await asyncio.sleep(RETRY_S[-1])
                 continue
             events = []
-            for code, summary in read.items():
-                if summary is None or self._summaries.get(code) == summary:
-                    continue  # gone, or nothing a tile shows changed
-                self._summaries[code] = summary
-                events.append(event("table", summary))
+            for code, tile in read.items():
+                if tile is None:
+                    continue  # gone
+                kept = self._tiles.get(code)
+                self._tiles[code] = tile
+                change = changed(kept.summary if kept is not None else None, tile.summary)
+                if change is not None:  # else nothing a tile shows changed
+                    events.append(change)
             if not events:
                 continue
             self._snapshot = None
@@ -220,12 +290,13 @@ class Lobby:
             if channel is not None:
                 channel.publish(fanout.Frame(b"".join(events)))
 
-    def _read(self, codes: list[str]) -> dict[str, dict[str, Any] | None]:
-        """On the lobby's thread: each table's summary (None: no such table now)."""
-        out: dict[str, dict[str, Any] | None] = {}
+    def _read(self, codes: list[str]) -> dict[str, Tile | None]:
+        """On the lobby's thread: each table's tile, added to where it can be
+        (`Tables.tile`; None: no such table now)."""
+        out: dict[str, Tile | None] = {}
         for code in codes:
             try:
-                out[code] = self._tables.summary(code)
+                out[code] = self._tables.tile(code, self._tiles.get(code))
             except NotFound:
                 out[code] = None
         return out
@@ -233,7 +304,8 @@ class Lobby:
     def snapshot(self) -> fanout.Frame:
         """The ``lobby`` event now (made once per change for every new follower)."""
         if self._snapshot is None:
-            tables = sorted(self._summaries.values(), key=lambda s: (s["position"], s["code"]))
+            summaries = [t.summary for t in self._tiles.values()]
+            tables = sorted(summaries, key=lambda s: (s["position"], s["code"]))
             self._snapshot = fanout.Frame(event("lobby", {"tables": tables}))
         return self._snapshot
 

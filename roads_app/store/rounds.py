@@ -23,6 +23,10 @@ _INSERT = (
     f"INSERT INTO rounds (shoe, {', '.join(ROUND_COLS)}) "
     f"VALUES (?, {', '.join('?' * len(ROUND_COLS))})"
 )
+_SINCE = (
+    "SELECT version, action, rounds FROM history WHERE shoe = ? AND version > ? ORDER BY version"
+)
+_AFTER = f"SELECT {', '.join(ROUND_COLS)} FROM rounds WHERE shoe = ? AND round > ? ORDER BY round"
 _ONE = f"SELECT {', '.join(ROUND_COLS)} FROM rounds WHERE shoe = ? AND round = ?"
 
 
@@ -63,6 +67,26 @@ class Rounds:
             version = self.shoes.bump(c, shoe_id, version, n + i + 1)
             self.history.log(c, shoe_id, action, version, n + i + 1, n + i + 1, row_json(new, i))
         return version
+
+    def appended_in(
+        self, c: Connection, shoe_id: str, since: int, had: int
+    ) -> tuple[int, pl.DataFrame] | None:
+        """(version now, the rounds added) of a shoe read at version ``since`` with ``had``
+        rounds, when every change since was an append (``entered``, one version a round);
+        None when anything else changed it (an undo, an edit, a replace, a void, its end)
+        or its history does not say so: the caller reads it whole.
+
+        Why: a follower that keeps a shoe's summary (the lobby) adds a round to it rather
+        than reading a whole shoe after each round."""
+        version, n = self.shoes.current(c, shoe_id)
+        if version < since:
+            return None
+        changes = [tuple(r) for r in c.execute(_SINCE, (shoe_id, since)).fetchall()]
+        if changes != [(since + i, "entered", had + i) for i in range(1, version - since + 1)]:
+            return None
+        if n != had + len(changes):
+            return None
+        return version, frame_of(c.execute(_AFTER, (shoe_id, had)).fetchall())
 
     def undo(self, shoe_id: str, expected: int | None, count: int = 1) -> int:
         """Take back the last ``count`` rounds; each is kept in the history for `redo`."""
