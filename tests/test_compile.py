@@ -157,23 +157,3 @@ def test_a_first_small_backtest_compiles_nothing_and_the_engine_compiles_for_the
     r = compile_fresh(tmp_path, FIRST_SMALL_RUN, env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert re.fullmatch(r"preparing the fast engine, once: about \d+ s\n", r.stderr), r.stderr
-
-
-BEHIND = """
-import os
-from roads_app.sim import warmup
-before = os.nice(0)
-assert warmup.main(["--quiet", "no-such-step"]) == 0  # a background warm-up, nothing to do
-print(before, os.nice(0))
-"""
-
-
-def test_the_background_warm_up_runs_behind_the_server() -> None:
-    """The background warm-up (``--quiet``) lowers its own CPU priority: on a busy
-    machine the pages it compiles for are served first."""
-    from roads_app.sim import warmup
-
-    r = subprocess.run([sys.executable, "-c", BEHIND], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
-    before, after = map(int, r.stdout.split())
-    assert after == min(19, before + warmup.BACKGROUND_NICE)  # 19: the lowest there is

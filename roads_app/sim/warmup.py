@@ -20,7 +20,6 @@ on a few rounds, so their code lands in the cache:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -225,22 +224,10 @@ def start_in_background(steps: Sequence[Step] = STEPS) -> subprocess.Popen[bytes
         os.close(fd)  # the child holds the lock now
 
 
-BACKGROUND_NICE = 10
-"""How much lower the background warm-up's CPU priority is than the server's: it
-compiles for later, and the first pages (a board drawn by the roads' source
-interpreted meanwhile) go first on a busy machine rather than share the CPU with it."""
-
-
-def _behind() -> None:
-    with contextlib.suppress(AttributeError, OSError):  # no ``os.nice``: as it was
-        os.nice(BACKGROUND_NICE)
-
-
 def main(argv: Sequence[str]) -> int:
     """``python -m roads_app.sim.warmup [--quiet [STEP...]]``: compile what the cache
     lacks (quietly: for the steps named, all when none is)."""
     if "--quiet" in argv:
-        _behind()
         names = [a for a in argv if a != "--quiet"]
         try:
             _compile(missing([s for s in STEPS if s.name in names] if names else STEPS))
