@@ -71,6 +71,20 @@ Figures (2 cores shared with five other sessions, one run each, ``--runs 1``):
   A run of more than 4,096 shoes in an empty cache still compiles first (5.7-9 s of
   CPU, as above).
 
+* a board's roads laid out by their own source interpreted while their code is in no
+  cache (`grids.PLAIN_UP_TO`); ``--runs 1 --board-only --against`` main's checkout, the
+  soak running (the second run with the background warm-up at nice +10, tried and
+  dropped: no gain shown, and a page that needs the odds kernel, which does wait for the
+  warm-up, waited 200 s for it at load 20). In one
+  process with an empty cache and no warm-up, the first board's work (good-road tags,
+  counts, the board's spec of an 80-round shoe) took 0.02 s of CPU against 1.36 / 1.46 s
+  before (compiling the roads), load 18. Dashboard start to first board, load 20-25:
+  empty cache 23.78 s, warm 14.17 s (+9.61 s) against before 18.18 / 14.06 s (+4.12 s);
+  load 17: 19.35 / 14.86 s (+4.49 s) against 18.74 / 14.75 s (+3.99 s). At that load one
+  run moves by seconds either way: no gain shown, and the board no longer waits for the
+  roads' compile (`tests/test_compile.py`), so what a cold start adds is elsewhere
+  (target +2 s not shown at this load).
+
 So the first small backtest no longer waits for the compiler; a large one is within 3 s
 only once the install step or a first run's background warm-up has compiled the engine.
 """
