@@ -24,6 +24,7 @@ rather than compiling it a second time beside it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import tempfile
@@ -282,6 +283,18 @@ def runs_interpreted(dispatcher: object, small: bool) -> bool:
     compile it: for a ``small`` job while its code is neither compiled here nor in the
     cache, unless this process is a warm-up (`warming`), which is there to compile it."""
     return small and not os.environ.get(WARMING_ENV) and not is_cached(dispatcher)
+
+
+def for_size(dispatcher: D, small: bool) -> D:
+    """``dispatcher``, or its own source interpreted (`interpreted`, made once) where
+    `runs_interpreted` says so: a ``small`` job while its code is in no cache (a new
+    install's first board, drawn while the warm-up compiles the roads for later)."""
+    return _plain(dispatcher) if runs_interpreted(dispatcher, small) else dispatcher
+
+
+@functools.cache
+def _plain(dispatcher: Any) -> Any:
+    return interpreted(dispatcher)
 
 
 @contextlib.contextmanager

@@ -9,12 +9,15 @@ code (and no vectorisation trick such as "final lengths") with `roads_app.roads.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from roads_app import jit_cache
 from roads_app.errors import RoadsAppError, RoundError
 from roads_app.game.rounds import (
     MULTI_SHOE_SCHEMA,
@@ -26,7 +29,7 @@ from roads_app.game.rounds import (
     empty_rounds,
     rounds_from_winners,
 )
-from roads_app.roads import grids
+from roads_app.roads import good_roads, grids
 from roads_app.roads.names import ROAD_NAMES
 
 DERIVED = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
@@ -593,3 +596,49 @@ def test_the_roads_kernel_cache_is_keyed_by_the_rule_it_compiles_in() -> None:
 
     deps = jit_cache._DEPENDS[os.path.abspath(grids.__file__)]
     assert {os.path.abspath(m.__file__) for m in (derived, hand)} <= set(deps)
+
+
+# --- the roads' own source interpreted (a new install's first board) ---------------------
+
+
+def _every_road(frame: pl.DataFrame, rows: int) -> list[object]:
+    """Everything the roads' kernels feed: the five roads, the ask roads, the marks before
+    each round and the good roads' masks."""
+    return [
+        *grids.all_roads(frame, rows=rows).values(),
+        grids.ask_roads(frame),
+        grids.derived_marks_before_each_round(frame),
+        good_roads.good_road_masks(frame),
+    ]
+
+
+dragons = st.lists(st.tuples(st.sampled_from("BPT"), st.integers(1, 60)), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    texts=st.lists(
+        st.one_of(shoe_texts, dragons.map(lambda rs: "".join(w * n for w, n in rs))),
+        min_size=1,
+        max_size=4,
+    ),
+    rows=st.sampled_from([6, 6, 3, 1]),
+)
+@example(texts=[""], rows=6)
+@example(texts=["TTT"], rows=6)  # all ties
+@example(texts=["TTBPPT", "TB"], rows=6)  # ties first
+@example(texts=["B" * 70 + "P" * 20], rows=6)  # a long dragon
+def test_interpreted_roads_equal_compiled_to_the_bit(texts: list[str], rows: int) -> None:
+    """While the roads' code is in no cache a board is laid out by their own source run
+    by the interpreter (`grids.PLAIN_UP_TO`): the same frames and masks as compiled."""
+    frames = [rw(t).with_columns(shoe=pl.lit(n, dtype=pl.Int32)) for n, t in enumerate(texts)]
+    frame = rw(texts[0]) if len(texts) == 1 else pl.concat(frames).select(MULTI_SHOE_SCHEMA.names())
+    compiled = _every_road(frame, rows)
+    with mock.patch.object(jit_cache, "is_cached", return_value=False):
+        assert jit_cache.for_size(grids._roads_kernel, True) is not grids._roads_kernel
+        plain = _every_road(frame, rows)
+    for got, want in zip(plain, compiled, strict=True):
+        if isinstance(want, np.ndarray):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+        else:
+            assert got.equals(want), (got, want)

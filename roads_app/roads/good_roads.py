@@ -48,7 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from roads_app import safe_io
 from roads_app.errors import RoadsAppError, RulesError, quote, validation_message
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, Side, Winner
-from roads_app.jit_cache import depends_on
+from roads_app.jit_cache import depends_on, for_size
 from roads_app.messages import Message
 from roads_app.places import RULES_DIR, user_tables_dir
 
@@ -452,11 +452,14 @@ def _masks(
 
 
 def _mask_of(s: Any, cat: Catalogue) -> np.ndarray:
+    from roads_app.roads.grids import PLAIN_UP_TO
+
     mask = np.empty(s.code.size, dtype=np.uint64)
     if s.code.size:
         first = np.zeros(s.code.size, dtype=np.bool_)
         first[s.start] = True
-        _masks(s.code, first, cat.arrays().as_tuple(), mask)
+        masks = for_size(_masks, s.code.size <= PLAIN_UP_TO)  # interpreted: as the roads
+        masks(s.code, first, cat.arrays().as_tuple(), mask)
     return mask
 
 

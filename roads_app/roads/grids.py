@@ -42,7 +42,7 @@ from roads_app.errors import RoundError, quote, whole_number
 from roads_app.game import hand
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE, WINNERS, Side
 from roads_app.game.rounds import FLAGS, ROUNDS_SCHEMA, WINNER
-from roads_app.jit_cache import depends_on, load_lean
+from roads_app.jit_cache import depends_on, for_size, load_lean
 from roads_app.messages import Message
 from roads_app.roads import derived
 from roads_app.roads.derived import NO_MARK, derived_colour, mark_colours, opposite
@@ -227,7 +227,8 @@ def _if_banker(b: _Big, last: np.ndarray) -> dict[int, np.ndarray]:
     s = b.streak[i]
     flip = b.winner[i] == _P  # the side that continues is Player: Banker is the opposite
     m, n = b.m[i], np.where(ok, b.n[s], -1)
-    return {k: mark_colours(b.length, s, m, n, k, flip) for k in DERIVED.values()}
+    colours = for_size(mark_colours, last.size <= PLAIN_UP_TO)
+    return {k: colours(b.length, s, m, n, k, flip) for k in DERIVED.values()}
 
 
 # --- layout ---------------------------------------------------------------------------
@@ -251,7 +252,7 @@ def _place(taken: np.ndarray, road: int, rows: int, new: bool, at: np.ndarray) -
         start = c
         r = 0
         turned = 0
-    elif not turned and r + 1 < rows and not (taken[road, c] >> (r + 1)) & 1:
+    elif not turned and r + 1 < rows and not (taken[road, c] >> np.uint64(r + 1)) & 1:
         r += 1
     else:
         turned = 1
@@ -406,6 +407,15 @@ def _read_only(values: np.ndarray, dtype: type[np.generic]) -> np.ndarray:
     return out
 
 
+PLAIN_UP_TO = 2048
+"""Roads of at most this many rounds (a board: a shoe is about 80), while the roads'
+code is in no cache (a new install, an upgrade, the dashboard's warm-up still compiling
+it), are laid out by the kernels' own Python source run by the interpreter
+(`jit_cache.for_size`: `_roads_kernel`, `mark_colours`, `good_roads._masks`, the same
+functions): the same frames to the bit, milliseconds for a shoe, where compiling them
+first is seconds of CPU. More rounds, or once the code is cached, the compiled kernels."""
+
+
 _KS = _read_only(np.array(list(DERIVED.values())), np.int64)
 _WINNER_VALUES = pl.Series(WINNERS, dtype=WINNER)
 
@@ -454,7 +464,7 @@ def _all(s: _Shoes, rows: int) -> dict[str, pl.DataFrame]:
     whole = not rnd.null_count()  # else the kernel writes row numbers, looked up here
     numbers = rnd.to_numpy() if whole else np.arange(rnd.len(), dtype=np.int32)
     arrays = _outputs(s.code.size, _KS.size)
-    _roads_kernel(
+    for_size(_roads_kernel, s.code.size <= PLAIN_UP_TO)(
         _read_only(s.code, np.int8),
         _read_only(s.start, np.int64),
         _read_only(shoe, np.int32),

@@ -76,7 +76,8 @@ def preload() -> None:
 
     # Kernels not compiled yet compile in another process while the server starts (or
     # in one another server started); the calls above then wait for that process in a
-    # thread, and load what it compiled.
+    # thread, and load what it compiled (but the roads of a board, drawn by their own
+    # source interpreted until then: `grids.PLAIN_UP_TO`).
     todo = warmup.missing()
     if todo:
         warmup.start_in_background(todo)
