@@ -571,7 +571,7 @@ def big_road_cells(
     code = np.fromiter((_CODE_OF[w] for w in winners), dtype=np.int8, count=n)
     numbers = np.fromiter(rounds, dtype=np.int32, count=n)
     arrays = _outputs(n, _KS.size)
-    _roads_kernel(
+    for_size(_roads_kernel, n <= PLAIN_UP_TO)(
         _read_only(code, np.int8),
         _ONE_SHOE,
         _NO_SHOE,
