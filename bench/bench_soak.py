@@ -39,9 +39,29 @@ now. After the fix, a small fast run (``--tables 6 --displays 4 --every 1 --hand
 +0.8%, wall heap -2.6%, displays' heap +1.3 to +1.6% (about 0.24 KB a round, in line
 with what Chromium's DevTools keeps per request while Playwright drives the page; a
 kiosk has no DevTools attached), one display's nodes +5.6% by the shoe's phase (they
-swing 800-1,300). The hour at 24 tables has not been run again since. The earlier
+swing 800-1,300). The earlier
 small run (``--tables 8 --displays 4 --hands 30 --minutes 24``, before a display
 retired its past shoes' followers) read displays +5.8 to +7.0%.
+
+The hour at the issue's scale again after the fix, through Playwright (the same defaults,
+61 minutes, 384 shoes ended, load 8-48, two workers beside it; means over the first and
+last 5 minutes after minute 10): the dashboard's RSS +3.4% (574 -> 598 MB, trend +4.0%
+an hour), the wall's heap +1.7%, its nodes +5.8%, the displays' heaps +3.8 to +9.2%
+(trend +5.7 to +9.1% an hour). Hence the kiosk pages above. Then the hour with the
+kiosk pages (``nice .venv/bin/python bench/bench_soak.py``, 60 minutes, load 15-40: the
+soak itself, two or three workers and at the end a test run beside it, so the feeder
+dealt **264 shoes, 43% of the pace asked**; the samples are from the printed lines, the
+run having stopped at its clean-up after its last sample, since mended; means over the
+first and last 16.4 minutes after minute 10): the dashboard's RSS +2.2% (567 -> 580 MB;
+trend +4.0% an hour, 570 -> 584 MB from minute 30 to 60: still rising, not explained);
+the wall's heap +1.7%, its nodes -1.0%; the displays' heaps, lowest and highest of the
+24 at each sample, +3.8% and +1.8% (9.33 -> 9.68 MB at the lowest; trend from minute 30
++4.0% an hour); their nodes -0.9% and -4.3%. So every series is within 5%, but the
+server and the displays' heaps creep. What a display's heap gained, from three heap
+snapshots of one display 4.5 and 13 minutes apart (minutes 34-51): V8's optimised code
+(6-14 more code objects and their metadata, +57 to +92 KB of code space) and a growing
+count of elements arrays in code space (+1,918, 31 KB, not identified); no JS object,
+closure, string or array of the page's own grew beyond a few per render in flight.
 """
 
 from __future__ import annotations
@@ -166,7 +186,7 @@ class Kiosk:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        stack.callback(self.proc.kill)
+        stack.callback(self._stop)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -177,6 +197,12 @@ class Kiosk:
                     raise
                 time.sleep(0.2)
         self.browser = Cdp(url, stack)
+
+    def _stop(self) -> None:
+        """Kill the browser and wait for it: its profile folder is removed next, and a
+        browser still writing there makes that fail."""
+        self.proc.kill()
+        self.proc.wait(timeout=60)
 
     def _json(self, what: str) -> dict[str, Any]:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/json/{what}") as r:
@@ -262,6 +288,7 @@ def main() -> int:
     a = ap.parse_args()
     print(f"load before: {os.getloadavg()}, {os.cpu_count()} cores", flush=True)
     samples: list[dict[str, float]] = []
+    a.out.parent.mkdir(parents=True, exist_ok=True)
     with (
         tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp,
         contextlib.ExitStack() as stack,
@@ -307,6 +334,7 @@ def main() -> int:
                     row[f"{name} heap MB"] = round(heap, 2)
                     row[f"{name} nodes"] = nodes
                 samples.append(row)
+                a.out.write_text(json.dumps(samples, indent=1))  # kept if the run stops
                 heaps = [v for k, v in row.items() if k.startswith("display") and "heap" in k]
                 nodes = [v for k, v in row.items() if k.startswith("display") and "nodes" in k]
                 print(
@@ -325,8 +353,6 @@ def main() -> int:
             feeder.thread.join(timeout=60)
         finally:
             server.stop()
-    a.out.parent.mkdir(exist_ok=True)
-    a.out.write_text(json.dumps(samples, indent=1))
     counted = [s for s in samples if s["minute"] >= a.warmup]
     if len(counted) < 6:
         print(f"too few samples after the {a.warmup}-minute warm-up to judge ({len(counted)})")
