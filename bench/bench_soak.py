@@ -117,6 +117,57 @@ def tree_rss_mb(pgid: int) -> float:
     return total / 1024
 
 
+ARENA = 64 * 2**20
+"""glibc reserves a thread's malloc arena as one 64 MiB-aligned region of 64 MiB."""
+
+
+def memory_parts(pgid: int) -> dict[str, float]:
+    """Where the largest process of the group (the Streamlit server) keeps its memory, in
+    MB resident, from /proc/PID/smaps, and its threads: glibc's main heap (``[heap]``),
+    its thread arenas (anonymous read-write mappings starting on a 64 MiB boundary), the
+    rest of its anonymous memory (Python's own arenas, NumPy and Arrow buffers, stacks),
+    and file-backed pages (code). A creep in the arenas with the rest flat is malloc's
+    fragmentation across Streamlit's script threads, not objects kept."""
+    sizes: list[tuple[int, int]] = []
+    for pid in _group_members(pgid):
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    sizes.append((int(line.split()[1]), pid))
+    if not sizes:
+        return {}
+    pid = max(sizes)[1]
+    parts = dict.fromkeys(("heap", "arenas", "anon", "files"), 0)
+    kind = "files"
+    try:
+        for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+            head = line.split()
+            if "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+                start = int(head[0].split("-")[0], 16)
+                path = head[5] if len(head) > 5 else ""
+                kind = (
+                    "heap"
+                    if path == "[heap]"
+                    else "arenas"
+                    if not path and start % ARENA == 0 and head[1].startswith("rw")
+                    else "anon"
+                    if not path or path.startswith("[")
+                    else "files"
+                )
+            elif head[0] == "Rss:":
+                parts[kind] += int(head[1])
+        threads = next(
+            int(x.split()[1])
+            for x in Path(f"/proc/{pid}/status").read_text().splitlines()
+            if x.startswith("Threads:")
+        )
+    except OSError:
+        return {}
+    return {f"(info) server {k} MB": round(v / 1024, 1) for k, v in parts.items()} | {
+        "(info) server threads": threads
+    }
+
+
 class Feeder:
     """Deals a hand at each table in turn, one table every ``every / tables`` seconds; a
     table's shoe is shuffled after ``hands`` hands (its next hand starts the next shoe)."""
@@ -329,6 +380,7 @@ def main() -> int:
                 minute = (time.monotonic() - t0) / 60
                 row: dict[str, float] = {"minute": round(minute, 2)}
                 row["server rss MB"] = round(tree_rss_mb(server.proc.pid), 1)  # type: ignore[union-attr]
+                row |= memory_parts(server.proc.pid)  # type: ignore[union-attr]
                 for name, cdp in pages.items():
                     heap, nodes = page_metrics(cdp)
                     row[f"{name} heap MB"] = round(heap, 2)
@@ -338,7 +390,11 @@ def main() -> int:
                 heaps = [v for k, v in row.items() if k.startswith("display") and "heap" in k]
                 nodes = [v for k, v in row.items() if k.startswith("display") and "nodes" in k]
                 print(
-                    f"min {minute:6.1f}  server {row['server rss MB']:7.1f} MB  wall heap "
+                    f"min {minute:6.1f}  server {row['server rss MB']:7.1f} MB (arenas "
+                    f"{row.get('(info) server arenas MB', 0)}, heap "
+                    f"{row.get('(info) server heap MB', 0)}"
+                    f", anon {row.get('(info) server anon MB', 0)}, threads "
+                    f"{row.get('(info) server threads', 0)})  wall heap "
                     f"{row['wall heap MB']:6.2f} MB nodes {row['wall nodes']:6d}  displays heap "
                     f"{min(heaps, default=0):.2f}-{max(heaps, default=0):.2f} MB nodes "
                     f"{min(nodes, default=0)}-{max(nodes, default=0)}  shoes ended "
@@ -366,8 +422,9 @@ def main() -> int:
     )
     for key in (k for k in samples[0] if k != "minute"):
         g = window_growth(counted, key, window)
-        worst = max(worst, g)
-        flag = "  GREW" if g > a.limit else ""
+        info = key.startswith("(info)")  # where the server's memory is: read, not judged
+        worst = worst if info else max(worst, g)
+        flag = "  GREW" if g > a.limit and not info else ""
         print(
             f"  {key:<28} {counted[0][key]:>10} -> {counted[-1][key]:>10}  {g:+6.1f}%  "
             f"(median rule {growth([s[key] for s in counted]):+6.1f}%, trend "
