@@ -59,6 +59,10 @@ ALL_CARDS: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 
 _CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(ALL_CARDS)}
 
+_POINT: dict[str, int] = {c: RANK_POINTS[i // SUITS_PER_RANK] for c, i in _CARD_INDEX.items()}
+"""Each canonical code's points, one look-up: a hand's total is asked of every dealt hand
+(the plain dealer, the shoe tests' 1.6 million hands)."""
+
 
 def card_face(code: str) -> tuple[str, str, bool]:
     """How a card reads face up: its rank as printed, its suit's glyph, whether it is red.
@@ -108,12 +112,15 @@ def rank_index(code: str) -> int:
 
 def point(code: str) -> int:
     """Baccarat points of one card."""
-    return RANK_POINTS[rank_index(code)]
+    try:
+        return _POINT[code]
+    except KeyError:  # not canonical ("ah", " 9S"): parsed, or refused, as before
+        return RANK_POINTS[rank_index(code)]
 
 
 def points(cards: Sequence[str]) -> int:
     """A hand's total: the sum of its points modulo 10."""
-    return hand_total(sum(point(c) for c in cards))
+    return hand_total(sum(map(point, cards)))
 
 
 def is_natural(cards: Sequence[str]) -> bool:

@@ -254,7 +254,7 @@ def deal_hands(order: np.ndarray, options: ShoeOptions) -> tuple[list[Hand], dic
         order, options.cut, options.burn, options.burn_between_hands, rows, burnt_before
     )
     hands = [
-        Hand(tuple(codes[c] for c in r[:3] if c >= 0), tuple(codes[c] for c in r[3:] if c >= 0))
+        Hand(tuple([codes[c] for c in r[:3] if c >= 0]), tuple([codes[c] for c in r[3:] if c >= 0]))
         for r in rows[:n_hands].tolist()
     ]
     burnt = [*order[1:first].tolist(), *(c for c in burnt_before[:n_hands].tolist() if c >= 0)]
