@@ -64,6 +64,14 @@ def database_for(hosts: Lan) -> Iterator[PgServer]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def shared_database(hosts: Lan) -> Iterator[PgServer]:
+    """One server for the tests that neither restart nor stop it, each on a database of
+    its own: an ``initdb`` and a start fewer a test."""
+    with database_for(hosts) as server:
+        yield server
+
+
 def new_database(server: PgServer, hosts: Lan, name: str) -> str:
     server.sql(f"CREATE DATABASE {name} OWNER roads")
     return server.url(name, host=hosts.gateway)
@@ -102,12 +110,14 @@ def net_ns(pid: int) -> str:
     return os.readlink(f"/proc/{pid}/ns/net")
 
 
-def test_an_append_through_a_reaches_a_follower_of_b(hosts: Lan, tmp_path: Path) -> None:
+def test_an_append_through_a_reaches_a_follower_of_b(
+    hosts: Lan, shared_database: PgServer, tmp_path: Path
+) -> None:
     """Round by round, B's follower gets what A stored. The time each took is printed
     (bench/bench_api.py ``--db pg:2`` measures it under load), not asserted."""
+    url = new_database(shared_database, hosts, "ab")
     with (
-        database_for(hosts) as server,
-        two_replicas(new_database(server, hosts, "ab"), tmp_path, hosts) as (a, b, token),
+        two_replicas(url, tmp_path, hosts) as (a, b, token),
         a.client(token) as ca,
     ):
         assert a.proc is not None and b.proc is not None
@@ -175,13 +185,11 @@ class CutProxy:
 
 
 def test_replica_a_killed_mid_feed_the_feeder_retries_through_b_with_the_same_key(
-    hosts: Lan, tmp_path: Path
+    hosts: Lan, shared_database: PgServer, tmp_path: Path
 ) -> None:
     seed, n, cut_at = 7, 12, 6
-    with (
-        database_for(hosts) as server,
-        two_replicas(new_database(server, hosts, "killed"), tmp_path, hosts) as (a, b, token),
-    ):
+    url = new_database(shared_database, hosts, "killed")
+    with two_replicas(url, tmp_path, hosts) as (a, b, token):
         print(f"replicas as {hosts.kind}")
         proxy = CutProxy((a.host, a.port), lambda: a.stop(signal.SIGKILL))
         auth = {"Authorization": f"Bearer {token}"}
@@ -221,7 +229,7 @@ def test_the_database_restarted_under_a_feed_servers_reconnect_nothing_lost(
     hosts: Lan, tmp_path: Path
 ) -> None:
     seed, n, restart_after = 11, 30, 8
-    with database_for(hosts) as server:  # its own server: the session's is shared
+    with database_for(hosts) as server:  # its own server: the module's is shared
         url = new_database(server, hosts, "restarted")
         print(f"replicas as {hosts.kind}")
         with two_replicas(url, tmp_path, hosts) as (a, b, token):
