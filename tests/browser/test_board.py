@@ -195,6 +195,8 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
         assert marks["checked"] > 200, (width, marks)
         assert marks["bad"] == [], (width, marks["bad"][:5])
         overflow = page.evaluate(OVERFLOW_JS)
+        # the one picture of this width, taken before the first check that may fail on it
+        # (what follows only reads the page, and puts back the board's scroll it moves)
         page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
         assert overflow == [], (width, overflow)
         assert page.evaluate(TABLES_JS) == [], width  # every table shows all its columns
@@ -225,7 +227,6 @@ def test_every_mark_inside_its_cell_and_nothing_cut_off(
             note,
             same_width,
         )
-        page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
     finally:
         context.close()
 

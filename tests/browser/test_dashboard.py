@@ -30,7 +30,7 @@ from conftest import (
 )
 from playwright.sync_api import Page, expect
 
-from roads_app.game.rounds import ShoeMeta
+from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.game.shoe import ShoeOptions, deal_shoe
 from tests import storehelp as sh
 
@@ -147,20 +147,22 @@ def test_undo_then_reload_finds_the_shoe_intact(app_server: AppServer, page: Pag
     assert shoe_of(page) == shoe
 
 
-def test_a_server_restart_finds_the_shoe_intact(fresh_server: AppServer, page: Page):
-    open_board(page, fresh_server.url)
+def test_a_server_restart_finds_the_shoe_intact(app_server: AppServer, page: Page):
+    """The module's server, restarted: a restart keeps its port and data folder, so the
+    tests after this one find it as before (a server of its own would cost one start)."""
+    open_board(page, app_server.url)
     for i, key in enumerate("pbtb", start=1):
         page.keyboard.press(key)
         wait_rounds(page, i)
     url, before = page.url, board_meta(page)
 
-    fresh_server.restart()
+    app_server.restart()
     open_board(page, url, rounds=4)
     assert board_meta(page) == before
     page.keyboard.press("b")  # and the shoe goes on where it was
     wait_rounds(page, 5)
     wait_idle(page)
-    assert winners_on_disk(fresh_server, shoe_of(page)) == "PBTBB"
+    assert winners_on_disk(app_server, shoe_of(page)) == "PBTBB"
 
 
 def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
@@ -403,15 +405,19 @@ CELL_SIZES_JS = """() => {
 
 
 def test_cells_stay_square_in_a_narrow_window(app_server: AppServer, browser):
-    """Streamlit narrows a figure wider than its column; the cells must not be squeezed."""
+    """Streamlit narrows a figure wider than its column; the cells must not be squeezed.
+    The shoe is saved but for its last result, pressed: what is checked is the board's
+    cells, not the typing (other tests type), and each press costs a script run."""
+    typed = "bpbbpbppbp"  # a mark on every road
     for width in (1024, 1440):
+        shoe = ShoeMeta(name=f"square {width}", source="hand")
+        sh.save_shoe(rounds_from_winners(typed[:-1].upper()), shoe, app_server.data_dir)
         context = browser.new_context(viewport={"width": width, "height": 800})
         try:
             page = context.new_page()
-            open_board(page, app_server.url)
-            for i, key in enumerate("bpbbpbppbp", start=1):  # a mark on every road
-                page.keyboard.press(key)
-                wait_rounds(page, i)
+            open_board(page, f"{app_server.url}/?shoe={shoe.id}", rounds=len(typed) - 1)
+            page.keyboard.press(typed[-1])
+            wait_rounds(page, len(typed))
             sizes = page.evaluate(CELL_SIZES_JS)
             assert len(sizes) == 5 and None not in sizes, sizes
             for px_x, px_y in sizes:

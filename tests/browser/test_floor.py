@@ -260,11 +260,18 @@ HEAD_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("ground", ["light", "dark"])
-@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
-def test_the_display_reads_across_a_room_in_both_themes(
-    floor: AppServer, browser: Browser, size: tuple[int, int], ground: str
-) -> None:
+GROUNDS = ("light", "dark")
+ROOM_SIZES = ((1280, 720), (1920, 1080))
+
+
+@pytest.fixture(scope="class")
+def displays(
+    floor: AppServer, browser: Browser
+) -> Iterator[dict[tuple[tuple[int, int], str], Page]]:
+    """A shoe fed through the API and its display opened at once in each screen size and
+    theme, each in a browser context of its own: a display holds its last result framed for
+    `display_page.LAST_MARK_S`, so opened together their frames go together, not one
+    after the other. Each test waits for its own page's board and asserts on it."""
     with _api(floor) as api:
         shoe = api.post("/shoes", json={"name": "Table 9"}).json()["id"]
         for w in "BBBBBBPPBTPBBPPBPBPTBBBB":  # a long banker column at the end: a good road
@@ -274,11 +281,31 @@ def test_the_display_reads_across_a_room_in_both_themes(
                 ).status_code
                 == 201
             )
-    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    pg = ctx.new_page()
-    pg.set_default_timeout(LOAD_MS)
+    pages: dict[tuple[tuple[int, int], str], Page] = {}
     try:
-        pg.goto(f"{floor.url}/display?shoe={shoe}&theme={ground}")
+        for size in ROOM_SIZES:
+            for ground in GROUNDS:
+                ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+                pg = ctx.new_page()
+                pg.set_default_timeout(LOAD_MS)
+                pages[size, ground] = pg
+                pg.goto(f"{floor.url}/display?shoe={shoe}&theme={ground}")
+        yield pages
+    finally:
+        for pg in pages.values():
+            pg.context.close()
+
+
+class TestTheDisplayReadsAcrossARoom:
+    @pytest.mark.parametrize("ground", GROUNDS)
+    @pytest.mark.parametrize("size", ROOM_SIZES)
+    def test_in_both_themes(
+        self,
+        displays: dict[tuple[tuple[int, int], str], Page],
+        size: tuple[int, int],
+        ground: str,
+    ) -> None:
+        pg = displays[size, ground]
         wait_rounds(pg, 24, timeout_ms=LOAD_MS)
         pg.get_by_test_id("good-road").first.wait_for()
         pg.wait_for_function(f"() => document.documentElement.dataset.rdTheme === '{ground}'")
@@ -294,8 +321,6 @@ def test_the_display_reads_across_a_room_in_both_themes(
         assert small == [], small
         _contrast(pg, "[data-testid='stMain']", f"display_{ground}_{size[1]}")
         pg.screenshot(path=str(SCREENS / f"display_{ground}_{size[0]}.png"))
-    finally:
-        ctx.close()
 
 
 @pytest.mark.parametrize("ground", ["light", "dark"])

@@ -34,6 +34,7 @@ from conftest import (
 )
 from playwright.sync_api import Browser, Page, expect
 
+from roads_app.cli import main
 from roads_app.store import db, tokens
 from tests import storehelp as sh
 
@@ -59,6 +60,16 @@ def cli(server: AppServer, *args: str) -> None:
     assert r.returncode == 0, r.stderr
 
 
+def add(server: AppServer, shoe: str, results: str) -> None:
+    """``roads-app shoes add``, run in this process: results written before a page opens
+    need no process of their own (a CLI's start costs about a second of CPU); the test of
+    pages following the CLI runs the real one (`cli`)."""
+    assert main(["shoes", "add", shoe, results, "--data", str(server.data_dir)]) == 0
+
+
+HTTP = httpx.Client()
+"""One client for the test's requests: ``httpx.post`` makes a client (and its TLS
+context) a request, about 50 ms of CPU each, and the wall alone sends some seventy."""
 _TOKENS: dict[Path, str] = {}
 
 
@@ -69,7 +80,7 @@ def token(server: AppServer) -> str:
 
 
 def new_shoe(server: AppServer, name: str) -> str:
-    r = httpx.post(
+    r = HTTP.post(
         f"http://127.0.0.1:{server.api_port}/shoes",
         json={"name": name},
         headers={"Authorization": f"Bearer {token(server)}"},
@@ -79,7 +90,7 @@ def new_shoe(server: AppServer, name: str) -> str:
 
 
 def api_append(server: AppServer, shoe: str, winner: str) -> None:
-    r = httpx.post(
+    r = HTTP.post(
         f"http://127.0.0.1:{server.api_port}/shoes/{shoe}/rounds",
         json={"winner": winner},
         headers={"Authorization": f"Bearer {token(server)}"},
@@ -112,7 +123,7 @@ def test_scoreboard_and_display_follow_the_cli_and_the_api(
 ) -> None:
     server = live_server
     shoe = new_shoe(server, "Table 5")
-    cli(server, "shoes", "add", shoe, "BP")
+    add(server, shoe, "BP")
     board = open_page(browser, f"{server.url}/?shoe={shoe}")
     display = open_page(browser, f"{server.url}/display?shoe={shoe}")
     try:
@@ -212,7 +223,7 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
     (the page draws it, `wall_tile`); a table whose last result is older than the stale
     setting is marked; an ended shoe leaves the wall without a reload."""
     server = live_server
-    for sid in (r["id"] for r in httpx.get(f"http://127.0.0.1:{server.api_port}/shoes").json()):
+    for sid in (r["id"] for r in HTTP.get(f"http://127.0.0.1:{server.api_port}/shoes").json()):
         if db.open_store(server.data_dir).shoes.ended(sid) is None:  # earlier tests' shoes
             db.open_store(server.data_dir).shoes.end(sid)
     shoes = [new_shoe(server, f"Table {i + 1}") for i in range(24)]
@@ -250,7 +261,7 @@ def test_the_wall_shows_every_fed_table_a_stale_one_and_drops_an_ended_one(
         stale.wait_for(timeout=60_000)
         expect(wall.get_by_text("no result for 6 min")).to_have_count(1)
 
-        r = httpx.post(
+        r = HTTP.post(
             f"http://127.0.0.1:{server.api_port}/shoes/{shoes[2]}/end",
             headers={"Authorization": f"Bearer {token(server)}"},
         )
@@ -291,19 +302,19 @@ def test_the_tile_route_answers_a_view_or_refuses_in_one_line(
     tile's fragment (which then drops it); a live one gets its view."""
     server = live_server
     shoe = new_shoe(server, "Route table")
-    cli(server, "shoes", "add", shoe, "BPT")
+    add(server, shoe, "BPT")
     # the route answers from the server's watcher, as the page asks only after it: wait
     # until the watcher has seen the shoe (a follow request for it answers then)
     want, seen = db.open_store(server.data_dir).shoes.version(shoe), ""
     for _ in range(5):  # each answers once the watcher's version moved past ``seen``
         if seen == want:
             break
-        seen = httpx.get(
+        seen = HTTP.get(
             f"{server.url}/_roads/follow", params={"shoe": shoe, "v": seen}, timeout=60
         ).json()["v"]
     assert seen == want
     params = {"shoe": shoe, "lang": "en", "derived": "1", "tags": "", "picked": ""} | change
-    r = httpx.get(f"{server.url}/_roads/tile", params=params, timeout=30)
+    r = HTTP.get(f"{server.url}/_roads/tile", params=params, timeout=30)
     assert r.status_code == status, r.text
     got = r.json()
     if status == 400:
@@ -344,7 +355,7 @@ def test_the_display_fills_the_screen_with_its_header(
     it inside the window), with the table's name and last result on the same screen."""
     server = live_server
     shoe = new_shoe(server, "Table <b>7</b>")
-    cli(server, "shoes", "add", shoe, "BPPBTBBPBP" * 4)
+    add(server, shoe, "BPPBTBBPBP" * 4)
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
     pg = ctx.new_page()
     pg.set_default_timeout(120_000)
@@ -385,7 +396,7 @@ def test_the_display_marks_the_last_result_on_the_board_for_a_few_seconds(
     road's cell), then the frame goes; the next result is framed in turn."""
     server = live_server
     shoe = new_shoe(server, "Table 8")
-    cli(server, "shoes", "add", shoe, "BBPB")
+    add(server, shoe, "BBPB")
     pg = open_page(browser, f"{server.url}/display?shoe={shoe}")
     try:
         wait_rounds(pg, 4, timeout_ms=120_000)
@@ -423,7 +434,7 @@ def test_a_big_tile_shows_the_derived_roads(
     and cockroach pig under its bead plate and big road; a phone's tile does not."""
     server = live_server
     shoe = new_shoe(server, f"Wide {width} {columns}")
-    cli(server, "shoes", "add", shoe, "BBPBPPBBBPB")
+    add(server, shoe, "BBPBPPBBBPB")
     ctx = browser.new_context(viewport={"width": width, "height": 1080})
     pg = ctx.new_page()
     pg.set_default_timeout(120_000)
