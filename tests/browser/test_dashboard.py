@@ -68,6 +68,7 @@ def error_box(page: Page, text: str):
     return page.locator('[data-testid="stAlert"]').filter(has_text=text)
 
 
+@pytest.mark.own_context  # records a first visit's load time: a new browser context
 def test_results_by_click_and_by_key_change_the_roads(app_server: AppServer, page: Page):
     record("first_page_load_s", round(open_board(page, app_server.url), 3))
     assert board_meta(page)["big_road"]["marks"] == 0
@@ -165,6 +166,7 @@ def test_a_server_restart_finds_the_shoe_intact(app_server: AppServer, page: Pag
     assert winners_on_disk(app_server, shoe_of(page)) == "PBTBB"
 
 
+@pytest.mark.own_context  # records a first visit's load time: a new browser context
 def test_key_press_to_board_on_an_80_round_shoe_and_the_screenshot(
     app_server: AppServer, page: Page
 ):

@@ -254,6 +254,7 @@ def test_bets_move_the_bankroll_and_a_void_refunds(app_server: AppServer, page: 
 # --- lobby: every live shoe, open one -----------------------------------------------------
 
 
+@pytest.mark.own_context  # records a first visit's load time: a new browser context
 def test_lobby_of_nine_shoes_loads_and_opens_one(fresh_server: AppServer, page: Page) -> None:
     # A folder of its own: the wall shows every live table, so a shoe an earlier test
     # played on the module's server would be a tenth board.
