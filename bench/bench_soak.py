@@ -62,6 +62,14 @@ snapshots of one display 4.5 and 13 minutes apart (minutes 34-51): V8's optimise
 (6-14 more code objects and their metadata, +57 to +92 KB of code space) and a growing
 count of elements arrays in code space (+1,918, 31 KB, not identified); no JS object,
 closure, string or array of the page's own grew beyond a few per render in flight.
+
+The hour again with the dashboard's memory read by kind (`memory_parts`; the defaults, 61
+minutes, load 9-59 with three workers' tests beside it at nice 19, 240 shoes ended: 39% of
+the pace; windows of 18.2 minutes): RSS +1.7% (551.5 -> 571.2 MB), wall heap +0.6%, its
+nodes -3.4%, displays' heaps +2.7 to +4.0%; of the dashboard's largest process, glibc's main
+heap 60.0 -> 60.4 MB and file-backed pages 178.6 MB flat, threads 33 flat, glibc's thread
+arenas 15.8 -> 23.1 MB (+35%: malloc's arenas of Streamlit's script-run threads), the
+other anonymous memory 136.8 -> 148.6 MB (+2.2% by the windows).
 """
 
 from __future__ import annotations
