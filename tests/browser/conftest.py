@@ -68,6 +68,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class PortTaken(RuntimeError):
+    """Another server took the port `free_port` chose before the app bound it."""
+
+
 class AppServer:
     """The dashboard as a person starts it, on a free port and a private data folder."""
 
@@ -87,6 +91,7 @@ class AppServer:
         self.prefix = prefix  # what it runs under (another host's namespace: tests/netns.py)
         self.log_path = log_path
         self.port = port or free_port()
+        self.port_chosen = port is None  # ours to change if another server takes it
         self.api_port = api_port  # 0: no API beside the dashboard (tests that feed it pick one)
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_in_s: float | None = None
@@ -111,13 +116,35 @@ class AppServer:
             *self.args,
         ]
         t0 = time.perf_counter()
+        self.log_path.touch()
+        self._log_from = self.log_path.stat().st_size  # this start's lines begin here
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
-        self._wait_healthy()
+        try:
+            self._wait_healthy()
+        except PortTaken:
+            self.stop()
+            if not self.port_chosen:
+                raise
+            self.port = free_port()
+            return self.start()
         self.started_in_s = time.perf_counter() - t0
         return self
+
+    def _bound(self) -> bool:
+        """This start's server said it listens on its port: a health check alone may be
+        answered by another test's server that took the port between `free_port` and the
+        start (seen once: Streamlit said "Port N is not available", and the pages asked
+        another server for shoes it never had)."""
+        with self.log_path.open("rb") as f:
+            f.seek(self._log_from)
+            lines = f.read().decode(errors="replace")
+        taken = (f"Port {self.port} is not available", f"port {self.port} is already in use")
+        if any(said in lines for said in taken):  # Streamlit's words, or roads-app's
+            raise PortTaken(f"port {self.port} was taken before the app could use it")
+        return "server started on" in lines and f":{self.port}" in lines
 
     def _wait_healthy(self) -> None:
         assert self.proc is not None
@@ -125,7 +152,7 @@ class AppServer:
         while time.monotonic() < deadline:
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
+                    if r.status == 200 and self._bound():
                         return
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
@@ -133,6 +160,7 @@ class AppServer:
                 code = self.proc.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
                 continue
+            self._bound()  # a port taken meanwhile: said as such
             raise RuntimeError(f"the app exited with {code}:\n{self.log_tail()}")
         self.stop()
         raise RuntimeError(
