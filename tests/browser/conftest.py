@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, Route, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Request, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -300,11 +300,9 @@ class KeptContext:
     """
 
     def __init__(self, browser: Browser) -> None:
-        self.context = browser.new_context(viewport=VIEWPORT)
-        self.context.set_default_timeout(30_000)
+        self.context = new_context(browser)
         self.origins: set[str] = set()
         self.context.on("request", self._seen)
-        self.parked: Page | None = None
 
     def _seen(self, request: Request) -> None:
         parts = urllib.parse.urlsplit(request.url)
@@ -337,19 +335,26 @@ class KeptContext:
         for other in self.context.pages:
             if other is not page:
                 other.close()
-        self.parked = None
+        parked = False
         with contextlib.suppress(PlaywrightError):
             if not page.is_closed() and page.url.startswith("http"):
                 page.evaluate("() => { location.href = 'about:blank'; }")
                 page.wait_for_url("about:blank", timeout=10_000)
-                self.parked = page
-        if self.parked is None and not page.is_closed():
+                parked = True
+        if parked:
+            self.reset(page)
+        elif not page.is_closed():
             page.close()
-        if self.parked is not None:
-            self.reset(self.parked)
 
 
 STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers,file_systems,websql"
+
+
+def new_context(browser: Browser) -> BrowserContext:
+    """A context as every test's page had one: 1440 x 960, 30 s to wait."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    return context
 
 
 @pytest.fixture(scope="session")
@@ -364,8 +369,7 @@ def page(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
     """A new page at 1440 x 960; in the worker's kept context unless the test is marked
     ``own_context`` (a new context, as each test had before)."""
     if request.node.get_closest_marker("own_context"):
-        context = browser.new_context(viewport=VIEWPORT)
-        context.set_default_timeout(30_000)
+        context = new_context(browser)
         pg = context.new_page()
         watch_console(pg)
         yield pg
