@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -58,27 +57,11 @@ class Checkout(AppServer):
 
     def __init__(self, root: Path, folder: Path) -> None:
         super().__init__(folder / "data", folder / "server.log")
-        self.root = root
+        self.cwd = root
 
-    def start(self) -> Checkout:
-        cmd = [
-            "python3",
-            "dev.py",
-            "app",
-            "--port",
-            str(self.port),
-            "--data",
-            str(self.data_dir),
-            "--headless",
-            "--api-port",
-            "0",
-        ]
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                cmd, cwd=self.root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        self._wait_healthy()
-        return self
+    def command(self) -> list[str]:
+        cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir)]
+        return [*cmd, "--headless", "--api-port", "0"]
 
 
 BOARD_DATA_BYTES = 20_000

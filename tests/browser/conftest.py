@@ -95,13 +95,15 @@ class AppServer:
         self.api_port = api_port  # 0: no API beside the dashboard (tests that feed it pick one)
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_in_s: float | None = None
+        self.cwd = REPO  # the checkout whose app is started
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self) -> AppServer:
-        cmd = [
+    def command(self) -> list[str]:
+        """How this server is started: the README's command, headless, on our port."""
+        return [
             *self.prefix,
             "python3",
             "dev.py",
@@ -115,12 +117,25 @@ class AppServer:
             str(self.api_port),
             *self.args,
         ]
+
+    def environment(self) -> dict[str, str] | None:
+        """The started server's environment (None: this process's own)."""
+        return None
+
+    def start(self) -> AppServer:
+        """Start the server and wait until it is ours that answers on the port (a subclass
+        changes `command`, `environment` or `cwd`, never this: the checks live here once)."""
         t0 = time.perf_counter()
         self.log_path.touch()
         self._log_from = self.log_path.stat().st_size  # this start's lines begin here
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                self.command(),
+                cwd=self.cwd,
+                env=self.environment(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         try:
             self._wait_healthy()

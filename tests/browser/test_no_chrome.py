@@ -10,15 +10,13 @@ each page, at a phone's and a laptop's width, shows none of them.
 from __future__ import annotations
 
 import os
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.conftest import APP_IDLE, REPO, AppServer
+from tests.browser.conftest import APP_IDLE, AppServer
 
 CHROME = (
     "stSkillsNudge",
@@ -40,18 +38,12 @@ class WindowedServer(AppServer):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.home = home
 
-    def start(self) -> WindowedServer:
+    def command(self) -> list[str]:
+        return ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir)]
+
+    def environment(self) -> dict[str, str]:
         (self.home / ".claude").mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "HOME": str(self.home), "BROWSER": "true"}
-        cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir)]
-        t0 = time.perf_counter()
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env
-            )
-        self._wait_healthy()
-        self.started_in_s = time.perf_counter() - t0
-        return self
+        return {**os.environ, "HOME": str(self.home), "BROWSER": "true"}
 
 
 @pytest.fixture(scope="module")
