@@ -37,8 +37,11 @@ KEEP_ANSWERS = timedelta(days=7)
 """How long a request's answer is kept for retries (older keys are forgotten at start)."""
 
 
-KEEP_SHOES = 64
-"""Shoes whose rounds are kept in memory between appends (the tables being fed)."""
+KEEP_SHOES = 1024
+"""Shoes whose rounds are kept in memory between appends (the tables being fed): more
+than a floor's tables, since a floor fed in turn through fewer would read every shoe
+whole again at every append (64 with 100 tables did); a shoe's frame is at most
+`roads_app.game.rounds.MOST_ROUNDS` rows, tens of kilobytes."""
 
 KEEP_TOKENS = 256
 """Tokens found and trusted at once by the gate (only issued tokens are ever kept)."""
