@@ -37,19 +37,24 @@ from __future__ import annotations
 import argparse
 import array
 import asyncio
+import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path.insert(0, str(ROOT / "bench"))  # not ROOT: the server runs ``--code``'s own
+if sys.argv[1:2] != ["_server"]:
+    sys.path.insert(0, str(ROOT))
 
 import bench_fanout as bf  # noqa: E402
 
@@ -133,13 +138,33 @@ def server_main(data: str, port: int, trace: str) -> None:
 # --- the followers -------------------------------------------------------------------------
 
 
+ROUND_EVENT = re.compile(
+    rb'event: round\ndata: \{"code":"([^"]*)","shoe_number":(\d+|null),'
+    rb'"round_count":(\d+),"state":"(\w+)"'
+)
+"""A ``round`` event's first four fields (`floor_stream.ALWAYS`, in that order), by one
+regular expression over a whole read: C's speed, not Python's per event."""
+
+Seen = tuple[float, list[tuple[Any, Any, Any, Any]], bool]
+"""(arrival, the (code, shoe number, round count, state) of each event read then, whether
+those are changes to time): raw from `ROUND_EVENT` or parsed (`fields`)."""
+
+
 class Stream(asyncio.Protocol):
     """One lobby follower: each table or round event's (table, shoe number, rounds,
-    arrival) and every table's last (shoe number, rounds, state)."""
+    arrival) and every table's last (shoe number, rounds, state).
+
+    Why kept raw: four client processes share the server's two cores, and parsing each
+    of ~100,000 events a second in Python took the clients nearly a core between them,
+    a core the server then waited for. A read's ``round`` events are taken by one
+    regular expression and kept as found; everything else (the snapshot, a ``table``
+    event, a read where the expression did not find every event) is parsed at once as
+    before. `settle` turns what was kept into the log after the run."""
 
     def __init__(self, c: Clients) -> None:
         self.c = c
         self.buf = b""
+        self.seen: list[Seen] = []
         self.last: dict[str, tuple[int, int, str]] = {}
         self.ended = ""
 
@@ -148,23 +173,49 @@ class Stream(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         now = time.monotonic()
-        events, self.buf = bf.split_events(self.buf + data)
-        for kind, rest in events:
+        buf = self.buf + data
+        end = buf.rfind(b"\n\n") + 2
+        whole, self.buf = buf[:end], buf[end:]  # whole events; the rest waits for more
+        if not whole:
+            return
+        found = ROUND_EVENT.findall(whole)
+        if len(found) == whole.count(b"event: "):
+            self.seen.append((now, found, True))
+        else:
+            self._parse(whole, now)
+
+    def _parse(self, whole: bytes, now: float) -> None:
+        for kind, rest in bf.split_events(whole)[0]:
             body = rest.removeprefix(b"data: ")
             if kind in CHANGES:
-                code, number, count, state = fields(body)
-                self.last[code] = (number, count, state)
-                if state == "open":  # a round's event (a shuffle's repeats the count)
-                    self.c.log.extend((self.c.index[code], number, count, now))
+                self.seen.append((now, [fields(body)], True))
             elif kind == b"lobby":
-                for t in json.loads(body)["tables"]:
-                    self.last[t["code"]] = (t["shoe_number"] or 0, t["round_count"], t["state"])
+                tables = json.loads(body)["tables"]
+                got = [(t["code"], t["shoe_number"], t["round_count"], t["state"]) for t in tables]
+                self.seen.append((now, got, False))
                 self.c.ready += 1
             else:
                 self.ended = kind.decode()
 
+    def settle(self) -> None:
+        """What was kept into the client's log (a round's events: table, shoe number,
+        rounds, arrival) and this stream's last (shoe number, rounds, state) of each table."""
+        log, index = self.c.log, self.c.index
+        for now, got, timed in self.seen:
+            for code, number, count, state in got:
+                code, state = _text(code), _text(state)
+                number = 0 if number in (None, b"null") else int(number)
+                self.last[code] = (number, int(count), state)
+                if timed and state == "open":  # a round's event (a shuffle's repeats the count)
+                    log.extend((index[code], number, int(count), now))
+        self.seen = []
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.ended = self.ended or "closed"
+
+
+def _text(x: str | bytes) -> str:
+    return x.decode() if isinstance(x, bytes) else x
 
 
 class Clients:
@@ -189,6 +240,8 @@ async def clients_main(url: str, codes: list[str], n: int, out: str) -> None:
         if i % 100 == 99:
             await asyncio.sleep(0.05)  # not all at once: the server's listen backlog
     cpu = await bf.hold(c, n, 2.0)  # then the last appends' events
+    for s in streams:
+        s.settle()
     final = [{"last": s.last, "ended": s.ended} for s in streams]
     Path(out).write_text(
         json.dumps({"log": c.log.tolist(), "final": final, "cpu": cpu, "lag": c.lag, "gc": c.gc})
@@ -224,6 +277,21 @@ def hands(seed: int, n: int) -> list[tuple[list[str], list[str]]]:
     return list(zip(r["player_cards"].to_list(), r["banker_cards"].to_list(), strict=True))
 
 
+def dealt_at(k: int, a: argparse.Namespace) -> list[list[tuple[list[str], list[str]]]]:
+    """Every shoe table ``k`` is dealt in the feed (its first from hand ``--start``), dealt
+    before the feed starts: a shoe dealt on the feeder's event loop held up every
+    table's requests (the appends' tail was a second long at the feed's start, all the
+    feeder's own)."""
+    seed, beats = 2000 + 100 * k, int(a.seconds / a.every) + 1
+    out = [hands(seed, a.hands)[a.start :]]
+    left = beats - len(out[0])
+    while left > 0:
+        seed += 1
+        out.append(hands(seed, a.hands))
+        left -= a.hands
+    return out
+
+
 async def feed(url: str, token: str, codes: list[str], a: argparse.Namespace) -> list[float]:
     """Deal every table a hand each ``--every`` s for ``--seconds`` s (a shuffle after
     ``--hands``); the appends' own latency (ms), sent -> answered."""
@@ -231,41 +299,49 @@ async def feed(url: str, token: str, codes: list[str], a: argparse.Namespace) ->
     retried: list[str] = []
     refused: list[str] = []
     headers = {"Authorization": f"Bearer {token}"}
-    t0 = time.monotonic() + 0.5
+    shoes = [dealt_at(k, a) for k in range(len(codes))]
+    t0 = 0.0  # the feed's start, once every client is made (each loads TLS settings)
 
-    async def table(k: int, code: str) -> None:
+    async def table(k: int, code: str, c: httpx.AsyncClient) -> None:
         seed, dealt = 2000 + 100 * k, a.start
-        left = hands(seed, a.hands)[a.start :]
-        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as c:
-            beat = 0
-            while True:
-                due = t0 + k * a.every / len(codes) + beat * a.every
-                if due > t0 + a.seconds:
-                    return
-                await asyncio.sleep(max(0.0, due - time.monotonic()))
-                beat += 1
-                if not left:  # the shoe's end: a shuffle, then the next shoe's first hand
-                    assert (await c.post(f"/tables/{code}/shuffle")).status_code == 200
-                    seed, dealt = seed + 1, 0
-                    left = hands(seed, a.hands)
-                pc, bc = left.pop(0)
-                dealt += 1
-                body = {"player_cards": pc, "banker_cards": bc}
-                key = {"Idempotency-Key": f"{code}-{seed}-{dealt}"}
-                t = time.monotonic()
-                for attempt in range(5):  # a dropped connection: the same key again
-                    try:
-                        r = await c.post(f"/tables/{code}/rounds", json=body, headers=key)
-                        break
-                    except httpx.TransportError as e:
-                        retried.append(f"{code} {type(e).__name__} {e}")
-                        if attempt == 4:
-                            raise
-                own.append((time.monotonic() - t) * 1e3)
-                if r.status_code != 201:  # e.g. the database busy at a heavy load: said
-                    refused.append(f"{code} {r.status_code} {r.text}")
+        left = shoes[k].pop(0)
+        beat = 0
+        while True:
+            due = t0 + k * a.every / len(codes) + beat * a.every
+            if due > t0 + a.seconds:
+                return
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            beat += 1
+            if not left:  # the shoe's end: a shuffle, then the next shoe's first hand
+                assert (await c.post(f"/tables/{code}/shuffle")).status_code == 200
+                seed, dealt = seed + 1, 0
+                left = shoes[k].pop(0)
+            pc, bc = left.pop(0)
+            dealt += 1
+            body = {"player_cards": pc, "banker_cards": bc}
+            key = {"Idempotency-Key": f"{code}-{seed}-{dealt}"}
+            t = time.monotonic()
+            for attempt in range(5):  # a dropped connection: the same key again
+                try:
+                    r = await c.post(f"/tables/{code}/rounds", json=body, headers=key)
+                    break
+                except httpx.TransportError as e:
+                    retried.append(f"{code} {type(e).__name__} {e}")
+                    if attempt == 4:
+                        raise
+            own.append((time.monotonic() - t) * 1e3)
+            if r.status_code != 201:  # e.g. the database busy at a heavy load: said
+                refused.append(f"{code} {r.status_code} {r.text}")
 
-    await asyncio.gather(*(table(k, code) for k, code in enumerate(codes)))
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=url, headers=headers, timeout=60)
+            )
+            for _ in codes
+        ]
+        t0 = time.monotonic() + 0.5
+        await asyncio.gather(*(table(k, code, clients[k]) for k, code in enumerate(codes)))
     if retried:
         print(f"  appends sent again after a lost connection: {len(retried)} ({retried[0]})")
     if refused:
@@ -323,8 +399,11 @@ def run(code: Path, a: argparse.Namespace) -> None:
         opened = time.monotonic() - t_open
         load0 = os.getloadavg()
         cpu0, wait0, t0 = bf.tree_cpu_s(server.pid), bf.waited_s(server.pid), time.monotonic()
+        print("feeding", flush=True)
+        feeder0 = time.process_time()
         own = asyncio.run(feed(url, token, codes, a))
         took = time.monotonic() - t0
+        feeder_cpu = (time.process_time() - feeder0) / took
         server_cpu = (bf.tree_cpu_s(server.pid) - cpu0) / took
         server_waited = (bf.waited_s(server.pid) - wait0) / took
         final = {
@@ -378,7 +457,7 @@ def run(code: Path, a: argparse.Namespace) -> None:
     print(bf.ms("  appends, from sent to answered", own))
     print(
         f"  CPU, share of one core: server (whole process tree) {100 * server_cpu:.0f}%, "
-        f"clients {' + '.join(f'{100 * x:.0f}%' for x in cpus)}"
+        f"clients {' + '.join(f'{100 * x:.0f}%' for x in cpus)}, feeder {100 * feeder_cpu:.0f}%"
     )
     print(f"  the server's threads waited for a core {1000 * server_waited:.0f} ms a second")
     print(bf.ms("  clients' event-loop lag (10 ms ticker)", lags))
