@@ -38,6 +38,7 @@ import argparse
 import array
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import re
@@ -47,7 +48,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -138,16 +138,20 @@ def server_main(data: str, port: int, trace: str) -> None:
 # --- the followers -------------------------------------------------------------------------
 
 
-ROUND_EVENT = re.compile(
-    rb'event: round\ndata: \{"code":"([^"]*)","shoe_number":(\d+|null),'
-    rb'"round_count":(\d+),"state":"(\w+)"'
+EVENT = re.compile(
+    rb'event: (?:round\ndata: \{"code":"([^"]*)","shoe_number":(\d+|null),'
+    rb'"round_count":(\d+),"state":"(\w+)"|(\w+)\ndata: ([^\n]*))'
 )
-"""A ``round`` event's first four fields (`floor_stream.ALWAYS`, in that order), by one
-regular expression over a whole read: C's speed, not Python's per event."""
+"""Every event of a read, by one regular expression (C's speed, not Python's per event):
+a ``round`` event's first four fields (`floor_stream.ALWAYS`, in that order) as found,
+any other event (or a ``round`` event not so laid out) as its kind and its data.
 
-Seen = tuple[float, list[tuple[Any, Any, Any, Any]], bool]
-"""(arrival, the (code, shoe number, round count, state) of each event read then, whether
-those are changes to time): raw from `ROUND_EVENT` or parsed (`fields`)."""
+>>> EVENT.findall(b'event: round\ndata: {"code":"T1","shoe_number":2,"round_count":5,'
+...               b'"state":"open","last":[]}\n\n: ping\n\nevent: gone\ndata: {}\n\n')
+[(b'T1', b'2', b'5', b'open', b'', b''), (b'', b'', b'', b'', b'gone', b'{}')]
+"""
+
+Found = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
 
 
 class Stream(asyncio.Protocol):
@@ -156,15 +160,15 @@ class Stream(asyncio.Protocol):
 
     Why kept raw: four client processes share the server's two cores, and parsing each
     of ~100,000 events a second in Python took the clients nearly a core between them,
-    a core the server then waited for. A read's ``round`` events are taken by one
-    regular expression and kept as found; everything else (the snapshot, a ``table``
-    event, a read where the expression did not find every event) is parsed at once as
-    before. `settle` turns what was kept into the log after the run."""
+    a core the server then waited for (and a client that fell behind read more per
+    turn, so parsed more per turn, and fell further behind: seconds at each round of
+    shuffles). Each read's events are found by one regular expression (`EVENT`) and
+    kept with its arrival; `settle` reads them after the run."""
 
     def __init__(self, c: Clients) -> None:
         self.c = c
         self.buf = b""
-        self.seen: list[Seen] = []
+        self.seen: list[tuple[float, list[Found]]] = []
         self.last: dict[str, tuple[int, int, str]] = {}
         self.ended = ""
 
@@ -176,46 +180,39 @@ class Stream(asyncio.Protocol):
         buf = self.buf + data
         end = buf.rfind(b"\n\n") + 2
         whole, self.buf = buf[:end], buf[end:]  # whole events; the rest waits for more
-        if not whole:
-            return
-        found = ROUND_EVENT.findall(whole)
-        if len(found) == whole.count(b"event: "):
-            self.seen.append((now, found, True))
-        else:
-            self._parse(whole, now)
-
-    def _parse(self, whole: bytes, now: float) -> None:
-        for kind, rest in bf.split_events(whole)[0]:
-            body = rest.removeprefix(b"data: ")
-            if kind in CHANGES:
-                self.seen.append((now, [fields(body)], True))
-            elif kind == b"lobby":
-                tables = json.loads(body)["tables"]
-                got = [(t["code"], t["shoe_number"], t["round_count"], t["state"]) for t in tables]
-                self.seen.append((now, got, False))
-                self.c.ready += 1
-            else:
-                self.ended = kind.decode()
+        if whole:
+            self.seen.append((now, EVENT.findall(whole)))
+            self.c.ready += whole.count(b"event: lobby\n")  # the snapshot: streaming
 
     def settle(self) -> None:
-        """What was kept into the client's log (a round's events: table, shoe number,
+        """What was kept into the client's log (a change's events: table, shoe number,
         rounds, arrival) and this stream's last (shoe number, rounds, state) of each table."""
-        log, index = self.c.log, self.c.index
-        for now, got, timed in self.seen:
-            for code, number, count, state in got:
-                code, state = _text(code), _text(state)
-                number = 0 if number in (None, b"null") else int(number)
-                self.last[code] = (number, int(count), state)
-                if timed and state == "open":  # a round's event (a shuffle's repeats the count)
-                    log.extend((index[code], number, int(count), now))
+        log, index, last = self.c.log, self.c.index, self.last
+        for now, found in self.seen:
+            for code, number, count, state, kind, data in found:
+                if not kind:  # a round event, as found
+                    name, shoe, rounds = (
+                        code.decode(),
+                        int(number.replace(b"null", b"0")),
+                        int(count),
+                    )
+                    got_state = state.decode()
+                elif kind in CHANGES:
+                    name, shoe, rounds, got_state = fields(data)
+                elif kind == b"lobby":
+                    for t in json.loads(data)["tables"]:
+                        last[t["code"]] = (t["shoe_number"] or 0, t["round_count"], t["state"])
+                    continue
+                else:
+                    self.ended = kind.decode()
+                    continue
+                last[name] = (shoe, rounds, got_state)
+                if got_state == "open":  # a round's event (a shuffle's repeats the count)
+                    log.extend((index[name], shoe, rounds, now))
         self.seen = []
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.ended = self.ended or "closed"
-
-
-def _text(x: str | bytes) -> str:
-    return x.decode() if isinstance(x, bytes) else x
 
 
 class Clients:
@@ -231,6 +228,10 @@ async def clients_main(url: str, codes: list[str], n: int, out: str) -> None:
     """Hold ``n`` lobby streams; "ready" once each has its snapshot; at a line on stdin,
     write what was seen to ``out``."""
     host, port = url.removeprefix("http://").split(":")
+    # What the streams keep (`Stream.seen`) grows to millions of objects, and a full
+    # collection walks all of them: pauses of a second in a 90 s run, late receipts the
+    # server would be blamed for. They hold no cycles: no collector while they run.
+    gc.disable()
     c = Clients(codes)
     loop = asyncio.get_running_loop()
     streams: list[Stream] = []
