@@ -57,11 +57,7 @@ class Checkout(AppServer):
 
     def __init__(self, root: Path, folder: Path) -> None:
         super().__init__(folder / "data", folder / "server.log")
-        self.cwd = root
-
-    def command(self) -> list[str]:
-        cmd = ["python3", "dev.py", "app", "--port", str(self.port), "--data", str(self.data_dir)]
-        return [*cmd, "--headless", "--api-port", "0"]
+        self.cwd = root  # AppServer's own command (headless, no API), run in ``root``
 
 
 BOARD_DATA_BYTES = 20_000

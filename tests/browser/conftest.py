@@ -159,7 +159,10 @@ class AppServer:
         taken = (f"Port {self.port} is not available", f"port {self.port} is already in use")
         if any(said in lines for said in taken):  # Streamlit's words, or roads-app's
             raise PortTaken(f"port {self.port} was taken before the app could use it")
-        return "server started on" in lines and f":{self.port}" in lines
+        said = f":{self.port}"
+        return any(
+            "server started on" in ln and ln.rstrip().endswith(said) for ln in lines.splitlines()
+        )
 
     def _wait_healthy(self) -> None:
         assert self.proc is not None
