@@ -500,7 +500,11 @@ def render_grid() -> None:
         tile = _live_tile
     if grid is None:
         st.caption(caption)
-    st.html(f"<span data-testid='wall-runs' data-run='{runs['grid']}' hidden></span>")
+    laid = int(follow.screen_size("follow_wall") is not None)  # for the window's own size
+    st.html(
+        f"<span data-testid='wall-runs' data-run='{runs['grid']}' data-screen='{laid}' hidden>"
+        "</span>"
+    )
     if not keys:
         st.info(tr("gr_filter_none"))
         return

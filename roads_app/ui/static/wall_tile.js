@@ -80,7 +80,7 @@ function drawTile(s) {
     const n = textNode(line, 'span', 'rd-tile-rounds', v.rounds);
     n.dataset.testid = 'tile-rounds';
     n.dataset.run = String(s.draws);  // how often this tile was drawn (one result: once)
-    n.dataset.scriptRun = String(d.runs);  // how often its fragment ran
+    s.roundsNode = n;
     let badge = null;
     if (d.kiosk) {
       for (const [letter, count, w] of v.bpt || []) {
@@ -123,6 +123,8 @@ function drawTile(s) {
     s.sizes = badge ? new ResizeObserver(() => fitBadge(badge, line, n)) : null;
     if (s.sizes) s.sizes.observe(line);
   }
+  // how often its fragment ran, as of its last run (which need not draw it anew)
+  if (s.roundsNode) s.roundsNode.dataset.scriptRun = String(d.runs);
   markStale(s);
 }
 
@@ -219,6 +221,7 @@ export default function (component) {
     // thousands of shoes come and go.
     s.box = null;
     s.staleNode = null;
+    s.roundsNode = null;
     s.forget = setTimeout(() => { if (!s.unsub && all[id] === s) delete all[id]; }, FORGET_MS);
   };
 }
