@@ -16,12 +16,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from roads_app.cli import main
 from roads_app.errors import RoadsAppError
-from roads_app.game.rounds import WINNER
+from roads_app.game.rounds import WINNER, new_ids_within
 from roads_app.game.shoe import ShoeOptions
 from roads_app.shoefiles import importing, streaming
 from roads_app.sim import bulk
@@ -177,6 +177,43 @@ def test_shoes_split_across_batches_come_out_whole(
     assert len(ids) == 5
     for shoe_id, d in zip(ids, dealt, strict=True):
         assert store.shoes.load(shoe_id).rounds.equals(d.drop("shoe"))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_files_shoes_get_ids_ascending_from_its_first_to_its_last(
+    fmt: str, tmp_path: Path, small_batches: int, capsys
+) -> None:
+    """Each batch (here about a shoe) draws its ids from where it lies in the file, so
+    the rounds index takes a big import's batches one after another, not between."""
+    f = tmp_path / f"sim.{fmt}"
+    assert main(["simulate", "--shoes", "12", "--seed", "3", "--out", str(f), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["import", str(f), "--data", str(tmp_path / "d")]) == 0
+    ids = capsys.readouterr().out.split()
+    assert len(ids) == 12 and ids == sorted(ids), ids
+    assert int(ids[0], 16) < 2**47 <= int(ids[-1], 16)  # the first half's and the last's
+
+
+@settings(max_examples=200, deadline=None)
+@example(n=5, a=1.0, b=1.0)
+@example(n=3000, a=0.0, b=0.0)
+@given(
+    n=st.integers(1, 3000),
+    a=st.floats(0, 1),
+    b=st.floats(0, 1),
+)
+def test_ids_within_a_share_are_distinct_ascending_and_in_it(n: int, a: float, b: float) -> None:
+    lo, hi = min(a, b), max(a, b)
+    ids = new_ids_within(n, (lo, hi))
+    values = [int(i, 16) for i in ids]
+    assert len(ids) == n and all(len(i) == 12 for i in ids)
+    assert values == sorted(set(values))
+    space, room = 2**48, n << 24
+    start, end = int(space * lo), int(space * hi)
+    if end - start < room:  # too narrow for random ids: widened as little as it takes
+        end = min(start + room, space)
+        start = end - room
+    assert start <= values[0] and values[-1] < end
 
 
 def test_an_error_in_a_later_batch_says_which_shoes_went_in(

@@ -23,7 +23,7 @@ import io
 import json
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -66,6 +66,9 @@ class Checked:
     gives (shoe number, rounds frame) pairs, for a caller that wants shoes one by one."""
 
     frame: pl.DataFrame
+    reach: tuple[float, float] = (0.0, 1.0)
+    """Where in the file the batch lies, as shares of it (from, to): the share of the id
+    space its new shoes' ids are drawn from (`game.rounds.new_ids_within`)."""
 
     @property
     def numbers(self) -> pl.Series:
@@ -147,11 +150,12 @@ class ShoeFile:
         checked: Iterator[tuple[int, Checked]] = (
             (raw.until, _check_batch(self, raw)) for raw in _whole_shoes(self._raw(), self.label)
         )
+        whole = max(self.total, 1)
         for until, batch in _read_ahead(checked) if ahead else checked:
-            yield batch
+            yield replace(batch, reach=(min(done / whole, 1.0), min(until / whole, 1.0)))
             if progress is not None:
                 progress(until - done, len(batch))
-                done = until
+            done = until
 
     def shoe(self, k: int) -> pl.DataFrame | None:
         """Shoe ``k`` checked (only it), or None when the file has no such shoe."""

@@ -212,7 +212,9 @@ def import_shoes(
             names = shoe_names(base, numbers)
             if shared is None:  # the metadata and the name rule, checked once
                 shared = importing.shoe_meta(many.meta, path.name, names[0])
-            ids = store.shoes.add_from_file(rows, shared, names, origins(rows, many.meta, source))
+            ids = store.shoes.add_from_file(
+                rows, shared, names, origins(rows, many.meta, source), batch.reach
+            )
             new = [i for i in ids if i is not None]
             added.extend(new)
             already += len(ids) - len(new)

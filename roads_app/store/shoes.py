@@ -18,7 +18,13 @@ from typing import Any
 import polars as pl
 
 from roads_app.errors import RoundError, StorageError, quote
-from roads_app.game.rounds import ShoeMeta, check_name, check_shoe_id, empty_rounds, new_ids
+from roads_app.game.rounds import (
+    ShoeMeta,
+    check_name,
+    check_shoe_id,
+    empty_rounds,
+    new_ids_within,
+)
 from roads_app.messages import Message
 from roads_app.store.connection import (
     Connection,
@@ -157,7 +163,12 @@ class Shoes:
         return 1
 
     def add_from_file(
-        self, rows: pl.DataFrame, meta: ShoeMeta, names: pl.Series, origins: list[str]
+        self,
+        rows: pl.DataFrame,
+        meta: ShoeMeta,
+        names: pl.Series,
+        origins: list[str],
+        reach: tuple[float, float] = (0.0, 1.0),
     ) -> list[str | None]:
         """A batch of a file's shoes in one transaction, each a new id at version 1, but
         those already in the library (in the trash too): ``rows`` holds the shoes whole
@@ -167,9 +178,11 @@ class Shoes:
         Three bulk inserts for the lot (`connection.insert_frame`), never a statement a
         shoe. Returns each shoe's new id, None for one already in.
 
-        The new ids are handed out in ascending order along the file (they are random
-        either way): a batch's shoes, rounds and history then go into their indexes in
-        key order, each a run of neighbouring pages rather than a page anywhere."""
+        The new ids are random and ascend along the file: ``reach`` is where the batch
+        lies in it (`streaming.Checked.reach`), the share of the id space its ids come
+        from (`new_ids_within`). A batch's shoes, rounds and history then go into their
+        indexes in key order, each a run of neighbouring pages rather than a page
+        anywhere, and the next batch's after them rather than between them."""
         numbers = rows["shoe"].unique(maintain_order=True)
         with self.db.write("import into") as c:
             among, param = one_of(c, origins)
@@ -182,7 +195,7 @@ class Shoes:
             if not shoes.height:
                 return [None] * batch.height
             shoes = shoes.with_columns(
-                id=pl.Series(sorted(new_ids(shoes.height)), dtype=pl.String)
+                id=pl.Series(new_ids_within(shoes.height, reach), dtype=pl.String)
             ).join(rows.group_by("shoe").len("rounds"), on="shoe", maintain_order="left")
             kept = shoes["id"].to_list()
             self._refuse_taken(c, kept)
