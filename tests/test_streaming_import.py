@@ -194,6 +194,34 @@ def test_a_files_shoes_get_ids_ascending_from_its_first_to_its_last(
     assert int(ids[0], 16) < 2**47 <= int(ids[-1], 16)  # the first half's and the last's
 
 
+def test_an_import_leaves_no_staged_batch_attached_or_on_disk(
+    tmp_path: Path, small_batches: int, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Each batch is staged in a file of its own, attached for its write: none stays
+    attached to the connection after it or on disk, whether the write copied it in or
+    found every shoe already there (a re-import). (A re-import of a file half in:
+    tests/test_import_resume.py.)"""
+    import tempfile
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    f = tmp_path / "sim.parquet"
+    assert main(["simulate", "--shoes", "6", "--seed", "5", "--out", str(f), "--no-progress"]) == 0
+    half = tmp_path / "half.parquet"
+    pl.read_parquet(f).filter(pl.col("shoe") % 2 == 0).write_parquet(half)
+    data = tmp_path / "d"
+    assert main(["import", str(half), "--data", str(data)]) == 0
+    capsys.readouterr()
+    assert main(["import", str(half), "--data", str(data)]) == 0
+    assert capsys.readouterr().out.split() == []
+    store = db.open_store(data)
+    attached = store.con.execute("PRAGMA database_list").fetchall()
+    assert {row[1] for row in attached} <= {"main", "temp"}
+    assert list(tmp.iterdir()) == []
+    assert store.shoes.list().height == 3
+
+
 @settings(max_examples=200, deadline=None)
 @example(n=5, a=1.0, b=1.0)
 @example(n=3000, a=0.0, b=0.0)

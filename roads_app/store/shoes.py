@@ -33,6 +33,7 @@ from roads_app.store.connection import (
     insert_frame,
     now,
     one_of,
+    staged,
 )
 from roads_app.store.frames import (
     META_COLS,
@@ -78,7 +79,12 @@ _META_TYPES: dict[str, pl.DataType] = {
 }
 """The types of the metadata columns a file's shoes share (`Shoes.add_from_file`)."""
 
-_BATCH: dict[str, pl.DataType] = {"shoe": pl.Int64(), "name": pl.String(), "origin": pl.String()}
+_BATCH: dict[str, pl.DataType] = {
+    "shoe": pl.Int64(),
+    "name": pl.String(),
+    "origin": pl.String(),
+    "id": pl.String(),
+}
 """A batch's shoes as `Shoes.add_from_file` takes them (a batch of none has these too)."""
 
 _GATE = "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?"
@@ -184,19 +190,29 @@ class Shoes:
         indexes in key order, each a run of neighbouring pages rather than a page
         anywhere, and the next batch's after them rather than between them."""
         numbers = rows["shoe"].unique(maintain_order=True)
-        with self.db.write("import into") as c:
+        batch = pl.DataFrame(
+            {
+                "shoe": numbers,
+                "name": names,
+                "origin": origins,
+                "id": new_ids_within(numbers.len(), reach),
+            },
+            schema_overrides=_BATCH,
+        )
+        played = rows.join(batch.select("shoe", "id"), on="shoe", maintain_order="left")
+        with (
+            staged(self.db, played.select(pl.col("id").alias("shoe"), *ROUND_COLS)) as rounds,
+            self.db.write("import into") as c,
+        ):
             among, param = one_of(c, origins)
             found = c.execute(f"SELECT origin FROM shoes WHERE origin{among}", (param,))
-            have = {r[0] for r in found.fetchall()}
-            batch = pl.DataFrame(
-                {"shoe": numbers, "name": names, "origin": origins}, schema_overrides=_BATCH
-            )
-            shoes = batch.filter(~pl.col("origin").is_in(list(have)))
+            have = list({r[0] for r in found.fetchall()})
+            shoes = batch.filter(~pl.col("origin").is_in(have))
             if not shoes.height:
                 return [None] * batch.height
-            shoes = shoes.with_columns(
-                id=pl.Series(new_ids_within(shoes.height, reach), dtype=pl.String)
-            ).join(rows.group_by("shoe").len("rounds"), on="shoe", maintain_order="left")
+            shoes = shoes.join(
+                rows.group_by("shoe").len("rounds"), on="shoe", maintain_order="left"
+            )
             kept = shoes["id"].to_list()
             self._refuse_taken(c, kept)
             when = now()
@@ -215,8 +231,8 @@ class Shoes:
                         "origin",
                     ),
                 )
-                played = rows.join(shoes.select("shoe", "id"), on="shoe", maintain_order="left")
-                insert_frame(c, "rounds", played.select(pl.col("id").alias("shoe"), *ROUND_COLS))
+                skipped = batch.filter(pl.col("origin").is_in(have))["id"].to_list()
+                rounds.insert(c, "rounds", "shoe", skipped)
                 insert_frame(
                     c,
                     "history",
@@ -230,9 +246,11 @@ class Shoes:
                 )
             for shoe_id in kept:
                 self.db.notify(c, shoe_id, 1)
-        return batch.join(shoes.select("shoe", "id"), on="shoe", how="left", maintain_order="left")[
-            "id"
-        ].to_list()
+        return (
+            batch.select("shoe")
+            .join(shoes.select("shoe", "id"), on="shoe", how="left", maintain_order="left")["id"]
+            .to_list()
+        )
 
     @staticmethod
     def _refuse_taken(c: Connection, ids: list[str]) -> None:
