@@ -199,8 +199,8 @@ def test_an_import_leaves_no_staged_batch_attached_or_on_disk(
 ) -> None:
     """Each batch is staged in a file of its own, attached for its write: none stays
     attached to the connection after it or on disk, whether the write copied it in or
-    found every shoe already there (a re-import). (A re-import of a file half in:
-    tests/test_import_resume.py.)"""
+    found every shoe already there (a re-import) or a later batch was refused (staged
+    ahead). (A re-import of a file half in: tests/test_import_resume.py.)"""
     import tempfile
 
     tmp = tmp_path / "tmp"
@@ -215,11 +215,19 @@ def test_an_import_leaves_no_staged_batch_attached_or_on_disk(
     capsys.readouterr()
     assert main(["import", str(half), "--data", str(data)]) == 0
     assert capsys.readouterr().out.split() == []
+    bad = tmp_path / "bad.json"
+    assert main(["simulate", "--shoes", "4", "--seed", "9", "--out", str(bad)]) == 0
+    rows = json.loads(bad.read_text())
+    last = max(i for i, r in enumerate(rows) if r["shoe"] == 4)
+    rows[last]["winner"] = "T" if rows[last]["winner"] != "T" else "B"  # against its cards
+    bad.write_text(json.dumps(rows))
+    assert main(["import", str(bad), "--data", str(data)]) == 2  # refused after 3 went in
+    capsys.readouterr()
     store = db.open_store(data)
     attached = store.con.execute("PRAGMA database_list").fetchall()
     assert {row[1] for row in attached} <= {"main", "temp"}
     assert list(tmp.iterdir()) == []
-    assert store.shoes.list().height == 3
+    assert store.shoes.list().height == 3 + 3
 
 
 @settings(max_examples=200, deadline=None)

@@ -140,22 +140,39 @@ class ShoeFile:
     def batches(
         self, progress: Progress | None = None, *, ahead: bool = False
     ) -> Iterator[Checked]:
-        """Every shoe of the file, checked, a batch of whole shoes at a time.
+        """Every shoe of the file, checked, a batch of whole shoes at a time (`made`,
+        each batch as it is)."""
+        return self.made(lambda batch: batch, progress, ahead=ahead)
+
+    def made(
+        self,
+        into: Callable[[Checked], Item],
+        progress: Progress | None = None,
+        *,
+        ahead: bool = False,
+    ) -> Iterator[Item]:
+        """Every shoe of the file, checked, a batch of whole shoes at a time, each batch
+        made ``into`` what the caller takes.
 
         ``progress`` is told, once each batch is done with, how much more of the file
         (`total`'s unit) it read and how many shoes it held. ``ahead``: the next batch is
-        read and checked on a thread of its own while the caller is busy with this one
-        (an import's inserts), still handed on in order, a refusal where it was."""
-        done = 0
-        checked: Iterator[tuple[int, Checked]] = (
-            (raw.until, _check_batch(self, raw)) for raw in _whole_shoes(self._raw(), self.label)
-        )
+        read, checked and made on a thread of its own while the caller is busy with this
+        one (an import's write), still handed on in order, a refusal where it was;
+        ``progress`` is told on the caller's thread."""
         whole = max(self.total, 1)
-        for until, batch in _read_ahead(checked) if ahead else checked:
-            yield replace(batch, reach=(min(done / whole, 1.0), min(until / whole, 1.0)))
+
+        def each() -> Iterator[tuple[int, int, Item]]:
+            done = 0
+            for raw in _whole_shoes(self._raw(), self.label):
+                reach = (min(done / whole, 1.0), min(raw.until / whole, 1.0))
+                batch = replace(_check_batch(self, raw), reach=reach)
+                yield raw.until - done, len(batch), into(batch)
+                done = raw.until
+
+        for more, shoes, item in _read_ahead(each()) if ahead else each():
+            yield item
             if progress is not None:
-                progress(until - done, len(batch))
-            done = until
+                progress(more, shoes)
 
     def shoe(self, k: int) -> pl.DataFrame | None:
         """Shoe ``k`` checked (only it), or None when the file has no such shoe."""

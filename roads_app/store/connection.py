@@ -366,38 +366,50 @@ class Staged:
         )
 
 
+def stage_frame(frame: pl.DataFrame, path: Path) -> None:
+    """``frame`` written into a new SQLite file at ``path`` as its table ``staged``,
+    through ADBC's Arrow ingest (in C, the GIL let go): any thread, no connection of a
+    library's. ADBC's own classes, not its DB-API layer, which loads pyarrow (90 MB)."""
+    import adbc_driver_sqlite
+    from adbc_driver_manager import AdbcConnection, AdbcStatement, StatementOptions
+
+    with (
+        adbc_driver_sqlite.connect(str(path)) as stage,
+        AdbcConnection(stage) as ingest,
+        AdbcStatement(ingest) as statement,
+    ):
+        statement.set_options(
+            **{
+                StatementOptions.INGEST_TARGET_TABLE.value: "staged",
+                StatementOptions.INGEST_MODE.value: "adbc.ingest.mode.create",
+            }
+        )
+        statement.bind_stream(frame.__arrow_c_stream__())
+        statement.execute_update()  # autocommitted
+
+
 @contextlib.contextmanager
-def staged(db: Database, frame: pl.DataFrame) -> Iterator[Staged]:
+def staged(db: Database, frame: pl.DataFrame, path: Path | None = None) -> Iterator[Staged]:
     """``frame`` staged (`Staged`) for a write of ``db`` that follows, outside any
-    transaction (SQLite attaches a database only between them): a temporary file,
-    attached, detached and gone afterwards."""
+    transaction (SQLite attaches a database only between them), detached and its file
+    gone afterwards. ``path``: the file `stage_frame` already wrote it to (an import
+    stages its next batch on its read-ahead thread while this one is written); without
+    it, a temporary file written here."""
     if db.url is not None:
         yield Staged(frame, attached=False)
         return
     import tempfile
 
-    import adbc_driver_sqlite
-    from adbc_driver_manager import AdbcConnection, AdbcStatement, StatementOptions
-
-    with tempfile.TemporaryDirectory(prefix="roads-app-stage-") as tmp:
-        path = str(Path(tmp) / "stage.db")
-        # ADBC's own classes, not its DB-API layer, which loads pyarrow (90 MB)
-        with (
-            adbc_driver_sqlite.connect(path) as stage,
-            AdbcConnection(stage) as ingest,
-            AdbcStatement(ingest) as statement,
-        ):
-            statement.set_options(
-                **{
-                    StatementOptions.INGEST_TARGET_TABLE.value: "staged",
-                    StatementOptions.INGEST_MODE.value: "adbc.ingest.mode.create",
-                }
-            )
-            statement.bind_stream(frame.__arrow_c_stream__())
-            statement.execute_update()  # autocommitted
+    with contextlib.ExitStack() as stack:
+        if path is None:
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="roads-app-")))
+            path /= "stage.db"
+            stage_frame(frame, path)
+        else:
+            stack.callback(path.unlink, missing_ok=True)
         con = db.con
         try:
-            con.execute(f"ATTACH DATABASE ? AS {STAGE}", (path,))
+            con.execute(f"ATTACH DATABASE ? AS {STAGE}", (str(path),))
         except sqlite3.Error as e:
             raise translate(e, db.path, "stage") from None
         try:

@@ -11,8 +11,11 @@ The board PNG is drawn by `render.scorecard.board_png`, which the caller hands t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import json
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +34,9 @@ from roads_app.shoefiles import files as shoe_files
 from roads_app.shoefiles import importing, streaming
 from roads_app.shoefiles.samples import is_sample
 from roads_app.store import db
+from roads_app.store.connection import stage_frame
 from roads_app.store.frames import ROUND_COLS, sql_frame
+from roads_app.store.shoes import FileBatch, file_batch
 
 EXPORT_FORMATS: tuple[str, ...] = ("csv", "json", "parquet", "png")
 """What a shoe can be exported as: the three data formats and the board as a picture."""
@@ -191,42 +196,54 @@ def import_shoes(
         return Imported([meta.id])
     store = db.open_store(data_dir)
     source = file_digest(path)
-    batches: Iterator[streaming.Checked]
-    if shoe is not None:
-        rounds = many.shoe(shoe)
-        if rounds is None:
-            _check_pick(shoe, many.numbers(), many.label, "--shoe")
-            raise AssertionError("unreachable: shoe not in the file")  # pragma: no cover
-        one = rounds.select(pl.lit(shoe, dtype=pl.Int64).alias(SHOE_COLUMN), pl.all())
-        batches = iter([streaming.Checked(one)])
-    else:
-        batches = many.batches(progress, ahead=True)
-    added: list[str] = []
-    already = 0
-    last = 0
-    shared: ShoeMeta | None = None
-    try:
-        for batch in batches:
+    with tempfile.TemporaryDirectory(prefix="roads-app-import-") as tmp:
+        numbered = itertools.count()
+
+        def ready(batch: streaming.Checked) -> tuple[FileBatch, Path | None]:
+            """A batch in the library's form with its new ids and, for SQLite, its rounds
+            staged: on the read-ahead thread, while the last batch is written."""
             rows = sql_frame(batch.frame)  # the library's form, once for digests and rows
-            numbers = batch.numbers
-            names = shoe_names(base, numbers)
-            if shared is None:  # the metadata and the name rule, checked once
-                shared = importing.shoe_meta(many.meta, path.name, names[0])
-            ids = store.shoes.add_from_file(
-                rows, shared, names, origins(rows, many.meta, source), batch.reach
-            )
-            new = [i for i in ids if i is not None]
-            added.extend(new)
-            already += len(ids) - len(new)
-            last = int(numbers[-1])
-            if committed is not None:
-                committed(new)
-    except RoadsAppError as e:
-        if not added:
-            raise
-        raise StorageError(
-            Message("msg_import_stopped", what=e.message, count=f"{len(added):,}", last=last)
-        ) from None
+            names = shoe_names(base, batch.numbers)
+            made = file_batch(rows, names, origins(rows, many.meta, source), batch.reach)
+            if store.url is not None:
+                return made, None
+            staged_at = Path(tmp) / f"batch-{next(numbered)}.db"
+            stage_frame(made.rounds, staged_at)
+            return made, staged_at
+
+        batches: Iterator[tuple[FileBatch, Path | None]]
+        if shoe is not None:
+            rounds = many.shoe(shoe)
+            if rounds is None:
+                _check_pick(shoe, many.numbers(), many.label, "--shoe")
+                raise AssertionError("unreachable: shoe not in the file")  # pragma: no cover
+            one = rounds.select(pl.lit(shoe, dtype=pl.Int64).alias(SHOE_COLUMN), pl.all())
+            batches = (ready(b) for b in [streaming.Checked(one)])
+        else:
+            batches = many.made(ready, progress, ahead=True)
+        added: list[str] = []
+        already = 0
+        last = 0
+        shared: ShoeMeta | None = None
+        try:
+            with contextlib.closing(batches):  # the read-ahead thread done before tmp goes
+                for batch, staged_at in batches:
+                    if shared is None:  # the metadata and the name rule, checked once
+                        first = batch.shoes["name"].first()
+                        shared = importing.shoe_meta(many.meta, path.name, first)
+                    ids = store.shoes.add_from_file(batch, shared, staged_at)
+                    new = [i for i in ids if i is not None]
+                    added.extend(new)
+                    already += len(ids) - len(new)
+                    last = int(batch.shoes["shoe"].last())
+                    if committed is not None:
+                        committed(new)
+        except RoadsAppError as e:
+            if not added:
+                raise
+            raise StorageError(
+                Message("msg_import_stopped", what=e.message, count=f"{len(added):,}", last=last)
+            ) from None
     return Imported(added, already)
 
 
@@ -241,7 +258,6 @@ def import_any_upload(
     those are put in a private temporary folder under their own name and streamed in as
     `import_shoes` does, ``progress`` told the share of the file read and the shoes so
     far after each batch. The size limit is checked before anything is written."""
-    import tempfile
 
     if len(data) > shoe_files.MAX_IMPORT_BYTES:
         raise safe_io.over_limit(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -86,6 +87,44 @@ _BATCH: dict[str, pl.DataType] = {
     "id": pl.String(),
 }
 """A batch's shoes as `Shoes.add_from_file` takes them (a batch of none has these too)."""
+
+
+@dataclass(frozen=True)
+class FileBatch:
+    """A batch of a file's shoes made ready for `Shoes.add_from_file`: ``shoes`` (the
+    shoe's number in the file, name, origin digest, new id, round count) and their
+    ``rounds`` in the library's form under the new ids, in key order."""
+
+    shoes: pl.DataFrame
+    rounds: pl.DataFrame
+
+
+def file_batch(
+    rows: pl.DataFrame, names: pl.Series, origins: list[str], reach: tuple[float, float]
+) -> FileBatch:
+    """``rows`` (a batch's shoes whole in the library's form, `frames.sql_frame`, a
+    ``shoe`` column first: each's number in the file) with ``names`` and ``origins``
+    (`library.origins`' digests) in their shoes' order, each shoe given a new id. Any
+    thread: no database is read.
+
+    The new ids are random and ascend along the file: ``reach`` is where the batch lies
+    in it (`streaming.Checked.reach`), the share of the id space its ids come from
+    (`new_ids_within`). A batch's shoes, rounds and history then go into their indexes
+    in key order, each a run of neighbouring pages rather than a page anywhere, and the
+    next batch's after them rather than between them."""
+    numbers = rows["shoe"].unique(maintain_order=True)
+    shoes = pl.DataFrame(
+        {
+            "shoe": numbers,
+            "name": names,
+            "origin": origins,
+            "id": new_ids_within(numbers.len(), reach),
+        },
+        schema_overrides=_BATCH,
+    ).join(rows.group_by("shoe").len("rounds"), on="shoe", maintain_order="left")
+    played = rows.join(shoes.select("shoe", "id"), on="shoe", maintain_order="left")
+    return FileBatch(shoes, played.select(pl.col("id").alias("shoe"), *ROUND_COLS))
+
 
 _GATE = "SELECT version, rounds, deleted, ended, name FROM shoes WHERE id = ?"
 """The row every checked change of a shoe reads first (`Shoes.current`)."""
@@ -169,50 +208,25 @@ class Shoes:
         return 1
 
     def add_from_file(
-        self,
-        rows: pl.DataFrame,
-        meta: ShoeMeta,
-        names: pl.Series,
-        origins: list[str],
-        reach: tuple[float, float] = (0.0, 1.0),
+        self, batch: FileBatch, meta: ShoeMeta, staged_at: Path | None = None
     ) -> list[str | None]:
-        """A batch of a file's shoes in one transaction, each a new id at version 1, but
-        those already in the library (in the trash too): ``rows`` holds the shoes whole
-        in the library's form (`frames.sql_frame`), a ``shoe`` column first (each's
-        number in the file), ``names`` and ``origins`` (`library.origins`' digests) go
-        with its shoes in order, and ``meta`` is what they share (id and name aside).
-        Three bulk inserts for the lot (`connection.insert_frame`), never a statement a
-        shoe. Returns each shoe's new id, None for one already in.
-
-        The new ids are random and ascend along the file: ``reach`` is where the batch
-        lies in it (`streaming.Checked.reach`), the share of the id space its ids come
-        from (`new_ids_within`). A batch's shoes, rounds and history then go into their
-        indexes in key order, each a run of neighbouring pages rather than a page
-        anywhere, and the next batch's after them rather than between them."""
-        numbers = rows["shoe"].unique(maintain_order=True)
-        batch = pl.DataFrame(
-            {
-                "shoe": numbers,
-                "name": names,
-                "origin": origins,
-                "id": new_ids_within(numbers.len(), reach),
-            },
-            schema_overrides=_BATCH,
-        )
-        played = rows.join(batch.select("shoe", "id"), on="shoe", maintain_order="left")
+        """A batch of a file's shoes (`file_batch`) in one transaction, each at version
+        1 under its new id, but those already in the library (in the trash too); ``meta``
+        is what they share (id and name aside). Three bulk inserts for the lot, never a
+        statement a shoe: the rounds staged (`connection.staged`; ``staged_at``: the
+        file `connection.stage_frame` wrote them to already), shoes and history with
+        `connection.insert_frame`. Returns each shoe's new id, None for one already in."""
         with (
-            staged(self.db, played.select(pl.col("id").alias("shoe"), *ROUND_COLS)) as rounds,
+            staged(self.db, batch.rounds, staged_at) as rounds,
             self.db.write("import into") as c,
         ):
+            origins = batch.shoes["origin"].to_list()
             among, param = one_of(c, origins)
             found = c.execute(f"SELECT origin FROM shoes WHERE origin{among}", (param,))
             have = list({r[0] for r in found.fetchall()})
-            shoes = batch.filter(~pl.col("origin").is_in(have))
+            shoes = batch.shoes.filter(~pl.col("origin").is_in(have))
             if not shoes.height:
-                return [None] * batch.height
-            shoes = shoes.join(
-                rows.group_by("shoe").len("rounds"), on="shoe", maintain_order="left"
-            )
+                return [None] * batch.shoes.height
             kept = shoes["id"].to_list()
             self._refuse_taken(c, kept)
             when = now()
@@ -231,7 +245,7 @@ class Shoes:
                         "origin",
                     ),
                 )
-                skipped = batch.filter(pl.col("origin").is_in(have))["id"].to_list()
+                skipped = batch.shoes.filter(pl.col("origin").is_in(have))["id"].to_list()
                 rounds.insert(c, "rounds", "shoe", skipped)
                 insert_frame(
                     c,
@@ -247,7 +261,7 @@ class Shoes:
             for shoe_id in kept:
                 self.db.notify(c, shoe_id, 1)
         return (
-            batch.select("shoe")
+            batch.shoes.select("shoe")
             .join(shoes.select("shoe", "id"), on="shoe", how="left", maintain_order="left")["id"]
             .to_list()
         )
