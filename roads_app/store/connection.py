@@ -366,26 +366,49 @@ class Staged:
         )
 
 
+STAGING = "the import's staging file (in the temporary folder)"
+"""How a refusal to write a staged batch names where it happened (never its path)."""
+
+
+def staging_error(e: BaseException, folder: Path | None = None) -> StorageError:
+    """A failure to write a staged batch (the temporary folder full, over a size limit,
+    read-only) as one line, ``folder`` (the staging folder) left out of it; callers raise
+    it ``from None``."""
+    text = _first_line(e)
+    if not isinstance(e, OSError):  # ADBC's "INTERNAL: failed to execute: <SQLite's words>"
+        text = text.rsplit(": ", 1)[-1]
+    if folder is not None:
+        text = text.replace(str(folder), "...")
+    if "full" in text.lower() or (isinstance(e, OSError) and e.errno == 28):
+        return StorageError(f"{STAGING}: the disk is full; nothing was changed")
+    return StorageError(f"{STAGING}: {text}; nothing was changed")
+
+
 def stage_frame(frame: pl.DataFrame, path: Path) -> None:
     """``frame`` written into a new SQLite file at ``path`` as its table ``staged``,
     through ADBC's Arrow ingest (in C, the GIL let go): any thread, no connection of a
-    library's. ADBC's own classes, not its DB-API layer, which loads pyarrow (90 MB)."""
+    library's. ADBC's own classes, not its DB-API layer, which loads pyarrow (90 MB).
+    A write refused (`staging_error`) is one line, nothing of the library changed."""
+    import adbc_driver_manager
     import adbc_driver_sqlite
     from adbc_driver_manager import AdbcConnection, AdbcStatement, StatementOptions
 
-    with (
-        adbc_driver_sqlite.connect(str(path)) as stage,
-        AdbcConnection(stage) as ingest,
-        AdbcStatement(ingest) as statement,
-    ):
-        statement.set_options(
-            **{
-                StatementOptions.INGEST_TARGET_TABLE.value: "staged",
-                StatementOptions.INGEST_MODE.value: "adbc.ingest.mode.create",
-            }
-        )
-        statement.bind_stream(frame.__arrow_c_stream__())
-        statement.execute_update()  # autocommitted
+    try:
+        with (
+            adbc_driver_sqlite.connect(str(path)) as stage,
+            AdbcConnection(stage) as ingest,
+            AdbcStatement(ingest) as statement,
+        ):
+            statement.set_options(
+                **{
+                    StatementOptions.INGEST_TARGET_TABLE.value: "staged",
+                    StatementOptions.INGEST_MODE.value: "adbc.ingest.mode.create",
+                }
+            )
+            statement.bind_stream(frame.__arrow_c_stream__())
+            statement.execute_update()  # autocommitted
+    except (adbc_driver_manager.Error, OSError) as e:
+        raise staging_error(e, path.parent) from None
 
 
 @contextlib.contextmanager
@@ -402,8 +425,11 @@ def staged(db: Database, frame: pl.DataFrame, path: Path | None = None) -> Itera
 
     with contextlib.ExitStack() as stack:
         if path is None:
-            path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="roads-app-")))
-            path /= "stage.db"
+            try:
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="roads-app-"))
+            except OSError as e:
+                raise staging_error(e) from None
+            path = Path(folder) / "stage.db"
             stage_frame(frame, path)
         else:
             stack.callback(path.unlink, missing_ok=True)

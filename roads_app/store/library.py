@@ -34,7 +34,7 @@ from roads_app.shoefiles import files as shoe_files
 from roads_app.shoefiles import importing, streaming
 from roads_app.shoefiles.samples import is_sample
 from roads_app.store import db
-from roads_app.store.connection import stage_frame
+from roads_app.store.connection import stage_frame, staging_error
 from roads_app.store.frames import ROUND_COLS, sql_frame
 from roads_app.store.shoes import FileBatch, file_batch
 
@@ -196,7 +196,11 @@ def import_shoes(
         return Imported([meta.id])
     store = db.open_store(data_dir)
     source = file_digest(path)
-    with tempfile.TemporaryDirectory(prefix="roads-app-import-") as tmp:
+    try:
+        staging = tempfile.TemporaryDirectory(prefix="roads-app-import-")
+    except OSError as e:
+        raise staging_error(e) from None
+    with staging as tmp:
         numbered = itertools.count()
 
         def ready(batch: streaming.Checked) -> tuple[FileBatch, Path | None]:
