@@ -412,37 +412,29 @@ def stage_frame(frame: pl.DataFrame, path: Path) -> None:
 
 
 @contextlib.contextmanager
-def staged(db: Database, frame: pl.DataFrame, path: Path | None = None) -> Iterator[Staged]:
-    """``frame`` staged (`Staged`) for a write of ``db`` that follows, outside any
-    transaction (SQLite attaches a database only between them), detached and its file
-    gone afterwards. ``path``: the file `stage_frame` already wrote it to (an import
-    stages its next batch on its read-ahead thread while this one is written); without
-    it, a temporary file written here."""
+def staged(db: Database, frame: pl.DataFrame, path: Path | None) -> Iterator[Staged]:
+    """``frame`` staged (`Staged`) for a write of ``db`` that follows: on SQLite the
+    file `stage_frame` wrote it to (``path``; an import stages its next batch on its
+    read-ahead thread while this one is written), attached outside any transaction
+    (SQLite attaches only between them), detached and gone afterwards; a server takes
+    the frame itself (``path`` None)."""
     if db.url is not None:
         yield Staged(frame, attached=False)
         return
-    import tempfile
-
-    with contextlib.ExitStack() as stack:
-        if path is None:
-            try:
-                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="roads-app-"))
-            except OSError as e:
-                raise staging_error(e) from None
-            path = Path(folder) / "stage.db"
-            stage_frame(frame, path)
-        else:
-            stack.callback(path.unlink, missing_ok=True)
-        con = db.con
-        try:
-            con.execute(f"ATTACH DATABASE ? AS {STAGE}", (str(path),))
-        except sqlite3.Error as e:
-            raise translate(e, db.path, "stage") from None
-        try:
-            yield Staged(frame, attached=True)
-        finally:
-            with contextlib.suppress(sqlite3.Error):
-                con.execute(f"DETACH DATABASE {STAGE}")
+    if path is None:
+        raise AssertionError("a batch for SQLite is staged first (stage_frame)")
+    con = db.con
+    try:
+        con.execute(f"ATTACH DATABASE ? AS {STAGE}", (str(path),))
+    except sqlite3.Error as e:
+        path.unlink(missing_ok=True)
+        raise translate(e, db.path, "stage") from None
+    try:
+        yield Staged(frame, attached=True)
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            con.execute(f"DETACH DATABASE {STAGE}")
+        path.unlink(missing_ok=True)
 
 
 BULK_CACHE_KB = 65_536

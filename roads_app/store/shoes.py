@@ -86,7 +86,7 @@ _BATCH: dict[str, pl.DataType] = {
     "origin": pl.String(),
     "id": pl.String(),
 }
-"""A batch's shoes as `Shoes.add_from_file` takes them (a batch of none has these too)."""
+"""A batch's shoes as `file_batch` makes them (a batch of none has these too)."""
 
 
 @dataclass(frozen=True)
@@ -214,8 +214,8 @@ class Shoes:
         1 under its new id, but those already in the library (in the trash too); ``meta``
         is what they share (id and name aside). Three bulk inserts for the lot, never a
         statement a shoe: the rounds staged (`connection.staged`; ``staged_at``: the
-        file `connection.stage_frame` wrote them to already), shoes and history with
-        `connection.insert_frame`. Returns each shoe's new id, None for one already in."""
+        file `connection.stage_frame` wrote them to, SQLite only), shoes and history
+        with `connection.insert_frame`. Returns each shoe's new id, None for one already in."""
         with (
             staged(self.db, batch.rounds, staged_at) as rounds,
             self.db.write("import into") as c,
