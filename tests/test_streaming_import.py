@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -192,6 +193,42 @@ def test_a_files_shoes_get_ids_ascending_from_its_first_to_its_last(
     ids = capsys.readouterr().out.split()
     assert len(ids) == 12 and ids == sorted(ids), ids
     assert int(ids[0], 16) < 2**47 <= int(ids[-1], 16)  # the first half's and the last's
+
+
+def test_batches_made_ahead_come_in_order_and_their_threads_end(
+    tmp_path: Path, small_batches: int
+) -> None:
+    """An import reads and checks a batch on one thread and makes (stages) the one
+    before it on another while it writes the one before that: the caller still gets the
+    batches in the file's order, as without them, an error where it arose (after the
+    batches before it), and no thread of them outlives an import stopped early."""
+    f = tmp_path / "sim.parquet"
+    assert main(["simulate", "--shoes", "6", "--seed", "4", "--out", str(f), "--no-progress"]) == 0
+    many = streaming.open_shoe_file(f)
+    assert many is not None
+    plain = [b.frame for b in many.made(lambda b: b)]
+    makers: list[str] = []
+
+    def into(batch: streaming.Checked) -> pl.DataFrame:
+        makers.append(threading.current_thread().name)
+        if len(makers) == 4:
+            raise RoadsAppError("the fourth")
+        return batch.frame
+
+    ahead = [b.frame for b in many.made(lambda b: b, ahead=True)]
+    assert len(ahead) == len(plain) > 4
+    assert all(a.equals(p) for a, p in zip(ahead, plain, strict=True))
+    got = []
+    with pytest.raises(RoadsAppError, match="the fourth"):
+        for item in many.made(into, ahead=True):
+            got.append(item)
+    assert len(got) == 3 and all(g.equals(p) for g, p in zip(got, plain[:3], strict=True))
+    assert all(name.startswith("make-ahead") for name in makers)
+    stopped = many.made(lambda b: b, ahead=True)
+    next(stopped)
+    stopped.close()
+    workers = ("read-ahead", "make-ahead")
+    assert [t.name for t in threading.enumerate() if t.name.startswith(workers)] == []
 
 
 def test_an_import_leaves_no_staged_batch_attached_or_on_disk(

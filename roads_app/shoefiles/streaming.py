@@ -19,6 +19,7 @@ columns; only the number of shoes is unbounded.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -155,24 +156,38 @@ class ShoeFile:
         made ``into`` what the caller takes.
 
         ``progress`` is told, once each batch is done with, how much more of the file
-        (`total`'s unit) it read and how many shoes it held. ``ahead``: the next batch is
-        read, checked and made on a thread of its own while the caller is busy with this
-        one (an import's write), still handed on in order, a refusal where it was;
-        ``progress`` is told on the caller's thread."""
+        (`total`'s unit) it read and how many shoes it held. ``ahead``: while the caller is
+        busy with a batch (an import's write), the next is made on a thread of its own and
+        the one after it read and checked on another (three cores' work on two: each of
+        the three steps takes about a third of an import), still handed on in order, a
+        refusal where it was; memory is three batches'. ``progress`` is told on the
+        caller's thread."""
         whole = max(self.total, 1)
 
-        def each() -> Iterator[tuple[int, int, Item]]:
+        def checked() -> Iterator[tuple[int, Checked]]:
             done = 0
             for raw in _whole_shoes(self._raw(), self.label):
                 reach = (min(done / whole, 1.0), min(raw.until / whole, 1.0))
-                batch = replace(_check_batch(self, raw), reach=reach)
-                yield raw.until - done, len(batch), into(batch)
+                yield raw.until - done, replace(_check_batch(self, raw), reach=reach)
                 done = raw.until
 
-        for more, shoes, item in _read_ahead(each()) if ahead else each():
-            yield item
-            if progress is not None:
-                progress(more, shoes)
+        def made(batches: Iterator[tuple[int, Checked]]) -> Iterator[tuple[int, int, Item]]:
+            return ((more, len(batch), into(batch)) for more, batch in batches)
+
+        if not ahead:
+            for more, shoes, item in made(checked()):
+                yield item
+                if progress is not None:
+                    progress(more, shoes)
+            return
+        # two threads ahead: one reads and checks a batch while the other makes the one
+        # before it (an import's staging), while the caller writes the one before that
+        reading = _read_ahead(checked(), "read-ahead")
+        with contextlib.closing(reading):  # after the making thread, which reads it
+            for more, shoes, item in _read_ahead(made(reading), "make-ahead"):
+                yield item
+                if progress is not None:
+                    progress(more, shoes)
 
     def shoe(self, k: int) -> pl.DataFrame | None:
         """Shoe ``k`` checked (only it), or None when the file has no such shoe."""
@@ -207,13 +222,13 @@ class ShoeFile:
 _END = object()
 
 
-def _read_ahead(items: Iterator[Item]) -> Iterator[Item]:
-    """``items`` with the next one made on a worker thread while the caller holds this
-    one: one item ahead, so memory is two batches'. An error making an item is raised
-    where that item would have come."""
+def _read_ahead(items: Iterator[Item], name: str) -> Iterator[Item]:
+    """``items`` with the next one made on a worker thread (named ``name``) while the
+    caller holds this one: one item ahead, so memory is two items'. An error making an
+    item is raised where that item would have come."""
     from concurrent.futures import ThreadPoolExecutor
 
-    pool = ThreadPoolExecutor(1, thread_name_prefix="read-ahead")
+    pool = ThreadPoolExecutor(1, thread_name_prefix=name)
     try:
         coming = pool.submit(next, items, _END)
         while (item := coming.result()) is not _END:

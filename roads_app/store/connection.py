@@ -415,7 +415,7 @@ def stage_frame(frame: pl.DataFrame, path: Path) -> None:
 def staged(db: Database, frame: pl.DataFrame, path: Path | None) -> Iterator[Staged]:
     """``frame`` staged (`Staged`) for a write of ``db`` that follows: on SQLite the
     file `stage_frame` wrote it to (``path``; an import stages its next batch on its
-    read-ahead thread while this one is written), attached outside any transaction
+    make-ahead thread while this one is written), attached outside any transaction
     (SQLite attaches only between them), detached and gone afterwards; a server takes
     the frame itself (``path`` None)."""
     if db.url is not None:

@@ -205,7 +205,7 @@ def import_shoes(
 
         def ready(batch: streaming.Checked) -> tuple[FileBatch, Path | None]:
             """A batch in the library's form with its new ids and, for SQLite, its rounds
-            staged: on the read-ahead thread, while the last batch is written."""
+            staged: on the make-ahead thread, while the last batch is written."""
             rows = sql_frame(batch.frame)  # the library's form, once for digests and rows
             names = shoe_names(base, batch.numbers)
             made = file_batch(rows, names, origins(rows, many.meta, source), batch.reach)
@@ -230,7 +230,7 @@ def import_shoes(
         last = 0
         shared: ShoeMeta | None = None
         try:
-            with contextlib.closing(batches):  # the read-ahead thread done before tmp goes
+            with contextlib.closing(batches):  # the threads ahead done before tmp goes
                 for batch, staged_at in batches:
                     if shared is None:  # the metadata and the name rule, checked once
                         first = batch.shoes["name"].first()
