@@ -498,16 +498,33 @@ def _card_numbers(cards: pl.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     count = cards.list.len().fill_null(0).to_numpy().astype(np.int16)
     out = np.empty((len(cards), 3), dtype=np.int16)
     known = np.ones(len(cards), dtype=np.bool_)
+    numbered = cards.cast(pl.List(pl.String)).cast(pl.List(_CARD_ENUM), strict=False)
     for i in range(3):
-        code = cards.list.get(i, null_on_oob=True).cast(pl.String)
-        num = code.cast(_CARD_ENUM, strict=False).to_physical().cast(pl.Int16)
+        num = numbered.list.get(i, null_on_oob=True).to_physical().cast(pl.Int16)
         col = num.fill_null(-1).to_numpy()
         known &= (col >= 0) | (count <= i)
         out[:, i] = np.where(col >= 0, col, _NO_CARD)
     return out, count, known
 
 
-def rounds_from_cards(frame: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
+@dataclass(frozen=True)
+class FrameCards:
+    """A frame's hands as card numbers (`_card_numbers`: numbers, counts, canonical),
+    Player's and Banker's, read once for both checks of an import's batch (the hands,
+    `rounds_from_cards`; the shoe rule, `shoes_within`): reading them was a third of
+    its checking."""
+
+    player: tuple[np.ndarray, np.ndarray, np.ndarray]
+    banker: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    @classmethod
+    def of(cls, frame: pl.DataFrame) -> FrameCards:
+        return cls(_card_numbers(frame["player_cards"]), _card_numbers(frame["banker_cards"]))
+
+
+def rounds_from_cards(
+    frame: pl.DataFrame, cards: FrameCards | None = None
+) -> tuple[pl.DataFrame, np.ndarray]:
     """Every round of ``frame`` with cards, rebuilt from its cards in one pass, and which
     rows break a rule (True: not a hand the drawing rules deal, or a value that
     contradicts its cards).
@@ -519,10 +536,11 @@ def rounds_from_cards(frame: pl.DataFrame) -> tuple[pl.DataFrame, np.ndarray]:
     third card is not the rules' (a natural stands; Player draws on 0-5; Banker by the
     tableau), or a points, pair, natural or winner value given is not what the cards
     say. Rows without cards are left as they are (never faulty here). The rebuilt frame
-    has `ROUNDS_SCHEMA`'s columns but ``round``, row for row.
+    has `ROUNDS_SCHEMA`'s columns but ``round``, row for row. ``cards``: the frame's
+    hands already read (`FrameCards.of`).
     """
-    p, pn, p_known = _card_numbers(frame["player_cards"])
-    b, bn, b_known = _card_numbers(frame["banker_cards"])
+    cards = cards or FrameCards.of(frame)
+    (p, pn, p_known), (b, bn, b_known) = cards.player, cards.banker
     has = (pn > 0) | (bn > 0)
     shape = (pn >= 2) & (pn <= 3) & (bn >= 2) & (bn <= 3) & p_known & b_known
     pt = hand_total(_CARD_POINT[p[:, 0]] + _CARD_POINT[p[:, 1]])
@@ -730,18 +748,24 @@ def check_shoe(
         check_composition(rounds, decks, also_seen)
 
 
-def shoes_within(frame: pl.DataFrame, decks: int = 8, also_seen: Iterable[str] = ()) -> pl.Series:
+def shoes_within(
+    frame: pl.DataFrame,
+    decks: int = 8,
+    also_seen: Iterable[str] = (),
+    cards: FrameCards | None = None,
+) -> pl.Series:
     """The numbers of the shoes of ``frame`` (rounds of many shoes, a ``shoe`` column,
     hands checked by `rounds_from_cards`) that `check_shoe` takes whole: its rule over
     every shoe at once (a group by shoe), for an import of thousands. The same limits:
     `max_rounds`, the shoe's cards (a round without cards counts `CARDS_PER_ROUND_MIN`),
-    and at most ``decks`` copies of a card, ``also_seen`` (a burn card) included."""
+    and at most ``decks`` copies of a card, ``also_seen`` (a burn card) included.
+    ``cards``: the frame's hands already read (`FrameCards.of`)."""
     seen = Counter(playing_cards.parse_card(c) for c in also_seen)
     shoe = frame["shoe"]
     dense = shoe.rank("dense").cast(pl.Int64).to_numpy() - 1
     shoes = int(dense.max()) + 1 if len(dense) else 0
-    p, pn, _ = _card_numbers(frame["player_cards"])
-    b, bn, _ = _card_numbers(frame["banker_cards"])
+    cards = cards or FrameCards.of(frame)
+    (p, pn, _), (b, bn, _) = cards.player, cards.banker
     both = (frame["player_cards"].is_not_null() & frame["banker_cards"].is_not_null()).to_numpy()
     cards = np.bincount(dense, np.where(both, pn + bn, CARDS_PER_ROUND_MIN), shoes)
     copies = np.bincount(

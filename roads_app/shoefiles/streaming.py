@@ -38,6 +38,7 @@ from roads_app.game.rounds import (
     FLAGS,
     MOST_ROUNDS,
     ROUNDS_SCHEMA,
+    FrameCards,
     ShoeMeta,
     rounds_from_cards,
     shoes_within,
@@ -520,7 +521,8 @@ def _check_batch(f: ShoeFile, raw: _Raw) -> Checked:
     if raw.rows is not None:  # JSON: only values of exactly the schema's types are fast
         ok &= np.fromiter((_plain_json(r) for r in raw.rows), np.bool_, len(raw.rows))
     plain = typed["player_cards"].is_null() & typed["banker_cards"].is_null()
-    rebuilt, faulty = rounds_from_cards(typed)
+    cards = FrameCards.of(typed)  # (the rebuilt frame keeps these cards, row for row)
+    rebuilt, faulty = rounds_from_cards(typed, cards)
     ok &= ~faulty
     winner, plain_ok = _without_cards(typed, plain)
     ok &= plain_ok
@@ -547,7 +549,7 @@ def _check_batch(f: ShoeFile, raw: _Raw) -> Checked:
         )
         .select(shoe, position.cast(pl.Int32).alias("round"), *ROUNDS_SCHEMA.names()[1:])
     )
-    good = shoes_within(frame, decks, [burn] if burn else [])
+    good = shoes_within(frame, decks, [burn] if burn else [], cards)
     by_shoe = (
         pl.DataFrame({SHOE_COLUMN: shoe, "ok": ok}).group_by(SHOE_COLUMN).agg(pl.col("ok").all())
     )
