@@ -27,6 +27,7 @@ from roads_app.game.shoe import ShoeOptions
 from roads_app.shoefiles import importing, streaming
 from roads_app.sim import bulk
 from roads_app.store import db, library
+from roads_app.store.frames import ROUND_COLS, sql_frame
 
 SHOES = pl.concat(list(bulk.batches(3, 4, ShoeOptions()))).with_columns(
     pl.col("winner").cast(pl.String)
@@ -265,6 +266,41 @@ def test_an_import_leaves_no_staged_batch_attached_or_on_disk(
     assert {row[1] for row in attached} <= {"main", "temp"}
     assert list(tmp.iterdir()) == []
     assert store.shoes.list().height == 3 + 3
+
+
+def test_a_staged_copy_checks_its_shoes_and_leaves_foreign_keys_on(tmp_path: Path, capsys) -> None:
+    """A staged batch is copied in with the connection's foreign keys off (a look-up a
+    round was a third of the copy): its shoes are checked once each instead (a round of
+    a shoe the library lacks is a bug, nothing written), and the keys are on again
+    after, so a shoe deleted later still takes its rounds with it."""
+    from roads_app.store.connection import stage_frame, staged
+
+    f = tmp_path / "sim.parquet"
+    assert main(["simulate", "--shoes", "3", "--seed", "6", "--out", str(f), "--no-progress"]) == 0
+    capsys.readouterr()
+    data = tmp_path / "d"
+    assert main(["import", str(f), "--data", str(data)]) == 0
+    ids = capsys.readouterr().out.split()
+    store = db.open_store(data)
+    assert store.con.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    count = "SELECT count(*) FROM rounds"
+    before = store.con.execute(count).fetchone()[0]
+    stray = store.shoes.load(ids[0]).rounds.select(
+        pl.lit("0123456789ab").alias("shoe"), *ROUND_COLS
+    )
+    stray = sql_frame(stray)
+    stage_frame(stray, tmp_path / "stray.db")
+    with (
+        pytest.raises(AssertionError, match="for a shoe not in the library"),
+        staged(store, stray, tmp_path / "stray.db") as rows,
+        store.write() as c,
+    ):
+        rows.insert(c, "rounds", "shoe", [])
+    assert store.con.execute(count).fetchone()[0] == before
+    assert store.con.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    store.shoes.delete(ids[0])
+    store.shoes.empty_trash()
+    assert store.con.execute(count).fetchone()[0] < before
 
 
 @settings(max_examples=200, deadline=None)
