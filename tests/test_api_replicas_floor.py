@@ -179,7 +179,9 @@ class CutProxy:
                 dst.sendall(data)
         except OSError:
             pass
-        for s in (src, dst):
+        for s in (src, dst):  # shut down, not only closed: the other relay thread sits in
+            with contextlib.suppress(OSError):  # recv() on it, and a close alone sends no
+                s.shutdown(socket.SHUT_RDWR)  # FIN, so the client waited out its timeout
             with contextlib.suppress(OSError):
                 s.close()
 
