@@ -128,6 +128,7 @@ class SseFollower:
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._client = httpx.Client(timeout=httpx.Timeout(30, read=None))
+        self._socket: socket.socket | None = None
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> SseFollower:
@@ -137,13 +138,17 @@ class SseFollower:
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._client.close()  # ends the blocked read at once (no waiting for a keep-alive)
+        if self._socket is not None:  # wakes the blocked read at once: closing the client
+            with contextlib.suppress(OSError):  # alone leaves it waiting for the next
+                self._socket.shutdown(socket.SHUT_RDWR)  # keep-alive
+        self._client.close()
         self._thread.join(timeout=30)
 
     def _run(self) -> None:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         try:
             with self._client.stream("GET", self.url, headers=headers) as r:
+                self._socket = r.extensions["network_stream"].get_extra_info("socket")
                 with self._cond:
                     self.status = r.status_code
                     self._cond.notify_all()
