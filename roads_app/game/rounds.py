@@ -767,7 +767,7 @@ def shoes_within(
     cards = cards or FrameCards.of(frame)
     (p, pn, _), (b, bn, _) = cards.player, cards.banker
     both = (frame["player_cards"].is_not_null() & frame["banker_cards"].is_not_null()).to_numpy()
-    cards = np.bincount(dense, np.where(both, pn + bn, CARDS_PER_ROUND_MIN), shoes)
+    dealt = np.bincount(dense, np.where(both, pn + bn, CARDS_PER_ROUND_MIN), shoes)
     copies = np.bincount(
         (dense[:, None] * (_NO_CARD + 1) + np.concatenate([p, b], axis=1)).ravel(),
         minlength=shoes * (_NO_CARD + 1),
@@ -776,7 +776,7 @@ def shoes_within(
         copies[:, playing_cards.ALL_CARDS.index(code)] += n
     within = (
         (np.bincount(dense, minlength=shoes) <= max_rounds(decks))
-        & (cards <= decks * playing_cards.CARDS_PER_DECK)
+        & (dealt <= decks * playing_cards.CARDS_PER_DECK)
         & (copies.max(axis=1, initial=0) <= decks)
     )
     numbers = shoe.unique().sort()  # (dense ranks follow the sorted numbers)
