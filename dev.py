@@ -36,9 +36,9 @@ def ensure_venv() -> None:
     if not (BIN / "python").exists():
         subprocess.check_call([sys.executable, "-m", "venv", str(VENV)])
     pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    # --no-compile: byte-compiling every file of every dependency (Ray's thousands) was
-    # 26 s of a 63 s install; Python compiles the modules a run imports, once, as it goes
-    subprocess.check_call([*pip, "--no-compile", "-e", f"{ROOT}[dev,cluster]"])
+    # (byte-compiled at install: where PYTHONDONTWRITEBYTECODE is set, as on CI, Python
+    # would otherwise compile every module again in every process the tests start)
+    subprocess.check_call([*pip, "-e", f"{ROOT}[dev,cluster]"])
     # compile the kernels now, once, with a line that says so, not on a first page or run
     subprocess.call([str(BIN / "python"), "-m", "roads_app.sim.warmup"])
     STAMP.write_text(want)
