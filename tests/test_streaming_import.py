@@ -163,17 +163,25 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> int:
     return 50
 
 
+def _simulated_and_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shoes: int, seed: int, fmt: str
+) -> tuple[list[str], db.Store]:
+    """`simulate` ``shoes`` shoes into a file, `import` it into a new library: the ids
+    printed and the library."""
+    f = tmp_path / f"sim.{fmt}"
+    argv = ["simulate", "--shoes", str(shoes), "--seed", str(seed), "--out", str(f)]
+    assert main([*argv, "--no-progress"]) == 0
+    capsys.readouterr()
+    data = tmp_path / "d"
+    assert main(["import", str(f), "--data", str(data)]) == 0
+    return capsys.readouterr().out.split(), db.open_store(data)
+
+
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
 def test_shoes_split_across_batches_come_out_whole(
     fmt: str, tmp_path: Path, small_batches: int, capsys
 ) -> None:
-    f = tmp_path / f"sim.{fmt}"
-    assert main(["simulate", "--shoes", "5", "--seed", "9", "--out", str(f), "--no-progress"]) == 0
-    capsys.readouterr()
-    data = tmp_path / "d"
-    assert main(["import", str(f), "--data", str(data)]) == 0
-    ids = capsys.readouterr().out.split()
-    store = db.open_store(data)
+    ids, store = _simulated_and_imported(tmp_path, capsys, 5, 9, fmt)
     want = bulk.batches(9, 5, ShoeOptions())
     dealt = pl.concat(list(want)).partition_by("shoe", maintain_order=True)
     assert len(ids) == 5
@@ -275,13 +283,7 @@ def test_a_staged_copy_checks_its_shoes_and_leaves_foreign_keys_on(tmp_path: Pat
     after, so a shoe deleted later still takes its rounds with it."""
     from roads_app.store.connection import stage_frame, staged
 
-    f = tmp_path / "sim.parquet"
-    assert main(["simulate", "--shoes", "3", "--seed", "6", "--out", str(f), "--no-progress"]) == 0
-    capsys.readouterr()
-    data = tmp_path / "d"
-    assert main(["import", str(f), "--data", str(data)]) == 0
-    ids = capsys.readouterr().out.split()
-    store = db.open_store(data)
+    ids, store = _simulated_and_imported(tmp_path, capsys, 3, 6, "parquet")
     assert store.con.execute("PRAGMA foreign_keys").fetchone() == (1,)
     count = "SELECT count(*) FROM rounds"
     before = store.con.execute(count).fetchone()[0]
