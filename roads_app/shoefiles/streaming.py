@@ -175,17 +175,15 @@ class ShoeFile:
         def made(batches: Iterator[tuple[int, Checked]]) -> Iterator[tuple[int, int, Item]]:
             return ((more, len(batch), into(batch)) for more, batch in batches)
 
-        if not ahead:
-            for more, shoes, item in made(checked()):
-                yield item
-                if progress is not None:
-                    progress(more, shoes)
-            return
-        # two threads ahead: one reads and checks a batch while the other makes the one
+        # ahead: two threads, one reads and checks a batch while the other makes the one
         # before it (an import's staging), while the caller writes the one before that
-        reading = _read_ahead(checked(), "read-ahead")
-        with contextlib.closing(reading):  # after the making thread, which reads it
-            for more, shoes, item in _read_ahead(made(reading), "make-ahead"):
+        reading = _read_ahead(checked(), "read-ahead") if ahead else checked()
+        items = _read_ahead(made(reading), "make-ahead") if ahead else made(reading)
+        # closed in turn, explicitly, when the caller stops early: the making thread may
+        # be waiting inside ``reading`` for a batch, so it finishes before ``reading``
+        # closes (not left to the interpreter dropping the loop's iterator first)
+        with contextlib.closing(reading), contextlib.closing(items):
+            for more, shoes, item in items:
                 yield item
                 if progress is not None:
                     progress(more, shoes)
