@@ -1,16 +1,19 @@
 """Worker processes for the store's multi-process tests: ``python -m tests.store_workers MODE``.
 
 Each prints ``ready``, waits for a line on stdin (so all start together, no sleeps), works,
-and reports on stdout: ``ack ...`` lines as changes are acknowledged (the kill test reads
-them live) or one JSON line at the end.
+and reports one JSON line on stdout at the end. The kill test's appenders
+(`append_acked`) are forked from a fork server instead, and say the same on a pipe.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import time
+from multiprocessing.connection import Connection
+from multiprocessing.synchronize import Event
 
 from roads_app.errors import StorageError
 from roads_app.game.rounds import round_by_points, rounds_from_winners
@@ -26,16 +29,25 @@ def one_round(worker: int) -> object:
     return pl.DataFrame([round_by_points(worker, 9)], schema=ROUNDS_SCHEMA, orient="row")
 
 
-def append_forever(data: str, shoe: str) -> None:
-    """Checked appends to one shoe until killed; ``ack VERSION ROUNDS`` after each commit."""
+def append_acked(data: str, shoe: str, db_url: str | None, acks: Connection, go: Event) -> None:
+    """Checked appends to one shoe until killed, ``(version, rounds)`` sent on ``acks``
+    after each commit. Run in a process forked from an interpreter that has imported
+    this module already (the kill test starts fifty: a fresh interpreter each cost a
+    second of imports); the database is named here (``db_url``: ``ROADS_APP_DB``, or
+    None for the SQLite file in ``data``), not inherited from whoever started the
+    fork server."""
+    if db_url is None:
+        os.environ.pop("ROADS_APP_DB", None)
+    else:
+        os.environ["ROADS_APP_DB"] = db_url
     store = db.open_store(data)
     row = rounds_from_winners("B")
-    print("ready", flush=True)
-    sys.stdin.readline()
+    acks.send("ready")
+    go.wait()
     while True:
         version = store.shoes.version(shoe)
         new = store.rounds.append(shoe, row, version)
-        print(f"ack {new} {store.shoes.load(shoe).rounds.height}", flush=True)
+        acks.send((new, store.shoes.load(shoe).rounds.height))
 
 
 def mixed(data: str, worker: int, seconds: float, shared: str, others: list[str]) -> None:
@@ -106,9 +118,7 @@ def reader(data: str, seconds: float, shoe: str) -> None:
 
 if __name__ == "__main__":
     mode, data, *rest = sys.argv[1:]
-    if mode == "append":
-        append_forever(data, rest[0])
-    elif mode == "mixed":
+    if mode == "mixed":
         mixed(data, int(rest[0]), float(rest[1]), rest[2], rest[3].split(","))
     elif mode == "reader":
         reader(data, float(rest[0]), rest[1])

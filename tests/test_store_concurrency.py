@@ -6,7 +6,9 @@ The workers are real processes (`tests.store_workers`) on one real database file
 
 from __future__ import annotations
 
+import contextlib
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -14,12 +16,15 @@ import subprocess
 import sys
 import threading
 from collections import Counter
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners
 from roads_app.store import db
+from tests import store_workers
 
 REPO = Path(__file__).resolve().parents[1]
 WORKERS = 4
@@ -148,6 +153,32 @@ def test_a_reader_thread_never_fails_while_a_writer_thread_writes(tmp_path: Path
 
 KILLS = 50
 AT_ONCE = 5
+FORKS = multiprocessing.get_context("forkserver")
+"""Where the kill test's appenders come from: forked from a server process that imported
+`tests.store_workers` (and so the store) once, each a real process of its own, killed
+with ``kill -9`` as before."""
+FORKS.set_forkserver_preload(["tests.store_workers"])
+ACK_TIMEOUT_S = 120.0  # a hang guard on a loaded machine, not a speed target
+
+
+def _start_appenders(data: Path, shoes: list[str]) -> dict[str, tuple[BaseProcess, Connection]]:
+    """One appender per shoe, every one ready (its store open) before any starts."""
+    go = FORKS.Event()
+    procs = {}
+    for s in shoes:
+        acks, their_end = FORKS.Pipe(duplex=False)
+        p = FORKS.Process(
+            target=store_workers.append_acked,
+            args=(str(data), s, os.environ.get("ROADS_APP_DB"), their_end, go),
+            daemon=True,
+        )
+        p.start()
+        their_end.close()  # the child's alone: its death is the end of the pipe
+        procs[s] = (p, acks)
+    for p, acks in procs.values():
+        assert acks.poll(ACK_TIMEOUT_S) and acks.recv() == "ready", p.exitcode
+    go.set()
+    return procs
 
 
 def test_kill_9_at_random_moments_loses_no_acknowledged_change(
@@ -164,29 +195,20 @@ def test_kill_9_at_random_moments_loses_no_acknowledged_change(
     last_ack = {s: (1, 0) for s in shoes}
     kills = 0
     while kills < wanted:
-        procs = {s: spawn("append", str(tmp_path), s) for s in shoes}
-        wait_ready(list(procs.values()))
-        go(list(procs.values()))
-        for s, p in procs.items():
+        procs = _start_appenders(tmp_path, shoes)
+        for s, (p, acks) in procs.items():
             # read acknowledgements for a random number of commits, then kill -9 mid-stream
             for _ in range(rng.randint(1, 40)):
-                line = p.stdout.readline()  # type: ignore[union-attr]
-                assert line.startswith("ack"), (line, p.stderr.read())  # type: ignore[union-attr]
-                _, v, n = line.split()
-                last_ack[s] = (int(v), int(n))
+                assert acks.poll(ACK_TIMEOUT_S), f"no acknowledgement from {s}: {p.exitcode}"
+                last_ack[s] = acks.recv()
             os.kill(p.pid, signal.SIGKILL)
-            # acknowledgements printed before the kill count too (read through the same
-            # buffered reader: communicate() would skip what readline() buffered)
-            rest = p.stdout.read()  # type: ignore[union-attr]
-            p.wait(timeout=60)
-            p.stdin.close()  # type: ignore[union-attr]
-            p.stdout.close()  # type: ignore[union-attr]
-            p.stderr.close()  # type: ignore[union-attr]
-            for line in rest.splitlines():
-                if line.startswith("ack"):
-                    _, v, n = line.split()
-                    last_ack[s] = (int(v), int(n))
-            assert p.returncode == -signal.SIGKILL
+            p.join(timeout=60)
+            # acknowledgements sent before the kill count too
+            with contextlib.suppress(EOFError):
+                while True:
+                    last_ack[s] = acks.recv()
+            acks.close()
+            assert p.exitcode == -signal.SIGKILL
             kills += 1
         check = db.Store(tmp_path)  # a fresh connection, as after a restart
         assert check.integrity() == "ok"
