@@ -298,13 +298,14 @@ def _plain(dispatcher: Any) -> Any:
 
 
 @contextlib.contextmanager
-def warming() -> Iterator[None]:
+def warming() -> Iterator[int | None]:
     """Hold the warm-up's lock while compiling in this process (a server started
-    meanwhile waits for the code rather than compiling it beside us)."""
+    meanwhile waits for the code rather than compiling it beside us); its descriptor
+    (None: no lock) for a helper process to hold with us."""
     fd = lock_warming()
     os.environ[WARMING_ENV] = "1"
     try:
-        yield
+        yield fd
     finally:
         del os.environ[WARMING_ENV]
         if fd is not None:

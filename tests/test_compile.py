@@ -72,10 +72,26 @@ def compile_fresh(
 
 WARM = """
 from roads_app.sim import warmup
+from roads_app.roads import grids
+from roads_app.sim import kernel
 assert [s.name for s in warmup.missing()] == ["roads", "engine", "plain", "simulate", "odds"]
 warmup.main([])
 assert warmup.missing() == []
+if warmup._cores() > 1:  # the engine compiled here, the roads beside it in the helper
+    assert kernel._run_block.signatures and not grids._roads_kernel.signatures
 """
+
+
+def test_the_warm_ups_halves_balance_and_keep_a_shared_kernel_in_one() -> None:
+    from roads_app.sim import warmup
+
+    here, there = warmup.halves(warmup.STEPS)
+    assert sorted(s.name for s in here + there) == sorted(s.name for s in warmup.STEPS)
+    together = {warmup.ENGINE, warmup.PLAIN}  # both compile the exact edge's kernels
+    assert together <= set(here) or together <= set(there)
+    seconds = [sum(s.seconds for s in half) for half in (here, there)]
+    assert abs(seconds[0] - seconds[1]) <= max(s.seconds for s in warmup.STEPS)
+    assert warmup.halves([warmup.ODDS]) == ([warmup.ODDS], [])
 
 
 def test_the_warm_up_compiles_every_kernel_once_saying_so_on_one_line(tmp_path: Path) -> None:

@@ -162,7 +162,7 @@ def prepare(steps: Sequence[Step] = STEPS, stream: Any = None, bar: bool = True)
     seconds = round(sum(s.seconds for s in todo))
     print(word("warm_preparing", seconds=seconds), file=stream, flush=True)
     if not bar:
-        _compile(todo)
+        _compile(todo, beside=True)
         return
     from tqdm import tqdm
 
@@ -172,7 +172,7 @@ def prepare(steps: Sequence[Step] = STEPS, stream: Any = None, bar: bool = True)
         ticker = threading.Thread(target=_ticking, args=(shown, done), daemon=True)
         ticker.start()
         try:
-            _compile(todo)
+            _compile(todo, beside=True)
         finally:
             done.set()
             ticker.join()
@@ -180,10 +180,65 @@ def prepare(steps: Sequence[Step] = STEPS, stream: Any = None, bar: bool = True)
         shown.refresh()
 
 
-def _compile(steps: Sequence[Step]) -> None:
-    with jit_cache.warming():
-        for step in steps:
-            step.run()
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def halves(steps: Sequence[Step]) -> tuple[list[Step], list[Step]]:
+    """``steps`` in two groups of about the same seconds, for two processes: steps that
+    compile a kernel in common go together (each kernel compiled once)."""
+    groups: list[list[Step]] = []
+    for step in steps:
+        mine = set(step.kernels())
+        joined = [g for g in groups if mine & {k for s in g for k in s.kernels()}]
+        merged = [s for g in joined for s in g] + [step]
+        groups = [g for g in groups if not any(g is j for j in joined)] + [merged]
+    here: list[Step] = []
+    there: list[Step] = []
+    for group in sorted(groups, key=lambda g: -sum(s.seconds for s in g)):
+        lighter = here if sum(s.seconds for s in here) <= sum(s.seconds for s in there) else there
+        lighter.extend(group)
+    return [s for s in steps if s in here], [s for s in steps if s in there]
+
+
+def _compile(steps: Sequence[Step], beside: bool = False) -> None:
+    """Run ``steps`` here; ``beside``: half of them in a helper process at the same time
+    where there are two cores (the compiler is one thread: the install step's warm-up
+    took 24 s on two cores). Whatever the helper did not compile is compiled here."""
+    with jit_cache.warming() as fd:
+        here, there = halves(steps) if beside and _cores() > 1 else (list(steps), [])
+        helper = _helper(there, fd) if there else None
+        if helper is None:
+            here, there = list(steps), []
+        try:
+            for step in here:
+                step.run()
+        except BaseException:
+            if helper is not None:
+                helper.kill()
+            raise
+        if helper is not None and helper.wait() != 0:
+            for step in missing(there):
+                step.run()
+
+
+def _helper(steps: Sequence[Step], fd: int | None) -> subprocess.Popen[bytes] | None:
+    """``python -m roads_app.sim.warmup --quiet STEP...`` for ``steps``, holding the
+    warm-up's lock with us (``fd``); None if it cannot start."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "roads_app.sim.warmup", "--quiet", *(s.name for s in steps)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=() if fd is None else (fd,),
+            env={**os.environ, jit_cache.WARMING_ENV: "1"},
+        )
+    except OSError:
+        return None
 
 
 def later(steps: Sequence[Step], stream: Any = None) -> subprocess.Popen[bytes] | None:
