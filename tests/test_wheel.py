@@ -1,19 +1,22 @@
 """The wheel, installed outside the repository, works as well as the checkout.
 
 Builds the wheel from a copy of the sources (what an sdist holds), installs it without
-``-e`` into a fresh virtual environment in a temporary folder, and runs the installed
+``-e`` into a fresh virtual environment in a temporary folder whose only other packages
+are those the wheel declares (and theirs, `pip check`ed), and runs the installed
 ``roads-app`` from another temporary folder, with its own user data and config folders:
 ``rules``; ``odds --rules`` for every built-in table (the same figures as the checkout);
 ``simulate`` -> ``import`` -> ``odds --shoe`` -> ``export`` -> ``import``; the sample shoes
 found as package data; and the dashboard answering on ``/_stcore/health``.
 
-Slow-ish (a build and an install, from the warm pip cache): its own marker, ``wheel``,
+Slow-ish (a build, an install, and kernels compiled afresh): its own marker, ``wheel``,
 so ``-m "not wheel"`` leaves it out of a quick run. ``python3 dev.py test`` runs it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import email.parser
+import importlib.metadata
 import io
 import json
 import os
@@ -25,12 +28,15 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from roads_app.cli import main as checkout_main
 
@@ -87,6 +93,40 @@ def _sources(dest: Path) -> Path:
     return dest
 
 
+def _wheel_requirements(wheel: Path) -> list[str]:
+    """The ``Requires-Dist`` lines of the wheel's own metadata."""
+    with zipfile.ZipFile(wheel) as z:
+        (name,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        meta = email.parser.BytesParser().parsebytes(z.read(name))
+    return meta.get_all("Requires-Dist") or []
+
+
+def _link_requirements(requirements: list[str], into: Path) -> Path:
+    """A folder holding links to every distribution ``requirements`` need here (markers
+    evaluated, extras followed), and to theirs: each one's top-level files as its
+    ``RECORD`` lists them."""
+    into.mkdir(parents=True)
+    todo = [(line, "") for line in requirements]  # a requirement, the extra that asks it
+    followed: set[tuple[str, str]] = set()
+    while todo:
+        line, under = todo.pop()
+        req = Requirement(line)
+        if req.marker is not None and not req.marker.evaluate({"extra": under}):
+            continue
+        dist = importlib.metadata.distribution(req.name)
+        name = canonicalize_name(req.name)
+        if (name, "") not in followed:
+            tops = {Path(f).parts[0] for f in dist.files or [] if ".." not in Path(f).parts}
+            for top in tops:
+                if not (into / top).exists():
+                    (into / top).symlink_to(Path(dist.locate_file(top)))
+        for extra in ("", *sorted(req.extras)):
+            if (name, extra) not in followed:
+                followed.add((name, extra))
+                todo.extend((dep, extra) for dep in dist.requires or [])
+    return into
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     root = tmp_path_factory.mktemp("wheel")
@@ -99,9 +139,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     )
     (wheel,) = (root / "dist").glob("roads_app-*.whl")
     venv = root / "venv"
-    # A venv of its own; this pip installs into it (no ensurepip, no .pyc compiling of
-    # every dependency: the slow parts that prove nothing about roads-app).
+    # A venv of its own, without pip (this one installs into it), whose dependencies are
+    # the wheel's own declared ones: the distributions its metadata requires, followed
+    # through theirs, linked from this environment (an install of the same files from
+    # the index took 40 s, most of the wheel tests' time). Nothing else is importable
+    # there: a module roads-app uses without declaring it fails these tests.
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = venv.glob("lib/python*/site-packages")
+    # (a folder named as an install's: Streamlit runs in development mode elsewhere)
+    deps = _link_requirements(_wheel_requirements(wheel), root / "deps" / "site-packages")
+    (site / "roads_app_deps.pth").write_text(f"import site; site.addsitedir({str(deps)!r})\n")
     subprocess.run(
         [
             sys.executable,
@@ -110,10 +157,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
             str(venv / "bin" / "python"),
             "install",
             "--no-compile",
+            "--no-deps",
             str(wheel),
         ],
         check=True,
     )
+    checked = subprocess.run(
+        [sys.executable, *pip, "--python", str(venv / "bin" / "python"), "check"],
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr  # every requirement met
     env = {
         k: v
         for k, v in os.environ.items()
