@@ -14,6 +14,7 @@ once per worker: each keeps its own temporary folder and free port.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -105,6 +106,16 @@ def join_group(item: pytest.Item, group: str) -> None:
 def _close_stores() -> Iterator[None]:
     yield
     db.forget_stores()
+
+
+@pytest.fixture(autouse=True)
+def _keep_main() -> Iterator[None]:
+    """This process's ``__main__`` as it was before the test: Streamlit's `AppTest` runs
+    its page as ``__main__`` here and leaves it there, and a process multiprocessing
+    starts afterwards (the kill test's appenders) runs that page first, and fails."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
 
 
 # --- PostgreSQL: one real server for the session, a fresh database per test ----------------

@@ -176,7 +176,11 @@ def _start_appenders(data: Path, shoes: list[str]) -> dict[str, tuple[BaseProces
         their_end.close()  # the child's alone: its death is the end of the pipe
         procs[s] = (p, acks)
     for p, acks in procs.values():
-        assert acks.poll(ACK_TIMEOUT_S) and acks.recv() == "ready", p.exitcode
+        try:
+            said = acks.recv() if acks.poll(ACK_TIMEOUT_S) else "nothing"
+        except EOFError:  # ended before its own code ran: what it printed is the test's
+            said = f"an appender that ended with {p.join(10) or p.exitcode}"
+        assert said == "ready", said
     go.set()
     return procs
 
