@@ -225,9 +225,12 @@ def _compile(steps: Sequence[Step], beside: bool = False) -> None:
                 step.run()
 
 
-def _helper(steps: Sequence[Step], fd: int | None) -> subprocess.Popen[bytes] | None:
+def _helper(
+    steps: Sequence[Step], fd: int | None, detached: bool = False
+) -> subprocess.Popen[bytes] | None:
     """``python -m roads_app.sim.warmup --quiet STEP...`` for ``steps``, holding the
-    warm-up's lock with us (``fd``); None if it cannot start."""
+    warm-up's lock (``fd``) with us or, ``detached``, after us in a session of its own;
+    None if it cannot start."""
     try:
         return subprocess.Popen(
             [sys.executable, "-m", "roads_app.sim.warmup", "--quiet", *(s.name for s in steps)],
@@ -236,6 +239,7 @@ def _helper(steps: Sequence[Step], fd: int | None) -> subprocess.Popen[bytes] | 
             stderr=subprocess.DEVNULL,
             pass_fds=() if fd is None else (fd,),
             env={**os.environ, jit_cache.WARMING_ENV: "1"},
+            start_new_session=detached,
         )
     except OSError:
         return None
@@ -264,17 +268,7 @@ def start_in_background(steps: Sequence[Step] = STEPS) -> subprocess.Popen[bytes
     if fd is None:
         return None
     try:
-        return subprocess.Popen(
-            [sys.executable, "-m", "roads_app.sim.warmup", "--quiet", *(s.name for s in todo)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(fd,),
-            env={**os.environ, jit_cache.WARMING_ENV: "1"},
-            start_new_session=True,
-        )
-    except OSError:
-        return None
+        return _helper(todo, fd, detached=True)
     finally:
         os.close(fd)  # the child holds the lock now
 
