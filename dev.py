@@ -116,7 +116,7 @@ def workers(args: list[str]) -> list[str]:
 
 
 def byte_compile(*paths: str, workers: int = 1) -> None:
-    """Write the byte code of the modules under ``paths`` (relative to this checkout),
+    """Write the byte code of the modules under ``paths`` (absolute, or from this checkout),
     ``workers`` processes at a time (0: one per core). Python keeps byte code it compiles
     only where ``PYTHONDONTWRITEBYTECODE`` is unset; compiling here writes it whatever
     the setting, and a file changed since is compiled afresh on import, never run stale."""

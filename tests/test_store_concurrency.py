@@ -179,7 +179,8 @@ def _start_appenders(data: Path, shoes: list[str]) -> dict[str, tuple[BaseProces
         try:
             said = acks.recv() if acks.poll(ACK_TIMEOUT_S) else "nothing"
         except EOFError:  # ended before its own code ran: what it printed is the test's
-            said = f"an appender that ended with {p.join(10) or p.exitcode}"
+            p.join(10)
+            said = f"an appender that ended with {p.exitcode}"
         assert said == "ready", said
     go.set()
     return procs

@@ -211,8 +211,8 @@ def _compile(steps: Sequence[Step], beside: bool = False) -> None:
     with jit_cache.warming() as fd:
         here, there = halves(steps) if beside and _cores() > 1 else (list(steps), [])
         helper = _helper(there, fd) if there else None
-        if helper is None:
-            here, there = list(steps), []
+        if helper is None:  # none wanted, or it could not start: all of them here
+            here = list(steps)
         try:
             for step in here:
                 step.run()
