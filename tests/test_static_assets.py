@@ -7,6 +7,8 @@ component's script is an ES module; the page head's is a classic inline script.
 
 from __future__ import annotations
 
+import ast
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -81,3 +83,35 @@ def test_follow_asks_once_per_news_and_again_only_when_lost(tmp_path):
         [NODE, str(harness), str(script)], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+CSS_RULE = re.compile(r"[\w\]\)*-]\s*\{\s*(?!--)[a-z-]+\s*:")
+"""A selector then a declaration of a style property (``.x {display: none``): a custom
+property (``{--rd-cols: 4``) is a number the page sets, not style."""
+
+
+def inline_css(source: str) -> list[int]:
+    """The lines of ``source`` (Python) whose string constants hold a style rule.
+
+    >>> inline_css('A = "<style>.a{display:none}</style>"\\nB = f"{{--rd-cols: {n}}}"')
+    [1]
+    """
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and CSS_RULE.search(node.value)
+    ]
+
+
+def test_style_lives_in_static_files_not_in_python_strings():
+    """CSS is in ``roads_app/ui/static`` (one file per sheet, read by the pages), never in
+    the package's Python: a page's own numbers reach a sheet as custom properties."""
+    package = STATIC_DIR.parents[1]
+    found = {
+        str(path.relative_to(package)): lines
+        for path in sorted(package.rglob("*.py"))
+        if (lines := inline_css(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}

@@ -93,11 +93,8 @@ def count_strip_html(rounds: pl.DataFrame, lg: str) -> str:
     return f"{STRIP_CSS}<div class='rd-strip' data-testid='count-strip'>{''.join(parts)}</div>"
 
 
-HOLD_CSS = """<style>
-.rd-hold-a-N,.rd-hold-b-N{overflow:hidden}
-.rd-hold-b-N,html[data-rd-shown="N"] .rd-hold-a-N{max-height:0;visibility:hidden}
-html[data-rd-shown="N"] .rd-hold-b-N{max-height:none;visibility:visible}
-</style>"""
+HOLD_CSS = f"<style>{page_head.static_text('hold.css')}</style>"
+"""A held pair's style (``static/hold.css``), its placeholders filled by `held_css`."""
 
 
 def held_css(before: str, after: str, round_no: int) -> str:

@@ -435,14 +435,14 @@ def _place_tiles(
     the same height, its share of the screen (a floor table's tile keeps its place while
     the one beside or above it shuffles and shows no roads)."""
     if grid is not None:
-        rows = ""
+        rows = ""  # the grid's own rule is in static/kiosk.css; this screen's numbers here
         if fixed and grid.fits:
             _w, h = screen_guess(follow.screen_size("follow_wall"))
             n = math.ceil(len(keys) / grid.cols)
-            rows = f"; grid-auto-rows: {(h - PAGE_PAD_PX * (n + 1)) / n:.1f}px"
+            rows = f"; --rd-kiosk-row: {(h - PAGE_PAD_PX * (n + 1)) / n:.1f}px"
         st.html(
-            f"<style>.st-key-kiosk_wall {{grid-template-columns: repeat({grid.cols}, "
-            f"minmax(0, 1fr)); --rd-kiosk-font: {grid.font:.1f}px{rows}}}</style>"
+            f"<style>.st-key-kiosk_wall {{--rd-kiosk-cols: {grid.cols}; "
+            f"--rd-kiosk-font: {grid.font:.1f}px{rows}}}</style>"
         )
         with st.container(key="kiosk_wall"):
             for k in keys:

@@ -31,7 +31,7 @@ from roads_app.game.cards import card_face
 from roads_app.game.hand import Side
 from roads_app.game.rounds import ShoeMeta
 from roads_app.render import board
-from roads_app.render.fonts import CJK_FAMILY
+from roads_app.render.fonts import TEXT_FONT
 from roads_app.roads import good_roads as gr
 from roads_app.roads import replay
 from roads_app.store import library
@@ -40,6 +40,7 @@ from roads_app.ui.bet_panel import render_bet_panel
 from roads_app.ui.board_view import lang
 from roads_app.ui.good_roads_view import render_tags
 from roads_app.ui.guard import guarded
+from roads_app.ui.page_head import static_text
 from roads_app.ui.simulate_view import SHOE, open_replay, render_simulate
 from roads_app.ui.stats_view import render_stats, stats_markdown
 from roads_app.ui.words import md_text, say, tr, winner_word
@@ -151,28 +152,8 @@ def _card_html(code: str | None, delay_s: float, dealt_s: float) -> str:
     )
 
 
-REVEAL_CSS = (
-    """
-<style>
-.rv-hand{display:flex;gap:28px;align-items:flex-start;
-  font-family:'"""
-    + CJK_FAMILY
-    + """',sans-serif}
-.rv-side{display:flex;flex-direction:column;gap:4px}
-.rv-cards{display:flex;gap:6px;min-height:64px}
-.rv-card{position:relative;width:44px;height:62px;opacity:0;animation:rv-deal .12s forwards}
-.rv-back,.rv-face{position:absolute;inset:0;border-radius:6px;border:1px solid #90a4ae;
-  display:flex;align-items:center;justify-content:center;font-size:20px;font-weight:600}
-.rv-back{background:repeating-linear-gradient(45deg,#1565c0 0 6px,#1e88e5 6px 12px);
-  animation:rv-hide .1s forwards}
-.rv-face{background:#fff;opacity:0;animation:rv-show .1s forwards}
-.rv-total{opacity:0;animation:rv-show .1s forwards}
-@keyframes rv-deal{to{opacity:1}}
-@keyframes rv-hide{to{opacity:0}}
-@keyframes rv-show{to{opacity:1}}
-</style>
-"""
-)
+REVEAL_CSS = f"<style>{static_text('reveal.css')}</style>"
+"""The reveal's style (``static/reveal.css``), sent with each hand."""
 
 
 def reveal_done_s(row: dict, beat: float) -> float:
@@ -219,7 +200,8 @@ def reveal_html(row: dict, beat: float) -> str:
         Side.PLAYER, pc, html.escape(winner_word(Side.PLAYER)), row["player_points"]
     ) + side_html(Side.BANKER, bc, html.escape(winner_word(Side.BANKER)), row["banker_points"])
     return (
-        f"{REVEAL_CSS}<div class='rv-hand' data-testid='reveal' data-round='{row['round']}'>"
+        f"{REVEAL_CSS}<div class='rv-hand' style='font-family:{TEXT_FONT}' data-testid='reveal' "
+        f"data-round='{row['round']}'>"
         f"{body}</div>"
     )
 
