@@ -180,55 +180,51 @@ def shoe_of(page: Page) -> str:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_mark_inside_its_cell_and_nothing_cut_off(
-    app_server: AppServer, browser: Browser, width: int
+    app_server: AppServer, page: Page, width: int
 ):
     shoe = dealt_shoe(app_server)
     SCREENS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": width, "height": 1000})
-    try:
-        page = context.new_page()
-        page.goto(f"{app_server.url}/?shoe={shoe}")
-        wait_rounds(page, 81, timeout_ms=120_000)
-        page.locator('[data-testid="stDataFrame"]').first.wait_for()
-        settle(page)
-        marks = page.evaluate(MARKS_IN_CELLS_JS)
-        assert marks["checked"] > 200, (width, marks)
-        assert marks["bad"] == [], (width, marks["bad"][:5])
-        overflow = page.evaluate(OVERFLOW_JS)
-        # the one picture of this width, taken before the first check that may fail on it
-        # (what follows only reads the page, and puts back the board's scroll it moves)
-        page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
-        assert overflow == [], (width, overflow)
-        assert page.evaluate(TABLES_JS) == [], width  # every table shows all its columns
-        meta = board_meta(page)
-        record(f"board_cell_px_at_{width}", page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))
-        if width >= 1440:
-            assert meta["big_road"]["cols"] >= 40
-        if width < NARROW_PX:  # a phone: readable marks, the board scrolls sideways
-            phone = page.evaluate(PHONE_JS)
-            record(f"board_mark_px_at_{width}", {r["id"]: r["size"] for r in phone["atEnd"]})
-            assert phone["scrolls"] and phone["boxRight"] <= phone["vw"] + 1, phone
-            for road in phone["atEnd"]:  # x, x2: full cells; x3-x5: the derived roads'
-                assert road["n"] > 0, phone
-                assert road["size"] >= (9.5 if road["id"] in ("xy", "x2y2") else 4.2), phone
-                assert road["newest"], (width, road)  # opened on the newest columns
-            assert all(phone["first"]), (width, phone)  # the first ones a scroll away
-        else:  # a laptop or wider, sidebar open or not: the whole shoe without scrolling
-            box = page.evaluate(BOARD_BOX_JS)
-            assert box["end"] <= 1, (width, box)
-        # laid out for this width from the first drawing (the window's width known at
-        # once, the page's layout guessed right), not redrawn when the page reports it
-        # (the first run lays it out for the window's width; when the page's second run,
-        # at the width the page reported, reaches the browser before that first board is
-        # drawn, the first drawing is the second run's: either way at the final width)
-        note, *same_width = page.evaluate(FIRST_WIDTH_JS)
-        assert note in ("window width", "reported width") and same_width == [True, True], (
-            width,
-            note,
-            same_width,
-        )
-    finally:
-        context.close()
+    page.set_viewport_size({"width": width, "height": 1000})  # before the page's first load
+    page.goto(f"{app_server.url}/?shoe={shoe}")
+    wait_rounds(page, 81, timeout_ms=120_000)
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()
+    settle(page)
+    marks = page.evaluate(MARKS_IN_CELLS_JS)
+    assert marks["checked"] > 200, (width, marks)
+    assert marks["bad"] == [], (width, marks["bad"][:5])
+    overflow = page.evaluate(OVERFLOW_JS)
+    # the one picture of this width, taken before the first check that may fail on it
+    # (what follows only reads the page, and puts back the board's scroll it moves)
+    page.screenshot(path=str(SCREENS / f"board_{width}.png"), full_page=True)
+    assert overflow == [], (width, overflow)
+    assert page.evaluate(TABLES_JS) == [], width  # every table shows all its columns
+    meta = board_meta(page)
+    record(f"board_cell_px_at_{width}", page.evaluate(f"() => ({BOARD_JS})().layout.meta.cell"))
+    if width >= 1440:
+        assert meta["big_road"]["cols"] >= 40
+    if width < NARROW_PX:  # a phone: readable marks, the board scrolls sideways
+        phone = page.evaluate(PHONE_JS)
+        record(f"board_mark_px_at_{width}", {r["id"]: r["size"] for r in phone["atEnd"]})
+        assert phone["scrolls"] and phone["boxRight"] <= phone["vw"] + 1, phone
+        for road in phone["atEnd"]:  # x, x2: full cells; x3-x5: the derived roads'
+            assert road["n"] > 0, phone
+            assert road["size"] >= (9.5 if road["id"] in ("xy", "x2y2") else 4.2), phone
+            assert road["newest"], (width, road)  # opened on the newest columns
+        assert all(phone["first"]), (width, phone)  # the first ones a scroll away
+    else:  # a laptop or wider, sidebar open or not: the whole shoe without scrolling
+        box = page.evaluate(BOARD_BOX_JS)
+        assert box["end"] <= 1, (width, box)
+    # laid out for this width from the first drawing (the window's width known at
+    # once, the page's layout guessed right), not redrawn when the page reports it
+    # (the first run lays it out for the window's width; when the page's second run,
+    # at the width the page reported, reaches the browser before that first board is
+    # drawn, the first drawing is the second run's: either way at the final width)
+    note, *same_width = page.evaluate(FIRST_WIDTH_JS)
+    assert note in ("window width", "reported width") and same_width == [True, True], (
+        width,
+        note,
+        same_width,
+    )
 
 
 GRID_JS = """() => {  // the gridlines drawn on each road's axes, by axis
@@ -856,30 +852,26 @@ BUTTON_Y_JS = """() => {
 
 @pytest.mark.parametrize("width", [390, 1440])
 def test_the_entry_buttons_stay_put_while_a_whole_shoe_is_typed(
-    app_server: AppServer, browser: Browser, width: int
+    app_server: AppServer, page: Page, width: int
 ):
     """Issue 26 item 4: the board is laid out for the longest shoe its decks allow, so
     as a whole 8-deck shoe is typed in, the board's height (and so the Banker button
     under it) stays where it was at the first round."""
     dealt = deal_shoe(2024, ShoeOptions(decks=8), 0)
     typed = "".join(dealt.rounds["winner"].cast(pl.String).to_list())[:81]
-    context = browser.new_context(viewport={"width": width, "height": 1000})
-    try:
-        page = context.new_page()
-        page.goto(app_server.url)
-        wait_rounds(page, 0, timeout_ms=LOAD_MS)
-        settle(page)
-        page.evaluate(BUTTON_Y_JS)
-        for key in typed.lower():
-            page.keyboard.press(key)
-            page.wait_for_timeout(TYPING_GAP_MS)
-        wait_rounds(page, len(typed), timeout_ms=60_000)
-        settle(page)
-        seen = page.evaluate("() => window.__buttonY.seen")
-        record(f"entry_button_y_over_a_typed_shoe_at_{width}", sorted(set(seen.values())))
-        assert len(seen) > 10 and len(set(seen.values())) == 1, seen
-    finally:
-        context.close()
+    page.set_viewport_size({"width": width, "height": 1000})  # before the first load
+    page.goto(app_server.url)
+    wait_rounds(page, 0, timeout_ms=LOAD_MS)
+    settle(page)
+    page.evaluate(BUTTON_Y_JS)
+    for key in typed.lower():
+        page.keyboard.press(key)
+        page.wait_for_timeout(TYPING_GAP_MS)
+    wait_rounds(page, len(typed), timeout_ms=60_000)
+    settle(page)
+    seen = page.evaluate("() => window.__buttonY.seen")
+    record(f"entry_button_y_over_a_typed_shoe_at_{width}", sorted(set(seen.values())))
+    assert len(seen) > 10 and len(set(seen.values())) == 1, seen
 
 
 def test_main_thread_work_per_key_on_an_80_round_shoe_is_recorded(

@@ -406,7 +406,7 @@ CELL_SIZES_JS = """() => {
 }"""
 
 
-def test_cells_stay_square_in_a_narrow_window(app_server: AppServer, browser):
+def test_cells_stay_square_in_a_narrow_window(app_server: AppServer, page: Page):
     """Streamlit narrows a figure wider than its column; the cells must not be squeezed.
     The shoe is saved but for its last result, pressed: what is checked is the board's
     cells, not the typing (other tests type), and each press costs a script run."""
@@ -414,15 +414,11 @@ def test_cells_stay_square_in_a_narrow_window(app_server: AppServer, browser):
     for width in (1024, 1440):
         shoe = ShoeMeta(name=f"square {width}", source="hand")
         sh.save_shoe(rounds_from_winners(typed[:-1].upper()), shoe, app_server.data_dir)
-        context = browser.new_context(viewport={"width": width, "height": 800})
-        try:
-            page = context.new_page()
-            open_board(page, f"{app_server.url}/?shoe={shoe.id}", rounds=len(typed) - 1)
-            page.keyboard.press(typed[-1])
-            wait_rounds(page, len(typed))
-            sizes = page.evaluate(CELL_SIZES_JS)
-            assert len(sizes) == 5 and None not in sizes, sizes
-            for px_x, px_y in sizes:
-                assert px_x == pytest.approx(px_y, rel=0.03), (width, sizes)
-        finally:
-            context.close()
+        page.set_viewport_size({"width": width, "height": 800})  # before the board loads
+        open_board(page, f"{app_server.url}/?shoe={shoe.id}", rounds=len(typed) - 1)
+        page.keyboard.press(typed[-1])
+        wait_rounds(page, len(typed))
+        sizes = page.evaluate(CELL_SIZES_JS)
+        assert len(sizes) == 5 and None not in sizes, sizes
+        for px_x, px_y in sizes:
+            assert px_x == pytest.approx(px_y, rel=0.03), (width, sizes)

@@ -101,9 +101,9 @@ KIOSK_JS = """() => {
 }"""
 
 
-def open_wall(browser: Browser, server: AppServer, size: tuple[int, int], query: str) -> Page:
-    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    pg = ctx.new_page()
+def open_wall(pg: Page, server: AppServer, size: tuple[int, int], query: str) -> Page:
+    """``pg`` (a test's kept page) at ``size`` on the kiosk wall, sized before it loads."""
+    pg.set_viewport_size({"width": size[0], "height": size[1]})
     pg.set_default_timeout(LOAD_MS)
     pg.goto(f"{server.url}/lobby?kiosk=1&{query}")
     return pg
@@ -121,38 +121,35 @@ def wait_tiles(pg: Page, n: int) -> None:
     ("size", "n", "lang"), [((1920, 1080), 24, "en"), ((3840, 2160), 48, "zh")]
 )
 def test_the_kiosk_wall_shows_every_table_on_one_screen(
-    floor: AppServer, browser: Browser, size: tuple[int, int], n: int, lang: str
+    floor: AppServer, page: Page, size: tuple[int, int], n: int, lang: str
 ) -> None:
     ids = feed_tables(floor, n, rounds=40)
-    pg = open_wall(browser, floor, size, f"lang={lang}")
-    try:
-        wait_tiles(pg, n)
-        # the grid is laid out for the screen once the page reported its size: wait for
-        # the layout that fits (the first drawing guesses from the width alone)
-        pg.wait_for_function(f"() => ({KIOSK_JS})().scrollH <= innerHeight", timeout=LOAD_MS)
-        got = pg.evaluate(KIOSK_JS)
-        big = [r for r in got["roads"] if r["road"] == "big_road"]
-        record(f"kiosk_{size[0]}_big_road_share_min", round(min(r["share"] for r in big), 3))
-        record(f"kiosk_{size[0]}_cell_px_min", round(min(r["cell"] for r in big), 2))
-        assert got["scrollH"] <= got["H"] and got["scrollW"] <= got["W"], got
-        assert got["outside"] == 0 and not got["sidebar"] and got["settings"] == 0, got
-        assert all(r["share"] >= 0.85 and r["cell"] >= 9 for r in big), big
-        badges = good_road_badges(pg)  # whole, not cut to "Single …"
-        record(f"kiosk_{size[0]}_badges", len(badges))
-        assert badges and not [b for b in badges if b["cut"]], badges
-        pg.screenshot(path=str(SCREENS / f"kiosk_{size[0]}_{n}_{lang}.png"))
-        # a result fed to one table shows on its tile, drawn by the page itself
-        before = pg.locator(f".st-key-lobby-{ids[0]} [data-testid='tile-rounds']").inner_text()
-        feed_one(floor, ids[0], "B")
-        pg.wait_for_function(
-            """([id, was]) => { const t = document.querySelector(
-                 `.st-key-lobby-${id} [data-testid="tile-rounds"]`);
-                 return t && t.textContent !== was; }""",
-            arg=[ids[0], before],
-            timeout=30_000,
-        )
-    finally:
-        pg.context.close()
+    pg = open_wall(page, floor, size, f"lang={lang}")
+    wait_tiles(pg, n)
+    # the grid is laid out for the screen once the page reported its size: wait for
+    # the layout that fits (the first drawing guesses from the width alone)
+    pg.wait_for_function(f"() => ({KIOSK_JS})().scrollH <= innerHeight", timeout=LOAD_MS)
+    got = pg.evaluate(KIOSK_JS)
+    big = [r for r in got["roads"] if r["road"] == "big_road"]
+    record(f"kiosk_{size[0]}_big_road_share_min", round(min(r["share"] for r in big), 3))
+    record(f"kiosk_{size[0]}_cell_px_min", round(min(r["cell"] for r in big), 2))
+    assert got["scrollH"] <= got["H"] and got["scrollW"] <= got["W"], got
+    assert got["outside"] == 0 and not got["sidebar"] and got["settings"] == 0, got
+    assert all(r["share"] >= 0.85 and r["cell"] >= 9 for r in big), big
+    badges = good_road_badges(pg)  # whole, not cut to "Single …"
+    record(f"kiosk_{size[0]}_badges", len(badges))
+    assert badges and not [b for b in badges if b["cut"]], badges
+    pg.screenshot(path=str(SCREENS / f"kiosk_{size[0]}_{n}_{lang}.png"))
+    # a result fed to one table shows on its tile, drawn by the page itself
+    before = pg.locator(f".st-key-lobby-{ids[0]} [data-testid='tile-rounds']").inner_text()
+    feed_one(floor, ids[0], "B")
+    pg.wait_for_function(
+        """([id, was]) => { const t = document.querySelector(
+             `.st-key-lobby-${id} [data-testid="tile-rounds"]`);
+             return t && t.textContent !== was; }""",
+        arg=[ids[0], before],
+        timeout=30_000,
+    )
 
 
 def test_the_kiosk_wall_on_a_phone_is_one_column_with_the_big_road_across(
@@ -324,19 +321,14 @@ class TestTheDisplayReadsAcrossARoom:
 
 
 @pytest.mark.parametrize("ground", ["light", "dark"])
-def test_the_kiosk_wall_contrast_in_both_themes(
-    floor: AppServer, browser: Browser, ground: str
-) -> None:
+def test_the_kiosk_wall_contrast_in_both_themes(floor: AppServer, page: Page, ground: str) -> None:
     feed_tables(floor, 8, rounds=30)
-    pg = open_wall(browser, floor, (1920, 1080), f"theme={ground}")
-    try:
-        wait_tiles(pg, 8)
-        pg.wait_for_function(f"() => document.documentElement.dataset.rdTheme === '{ground}'")
-        _contrast(pg, ".st-key-kiosk_wall", f"kiosk_{ground}")
-        pg.screenshot(path=str(SCREENS / f"kiosk_{ground}_8.png"))
-        # the choice is remembered: the wall without ?theme= is drawn the same
-        pg.goto(f"{floor.url}/lobby?kiosk=1")
-        wait_tiles(pg, 8)
-        pg.wait_for_function(f"() => document.documentElement.dataset.rdTheme === '{ground}'")
-    finally:
-        pg.context.close()
+    pg = open_wall(page, floor, (1920, 1080), f"theme={ground}")
+    wait_tiles(pg, 8)
+    pg.wait_for_function(f"() => document.documentElement.dataset.rdTheme === '{ground}'")
+    _contrast(pg, ".st-key-kiosk_wall", f"kiosk_{ground}")
+    pg.screenshot(path=str(SCREENS / f"kiosk_{ground}_8.png"))
+    # the choice is remembered: the wall without ?theme= is drawn the same
+    pg.goto(f"{floor.url}/lobby?kiosk=1")
+    wait_tiles(pg, 8)
+    pg.wait_for_function(f"() => document.documentElement.dataset.rdTheme === '{ground}'")

@@ -360,33 +360,30 @@ COVER_JS = """() => {
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160), (1080, 1920)])
 def test_the_display_fills_the_screen_with_its_header(
-    live_server: AppServer, browser: Browser, size: tuple[int, int]
+    live_server: AppServer, page: Page, size: tuple[int, int]
 ) -> None:
     """The board covers at least 60% of the screen as the page measures it (the part of
     it inside the window), with the table's name and last result on the same screen."""
     server = live_server
     shoe = new_shoe(server, "Table <b>7</b>")
     add(server, shoe, "BPPBTBBPBP" * 4)
-    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    pg = ctx.new_page()
+    pg = page
+    pg.set_viewport_size({"width": size[0], "height": size[1]})  # before the first load
     pg.set_default_timeout(120_000)
-    try:
-        pg.goto(f"{server.url}/display?shoe={shoe}")
-        wait_rounds(pg, 40, timeout_ms=120_000)
-        pg.wait_for_function(
-            f"() => {{ const c = ({COVER_JS})(); return c && c.share >= 0.6; }}", timeout=60_000
-        )
-        cover = pg.evaluate(COVER_JS)
-        record(f"display_board_share_{size[0]}x{size[1]}", round(cover["share"], 3))
-        assert cover["share"] >= 0.6 and cover["scrollY"] == 0, cover
-        assert pg.locator(".st-key-display_name h1").inner_text() == "Table <b>7</b>"  # text
-        assert pg.get_by_test_id("round-count").inner_text() == "Round 40"
-        assert pg.get_by_test_id("last-result").inner_text() == "Player"
-        for el in (pg.locator(".st-key-display_name h1"), pg.get_by_test_id("last-result")):
-            r = el.bounding_box()
-            assert r is not None and r["y"] + r["height"] <= size[1]
-    finally:
-        ctx.close()
+    pg.goto(f"{server.url}/display?shoe={shoe}")
+    wait_rounds(pg, 40, timeout_ms=120_000)
+    pg.wait_for_function(
+        f"() => {{ const c = ({COVER_JS})(); return c && c.share >= 0.6; }}", timeout=60_000
+    )
+    cover = pg.evaluate(COVER_JS)
+    record(f"display_board_share_{size[0]}x{size[1]}", round(cover["share"], 3))
+    assert cover["share"] >= 0.6 and cover["scrollY"] == 0, cover
+    assert pg.locator(".st-key-display_name h1").inner_text() == "Table <b>7</b>"  # text
+    assert pg.get_by_test_id("round-count").inner_text() == "Round 40"
+    assert pg.get_by_test_id("last-result").inner_text() == "Player"
+    for el in (pg.locator(".st-key-display_name h1"), pg.get_by_test_id("last-result")):
+        r = el.bounding_box()
+        assert r is not None and r["y"] + r["height"] <= size[1]
 
 
 LAST_MARK_JS = """() => {
@@ -439,30 +436,27 @@ TILE_ROADS_JS = """(sid) => Array.from(
     ("width", "columns", "derived"), [(1920, 2, True), (1920, 4, False), (390, 1, False)]
 )
 def test_a_big_tile_shows_the_derived_roads(
-    live_server: AppServer, browser: Browser, width: int, columns: int, derived: bool
+    live_server: AppServer, page: Page, width: int, columns: int, derived: bool
 ) -> None:
     """A tile wide enough (a wide screen, fewer columns) shows the big eye boy, small road
     and cockroach pig under its bead plate and big road; a phone's tile does not."""
     server = live_server
     shoe = new_shoe(server, f"Wide {width} {columns}")
     add(server, shoe, "BBPBPPBBBPB")
-    ctx = browser.new_context(viewport={"width": width, "height": 1080})
-    pg = ctx.new_page()
+    pg = page
+    pg.set_viewport_size({"width": width, "height": 1080})  # before the first load
     pg.set_default_timeout(120_000)
-    try:
-        pg.goto(f"{server.url}/lobby")
-        wait_idle(pg)
-        box = pg.locator(".st-key-lobby_columns input")
-        box.fill(str(columns))
-        box.press("Enter")
-        want = ["bead_plate", "big_road"]
-        if derived:
-            want = sorted([*want, "big_eye_boy", "small_road", "cockroach_pig"])
-        pg.wait_for_function(
-            f"(sid) => JSON.stringify(({TILE_ROADS_JS})(sid)) === "
-            f"'{json.dumps(want, separators=(',', ':'))}'",
-            arg=shoe,
-            timeout=60_000,
-        )
-    finally:
-        ctx.close()
+    pg.goto(f"{server.url}/lobby")
+    wait_idle(pg)
+    box = pg.locator(".st-key-lobby_columns input")
+    box.fill(str(columns))
+    box.press("Enter")
+    want = ["bead_plate", "big_road"]
+    if derived:
+        want = sorted([*want, "big_eye_boy", "small_road", "cockroach_pig"])
+    pg.wait_for_function(
+        f"(sid) => JSON.stringify(({TILE_ROADS_JS})(sid)) === "
+        f"'{json.dumps(want, separators=(',', ':'))}'",
+        arg=shoe,
+        timeout=60_000,
+    )

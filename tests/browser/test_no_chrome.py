@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Page
 
 from tests.browser.conftest import APP_IDLE, AppServer
 
@@ -57,23 +57,19 @@ def windowed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WindowedServe
 
 
 @pytest.mark.parametrize("width", [390, 1024])
-def test_no_page_shows_streamlit_chrome(browser: Browser, windowed: WindowedServer, width: int):
-    ctx = browser.new_context(viewport={"width": width, "height": 900})
-    try:
-        page = ctx.new_page()
-        for path in PAGES:
-            page.goto(f"{windowed.url}/{path}")
-            page.wait_for_selector(APP_IDLE, timeout=60_000)
-            page.wait_for_selector(
-                '[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]'
-            )
-            # The card comes with the session's first message: the app has run once since.
-            seen = page.evaluate(
-                """ids => ids.filter(id => [...document.querySelectorAll(
-                     `[data-testid="${id}"]`)].some(e => e.getClientRects().length > 0))""",
-                list(CHROME),
-            )
-            assert seen == [], f"/{path} at {width} px shows {seen}"
-        assert "roads-app: the dashboard is at http://localhost:" in windowed.log_tail(200)
-    finally:
-        ctx.close()
+def test_no_page_shows_streamlit_chrome(page: Page, windowed: WindowedServer, width: int):
+    page.set_viewport_size({"width": width, "height": 900})  # before the first load
+    for path in PAGES:
+        page.goto(f"{windowed.url}/{path}")
+        page.wait_for_selector(APP_IDLE, timeout=60_000)
+        page.wait_for_selector(
+            '[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]'
+        )
+        # The card comes with the session's first message: the app has run once since.
+        seen = page.evaluate(
+            """ids => ids.filter(id => [...document.querySelectorAll(
+                 `[data-testid="${id}"]`)].some(e => e.getClientRects().length > 0))""",
+            list(CHROME),
+        )
+        assert seen == [], f"/{path} at {width} px shows {seen}"
+    assert "roads-app: the dashboard is at http://localhost:" in windowed.log_tail(200)

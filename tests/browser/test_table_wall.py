@@ -13,7 +13,7 @@ import time
 
 import pytest
 from conftest import AppServer, good_road_badges, record, wait_idle
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from roads_app.game.floor import FloorLimits
 from roads_app.game.rounds import add_winner
@@ -94,7 +94,7 @@ SHOWS = """(t, [code, key, value]) => { const x = t.find(x => x.code === code);
 
 
 def test_the_wall_follows_each_table_in_its_place_through_a_day(
-    app_server: AppServer, browser: Browser
+    app_server: AppServer, page: Page
 ) -> None:
     server = app_server  # one dashboard for this module's tests
     store = db.open_store(server.data_dir)
@@ -109,9 +109,10 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
     assert order == ["C03", "A01", "B02"]
     deal(store, "C03", "BPB")
     deal(store, "A01", "BPBP")
-    ctx = browser.new_context(viewport=FULL_HD)
-    kiosk, wall = ctx.new_page(), ctx.new_page()
+    kiosk, wall = page, page.context.new_page()  # two screens of one kept context
     try:
+        for pg in (kiosk, wall):
+            pg.set_viewport_size(FULL_HD)  # before the first load
         kiosk.set_default_timeout(LOAD_MS)
         wall.set_default_timeout(LOAD_MS)
         kiosk.goto(f"{server.url}/lobby?kiosk=1")
@@ -178,7 +179,7 @@ def test_the_wall_follows_each_table_in_its_place_through_a_day(
         grounds = wall.evaluate(DARK_WIDGETS_JS)
         assert len(grounds) == 6 and all(g < 0.2 for g in grounds.values()), grounds
     finally:
-        ctx.close()
+        wall.close()
 
 
 DARK_WIDGETS_JS = """() => {
@@ -214,7 +215,7 @@ player dragon."""
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_24_tables_on_a_full_hd_floor_screen_show_their_good_roads_whole(
-    app_server: AppServer, browser: Browser, lang: str
+    app_server: AppServer, page: Page, lang: str
 ) -> None:
     server = app_server
     store = db.open_store(server.data_dir)
@@ -227,23 +228,20 @@ def test_24_tables_on_a_full_hd_floor_screen_show_their_good_roads_whole(
             deal(store, code, PATTERNS[i % len(PATTERNS)])
     n = len(store.floor.list())
     on_good = sum(1 for t in store.floor.list() if t.code.startswith("G"))
-    ctx = browser.new_context(viewport=FULL_HD)
-    pg = ctx.new_page()
+    pg = page
+    pg.set_viewport_size(FULL_HD)  # before the first load
     pg.set_default_timeout(LOAD_MS)
-    try:
-        pg.goto(f"{server.url}/lobby?kiosk=1&lang={lang}")
-        wait_idle(pg)
-        pg.wait_for_function(
-            f"""() => ({TILES_JS})().length === {n} && document.querySelectorAll(
-                 '[data-testid="tile-badge"]').length >= {on_good}""",
-            timeout=LOAD_MS,
-            polling="raf",
-        )
-        badges = good_road_badges(pg)
-        assert not [b for b in badges if b["cut"]], badges
-        assert {b["text"].split(" +")[0] for b in badges} >= (
-            {"Jump ×1", "1B 2P", "B dragon"} if lang == "en" else {"单跳", "一庄两闲", "长庄"}
-        ), badges
-        in_order(tiles(pg), floor_order(store))
-    finally:
-        ctx.close()
+    pg.goto(f"{server.url}/lobby?kiosk=1&lang={lang}")
+    wait_idle(pg)
+    pg.wait_for_function(
+        f"""() => ({TILES_JS})().length === {n} && document.querySelectorAll(
+             '[data-testid="tile-badge"]').length >= {on_good}""",
+        timeout=LOAD_MS,
+        polling="raf",
+    )
+    badges = good_road_badges(pg)
+    assert not [b for b in badges if b["cut"]], badges
+    assert {b["text"].split(" +")[0] for b in badges} >= (
+        {"Jump ×1", "1B 2P", "B dragon"} if lang == "en" else {"单跳", "一庄两闲", "长庄"}
+    ), badges
+    in_order(tiles(pg), floor_order(store))
