@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, wait_idle
+from conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, KeptContext, wait_idle
 from playwright.sync_api import Browser, CDPSession, Locator, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -55,6 +55,16 @@ def fontless_browser(browser: Browser, no_cjk_fonts: dict[str, str]) -> Iterator
     )
     yield fontless
     fontless.close()
+
+
+@pytest.fixture(scope="module")
+def fontless_pages(fontless_browser: Browser) -> Iterator[KeptContext]:
+    """One context of the fontless browser for the module's page walks, each a new page
+    in it reset between tests (a new context each started a new renderer every time)."""
+    kept = KeptContext(fontless_browser)
+    kept.context.set_default_timeout(60_000)
+    yield kept
+    kept.context.close()
 
 
 @pytest.fixture(scope="module")
@@ -320,16 +330,15 @@ RUNS = {  # a study's results are words too (its form stays on the page above th
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_chinese_word_is_drawn_with_the_pages_own_font_on_a_machine_without_one(
     app_server: AppServer,
-    fontless_browser: Browser,
+    fontless_pages: KeptContext,
     shoes: dict[str, str],
     name: str,
     tmp_path: Path,
 ) -> None:
     address, ready, drawn, (w, h) = PAGES[name]
-    context = fontless_browser.new_context(viewport={"width": w, "height": h})
-    context.set_default_timeout(60_000)
+    page = fontless_pages.new_page()
+    page.set_viewport_size({"width": w, "height": h})  # before its first load
     try:
-        page = context.new_page()
         total, bad = check_page(
             page,
             app_server.url + address.format(**shoes),
@@ -340,7 +349,7 @@ def test_every_chinese_word_is_drawn_with_the_pages_own_font_on_a_machine_withou
         shots = Path(os.environ.get("ROADS_APP_SHOTS", tmp_path))  # to look at them
         page.screenshot(path=str(shots / f"zh-{name.replace(' ', '-')}.png"), full_page=True)
     finally:
-        context.close()
+        fontless_pages.done(page)
     assert total >= 5, f"{name}: only {total} Chinese texts found: is the page in Chinese?"
     print(f"{name}: {total} Chinese texts")
     assert bad == [], (
