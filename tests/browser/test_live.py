@@ -367,21 +367,20 @@ def test_the_display_fills_the_screen_with_its_header(
     server = live_server
     shoe = new_shoe(server, "Table <b>7</b>")
     add(server, shoe, "BPPBTBBPBP" * 4)
-    pg = page
-    pg.set_viewport_size({"width": size[0], "height": size[1]})  # before the first load
-    pg.set_default_timeout(120_000)
-    pg.goto(f"{server.url}/display?shoe={shoe}")
-    wait_rounds(pg, 40, timeout_ms=120_000)
-    pg.wait_for_function(
+    page.set_viewport_size({"width": size[0], "height": size[1]})  # before the first load
+    page.set_default_timeout(120_000)
+    page.goto(f"{server.url}/display?shoe={shoe}")
+    wait_rounds(page, 40, timeout_ms=120_000)
+    page.wait_for_function(
         f"() => {{ const c = ({COVER_JS})(); return c && c.share >= 0.6; }}", timeout=60_000
     )
-    cover = pg.evaluate(COVER_JS)
+    cover = page.evaluate(COVER_JS)
     record(f"display_board_share_{size[0]}x{size[1]}", round(cover["share"], 3))
     assert cover["share"] >= 0.6 and cover["scrollY"] == 0, cover
-    assert pg.locator(".st-key-display_name h1").inner_text() == "Table <b>7</b>"  # text
-    assert pg.get_by_test_id("round-count").inner_text() == "Round 40"
-    assert pg.get_by_test_id("last-result").inner_text() == "Player"
-    for el in (pg.locator(".st-key-display_name h1"), pg.get_by_test_id("last-result")):
+    assert page.locator(".st-key-display_name h1").inner_text() == "Table <b>7</b>"  # text
+    assert page.get_by_test_id("round-count").inner_text() == "Round 40"
+    assert page.get_by_test_id("last-result").inner_text() == "Player"
+    for el in (page.locator(".st-key-display_name h1"), page.get_by_test_id("last-result")):
         r = el.bounding_box()
         assert r is not None and r["y"] + r["height"] <= size[1]
 
@@ -443,18 +442,17 @@ def test_a_big_tile_shows_the_derived_roads(
     server = live_server
     shoe = new_shoe(server, f"Wide {width} {columns}")
     add(server, shoe, "BBPBPPBBBPB")
-    pg = page
-    pg.set_viewport_size({"width": width, "height": 1080})  # before the first load
-    pg.set_default_timeout(120_000)
-    pg.goto(f"{server.url}/lobby")
-    wait_idle(pg)
-    box = pg.locator(".st-key-lobby_columns input")
+    page.set_viewport_size({"width": width, "height": 1080})  # before the first load
+    page.set_default_timeout(120_000)
+    page.goto(f"{server.url}/lobby")
+    wait_idle(page)
+    box = page.locator(".st-key-lobby_columns input")
     box.fill(str(columns))
     box.press("Enter")
     want = ["bead_plate", "big_road"]
     if derived:
         want = sorted([*want, "big_eye_boy", "small_road", "cockroach_pig"])
-    pg.wait_for_function(
+    page.wait_for_function(
         f"(sid) => JSON.stringify(({TILE_ROADS_JS})(sid)) === "
         f"'{json.dumps(want, separators=(',', ':'))}'",
         arg=shoe,

@@ -228,20 +228,19 @@ def test_24_tables_on_a_full_hd_floor_screen_show_their_good_roads_whole(
             deal(store, code, PATTERNS[i % len(PATTERNS)])
     n = len(store.floor.list())
     on_good = sum(1 for t in store.floor.list() if t.code.startswith("G"))
-    pg = page
-    pg.set_viewport_size(FULL_HD)  # before the first load
-    pg.set_default_timeout(LOAD_MS)
-    pg.goto(f"{server.url}/lobby?kiosk=1&lang={lang}")
-    wait_idle(pg)
-    pg.wait_for_function(
+    page.set_viewport_size(FULL_HD)  # before the first load
+    page.set_default_timeout(LOAD_MS)
+    page.goto(f"{server.url}/lobby?kiosk=1&lang={lang}")
+    wait_idle(page)
+    page.wait_for_function(
         f"""() => ({TILES_JS})().length === {n} && document.querySelectorAll(
              '[data-testid="tile-badge"]').length >= {on_good}""",
         timeout=LOAD_MS,
         polling="raf",
     )
-    badges = good_road_badges(pg)
+    badges = good_road_badges(page)
     assert not [b for b in badges if b["cut"]], badges
     assert {b["text"].split(" +")[0] for b in badges} >= (
         {"Jump ×1", "1B 2P", "B dragon"} if lang == "en" else {"单跳", "一庄两闲", "长庄"}
     ), badges
-    in_order(tiles(pg), floor_order(store))
+    in_order(tiles(page), floor_order(store))
