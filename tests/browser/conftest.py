@@ -498,8 +498,37 @@ def wait_keys(page: Page, timeout_ms: float = 30_000) -> None:
 
 
 def wait_rounds(page: Page, n: int, timeout_ms: float = 30_000) -> None:
-    """Until the header says ``Round n`` and the drawn board holds n rounds."""
-    page.wait_for_function(WAIT_ROUNDS_JS, arg=n, timeout=timeout_ms, polling="raf")
+    """Until the header says ``Round n`` and the drawn board holds n rounds (on a timeout,
+    what the page showed instead, so a failure in CI says where the page stood)."""
+    try:
+        page.wait_for_function(WAIT_ROUNDS_JS, arg=n, timeout=timeout_ms, polling="raf")
+    except PlaywrightTimeout:
+        raise AssertionError(f"the page never showed {n} rounds; {page_state(page)}") from None
+
+
+PAGE_STATE_JS = """() => {
+  const a = document.querySelector('[data-testid="stApp"]');
+  const c = document.querySelector('[data-testid="round-count"]');
+  const m = Array.from(document.querySelectorAll('.rd-plot'))
+    .map(g => g.layout && g.layout.meta).filter(m => m && m.road)
+    .map(m => m.road + ':' + m.rounds);
+  return {
+    script: a && a.dataset.testScriptState, connection: a && a.dataset.testConnectionState,
+    header: c && c.textContent.trim(), plots: m,
+    text: (document.body ? document.body.innerText : '').replace(/\\s+/g, ' ').slice(0, 400),
+  };
+}"""
+
+
+def page_state(page: Page) -> str:
+    """Where a page stood: its address, the app's states, its header and plots, the start of
+    its text and the console's first warnings and errors (for a failed wait's message)."""
+    try:
+        state = page.evaluate(PAGE_STATE_JS)
+    except PlaywrightError as exc:  # a page gone or navigating: say so instead
+        state = f"(unreadable: {str(exc).splitlines()[0][:200]})"
+    console = "\n".join(_CONSOLE.get(id(page), [])) or "(nothing)"
+    return f"at {page.url}: {state}; the console's first warnings and errors:\n{console}"
 
 
 class HeldFollow:

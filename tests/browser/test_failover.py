@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from balanced_floor import TABLE, BalancedFloor, balanced_floor
-from conftest import VIEWPORT, board_meta, wait_idle, wait_rounds
+from conftest import VIEWPORT, board_meta, wait_idle, wait_rounds, watch_console
 from playwright.sync_api import Browser, Page, Response, expect
 
 from roads_app.game.hand import Winner
@@ -64,6 +64,7 @@ def test_a_display_comes_back_by_itself_after_a_kill_and_a_rolling_restart(
         context = browser.new_context(viewport=VIEWPORT)
         context.set_default_timeout(120_000)  # a hang guard on a shared, loaded machine
         page = context.new_page()
+        watch_console(page)
         refused: list[str] = []  # the balancer's "no server for you" answers
 
         def answered(r: Response) -> None:
