@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -246,6 +248,88 @@ def test_a_database_locked_past_the_busy_timeout_is_one_line_and_unchanged(
         other.execute("ROLLBACK")
         other.close()
     assert store.shoes.load("s").meta.name == "before"
+    store.close()
+
+
+def test_a_writer_of_this_process_waits_for_another_on_the_process_lock_not_on_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two stores of one folder in one process (as the API's threads are): while one
+    writes, the other waits on the process's lock and never asks SQLite for its write
+    lock (whose wait sleeps up to 25 ms between tries); past the timeout it is the same
+    one-line refusal, and nothing is changed."""
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_S", 0.2)
+    first, second = db.Store(tmp_path), db.Store(tmp_path)
+    first.shoes.create(ShoeMeta(id="s", name="before"))
+    asked: list[str] = []
+    refused: list[BaseException] = []
+    writing, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with first.write() as c:
+            c.execute("UPDATE shoes SET name = 'held' WHERE id = 's'")
+            writing.set()
+            done.wait(30)
+            c.execute("UPDATE shoes SET name = 'before' WHERE id = 's'")
+
+    def other() -> None:
+        second.con.set_trace_callback(asked.append)
+        try:
+            second.shoes.rename("s", "after")
+        except StorageError as e:
+            refused.append(e)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert writing.wait(30)
+    t = threading.Thread(target=other)
+    t.start()
+    t.join(30)
+    done.set()
+    holder.join(30)
+    assert len(refused) == 1 and "busy" in str(refused[0]) and "\n" not in str(refused[0])
+    assert not [q for q in asked if q.startswith("BEGIN")]
+    assert second.shoes.load("s").meta.name == "before"
+    first.close()
+    second.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_forked_child_writes_though_a_thread_of_its_parent_held_the_write_lock(
+    tmp_path: Path,
+) -> None:
+    """The process's write lock (`connection._writer`) held by another thread when the
+    process forks would be held for ever in the child: the child gets a new one."""
+    store = db.Store(tmp_path)
+    store.shoes.create(ShoeMeta(id="s", name="before"))
+    lock = connection._writer(os.path.realpath(tmp_path / "roads.db"))
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with lock:
+            taken.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert taken.wait(30)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: one write, its outcome as the exit status
+            code = 1
+            try:
+                child = db.Store(tmp_path)
+                with child.write() as c:
+                    c.execute("UPDATE shoes SET name = 'child' WHERE id = 's'")
+                code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        release.set()
+        holder.join(30)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert store.shoes.load("s").meta.name == "child"
     store.close()
 
 
