@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -297,3 +298,34 @@ def test_a_lobby_follower_sees_a_table_day_change_by_change(floor: Floor) -> Non
         assert lobby_tables(lobby)["L1"] == op.get("/tables/L1").json()
     assert len({t[1][1] for t in want} - {None}) == 3  # three shoes, each its own
     assert [t[1][3] for t in want if t[1][0] == "open"] == [0, 1, 2, 3, 1, 2, 1]
+
+
+def test_two_replicas_dealing_in_turn_at_one_table_lose_and_double_nothing(
+    tmp_path: Path,
+) -> None:
+    """Two API processes' services (`Tables` over one library) deal a shoe's hands in
+    turn at one table: each enters its round ahead of the write lock against the rounds
+    it last wrote, which the other has always moved on since; every hand lands once, in
+    order, numbered on, checked against the rounds before it."""
+    from roads_app.api.floor_feed import Tables
+    from roads_app.api.models import RoundIn
+    from roads_app.api.service import Feed
+    from roads_app.game.shoe import ShoeOptions, deal_shoe
+
+    store = db.open_store(tmp_path)
+    store.floor.add("R01", "Replicas", "classic", FloorLimits.of((10, 5000)))
+    store.floor.open("R01")
+    replicas = [Tables(Feed(tmp_path)), Tables(Feed(tmp_path))]
+    hands = deal_shoe(5, ShoeOptions()).rounds.head(12)
+    cards = list(zip(hands["player_cards"].to_list(), hands["banker_cards"].to_list(), strict=True))
+    for i, (pc, bc) in enumerate(cards):
+        reply = replicas[i % 2].append("R01", RoundIn(player_cards=pc, banker_cards=bc), None)
+        assert reply.status == 201 and reply.body["round"]["round"] == i + 1
+    shoe = store.floor.get("R01").shoe
+    assert shoe is not None
+    saved = store.shoes.load(shoe).rounds
+    assert saved["round"].to_list() == list(range(1, len(cards) + 1))
+    assert saved["player_cards"].to_list() == [pc for pc, _ in cards]
+    assert saved["banker_cards"].to_list() == [bc for _, bc in cards]
+    assert saved["winner"].to_list() == hands["winner"].to_list()
+    store.close()

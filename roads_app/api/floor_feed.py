@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from roads_app.api.models import RoundIn
-from roads_app.api.service import Feed, NotFound, Refused, Reply, entered, fingerprint, tags
+from roads_app.api.service import Feed, NotFound, Refused, Reply, fingerprint, tags
 from roads_app.errors import FloorError
 from roads_app.game.floor import MOVE_TO, Move, TableState, check_table_code, round_code
 from roads_app.game.hand import Winner
@@ -176,12 +176,13 @@ class Tables:
         """Deal one round at a table (`Floor.deal_in`), entered as a shoe's round is."""
         code = self._code(code)
         store = self.feed.store
+        made = self.feed.made_ahead(self._shoes.get(code), body)
 
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             table, started = self.floor.deal_in(c, code)
             assert table.shoe is not None
             saved = self.feed.saved_in(c, table.shoe)
-            new = entered(saved.rounds, body, saved.meta.decks)
+            new = self.feed.entered_in(saved, body, made)
             version = store.rounds.append_in(c, table.shoe, new.tail(1), None)
             self.feed.keep(db.Saved(new, saved.meta, version))
             self._shoes[code] = table.shoe

@@ -206,9 +206,11 @@ class Feed:
         return self._once(key, fp, None, do, who=who)
 
     def append(self, shoe_id: str, body: RoundIn, key: str | None, who: str | None = None) -> Reply:
+        made = self.made_ahead(shoe_id, body)
+
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             saved = self._saved(c, shoe_id)
-            new = entered(saved.rounds, body, saved.meta.decks)
+            new = self.entered_in(saved, body, made)
             version = self.store.rounds.append_in(c, shoe_id, new.tail(1), None)  # we hold the lock
             self._keep(db.Saved(new, saved.meta, version))
             return 201, {
@@ -295,6 +297,28 @@ class Feed:
             first=lambda: self._exists(shoe_id),
         )
 
+    def made_ahead(self, shoe_id: str | None, body: RoundIn) -> Made | None:
+        """The round entered against the shoe's rounds this process last wrote, before the
+        write lock is asked for, so the lock is held for the writes alone (the entry's
+        checks are most of an append's work). None: the shoe is not kept, or the entry
+        was refused (then it is entered again inside the lock, and refused there)."""
+        kept = self._kept.get(shoe_id) if shoe_id is not None else None
+        if kept is None:
+            return None
+        try:
+            return Made(kept, entered(kept.rounds, body, kept.meta.decks))
+        except RoadsAppError:
+            return None
+
+    @staticmethod
+    def entered_in(saved: db.Saved, body: RoundIn, made: Made | None) -> pl.DataFrame:
+        """The rounds with the entered one added, inside the write transaction: ``made``'s
+        when it was made from these very rounds (the kept object `_saved` found current),
+        else entered now."""
+        if made is not None and made.saved is saved:
+            return made.rounds
+        return entered(saved.rounds, body, saved.meta.decks)
+
     def saved_in(self, c: db.Connection, shoe_id: str) -> db.Saved:
         """`_saved` for the floor's tables (`roads_app.api.floor_feed`)."""
         return self._saved(c, shoe_id)
@@ -347,6 +371,15 @@ class Feed:
         except StorageError as e:
             raise _status(e) from None
         return Reply(status, body, replayed)
+
+
+@dataclass(frozen=True)
+class Made:
+    """A round entered ahead of the write lock (`Feed.made_ahead`): the kept rounds it
+    was entered against, and the rounds with it."""
+
+    saved: db.Saved
+    rounds: pl.DataFrame
 
 
 LIVE_SHOES = 200
