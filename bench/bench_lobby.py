@@ -94,16 +94,28 @@ def _number_end(data: bytes, i: int) -> int:
 def server_main(data: str, port: int, trace: str) -> None:
     """`roads-app api`, with commit, publish and GC times written to ``trace`` on exit."""
     bf.more_files()
-    from roads_app.api import fanout, floor_feed, server
+    from roads_app.api import app, fanout, floor_feed, server
 
     commits: list[tuple[str, int, int, float]] = []
     published: list[tuple[str, int, int, float, float]] = []
     pauses: list[float] = []
+    served: list[tuple[float, float]] = []  # an append's request: (in, answered)
+    stored: list[tuple[float, float]] = []  # its store call: (start, end), on a store thread
     bf.gc_pauses(pauses)
     real_append, real_publish = floor_feed.Tables.append, fanout.Channel.publish
+    real_call = app.App.__call__
+
+    async def call(self, scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope.get("method") != "POST" or not scope.get("path", "").endswith("/rounds"):
+            return await real_call(self, scope, receive, send)
+        t0 = time.monotonic()
+        await real_call(self, scope, receive, send)
+        served.append((t0, time.monotonic()))
 
     def append(self, code, body, key, who=None):  # type: ignore[no-untyped-def]
+        t0 = time.monotonic()
         reply = real_append(self, code, body, key, who)
+        stored.append((t0, time.monotonic()))
         b = reply.body
         if isinstance(b, dict) and "round" in b:
             commits.append(
@@ -122,12 +134,21 @@ def server_main(data: str, port: int, trace: str) -> None:
                     if state == "open":  # a round's event (a shuffle's repeats the count)
                         published.append((code, number, count, t0, t1))
 
+    app.App.__call__ = call  # type: ignore[method-assign]
     floor_feed.Tables.append = append  # type: ignore[method-assign]
     fanout.Channel.publish = publish  # type: ignore[method-assign]
 
     def dump(*_: object) -> None:
         Path(trace).write_text(
-            json.dumps({"commits": commits, "published": published, "gc": pauses})
+            json.dumps(
+                {
+                    "commits": commits,
+                    "published": published,
+                    "gc": pauses,
+                    "served": served,
+                    "stored": stored,
+                }
+            )
         )
         os._exit(0)
 
@@ -456,6 +477,8 @@ def run(code: Path, a: argparse.Namespace) -> None:
     print(bf.ms("    published -> received", from_pub))
     print(f"  followers that missed anything {missed} (their stream ended: {ended})")
     print(bf.ms("  appends, from sent to answered", own))
+    print(bf.ms("    in the server (request in -> answered)", spans(tr["served"], t0, t1)))
+    print(bf.ms("    of that, the store call (a store thread)", spans(tr["stored"], t0, t1)))
     print(
         f"  CPU, share of one core: server (whole process tree) {100 * server_cpu:.0f}%, "
         f"clients {' + '.join(f'{100 * x:.0f}%' for x in cpus)}, feeder {100 * feeder_cpu:.0f}%"
@@ -465,6 +488,15 @@ def run(code: Path, a: argparse.Namespace) -> None:
     print(bf.ms("  server's GC pauses", bf.within(tr["gc"], t0, t1 + 2)))
     print(bf.ms("    of them full collections", bf.full(tr["gc"], t0, t1 + 2)))
     print(bf.ms("  clients' GC pauses", client_gc), flush=True)
+
+
+def spans(kept: list[list[float]], t0: float, t1: float) -> list[float]:
+    """The lengths (ms) of the (start, end) spans that started within [t0, t1].
+
+    >>> spans([[0.5, 0.51], [2.0, 2.1], [9.0, 9.5]], 0.0, 5.0)
+    [10.000000000000009, 100.00000000000009]
+    """
+    return [(b - a) * 1e3 for a, b in kept if t0 <= a <= t1]
 
 
 def main() -> None:
