@@ -318,7 +318,7 @@ def test_a_forked_child_writes_though_a_thread_of_its_parent_held_the_write_lock
         if pid == 0:  # the child: one write, its outcome as the exit status
             code = 1
             try:
-                child = db.Store(tmp_path)
+                child = connection.Database(tmp_path)  # no Polars in the forked child
                 with child.write() as c:
                     c.execute("UPDATE shoes SET name = 'child' WHERE id = 's'")
                 code = 0
