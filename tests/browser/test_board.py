@@ -723,11 +723,21 @@ FOCUS_JS = """() => {
   return el ? el.tagName + ':' + (el.getAttribute('type') || el.getAttribute('role') || '') : '';
 }"""
 
+LIST_CLOSED_JS = """() => {
+  const el = document.activeElement;
+  return !el || el.getAttribute('role') !== 'combobox'
+    || el.getAttribute('aria-expanded') !== 'true';
+}"""
+"""The focused element is no select with its list open: a select's search field types
+while its list is open (`page_head.js`), so a key meant for the board waits for the
+list to close after the option's click."""
+
 
 def _press_after(page: Page, focus: str, key: str, rounds: int) -> None:
     """With the focus left where a click put it (``focus`` says where, for a failure
     message), a key press gives the next round."""
     wait_idle(page)
+    page.wait_for_function(LIST_CLOSED_JS)
     where = page.evaluate(FOCUS_JS)
     page.keyboard.press(key)
     try:
