@@ -47,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
@@ -350,39 +351,61 @@ class RawClient:
             self.writer.close()
 
 
+Send = Callable[[str, "dict | None", "str | None"], Awaitable[None]]
+"""Posts one request of a table's: ``("shuffle", None, None)`` or ``("rounds", body, key)``."""
+
+
+async def deal_on_beats(
+    k: int, codes: list[str], a: argparse.Namespace, shoes: list, t0: float, send: Send
+) -> None:
+    """Table ``k``'s hands, each on its beat (every ``--every`` s from ``t0``, the tables
+    spread evenly over it), a shuffle when a shoe runs out; each hand with its key."""
+    code, seed, dealt = codes[k], 2000 + 100 * k, a.start
+    left = shoes.pop(0)
+    beat = 0
+    while True:
+        due = t0 + k * a.every / len(codes) + beat * a.every
+        if due > t0 + a.seconds:
+            return
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        beat += 1
+        if not left:  # the shoe's end: a shuffle, then the next shoe's first hand
+            await send("shuffle", None, None)
+            seed, dealt = seed + 1, 0
+            left = shoes.pop(0)
+        pc, bc = left.pop(0)
+        dealt += 1
+        await send("rounds", {"player_cards": pc, "banker_cards": bc}, f"{code}-{seed}-{dealt}")
+
+
 async def raw_feed(url: str, token: str, codes: list[str], a: argparse.Namespace) -> list[float]:
     """`feed` through `RawClient`s: the appends' own latency (ms), sent -> answered."""
     own: list[float] = []
     refused: list[str] = []
     shoes = [dealt_at(k, a) for k in range(len(codes))]
     clients = [RawClient(url, token) for _ in codes]
-    t0 = time.monotonic() + 0.5
 
-    async def table(k: int, code: str, c: RawClient) -> None:
-        seed, dealt = 2000 + 100 * k, a.start
-        left = shoes[k].pop(0)
-        beat = 0
-        while True:
-            due = t0 + k * a.every / len(codes) + beat * a.every
-            if due > t0 + a.seconds:
-                return
-            await asyncio.sleep(max(0.0, due - time.monotonic()))
-            beat += 1
-            if not left:  # the shoe's end: a shuffle, then the next shoe's first hand
-                assert await c.post(f"/tables/{code}/shuffle") == 200
-                seed, dealt = seed + 1, 0
-                left = shoes[k].pop(0)
-            pc, bc = left.pop(0)
-            dealt += 1
-            body = {"player_cards": pc, "banker_cards": bc}
+    def sender(code: str, c: RawClient) -> Send:
+        async def send(kind: str, body: dict | None, key: str | None) -> None:
             t = time.monotonic()
-            status = await c.post(f"/tables/{code}/rounds", body, f"{code}-{seed}-{dealt}")
+            status = await c.post(f"/tables/{code}/{kind}", body, key)
+            if kind == "shuffle":
+                assert status == 200, status
+                return
             own.append((time.monotonic() - t) * 1e3)
             if status != 201:
                 refused.append(f"{code} {status}")
 
+        return send
+
+    t0 = time.monotonic() + 0.5
     try:
-        await asyncio.gather(*(table(k, code, clients[k]) for k, code in enumerate(codes)))
+        await asyncio.gather(
+            *(
+                deal_on_beats(k, codes, a, shoes[k], t0, sender(code, clients[k]))
+                for k, code in enumerate(codes)
+            )
+        )
     finally:
         for c in clients:
             c.close()
@@ -399,30 +422,18 @@ async def feed(url: str, token: str, codes: list[str], a: argparse.Namespace) ->
     refused: list[str] = []
     headers = {"Authorization": f"Bearer {token}"}
     shoes = [dealt_at(k, a) for k in range(len(codes))]
-    t0 = 0.0  # the feed's start, once every client is made (each loads TLS settings)
 
-    async def table(k: int, code: str, c: httpx.AsyncClient) -> None:
-        seed, dealt = 2000 + 100 * k, a.start
-        left = shoes[k].pop(0)
-        beat = 0
-        while True:
-            due = t0 + k * a.every / len(codes) + beat * a.every
-            if due > t0 + a.seconds:
-                return
-            await asyncio.sleep(max(0.0, due - time.monotonic()))
-            beat += 1
-            if not left:  # the shoe's end: a shuffle, then the next shoe's first hand
+    def sender(code: str, c: httpx.AsyncClient) -> Send:
+        async def send(kind: str, body: dict | None, key: str | None) -> None:
+            if kind == "shuffle":
                 assert (await c.post(f"/tables/{code}/shuffle")).status_code == 200
-                seed, dealt = seed + 1, 0
-                left = shoes[k].pop(0)
-            pc, bc = left.pop(0)
-            dealt += 1
-            body = {"player_cards": pc, "banker_cards": bc}
-            key = {"Idempotency-Key": f"{code}-{seed}-{dealt}"}
+                return
             t = time.monotonic()
             for attempt in range(5):  # a dropped connection: the same key again
                 try:
-                    r = await c.post(f"/tables/{code}/rounds", json=body, headers=key)
+                    r = await c.post(
+                        f"/tables/{code}/rounds", json=body, headers={"Idempotency-Key": key}
+                    )
                     break
                 except httpx.TransportError as e:
                     retried.append(f"{code} {type(e).__name__} {e}")
@@ -432,6 +443,8 @@ async def feed(url: str, token: str, codes: list[str], a: argparse.Namespace) ->
             if r.status_code != 201:  # e.g. the database busy at a heavy load: said
                 refused.append(f"{code} {r.status_code} {r.text}")
 
+        return send
+
     async with contextlib.AsyncExitStack() as stack:
         clients = [
             await stack.enter_async_context(
@@ -439,8 +452,13 @@ async def feed(url: str, token: str, codes: list[str], a: argparse.Namespace) ->
             )
             for _ in codes
         ]
-        t0 = time.monotonic() + 0.5
-        await asyncio.gather(*(table(k, code, clients[k]) for k, code in enumerate(codes)))
+        t0 = time.monotonic() + 0.5  # the feed's start, once every client is made
+        await asyncio.gather(
+            *(
+                deal_on_beats(k, codes, a, shoes[k], t0, sender(code, clients[k]))
+                for k, code in enumerate(codes)
+            )
+        )
     if retried:
         print(f"  appends sent again after a lost connection: {len(retried)} ({retried[0]})")
     if refused:
