@@ -432,15 +432,7 @@ def wait_idle(page: Page) -> None:
     try:
         page.wait_for_selector(APP_IDLE, state="attached")
     except PlaywrightTimeout:
-        states = page.evaluate("""() => {
-          const a = document.querySelector('[data-testid="stApp"]');
-          return a && [a.dataset.testScriptState, a.dataset.testConnectionState];
-        }""")
-        console = "\n".join(_CONSOLE.get(id(page), [])) or "(nothing)"
-        raise AssertionError(
-            f"the app never went idle: (script, connection) = {states}; "
-            f"the console's first warnings and errors:\n{console}"
-        ) from None
+        raise AssertionError(f"the app never went idle; {page_state(page)}") from None
 
 
 def wait_keys_answered(page: Page) -> None:
@@ -466,10 +458,7 @@ def board_meta(page: Page) -> dict[str, dict]:
     A combined board figure (`board.board_figure`) is expanded into its roads, so
     callers see ``{"big_road": {"rounds": n, "marks": m}, ...}`` either way.
     """
-    metas = page.evaluate(
-        "() => Array.from(document.querySelectorAll('.rd-plot'))"
-        ".map(g => g.layout && g.layout.meta).filter(m => m && m.road)"
-    )
+    metas = page.evaluate(f"() => {PLOT_METAS}")
     out: dict[str, dict] = {}
     for m in metas:
         if m["road"] == "board":
@@ -479,14 +468,19 @@ def board_meta(page: Page) -> dict[str, dict]:
     return out
 
 
+PLOT_METAS = (
+    "Array.from(document.querySelectorAll('.rd-plot'))"
+    ".map(g => g.layout && g.layout.meta).filter(m => m && m.road)"
+)
+"""A JavaScript expression: ``layout.meta`` of every road figure drawn in the page."""
+
 WAIT_ROUNDS_JS = """(n) => {
   const c = document.querySelector('[data-testid="round-count"]');
   if (!c || c.textContent.trim() !== 'Round ' + n) return false;
-  const m = Array.from(document.querySelectorAll('.rd-plot'))
-    .map(g => g.layout && g.layout.meta).filter(m => m && m.road);
+  const m = PLOTS;
   const bead = m.filter(x => x.road === 'bead_plate' || x.road === 'board');
   return bead.length === 1 && bead[0].rounds === n;
-}"""
+}""".replace("PLOTS", PLOT_METAS)
 
 
 def wait_keys(page: Page, timeout_ms: float = 30_000) -> None:
@@ -509,15 +503,13 @@ def wait_rounds(page: Page, n: int, timeout_ms: float = 30_000) -> None:
 PAGE_STATE_JS = """() => {
   const a = document.querySelector('[data-testid="stApp"]');
   const c = document.querySelector('[data-testid="round-count"]');
-  const m = Array.from(document.querySelectorAll('.rd-plot'))
-    .map(g => g.layout && g.layout.meta).filter(m => m && m.road)
-    .map(m => m.road + ':' + m.rounds);
+  const m = PLOTS.map(m => m.road + ':' + m.rounds);
   return {
     script: a && a.dataset.testScriptState, connection: a && a.dataset.testConnectionState,
     header: c && c.textContent.trim(), plots: m,
     text: (document.body ? document.body.innerText : '').replace(/\\s+/g, ' ').slice(0, 400),
   };
-}"""
+}""".replace("PLOTS", PLOT_METAS)
 
 
 def page_state(page: Page) -> str:
