@@ -450,3 +450,83 @@ def test_a_reader_may_ask_for_smaller_batches_of_whole_shoes(
         assert batch.height < 100 + 104
         shoes = batch["shoe"].unique()
         assert pl.concat(small).filter(pl.col("shoe").is_in(shoes.implode())).height == batch.height
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    blanks=st.lists(
+        st.tuples(st.integers(0, 400), st.sampled_from(["", " ", "\t", "\r", " \r\r"])),
+        max_size=6,
+    ),
+    ends=st.lists(st.tuples(st.integers(0, 400), st.sampled_from(["\r\n", "\r\r\n"])), max_size=6),
+    fault=st.one_of(
+        st.none(),
+        st.tuples(st.integers(0, 300), st.sampled_from(["extra cell", "cell short", "long"])),
+    ),
+    last_end=st.booleans(),
+    chunk=st.integers(16, 3000),
+    rows=st.integers(20, 200),
+)
+def test_a_csv_read_a_piece_at_a_time_is_read_as_its_lines_say(
+    blanks: list[tuple[int, str]],
+    ends: list[tuple[int, str]],
+    fault: tuple[int, str] | None,
+    last_end: bool,
+    chunk: int,
+    rows: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CSV is split into lines a piece at a time (by NumPy, a piece of ``chunk`` bytes
+    here) and into blocks of ``rows`` rows: whatever the cuts, blank lines are dropped,
+    a line's "\\r" ends too, every row is read once, and a row of the wrong width or a
+    line too long is named by its row (counting rows only) or its line (counting every
+    line) as the file's text says."""
+    monkeypatch.setattr(streaming, "_CHUNK", chunk)
+    monkeypatch.setattr(streaming, "BATCH_ROWS", rows)
+    lines = _as_text(SHOES).write_csv().splitlines()  # the header, then a row a line
+    kinds = ["header"] + ["row"] * (len(lines) - 1)
+    if fault is not None:
+        at, kind = fault
+        at = 1 + at % (len(lines) - 1)
+        kinds[at] = kind
+        if kind == "extra cell":
+            lines[at] += ",B"
+        elif kind == "cell short":
+            lines[at] = lines[at].rsplit(",", 1)[0]
+        else:
+            lines[at] += " " * 4096
+    for at, blank in sorted(blanks, reverse=True):  # blank lines anywhere after the header
+        kinds.insert(1 + at % len(lines), "blank")
+        lines.insert(1 + at % len(lines), blank)
+    line_ends = ["\n"] * len(lines)
+    for at, end in ends:
+        line_ends[at % len(lines)] = end
+    if not last_end:
+        line_ends[-1] = ""
+    f = tmp_path / "x.csv"
+    f.write_bytes("".join(a + b for a, b in zip(lines, line_ends, strict=True)).encode())
+    want: str | None = None
+    if fault is not None:
+        faulty = kinds.index(fault[1])
+        if fault[1] == "long":
+            want = f"x.csv: line {faulty + 1:,} is longer than 4,096 bytes"
+        else:
+            row = sum(k != "blank" for k in kinds[1 : faulty + 1])
+            cells = lines[faulty].count(",") + 1
+            want = f"x.csv: row {row} has {cells} cells, the header {lines[0].count(',') + 1}"
+    many = streaming.open_shoe_file(f)
+    assert many is not None
+    try:
+        got = [rounds for batch in many.batches() for _k, rounds in batch]
+    except RoadsAppError as e:
+        assert want is not None, str(e)
+        assert str(e).startswith(want), (str(e), want)
+        return
+    assert want is None
+    (tmp_path / "clean").mkdir(exist_ok=True)
+    clean = streamed(SHOES, "csv", tmp_path / "clean")
+    assert not isinstance(clean, str) and len(got) == len(clean) == 4
+    assert all(a.equals(b) for a, b in zip(got, clean, strict=True))
