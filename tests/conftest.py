@@ -5,7 +5,7 @@ per-example deadline is a wall-clock threshold: on a shared, loaded machine a fi
 that pays for an import or a compile fails it at random, so it is off (speed lives in
 ``bench/``).
 
-`python3 dev.py test` runs the suite on two workers (pytest-xdist, ``--dist loadgroup``).
+`python3 dev.py test` runs the suite on three workers (pytest-xdist, ``--dist loadgroup``).
 A module whose tests share a module-scoped fixture (a dashboard server, a Ray instance,
 an API app) runs whole on one worker, so its fixture starts once; the other tests are
 dealt out one by one. Session-scoped fixtures (the browser, a database server) start

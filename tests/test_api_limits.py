@@ -228,5 +228,11 @@ def test_a_write_looks_its_token_up_once(tmp_path: Path, monkeypatch: pytest.Mon
         assert len(asked) == 5  # a token not found is asked about every time
         tokens.revoke_all(data, "operator")
         refused = client.post(f"/shoes/{shoe}/rounds", json=hand, headers=auth)
-        assert refused.status_code == 401 and "revoked" in refused.json()["detail"]
+        # refused by the write's own look-up ("revoked"), or by the gate's when the
+        # server's watcher saw the revoke first (its row is gone: a token it never knew)
+        assert refused.status_code == 401
+        assert refused.json()["detail"] in (
+            "the token no longer holds (revoked): nothing was changed",
+            "the token is not valid for this data folder",
+        )
     assert db.open_store(data).shoes.load(shoe).rounds.height == 1
