@@ -385,3 +385,40 @@ def test_the_stream_follows_appends_undo_void_and_other_writers(server: ApiServe
         assert {"snapshot", "append", "reset"} <= kinds
         db.open_store(server.data_dir).shoes.delete(shoe)
         f.wait_for(lambda f: f.events[-1][0] == "gone")
+
+
+def test_an_append_while_another_process_writes_waits_and_the_server_goes_on(
+    server: ApiServer, op: httpx.Client, token: str
+) -> None:
+    """An append is written on the server's event loop when SQLite's write lock is free
+    (`Database.not_waiting`); held by another process (here the test's own connection),
+    it waits on a store thread instead, so the server answers meanwhile (its health,
+    the shoe read) and the append lands, once, when the lock is let go. (Written on the
+    event loop and waiting there, the read would wait for the append, which would be
+    refused as busy after 5 s, since the lock is let go only after the read.)"""
+    import json
+    import sqlite3
+
+    shoe = new_shoe(op)
+    holder = sqlite3.connect(server.data_dir / "roads.db", isolation_level=None)
+    sent = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        body = json.dumps({"winner": "B"}).encode()
+        sent.sendall(
+            f"POST /shoes/{shoe}/rounds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
+        assert state(op, shoe) == (1, [])  # read while the append waits
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sent.recv(4096)
+    sent.close()
+    assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+    version, rounds = state(op, shoe)
+    assert [r["winner"] for r in rounds] == ["B"] and version == 2

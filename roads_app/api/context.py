@@ -30,6 +30,8 @@ class Api:
     hub: Hub
     run: Callable[..., Awaitable[Any]]
     """Runs a store call on the app's few store threads (`app.STORE_THREADS`)."""
+    append: Callable[..., Awaitable[Any]]
+    """Runs an append's store call (`app.create_app`'s ``append``)."""
     watcher: watch.Watcher
     data_dir: Path
     open_reads: bool

@@ -77,7 +77,7 @@ async def deal(api: Ctx, who: Writer, code: Code, body: RoundIn, key: Key = None
     ``Idempotency-Key`` so that a retry never deals the hand twice."""
     start = time.perf_counter()
     try:
-        return _written(api, await api.run(api.tables.append, code, body, key, who))
+        return _written(api, await api.append(api.tables.append, code, body, key, who))
     finally:  # measured as a shoe's append is (``/metrics``)
         if api.metrics.append_seconds is not None:
             api.metrics.append_seconds.observe(time.perf_counter() - start)

@@ -68,7 +68,7 @@ async def append(api: Ctx, who: Writer, shoe_id: ShoeId, body: RoundIn, key: Key
     """
     start = time.perf_counter()
     try:
-        return answer(api, await api.run(api.feed.append, shoe_id, body, key, who), shoe_id)
+        return answer(api, await api.append(api.feed.append, shoe_id, body, key, who), shoe_id)
     finally:  # a refusal's time too: what the feeder waited
         if api.metrics.append_seconds is not None:
             api.metrics.append_seconds.observe(time.perf_counter() - start)
