@@ -101,7 +101,7 @@ def server_main(data: str, port: int, trace: str) -> None:
     published: list[tuple[str, int, int, float, float]] = []
     pauses: list[float] = []
     served: list[tuple[float, float]] = []  # an append's request: (in, answered)
-    stored: list[tuple[float, float]] = []  # its store call: (start, end), on a store thread
+    stored: list[tuple[float, float]] = []  # its store call: (start, end), wherever it ran
     bf.gc_pauses(pauses)
     real_append, real_publish = floor_feed.Tables.append, fanout.Channel.publish
     real_call = app.App.__call__
@@ -574,7 +574,7 @@ def run(code: Path, a: argparse.Namespace) -> None:
     feeder = "raw HTTP" if a.raw_feeder else "httpx"
     print(bf.ms(f"  appends, from sent to answered ({feeder})", own))
     print(bf.ms("    in the server (request in -> answered)", spans(tr["served"], t0, t1)))
-    print(bf.ms("    of that, the store call (a store thread)", spans(tr["stored"], t0, t1)))
+    print(bf.ms("    of that, the store call", spans(tr["stored"], t0, t1)))
     print(
         f"  CPU, share of one core: server (whole process tree) {100 * server_cpu:.0f}%, "
         f"clients {' + '.join(f'{100 * x:.0f}%' for x in cpus)}, feeder {100 * feeder_cpu:.0f}%"
