@@ -79,8 +79,8 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         """An append, written here on the event loop's thread when SQLite's write lock is
         free, else on a store thread. Why: on a thread, the append let go of Python's GIL
         at each statement and Polars call and waited to have it back while the event loop
-        wrote events to every follower (with 2,000 lobby followers its p99 was 27-31 ms,
-        here 16, docs/api.md); an append is a few milliseconds of the process's own work
+        wrote events to every follower (with 2,000 lobby followers its p99 was 31-35 ms,
+        here 18-19, docs/api.md); an append is a few milliseconds of the process's own work
         either way. It never waits for the lock here (`Database.not_waiting`): another
         writer, of this process or another, sends it to a store thread, where it may."""
         if feed.store.url is None:
