@@ -83,3 +83,23 @@ def test_the_interpreted_sums_and_products_are_the_compiled_ones(
     finally:
         exact.runs_interpreted = original
     np.testing.assert_array_equal(out[0], out[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=40),
+        min_size=1,
+        max_size=5,
+    ),
+    st.booleans(),
+)
+def test_column_sums_are_each_columns_true_sum(columns: list[list[float]], read_only: bool):
+    """`exact_column_sums` (a backtest's totals, a column at a time, read-only frame columns
+    among them) gives each column's exact sum, as `exact_sums` of the matrix would."""
+    arrays = [np.array(c, dtype=np.float64) for c in columns]
+    if read_only:
+        for a in arrays:
+            a.flags.writeable = False
+    got = exact.exact_column_sums(arrays)
+    assert [to_fraction(g) for g in got] == [sum(map(Fraction, c), Fraction(0)) for c in columns]

@@ -20,7 +20,7 @@ money amounts lie far inside 1e-100 .. 1e100).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -86,6 +86,18 @@ def exact_sums(values: np.ndarray) -> list[int]:
         for j in range(k):
             totals[j] += sum(int(v) << (32 * i) for i, v in enumerate(bins[j].tolist()) if v)
     return totals
+
+
+def exact_column_sums(columns: Sequence[np.ndarray]) -> list[int]:
+    """`exact_sums` of each of ``columns`` (float64[n] each), a column at a time: no
+    matrix of them is built (filling one, a column at a stride, took twice the sums'
+    own time for a backtest's million shoes). A read-only column (a frame's) is copied:
+    one signature of the compiled sum, as for `exact_sums`' matrix."""
+    out = []
+    for c in columns:
+        a = np.ascontiguousarray(c, dtype=np.float64)
+        out.append(exact_sums((a if a.flags.writeable else a.copy()).reshape(-1, 1))[0])
+    return out
 
 
 PLAIN_UP_TO = 100_000

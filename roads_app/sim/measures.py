@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from roads_app.bets.tables import Table
-from roads_app.sim.exact import exact_sums, products_into, to_float, to_fraction
+from roads_app.sim.exact import exact_column_sums, products_into, to_float, to_fraction
 
 STOPS: tuple[str, ...] = ("played out", "stop-loss", "take-profit", "ruin")
 """Why a shoe's betting ended, by `engine.STOP_*` code."""
@@ -112,14 +112,14 @@ def totals_of_columns(c: Columns, slots: Sequence[str], unsettled: int = 0) -> T
     # a column of the kernel's rows): one signature of the products' kernel
     wag = np.array(c.wagered, dtype=np.float64, order="C")
     net = np.array(c.net, dtype=np.float64, order="C")
-    values = np.empty((n, 9 + 2 * len(slots)))  # the columns summed, written in place
-    values[:, 0], values[:, 1], values[:, 2] = wag, net, c.final
-    for i, (a, b) in enumerate(((net, net), (net, wag), (wag, wag))):
-        products_into(a, b, values[:, 3 + 2 * i], values[:, 4 + 2 * i])
-    for i, (w, nt) in enumerate(c.slots):
-        values[:, 9 + 2 * i] = w
-        values[:, 10 + 2 * i] = nt
-    exact = exact_sums(values) if n else [0] * values.shape[1]
+    columns = [wag, net, c.final]  # the columns summed, each whole (`exact_column_sums`)
+    for a, b in ((net, net), (net, wag), (wag, wag)):
+        product, error = np.empty(n), np.empty(n)
+        products_into(a, b, product, error)
+        columns += [product, error]
+    for w, nt in c.slots:
+        columns += [w, nt]
+    exact = exact_column_sums(columns) if n else [0] * len(columns)
     sums = dict(zip(SUMS[:3], exact[:3], strict=True))
     for i, name in enumerate(SUMS[3:]):
         sums[name] = exact[3 + 2 * i] + exact[4 + 2 * i]
