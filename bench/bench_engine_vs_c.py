@@ -25,7 +25,10 @@ Figures (2 cores shared with other work, load 13-16, ``--shoes 1000000 --rounds 
 priced the exact edge interpreted), per CPU second against the dealer's 20.2 M:
 kernel 1.06x (both); whole command, start-up included, 0.86x (before: 0.83x). The
 wall-clock ratios of the same run (command reports 0.92x; before 1.45x, kernel 1.06x
-and 1.59x) say more about the machine's load than the code.
+and 1.59x) say more about the machine's load than the code. On a quiet machine (load
+about 1, the dealer at 32.7 M hands/s) the ratios are lower and agree with each other:
+kernel 0.86-0.87x, command reports 0.82x (0.79x before its totals summed each column
+whole), whole command per CPU-second 0.68x.
 """
 
 from __future__ import annotations
