@@ -390,12 +390,12 @@ def test_the_stream_follows_appends_undo_void_and_other_writers(server: ApiServe
 def test_an_append_while_another_process_writes_waits_and_the_server_goes_on(
     server: ApiServer, op: httpx.Client, token: str
 ) -> None:
-    """An append is written on the server's event loop when SQLite's write lock is free
-    (`Database.not_waiting`); held by another process (here the test's own connection),
-    it waits on a store thread instead, so the server answers meanwhile (its health,
-    the shoe read) and the append lands, once, when the lock is let go. (Written on the
-    event loop and waiting there, the read would wait for the append, which would be
-    refused as busy after 5 s, since the lock is let go only after the read.)"""
+    """With SQLite's write lock held by another process (here the test's own connection)
+    an append waits for it on a store thread, never on the event loop: the server
+    answers meanwhile (its health, the shoe read) and the append lands, once, when the
+    lock is let go. (An append written on the event loop and waiting there, tried and
+    seen failing here: the read waited for it, and it was refused as busy after 5 s,
+    since the lock is let go only after the read.)"""
     import json
     import sqlite3
 

@@ -23,7 +23,7 @@ import httpx
 import pytest
 import uvicorn
 
-from roads_app.api import stream
+from roads_app.api import fanout, stream
 from roads_app.api.app import create_app
 from roads_app.api.fanout import STEP, Broadcast, Frame, QueueOutlet, TransportOutlet
 from roads_app.api.floor_stream import LOBBY
@@ -277,6 +277,40 @@ def test_a_fan_out_is_written_in_steps_in_order_to_those_who_followed_before_it(
     assert at_once == STEP
     assert all(o.frames == [b"snap", b"one", b"two"] for o in outs)
     assert late.frames == [b"snap with one and two"]
+
+
+def test_the_followers_writes_wait_for_an_append_in_flight_and_no_longer_than_the_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While an append's store call is in flight (`fanout.HOLD`) a frame published is not
+    written (the event loop waits in its poll, the GIL free for the append), and it is
+    written once the append is done; held by appends that never end, it is written all
+    the same after `HOLD_MOST_S` (a minute in the first part, so a slow machine's turns
+    cannot reach it)."""
+
+    async def scenario() -> tuple[list[bytes], list[bytes], list[bytes]]:
+        channel = Broadcast().channel("k")
+        out = Kept()
+        channel.join(out, Frame(b"snap"))  # type: ignore[arg-type]
+        monkeypatch.setattr(fanout, "HOLD_MOST_S", 60.0)
+        with fanout.HOLD.during():
+            channel.publish(Frame(b"one"))
+            for _ in range(5):  # turns of the loop, and looks again (HOLD_TURN_S)
+                await asyncio.sleep(fanout.HOLD_TURN_S)
+            while_held = list(out.frames)
+        await until(lambda: not channel._pending)
+        after = list(out.frames)
+        monkeypatch.setattr(fanout, "HOLD_MOST_S", 0.05)
+        with fanout.HOLD.during():  # never let go here
+            channel.publish(Frame(b"two"))
+            await until(lambda: not channel._pending)
+        return while_held, after, list(out.frames)
+
+    while_held, after, last = _run_apart(scenario)
+    assert fanout.HOLD.count == 0
+    assert while_held == [b"snap"]
+    assert after == [b"snap", b"one"]
+    assert last == [b"snap", b"one", b"two"]
 
 
 def joined(broadcast: Broadcast, key: str) -> list[Any]:

@@ -294,45 +294,6 @@ def test_a_writer_of_this_process_waits_for_another_on_the_process_lock_not_on_s
     second.close()
 
 
-def test_a_write_that_may_not_wait_finds_the_lock_held_and_does_nothing(tmp_path: Path) -> None:
-    """`Database.not_waiting` (the API's event loop writing an append itself): with
-    SQLite's write lock held by another process (a bare connection here) or this
-    process's lock held by another thread, the write raises `WouldWait` having done
-    nothing, instead of waiting; with both free it writes, once (a second write inside
-    is a bug: the caller would redo the first on its thread)."""
-    store = db.Store(tmp_path, from_env=False)
-    store.shoes.create(ShoeMeta(id="s", name="before"))
-    other = sqlite3.connect(store.path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    with pytest.raises(connection.WouldWait), store.not_waiting():
-        store.shoes.rename("s", "after")
-    other.execute("ROLLBACK")
-    other.close()
-    held, done = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with store.write():
-            held.set()
-            done.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert held.wait(30)
-    with pytest.raises(connection.WouldWait), store.not_waiting():
-        store.shoes.rename("s", "after")
-    done.set()
-    holder.join(30)
-    assert store.shoes.load("s").meta.name == "before"
-    with store.not_waiting():
-        store.shoes.rename("s", "after")
-        with pytest.raises(AssertionError, match="one write transaction"):
-            store.shoes.rename("s", "again")
-    assert store.shoes.load("s").meta.name == "after"
-    store.shoes.rename("s", "outside")  # waiting again, as every write does
-    assert store.shoes.load("s").meta.name == "outside"
-    store.close()
-
-
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
 def test_a_forked_child_writes_though_a_thread_of_its_parent_held_the_write_lock(
     tmp_path: Path,

@@ -19,7 +19,6 @@ only map HTTP onto them, one module per concern:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -43,7 +42,6 @@ from roads_app.api.service import Feed, tags
 from roads_app.api.stream import Hub
 from roads_app.metrics import Metrics
 from roads_app.store import watch
-from roads_app.store.connection import WouldWait
 
 STORE_THREADS = 4
 """Threads (and so database connections) the server's store calls share; SQLite takes
@@ -76,17 +74,11 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
 
     async def append(fn: Callable[..., Any], *args: Any) -> Any:
-        """An append, written here on the event loop's thread when SQLite's write lock is
-        free, else on a store thread. Why: on a thread, the append let go of Python's GIL
-        at each statement and Polars call and waited to have it back while the event loop
-        wrote events to every follower (with 2,000 lobby followers its p99 was 31-35 ms,
-        here 18-19, docs/api.md); an append is a few milliseconds of the process's own work
-        either way. It never waits for the lock here (`Database.not_waiting`): another
-        writer, of this process or another, sends it to a store thread, where it may."""
-        if feed.store.url is None:
-            with contextlib.suppress(WouldWait), feed.store.not_waiting():
-                return fn(*args)
-        return await run(fn, *args)
+        """An append's store call, on a store thread as any, the followers' writes held
+        while it runs (`fanout.Holding`: it then gets Python's GIL back at once each time
+        it let go of it)."""
+        with fanout.HOLD.during():
+            return await run(fn, *args)
 
     async def run_lobby(fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(lobby_pool, fn, *args)

@@ -73,11 +73,6 @@ def _forget_writers() -> None:
 os.register_at_fork(after_in_child=_forget_writers)
 
 
-class WouldWait(Exception):
-    """A write that was not to wait (`Database.not_waiting`) found the database's write
-    lock held: nothing was done, and the caller does the write where it may wait."""
-
-
 class Cursor(Protocol):
     """What the store reads of a statement's result (``sqlite3.Cursor``, psycopg's
     cursor, or `pg.Rows`: a read answered ahead, or a held write's empty answer)."""
@@ -521,20 +516,6 @@ IDLE_CONNECTIONS = 8
 """Server connections a process keeps open for its next threads when threads end."""
 
 
-def _begin_now(con: Connection) -> None:
-    """``BEGIN IMMEDIATE`` without SQLite's busy wait: `WouldWait` if another process
-    holds the write lock."""
-    con.execute("PRAGMA busy_timeout = 0")
-    try:
-        con.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as e:
-        if e.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:  # (or an extended busy code)
-            raise
-        raise WouldWait from None
-    finally:
-        con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-
-
 class _Held:
     """One thread's connection, closed (or, a server's, parked) when the thread ends.
 
@@ -710,10 +691,7 @@ class Database:
             con = self.con
             try:
                 if self.url is None:
-                    if getattr(self._local, "hasty", False):
-                        _begin_now(con)
-                    else:
-                        con.execute("BEGIN IMMEDIATE")
+                    con.execute("BEGIN IMMEDIATE")
                 else:
                     _server(con).begin(pg.WRITE_LOCK, ahead)
                     self._local.notes = {}
@@ -730,29 +708,6 @@ class Database:
         raise AssertionError("unreachable")
 
     @contextlib.contextmanager
-    def not_waiting(self) -> Iterator[None]:
-        """This thread's writes, inside, never wait for the write lock (SQLite's): held by
-        another thread of this process or by another process, the write raises
-        `WouldWait` before it does anything. Why: the API's event loop writes an append
-        itself when the database is free (no hand-over of Python's GIL between it and a
-        store thread at each statement), never stopping for a lock."""
-        if self.url is not None:
-            raise AssertionError("not_waiting is for SQLite: a server's write is a round trip")
-        before = getattr(self._local, "hasty", False)
-        self._local.hasty = True
-        try:
-            yield
-        finally:
-            self._local.hasty = before
-
-    def _hasty_write(self) -> None:
-        """A write inside `not_waiting`: its only one (a caller that retries elsewhere after
-        `WouldWait` must not redo a change that was written)."""
-        if self._local.hasty == "written":
-            raise AssertionError("a change that does not wait is one write transaction")
-        self._local.hasty = "written"
-
-    @contextlib.contextmanager
     def write(self, doing: str = "change", ahead: Sequence[pg.Read] = ()) -> Iterator[Connection]:
         """One write transaction, lock taken up front; any failure rolls all of it back.
 
@@ -764,11 +719,7 @@ class Database:
             yield from self._written(doing, ahead)
             return
         lock = _writer(self._real)
-        if getattr(self._local, "hasty", False):
-            self._hasty_write()
-            if not lock.acquire(blocking=False):
-                raise WouldWait
-        elif not lock.acquire(timeout=BUSY_TIMEOUT_S):
+        if not lock.acquire(timeout=BUSY_TIMEOUT_S):
             raise self.translate(sqlite3.OperationalError("database is locked"), doing)
         try:
             yield from self._written(doing, ahead)
