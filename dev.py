@@ -102,10 +102,10 @@ def ensure_system_packages() -> None:
 def workers(args: list[str]) -> list[str]:
     """Three test workers (pytest-xdist), unless the arguments choose (``-n``, ``-p no:xdist``)
     or only list the tests: the tests spend much of their time waiting on a server, a
-    page or a subprocess (a whole run on two workers kept the two cores about half busy),
-    so three share two cores well: a fresh clone's run took 684 s against 794-898 s on
-    two; four took the same as three. Tests of a module that share
-    a module-wide fixture stay on one worker (``tests/conftest.py``)."""
+    page or a subprocess (a whole run on two workers kept the two cores about a third
+    busy), so three share two cores well: a fresh clone's run took 684 s against 794-898 s
+    on two; four took the same as three. Tests of a module that share a module-wide
+    fixture stay on one worker (``tests/conftest.py``)."""
     chosen = any(
         a.startswith(("-n", "--numprocesses", "--co", "--collect-only")) or a == "no:xdist"
         for a in args
