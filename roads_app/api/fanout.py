@@ -21,7 +21,7 @@ import collections
 import contextlib
 import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from starlette.types import Message, Receive, Scope, Send
@@ -61,7 +61,7 @@ class Holding:
         self.count = 0
 
     @contextlib.contextmanager
-    def during(self) -> Any:
+    def during(self) -> Iterator[None]:
         self.count += 1
         try:
             yield

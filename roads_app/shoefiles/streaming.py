@@ -25,7 +25,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -657,32 +657,6 @@ def _parquet_raw(f: ShoeFile, columns: list[str] | None) -> Iterator[_Raw]:
 # --- CSV --------------------------------------------------------------------------------
 
 
-def _lines(path: Path, label: str) -> Iterator[tuple[int, bytes]]:
-    """A text file's lines (number, bytes without the line end), each at most
-    `safe_io.MAX_LINE_BYTES`: read a megabyte at a time, never a longer line."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        rest = b""
-        n = 0
-        while True:
-            chunk = os.read(fd, _CHUNK)
-            if not chunk:
-                break
-            parts = (rest + chunk).split(b"\n")
-            rest = parts.pop()
-            for line in parts:
-                n += 1
-                if len(line) > safe_io.MAX_LINE_BYTES:
-                    raise _long_line(label, n)
-                yield n, line
-            if len(rest) > safe_io.MAX_LINE_BYTES:
-                raise _long_line(label, n + 1)
-        if rest:
-            yield n + 1, rest
-    finally:
-        os.close(fd)
-
-
 def _long_line(label: str, n: int) -> StorageError:
     return StorageError(
         Message("msg_line_long", label=label, line=f"{n:,}", most=f"{safe_io.MAX_LINE_BYTES:,}")
@@ -690,9 +664,11 @@ def _long_line(label: str, n: int) -> StorageError:
 
 
 def _csv_header(path: Path, label: str) -> list[str] | None:
-    for _n, line in _lines(path, label):
-        text = line.decode("utf-8-sig", errors="replace").strip()
-        if text:
+    for piece, _ends, _before in _pieces(path, label):
+        for line in piece.split(b"\n")[:-1]:  # blank lines before the header skipped
+            text = line.decode("utf-8-sig", errors="replace").strip()
+            if not text:
+                continue
             if "," not in text:
                 return None
             header = [h.strip() for h in text.split(",")]
@@ -707,13 +683,13 @@ def _csv_header(path: Path, label: str) -> list[str] | None:
     return None
 
 
-def _pieces(path: Path, label: str) -> Iterator[tuple[bytes, np.ndarray, int, int]]:
+def _pieces(path: Path, label: str) -> Iterator[tuple[bytes, np.ndarray, int]]:
     """A text file as pieces of whole lines, about a megabyte each: (the piece, where each
-    of its lines ends (its "\\n"), the number of its first line, the bytes before it). The
-    lines are found by NumPy over the piece, not a Python step a line (a file of 30,000
-    shoes has 2.4 million). A line longer than `safe_io.MAX_LINE_BYTES` is refused
-    where it is, after the lines before it are handed on (as `_lines` does); a last line
-    without a line end gets one."""
+    of its lines ends (its "\\n"), the bytes before it). The lines are found by NumPy
+    over the piece, not a Python step a line (a file of 30,000 shoes has 2.4 million);
+    never more than a megabyte and a line is held. A line longer than
+    `safe_io.MAX_LINE_BYTES` is refused by its number, after the lines before it are
+    handed on; a last line without a line end gets one."""
     fd = os.open(path, os.O_RDONLY)
     try:
         rest = b""
@@ -733,10 +709,10 @@ def _pieces(path: Path, label: str) -> Iterator[tuple[bytes, np.ndarray, int, in
             if long.size:
                 j = int(long[0])
                 if j:
-                    yield piece[: ends[j - 1] + 1], ends[:j], n + 1, before
+                    yield piece[: ends[j - 1] + 1], ends[:j], before
                 raise _long_line(label, n + j + 1)
             if piece:
-                yield piece, ends, n + 1, before
+                yield piece, ends, before
             n += ends.size
             before += len(piece)
             if len(rest) > safe_io.MAX_LINE_BYTES:
@@ -759,19 +735,19 @@ class _Block:
     "\\n"), how many, and the rows to look at cell by cell (a comma too many or too few,
     or a quote) as (index in the block, line)."""
 
-    runs: list[bytes]
+    runs: list[bytes] = field(default_factory=list)
     rows: int = 0
-    odd: list[tuple[int, bytes]] | None = None
+    odd: list[tuple[int, bytes]] = field(default_factory=list)
 
 
 def _csv_raw(f: ShoeFile) -> Iterator[_Raw]:
     """The file's rows a block of `ShoeFile.rows_a_batch` at a time. A line's ``\\r``
     ends and blank lines are dropped, the first other line is the header."""
     header: bytes | None = None
-    block = _Block([])
+    block = _Block()
     first_row = 1
     width = len(f.columns)
-    for raw, raw_ends, _line, before in _pieces(f.path, f.label):
+    for raw, raw_ends, before in _pieces(f.path, f.label):
         piece, ends = raw, raw_ends
         if b"\r" in piece:  # each line's "\r"s at its end dropped (a line count kept)
             piece = re.sub(rb"\r+\n", b"\n", piece)
@@ -798,21 +774,16 @@ def _csv_raw(f: ShoeFile) -> Iterator[_Raw]:
             for a, b in zip(np.r_[0, cuts], np.r_[cuts, lines.size], strict=True):
                 block.runs.append(piece[starts[lines[a]] : ends[lines[b - 1]] + 1])
             mine = odd[(odd >= taken) & (odd < taken + take)]
-            if mine.size:
-                block.odd = [
-                    *(block.odd or []),
-                    *(
-                        (block.rows + int(i) - taken, piece[starts[at[i]] : ends[at[i]]])
-                        for i in mine
-                    ),
-                ]
+            block.odd.extend(
+                (block.rows + int(i) - taken, piece[starts[at[i]] : ends[at[i]]]) for i in mine
+            )
             block.rows += take
             taken += take
             if block.rows == f.rows_a_batch:
                 until = min(before + int(raw_ends[lines[-1]]) + 1, f.total)
                 yield _csv_block(f, header, block, first_row, until)
                 first_row += block.rows
-                block = _Block([])
+                block = _Block()
     if header is not None and block.rows:
         yield _csv_block(f, header, block, first_row, f.total)
 
@@ -825,7 +796,7 @@ def _csv_block(f: ShoeFile, header: bytes, block: _Block, first_row: int, until:
     except UnicodeDecodeError as e:
         raise StorageError(Message("msg_csv_not_utf8", label=f.label, byte=e.start)) from None
     width = len(f.columns)
-    for i, line in block.odd or []:  # a row of another width than the header's is refused
+    for i, line in block.odd:  # a row of another width than the header's is refused
         import csv
 
         cells = next(csv.reader([line.decode("utf-8", errors="replace")]), [])
