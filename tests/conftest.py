@@ -21,10 +21,22 @@ import pytest
 from hypothesis import settings
 
 from roads_app.store import db
-from tests import pgserver
+from tests import netns, pgserver
 
 settings.register_profile("roads", deadline=None)
 settings.load_profile("roads")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Make the replica tests' switch (`tests.netns`) before any worker starts: the one
+    change to this machine's links they make, so none happens while a browser loads."""
+    if not hasattr(session.config, "workerinput"):
+        netns.session_switch()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        netns.end_session_switch()
 
 
 @pytest.hookimpl(trylast=True)

@@ -1,14 +1,17 @@
 """The separate hosts the replica tests use (`tests.netns`): where namespaces can be
 made, each host has a network stack of its own (this machine's loopback is not its
-loopback), reaches this machine and the other hosts over the bridge, and everything is
-gone after the block, after a failure too. Without namespaces the hosts are this
-machine's loopback, and the tests say so."""
+loopback), reaches this machine and the other hosts over the switch, everything is
+gone after the block, after a failure too, and nothing of this machine's own links or
+addresses changed meanwhile (a browser on it drops its loads when they do). Without
+namespaces the hosts are this machine's loopback, and the tests say so."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -36,27 +39,52 @@ def reaches(prefix: list[str], host: str, port: int) -> bool:
     return out.startswith("reached")
 
 
-def present(names: set[str]) -> set[str]:
-    """Which of these namespaces and interfaces exist now."""
+def present(names: set[str], switch: str) -> set[str]:
+    """Which of these namespaces and the switch's interfaces exist now."""
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    links = ip("-n", switch, "-o", "link")
     words = set(listed.split()) | {w.split("@")[0] for w in links.replace(":", " ").split()}
     return names & words
+
+
+def ip(*args: str) -> str:
+    return subprocess.run(["ip", *args], capture_output=True, text=True, check=True).stdout
+
+
+@contextlib.contextmanager
+def changes_to_this_machine() -> Iterator[list[bytes]]:
+    """The changes to this machine's links and addresses (what Chromium watches) made in
+    the block, as the kernel announced them."""
+    groups = 0x1 | 0x10 | 0x100  # RTMGRP_LINK, RTMGRP_IPV4_IFADDR, RTMGRP_IPV6_IFADDR
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE) as s:
+        s.bind((0, groups))
+        seen: list[bytes] = []
+        yield seen
+        s.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                seen.append(s.recv(65536))
 
 
 def test_hosts_are_separate_network_stacks_and_are_removed_after_a_failure() -> None:
     made: dict[str, str] = {}
     names: set[str] = set()
-    with pytest.raises(RuntimeError, match="the test failed here"), lan("a", "b") as hosts:
+    with (
+        changes_to_this_machine() as changes,
+        pytest.raises(RuntimeError, match="the test failed here"),
+        lan("a", "b") as hosts,
+    ):
         print(f"hosts as {hosts.kind}")
         made = {n: h.ip for n, h in hosts.hosts.items()}
         if not namespaces_usable():
             assert hosts.kind == LOCALHOST and set(made.values()) == {"127.0.0.1"}
             raise RuntimeError("the test failed here")
         assert hosts.kind == NAMESPACES and len(set(made.values())) == 2
-        assert hosts.bridge is not None
-        names = {hosts.bridge, *(h.netns for h in hosts.hosts.values() if h.netns)}
-        assert present(names) == names
+        assert hosts.switch is not None
+        switch = hosts.switch
+        block = made["a"].split(".")[2]  # the lan's third address byte names its links
+        names = {*(h.netns for h in hosts.hosts.values() if h.netns), f"h{block}x1", f"h{block}x2"}
+        assert present(names, switch) == names and len(names) == 4  # 2 hosts, 2 links
         with (
             socket.create_server((hosts.gateway, 0)) as on_bridge,
             socket.create_server(("127.0.0.1", 0)) as on_loopback,
@@ -87,4 +115,5 @@ def test_hosts_are_separate_network_stacks_and_are_removed_after_a_failure() -> 
         raise RuntimeError("the test failed here")  # left running: the teardown ends it
     if namespaces_usable():
         assert server.wait(timeout=10) is not None  # ended by the teardown
-        assert present(names) == set(), "a namespace or bridge was left behind"
+        assert present(names, switch) == set(), "a namespace or link was left behind"
+        assert changes == [], "making or removing the hosts changed this machine's links"
