@@ -126,7 +126,8 @@ def create_app(data_dir: Path, host: str = "127.0.0.1", *, samples: bool = False
         metrics=metrics,
     )
     add_handlers(app)
-    for router in (reads.router, good_roads.router, writes.router, events.router, floor.router):
+    routers = (writes.appends, reads.router, good_roads.router, writes.router, events.router)
+    for router in (*routers, floor.router):
         app.include_router(router)
     # Outermost: the gate sees a request before FastAPI reads its body. Its caps go by
     # route template, so it needs the routes flat (an included router is one node in

@@ -30,7 +30,7 @@ from roads_app.api.models import (
     TableStateIn,
     TableSummaryOut,
 )
-from roads_app.api.writes import REFUSALS, Key, answer
+from roads_app.api.writes import REFUSALS, Key, answer, appends
 from roads_app.errors import FloorError
 from roads_app.game.floor import Move, check_table_code
 
@@ -64,7 +64,7 @@ def _written(api: Api, reply: Any) -> Any:
     return answer(api, reply)
 
 
-@router.post(
+@appends.post(
     "/tables/{code}/rounds",
     status_code=201,
     response_model=TableAppendOut,

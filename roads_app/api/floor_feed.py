@@ -22,7 +22,7 @@ from roads_app.api.service import Feed, NotFound, Refused, Reply, fingerprint, t
 from roads_app.errors import FloorError
 from roads_app.game.floor import MOVE_TO, Move, TableState, check_table_code, round_code
 from roads_app.game.hand import Winner
-from roads_app.game.rounds import ROUNDS_SCHEMA, ShoeCounts
+from roads_app.game.rounds import ShoeCounts
 from roads_app.roads.grids import big_road, big_road_cells
 from roads_app.roads.names import Road
 from roads_app.store import db
@@ -186,7 +186,7 @@ class Tables:
             version = store.rounds.append_in(c, table.shoe, new.tail(1), None)
             self.feed.keep(db.Saved(new, saved.meta, version))
             self._shoes[code] = table.shoe
-            row = new.select(ROUNDS_SCHEMA.names()).row(new.height - 1, named=True)
+            row = new.row(new.height - 1, named=True)  # a shoe's columns, as /shoes answers
             day = table.shoe_day or ""
             return 201, {
                 "table": code,
@@ -224,7 +224,7 @@ class Tables:
         """The change once per key, the writer's token asked again inside it (``who``:
         a revoke holds from its commit, `Feed._once`)."""
         last = self._shoes.get(code)
-        ahead = self.floor.ahead(code, last)
+        ahead = self.floor.ahead(code)
         if last is not None:
             ahead += self.feed.store.shoes.ahead(last)
         try:

@@ -99,10 +99,23 @@ class Gate:
         self.routes = routes
         self.caps = caps
         self.default_cap = default_cap
+        self._all: list[Any] | None = None  # the routes, listed at the first request
+        self._capped: list[tuple[Any, int, str]] = []  # those with a cap of their own
 
     def cap_for(self, scope: Scope) -> tuple[int, str]:
-        """The cap of the route this request goes to, and the route's template."""
-        for route in self.routes():
+        """The cap of the route this request goes to, and the route's template.
+
+        The routes with caps of their own (the writes with bodies) are tried first: a
+        feeder's append is the most frequent request, and a route matched late in the
+        list (a table's after every shoe route) paid a match per route before it."""
+        if self._all is None:
+            self._all = self.routes()
+            paths = [(r, getattr(r, "path", "")) for r in self._all]
+            self._capped = [(r, self.caps[t], t) for r, t in paths if t in self.caps]
+        for route, cap, template in self._capped:
+            if route.matches(scope)[0] is Match.FULL:
+                return cap, template
+        for route in self._all:
             match, _ = route.matches(scope)
             if match is not Match.NONE:
                 template = getattr(route, "path", "")

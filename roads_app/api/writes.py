@@ -32,6 +32,10 @@ Key = Annotated[
 RoundNo = Annotated[int, PathParam(ge=1, le=MOST_ROUNDS, description="1 is the first round")]
 
 router = APIRouter()
+appends = APIRouter()
+"""The two routes a card-reading shoe calls once a hand (``POST /shoes/{id}/rounds``,
+``POST /tables/{code}/rounds``): the app includes them before every other router, as
+a request is matched route by route in order (a table's was matched after 17 others)."""
 
 
 def answer(api: Api, reply: Reply, shoe_id: str | None = None) -> JSONResponse:
@@ -53,7 +57,7 @@ async def create_shoe(api: Ctx, who: Writer, body: ShoeCreate, key: Key = None) 
     return answer(api, await api.run(api.feed.create, body, key, who))
 
 
-@router.post(
+@appends.post(
     "/shoes/{shoe_id}/rounds",
     status_code=201,
     response_model=AppendOut,

@@ -121,7 +121,7 @@ MOVE_TO: dict[TableState, Move] = {
 def round_code(code: str, day: date, shoe_no: int, round_no: int) -> str:
     """A round's code as the API, exports and screens show it: table, the day, the shoe's
     number of that day, the round (``B07-20261205-03-42``)."""
-    return f"{code}-{day:%Y%m%d}-{shoe_no:02d}-{round_no:02d}"
+    return f"{code}-{day.year:04d}{day.month:02d}{day.day:02d}-{shoe_no:02d}-{round_no:02d}"
 
 
 _WHAT = (Message("limits_main"), Message("limits_tie"), Message("limits_pair"))

@@ -55,11 +55,13 @@ _COLUMNS = (
     "code, name, rules, main_min, main_max, tie_min, tie_max, pair_min, pair_max, position, "
     "state, shoe, version, created, updated"
 )
-_ROW = f"SELECT {_COLUMNS} FROM floor_tables WHERE code = ?"
-_SHOE = (
-    "SELECT floor_day, floor_number, rounds, ended, deleted FROM shoes "
-    "WHERE id = ? AND floor_table = ?"
-)
+_JOINED = (
+    "SELECT " + ", ".join(f"t.{c.strip()}" for c in _COLUMNS.split(","))
+    + ", s.floor_day, s.floor_number, s.rounds, s.ended, s.deleted FROM floor_tables t "
+    "LEFT JOIN shoes s ON s.id = t.shoe AND s.floor_table = t.code"
+)  # fmt: skip
+"""A table's row and its current shoe's, in one read (a feeder reads it every hand)."""
+_ROW = f"{_JOINED} WHERE t.code = ?"
 
 Enter = Callable[[pl.DataFrame, int], pl.DataFrame]
 """Given a shoe's rounds and its decks, the rounds with the new ones added (the entry
@@ -231,30 +233,26 @@ class Floor:
 
     # --- reading
 
-    def _table(self, c: Connection, row: tuple[Any, ...]) -> FloorTable:
-        table = FloorTable(
+    @staticmethod
+    def _table(row: tuple[Any, ...]) -> FloorTable:
+        """A table from its `_JOINED` row."""
+        day, number, rounds, ended, deleted = row[15:20]
+        current = number is not None and deleted is None  # not purged, not in the trash
+        return FloorTable(
             code=row[0],
             name=row[1],
             rules=row[2],
             limits=FloorLimits.from_row(tuple(row[3:9])),
             position=int(row[9]),
             state=TableState(row[10]),
-            shoe=row[11],
+            shoe=row[11] if current else None,
             version=int(row[12]),
             created=str(row[13]),
             updated=str(row[14]),
-        )
-        if table.shoe is None:
-            return table
-        shoe = c.execute(_SHOE, (table.shoe, table.code)).fetchone()
-        if shoe is None or shoe[4] is not None:  # purged or in the trash: no current shoe
-            return replace(table, shoe=None)
-        return replace(
-            table,
-            shoe_day=shoe[0],
-            shoe_number=int(shoe[1]),
-            shoe_rounds=int(shoe[2]),
-            shoe_ended=shoe[3] is not None,
+            shoe_day=day if current else None,
+            shoe_number=int(number) if current else None,
+            shoe_rounds=int(rounds) if current else 0,
+            shoe_ended=current and ended is not None,
         )
 
     def get_in(self, c: Connection, code: str) -> FloorTable:
@@ -263,7 +261,7 @@ class Floor:
         row = c.execute(_ROW, (code,)).fetchone()
         if row is None:
             raise FloorError(Message("msg_table_unknown", code=quote(code)))
-        return self._table(c, row)
+        return self._table(row)
 
     def get(self, code: str) -> FloorTable:
         """One table by its code."""
@@ -273,20 +271,14 @@ class Floor:
     def list(self) -> list[FloorTable]:
         """Every table, in floor order (position, then code)."""
         with self.db.read() as c:
-            rows = c.execute(
-                f"SELECT {_COLUMNS} FROM floor_tables ORDER BY position, code"
-            ).fetchall()
-            return [self._table(c, r) for r in rows]
+            rows = c.execute(f"{_JOINED} ORDER BY t.position, t.code").fetchall()
+            return [self._table(r) for r in rows]
 
     @staticmethod
-    def ahead(code: str, shoe: str | None = None) -> list[tuple[str, tuple[str, ...]]]:
-        """The reads a change of a table makes first, for `Database.write` to send with
-        the write lock (one round trip on a server): its row, and its shoe's when the
-        caller knows which shoe the table last dealt (a feeder's next hand)."""
-        reads: list[tuple[str, tuple[str, ...]]] = [(_ROW, (code.upper(),))]
-        if shoe is not None:
-            reads.append((_SHOE, (shoe, code.upper())))
-        return reads
+    def ahead(code: str) -> list[tuple[str, tuple[str, ...]]]:
+        """The read a change of a table makes first (its row and its shoe's), for
+        `Database.write` to send with the write lock (one round trip on a server)."""
+        return [(_ROW, (code.upper(),))]
 
     # --- changing the table
 
