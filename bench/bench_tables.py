@@ -10,7 +10,10 @@ taking turns block by block (``--rounds`` times each), so the machine's noise fa
 both alike. Each route deals simulated shoes of 60 hands: the shoe route then starts a
 new shoe (``POST /shoes``), the table route shuffles (``POST /tables/{code}/shuffle``),
 so the table's next append starts its next shoe; those calls are not timed. Latency is
-time.perf_counter around the POST; p50 and p99 per route, per block and overall.
+time.perf_counter around the POST; p50 and p99 per route, per block and overall, and the
+rounds' paired differences (the table's block p50 minus the shoe's block p50 of the same
+round: the machine's drift falls on both alike). The table's p99 includes the first hand
+of each shoe, which starts the shoe; the shoe route's ``POST /shoes`` is not timed.
 
 The lobby stream (``GET /lobby/events``) has a bench of its own, with its followers in
 client processes: `bench_lobby.py`.
@@ -107,6 +110,7 @@ def appends(a: argparse.Namespace, server: pgserver.PgServer, tmp: Path) -> None
         token, api, proc = serve(sys.executable, ROOT, data, env)
         add_tables(data, url, 1)
         got: dict[str, list[float]] = {"shoe": [], "table": []}
+        gaps: list[float] = []  # per round: the table's block p50 minus the shoe's
         try:
             headers = {"Authorization": f"Bearer {token}"}
             with httpx.Client(base_url=api, headers=headers, timeout=30) as c:
@@ -115,14 +119,17 @@ def appends(a: argparse.Namespace, server: pgserver.PgServer, tmp: Path) -> None
                     for _ in range(30):
                         f.append()
                 for i in range(a.rounds):
+                    p50: dict[str, float] = {}
                     for route in ("shoe", "table") if i % 2 == 0 else ("table", "shoe"):
                         block = [feeders[route].append() for _ in range(a.block)]
                         got[route] += block
+                        p50[route] = pct(block, 0.5)
                         print(
                             f"{name:<10} block {i + 1} /{route}s/.../rounds p50 "
                             f"{pct(block, 0.5):6.2f} ms p99 {pct(block, 0.99):6.2f} ms {load()}",
                             flush=True,
                         )
+                    gaps.append(p50["table"] - p50["shoe"])
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
@@ -132,6 +139,13 @@ def appends(a: argparse.Namespace, server: pgserver.PgServer, tmp: Path) -> None
                 f"p99 {pct(xs, 0.99):6.2f} ms (n={len(xs)}) {load()}",
                 flush=True,
             )
+        faster = sum(g < 0 for g in gaps)
+        print(
+            f"{name:<10} table minus shoe, block p50s side by side: median {pct(gaps, 0.5):+.2f} ms"
+            f" (from {min(gaps):+.2f} to {max(gaps):+.2f}); the table faster in {faster} of"
+            f" {len(gaps)} rounds",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -181,7 +181,7 @@ class Tables:
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
             table, started = self.floor.deal_in(c, code)
             assert table.shoe is not None
-            saved = self.feed.saved_in(c, table.shoe)
+            saved = self.feed.saved_in(c, table.shoe, table.shoe_version)
             new = self.feed.entered_in(saved, body, made)
             version = store.rounds.append_in(c, table.shoe, new.tail(1), None)
             self.feed.keep(db.Saved(new, saved.meta, version))
@@ -226,7 +226,7 @@ class Tables:
         last = self._shoes.get(code)
         ahead = self.floor.ahead(code)
         if last is not None:
-            ahead += self.feed.store.shoes.ahead(last)
+            ahead += self.feed.store.shoes.ahead(last, version=False)  # the row has it
         try:
             return self.feed.once(key, fp, None, do, ahead=ahead, who=who)
         except FloorError as e:

@@ -252,15 +252,17 @@ class Feed:
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _saved(self, c: db.Connection, shoe_id: str) -> db.Saved:
+    def _saved(self, c: db.Connection, shoe_id: str, version: int | None = None) -> db.Saved:
         """The shoe as it is inside the caller's write transaction.
 
         The rounds this process last wrote are reused while the shoe's version is still
         the one they made (a feeder appending hand after hand reads nothing back);
-        any other writer bumps the version and the shoe is read again.
+        any other writer bumps the version and the shoe is read again. ``version``: the
+        shoe's version as the caller read it in this transaction (else read here).
         """
         kept = self._kept.get(shoe_id)
-        if kept is not None and kept.version == self.store.shoes.version(shoe_id):
+        now = self.store.shoes.version(shoe_id) if version is None else version
+        if kept is not None and kept.version == now:
             return kept
         saved = self.store.shoes.load_in(c, shoe_id)
         self._keep(saved)
@@ -319,9 +321,9 @@ class Feed:
             return made.rounds
         return entered(saved.rounds, body, saved.meta.decks)
 
-    def saved_in(self, c: db.Connection, shoe_id: str) -> db.Saved:
+    def saved_in(self, c: db.Connection, shoe_id: str, version: int | None = None) -> db.Saved:
         """`_saved` for the floor's tables (`roads_app.api.floor_feed`)."""
-        return self._saved(c, shoe_id)
+        return self._saved(c, shoe_id, version)
 
     def keep(self, saved: db.Saved) -> None:
         """`_keep` for the floor's tables: rounds this process wrote, reused while current."""

@@ -57,7 +57,7 @@ _COLUMNS = (
 )
 _JOINED = (
     "SELECT " + ", ".join(f"t.{c.strip()}" for c in _COLUMNS.split(","))
-    + ", s.floor_day, s.floor_number, s.rounds, s.ended, s.deleted FROM floor_tables t "
+    + ", s.floor_day, s.floor_number, s.rounds, s.ended, s.deleted, s.version FROM floor_tables t "
     "LEFT JOIN shoes s ON s.id = t.shoe AND s.floor_table = t.code"
 )  # fmt: skip
 """A table's row and its current shoe's, in one read (a feeder reads it every hand)."""
@@ -75,7 +75,8 @@ class FloorTable:
     ``shoe`` is the table's current shoe, or its last one while it is shuffling or
     closed (the screens show that shoe's final counts between shoes); None before its
     first. ``shoe_number`` and ``shoe_day`` are that shoe's number of the day and the
-    day it started; ``shoe_rounds`` its rounds; ``shoe_ended`` whether it has ended.
+    day it started; ``shoe_rounds`` its rounds; ``shoe_ended`` whether it has ended;
+    ``shoe_version`` its version (a feeder's next hand checks its kept rounds by it).
     """
 
     code: str
@@ -92,6 +93,7 @@ class FloorTable:
     shoe_day: str | None = None
     shoe_rounds: int = 0
     shoe_ended: bool = False
+    shoe_version: int | None = None
 
     @property
     def place(self) -> ShoePlace | None:
@@ -236,7 +238,7 @@ class Floor:
     @staticmethod
     def _table(row: tuple[Any, ...]) -> FloorTable:
         """A table from its `_JOINED` row."""
-        day, number, rounds, ended, deleted = row[15:20]
+        day, number, rounds, ended, deleted, shoe_version = row[15:21]
         current = number is not None and deleted is None  # not purged, not in the trash
         return FloorTable(
             code=row[0],
@@ -253,6 +255,7 @@ class Floor:
             shoe_number=int(number) if current else None,
             shoe_rounds=int(rounds) if current else 0,
             shoe_ended=current and ended is not None,
+            shoe_version=int(shoe_version) if current else None,
         )
 
     def get_in(self, c: Connection, code: str) -> FloorTable:

@@ -344,10 +344,10 @@ class Shoes:
         return version, n
 
     @staticmethod
-    def ahead(shoe_id: str) -> list[tuple[str, tuple[str]]]:
-        """The reads a checked change of a shoe makes first (its gate row, its version),
-        for `Database.write` to send with the write lock."""
-        return [(_GATE, (shoe_id,)), (_VERSION, (shoe_id,))]
+    def ahead(shoe_id: str, *, version: bool = True) -> list[tuple[str, tuple[str]]]:
+        """The reads a checked change of a shoe makes first (its gate row, its version
+        unless the caller read it already), for `Database.write` to send with the lock."""
+        return [(_GATE, (shoe_id,)), *([(_VERSION, (shoe_id,))] if version else [])]
 
     @staticmethod
     def bump(c: Connection, shoe_id: str, version: int, rounds: int) -> int:
