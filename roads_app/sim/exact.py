@@ -58,17 +58,12 @@ def _accumulate(bits: np.ndarray, out: np.ndarray) -> None:
             off = pos & 31
             lo = (a & mask) << off  # < 2**63
             hi = (a >> 32) << off  # < 2**53
-            c0 = lo & mask
-            c1 = (lo >> 32) + (hi & mask)
-            c2 = hi >> 32
-            if w < 0:
-                out[j, b] -= c0
-                out[j, b + 1] -= c1
-                out[j, b + 2] -= c2
-            else:
-                out[j, b] += c0
-                out[j, b + 1] += c1
-                out[j, b + 2] += c2
+            # the sign applied without a branch (-x is x ^ -1, plus 1): a column of wins
+            # and losses is a coin toss the processor guessed wrong half the time
+            s = w >> 63  # 0, or -1 for a negative value
+            out[j, b] += ((lo & mask) ^ s) - s
+            out[j, b + 1] += (((lo >> 32) + (hi & mask)) ^ s) - s
+            out[j, b + 2] += ((hi >> 32) ^ s) - s
 
 
 def exact_sums(values: np.ndarray) -> list[int]:
