@@ -56,10 +56,11 @@ _COLUMNS = (
     "state, shoe, version, created, updated"
 )
 _JOINED = (
-    "SELECT " + ", ".join(f"t.{c.strip()}" for c in _COLUMNS.split(","))
+    "SELECT "
+    + ", ".join(f"t.{c.strip()}" for c in _COLUMNS.split(","))
     + ", s.floor_day, s.floor_number, s.rounds, s.ended, s.deleted, s.version FROM floor_tables t "
     "LEFT JOIN shoes s ON s.id = t.shoe AND s.floor_table = t.code"
-)  # fmt: skip
+)
 """A table's row and its current shoe's, in one read (a feeder reads it every hand)."""
 _ROW = f"{_JOINED} WHERE t.code = ?"
 
