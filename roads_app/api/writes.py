@@ -35,7 +35,7 @@ router = APIRouter()
 appends = APIRouter()
 """The two routes a card-reading shoe calls once a hand (``POST /shoes/{id}/rounds``,
 ``POST /tables/{code}/rounds``): the app includes them before every other router, as
-a request is matched route by route in order (a table's was matched after 17 others)."""
+a request is matched route by route in order (a table's was tried after 18 others)."""
 
 
 def answer(api: Api, reply: Reply, shoe_id: str | None = None) -> JSONResponse:
