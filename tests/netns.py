@@ -167,20 +167,8 @@ def switch() -> Iterator[Switch]:
         try:
             _ip("-n", name, "link", "add", BRIDGE, "type", "bridge")
             _ip("-n", name, "link", "set", BRIDGE, "up")
-            _ip(
-                "-n",
-                name,
-                "link",
-                "add",
-                UPLINK,
-                "type",
-                "veth",
-                "peer",
-                "name",
-                here,
-                "netns",
-                str(os.getpid()),
-            )
+            peer = f"link add {UPLINK} type veth peer name {here} netns {os.getpid()}"
+            _ip("-n", name, *peer.split())
             _ip("-n", name, "link", "set", UPLINK, "master", BRIDGE)
             _ip("-n", name, "link", "set", UPLINK, "up")
             _ip("link", "set", here, "addrgenmode", "none")  # no IPv6 address turning up later
@@ -250,20 +238,7 @@ def lan(*names: str) -> Iterator[Lan]:
                 _ip("netns", "add", ns)
                 made_ns.append(ns)
                 link = f"h{block}x{i}"  # the switch's end; the host's is its eth0
-                _ip(
-                    "-n",
-                    sw.netns,
-                    "link",
-                    "add",
-                    link,
-                    "type",
-                    "veth",
-                    "peer",
-                    "name",
-                    "eth0",
-                    "netns",
-                    ns,
-                )
+                _ip("-n", sw.netns, *f"link add {link} type veth peer name eth0 netns {ns}".split())
                 made_links.append(link)
                 _ip("-n", sw.netns, "link", "set", link, "master", BRIDGE)
                 _ip("-n", sw.netns, "link", "set", link, "up")
