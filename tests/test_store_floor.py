@@ -49,8 +49,10 @@ def test_a_table_deals_shoe_after_shoe(tmp_path: Path, backend: str) -> None:
     assert first.started and first.table.state is TableState.OPEN
     day = today().replace("-", "")
     assert first.codes == [f"B07-{day}-01-01"]
+    assert first.table == store.floor.get("B07")  # the answer's table is the stored one
     second = store.floor.append("B07", winner("P"))
     assert not second.started and second.shoe == first.shoe
+    assert second.table == store.floor.get("B07") and second.table.shoe_rounds == 2
     assert second.codes == [f"B07-{day}-01-02"]
 
     shuffled = store.floor.shuffle("B07")

@@ -456,7 +456,8 @@ class Floor:
             new = enter(saved.rounds, saved.meta.decks)
             added = new.height - saved.rounds.height
             version = self.rounds.append_in(c, table.shoe, new.tail(added), None)
-            after = self.get_in(c, table.code)
+            # an append changes only the shoe's count and version of the joined row
+            after = replace(table, shoe_rounds=new.height, shoe_version=version)
             return Dealt(after, table.shoe, started, version, new, codes_of(after, added))
 
     # --- the day
