@@ -145,7 +145,13 @@ def main(argv: list[str]) -> int:
     if cmd == "app":  # a checkout keeps its shoes in its own data/ (an install: platformdirs)
         env = {**os.environ}
         env.setdefault("ROADS_APP_DATA", str(ROOT / "data"))
-        return subprocess.call([str(BIN / "roads-app"), *rest], cwd=ROOT, env=env)
+        app = [str(BIN / "roads-app"), *rest]
+        if os.name == "posix":  # roads-app takes this process's place: `kill` stops it too
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.chdir(ROOT)
+            os.execve(app[0], app, env)
+        return subprocess.call(app, cwd=ROOT, env=env)
     if cmd == "test":
         ensure_system_packages()
         compile_sources()

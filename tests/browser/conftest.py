@@ -192,11 +192,12 @@ class AppServer:
             return ""
 
     def stop(self) -> None:
-        """Kill the whole process group (dev.py, roads-app, streamlit) and wait for all of it.
+        """Kill the whole process group (roads-app, which dev.py became, and Streamlit, and
+        whatever else it started) and wait for all of it.
 
-        dev.py exits at once on SIGTERM while Streamlit is still shutting down and holds
-        the port, so waiting for our direct child is not enough: wait for every process
-        of the group (a pidfd per process, no polling).
+        The group's other processes may still be shutting down, holding the port, when
+        our direct child has exited: wait for every process of the group (a pidfd per
+        process, no polling).
         """
         if self.proc is None:
             return
