@@ -20,7 +20,6 @@ import importlib.metadata
 import io
 import json
 import os
-import select
 import shutil
 import signal
 import socket
@@ -40,6 +39,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from roads_app.cli import main as checkout_main
+from tests import procs
 
 pytestmark = pytest.mark.wheel
 
@@ -128,29 +128,6 @@ def _link_requirements(requirements: list[str], into: Path) -> Path:
     return into
 
 
-def _started_from(venv: Path) -> list[int]:
-    """The processes running this venv's interpreter (Linux /proc): the dashboard's
-    warm-up goes on compiling in a session of its own after the dashboard stops."""
-    pids = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        with contextlib.suppress(OSError):
-            if cmdline.read_bytes().split(b"\0")[0].startswith(bytes(venv) + b"/"):
-                pids.append(int(cmdline.parent.name))
-    return pids
-
-
-def _stop_all(pids: list[int]) -> None:
-    """Kill ``pids`` and wait until each has exited (a pidfd each, no polling)."""
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            fd = os.pidfd_open(pid)
-            try:
-                os.kill(pid, signal.SIGKILL)
-                select.select([fd], [], [], 10)
-            finally:
-                os.close(fd)
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     root = tmp_path_factory.mktemp("wheel")
@@ -206,9 +183,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     work = root / "work"
     work.mkdir()
     yield Installed(venv=venv, work=work, env=env)
-    # A fresh install's first dashboard starts the kernels' warm-up (`roads_app.sim.warmup`),
-    # which outlives it, compiling for a minute of CPU beside the tests that follow.
-    _stop_all(_started_from(venv))
+    # A fresh install's first dashboard starts the kernels' warm-up (`roads_app.sim.warmup`)
+    # in a session of its own: it outlives the dashboard, compiling beside the next tests.
+    left = procs.running_from(venv)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    procs.wait_exit(left, timeout=10)
 
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installed) -> None:

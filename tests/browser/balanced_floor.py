@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import AppServer, _group_members, _wait_exit, free_port
+from conftest import AppServer, free_port
 from display_floor import _env
 from playwright.sync_api import Page
 
@@ -22,7 +22,7 @@ from roads_app.game.floor import FloorLimits
 from roads_app.game.hand import Winner
 from roads_app.game.rounds import add_winner
 from roads_app.store import db, tokens
-from tests import haproxy
+from tests import haproxy, procs
 from tests.pgserver import PgServer, running_server
 
 COOKIE = "ROADS_DASHBOARD"
@@ -54,10 +54,10 @@ class BalancedFloor:
         tab), waited for until each has gone."""
         server = self.dashboards[name]
         assert server.proc is not None
-        members = _group_members(server.proc.pid)
+        members = procs.group_members(server.proc.pid)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.proc.pid, signal.SIGKILL)
-        _wait_exit(members, timeout=30)
+        procs.wait_exit(members, timeout=30)
         server.proc.wait(timeout=10)
         server.proc = None
 

@@ -27,7 +27,6 @@ import fcntl
 import json
 import os
 import re
-import select
 import signal
 import socket
 import subprocess
@@ -42,6 +41,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Request, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests import procs
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ROADS_APP_CHROMIUM", "/usr/bin/chromium")
@@ -202,13 +203,13 @@ class AppServer:
         if self.proc is None:
             return
         pgid = self.proc.pid
-        members = _group_members(pgid)
+        members = procs.group_members(pgid)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGTERM)
-        if not _wait_exit(members, timeout=20):
+        if not procs.wait_exit(members, timeout=20):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pgid, signal.SIGKILL)
-            _wait_exit(members, timeout=10)
+            procs.wait_exit(members, timeout=10)
         self.proc.wait(timeout=10)
         self.proc = None
 
@@ -248,40 +249,6 @@ def wait_api(server: AppServer, timeout_s: float = 60.0) -> None:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the API never answered:\n{server.log_tail()}") from None
             time.sleep(0.1)
-
-
-def _group_members(pgid: int) -> list[int]:
-    """Pids whose process group is ``pgid`` (Linux /proc)."""
-    pids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:
-            pids.append(int(stat.parent.name))
-    return pids
-
-
-def _wait_exit(pids: list[int], timeout: float) -> bool:
-    """Block until every pid has exited (each pidfd becomes readable), or time out."""
-    fds = []
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            fds.append(os.pidfd_open(pid))
-    try:
-        deadline = time.monotonic() + timeout
-        waiting = list(fds)
-        while waiting:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            ready, _, _ = select.select(waiting, [], [], left)
-            waiting = [fd for fd in waiting if fd not in ready]
-        return True
-    finally:
-        for fd in fds:
-            os.close(fd)
 
 
 @pytest.fixture(scope="session")

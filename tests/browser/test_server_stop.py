@@ -11,7 +11,9 @@ import socket
 import time
 
 import pytest
-from conftest import AppServer, _group_members, _wait_exit
+from conftest import AppServer
+
+from tests import procs
 
 
 def test_a_closed_follow_request_does_not_hold_the_servers_stop(fresh_server: AppServer):
@@ -30,18 +32,12 @@ def test_the_readme_command_stopped_by_kill_stops_the_dashboard(fresh_server: Ap
     SIGTERM to the process started, not to its group): the dashboard ends with it and
     its port is free. It used to leave ``roads-app`` and Streamlit running."""
     assert fresh_server.proc is not None
-    group = _group_members(fresh_server.proc.pid)
+    group = procs.group_members(fresh_server.proc.pid)
     assert len(group) >= 2  # the command and the Streamlit server it started
     os.kill(fresh_server.proc.pid, signal.SIGTERM)
-    assert _wait_exit(group, timeout=60), [_cmdline(p) for p in _group_members(group[0])]
+    assert procs.wait_exit(group, timeout=60), [
+        procs.cmdline(p) for p in procs.group_members(group[0])
+    ]
     with socket.socket() as s:  # free again: nobody listens (as a server binds it)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", fresh_server.port))
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
