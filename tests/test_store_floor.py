@@ -114,6 +114,29 @@ def test_a_closed_table_takes_no_round(tmp_path: Path, backend: str) -> None:
     assert everything(store) == before
 
 
+@pytest.mark.parametrize("gone", ["ended", "in the trash"])
+def test_a_tables_shoe_ended_or_deleted_by_itself_gets_a_new_shoe_at_the_next_hand(
+    tmp_path: Path, backend: str, gone: str
+) -> None:
+    """A table's shoe ended or trashed through the shoe itself (``shoes end``,
+    ``shoes delete``) while the table stays open: its next hand starts the next shoe
+    of the day, never into the shoe that left."""
+    store = db.open_store(tmp_path)
+    store.floor.add("B07", "Table 7", "classic", FloorLimits.of((1, 10)))
+    store.floor.open("B07")
+    first = store.floor.append("B07", winner("B"))
+    if gone == "ended":
+        store.shoes.end(first.shoe)
+    else:
+        store.shoes.delete(first.shoe)
+    second = store.floor.append("B07", winner("P"))
+    assert second.started and second.shoe != first.shoe
+    assert second.table.shoe_number == 2 and second.table.state is TableState.OPEN
+    assert second.codes == [f"B07-{today().replace('-', '')}-02-01"]
+    third = store.floor.append("B07", winner("T"))
+    assert not third.started and third.shoe == second.shoe and third.table.shoe_rounds == 2
+
+
 def test_two_feeders_on_one_table_lose_and_double_nothing(tmp_path: Path, backend: str) -> None:
     """Two stores (each its own connections, as two replicas) feed one shuffling table at
     once: one shoe is started, not two, and every round is in it once."""

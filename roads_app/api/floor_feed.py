@@ -12,7 +12,6 @@ process last wrote, while the shoe's version says they are current).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 import polars as pl
@@ -20,7 +19,7 @@ import polars as pl
 from roads_app.api.models import RoundIn
 from roads_app.api.service import Feed, NotFound, Refused, Reply, fingerprint, tags
 from roads_app.errors import FloorError
-from roads_app.game.floor import MOVE_TO, Move, TableState, check_table_code, round_code
+from roads_app.game.floor import MOVE_TO, Move, TableState, check_table_code
 from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeCounts
 from roads_app.roads.grids import big_road, big_road_cells
@@ -179,27 +178,25 @@ class Tables:
         made = self.feed.made_ahead(self._shoes.get(code), body)
 
         def do(c: db.Connection) -> tuple[int, dict[str, Any]]:
-            table, started = self.floor.deal_in(c, code)
-            assert table.shoe is not None
-            saved = self.feed.saved_in(c, table.shoe, table.shoe_version)
+            deal = self.floor.deal_in(c, code)
+            saved = self.feed.saved_in(c, deal.shoe, deal.version)
             new = self.feed.entered_in(saved, body, made)
-            version = store.rounds.append_in(c, table.shoe, new.tail(1), None)
+            version = store.rounds.append_in(c, deal.shoe, new.tail(1), None)
             self.feed.keep(db.Saved(new, saved.meta, version))
-            self._shoes[code] = table.shoe
+            self._shoes[code] = deal.shoe
             row = new.row(new.height - 1, named=True)  # a shoe's columns, as /shoes answers
-            day = table.shoe_day or ""
             return 201, {
                 "table": code,
-                "shoe": table.shoe,
-                "shoe_number": table.shoe_number,
-                "started": started,
+                "shoe": deal.shoe,
+                "shoe_number": deal.number,
+                "started": deal.started,
                 "version": version,
                 "round": row,
-                "round_code": _code_of(table, day, new.height),
+                "round_code": deal.round_code(new.height),
             }
 
         fp = fingerprint("table-append", code, body.model_dump(exclude_none=True))
-        return self._once(code, key, fp, do, who)
+        return self._once(code, key, fp, do, who, dealing=True)
 
     def move(self, code: str, move: Move, key: str | None, who: str | None = None) -> Reply:
         """Open, close or shuffle a table, as its state allows."""
@@ -220,20 +217,17 @@ class Tables:
     def _code(code: str) -> str:
         return check_table_code(code)
 
-    def _once(self, code: str, key: str | None, fp: str, do: Any, who: str | None) -> Reply:
+    def _once(
+        self, code: str, key: str | None, fp: str, do: Any, who: str | None, dealing: bool = False
+    ) -> Reply:
         """The change once per key, the writer's token asked again inside it (``who``:
-        a revoke holds from its commit, `Feed._once`)."""
+        a revoke holds from its commit, `Feed._once`); ``dealing``: a hand (its first
+        read is `Floor.deal_in`'s)."""
         last = self._shoes.get(code)
-        ahead = self.floor.ahead(code)
+        ahead = self.floor.ahead(code, dealing=dealing)
         if last is not None:
             ahead += self.feed.store.shoes.ahead(last, version=False)  # the row has it
         try:
             return self.feed.once(key, fp, None, do, ahead=ahead, who=who)
         except FloorError as e:
             raise refusal(e) from None
-
-
-def _code_of(table: FloorTable, day: str, round_no: int) -> str | None:
-    if not day or table.shoe_number is None:
-        return None
-    return round_code(table.code, date.fromisoformat(day), table.shoe_number, round_no)
