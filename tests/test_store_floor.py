@@ -114,13 +114,13 @@ def test_a_closed_table_takes_no_round(tmp_path: Path, backend: str) -> None:
     assert everything(store) == before
 
 
-@pytest.mark.parametrize("gone", ["ended", "in the trash"])
+@pytest.mark.parametrize("gone", ["ended", "in the trash", "purged"])
 def test_a_tables_shoe_ended_or_deleted_by_itself_gets_a_new_shoe_at_the_next_hand(
     tmp_path: Path, backend: str, gone: str
 ) -> None:
-    """A table's shoe ended or trashed through the shoe itself (``shoes end``,
-    ``shoes delete``) while the table stays open: its next hand starts the next shoe
-    of the day, never into the shoe that left."""
+    """A table's shoe ended, trashed or purged through the shoe itself (``shoes end``,
+    ``shoes delete``, the trash emptied) while the table stays open: its next hand
+    starts the next shoe of the day, never into the shoe that left."""
     store = db.open_store(tmp_path)
     store.floor.add("B07", "Table 7", "classic", FloorLimits.of((1, 10)))
     store.floor.open("B07")
@@ -129,10 +129,12 @@ def test_a_tables_shoe_ended_or_deleted_by_itself_gets_a_new_shoe_at_the_next_ha
         store.shoes.end(first.shoe)
     else:
         store.shoes.delete(first.shoe)
+        if gone == "purged":
+            store.shoes.empty_trash([first.shoe])
     second = store.floor.append("B07", winner("P"))
     assert second.started and second.shoe != first.shoe
     assert second.table.shoe_number == 2 and second.table.state is TableState.OPEN
-    assert second.codes == [f"B07-{today().replace('-', '')}-02-01"]
+    assert second.codes == [f"B07-{today().replace('-', '')}-02-01"]  # a purged shoe's number too
     third = store.floor.append("B07", winner("T"))
     assert not third.started and third.shoe == second.shoe and third.table.shoe_rounds == 2
 

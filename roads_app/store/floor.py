@@ -464,6 +464,9 @@ class Floor:
         ).fetchone()[0]
         number = 1 if last is None else int(last) + 1
         shoe_id = f"{table.code}-{day.replace('-', '')}-{number:02d}"
+        while self.history.was_purged(c, shoe_id):  # its number and round codes stay its own
+            number += 1
+            shoe_id = f"{table.code}-{day.replace('-', '')}-{number:02d}"
         rules = load_table(table.rules)
         meta = ShoeMeta(
             id=shoe_id,
