@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser")]  # conftest imports tests.procs
 
 from conftest import (  # noqa: E402  (the browser-test fixtures, reused as plain helpers)
     CHROMIUM,
@@ -48,8 +48,6 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from roads_app.game.shoe import deal_shoe  # noqa: E402
 from roads_app.store import db  # noqa: E402
-
-sys.path.insert(0, str(ROOT))
 from tests.storehelp import begun_by_result  # noqa: E402
 
 

@@ -37,13 +37,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser")]  # conftest imports tests.procs
 
 from conftest import (  # noqa: E402  (the browser-test fixtures, reused as plain helpers)
     CHROMIUM,
     CHROMIUM_ARGS,
     AppServer,
-    _group_members,
     wait_idle,
     wait_rounds,
 )
@@ -51,6 +50,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from roads_app.game.rounds import ShoeMeta, rounds_from_winners  # noqa: E402
 from roads_app.store import db  # noqa: E402
+from tests.procs import group_members  # noqa: E402
 
 BOARD_PROBE = """() => {
   if (window.__live) return;
@@ -99,7 +99,7 @@ def cpu_s(pgid: int) -> float:
     """User + system CPU seconds of every process in the server's group so far."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
-    for pid in _group_members(pgid):
+    for pid in group_members(pgid):
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

@@ -96,7 +96,6 @@ from conftest import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     AppServer,
-    _group_members,
     free_port,
     wait_idle,
 )
@@ -107,6 +106,7 @@ from roads_app.game.floor import FloorLimits  # noqa: E402
 from roads_app.game.hand import Winner  # noqa: E402
 from roads_app.game.rounds import add_winner  # noqa: E402
 from roads_app.store import db  # noqa: E402
+from tests.procs import group_members  # noqa: E402
 
 SCREEN = {"width": 1280, "height": 720}
 WINNERS = (Winner.BANKER, Winner.PLAYER, Winner.BANKER, Winner.PLAYER, Winner.TIE)
@@ -115,7 +115,7 @@ WINNERS = (Winner.BANKER, Winner.PLAYER, Winner.BANKER, Winner.PLAYER, Winner.TI
 def tree_rss_mb(pgid: int) -> float:
     """Resident memory of every process of the group ``pgid``, in MB (/proc)."""
     total = 0
-    for pid in _group_members(pgid):
+    for pid in group_members(pgid):
         try:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -137,7 +137,7 @@ def memory_parts(pgid: int) -> dict[str, float]:
     and file-backed pages (code). A creep in the arenas with the rest flat is malloc's
     fragmentation across Streamlit's script threads, not objects kept."""
     sizes: list[tuple[int, int]] = []
-    for pid in _group_members(pgid):
+    for pid in group_members(pgid):
         with contextlib.suppress(OSError):
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
