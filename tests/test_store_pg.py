@@ -140,6 +140,35 @@ def test_an_api_append_is_two_round_trips_and_answered_once(
     assert saved.version == versions[-1] == 4
 
 
+def test_a_hand_at_a_table_is_two_round_trips_as_a_shoes_append_is(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand dealt at an open table, once its shoe has begun: the lock, the key's answer,
+    the table's state and shoe (`Floor.deal_in`'s one read) and the shoe's gate in one
+    round trip, the writes and COMMIT in the next, as for a shoe's append; a shoe's
+    first hand also starts the shoe. The rounds go to one shoe, coded in order."""
+    from roads_app.api.floor_feed import Tables
+    from roads_app.api.models import RoundIn
+    from roads_app.api.service import Feed
+    from roads_app.game.floor import FloorLimits, Move
+
+    monkeypatch.setenv("ROADS_APP_DB", pg_url)
+    feed = Feed(tmp_path)
+    feed.store.floor.add("B07", "Table 7", "classic", FloorLimits.of((1, 10)))
+    tables = Tables(feed)
+    tables.move("B07", Move.OPEN, None)
+    trips = RoundTrips(monkeypatch)
+    counts, codes = [], []
+    for i, winner in enumerate("BPBT"):
+        before = trips.n
+        reply = tables.append("b07", RoundIn(winner=winner), f"t{i}")
+        counts.append(trips.n - before)
+        codes.append(reply.body["round_code"].rsplit("-", 1)[1])
+    assert counts[1:] == [2, 2, 2]  # the first starts the shoe
+    assert codes == ["01", "02", "03", "04"]
+    assert feed.store.floor.get("B07").shoe_rounds == 4
+
+
 def test_a_new_thread_takes_the_connection_an_ended_thread_left(
     pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
