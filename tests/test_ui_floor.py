@@ -72,6 +72,34 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+def test_a_display_reading_version_after_version_keeps_nothing_per_version(data: Path):
+    """A table's display reads its shoe at every new version, all day
+    (`session.load_for_display`): what that leaves in memory is bounded by the cache,
+    not by the versions read. Streamlit's ``st.cache_data`` kept a lock and a key for
+    every version it ever saw, past its size: about 215 KB a thousand versions, a
+    floor's screens some megabytes an hour."""
+    import tracemalloc
+
+    meta = ShoeMeta(name="T7", source="hand")
+    sh.save_shoe(rounds_from_winners("BPBT"), meta, data)
+
+    def read(versions: range) -> None:
+        for v in versions:
+            rounds, _ = session.load_for_display(meta.id, v)
+            assert rounds.height == 4
+
+    read(range(100))  # the cache full
+    tracemalloc.start()
+    try:
+        read(range(100, 200))
+        before = tracemalloc.get_traced_memory()[0]
+        read(range(200, 1200))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 40_000, f"{grown:,} bytes kept after 1,000 more versions"
+
+
 def _lobby() -> None:
     import streamlit as st
 

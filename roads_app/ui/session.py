@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 import polars as pl
@@ -131,8 +132,13 @@ def shoe_version(shoe_id: str) -> int | None:
         return None
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@lru_cache(maxsize=32)
 def _load_version(shoe_id: str, folder: str, version: int) -> tuple[pl.DataFrame, ShoeMeta]:
+    """Read once per version for every screen that shows it. Not ``st.cache_data``:
+    Streamlit keeps a lock and a key for every argument tuple that cache ever saw, past
+    its ``max_entries``, and a floor's screens read a new version of every table's shoe
+    every hand, all day (about 200 bytes a version, kept for good). Shared: the frame and
+    the metadata are not changed by a caller (a Polars frame is not changed in place)."""
     saved = store(Path(folder)).shoes.load(shoe_id)
     return saved.rounds, saved.meta
 
