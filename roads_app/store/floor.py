@@ -69,7 +69,7 @@ _DEALING = (
     "AND s.ended IS NULL AND s.deleted IS NULL WHERE t.code = ?"
 )
 """What a hand dealt at a table reads first: the table's state and its shoe, when that
-shoe is still being played (`Floor.deal_in`); nine columns fewer than `_ROW`, and no
+shoe is still being played (`Floor.deal_in`): five columns of `_ROW`'s 21, and no
 table built, for what a feeder does every hand."""
 
 Enter = Callable[[pl.DataFrame, int], pl.DataFrame]
@@ -463,10 +463,11 @@ class Floor:
             (table.code, day),
         ).fetchone()[0]
         number = 1 if last is None else int(last) + 1
-        shoe_id = f"{table.code}-{day.replace('-', '')}-{number:02d}"
-        while self.history.was_purged(c, shoe_id):  # its number and round codes stay its own
-            number += 1
+        while True:  # a purged shoe's number (its id, its round codes) stays its own
             shoe_id = f"{table.code}-{day.replace('-', '')}-{number:02d}"
+            if not self.history.was_purged(c, shoe_id):
+                break
+            number += 1
         rules = load_table(table.rules)
         meta = ShoeMeta(
             id=shoe_id,
