@@ -13,9 +13,10 @@ from pathlib import Path
 def cmdline(pid: int) -> str:
     """The process's command line, its arguments joined by spaces ("" once it is gone)."""
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("replace")
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return ""
+    return raw.replace(b"\0", b" ").decode(errors="replace")
 
 
 def group_members(pgid: int) -> list[int]:
