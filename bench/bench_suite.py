@@ -39,6 +39,10 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.procs import cmdline  # noqa: E402
+
 TICK = os.sysconf("SC_CLK_TCK")
 EVERY_S = 0.5
 
@@ -90,9 +94,8 @@ def processes(kinds: dict[tuple[int, str], str]) -> dict[tuple[int, str], tuple[
             key = (int(entry.name), fields[19])  # the pid and its start time: never reused
             kind = kinds.get(key, "")
             if kind in ("", "other"):
-                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                    cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-                kind = kind_of(cmdline) if cmdline.strip() else kind or "other"
+                line = cmdline(key[0])
+                kind = kind_of(line) if line.strip() else kind or "other"
                 kinds[key] = kind
         except OSError:
             continue
