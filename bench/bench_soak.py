@@ -5,7 +5,8 @@ Run: nice .venv/bin/python bench/bench_soak.py [--tables 24] [--displays 24] [--
      [--playwright] [--out FILE]
 One real dashboard (``dev.py app``, SQLite in a temporary folder, as the README starts
 it); ``--tables`` floor tables opened and fed from this process through the store, each a
-hand every ``--every`` seconds (spread evenly), each shoe shuffled after ``--hands``
+hand every ``--every`` seconds (spread evenly, on a fixed clock: a late hand is caught up,
+not added to the interval), each shoe shuffled after ``--hands``
 hands and the next started by the next hand (shoes ending and starting all the time);
 the system Chromium shows the kiosk wall (``/lobby?kiosk=1``) and ``--displays`` table
 displays (``/display?table=CODE``), each page in a browser context of its own (its own
@@ -14,7 +15,9 @@ seconds, printed: the dashboard's resident memory (its whole process tree: dev.p
 roads-app, Streamlit and their children, from /proc), and for each page its JS heap in
 use and its DOM nodes (Chromium's own ``Performance.getMetrics``, after a garbage
 collection through ``HeapProfiler.collectGarbage``, so a reading is what is kept, not what
-is waiting to be collected). After ``--warmup`` minutes, each series' growth from its
+is waiting to be collected), and, to read only, the cores used since the last sample by
+the dashboard, the browser and this process (the feeder) and the hands dealt as a share
+of the pace asked. After ``--warmup`` minutes, each series' growth from its
 mean over the first ``--window`` minutes after the warm-up to its mean over the last
 (two shoes' time at least: a page's heap and nodes swing with its shoe, filling and
 emptied by the shuffle, and whole shoes at each end count that swing alike); exit 1 when
@@ -183,23 +186,64 @@ class Feeder:
     def __init__(self, store: db.Store, codes: list[str], every: float, hands: int) -> None:
         self.store, self.codes, self.every, self.hands = store, codes, every, hands
         self.dealt = dict.fromkeys(codes, 0)
+        self.total = dict.fromkeys(codes, 0)
         self.shoes = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
+        """Hands on a fixed clock: a slow append is caught up after, not added to the
+        interval (the pace asked stays the pace dealt while the machine keeps up)."""
         step = self.every / len(self.codes)
         n = 0
-        while not self.stop.wait(step):
+        start = time.monotonic()
+        while not self.stop.wait(max(0.0, start + n * step - time.monotonic())):
             code = self.codes[n % len(self.codes)]
             n += 1
             winner = WINNERS[(n * 7 + len(code)) % len(WINNERS)]
             self.store.floor.append(code, lambda r, d, w=winner: add_winner(r, w, decks=d))
             self.dealt[code] += 1
+            self.total[code] += 1
             if self.dealt[code] == self.hands:
                 self.store.floor.shuffle(code)
                 self.dealt[code] = 0
                 self.shoes += 1
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU of ``pids`` so far, in seconds (/proc; gone ones count 0)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class CpuSplit:
+    """Cores used between two samples by the dashboard's group, the browser (this
+    process's other children) and this process (the feeder), to say where a floor's
+    load goes when the pace asked is not kept."""
+
+    def __init__(self, server_pgid: int) -> None:
+        self.server_pgid = server_pgid
+        self.last = (time.monotonic(), self._read())
+
+    def _read(self) -> tuple[float, float, float]:
+        me = os.getpid()
+        browser = [p for p in group_members(os.getpgid(me)) if p != me]
+        return (
+            cpu_seconds(group_members(self.server_pgid)),
+            cpu_seconds(browser),
+            cpu_seconds([me]),
+        )
+
+    def sample(self) -> dict[str, float]:
+        now, got = time.monotonic(), self._read()
+        (then, before), self.last = self.last, (now, got)
+        cores = [max(0.0, b - a) / max(now - then, 1e-9) for a, b in zip(before, got, strict=True)]
+        names = ("server", "browser", "feeder")
+        return {f"(info) cores {n}": round(c, 2) for n, c in zip(names, cores, strict=True)}
 
 
 class Cdp:
@@ -382,6 +426,7 @@ def main() -> int:
                     pages[name] = kiosk.open(url)
             feeder = Feeder(store, codes, a.every, a.hands)
             feeder.thread.start()
+            cpu = CpuSplit(server.proc.pid)  # type: ignore[union-attr]
             t0 = time.monotonic()
             pause = threading.Event()
             while True:
@@ -389,6 +434,9 @@ def main() -> int:
                 row: dict[str, float] = {"minute": round(minute, 2)}
                 row["server rss MB"] = round(tree_rss_mb(server.proc.pid), 1)  # type: ignore[union-attr]
                 row |= memory_parts(server.proc.pid)  # type: ignore[union-attr]
+                row |= cpu.sample()
+                asked = minute * 60 / a.every * a.tables
+                row["(info) pace %"] = round(100 * sum(feeder.total.values()) / max(asked, 1))
                 for name, cdp in pages.items():
                     heap, nodes = page_metrics(cdp)
                     row[f"{name} heap MB"] = round(heap, 2)
@@ -406,7 +454,9 @@ def main() -> int:
                     f"{row['wall heap MB']:6.2f} MB nodes {row['wall nodes']:6d}  displays heap "
                     f"{min(heaps, default=0):.2f}-{max(heaps, default=0):.2f} MB nodes "
                     f"{min(nodes, default=0)}-{max(nodes, default=0)}  shoes ended "
-                    f"{feeder.shoes}  load {os.getloadavg()[0]:.1f}",
+                    f"{feeder.shoes}  load {os.getloadavg()[0]:.1f}  cores server "
+                    f"{row['(info) cores server']} browser {row['(info) cores browser']} "
+                    f"feeder {row['(info) cores feeder']}  pace {row['(info) pace %']}%",
                     flush=True,
                 )
                 if minute >= a.minutes:
