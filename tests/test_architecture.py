@@ -439,3 +439,32 @@ def test_the_four_flags_are_listed_once() -> None:
         if (n := flag_lists(path.read_text(encoding="utf-8")))
     }
     assert found == FLAG_LISTS_ALLOWED, "flags spelled out again: use game.rounds.Flag / FLAGS"
+
+
+def cache_data_uses(source: str) -> int:
+    """``st.cache_data`` (or ``streamlit.cache_data``) written in ``source``."""
+    return sum(
+        isinstance(node, ast.Attribute)
+        and node.attr == "cache_data"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in {"st", "streamlit"}
+        for node in ast.walk(ast.parse(source))
+    )
+
+
+def test_no_cache_keeps_a_key_for_every_input_it_saw() -> None:
+    """Screens run for days: Streamlit's ``st.cache_data`` keeps a lock and a key for every
+    argument tuple it ever saw, whatever its ``max_entries`` (about 200 bytes a hand on a
+    display, for good). A cache with arguments is a ``functools.lru_cache``."""
+    found = {
+        path.relative_to(ROOT).as_posix(): n
+        for path in modules().values()
+        if (n := cache_data_uses(path.read_text(encoding="utf-8")))
+    }
+    assert not found, f"st.cache_data in {found}"
+
+
+def test_the_cache_finder_sees_decorators_and_calls() -> None:
+    src = "@st.cache_data(max_entries=3)\ndef f(x): ...\n@streamlit.cache_data\ndef g(): ...\n"
+    assert cache_data_uses(src + "h = st.cache_data(f)\n") == 3
+    assert cache_data_uses("@lru_cache(maxsize=3)\ndef f(x): ...\n# st.cache_data\n") == 0

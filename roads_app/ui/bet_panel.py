@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def table_for(meta: ShoeMeta) -> tuple[Table, str | None]:
         return load_table(fallback), tr("table_fallback", why=say(e), table=fallback)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@lru_cache(maxsize=256)
 def _edges(table_name: str, counts: tuple[int, ...] | None) -> dict[str, float]:
     """House edge of every bet, from a card composition (None: a full shoe)."""
     import numpy as np

@@ -25,14 +25,12 @@ def preload() -> None:
 
     Streamlit runs ``app.py`` in this same process, so modules imported here are
     already loaded for the first visitor (about 0.8 s off the first page load, and
-    the page modules about 0.4 s more). Only imported: a page's ``st.cache_data``
-    makes its cache on its first call, under the runtime started later.
+    the page modules about 0.4 s more).
     """
-    import logging
-
     import pandas.io.formats.style  # noqa: F401  (the live-odds table's Styler, and jinja2)
     import polars as pl
     import streamlit.elements.plotly_chart  # noqa: F401  (the slowest Streamlit import)
+    from streamlit.string_util import extract_leading_icon
 
     from roads_app.bets import live_odds
     from roads_app.bets.tables import list_tables, load_table
@@ -40,25 +38,16 @@ def preload() -> None:
     from roads_app.render import board
     from roads_app.roads import stats
     from roads_app.sim import warmup
-
-    # Declaring a cache before the runtime exists only logs that it would be in memory.
-    cache_log = logging.getLogger("streamlit.runtime.caching.cache_data_api")
-    level, cache_log.level = cache_log.level, logging.ERROR
-    try:
-        from roads_app.ui import (  # noqa: F401  (the pages app.py imports)
-            access,
-            backtest_page,
-            display_page,
-            entry_page,
-            library_page,
-            lobby_page,
-            replay_page,
-            study_page,
-        )
-    finally:
-        cache_log.level = level
-
-    from streamlit.string_util import extract_leading_icon
+    from roads_app.ui import (  # noqa: F401  (the pages app.py imports)
+        access,
+        backtest_page,
+        display_page,
+        entry_page,
+        library_page,
+        lobby_page,
+        replay_page,
+        study_page,
+    )
 
     extract_leading_icon("中文")  # a label not in ASCII compiles the emoji catalogue once
     list_tables()  # the user's table folder (platformdirs) is looked up on every page

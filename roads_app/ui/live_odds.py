@@ -3,13 +3,16 @@ chart through a shoe (the study page over many simulated shoes is `ui/study_page
 
 The work is in `roads_app.bets.live_odds`; this file only caches and draws. Every widget
 is keyed on its inputs (the table, the unseen counts, the cards of the shoe) through
-``st.cache_data``, so re-drawing after a hand costs a dictionary look-up unless a card
-changed. A shoe entered without cards shows a one-line note instead of odds.
+``functools.lru_cache``, so re-drawing after a hand costs a dictionary look-up unless a
+card changed (not ``st.cache_data``: it keeps a lock and a key for every input it ever
+saw, past its ``max_entries``: a few hundred bytes for every hand entered, for good). A
+shoe entered without cards shows a one-line note instead of odds.
 """
 
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,7 +42,7 @@ most often (the study); a default from the shoe itself would hint at cards to co
 # --- cached computations (keyed on plain, hashable inputs) -----------------------------
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
+@lru_cache(maxsize=512)
 def _priced(table_name: str, counts: tuple[int, ...], hand: int) -> pl.DataFrame:
     """The live-odds frame for one composition before hand ``hand``."""
     from roads_app.bets.odds import odds_frame, outcomes
@@ -59,7 +62,7 @@ def _shoe_key(rounds: pl.DataFrame, meta: ShoeMeta) -> str:
     return json.dumps([meta.decks, meta.burn_card, cards])
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@lru_cache(maxsize=64)
 def _chart_frame(table_name: str, key: str) -> pl.DataFrame:
     decks, burn, cards = json.loads(key)
     rounds = pl.DataFrame(
@@ -155,11 +158,15 @@ def _named(frame: pl.DataFrame, table: Table) -> pl.DataFrame:
     )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
 def rank_spec(by_rank: dict[str, int], decks: int) -> dict:
     """`rank_figure` as the plain spec the page draws (its inputs change only when a card
-    is seen, so a rerun costs a look-up)."""
-    return json.loads(charts.rank_figure(by_rank, decks).to_json())
+    is seen, so a rerun costs a look-up). Shared between runs: the caller does not change it."""
+    return _rank_spec(tuple(by_rank.items()), decks)
+
+
+@lru_cache(maxsize=64)
+def _rank_spec(by_rank: tuple[tuple[str, int], ...], decks: int) -> dict:
+    return json.loads(charts.rank_figure(dict(by_rank), decks).to_json())
 
 
 def render_live_odds(

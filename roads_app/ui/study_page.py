@@ -8,6 +8,7 @@ study in cached pieces (so a second run of the same inputs costs look-ups) and d
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import polars as pl
 import streamlit as st
@@ -24,7 +25,7 @@ STUDY_CHUNK = 25
 """Shoes per progress step on the study page."""
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@lru_cache(maxsize=256)
 def _study_part(
     table_name: str, seed: int, start: int, stop: int, closing: bool
 ) -> live_odds.StudyPart:
