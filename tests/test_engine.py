@@ -403,6 +403,37 @@ def test_the_plain_shuffle_is_the_compiled_one(seed: int, first: int, n: int):
     assert [cards.ALL_CARDS[c] for c in order] == list(shoe.order)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    x=st.integers(0, 2**64 - 1) | st.sampled_from([0, 2**32 - 1, 2**32, 2**63, 2**64 - 1]),
+    d=st.integers(2, pcg64.MOD_LIMIT - 1) | st.sampled_from([2, 3, 415, 416, 2**15, 2**16 - 1]),
+)
+def test_the_remainder_by_multiplication_is_the_remainder(x: int, d: int):
+    c = pcg64.reciprocal(d)
+    assert int(pcg64.mod_small(np.uint64(x), np.uint64(d), np.uint64(c))) == x % d
+
+
+@pytest.mark.parametrize("d", [0, 1, pcg64.MOD_LIMIT])
+def test_no_reciprocal_outside_the_divisors_it_is_exact_for(d: int):
+    with pytest.raises(ValueError, match="outside"):
+        pcg64.reciprocal(d)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    state=st.integers(0, 2**128 - 1),
+    inc=st.integers(0, 2**127 - 1),
+    decks=st.integers(1, 8),
+)
+def test_the_compiled_shuffle_is_the_shoes_own(state: int, inc: int, decks: int):
+    inc = 2 * inc + 1  # PCG64's increment is odd
+    compiled = np.empty(decks * 52, dtype=np.uint8)
+    plain = np.empty_like(compiled)
+    pcg64.shuffle(*pcg64.halves(state), *pcg64.halves(inc), compiled)
+    pcg64.shuffle_plain(*pcg64.halves(state), *pcg64.halves(inc), plain)
+    np.testing.assert_array_equal(compiled, plain)
+
+
 ALL_KIND_TABLES = [
     "winbox-no-commission",
     "egalite",
