@@ -81,6 +81,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -109,7 +110,7 @@ from roads_app.game.floor import FloorLimits  # noqa: E402
 from roads_app.game.hand import Winner  # noqa: E402
 from roads_app.game.rounds import add_winner  # noqa: E402
 from roads_app.store import db  # noqa: E402
-from tests.procs import group_members  # noqa: E402
+from tests.procs import group_members, wait_exit  # noqa: E402
 
 SCREEN = {"width": 1280, "height": 720}
 WINNERS = (Winner.BANKER, Winner.PLAYER, Winner.BANKER, Winner.PLAYER, Winner.TIE)
@@ -221,17 +222,18 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 class CpuSplit:
-    """Cores used between two samples by the dashboard's group, the browser (this
-    process's other children) and this process (the feeder), to say where a floor's
-    load goes when the pace asked is not kept."""
+    """Cores used between two samples by the dashboard's group, the browser's (the
+    kiosk's group, or this process's other children under Playwright) and this process
+    (the feeder), to say where a floor's load goes when the pace asked is not kept."""
 
-    def __init__(self, server_pgid: int) -> None:
-        self.server_pgid = server_pgid
+    def __init__(self, server_pgid: int, browser_pgid: int | None) -> None:
+        self.server_pgid, self.browser_pgid = server_pgid, browser_pgid
         self.last = (time.monotonic(), self._read())
 
     def _read(self) -> tuple[float, float, float]:
         me = os.getpid()
-        browser = [p for p in group_members(os.getpgid(me)) if p != me]
+        browser = group_members(self.browser_pgid or os.getpgid(me))  # Playwright's: ours
+        browser = [p for p in browser if p != me]
         return (
             cpu_seconds(group_members(self.server_pgid)),
             cpu_seconds(browser),
@@ -288,6 +290,7 @@ class Kiosk:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its renderers with it, for `_stop`
         )
         stack.callback(self._stop)
         deadline = time.monotonic() + 60
@@ -302,10 +305,14 @@ class Kiosk:
         self.browser = Cdp(url, stack)
 
     def _stop(self) -> None:
-        """Kill the browser and wait for it: its profile folder is removed next, and a
-        browser still writing there makes that fail."""
-        self.proc.kill()
+        """Kill the browser and every process it started, and wait for them all: its
+        profile folder is removed next, and a renderer still writing there made that fail
+        (after the hour's last sample, so the growth was never printed)."""
+        pids = group_members(self.proc.pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=60)
+        wait_exit(pids, timeout=60)
 
     def _json(self, what: str) -> dict[str, Any]:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/json/{what}") as r:
@@ -426,7 +433,7 @@ def main() -> int:
                     pages[name] = kiosk.open(url)
             feeder = Feeder(store, codes, a.every, a.hands)
             feeder.thread.start()
-            cpu = CpuSplit(server.proc.pid)  # type: ignore[union-attr]
+            cpu = CpuSplit(server.proc.pid, None if a.playwright else kiosk.proc.pid)  # type: ignore[union-attr]
             t0 = time.monotonic()
             pause = threading.Event()
             while True:
