@@ -73,6 +73,16 @@ nodes -3.4%, displays' heaps +2.7 to +4.0%; of the dashboard's largest process, 
 heap 60.0 -> 60.4 MB and file-backed pages 178.6 MB flat, threads 33 flat, glibc's thread
 arenas 15.8 -> 23.1 MB (+35%: malloc's arenas of Streamlit's script-run threads), the
 other anonymous memory 136.8 -> 148.6 MB (+2.2% by the windows).
+
+Every hour above ran at 39-51% of the pace asked: the feeder waited a whole interval after
+each hand, so the soak's own load added every append's latency to it. On a fixed clock
+(the defaults, 61 minutes, **624 shoes ended: the pace asked**, load 22-32 from the soak
+alone: the 25 pages 1.3-1.4 cores, the dashboard 0.45-0.55, the feeder 0.03; windows of
+10 minutes after minute 10): the dashboard's RSS +3.8% (544.5 -> 564.6 MB, trend +5.6% an
+hour: its thread arenas 27.1 -> 37.5 MB, the rest of its anonymous memory 146.2 -> 155.9,
+the main heap and code flat); the wall's heap +0.2%, its nodes -6.1%; the displays' heaps
++1.0 to **+5.0%** (the largest 5.01%: over the limit; trends +1.4 to +6.7% an hour, their
+lowest readings 9.44 -> 9.77 MB from minute 10 to 60); their nodes -13.0 to +3.6%.
 """
 
 from __future__ import annotations
