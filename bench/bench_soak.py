@@ -76,7 +76,7 @@ other anonymous memory 136.8 -> 148.6 MB (+2.2% by the windows).
 
 Every hour above ran at 39-51% of the pace asked: the feeder waited a whole interval after
 each hand, so the soak's own load added every append's latency to it. On a fixed clock
-(the defaults, 61 minutes, **624 shoes ended: the pace asked**, load 22-32 from the soak
+(the defaults, 61 minutes, **624 shoes ended: the pace asked**, load 22-33 from the soak
 alone: the 25 pages 1.3-1.4 cores, the dashboard 0.45-0.55, the feeder 0.03; windows of
 10 minutes after minute 10): the dashboard's RSS +3.8% (544.5 -> 564.6 MB, trend +5.6% an
 hour: its thread arenas 27.1 -> 37.5 MB, the rest of its anonymous memory 146.2 -> 155.9,
