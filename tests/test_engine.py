@@ -14,7 +14,7 @@ from roads_app.bets.tables import load_table
 from roads_app.game import cards
 from roads_app.game.hand import W_BANKER, W_PLAYER, W_TIE
 from roads_app.game.rounds import SEED_MAX, rounds_from_winners
-from roads_app.game.shoe import ShoeOptions, deal_shoe
+from roads_app.game.shoe import ORDER_DTYPE, ShoeOptions, deal_shoe
 from roads_app.roads.derived import BLUE, NO_MARK, RED
 from roads_app.roads.grids import ask_road
 from roads_app.sim import backtest as sim_backtest
@@ -427,7 +427,7 @@ def test_no_reciprocal_outside_the_divisors_it_is_exact_for(d: int):
 )
 def test_the_compiled_shuffle_is_the_shoes_own(state: int, inc: int, decks: int):
     inc = 2 * inc + 1  # PCG64's increment is odd
-    compiled = np.empty(decks * 52, dtype=np.uint8)
+    compiled = np.empty(decks * 52, dtype=ORDER_DTYPE)
     plain = np.empty_like(compiled)
     pcg64.shuffle(*pcg64.halves(state), *pcg64.halves(inc), compiled)
     pcg64.shuffle_plain(*pcg64.halves(state), *pcg64.halves(inc), plain)

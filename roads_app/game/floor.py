@@ -118,10 +118,16 @@ MOVE_TO: dict[TableState, Move] = {
 """The move a request for a state asks for (``POST /tables/{code}/state``)."""
 
 
+def shoe_code(code: str, day: date, shoe_no: int) -> str:
+    """A table's shoe's id: table, the day, the shoe's number of that day
+    (``B07-20261205-03``); its rounds' codes start with it."""
+    return f"{code}-{day.year:04d}{day.month:02d}{day.day:02d}-{shoe_no:02d}"
+
+
 def round_code(code: str, day: date, shoe_no: int, round_no: int) -> str:
-    """A round's code as the API, exports and screens show it: table, the day, the shoe's
-    number of that day, the round (``B07-20261205-03-42``)."""
-    return f"{code}-{day.year:04d}{day.month:02d}{day.day:02d}-{shoe_no:02d}-{round_no:02d}"
+    """A round's code as the API, exports and screens show it: its shoe's code, then the
+    round (``B07-20261205-03-42``)."""
+    return f"{shoe_code(code, day, shoe_no)}-{round_no:02d}"
 
 
 _WHAT = (Message("limits_main"), Message("limits_tie"), Message("limits_pair"))

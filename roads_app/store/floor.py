@@ -41,6 +41,7 @@ from roads_app.game.floor import (
     TableState,
     check_table_code,
     round_code,
+    shoe_code,
 )
 from roads_app.game.hand import Winner
 from roads_app.game.rounds import ShoeMeta, check_name, empty_rounds
@@ -464,7 +465,7 @@ class Floor:
         ).fetchone()[0]
         number = 1 if last is None else int(last) + 1
         while True:  # a purged shoe's number (its id, its round codes) stays its own
-            shoe_id = f"{table.code}-{day.replace('-', '')}-{number:02d}"
+            shoe_id = shoe_code(table.code, date.fromisoformat(day), number)
             if not self.history.was_purged(c, shoe_id):
                 break
             number += 1
