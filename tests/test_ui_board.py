@@ -528,3 +528,14 @@ def test_a_board_with_the_default_look_is_the_board_with_every_field_spelled_out
     dark = board.BoardLook(width_px=width, lang=lang, theme=board.Theme.DARK)
     want = board.recolour(board.board_spec(rounds, light), board.Theme.DARK)
     assert board.board_spec(rounds, dark) == want
+
+
+def test_a_tie_of_naturals_has_the_gold_ring_and_a_tie_of_sevens_has_none():
+    """A tie's bead is a natural's when the hands are naturals (8 against 8: neither side
+    draws, so a tie holds a natural on both sides or on neither)."""
+    rounds = add_cards(rounds_from_winners(""), ["4h", "4d"], ["5s", "3c"])  # 8 = 8
+    rounds = add_cards(rounds, ["Kh", "7d"], ["Qs", "7c"])  # 7 = 7, both stand
+    spec = board.board_spec(rounds, board.BoardLook(width_px=976))
+    assert rounds["winner"].cast(str).to_list() == ["T", "T"]
+    assert _cells(spec, "natural_ring", "x") == [(0.5, 0.5)]  # round 1 only
+    assert _cells(spec, "natural", "x") == [(0.84, 0.16)]  # and its corner star

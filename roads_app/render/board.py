@@ -265,12 +265,36 @@ def _markers(
     return trace
 
 
-def _centres(frame: pl.DataFrame, dx: float = 0.5, dy: float = 0.5) -> tuple[list, list]:
-    return (frame["col"] + dx).to_list(), (frame["row"] + dy).to_list()
+class _Cells:
+    """A road's cells as Python lists, to pick each kind of mark from.
 
+    A board holds a few hundred cells at most: picking a kind's cells here costs
+    microseconds, where a Polars filter plans and runs a query each time (about 150 us,
+    twenty-odd of them a board, five boards a key press on the scoreboard).
+    """
 
-def _flag(frame: pl.DataFrame, column: str) -> pl.DataFrame:
-    return frame.filter(pl.col(column).fill_null(False)) if column in frame.columns else frame[:0]
+    __slots__ = ("columns", "height")
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self.columns: dict[str, list[Any]] = frame.to_dict(as_series=False)
+        self.height = frame.height
+
+    def column(self, name: str, default: Any = None) -> list[Any]:
+        """The column's values, or ``default`` for every cell where it is missing."""
+        return self.columns.get(name, [default] * self.height)
+
+    def flagged(self, name: str) -> list[int]:
+        """The cells whose flag column ``name`` is true (unknown or missing: not)."""
+        return [i for i, v in enumerate(self.column(name)) if v]
+
+    def where(self, name: str, value: Any) -> list[int]:
+        return [i for i, v in enumerate(self.column(name)) if v == value]
+
+    def centres(
+        self, cells: list[int], dx: float = 0.5, dy: float = 0.5
+    ) -> tuple[list[float], list[float]]:
+        col, row = self.columns["col"], self.columns["row"]
+        return [col[i] + dx for i in cells], [row[i] + dy for i in cells]
 
 
 STAR = 0.2
@@ -280,18 +304,26 @@ SYMBOL_EXTENT: dict[str, float] = {"star": 1.4}
 """How much larger than ``marker.size`` Plotly draws a symbol (1 when not listed)."""
 
 
-def _naturals(frame: pl.DataFrame) -> pl.DataFrame:
+def _naturals(cells: _Cells) -> list[int]:
     """The cells of rounds won by a natural (a tie: either hand's natural)."""
-    if not {"winner", Flag.PLAYER_NATURAL, Flag.BANKER_NATURAL} <= set(frame.columns):
-        return frame[:0]
-    pn = pl.col(Flag.PLAYER_NATURAL).fill_null(False)
-    bn = pl.col(Flag.BANKER_NATURAL).fill_null(False)
-    w = pl.col("winner")
-    won = ((w == Winner.PLAYER) & pn) | ((w == Winner.BANKER) & bn)
-    return frame.filter(won | ((w == Winner.TIE) & (pn | bn)))
+    if not {"winner", Flag.PLAYER_NATURAL, Flag.BANKER_NATURAL} <= cells.columns.keys():
+        return []
+    won = zip(
+        cells.columns["winner"],
+        cells.columns[Flag.PLAYER_NATURAL],
+        cells.columns[Flag.BANKER_NATURAL],
+        strict=True,
+    )
+    return [
+        i
+        for i, (w, pn, bn) in enumerate(won)
+        if (w == Winner.PLAYER and pn)
+        or (w == Winner.BANKER and bn)
+        or (w == Winner.TIE and (pn or bn))
+    ]
 
 
-def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
+def _pair_and_natural_traces(cells: _Cells, cell_px: float) -> list[dict[str, Any]]:
     """Banker pair red dot top-left, player pair blue dot bottom-right, natural gold star."""
     dot = cell_px * 0.24  # with its outline, half of it (0.135) stays inside the 0.16 offset
     out = []
@@ -299,15 +331,15 @@ def _pair_and_natural_traces(frame: pl.DataFrame, cell_px: float) -> list[dict[s
         (Flag.BANKER_PAIR, RED, 0.16, 0.16, "circle"),
         (Flag.PLAYER_PAIR, BLUE, 0.84, 0.84, "circle"),
     ):
-        hit = _flag(frame, column)
-        if hit.height:
-            x, y = _centres(hit, dx, dy)
+        hit = cells.flagged(column)
+        if hit:
+            x, y = cells.centres(hit, dx, dy)
             t = _markers(x, y, symbol=symbol, colour=colour, size=dot, name=column)
             t["marker"]["line"] = {"width": cell_px * 0.03, "color": PAPER}
             out.append(t)
-    nat = _naturals(frame)
-    if nat.height:
-        x, y = _centres(nat, 0.84, 0.16)
+    nat = _naturals(cells)
+    if nat:
+        x, y = cells.centres(nat, 0.84, 0.16)
         out.append(_markers(x, y, symbol="star", colour=GOLD, size=cell_px * STAR, name="natural"))
     return out
 
@@ -325,13 +357,13 @@ def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[d
     the table pays it apart (column ``six``, `board_spec`). A natural's bead has a gold
     ring round it, as road feeds mark it (the corner star alone was 5 px)."""
     traces: list[dict[str, Any]] = []
-    six = road["six"] if "six" in road.columns else pl.repeat(False, road.height, eager=True)
-    road = road.with_columns(six.alias("six"))
+    cells = _Cells(road)
+    six = cells.column("six", False)
     for w in Winner:
-        part = road.filter(pl.col("winner") == w)
-        if not part.height:
+        part = cells.where("winner", w)
+        if not part:
             continue
-        x, y = _centres(part)
+        x, y = cells.centres(part)
         letter = word(f"{w}_letter", lang)
         traces.append(
             _markers(
@@ -340,14 +372,14 @@ def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[d
                 symbol="circle",
                 colour=WINNER_COLOUR[w],
                 size=cell_px * 0.78,
-                text=[SIX_TEXT if s else letter for s in part["six"].to_list()],
+                text=[SIX_TEXT if six[i] else letter for i in part],
                 font_size=cell_px * (0.5 if lang == "en" else 0.54),
                 name=w,
             )
         )
-    nat = _naturals(road)
-    if nat.height:
-        x, y = _centres(nat)
+    nat = _naturals(cells)
+    if nat:
+        x, y = cells.centres(nat)
         traces.append(
             _markers(
                 x,
@@ -359,7 +391,7 @@ def _bead_traces(road: pl.DataFrame, cell_px: float, lang: str = "en") -> list[d
                 name="natural_ring",
             )
         )
-    return traces + _pair_and_natural_traces(road, cell_px)
+    return traces + _pair_and_natural_traces(cells, cell_px)
 
 
 def bead_plate_figure(
@@ -378,10 +410,11 @@ def bead_plate_figure(
 
 def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[str, Any]]:
     traces: list[dict[str, Any]] = []
+    cells = _Cells(road)
     for w in Side:
-        part = road.filter(pl.col("winner") == w)
-        if part.height:
-            x, y = _centres(part)
+        part = cells.where("winner", w)
+        if part:
+            x, y = cells.centres(part)
             traces.append(
                 _markers(
                     x,
@@ -393,18 +426,16 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
                     name=w,
                 )
             )
-    six = road.filter(pl.col("six")) if "six" in road.columns and not mini else road[:0]
-    if six.height:  # a Banker win on 6 on a No Commission table: a filled centre
-        x, y = _centres(six)
+    six = [] if mini else cells.flagged("six")
+    if six:  # a Banker win on 6 on a No Commission table: a filled centre
+        x, y = cells.centres(six)
         traces.append(
             _markers(x, y, symbol="circle", colour=RED, size=cell * 0.34, name="banker_six")
         )
-    tied = road.filter(pl.col("ties").fill_null(0) > 0) if "ties" in road.columns else road[:0]
-    if tied.height:
-        x, y = _centres(tied)
-        many = tied.select(
-            pl.when(pl.col("ties") > 1).then(pl.col("ties").cast(pl.String)).otherwise(pl.lit(""))
-        ).to_series()
+    ties = cells.column("ties", 0)
+    tied = [i for i, n in enumerate(ties) if n]
+    if tied:
+        x, y = cells.centres(tied)
         traces.append(
             _markers(
                 x,
@@ -414,13 +445,13 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
                 size=cell * 0.8,
                 line_width=max(1.5, cell * 0.08),
                 name="ties",
-                text=None if mini else many.to_list(),
+                text=None if mini else [str(ties[i]) if ties[i] > 1 else "" for i in tied],
                 text_colour=TEXT,
                 font_size=cell * 0.42,
             )
         )
     if not mini:
-        traces += _pair_and_natural_traces(road, cell)
+        traces += _pair_and_natural_traces(cells, cell)
     return traces
 
 
@@ -447,10 +478,11 @@ def _derived_traces(frame: pl.DataFrame, kind: str, cell_px: float) -> list[dict
     symbol = DERIVED_SYMBOL[kind]
     solid = symbol == "circle"
     traces = []
+    cells = _Cells(frame)
     for colour in ("red", "blue"):
-        part = frame.filter(pl.col("colour") == colour)
-        if part.height:
-            x, y = _centres(part)
+        part = cells.where("colour", colour)
+        if part:
+            x, y = cells.centres(part)
             traces.append(
                 _markers(
                     x,
@@ -982,7 +1014,8 @@ def _last_mark(road: pl.DataFrame, cell_px: float) -> list[dict[str, Any]]:
     last tie sits on its big-road cell), for the page to take off after a few seconds."""
     if not road.height:
         return []
-    x, y = _centres(road.filter(pl.col("round") == pl.col("round").max()))
+    cells = _Cells(road)
+    x, y = cells.centres(cells.where("round", max(cells.columns["round"])))
     return [
         _markers(
             x,
