@@ -70,8 +70,10 @@ def _cum_within(flag: pl.Expr, restart: pl.Expr) -> pl.Expr:
     return total - pl.when(restart).then(total - flag.cast(pl.Int32)).forward_fill()
 
 
-def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
-    """Cumulative counts and the current streak after each round, per shoe."""
+def _streaks(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """The current streak after each round, per shoe: all the per-shoe table needs of
+    the running columns (its counts are sums of the rounds; a running count of each
+    winner and flag it would drop cost it as much again)."""
     w = pl.col("winner")
     new_shoe = pl.col("shoe").diff().fill_null(1) != 0
     bp = w != Winner.TIE
@@ -82,21 +84,27 @@ def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
             _side=side,
         )
         .with_columns(
-            **{x.word: _cum_within(w == x, pl.col("_new_shoe")) for x in Winner},
-            **{
-                name: _cum_within(pl.col(flag).fill_null(False), pl.col("_new_shoe"))
-                for name, flag in _FLAG_COUNTS.items()
-            },
             # a streak restarts at a new shoe or when a B/P result changes side
             _new_run=pl.col("_new_shoe") | (bp & (pl.col("_side") != pl.col("_side").shift())),
+            _decided=_cum_within(bp, pl.col("_new_shoe")) > 0,  # a B/P result in the shoe yet
         )
         .with_columns(
             # before the shoe's first B/P result the filled side is the previous shoe's
-            streak_side=pl.when(pl.col(Winner.BANKER.word) + pl.col(Winner.PLAYER.word) > 0).then(
-                pl.col("_side")
-            ),
+            streak_side=pl.when(pl.col("_decided")).then(pl.col("_side")),
             streak=_cum_within(bp, pl.col("_new_run")),
         )
+    )
+
+
+def _running(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Cumulative counts and the current streak after each round, per shoe."""
+    w, restart = pl.col("winner"), pl.col("_new_shoe")
+    return _streaks(lf).with_columns(
+        **{x.word: _cum_within(w == x, restart) for x in Winner},
+        **{
+            name: _cum_within(pl.col(flag).fill_null(False), restart)
+            for name, flag in _FLAG_COUNTS.items()
+        },
     )
 
 
@@ -123,7 +131,7 @@ def shoe_stats_many(rounds: pl.DataFrame) -> pl.DataFrame:
     lf, multi = _grouped(rounds)
     n = pl.len().cast(pl.Int32)
     out = (
-        _running(lf)
+        _streaks(lf)
         .group_by("shoe", maintain_order=True)
         .agg(
             rounds=n,
