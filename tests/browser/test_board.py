@@ -31,6 +31,7 @@ from conftest import (
     record,
     round_count,
     wait_idle,
+    wait_keys_answered,
     wait_rounds,
 )
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -941,7 +942,9 @@ def test_the_replays_board_has_the_pages_width(app_server: AppServer, page: Page
 def test_keys_and_undos_typed_fast_keep_the_connection(app_server: AppServer, page: Page):
     """An undo brings back a board the browser was sent a few runs before; Streamlit sent
     it by reference to a cache the browser had already expired, and the page dropped its
-    connection for good ("Cached ForwardMsg MISS"): about one such burst in two did."""
+    connection for good ("Cached ForwardMsg MISS"): about one such burst in two did.
+    Each burst's presses are all answered before its count is read: a burst passes
+    through its final count on the way (17 -> 16 at the last one's first undo)."""
     page.goto(app_server.url)
     wait_rounds(page, 0, timeout_ms=LOAD_MS)
     settle(page)
@@ -954,6 +957,7 @@ def test_keys_and_undos_typed_fast_keep_the_connection(app_server: AppServer, pa
                 typed.pop()
             else:
                 typed.append(key.upper())
+        wait_keys_answered(page)
         wait_rounds(page, len(typed))
         wait_idle(page)
     assert winners_on_disk(app_server, shoe_of(page)) == "".join(typed)
