@@ -284,10 +284,12 @@ class _Cells:
         return self.columns.get(name, [default] * self.height)
 
     def flagged(self, name: str) -> list[int]:
-        """The cells whose flag column ``name`` is true (unknown or missing: not)."""
+        """The cells whose column ``name`` holds a true value: a flag set, a count above
+        0 (unknown or missing: not)."""
         return [i for i, v in enumerate(self.column(name)) if v]
 
     def where(self, name: str, value: Any) -> list[int]:
+        """The cells whose column ``name`` holds ``value``."""
         return [i for i, v in enumerate(self.column(name)) if v == value]
 
     def centres(
@@ -433,7 +435,7 @@ def _big_road_traces(road: pl.DataFrame, cell: float, mini: bool) -> list[dict[s
             _markers(x, y, symbol="circle", colour=RED, size=cell * 0.34, name="banker_six")
         )
     ties = cells.column("ties", 0)
-    tied = [i for i, n in enumerate(ties) if n]
+    tied = cells.flagged("ties")
     if tied:
         x, y = cells.centres(tied)
         traces.append(
